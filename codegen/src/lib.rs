@@ -1,0 +1,1 @@
+//! Placeholder while the generator is written.

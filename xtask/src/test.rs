@@ -1,0 +1,84 @@
+//! `cargo xtask test`: the one test command of the README and of `.ci/run`. It runs the
+//! Rust test suite, then the checks that need tools from outside Rust (each installs its
+//! own tool into `target/tools/`), and ends with one summary line.
+
+use std::process::{Command, ExitCode};
+
+/// Arguments of `cargo xtask test`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Run only the Rust test suite (skip the spec validator, Schemathesis and Prism).
+    #[arg(long)]
+    pub rust_only: bool,
+}
+
+/// One step of the suite: a name and the command that runs it.
+struct Step {
+    name: &'static str,
+    command: Command,
+}
+
+fn xtask(args: &[&str]) -> Command {
+    let exe = std::env::current_exe().expect("the running xtask has a path");
+    let mut cmd = Command::new(exe);
+    cmd.args(args).current_dir(crate::tools::project_root());
+    cmd
+}
+
+fn cargo_tests() -> Command {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut cmd = Command::new(cargo);
+    let have_nextest = Command::new(&cmd.get_program().to_owned())
+        .args(["nextest", "--version"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if have_nextest {
+        cmd.args(["nextest", "run", "--workspace", "--no-fail-fast"]);
+    } else {
+        cmd.args(["test", "--workspace", "--no-fail-fast"]);
+    }
+    cmd.current_dir(crate::tools::project_root());
+    cmd
+}
+
+/// Runs every step (a failed step does not stop the others) and exits 1 if any failed.
+pub fn run(args: Args) -> ExitCode {
+    let mut steps = vec![Step {
+        name: "cargo tests",
+        command: cargo_tests(),
+    }];
+    if !args.rust_only {
+        steps.push(Step {
+            name: "openapi-spec-validator",
+            command: xtask(&["validate-spec"]),
+        });
+        steps.push(Step {
+            name: "schemathesis",
+            command: xtask(&["schemathesis"]),
+        });
+        steps.push(Step {
+            name: "prism",
+            command: xtask(&["prism"]),
+        });
+    }
+    let mut failed = Vec::new();
+    let total = steps.len();
+    for mut step in steps {
+        eprintln!("==> {}", step.name);
+        let ok = step.command.status().map(|s| s.success()).unwrap_or(false);
+        if !ok {
+            eprintln!("==> {} FAILED", step.name);
+            failed.push(step.name);
+        }
+    }
+    if !failed.is_empty() {
+        eprintln!("failed steps: {}", failed.join(", "));
+    }
+    println!("test: {} passed, {} failed", total - failed.len(), failed.len());
+    if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

@@ -1,0 +1,81 @@
+//! External tools the tests need (Python and npm packages), installed by the project
+//! itself into `target/tools/` so that a fresh machine needs nothing done by hand.
+//! Versions are pinned so that every machine runs the same checker.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The workspace root: xtask lives one level below it.
+pub fn project_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask has a parent directory")
+        .to_path_buf()
+}
+
+/// Where installed tools live; inside `target/` so `cargo clean` removes them.
+pub fn tools_dir() -> PathBuf {
+    project_root().join("target").join("tools")
+}
+
+/// Runs a command, naming it in the error when it cannot start or fails.
+pub fn run_checked(cmd: &mut Command) -> Result<(), String> {
+    let shown = format!("{cmd:?}");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot start {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed with {status}"))
+    }
+}
+
+/// A Python virtual environment under `target/tools/<name>` holding `requirements`
+/// (pip specifiers, pinned). Created once; a marker file records what was installed so
+/// that a changed pin reinstalls. Returns the venv's `bin/` directory.
+pub fn python_venv(name: &str, requirements: &[&str]) -> Result<PathBuf, String> {
+    let venv = tools_dir().join(name);
+    let bin = venv.join("bin");
+    let marker = venv.join(".installed");
+    let wanted = requirements.join("\n");
+    if std::fs::read_to_string(&marker).ok().as_deref() == Some(wanted.as_str()) {
+        return Ok(bin);
+    }
+    std::fs::create_dir_all(tools_dir()).map_err(|e| format!("cannot create tools dir: {e}"))?;
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string());
+    if !bin.join("python").exists() {
+        eprintln!("creating Python venv {}", venv.display());
+        run_checked(Command::new(&python).args(["-m", "venv"]).arg(&venv))?;
+    }
+    eprintln!("installing {} into {}", requirements.join(" "), venv.display());
+    run_checked(
+        Command::new(bin.join("python"))
+            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+            .args(requirements),
+    )?;
+    std::fs::write(&marker, wanted).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
+    Ok(bin)
+}
+
+/// An npm package installed under `target/tools/npm` (pinned `name@version`). Returns
+/// the path of its executable `bin` in `node_modules/.bin`.
+#[allow(dead_code)] // used by `cargo xtask prism`
+pub fn npm_tool(package: &str, bin: &str) -> Result<PathBuf, String> {
+    let prefix = tools_dir().join("npm");
+    let exe = prefix.join("node_modules").join(".bin").join(bin);
+    let marker = prefix.join(format!(".installed-{bin}"));
+    if exe.exists() && std::fs::read_to_string(&marker).ok().as_deref() == Some(package) {
+        return Ok(exe);
+    }
+    std::fs::create_dir_all(&prefix).map_err(|e| format!("cannot create {}: {e}", prefix.display()))?;
+    eprintln!("installing {package} into {}", prefix.display());
+    run_checked(
+        Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix"])
+            .arg(&prefix)
+            .arg(package),
+    )?;
+    std::fs::write(&marker, package).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
+    Ok(exe)
+}
