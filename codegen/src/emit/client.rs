@@ -1,0 +1,599 @@
+//! `client.rs`: the async client, one method per operation, and each operation's
+//! response and error enums.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::checks;
+use super::docs;
+use super::types::{argument, ident, is_copy, owned};
+use crate::ir::{
+    Api, BodyKind, ListEncoding, Method, Operation, Param, ParamLocation, PathPart, Payload,
+    ResponseDef, StatusMatch, Ty, TypeDef,
+};
+use crate::lower::inner_named;
+
+/// What the operation methods use of the private helpers, so that only those are emitted.
+#[derive(Default)]
+struct Uses {
+    json: bool,
+    text: bool,
+    unexpected: bool,
+    path: bool,
+    auth: bool,
+}
+
+/// The tokens of `client.rs`.
+pub fn emit(api: &Api) -> TokenStream {
+    let models = quote!(crate::models::);
+    let validating: Vec<&str> = api
+        .types
+        .iter()
+        .filter_map(|t| match t {
+            TypeDef::Struct(s) if s.validates => Some(s.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut uses = Uses::default();
+    let mut methods = Vec::new();
+    let mut enums = Vec::new();
+    for op in &api.operations {
+        methods.push(method(op, &models, &validating, &mut uses));
+        enums.push(op_enums(op, &models));
+    }
+    let helpers = helpers(&uses);
+    let authorize = uses.auth.then(|| {
+        quote! {
+            /// Adds the bearer token, if one is set, to a request of a secured operation.
+            fn authorize(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+                let token = self.bearer.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+                match token.as_ref() {
+                    Some(value) => request.header(reqwest::header::AUTHORIZATION, value.clone()),
+                    None => request,
+                }
+            }
+        }
+    });
+    quote! {
+        //! The async client: one method per operation of the spec.
+
+        /// Async client of the API.
+        ///
+        /// Built from the base URL of the server, path prefix included (for example
+        /// `http://127.0.0.1:8080/v1`); each operation's path is appended to it. Timeouts,
+        /// proxies and TLS settings belong to the `reqwest::Client` given to
+        /// [`Client::with_client`]. The bearer token can be set or replaced at any time,
+        /// also while calls are in flight; `Debug` never shows it.
+        pub struct Client {
+            base_url: String,
+            http: reqwest::Client,
+            bearer: std::sync::RwLock<Option<reqwest::header::HeaderValue>>,
+        }
+
+        impl Client {
+            /// A client with a default `reqwest::Client`.
+            ///
+            /// # Errors
+            ///
+            /// When `reqwest` cannot build its client (no TLS backend).
+            pub fn new(base_url: impl Into<String>) -> Result<Self, reqwest::Error> {
+                Ok(Self::with_client(base_url, reqwest::Client::builder().build()?))
+            }
+
+            /// A client that sends through the caller's `reqwest::Client`.
+            pub fn with_client(base_url: impl Into<String>, http: reqwest::Client) -> Self {
+                let mut base_url = base_url.into();
+                while base_url.ends_with('/') {
+                    base_url.pop();
+                }
+                Self { base_url, http, bearer: std::sync::RwLock::new(None) }
+            }
+
+            /// The base URL, without a trailing slash.
+            pub fn base_url(&self) -> &str {
+                &self.base_url
+            }
+
+            /// The `reqwest::Client` requests go through.
+            pub fn http_client(&self) -> &reqwest::Client {
+                &self.http
+            }
+
+            /// Sets or replaces the bearer token sent as `Authorization: Bearer <token>`
+            /// on the operations the spec secures.
+            ///
+            /// # Errors
+            ///
+            /// When the token holds characters an HTTP header cannot carry.
+            pub fn set_bearer_token(&self, token: &str) -> Result<(), crate::InvalidBearerToken> {
+                let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
+                    .map_err(|_| crate::InvalidBearerToken)?;
+                value.set_sensitive(true);
+                *self.bearer.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(value);
+                Ok(())
+            }
+
+            /// Removes the bearer token; secured operations are then sent without one.
+            pub fn clear_bearer_token(&self) {
+                *self.bearer.write().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+            }
+
+            /// Whether a bearer token is set.
+            pub fn has_bearer_token(&self) -> bool {
+                self.bearer.read().unwrap_or_else(std::sync::PoisonError::into_inner).is_some()
+            }
+
+            #authorize
+
+            #(#methods)*
+        }
+
+        impl Clone for Client {
+            fn clone(&self) -> Self {
+                let token = self.bearer.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+                Self {
+                    base_url: self.base_url.clone(),
+                    http: self.http.clone(),
+                    bearer: std::sync::RwLock::new(token),
+                }
+            }
+        }
+
+        impl std::fmt::Debug for Client {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct("Client")
+                    .field("base_url", &self.base_url)
+                    .field("bearer_token", &if self.has_bearer_token() { "<redacted>" } else { "<none>" })
+                    .finish_non_exhaustive()
+            }
+        }
+
+        #(#enums)*
+
+        #helpers
+    }
+}
+
+/// The Rust type of a response payload.
+fn payload_type(p: &Payload, models: &TokenStream) -> Option<TokenStream> {
+    match p {
+        Payload::None => None,
+        Payload::Json(ty) => Some(owned(ty, models)),
+        Payload::Text => Some(quote!(String)),
+    }
+}
+
+fn success_enum_name(op: &Operation) -> proc_macro2::Ident {
+    format_ident!("{}Response", op.type_prefix)
+}
+
+fn error_enum_name(op: &Operation) -> proc_macro2::Ident {
+    format_ident!("{}Error", op.type_prefix)
+}
+
+fn successes(op: &Operation) -> Vec<&ResponseDef> {
+    op.responses.iter().filter(|r| r.status.is_success()).collect()
+}
+
+fn failures(op: &Operation) -> Vec<&ResponseDef> {
+    op.responses.iter().filter(|r| !r.status.is_success()).collect()
+}
+
+/// Whether a variant carries the status (classes and `default` cover several).
+fn carries_status(r: &ResponseDef) -> bool {
+    !matches!(r.status, StatusMatch::Code(_))
+}
+
+/// A response or error enum of an operation.
+fn response_enum(
+    name: &proc_macro2::Ident,
+    doc: &str,
+    responses: &[&ResponseDef],
+    models: &TokenStream,
+) -> TokenStream {
+    let doc = docs::outer(doc);
+    let variants = responses.iter().map(|r| {
+        let v = ident(&r.variant);
+        let vdoc = docs::outer(&r.doc);
+        let payload = payload_type(&r.payload, models);
+        match (carries_status(r), payload) {
+            (false, None) => quote!(#vdoc #v,),
+            (false, Some(t)) => quote!(#vdoc #v(#t),),
+            (true, None) => quote!(#vdoc #v {
+                /// The HTTP status.
+                status: u16
+            },),
+            (true, Some(t)) => quote!(#vdoc #v {
+                /// The HTTP status.
+                status: u16,
+                /// The decoded body.
+                body: #t
+            },),
+        }
+    });
+    let arms = responses.iter().map(|r| {
+        let v = ident(&r.variant);
+        let has_payload = r.payload != Payload::None;
+        match (&r.status, has_payload) {
+            (StatusMatch::Code(c), false) => quote!(Self::#v => #c,),
+            (StatusMatch::Code(c), true) => quote!(Self::#v(_) => #c,),
+            _ => quote!(Self::#v { status, .. } => *status,),
+        }
+    });
+    let status_fn = if responses.is_empty() {
+        quote!(match *self {})
+    } else {
+        quote!(match self { #(#arms)* })
+    };
+    quote! {
+        #doc
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum #name {
+            #(#variants)*
+        }
+
+        impl #name {
+            /// The HTTP status of the answer.
+            pub fn status(&self) -> u16 {
+                #status_fn
+            }
+        }
+    }
+}
+
+fn op_enums(op: &Operation, models: &TokenStream) -> TokenStream {
+    let method = &op.name;
+    let mut out = TokenStream::new();
+    let ok = successes(op);
+    if ok.len() > 1 {
+        let doc = format!("Documented success answers of [`Client::{method}`].");
+        out.extend(response_enum(&success_enum_name(op), &doc, &ok, models));
+    }
+    let doc = format!("Documented error answers of [`Client::{method}`].");
+    out.extend(response_enum(&error_enum_name(op), &doc, &failures(op), models));
+    out
+}
+
+/// The success type of an operation.
+fn success_type(op: &Operation, models: &TokenStream) -> TokenStream {
+    let ok = successes(op);
+    match ok.as_slice() {
+        [] => quote!(()),
+        [one] if !carries_status(one) => payload_type(&one.payload, models).unwrap_or(quote!(())),
+        [one] => {
+            let t = payload_type(&one.payload, models).unwrap_or(quote!(()));
+            quote!((u16, #t))
+        }
+        _ => {
+            let name = success_enum_name(op);
+            quote!(#name)
+        }
+    }
+}
+
+/// The pattern of a status match arm.
+fn status_pattern(s: &StatusMatch) -> TokenStream {
+    match s {
+        StatusMatch::Code(c) => quote!(#c),
+        StatusMatch::Class(c) => {
+            let lo = c * 100;
+            let hi = c * 100 + 99;
+            quote!(#lo..=#hi)
+        }
+        StatusMatch::Default => quote!(_),
+    }
+}
+
+/// The expression decoding the body of a response into its payload type.
+fn decode(p: &Payload, err: &proc_macro2::Ident, uses: &mut Uses) -> Option<TokenStream> {
+    match p {
+        Payload::None => None,
+        Payload::Json(_) => {
+            uses.json = true;
+            Some(quote!(decode_json::<_, #err>(status, &bytes)?))
+        }
+        Payload::Text => {
+            uses.text = true;
+            Some(quote!(decode_text(&bytes)))
+        }
+    }
+}
+
+fn match_arms(op: &Operation, uses: &mut Uses) -> TokenStream {
+    let ok = successes(op);
+    let single = ok.len() == 1;
+    let err_name = error_enum_name(op);
+    let ok_name = success_enum_name(op);
+    let mut ordered: Vec<&ResponseDef> = op.responses.iter().collect();
+    ordered.sort_by_key(|r| match r.status {
+        StatusMatch::Code(_) => 0,
+        StatusMatch::Class(_) => 1,
+        StatusMatch::Default => 2,
+    });
+    let mut arms = Vec::new();
+    for r in &ordered {
+        let pat = status_pattern(&r.status);
+        let value = decode(&r.payload, &err_name, uses);
+        let v = ident(&r.variant);
+        let build = |enum_name: &proc_macro2::Ident| match (carries_status(r), &value) {
+            (false, None) => quote!(#enum_name::#v),
+            (false, Some(d)) => quote!(#enum_name::#v(#d)),
+            (true, None) => quote!(#enum_name::#v { status }),
+            (true, Some(d)) => quote!(#enum_name::#v { status, body: #d }),
+        };
+        let arm = if r.status.is_success() {
+            if single {
+                match (&r.payload, carries_status(r)) {
+                    // `Ok(decode(..)?)` would be clippy's `needless_question_mark`.
+                    (Payload::Json(_), false) => quote!(decode_json(status, &bytes)),
+                    (_, with_status) => {
+                        let value = value.clone().unwrap_or(quote!(()));
+                        if with_status { quote!(Ok((status, #value))) } else { quote!(Ok(#value)) }
+                    }
+                }
+            } else {
+                let built = build(&ok_name);
+                quote!(Ok(#built))
+            }
+        } else {
+            let built = build(&err_name);
+            quote!(Err(crate::Error::Response(#built)))
+        };
+        arms.push(quote!(#pat => #arm,));
+    }
+    if !ordered.iter().any(|r| r.status == StatusMatch::Default) {
+        uses.unexpected = true;
+        arms.push(quote!(_ => Err(unexpected(status, &bytes)),));
+    }
+    quote!(#(#arms)*)
+}
+
+fn param_type(p: &Param, models: &TokenStream) -> TokenStream {
+    let t = argument(&p.ty, models);
+    if p.required { t } else { quote!(Option<#t>) }
+}
+
+/// Statements adding one parameter to `request`.
+fn add_param(p: &Param) -> TokenStream {
+    let name = ident(&p.name);
+    let wire = &p.wire;
+    let value = quote!(value);
+    let put = match (&p.location, &p.ty, &p.list) {
+        (ParamLocation::Query, Ty::Vec(_), ListEncoding::Repeat) => quote! {
+            request = request.query(&#value.iter().map(|item| (#wire, item)).collect::<Vec<_>>());
+        },
+        (ParamLocation::Query, Ty::Vec(_), ListEncoding::Join(sep)) => quote! {
+            let joined = #value.iter().map(ToString::to_string).collect::<Vec<_>>().join(#sep);
+            request = request.query(&[(#wire, joined)]);
+        },
+        (ParamLocation::Query, _, _) => quote! {
+            request = request.query(&[(#wire, #value)]);
+        },
+        (ParamLocation::Header, Ty::Vec(_), list) => {
+            let sep = match list {
+                ListEncoding::Join(s) => s.clone(),
+                ListEncoding::Repeat => ",".to_owned(),
+            };
+            quote! {
+                let joined = #value.iter().map(ToString::to_string).collect::<Vec<_>>().join(#sep);
+                request = request.header(#wire, joined);
+            }
+        }
+        (ParamLocation::Header, _, _) => quote! {
+            request = request.header(#wire, #value.to_string());
+        },
+        (ParamLocation::Path, _, _) => return TokenStream::new(),
+    };
+    if p.required {
+        quote!({ let value = #name; #put })
+    } else {
+        quote!(if let Some(value) = #name { #put })
+    }
+}
+
+/// Statements checking a parameter's constraints.
+fn check_param(p: &Param) -> TokenStream {
+    let name = ident(&p.name);
+    let v = quote!(v);
+    let body = checks::statements(checks::Context::Client, &v, &p.ty, &p.checks, &p.wire);
+    if body.is_empty() {
+        return body;
+    }
+    if p.required {
+        quote!({ let v = #name; #body })
+    } else {
+        quote!(if let Some(v) = #name { #body })
+    }
+}
+
+fn url_expr(op: &Operation, uses: &mut Uses) -> TokenStream {
+    let mut fmt = String::from("{}");
+    let mut args = vec![quote!(self.base_url)];
+    for part in &op.path {
+        match part {
+            PathPart::Literal(text) => fmt.push_str(&text.replace('{', "{{").replace('}', "}}")),
+            PathPart::Param(name) => {
+                uses.path = true;
+                fmt.push_str("{}");
+                let n = ident(name);
+                let p = op.params.iter().find(|p| &p.name == name);
+                let text = match p.map(|p| &p.ty) {
+                    Some(Ty::Vec(_)) => quote!(#n.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")),
+                    _ => quote!(#n.to_string()),
+                };
+                args.push(quote!(encode_path_segment(&#text)));
+            }
+        }
+    }
+    quote!(format!(#fmt, #(#args),*))
+}
+
+fn method(op: &Operation, models: &TokenStream, validating: &[&str], uses: &mut Uses) -> TokenStream {
+    let name = ident(&op.name);
+    let mut doc = op.doc.clone();
+    let http = match op.method {
+        Method::Get => "GET",
+        Method::Put => "PUT",
+        Method::Post => "POST",
+        Method::Delete => "DELETE",
+        Method::Options => "OPTIONS",
+        Method::Head => "HEAD",
+        Method::Patch => "PATCH",
+        Method::Trace => "TRACE",
+    };
+    doc.push_str(&format!("\n\n`{http} {}`", op.path_template));
+    if op.auth {
+        doc.push_str(", sent with the bearer token");
+    }
+    doc.push('.');
+    let arg_docs: Vec<String> = op
+        .params
+        .iter()
+        .map(|p| format!("- `{}`: {}", p.name, p.doc.replace('\n', " ")))
+        .chain(op.body.as_ref().map(|b| format!("- `body`: {}", b.doc.replace('\n', " "))))
+        .collect();
+    if !arg_docs.is_empty() {
+        doc.push_str("\n\n# Arguments\n\n");
+        doc.push_str(&arg_docs.join("\n"));
+    }
+    doc.push_str(
+        "\n\n# Errors\n\n`Error::Constraint` when an argument breaks the spec's constraints \
+         (nothing is sent), `Error::Response` for a documented error status, and \
+         `Error::Transport`, `Error::UnexpectedStatus` or `Error::Decode` otherwise.",
+    );
+    let doc = docs::outer(&doc);
+    let method_const = format_ident!("{}", http);
+    let params = op.params.iter().map(|p| {
+        let n = ident(&p.name);
+        let t = param_type(p, models);
+        quote!(#n: #t)
+    });
+    let body_arg = op.body.as_ref().map(|b| {
+        let t = match &b.ty {
+            Ty::Vec(inner) => {
+                let inner = owned(inner, models);
+                quote!(&[#inner])
+            }
+            Ty::String => quote!(&str),
+            other => {
+                let t = owned(other, models);
+                if is_copy(other) { t } else { quote!(&#t) }
+            }
+        };
+        if b.required { quote!(body: #t) } else { quote!(body: Option<#t>) }
+    });
+    let argc = op.params.len() + usize::from(op.body.is_some()) + 1;
+    let allow = (argc > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
+    let deprecated = op.deprecated.then(|| quote!(#[deprecated = "deprecated by the spec"]));
+    let body_check = op.body.as_ref().and_then(|b| {
+        let named = inner_named(&b.ty)?;
+        if !validating.contains(&named) {
+            return None;
+        }
+        let check = match &b.ty {
+            Ty::Vec(_) => quote!(for item in body.iter() { item.validate().map_err(crate::Error::Constraint)?; }),
+            _ => quote!(body.validate().map_err(crate::Error::Constraint)?;),
+        };
+        Some(if b.required { check } else { quote!(if let Some(body) = body { #check }) })
+    });
+    let param_checks = op.params.iter().map(check_param);
+    let url = url_expr(op, uses);
+    let add_params = op.params.iter().map(add_param);
+    let add_body = op.body.as_ref().map(|b| {
+        let call = match b.kind {
+            BodyKind::Json => quote!(json),
+            BodyKind::Form => quote!(form),
+        };
+        let arg = if is_copy(&b.ty) { quote!(&body) } else { quote!(body) };
+        if b.required {
+            quote!(request = request.#call(#arg);)
+        } else {
+            quote!(if let Some(body) = body { request = request.#call(#arg); })
+        }
+    });
+    let authorize = op.auth.then(|| {
+        uses.auth = true;
+        quote!(request = self.authorize(request);)
+    });
+    let ret = success_type(op, models);
+    let err = error_enum_name(op);
+    let arms = match_arms(op, uses);
+    let mutable = if op.params.iter().any(|p| p.location != ParamLocation::Path)
+        || op.body.is_some()
+        || op.auth
+    {
+        quote!(mut)
+    } else {
+        TokenStream::new()
+    };
+    quote! {
+        #doc
+        #allow
+        #deprecated
+        pub async fn #name(&self, #(#params,)* #body_arg) -> Result<#ret, crate::Error<#err>> {
+            #body_check
+            #(#param_checks)*
+            let url = #url;
+            let #mutable request = self.http.request(reqwest::Method::#method_const, url);
+            #(#add_params)*
+            #add_body
+            #authorize
+            let response = request.send().await.map_err(crate::Error::Transport)?;
+            let status = response.status().as_u16();
+            let bytes = response.bytes().await.map_err(crate::Error::Transport)?;
+            match status {
+                #arms
+            }
+        }
+    }
+}
+
+fn helpers(uses: &Uses) -> TokenStream {
+    let mut out = TokenStream::new();
+    if uses.json {
+        out.extend(quote! {
+            /// Decodes a JSON body, keeping the raw text when it is not the documented type.
+            fn decode_json<T: serde::de::DeserializeOwned, E>(status: u16, bytes: &[u8]) -> Result<T, crate::Error<E>> {
+                serde_json::from_slice(bytes).map_err(|source| crate::Error::Decode {
+                    status,
+                    body: String::from_utf8_lossy(bytes).into_owned(),
+                    source,
+                })
+            }
+        });
+    }
+    if uses.text {
+        out.extend(quote! {
+            /// A text body as a string (invalid UTF-8 replaced).
+            fn decode_text(bytes: &[u8]) -> String {
+                String::from_utf8_lossy(bytes).into_owned()
+            }
+        });
+    }
+    if uses.unexpected {
+        out.extend(quote! {
+            /// The error for a status the spec does not document.
+            fn unexpected<E>(status: u16, bytes: &[u8]) -> crate::Error<E> {
+                crate::Error::UnexpectedStatus { status, body: String::from_utf8_lossy(bytes).into_owned() }
+            }
+        });
+    }
+    if uses.path {
+        out.extend(quote! {
+            /// Percent-encodes a path parameter: everything but RFC 3986's unreserved
+            /// characters, so a value can never add a path segment or a query.
+            fn encode_path_segment(value: &str) -> String {
+                let mut out = String::with_capacity(value.len());
+                for byte in value.bytes() {
+                    if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+                        out.push(char::from(byte));
+                    } else {
+                        out.push_str(&format!("%{byte:02X}"));
+                    }
+                }
+                out
+            }
+        });
+    }
+    out
+}

@@ -1,0 +1,38 @@
+//! Rustdoc attributes from spec prose.
+//!
+//! Spec descriptions are Markdown written for other tools, so they are made safe for
+//! rustdoc: leading indentation is removed (an indented block would become a doctest)
+//! and fences without a language are marked `text` (so no prose is compiled as Rust).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// `#[doc]` attributes, one per line, for an item.
+pub fn outer(text: &str) -> TokenStream {
+    let lines = prepare(text);
+    quote! { #( #[doc = #lines] )* }
+}
+
+/// `#![doc]` attributes, one per line, for a module or crate.
+pub fn inner(text: &str) -> TokenStream {
+    let lines = prepare(text);
+    quote! { #( #![doc = #lines] )* }
+}
+
+fn prepare(text: &str) -> Vec<String> {
+    let mut in_fence = false;
+    text.trim()
+        .lines()
+        .map(|line| {
+            let trimmed = line.trim();
+            if let Some(lang) = trimmed.strip_prefix("```") {
+                let opening = !in_fence;
+                in_fence = !in_fence;
+                if opening && (lang.trim().is_empty() || lang.trim() == "rust") {
+                    return " ```text".to_owned();
+                }
+            }
+            if trimmed.is_empty() { String::new() } else { format!(" {trimmed}") }
+        })
+        .collect()
+}

@@ -1,0 +1,31 @@
+//! `lib.rs`: crate docs, lints, modules and re-exports.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::docs;
+use crate::ir::Api;
+
+/// The tokens of `lib.rs`.
+pub fn emit(api: &Api) -> TokenStream {
+    let doc = docs::inner(&api.doc);
+    quote! {
+        #doc
+        #![doc = ""]
+        #![doc = " Generated from the spec: [`models`] holds one type per schema, [`Client`] one"]
+        #![doc = " async method per operation, and [`Error`] separates transport failures,"]
+        #![doc = " documented error answers, undocumented ones, undecodable bodies and requests"]
+        #![doc = " refused before sending because they break the spec's constraints."]
+        #![warn(missing_docs)]
+        // Spec prose is Markdown for other tools; rustdoc's HTML and link checks do not apply.
+        #![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
+        #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
+
+        pub mod client;
+        mod error;
+        pub mod models;
+
+        pub use client::Client;
+        pub use error::{Constraint, ConstraintViolation, Error, InvalidBearerToken};
+    }
+}

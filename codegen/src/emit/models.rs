@@ -1,0 +1,254 @@
+//! `models.rs`: one type per schema.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::checks;
+use super::docs;
+use super::types::{ident, is_copy, owned};
+use crate::ir::{AliasDef, Api, EnumDef, Field, StructDef, Ty, TypeDef};
+use crate::lower::inner_named;
+
+/// The tokens of `models.rs`.
+pub fn emit(api: &Api) -> TokenStream {
+    let validating: BTreeSet<&str> = api
+        .types
+        .iter()
+        .filter_map(|t| match t {
+            TypeDef::Struct(s) if s.validates => Some(s.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    let any_secret = api
+        .types
+        .iter()
+        .any(|t| matches!(t, TypeDef::Struct(s) if s.fields.iter().any(|f| f.secret)));
+    let items = api.types.iter().map(|t| match t {
+        TypeDef::Struct(s) => structure(s, &validating),
+        TypeDef::Enum(e) => enumeration(e),
+        TypeDef::Alias(a) => alias(a),
+    });
+    let redacted = any_secret.then(|| {
+        quote! {
+            /// Stands in for a secret value in `Debug` output.
+            struct Redacted;
+
+            impl std::fmt::Debug for Redacted {
+                fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("<redacted>")
+                }
+            }
+        }
+    });
+    let uses_serde = api.types.iter().any(|t| matches!(t, TypeDef::Struct(_)));
+    let serde_use = uses_serde.then(|| quote!(use serde::{Deserialize, Serialize};));
+    quote! {
+        //! The API's models: one type per schema, with the wire names of the spec.
+        //!
+        //! Unknown fields in a response are ignored and unknown enum values are kept in a
+        //! fallback variant, so a newer server never breaks this client.
+
+        #serde_use
+
+        #(#items)*
+
+        #redacted
+    }
+}
+
+fn field_type(f: &Field) -> TokenStream {
+    let mut ty = owned(&f.ty, &TokenStream::new());
+    if f.boxed {
+        ty = quote!(Box<#ty>);
+    }
+    if f.optional() { quote!(Option<#ty>) } else { ty }
+}
+
+fn structure(s: &StructDef, validating: &BTreeSet<&str>) -> TokenStream {
+    let name = ident(&s.name);
+    let doc = docs::outer(&s.doc);
+    let all_optional = s.fields.iter().all(Field::optional);
+    let secret = s.fields.iter().any(|f| f.secret);
+    let mut derives = vec![quote!(Clone), quote!(PartialEq), quote!(Serialize), quote!(Deserialize)];
+    if !secret {
+        derives.insert(0, quote!(Debug));
+    }
+    if all_optional {
+        derives.push(quote!(Default));
+    }
+    let fields = s.fields.iter().map(|f| {
+        let fname = ident(&f.name);
+        let fdoc = docs::outer(&f.doc);
+        let ty = field_type(f);
+        let mut serde_args = Vec::new();
+        if f.name != f.wire {
+            let wire = &f.wire;
+            serde_args.push(quote!(rename = #wire));
+        }
+        if !f.required {
+            serde_args.push(quote!(default, skip_serializing_if = "Option::is_none"));
+        }
+        let serde_attr = (!serde_args.is_empty()).then(|| quote!(#[serde(#(#serde_args),*)]));
+        quote! {
+            #fdoc
+            #serde_attr
+            pub #fname: #ty,
+        }
+    });
+    let debug = secret.then(|| {
+        let name_str = &s.name;
+        let entries = s.fields.iter().map(|f| {
+            let fname = ident(&f.name);
+            let label = &f.name;
+            match (f.secret, f.optional()) {
+                (false, _) => quote!(.field(#label, &self.#fname)),
+                (true, false) => quote!(.field(#label, &Redacted)),
+                (true, true) => quote!(.field(#label, &self.#fname.as_ref().map(|_| Redacted))),
+            }
+        });
+        quote! {
+            impl std::fmt::Debug for #name {
+                fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.debug_struct(#name_str) #(#entries)* .finish()
+                }
+            }
+        }
+    });
+    let validate = s.validates.then(|| validate(s, validating));
+    quote! {
+        #doc
+        #[derive(#(#derives),*)]
+        pub struct #name {
+            #(#fields)*
+        }
+
+        #debug
+        #validate
+    }
+}
+
+fn validate(s: &StructDef, validating: &BTreeSet<&str>) -> TokenStream {
+    let name = ident(&s.name);
+    let per_field = s.fields.iter().map(|f| {
+        let fname = ident(&f.name);
+        let nested = inner_named(&f.ty).is_some_and(|n| validating.contains(n));
+        let value = quote!(v);
+        let mut body = checks::statements(checks::Context::Validate, &value, &f.ty, &f.checks, &f.wire);
+        if nested {
+            body.extend(match &f.ty {
+                Ty::Vec(_) => quote!(for item in v.iter() { item.validate()?; }),
+                _ => quote!(v.validate()?;),
+            });
+        }
+        if body.is_empty() {
+            return TokenStream::new();
+        }
+        match (f.optional(), is_copy(&f.ty)) {
+            (true, true) => quote!(if let Some(v) = self.#fname { #body }),
+            (true, false) => quote!(if let Some(v) = &self.#fname { #body }),
+            (false, true) => quote!({ let v = self.#fname; #body }),
+            (false, false) => quote!({ let v = &self.#fname; #body }),
+        }
+    });
+    let combined = s.combined.iter().map(|rule| {
+        let parts: Vec<(TokenStream, bool)> = rule
+            .fields
+            .iter()
+            .map(|(rust, _, optional)| {
+                let f = ident(rust);
+                (quote!(self.#f), *optional)
+            })
+            .collect();
+        let wires: Vec<&str> = rule.fields.iter().map(|(_, w, _)| w.as_str()).collect();
+        checks::combined(&parts, &wires, rule.max, rule.unit)
+    });
+    quote! {
+        impl #name {
+            /// Checks the constraints the spec declares for this type (lengths, bounds and
+            /// combined-length rules), so a request is refused before it is sent and a
+            /// server can refuse a body the same way.
+            ///
+            /// # Errors
+            ///
+            /// The first constraint broken, naming the field(s) by wire name.
+            pub fn validate(&self) -> Result<(), crate::ConstraintViolation> {
+                #(#per_field)*
+                #(#combined)*
+                Ok(())
+            }
+        }
+    }
+}
+
+fn enumeration(e: &EnumDef) -> TokenStream {
+    let name = ident(&e.name);
+    let doc = docs::outer(&e.doc);
+    let fallback = ident(&e.fallback);
+    let variants: Vec<_> = e.variants.iter().map(|(v, _)| ident(v)).collect();
+    let wires: Vec<&str> = e.variants.iter().map(|(_, w)| w.as_str()).collect();
+    let variant_docs = wires.iter().map(|w| docs::outer(&format!("`{w}`")));
+    quote! {
+        #doc
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum #name {
+            #( #variant_docs #variants, )*
+            /// A value the spec does not list (sent by a newer server), kept as it came.
+            #fallback(String),
+        }
+
+        impl #name {
+            /// The value as it is spelled on the wire.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    #( Self::#variants => #wires, )*
+                    Self::#fallback(value) => value,
+                }
+            }
+        }
+
+        impl std::fmt::Display for #name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for #name {
+            type Err = std::convert::Infallible;
+
+            fn from_str(value: &str) -> Result<Self, Self::Err> {
+                Ok(match value {
+                    #( #wires => Self::#variants, )*
+                    other => Self::#fallback(other.to_owned()),
+                })
+            }
+        }
+
+        impl serde::Serialize for #name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for #name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let value = <String as serde::Deserialize>::deserialize(deserializer)?;
+                Ok(match value.as_str() {
+                    #( #wires => Self::#variants, )*
+                    _ => Self::#fallback(value),
+                })
+            }
+        }
+    }
+}
+
+fn alias(a: &AliasDef) -> TokenStream {
+    let name = ident(&a.name);
+    let doc = docs::outer(&a.doc);
+    let ty = owned(&a.ty, &TokenStream::new());
+    quote! {
+        #doc
+        pub type #name = #ty;
+    }
+}

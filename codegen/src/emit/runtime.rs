@@ -1,0 +1,224 @@
+//! `error.rs`: the error types every generated client shares. Nothing here depends on
+//! the spec; it is emitted so the generated crate needs no support library.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// The tokens of `error.rs`.
+pub fn emit() -> TokenStream {
+    quote! {
+        //! Why a call failed, and the constraint checks derived from the spec.
+
+        use std::fmt;
+
+        /// Why a client call did not produce its documented success value.
+        ///
+        /// `E` is the operation's enum of documented error responses. `Debug` and `Display`
+        /// never print raw bodies (they may hold credentials); read the `body` fields for
+        /// those.
+        pub enum Error<E> {
+            /// The request could not be sent or the response not read (connection refused,
+            /// TLS, timeout, an invalid base URL).
+            Transport(reqwest::Error),
+            /// The request breaks a constraint of the spec and was not sent.
+            Constraint(ConstraintViolation),
+            /// The server answered with a documented error status; the body is decoded.
+            Response(E),
+            /// The server answered with a status the spec does not document for this
+            /// operation.
+            UnexpectedStatus {
+                /// The HTTP status.
+                status: u16,
+                /// The body as received (invalid UTF-8 replaced).
+                body: String,
+            },
+            /// The server answered with a documented status whose body is not the
+            /// documented type.
+            Decode {
+                /// The HTTP status.
+                status: u16,
+                /// The body as received (invalid UTF-8 replaced).
+                body: String,
+                /// Why the body does not decode.
+                source: serde_json::Error,
+            },
+        }
+
+        impl<E> Error<E> {
+            /// The HTTP status of the answer, when there was one.
+            pub fn status(&self) -> Option<u16> {
+                match self {
+                    Error::Transport(e) => e.status().map(|s| s.as_u16()),
+                    Error::Constraint(_) | Error::Response(_) => None,
+                    Error::UnexpectedStatus { status, .. } | Error::Decode { status, .. } => {
+                        Some(*status)
+                    }
+                }
+            }
+        }
+
+        impl<E: fmt::Debug> fmt::Debug for Error<E> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    Error::Transport(e) => f.debug_tuple("Transport").field(e).finish(),
+                    Error::Constraint(v) => f.debug_tuple("Constraint").field(v).finish(),
+                    Error::Response(e) => f.debug_tuple("Response").field(e).finish(),
+                    Error::UnexpectedStatus { status, body } => f
+                        .debug_struct("UnexpectedStatus")
+                        .field("status", status)
+                        .field("body_bytes", &body.len())
+                        .finish(),
+                    Error::Decode { status, body, source } => f
+                        .debug_struct("Decode")
+                        .field("status", status)
+                        .field("body_bytes", &body.len())
+                        .field("source", source)
+                        .finish(),
+                }
+            }
+        }
+
+        impl<E: fmt::Debug> fmt::Display for Error<E> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    Error::Transport(e) => write!(f, "request failed: {e}"),
+                    Error::Constraint(v) => write!(f, "request not sent: {v}"),
+                    Error::Response(e) => write!(f, "error response: {e:?}"),
+                    Error::UnexpectedStatus { status, body } => {
+                        write!(f, "undocumented status {status} ({} bytes of body)", body.len())
+                    }
+                    Error::Decode { status, source, .. } => {
+                        write!(f, "status {status}: body does not decode: {source}")
+                    }
+                }
+            }
+        }
+
+        impl<E: fmt::Debug> std::error::Error for Error<E> {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                match self {
+                    Error::Transport(e) => Some(e),
+                    Error::Constraint(v) => Some(v),
+                    Error::Decode { source, .. } => Some(source),
+                    Error::Response(_) | Error::UnexpectedStatus { .. } => None,
+                }
+            }
+        }
+
+        /// A value that breaks a constraint of the spec.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct ConstraintViolation {
+            /// Wire names of the field(s) or parameter(s) at fault: one for a single-field
+            /// constraint, all of them for a combined rule.
+            pub fields: Vec<&'static str>,
+            /// The constraint, its limit and the value's measure.
+            pub constraint: Constraint,
+        }
+
+        impl ConstraintViolation {
+            /// Whether a rule over several fields was broken (`x-combined-max-length`)
+            /// rather than a constraint of one field.
+            pub fn is_combined(&self) -> bool {
+                matches!(self.constraint, Constraint::CombinedMaxLength { .. })
+            }
+        }
+
+        impl fmt::Display for ConstraintViolation {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let fields = self.fields.join(" + ");
+                match &self.constraint {
+                    Constraint::MaxLength { max, actual } => {
+                        write!(f, "{fields}: length {actual} is over maxLength {max}")
+                    }
+                    Constraint::MinLength { min, actual } => {
+                        write!(f, "{fields}: length {actual} is under minLength {min}")
+                    }
+                    Constraint::CombinedMaxLength { max, actual } => {
+                        write!(f, "{fields}: combined length {actual} is over {max}")
+                    }
+                    Constraint::Minimum { min, actual } => {
+                        write!(f, "{fields}: {actual} is under minimum {min}")
+                    }
+                    Constraint::Maximum { max, actual } => {
+                        write!(f, "{fields}: {actual} is over maximum {max}")
+                    }
+                    Constraint::MinItems { min, actual } => {
+                        write!(f, "{fields}: {actual} items is under minItems {min}")
+                    }
+                    Constraint::MaxItems { max, actual } => {
+                        write!(f, "{fields}: {actual} items is over maxItems {max}")
+                    }
+                }
+            }
+        }
+
+        impl std::error::Error for ConstraintViolation {}
+
+        /// Which constraint was broken. Lengths are counted in the unit the spec names
+        /// (Unicode scalar values unless it says otherwise).
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum Constraint {
+            /// `maxLength` of one string.
+            MaxLength {
+                /// The limit.
+                max: u64,
+                /// The value's length.
+                actual: u64,
+            },
+            /// `minLength` of one string.
+            MinLength {
+                /// The limit.
+                min: u64,
+                /// The value's length.
+                actual: u64,
+            },
+            /// `x-combined-max-length`: the lengths of several strings added up.
+            CombinedMaxLength {
+                /// The limit.
+                max: u64,
+                /// The sum of the lengths.
+                actual: u64,
+            },
+            /// `minimum` of a number.
+            Minimum {
+                /// The limit.
+                min: f64,
+                /// The value.
+                actual: f64,
+            },
+            /// `maximum` of a number.
+            Maximum {
+                /// The limit.
+                max: f64,
+                /// The value.
+                actual: f64,
+            },
+            /// `minItems` of a list.
+            MinItems {
+                /// The limit.
+                min: u64,
+                /// The number of items.
+                actual: u64,
+            },
+            /// `maxItems` of a list.
+            MaxItems {
+                /// The limit.
+                max: u64,
+                /// The number of items.
+                actual: u64,
+            },
+        }
+
+        /// A bearer token that cannot be sent: it holds characters an HTTP header cannot.
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct InvalidBearerToken;
+
+        impl fmt::Display for InvalidBearerToken {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("the bearer token contains characters an HTTP header cannot carry")
+            }
+        }
+
+        impl std::error::Error for InvalidBearerToken {}
+    }
+}

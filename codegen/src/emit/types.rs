@@ -1,0 +1,61 @@
+//! Rust type tokens for IR types.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
+
+use crate::ir::Ty;
+
+/// An identifier from a name the lowering already made valid.
+pub fn ident(name: &str) -> Ident {
+    Ident::new(name, Span::call_site())
+}
+
+/// The type as a field or return type, with models reached through `models`
+/// (empty inside `models.rs`, `crate::models::` elsewhere).
+pub fn owned(ty: &Ty, models: &TokenStream) -> TokenStream {
+    match ty {
+        Ty::Bool => quote!(bool),
+        Ty::I32 => quote!(i32),
+        Ty::I64 => quote!(i64),
+        Ty::F32 => quote!(f32),
+        Ty::F64 => quote!(f64),
+        Ty::String => quote!(String),
+        Ty::Json => quote!(serde_json::Value),
+        Ty::Named(n) => {
+            let n = ident(n);
+            quote!(#models #n)
+        }
+        Ty::Vec(inner) => {
+            let inner = owned(inner, models);
+            quote!(Vec<#inner>)
+        }
+        Ty::Map(inner) => {
+            let inner = owned(inner, models);
+            quote!(std::collections::BTreeMap<String, #inner>)
+        }
+    }
+}
+
+/// The type as a method argument: strings and lists borrowed, numbers by value.
+pub fn argument(ty: &Ty, models: &TokenStream) -> TokenStream {
+    match ty {
+        Ty::String => quote!(&str),
+        Ty::Bool | Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 => owned(ty, models),
+        Ty::Vec(inner) => {
+            let item = match inner.as_ref() {
+                Ty::String => quote!(&str),
+                other => owned(other, models),
+            };
+            quote!(&[#item])
+        }
+        other => {
+            let t = owned(other, models);
+            quote!(&#t)
+        }
+    }
+}
+
+/// Whether a value of the type is `Copy` in the generated code.
+pub fn is_copy(ty: &Ty) -> bool {
+    matches!(ty, Ty::Bool | Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64)
+}

@@ -1,0 +1,348 @@
+//! The intermediate representation: the spec with every decision already taken.
+//!
+//! `$ref`s are resolved to type names, Rust identifiers are chosen and unique, Rust types
+//! are fixed, parameter encodings and body media types are decided. The emitters only
+//! print this; none of them looks at the spec again.
+
+/// Everything the generated crate contains.
+#[derive(Debug, Clone)]
+pub struct Api {
+    /// Crate-level rustdoc (title, version, description).
+    pub doc: String,
+    /// Models, in spec order (inline types right after the type that introduced them).
+    pub types: Vec<TypeDef>,
+    /// Client methods, in spec order.
+    pub operations: Vec<Operation>,
+}
+
+/// A Rust type as the generated code spells it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ty {
+    /// `bool`.
+    Bool,
+    /// `i32`.
+    I32,
+    /// `i64`.
+    I64,
+    /// `f32`.
+    F32,
+    /// `f64`.
+    F64,
+    /// `String`.
+    String,
+    /// Any JSON (`serde_json::Value`): free-form objects, `oneOf` of several shapes.
+    Json,
+    /// A generated model, by its Rust name.
+    Named(String),
+    /// `Vec<T>`.
+    Vec(Box<Ty>),
+    /// `BTreeMap<String, T>` (`additionalProperties`).
+    Map(Box<Ty>),
+}
+
+/// How string lengths are counted for `maxLength`/`minLength`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LengthUnit {
+    /// Unicode scalar values (`char`s): JSON Schema's definition.
+    Scalar,
+    /// UTF-16 code units.
+    Utf16,
+    /// UTF-8 bytes.
+    Byte,
+}
+
+/// Checks a value must pass, from the spec's validation keywords.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Checks {
+    /// `maxLength`.
+    pub max_length: Option<u64>,
+    /// `minLength`.
+    pub min_length: Option<u64>,
+    /// `minimum`.
+    pub minimum: Option<f64>,
+    /// `maximum`.
+    pub maximum: Option<f64>,
+    /// `minItems`.
+    pub min_items: Option<u64>,
+    /// `maxItems`.
+    pub max_items: Option<u64>,
+    /// Unit of the length checks.
+    pub unit: Option<LengthUnit>,
+}
+
+impl Checks {
+    /// Whether there is anything to check.
+    pub fn is_empty(&self) -> bool {
+        self.max_length.is_none()
+            && self.min_length.is_none()
+            && self.minimum.is_none()
+            && self.maximum.is_none()
+            && self.min_items.is_none()
+            && self.max_items.is_none()
+    }
+}
+
+/// A generated model.
+#[derive(Debug, Clone)]
+pub enum TypeDef {
+    /// An object schema.
+    Struct(StructDef),
+    /// A string enum.
+    Enum(EnumDef),
+    /// Any other named schema (`pub type Name = ...;`).
+    Alias(AliasDef),
+}
+
+impl TypeDef {
+    /// The type's Rust name.
+    pub fn name(&self) -> &str {
+        match self {
+            TypeDef::Struct(s) => &s.name,
+            TypeDef::Enum(e) => &e.name,
+            TypeDef::Alias(a) => &a.name,
+        }
+    }
+}
+
+/// A struct model.
+#[derive(Debug, Clone)]
+pub struct StructDef {
+    /// Rust name.
+    pub name: String,
+    /// Rustdoc.
+    pub doc: String,
+    /// Fields in spec order.
+    pub fields: Vec<Field>,
+    /// `x-combined-max-length` rules.
+    pub combined: Vec<CombinedRule>,
+    /// Whether `validate()` is generated (own checks or a field whose type has them).
+    pub validates: bool,
+}
+
+/// A struct field.
+#[derive(Debug, Clone)]
+pub struct Field {
+    /// Rust name.
+    pub name: String,
+    /// Wire name.
+    pub wire: String,
+    /// Rustdoc.
+    pub doc: String,
+    /// The value type (without the `Option` of optional or nullable fields).
+    pub ty: Ty,
+    /// Listed in `required`.
+    pub required: bool,
+    /// May be `null`.
+    pub nullable: bool,
+    /// Boxed to break a cycle of directly nested structs.
+    pub boxed: bool,
+    /// `x-secret`: redacted in `Debug`.
+    pub secret: bool,
+    /// Validation keywords.
+    pub checks: Checks,
+}
+
+impl Field {
+    /// Whether the Rust field is an `Option`.
+    pub fn optional(&self) -> bool {
+        !self.required || self.nullable
+    }
+}
+
+/// An `x-combined-max-length` rule.
+#[derive(Debug, Clone)]
+pub struct CombinedRule {
+    /// The fields (Rust name, wire name, whether the Rust field is an `Option`).
+    pub fields: Vec<(String, String, bool)>,
+    /// Largest allowed sum of lengths.
+    pub max: u64,
+    /// How lengths are counted.
+    pub unit: LengthUnit,
+}
+
+/// A string enum with a fallback for values the spec does not list.
+#[derive(Debug, Clone)]
+pub struct EnumDef {
+    /// Rust name.
+    pub name: String,
+    /// Rustdoc.
+    pub doc: String,
+    /// `(variant, wire value)` in spec order.
+    pub variants: Vec<(String, String)>,
+    /// Name of the variant that keeps unknown values (`Unknown` unless taken).
+    pub fallback: String,
+}
+
+/// A named alias.
+#[derive(Debug, Clone)]
+pub struct AliasDef {
+    /// Rust name.
+    pub name: String,
+    /// Rustdoc.
+    pub doc: String,
+    /// The aliased type.
+    pub ty: Ty,
+}
+
+/// HTTP method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// GET.
+    Get,
+    /// PUT.
+    Put,
+    /// POST.
+    Post,
+    /// DELETE.
+    Delete,
+    /// OPTIONS.
+    Options,
+    /// HEAD.
+    Head,
+    /// PATCH.
+    Patch,
+    /// TRACE.
+    Trace,
+}
+
+/// One client method.
+#[derive(Debug, Clone)]
+pub struct Operation {
+    /// Method name (snake case of the operationId).
+    pub name: String,
+    /// Prefix of the operation's own types (`ExchangeToken` for `ExchangeTokenError`).
+    pub type_prefix: String,
+    /// Rustdoc.
+    pub doc: String,
+    /// HTTP method.
+    pub method: Method,
+    /// Path template relative to the base URL, split into literal text and parameters.
+    pub path: Vec<PathPart>,
+    /// The path as written in the spec (for docs).
+    pub path_template: String,
+    /// Arguments other than the body, in spec order (path first).
+    pub params: Vec<Param>,
+    /// The request body.
+    pub body: Option<Body>,
+    /// Whether the bearer token is sent.
+    pub auth: bool,
+    /// Documented responses.
+    pub responses: Vec<ResponseDef>,
+    /// `deprecated: true`.
+    pub deprecated: bool,
+}
+
+/// A piece of a path template.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PathPart {
+    /// Literal text.
+    Literal(String),
+    /// The Rust name of a path parameter.
+    Param(String),
+}
+
+/// Where a parameter goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamLocation {
+    /// In the path.
+    Path,
+    /// In the query string.
+    Query,
+    /// As a header.
+    Header,
+}
+
+/// How a list value is put on the wire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListEncoding {
+    /// The name is repeated for each item (`names=A&names=B`).
+    Repeat,
+    /// The items are joined by a separator (`names=A,B`).
+    Join(String),
+}
+
+/// A method argument taken from a parameter.
+#[derive(Debug, Clone)]
+pub struct Param {
+    /// Rust name.
+    pub name: String,
+    /// Wire name.
+    pub wire: String,
+    /// Rustdoc.
+    pub doc: String,
+    /// Location.
+    pub location: ParamLocation,
+    /// Value type.
+    pub ty: Ty,
+    /// Required (else the argument is an `Option`).
+    pub required: bool,
+    /// Encoding of list values.
+    pub list: ListEncoding,
+    /// Validation keywords.
+    pub checks: Checks,
+}
+
+/// Media type of a request body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyKind {
+    /// `application/json`.
+    Json,
+    /// `application/x-www-form-urlencoded`.
+    Form,
+}
+
+/// The request body argument.
+#[derive(Debug, Clone)]
+pub struct Body {
+    /// Value type.
+    pub ty: Ty,
+    /// Required (else the argument is an `Option`).
+    pub required: bool,
+    /// Media type sent.
+    pub kind: BodyKind,
+    /// Rustdoc.
+    pub doc: String,
+}
+
+/// Which statuses a documented response covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StatusMatch {
+    /// One code.
+    Code(u16),
+    /// A class (`4XX` is `Class(4)`).
+    Class(u16),
+    /// `default`: every status not documented otherwise.
+    Default,
+}
+
+impl StatusMatch {
+    /// Whether the response is a success (2xx).
+    pub fn is_success(&self) -> bool {
+        matches!(self, StatusMatch::Code(c) if (200..300).contains(c))
+            || matches!(self, StatusMatch::Class(2))
+    }
+}
+
+/// How a response body is read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Payload {
+    /// No body is documented.
+    None,
+    /// JSON decoded into a type.
+    Json(Ty),
+    /// Text kept as a string.
+    Text,
+}
+
+/// A documented response.
+#[derive(Debug, Clone)]
+pub struct ResponseDef {
+    /// Statuses covered.
+    pub status: StatusMatch,
+    /// Variant name in the operation's response or error enum.
+    pub variant: String,
+    /// Rustdoc.
+    pub doc: String,
+    /// Body.
+    pub payload: Payload,
+}

@@ -1,0 +1,97 @@
+//! Finding the line of a JSON pointer in the spec's text.
+//!
+//! The parsed value has no positions, so the pointer's keys are searched for in order in
+//! the text: each key is looked for after the previous one's line, as a YAML key (`key:`)
+//! or a JSON key (`"key":`). Array indices count list items (`- ` in YAML, `{` or values
+//! in JSON are not counted and keep the previous line). Good enough to point an author at
+//! the right place; when a key cannot be found, no line is given rather than a wrong one.
+
+/// 1-based line of the node `pointer` names, when the text shows it.
+pub fn line_of(text: &str, pointer: &str) -> Option<usize> {
+    if pointer.is_empty() {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let mut at = 0usize;
+    let mut from = 0usize;
+    let mut found_any = false;
+    for token in pointer.split('/').skip(1) {
+        let key = token.replace("~1", "/").replace("~0", "~");
+        if let Ok(index) = key.parse::<usize>() {
+            if let Some(line) = nth_item(&lines, at, index) {
+                at = line;
+                from = line;
+                found_any = true;
+                continue;
+            }
+        }
+        let yaml_keys = [format!("{key}:"), format!("\"{key}\":"), format!("'{key}':")];
+        let json_key = format!("\"{key}\"");
+        let hit = lines.iter().enumerate().skip(from).find(|(_, l)| {
+            let t = l.trim_start().trim_start_matches("- ");
+            yaml_keys.iter().any(|k| t.starts_with(k.as_str()))
+                || (t.starts_with(&json_key) && t[json_key.len()..].trim_start().starts_with(':'))
+        });
+        match hit {
+            Some((i, _)) => {
+                at = i;
+                from = i + 1;
+                found_any = true;
+            }
+            None => return None,
+        }
+    }
+    found_any.then_some(at + 1)
+}
+
+/// Line of the `index`th YAML list item (`- `) below line `parent`, at the first item's
+/// indentation.
+fn nth_item(lines: &[&str], parent: usize, index: usize) -> Option<usize> {
+    let mut indent = None;
+    let mut count = 0;
+    for (i, line) in lines.iter().enumerate().skip(parent + 1) {
+        let trimmed = line.trim_start();
+        let this_indent = line.len() - trimmed.len();
+        if trimmed.is_empty() {
+            continue;
+        }
+        if trimmed.starts_with("- ") || trimmed == "-" {
+            match indent {
+                None => indent = Some(this_indent),
+                Some(n) if this_indent < n => return None,
+                Some(n) if this_indent > n => continue,
+                _ => {}
+            }
+            if count == index {
+                return Some(i);
+            }
+            count += 1;
+        } else if indent.is_some_and(|n| this_indent <= n) {
+            return None;
+        } else if indent.is_none() && i > parent + 1 && !trimmed.starts_with('#') {
+            // The parent's value is not a block list (flow or JSON): give up on indices.
+            return None;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_nested_yaml_keys_and_items() {
+        let text = "a:\n  b:\n    - x: 1\n    - y: 2\n      c: 3\n";
+        assert_eq!(line_of(text, "/a/b"), Some(2));
+        assert_eq!(line_of(text, "/a/b/1"), Some(4));
+        assert_eq!(line_of(text, "/a/b/1/c"), Some(5));
+        assert_eq!(line_of(text, "/a/nope"), None);
+    }
+
+    #[test]
+    fn finds_json_keys_with_escapes() {
+        let text = "{\n  \"paths\": {\n    \"/a/b\": {\n      \"get\": {}\n    }\n  }\n}\n";
+        assert_eq!(line_of(text, "/paths/~1a~1b/get"), Some(4));
+    }
+}

@@ -1,0 +1,180 @@
+//! Reading a spec file: YAML or JSON text into the typed model of [`crate::spec`].
+//!
+//! YAML goes through `serde_yaml` into a JSON value first (mapping keys such as an
+//! unquoted `200:` become strings), so everything after this module sees one data model.
+//! Type errors are located with `serde_path_to_error`, which yields the JSON pointer.
+
+mod locate;
+
+use serde_json::Value;
+
+use crate::error::{Error, Located, SpecError, push_pointer};
+use crate::spec::OpenApi;
+
+pub use locate::line_of;
+
+/// The text of a spec, kept so that errors can be given a line.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The name errors show (usually the path as given).
+    pub name: String,
+    /// The whole file.
+    pub text: String,
+}
+
+impl Source {
+    /// Turns a located problem into a spec error with file name and line.
+    pub fn error(&self, located: Located) -> Error {
+        let line = line_of(&self.text, &located.pointer);
+        Error::Spec(SpecError {
+            file: self.name.clone(),
+            pointer: located.pointer,
+            line,
+            message: located.message,
+        })
+    }
+}
+
+/// Parses a spec (YAML or JSON, told apart by content) into the typed model.
+pub fn parse(source: &Source) -> Result<OpenApi, Error> {
+    let value = to_value(source)?;
+    let spec: OpenApi = serde_path_to_error::deserialize(&value).map_err(|e| {
+        let pointer = pointer_of(e.path());
+        let message = e.into_inner().to_string();
+        source.error(Located::new(pointer, message))
+    })?;
+    check_version(&spec).map_err(|l| source.error(l))?;
+    Ok(spec)
+}
+
+/// Rejects documents that are not OpenAPI 3.0 or 3.1.
+fn check_version(spec: &OpenApi) -> Result<(), Located> {
+    if spec.swagger.is_some() {
+        return Err(Located::new(
+            "/swagger",
+            "Swagger 2.0 documents are not supported; convert to OpenAPI 3.0 or 3.1",
+        ));
+    }
+    match spec.openapi.as_deref() {
+        Some(v) if v.starts_with("3.0") || v.starts_with("3.1") => Ok(()),
+        Some(v) => Err(Located::new(
+            "/openapi",
+            format!("OpenAPI version {v} is not supported (3.0.x and 3.1.x are)"),
+        )),
+        None => Err(Located::new("", "not an OpenAPI document: no `openapi` field")),
+    }
+}
+
+/// Parses the text into a JSON value, with the parser's own line on syntax errors.
+fn to_value(source: &Source) -> Result<Value, Error> {
+    let syntax = |line: Option<usize>, message: String| {
+        Error::Spec(SpecError { file: source.name.clone(), pointer: String::new(), line, message })
+    };
+    let looks_json = source.text.trim_start().starts_with('{');
+    if looks_json {
+        return serde_json::from_str(&source.text)
+            .map_err(|e| syntax(Some(e.line()), format!("invalid JSON: {e}")));
+    }
+    let yaml: serde_yaml::Value = serde_yaml::from_str(&source.text).map_err(|e| {
+        syntax(e.location().map(|l| l.line()), format!("invalid YAML: {e}"))
+    })?;
+    yaml_to_json(yaml, "").map_err(|l| source.error(l))
+}
+
+/// Converts YAML to JSON, turning scalar mapping keys into strings.
+fn yaml_to_json(yaml: serde_yaml::Value, pointer: &str) -> Result<Value, Located> {
+    use serde_yaml::Value as Y;
+    Ok(match yaml {
+        Y::Null => Value::Null,
+        Y::Bool(b) => Value::Bool(b),
+        Y::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::from(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::from(u)
+            } else {
+                let f = n.as_f64().unwrap_or(f64::NAN);
+                serde_json::Number::from_f64(f).map(Value::Number).ok_or_else(|| {
+                    Located::new(pointer, "a number that JSON cannot hold (NaN or infinity)")
+                })?
+            }
+        }
+        Y::String(s) => Value::String(s),
+        Y::Sequence(items) => Value::Array(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| yaml_to_json(v, &push_pointer(pointer, &i.to_string())))
+                .collect::<Result<_, _>>()?,
+        ),
+        Y::Mapping(map) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in map {
+                let key = match k {
+                    Y::String(s) => s,
+                    Y::Number(n) => n.to_string(),
+                    Y::Bool(b) => b.to_string(),
+                    Y::Null => "null".to_owned(),
+                    _ => return Err(Located::new(pointer, "a mapping key that is not a scalar")),
+                };
+                let child = push_pointer(pointer, &key);
+                out.insert(key, yaml_to_json(v, &child)?);
+            }
+            Value::Object(out)
+        }
+        Y::Tagged(tagged) => yaml_to_json(tagged.value, pointer)?,
+    })
+}
+
+/// The JSON pointer of a `serde_path_to_error` path.
+fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut pointer = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => pointer = push_pointer(&pointer, &index.to_string()),
+            Segment::Map { key } => pointer = push_pointer(&pointer, key),
+            Segment::Enum { variant } => pointer = push_pointer(&pointer, variant),
+            Segment::Unknown => {}
+        }
+    }
+    pointer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src(text: &str) -> Source {
+        Source { name: "t.yaml".into(), text: text.into() }
+    }
+
+    #[test]
+    fn yaml_integer_keys_become_strings() {
+        let s = src("openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        200:\n          description: ok\n");
+        let spec = parse(&s).unwrap();
+        let op = spec.paths["/a"].get.as_ref().unwrap();
+        assert!(op.responses.contains_key("200"));
+    }
+
+    #[test]
+    fn type_error_names_pointer_and_line() {
+        let s = src("openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      parameters:\n        - name: x\n          in: query\n          required: maybe\n");
+        let err = parse(&s).unwrap_err().to_string();
+        assert!(err.contains("/paths/~1a/get/parameters/0/required"), "{err}");
+        assert!(err.starts_with("t.yaml:9:"), "{err}");
+    }
+
+    #[test]
+    fn swagger_is_rejected() {
+        let err = parse(&src("swagger: '2.0'\n")).unwrap_err().to_string();
+        assert!(err.contains("Swagger 2.0"), "{err}");
+    }
+
+    #[test]
+    fn bad_json_has_a_line() {
+        let s = Source { name: "t.json".into(), text: "{\n\"openapi\": \n}".into() };
+        let err = parse(&s).unwrap_err().to_string();
+        assert!(err.starts_with("t.json:3:"), "{err}");
+    }
+}

@@ -1,0 +1,87 @@
+//! Lowering: the typed spec becomes the IR of [`crate::ir`].
+//!
+//! All decisions happen here: which schema becomes which Rust type and under what name,
+//! where a `$ref` leads, how a parameter is encoded, which responses are successes.
+//! Problems are reported with the JSON pointer of the node at fault.
+
+mod operation;
+mod schema;
+mod status;
+
+pub(crate) use schema::inner_named;
+
+use indexmap::IndexMap;
+
+use crate::error::{Located, push_pointer};
+use crate::ir::{Api, LengthUnit, TypeDef};
+use crate::names::{Scope, pascal};
+use crate::spec::OpenApi;
+
+/// Lowers a parsed spec into the IR.
+pub fn lower(spec: &OpenApi) -> Result<Api, Located> {
+    let unit = match spec.length_unit.as_deref() {
+        None => LengthUnit::Scalar,
+        Some(u) => parse_unit(u).ok_or_else(|| {
+            Located::new("/x-length-unit", format!("unknown length unit `{u}`"))
+        })?,
+    };
+    let mut lowerer = Lowerer {
+        spec,
+        unit,
+        type_names: Scope::default(),
+        components: IndexMap::new(),
+        types: Vec::new(),
+    };
+    for key in spec.components.schemas.keys() {
+        let name = lowerer.type_names.claim(pascal(key));
+        lowerer.components.insert(key.clone(), name);
+    }
+    for (key, schema) in &spec.components.schemas {
+        let pointer = push_pointer("/components/schemas", key);
+        let name = lowerer.components[key].clone();
+        lowerer.component(&name, schema, &pointer)?;
+    }
+    let operations = lowerer.operations()?;
+    let mut types = lowerer.types;
+    schema::box_cycles(&mut types);
+    schema::mark_validating(&mut types);
+    Ok(Api { doc: crate_doc(spec), types, operations })
+}
+
+/// Reads an `x-length-unit` / `unit` value.
+fn parse_unit(unit: &str) -> Option<LengthUnit> {
+    match unit {
+        "unicode-scalar" | "code-point" | "char" => Some(LengthUnit::Scalar),
+        "utf-16" | "utf16" => Some(LengthUnit::Utf16),
+        "byte" | "utf-8" | "utf8" => Some(LengthUnit::Byte),
+        _ => None,
+    }
+}
+
+/// The crate's rustdoc: title, version and description of the API.
+fn crate_doc(spec: &OpenApi) -> String {
+    let info = &spec.info;
+    let mut doc = format!(
+        "{} (version {}): models and async client.",
+        info.title.as_deref().unwrap_or("API"),
+        info.version.as_deref().unwrap_or("unknown")
+    );
+    if let Some(summary) = &info.summary {
+        doc.push_str("\n\n");
+        doc.push_str(summary.trim());
+    }
+    if let Some(description) = &info.description {
+        doc.push_str("\n\n");
+        doc.push_str(description.trim());
+    }
+    doc
+}
+
+/// Lowering state: the spec, the names handed out and the types made so far.
+struct Lowerer<'a> {
+    spec: &'a OpenApi,
+    unit: LengthUnit,
+    type_names: Scope,
+    components: IndexMap<String, String>,
+    types: Vec<TypeDef>,
+}

@@ -1,0 +1,470 @@
+//! Operations to client methods: parameters, bodies, responses and authentication.
+
+use super::Lowerer;
+use super::status::reason;
+use crate::error::{Located, push_pointer};
+use crate::ir::{
+    Body, BodyKind, ListEncoding, Method, Operation, Param, ParamLocation, PathPart, Payload,
+    ResponseDef, StatusMatch, Ty,
+};
+use crate::names::{Scope, pascal, snake};
+use crate::spec::{self, Parameter, RequestBody, Response};
+
+impl Lowerer<'_> {
+    /// Every operation of every path, in spec order.
+    pub(super) fn operations(&mut self) -> Result<Vec<Operation>, Located> {
+        let mut method_names = Scope::default();
+        let mut prefixes = Scope::default();
+        let mut out = Vec::new();
+        for (path, item) in &self.spec.paths {
+            let item_ptr = push_pointer("/paths", path);
+            if item.reference.is_some() {
+                return Err(Located::new(
+                    push_pointer(&item_ptr, "$ref"),
+                    "path items given by $ref are not supported",
+                ));
+            }
+            for (method, op) in item.operations() {
+                let ptr = push_pointer(&item_ptr, method);
+                let lowered =
+                    self.operation(path, method, op, item, &ptr, &mut method_names, &mut prefixes)?;
+                out.push(lowered);
+            }
+        }
+        Ok(out)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn operation(
+        &mut self,
+        path: &str,
+        method: &str,
+        op: &spec::Operation,
+        item: &spec::PathItem,
+        ptr: &str,
+        method_names: &mut Scope,
+        prefixes: &mut Scope,
+    ) -> Result<Operation, Located> {
+        let id = match &op.operation_id {
+            Some(id) if !id.trim().is_empty() => id.clone(),
+            _ => format!("{method} {path}"),
+        };
+        let name = method_names.claim(snake(&id));
+        let type_prefix = prefixes.claim(pascal(&id));
+        let mut auth = self.needs_auth(op, ptr)?;
+        let bearer_defined = self.bearer_scheme().is_some();
+
+        // Path-level parameters first, replaced by operation-level ones of the same key.
+        let mut raw: Vec<(Parameter, String)> = Vec::new();
+        for (i, p) in item.parameters.iter().enumerate() {
+            let p_ptr = format!("{}/parameters/{i}", ptr.rsplit_once('/').map_or(ptr, |(a, _)| a));
+            raw.push(self.resolve_parameter(p, &p_ptr)?);
+        }
+        for (i, p) in op.parameters.iter().enumerate() {
+            let resolved = self.resolve_parameter(p, &format!("{ptr}/parameters/{i}"))?;
+            raw.retain(|(q, _)| !(q.name == resolved.0.name && q.location == resolved.0.location));
+            raw.push(resolved);
+        }
+
+        let mut arg_names = Scope::default();
+        let mut params = Vec::new();
+        for (p, p_ptr) in &raw {
+            let wire = p.name.clone().unwrap_or_default();
+            let location = match p.location.as_deref() {
+                Some("query") => ParamLocation::Query,
+                Some("path") => ParamLocation::Path,
+                Some("header") => {
+                    if wire.eq_ignore_ascii_case("authorization") && bearer_defined {
+                        // The document spells the bearer scheme as a header parameter;
+                        // the client's token covers it.
+                        auth = true;
+                        continue;
+                    }
+                    if ["accept", "content-type"].iter().any(|h| wire.eq_ignore_ascii_case(h)) {
+                        continue; // OpenAPI: these header parameters are ignored.
+                    }
+                    ParamLocation::Header
+                }
+                Some(other) => {
+                    return Err(Located::new(
+                        push_pointer(p_ptr, "in"),
+                        format!("parameters in `{other}` are not supported"),
+                    ));
+                }
+                None => missing(p_ptr, "in")?,
+            };
+            if p.content.is_some() {
+                return Err(Located::new(
+                    push_pointer(p_ptr, "content"),
+                    "parameters described by `content` are not supported; use `schema`",
+                ));
+            }
+            let schema = p.schema.clone().unwrap_or_default();
+            let hint = format!("{type_prefix}{}", pascal(&wire));
+            let (ty, _nullable) = self.ty(&schema, &push_pointer(p_ptr, "schema"), &hint)?;
+            if matches!(ty, Ty::Json | Ty::Map(_)) || matches!(&ty, Ty::Named(n) if self.is_struct(n)) {
+                return Err(Located::new(
+                    push_pointer(p_ptr, "schema"),
+                    format!("parameter `{wire}` is an object; only scalars and lists of scalars are supported"),
+                ));
+            }
+            if let Ty::Vec(item) = &ty {
+                let scalar = match item.as_ref() {
+                    Ty::Vec(_) | Ty::Map(_) | Ty::Json => false,
+                    Ty::Named(n) => !self.is_struct(n),
+                    _ => true,
+                };
+                if !scalar {
+                    return Err(Located::new(
+                        push_pointer(p_ptr, "schema"),
+                        format!("parameter `{wire}` is a list of non-scalars, which has no query encoding"),
+                    ));
+                }
+            }
+            let list = list_encoding(p, location, p_ptr)?;
+            let checks = self.checks(&schema, &ty);
+            let mut doc = p.description.clone().map(|d| d.trim().to_owned()).unwrap_or_default();
+            if doc.is_empty() {
+                doc = format!("The `{wire}` parameter.");
+            }
+            params.push(Param {
+                name: arg_names.claim(snake(&wire)),
+                wire,
+                doc,
+                location,
+                ty,
+                required: p.required || location == ParamLocation::Path,
+                list,
+                checks,
+            });
+        }
+
+        let path_parts = split_path(path, &params, &push_pointer("/paths", path))?;
+        let body = match &op.request_body {
+            Some(b) => {
+                let b_ptr = push_pointer(ptr, "requestBody");
+                Some(self.body(b, &b_ptr, &type_prefix, &mut arg_names)?)
+            }
+            None => None,
+        };
+        let responses = self.responses(op, ptr, &type_prefix)?;
+
+        let mut doc = String::new();
+        if let Some(s) = &op.summary {
+            doc.push_str(s.trim());
+        }
+        if let Some(d) = &op.description {
+            if !doc.is_empty() {
+                doc.push_str("\n\n");
+            }
+            doc.push_str(d.trim());
+        }
+        if doc.is_empty() {
+            doc = format!("Calls `{} {path}`.", method.to_ascii_uppercase());
+        }
+        Ok(Operation {
+            name,
+            type_prefix,
+            doc,
+            method: parse_method(method),
+            path: path_parts,
+            path_template: path.to_owned(),
+            params,
+            body,
+            auth,
+            responses,
+            deprecated: op.deprecated,
+        })
+    }
+
+    /// Whether the component schema `name` became a struct.
+    fn is_struct(&self, name: &str) -> bool {
+        self.types.iter().any(|t| matches!(t, crate::ir::TypeDef::Struct(s) if s.name == name))
+    }
+
+    /// The name of an HTTP bearer (or OAuth 2 / OpenID Connect) security scheme, if any.
+    fn bearer_scheme(&self) -> Option<&str> {
+        self.spec.components.security_schemes.iter().find_map(|(name, s)| {
+            let bearer = match s.kind.as_deref() {
+                Some("http") => s.scheme.as_deref().is_some_and(|x| x.eq_ignore_ascii_case("bearer")),
+                Some("oauth2" | "openIdConnect") => true,
+                _ => false,
+            };
+            bearer.then_some(name.as_str())
+        })
+    }
+
+    /// Whether the operation's security requirements (or the document's) ask for the
+    /// bearer token. Schemes the client cannot satisfy are an error.
+    fn needs_auth(&self, op: &spec::Operation, ptr: &str) -> Result<bool, Located> {
+        let (requirements, req_ptr) = match &op.security {
+            Some(s) => (s, push_pointer(ptr, "security")),
+            None => match &self.spec.security {
+                Some(s) => (s, "/security".to_owned()),
+                None => return Ok(false),
+            },
+        };
+        let mut auth = false;
+        for (i, requirement) in requirements.iter().enumerate() {
+            for scheme_name in requirement.keys() {
+                let at = push_pointer(&format!("{req_ptr}/{i}"), scheme_name);
+                let Some(scheme) = self.spec.components.security_schemes.get(scheme_name) else {
+                    return Err(Located::new(at, format!("unknown security scheme `{scheme_name}`")));
+                };
+                let kind = scheme.kind.as_deref().unwrap_or("");
+                let bearer = match kind {
+                    "http" => scheme.scheme.as_deref().is_some_and(|x| x.eq_ignore_ascii_case("bearer")),
+                    "oauth2" | "openIdConnect" => true,
+                    _ => false,
+                };
+                if !bearer {
+                    return Err(Located::new(
+                        push_pointer("/components/securitySchemes", scheme_name),
+                        format!(
+                            "security scheme `{scheme_name}` ({kind} {}) is not supported; \
+                             only bearer tokens are",
+                            scheme.scheme.as_deref().unwrap_or("")
+                        ),
+                    ));
+                }
+                auth = true;
+            }
+        }
+        Ok(auth)
+    }
+
+    /// A parameter with its `$ref` followed, and the pointer it was found at.
+    fn resolve_parameter(&self, p: &Parameter, ptr: &str) -> Result<(Parameter, String), Located> {
+        let (param, at) = match &p.reference {
+            Some(r) => {
+                let key = component_key(r, "parameters", ptr)?;
+                let target = self.spec.components.parameters.get(&key).ok_or_else(|| {
+                    Located::new(push_pointer(ptr, "$ref"), format!("$ref `{r}` points at nothing"))
+                })?;
+                if target.reference.is_some() {
+                    return Err(Located::new(push_pointer(ptr, "$ref"), "$ref to a $ref is not supported"));
+                }
+                (target.clone(), push_pointer("/components/parameters", &key))
+            }
+            None => (p.clone(), ptr.to_owned()),
+        };
+        if param.name.as_deref().is_none_or(str::is_empty) {
+            missing(&at, "name")?;
+        }
+        if param.location.is_none() {
+            missing(&at, "in")?;
+        }
+        Ok((param, at))
+    }
+
+    /// The request body argument.
+    fn body(
+        &mut self,
+        b: &RequestBody,
+        ptr: &str,
+        prefix: &str,
+        arg_names: &mut Scope,
+    ) -> Result<Body, Located> {
+        let (body, at) = match &b.reference {
+            Some(r) => {
+                let key = component_key(r, "requestBodies", ptr)?;
+                let target = self.spec.components.request_bodies.get(&key).ok_or_else(|| {
+                    Located::new(push_pointer(ptr, "$ref"), format!("$ref `{r}` points at nothing"))
+                })?;
+                (target.clone(), push_pointer("/components/requestBodies", &key))
+            }
+            None => (b.clone(), ptr.to_owned()),
+        };
+        let content_ptr = push_pointer(&at, "content");
+        let pick = body
+            .content
+            .iter()
+            .find(|(m, _)| is_json(m))
+            .map(|(m, t)| (BodyKind::Json, m, t))
+            .or_else(|| {
+                body.content
+                    .iter()
+                    .find(|(m, _)| m.starts_with("application/x-www-form-urlencoded"))
+                    .map(|(m, t)| (BodyKind::Form, m, t))
+            });
+        let Some((kind, media, media_type)) = pick else {
+            let names: Vec<&str> = body.content.keys().map(String::as_str).collect();
+            return Err(Located::new(
+                content_ptr,
+                format!(
+                    "request body media types {names:?} are not supported \
+                     (application/json and application/x-www-form-urlencoded are)"
+                ),
+            ));
+        };
+        let schema_ptr = push_pointer(&push_pointer(&content_ptr, media), "schema");
+        let ty = match &media_type.schema {
+            Some(s) => self.ty(s, &schema_ptr, &format!("{prefix}Body"))?.0,
+            None => Ty::Json,
+        };
+        let doc = body
+            .description
+            .map(|d| d.trim().to_owned())
+            .filter(|d| !d.is_empty())
+            .unwrap_or_else(|| "The request body.".to_owned());
+        let _ = arg_names.claim("body".to_owned());
+        Ok(Body { ty, required: body.required, kind, doc })
+    }
+
+    /// The documented responses, with variant names.
+    fn responses(
+        &mut self,
+        op: &spec::Operation,
+        ptr: &str,
+        prefix: &str,
+    ) -> Result<Vec<ResponseDef>, Located> {
+        let mut variants = Scope::default();
+        let mut out = Vec::new();
+        for (key, r) in &op.responses {
+            let r_ptr = push_pointer(&push_pointer(ptr, "responses"), key);
+            let (resp, at): (Response, String) = match &r.reference {
+                Some(reference) => {
+                    let name = component_key(reference, "responses", &r_ptr)?;
+                    let target = self.spec.components.responses.get(&name).ok_or_else(|| {
+                        Located::new(
+                            push_pointer(&r_ptr, "$ref"),
+                            format!("$ref `{reference}` points at nothing"),
+                        )
+                    })?;
+                    (target.clone(), push_pointer("/components/responses", &name))
+                }
+                None => (r.clone(), r_ptr.clone()),
+            };
+            let status = parse_status(key).ok_or_else(|| {
+                Located::new(r_ptr.clone(), format!("`{key}` is not a status code, a class like `4XX` or `default`"))
+            })?;
+            let variant = match &status {
+                StatusMatch::Code(c) => reason(*c).map_or_else(|| format!("Status{c}"), str::to_owned),
+                StatusMatch::Class(c) => format!("Status{c}xx"),
+                StatusMatch::Default => "Default".to_owned(),
+            };
+            let content_ptr = push_pointer(&at, "content");
+            let payload = match resp.content.iter().find(|(m, _)| is_json(m)) {
+                Some((media, mt)) => match &mt.schema {
+                    Some(s) => {
+                        let hint = format!("{prefix}{variant}Body");
+                        let schema_ptr = push_pointer(&push_pointer(&content_ptr, media), "schema");
+                        let (ty, nullable) = self.ty(s, &schema_ptr, &hint)?;
+                        Payload::Json(if nullable { Ty::Json } else { ty })
+                    }
+                    None => Payload::Json(Ty::Json),
+                },
+                None if resp.content.is_empty() => Payload::None,
+                None => Payload::Text,
+            };
+            let doc = resp
+                .description
+                .map(|d| d.trim().to_owned())
+                .filter(|d| !d.is_empty())
+                .unwrap_or_else(|| format!("Status `{key}`."));
+            out.push(ResponseDef { status, variant: variants.claim(variant), doc, payload });
+        }
+        Ok(out)
+    }
+}
+
+/// Reports a missing mandatory field.
+fn missing<T>(ptr: &str, field: &str) -> Result<T, Located> {
+    Err(Located::new(ptr, format!("missing `{field}`")))
+}
+
+/// The component name of a `#/components/<section>/<name>` reference.
+fn component_key(reference: &str, section: &str, ptr: &str) -> Result<String, Located> {
+    let prefix = format!("#/components/{section}/");
+    reference
+        .strip_prefix(&prefix)
+        .filter(|rest| !rest.contains('/'))
+        .map(|rest| rest.replace("~1", "/").replace("~0", "~"))
+        .ok_or_else(|| {
+            Located::new(
+                push_pointer(ptr, "$ref"),
+                format!("unsupported $ref `{reference}`: expected `{prefix}<name>`"),
+            )
+        })
+}
+
+/// Whether a media type is JSON (`application/json`, `application/problem+json`, ...).
+fn is_json(media: &str) -> bool {
+    let essence = media.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    essence == "application/json" || essence.ends_with("+json") || essence == "*/*"
+}
+
+/// A response key as a status match.
+fn parse_status(key: &str) -> Option<StatusMatch> {
+    if key == "default" {
+        return Some(StatusMatch::Default);
+    }
+    let upper = key.to_ascii_uppercase();
+    if let Some(class) = upper.strip_suffix("XX") {
+        return class.parse::<u16>().ok().filter(|c| (1..=5).contains(c)).map(StatusMatch::Class);
+    }
+    key.parse::<u16>().ok().filter(|c| (100..=599).contains(c)).map(StatusMatch::Code)
+}
+
+fn parse_method(m: &str) -> Method {
+    match m {
+        "get" => Method::Get,
+        "put" => Method::Put,
+        "post" => Method::Post,
+        "delete" => Method::Delete,
+        "options" => Method::Options,
+        "head" => Method::Head,
+        "patch" => Method::Patch,
+        _ => Method::Trace,
+    }
+}
+
+/// How a parameter's list values go on the wire, from `style` and `explode`.
+fn list_encoding(p: &Parameter, location: ParamLocation, ptr: &str) -> Result<ListEncoding, Located> {
+    let default_style = match location {
+        ParamLocation::Query => "form",
+        _ => "simple",
+    };
+    let style = p.style.as_deref().unwrap_or(default_style);
+    let explode = p.explode.unwrap_or(style == "form");
+    let at = || push_pointer(ptr, "style");
+    match (location, style) {
+        (ParamLocation::Query, "form") if explode => Ok(ListEncoding::Repeat),
+        (ParamLocation::Query, "form") => Ok(ListEncoding::Join(",".into())),
+        (ParamLocation::Query, "spaceDelimited") if !explode => Ok(ListEncoding::Join(" ".into())),
+        (ParamLocation::Query, "pipeDelimited") if !explode => Ok(ListEncoding::Join("|".into())),
+        (ParamLocation::Query, "spaceDelimited" | "pipeDelimited") => Ok(ListEncoding::Repeat),
+        (ParamLocation::Path | ParamLocation::Header, "simple") => Ok(ListEncoding::Join(",".into())),
+        (_, other) => Err(Located::new(
+            at(),
+            format!("parameter style `{other}` is not supported here"),
+        )),
+    }
+}
+
+/// Splits a path template into literals and parameters, checking each `{name}` is a path
+/// parameter.
+fn split_path(path: &str, params: &[Param], ptr: &str) -> Result<Vec<PathPart>, Located> {
+    let mut parts = Vec::new();
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        if open > 0 {
+            parts.push(PathPart::Literal(rest[..open].to_owned()));
+        }
+        let close = rest[open..]
+            .find('}')
+            .map(|c| open + c)
+            .ok_or_else(|| Located::new(ptr, "unclosed `{` in the path"))?;
+        let wire = &rest[open + 1..close];
+        let param = params
+            .iter()
+            .find(|p| p.location == ParamLocation::Path && p.wire == wire)
+            .ok_or_else(|| Located::new(ptr, format!("path parameter `{wire}` is not declared")))?;
+        parts.push(PathPart::Param(param.name.clone()));
+        rest = &rest[close + 1..];
+    }
+    if !rest.is_empty() {
+        parts.push(PathPart::Literal(rest.to_owned()));
+    }
+    Ok(parts)
+}

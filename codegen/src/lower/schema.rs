@@ -1,0 +1,484 @@
+//! Schemas to Rust types: structs, enums with a fallback, aliases, and the types of
+//! fields, parameters and bodies.
+
+use std::collections::{BTreeSet, HashMap};
+
+use indexmap::IndexMap;
+use serde_json::Value;
+
+use super::{Lowerer, parse_unit};
+use crate::error::{Located, push_pointer};
+use crate::ir::{AliasDef, Checks, CombinedRule, EnumDef, Field, StructDef, Ty, TypeDef};
+use crate::names::{Scope, pascal, snake};
+use crate::spec::{AdditionalProperties, Schema, SchemaType};
+
+/// What a schema becomes when it gets a name of its own.
+enum Shape {
+    /// A struct (object with properties, or `allOf` of several objects).
+    Struct,
+    /// A string enum.
+    Enum,
+    /// Anything else: a primitive, a list, a map, a reference.
+    Other,
+}
+
+/// The non-`null` type names of a schema and whether `null` was among them.
+fn type_names(s: &Schema) -> (Vec<&str>, bool) {
+    let all: Vec<&str> = match &s.kind {
+        None => Vec::new(),
+        Some(SchemaType::One(t)) => vec![t.as_str()],
+        Some(SchemaType::Many(ts)) => ts.iter().map(String::as_str).collect(),
+    };
+    let non_null: Vec<&str> = all.iter().copied().filter(|t| *t != "null").collect();
+    let had_null = non_null.len() != all.len();
+    (non_null, had_null)
+}
+
+/// Whether a schema only admits `null` (`{type: "null"}`, `{enum: [null]}`).
+fn is_null_schema(s: &Schema) -> bool {
+    let (names, had_null) = type_names(s);
+    (names.is_empty() && had_null)
+        || s.enumeration.as_ref().is_some_and(|e| !e.is_empty() && e.iter().all(Value::is_null))
+}
+
+fn shape(s: &Schema) -> Shape {
+    if s.reference.is_some() {
+        return Shape::Other;
+    }
+    if s.all_of.len() > 1 || (!s.all_of.is_empty() && !s.properties.is_empty()) {
+        return Shape::Struct;
+    }
+    let (names, _) = type_names(s);
+    let object = names == ["object"] || (names.is_empty() && !s.properties.is_empty());
+    if object && !s.properties.is_empty() {
+        return Shape::Struct;
+    }
+    let stringish = names.is_empty() || names == ["string"];
+    let string_enum = s.enumeration.as_ref().is_some_and(|values| {
+        values.iter().any(Value::is_string) && values.iter().all(|v| v.is_string() || v.is_null())
+    });
+    if stringish && string_enum {
+        return Shape::Enum;
+    }
+    Shape::Other
+}
+
+/// The rustdoc of a schema, or `fallback` when it has none.
+fn doc_of(s: &Schema, fallback: impl FnOnce() -> String) -> String {
+    let mut doc = s
+        .description
+        .as_deref()
+        .or(s.title.as_deref())
+        .map(|d| d.trim().to_owned())
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(fallback);
+    if s.deprecated {
+        doc.push_str("\n\nDeprecated by the spec.");
+    }
+    doc
+}
+
+impl<'a> Lowerer<'a> {
+    /// Defines the type of a component schema under its already claimed name.
+    pub(super) fn component(&mut self, name: &str, s: &Schema, ptr: &str) -> Result<(), Located> {
+        match shape(s) {
+            Shape::Struct => {
+                let def = self.struct_def(name, s, ptr)?;
+                self.types.push(TypeDef::Struct(def));
+            }
+            Shape::Enum => {
+                let def = enum_def(name, s, ptr)?;
+                self.types.push(TypeDef::Enum(def));
+            }
+            Shape::Other => {
+                if let Some(r) = &s.reference {
+                    if self.ref_key(r, ptr)? == ptr.rsplit('/').next().unwrap_or_default() {
+                        return Err(Located::new(
+                            push_pointer(ptr, "$ref"),
+                            "a schema that is only a reference to itself",
+                        ));
+                    }
+                }
+                let (ty, nullable) = self.ty(s, ptr, name)?;
+                let mut doc = doc_of(s, || format!("The `{name}` schema."));
+                if nullable {
+                    doc.push_str("\n\nThe spec also allows `null` where this type is used.");
+                }
+                self.types.push(TypeDef::Alias(AliasDef { name: name.to_owned(), doc, ty }));
+            }
+        }
+        Ok(())
+    }
+
+    /// The component key a `$ref` points at, checked to exist.
+    fn ref_key<'r>(&self, reference: &'r str, ptr: &str) -> Result<&'r str, Located> {
+        let at = push_pointer(ptr, "$ref");
+        let Some(rest) = reference.strip_prefix("#/components/schemas/") else {
+            return Err(Located::new(
+                at,
+                format!(
+                    "unsupported $ref `{reference}`: only `#/components/schemas/<name>` \
+                     references are supported for schemas"
+                ),
+            ));
+        };
+        if rest.contains('/') {
+            return Err(Located::new(
+                at,
+                format!("unsupported $ref `{reference}`: points inside a schema"),
+            ));
+        }
+        let key = rest;
+        let decoded = key.replace("~1", "/").replace("~0", "~");
+        if !self.spec.components.schemas.contains_key(&decoded) {
+            return Err(Located::new(
+                at,
+                format!("$ref `{reference}` points at no schema of `components.schemas`"),
+            ));
+        }
+        Ok(key)
+    }
+
+    /// The schema a `$ref` points at, with its pointer.
+    fn resolve(&self, reference: &str, ptr: &str) -> Result<(&'a Schema, String), Located> {
+        let key = self.ref_key(reference, ptr)?.replace("~1", "/").replace("~0", "~");
+        let spec: &'a crate::spec::OpenApi = self.spec;
+        let schema = &spec.components.schemas[&key];
+        Ok((schema, push_pointer("/components/schemas", &key)))
+    }
+
+    /// The Rust type of a schema used in place (field, item, parameter, body), and whether
+    /// it admits `null`. Inline objects and enums become types named after `hint`.
+    pub(super) fn ty(&mut self, s: &Schema, ptr: &str, hint: &str) -> Result<(Ty, bool), Located> {
+        let mut nullable = s.nullable;
+        if let Some(r) = &s.reference {
+            let key = self.ref_key(r, ptr)?.replace("~1", "/").replace("~0", "~");
+            return Ok((Ty::Named(self.components[&key].clone()), nullable));
+        }
+        let has_own_shape = s.kind.is_none() && s.properties.is_empty() && s.items.is_none();
+        if s.all_of.len() == 1 && has_own_shape {
+            let (ty, n) = self.ty(&s.all_of[0], &format!("{ptr}/allOf/0"), hint)?;
+            return Ok((ty, n || nullable));
+        }
+        for (key, list) in [("oneOf", &s.one_of), ("anyOf", &s.any_of)] {
+            if list.is_empty() {
+                continue;
+            }
+            let rest: Vec<(usize, &Schema)> =
+                list.iter().enumerate().filter(|(_, x)| !is_null_schema(x)).collect();
+            nullable |= rest.len() != list.len();
+            if let [(i, only)] = rest.as_slice() {
+                let (ty, n) = self.ty(only, &format!("{ptr}/{key}/{i}"), hint)?;
+                return Ok((ty, n || nullable));
+            }
+            return Ok((Ty::Json, nullable));
+        }
+        match shape(s) {
+            Shape::Struct => {
+                let name = self.type_names.claim(pascal(hint));
+                let def = self.struct_def(&name, s, ptr)?;
+                self.types.push(TypeDef::Struct(def));
+                let (_, had_null) = type_names(s);
+                return Ok((Ty::Named(name), nullable || had_null));
+            }
+            Shape::Enum => {
+                let name = self.type_names.claim(pascal(hint));
+                let def = enum_def(&name, s, ptr)?;
+                let (_, had_null) = type_names(s);
+                let null_value = s.enumeration.as_ref().is_some_and(|e| e.iter().any(Value::is_null));
+                self.types.push(TypeDef::Enum(def));
+                return Ok((Ty::Named(name), nullable || had_null || null_value));
+            }
+            Shape::Other => {}
+        }
+        let (names, had_null) = type_names(s);
+        nullable |= had_null;
+        let kind = match names.as_slice() {
+            [] if s.items.is_some() => "array",
+            [] if s.additional_properties.is_some() => "object",
+            [] => return Ok((Ty::Json, nullable)),
+            [one] => *one,
+            _ => return Ok((Ty::Json, nullable)),
+        };
+        let ty = match kind {
+            "string" => Ty::String,
+            "boolean" => Ty::Bool,
+            "integer" => match s.format.as_deref() {
+                Some("int32" | "int16" | "int8" | "uint8" | "uint16") => Ty::I32,
+                _ => Ty::I64,
+            },
+            "number" => match s.format.as_deref() {
+                Some("float") => Ty::F32,
+                _ => Ty::F64,
+            },
+            "array" => match &s.items {
+                Some(items) => {
+                    let (item, item_null) =
+                        self.ty(items, &push_pointer(ptr, "items"), &format!("{hint}Item"))?;
+                    if item_null && item != Ty::Json {
+                        // `Vec<Option<T>>` would be exact, but no spec we know needs it;
+                        // `Value` items keep every element instead of failing on `null`.
+                        Ty::Vec(Box::new(Ty::Json))
+                    } else {
+                        Ty::Vec(Box::new(item))
+                    }
+                }
+                None => Ty::Vec(Box::new(Ty::Json)),
+            },
+            "object" => match &s.additional_properties {
+                Some(AdditionalProperties::Schema(values)) => {
+                    let (value, value_null) = self.ty(
+                        values,
+                        &push_pointer(ptr, "additionalProperties"),
+                        &format!("{hint}Value"),
+                    )?;
+                    Ty::Map(Box::new(if value_null { Ty::Json } else { value }))
+                }
+                _ => Ty::Json,
+            },
+            "null" => Ty::Json,
+            other => {
+                return Err(Located::new(
+                    push_pointer(ptr, "type"),
+                    format!("unknown schema type `{other}`"),
+                ));
+            }
+        };
+        Ok((ty, nullable))
+    }
+
+    /// Collects the properties of an object schema, following `allOf` parts.
+    fn collect_properties<'s>(
+        &self,
+        s: &'s Schema,
+        ptr: &str,
+        props: &mut IndexMap<String, (&'s Schema, String)>,
+        required: &mut BTreeSet<String>,
+        depth: usize,
+    ) -> Result<(), Located>
+    where
+        'a: 's,
+    {
+        if depth > 32 {
+            return Err(Located::new(ptr, "allOf nests too deeply (a reference cycle?)"));
+        }
+        if let Some(r) = &s.reference {
+            let (target, target_ptr) = self.resolve(r, ptr)?;
+            return self.collect_properties(target, &target_ptr, props, required, depth + 1);
+        }
+        for (i, part) in s.all_of.iter().enumerate() {
+            let part_ptr = format!("{ptr}/allOf/{i}");
+            self.collect_properties(part, &part_ptr, props, required, depth + 1)?;
+        }
+        for (wire, prop) in &s.properties {
+            let prop_ptr = push_pointer(&push_pointer(ptr, "properties"), wire);
+            props.insert(wire.clone(), (prop, prop_ptr));
+        }
+        required.extend(s.required.iter().cloned());
+        Ok(())
+    }
+
+    /// A struct from an object schema.
+    fn struct_def(&mut self, name: &str, s: &Schema, ptr: &str) -> Result<StructDef, Located> {
+        let mut props = IndexMap::new();
+        let mut required = BTreeSet::new();
+        self.collect_properties(s, ptr, &mut props, &mut required, 0)?;
+        let mut field_names = Scope::default();
+        let mut fields = Vec::with_capacity(props.len());
+        for (wire, (prop, prop_ptr)) in &props {
+            let hint = format!("{name}{}", pascal(wire));
+            let (ty, nullable) = self.ty(prop, prop_ptr, &hint)?;
+            let target_doc = match &prop.reference {
+                Some(r) => self.resolve(r, prop_ptr)?.0.description.clone(),
+                None => None,
+            };
+            let doc = doc_of(prop, || {
+                target_doc
+                    .map(|d| d.trim().to_owned())
+                    .unwrap_or_else(|| format!("The `{wire}` field."))
+            });
+            fields.push(Field {
+                name: field_names.claim(snake(wire)),
+                wire: wire.clone(),
+                doc,
+                checks: self.checks(prop, &ty),
+                ty,
+                required: required.contains(wire),
+                nullable,
+                boxed: false,
+                secret: prop.secret,
+            });
+        }
+        let mut combined = Vec::new();
+        for (i, rule) in s.combined_max_length.iter().enumerate() {
+            let rule_ptr = format!("{ptr}/x-combined-max-length/{i}");
+            let max = rule.max.ok_or_else(|| {
+                Located::new(rule_ptr.clone(), "x-combined-max-length rule without `max`")
+            })?;
+            let unit = match rule.unit.as_deref() {
+                None => self.unit,
+                Some(u) => parse_unit(u).ok_or_else(|| {
+                    Located::new(format!("{rule_ptr}/unit"), format!("unknown length unit `{u}`"))
+                })?,
+            };
+            if rule.fields.len() < 2 {
+                return Err(Located::new(
+                    format!("{rule_ptr}/fields"),
+                    "x-combined-max-length needs at least two fields",
+                ));
+            }
+            let mut rule_fields = Vec::new();
+            for (j, wire) in rule.fields.iter().enumerate() {
+                let field = fields.iter().find(|f| &f.wire == wire).ok_or_else(|| {
+                    Located::new(
+                        format!("{rule_ptr}/fields/{j}"),
+                        format!("x-combined-max-length names `{wire}`, which is not a property"),
+                    )
+                })?;
+                if field.ty != Ty::String {
+                    return Err(Located::new(
+                        format!("{rule_ptr}/fields/{j}"),
+                        format!("x-combined-max-length names `{wire}`, which is not a string"),
+                    ));
+                }
+                rule_fields.push((field.name.clone(), wire.clone(), field.optional()));
+            }
+            combined.push(CombinedRule { fields: rule_fields, max, unit });
+        }
+        Ok(StructDef {
+            name: name.to_owned(),
+            doc: doc_of(s, || format!("The `{name}` object.")),
+            fields,
+            combined,
+            validates: false,
+        })
+    }
+
+    /// The validation keywords that apply to a value of type `ty`.
+    pub(super) fn checks(&self, s: &Schema, ty: &Ty) -> Checks {
+        let mut checks = Checks::default();
+        match ty {
+            Ty::String => {
+                checks.max_length = s.max_length;
+                checks.min_length = s.min_length.filter(|&n| n > 0);
+                checks.unit = Some(self.unit);
+            }
+            Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 => {
+                checks.minimum = s.minimum;
+                checks.maximum = s.maximum;
+            }
+            Ty::Vec(_) => {
+                checks.min_items = s.min_items.filter(|&n| n > 0);
+                checks.max_items = s.max_items;
+            }
+            _ => {}
+        }
+        checks
+    }
+}
+
+/// A string enum with a fallback variant.
+fn enum_def(name: &str, s: &Schema, ptr: &str) -> Result<EnumDef, Located> {
+    let values = s.enumeration.as_deref().unwrap_or_default();
+    let mut scope = Scope::default();
+    let mut variants = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (i, value) in values.iter().enumerate() {
+        let Some(wire) = value.as_str() else {
+            if value.is_null() {
+                continue;
+            }
+            return Err(Located::new(format!("{ptr}/enum/{i}"), "a string enum with a non-string value"));
+        };
+        if !seen.insert(wire) {
+            continue;
+        }
+        variants.push((scope.claim(pascal(wire)), wire.to_owned()));
+    }
+    let fallback = ["Unknown", "UnknownValue", "Unrecognized"]
+        .into_iter()
+        .find(|f| !scope.contains(f))
+        .map(str::to_owned)
+        .unwrap_or_else(|| scope.claim("Unknown".to_owned()));
+    Ok(EnumDef { name: name.to_owned(), doc: doc_of(s, || format!("The `{name}` values.")), variants, fallback })
+}
+
+/// Boxes struct fields that would otherwise make a type contain itself.
+pub(super) fn box_cycles(types: &mut [TypeDef]) {
+    let mut direct: HashMap<String, Vec<String>> = HashMap::new();
+    for t in types.iter() {
+        let deps = match t {
+            TypeDef::Struct(s) => s
+                .fields
+                .iter()
+                .filter_map(|f| match &f.ty {
+                    Ty::Named(n) => Some(n.clone()),
+                    _ => None,
+                })
+                .collect(),
+            TypeDef::Alias(AliasDef { ty: Ty::Named(n), .. }) => vec![n.clone()],
+            _ => Vec::new(),
+        };
+        direct.insert(t.name().to_owned(), deps);
+    }
+    let reaches = |from: &str, to: &str| {
+        let mut stack = vec![from.to_owned()];
+        let mut seen = BTreeSet::new();
+        while let Some(n) = stack.pop() {
+            if n == to {
+                return true;
+            }
+            if seen.insert(n.clone()) {
+                stack.extend(direct.get(&n).into_iter().flatten().cloned());
+            }
+        }
+        false
+    };
+    for t in types.iter_mut() {
+        if let TypeDef::Struct(s) = t {
+            for f in &mut s.fields {
+                if let Ty::Named(n) = &f.ty {
+                    f.boxed = reaches(n, &s.name);
+                }
+            }
+        }
+    }
+}
+
+/// Decides which structs get `validate()`: those with checks of their own or a field of
+/// a type that validates.
+pub(super) fn mark_validating(types: &mut [TypeDef]) {
+    let mut validating: BTreeSet<String> = BTreeSet::new();
+    loop {
+        let mut changed = false;
+        for t in types.iter() {
+            let TypeDef::Struct(s) = t else { continue };
+            if validating.contains(&s.name) {
+                continue;
+            }
+            let own = !s.combined.is_empty() || s.fields.iter().any(|f| !f.checks.is_empty());
+            let nested = s.fields.iter().any(|f| inner_named(&f.ty).is_some_and(|n| validating.contains(n)));
+            if own || nested {
+                validating.insert(s.name.clone());
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for t in types.iter_mut() {
+        if let TypeDef::Struct(s) = t {
+            s.validates = validating.contains(&s.name);
+        }
+    }
+}
+
+/// The model a field holds directly or as list items.
+pub(crate) fn inner_named(ty: &Ty) -> Option<&str> {
+    match ty {
+        Ty::Named(n) => Some(n),
+        Ty::Vec(inner) => inner_named(inner),
+        _ => None,
+    }
+}

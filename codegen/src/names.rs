@@ -1,0 +1,172 @@
+//! Turning wire names into Rust identifiers.
+//!
+//! Wire names come from other languages' conventions (`userId`, `o-auth-token`,
+//! `POAContact`, `5min`), so every identifier the generator prints passes through here:
+//! one place decides case, keyword escapes and de-duplication, and the emitters never
+//! invent names of their own.
+
+use std::collections::HashSet;
+
+/// Words Rust reserves (strict and reserved keywords of every edition up to 2024).
+const KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
+    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
+    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub",
+    "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "try",
+    "type", "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
+/// Splits a wire name into words at separators and at case changes.
+///
+/// `streetAddress1` gives `street`, `Address1` (digits stay with the word before them, so
+/// the snake form is `street_address1`), `POAContact` gives `POA`, `Contact`, and
+/// `o-auth-token` gives `o`, `auth`, `token`.
+fn words(name: &str) -> Vec<String> {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_ascii_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            continue;
+        }
+        if c.is_ascii_uppercase() && !cur.is_empty() {
+            let prev = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            let boundary = prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && next_lower);
+            if boundary {
+                out.push(std::mem::take(&mut cur));
+            }
+        }
+        cur.push(c);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// `snake_case` form of a wire name, escaped so that it is a valid Rust identifier.
+pub fn snake(name: &str) -> String {
+    let joined = words(name)
+        .iter()
+        .map(|w| w.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join("_");
+    escape(if joined.is_empty() { "value".to_owned() } else { joined })
+}
+
+/// `PascalCase` form of a wire name; a name that already is `PascalCase` (`OAuthToken`)
+/// keeps its spelling. Fully upper-case words of more than one letter become title case
+/// (`CME` gives `Cme`) because clippy's `upper_case_acronyms` rejects them as type names.
+pub fn pascal(name: &str) -> String {
+    let ws = words(name);
+    let is_upper = |w: &String| {
+        w.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            && w.chars().filter(|c| c.is_ascii_uppercase()).count() > 1
+    };
+    let all_upper = ws.iter().all(is_upper);
+    let mut out = String::new();
+    for w in &ws {
+        let mut cs = w.chars();
+        if let Some(first) = cs.next() {
+            out.push(first.to_ascii_uppercase());
+            let rest: String = cs.collect();
+            if all_upper {
+                out.push_str(&rest.to_ascii_lowercase());
+            } else {
+                out.push_str(&rest);
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push_str("Value");
+    }
+    escape(out)
+}
+
+/// Makes a name a valid, non-keyword identifier: a leading digit gets a prefix and a
+/// keyword gets a trailing underscore (raw identifiers cannot spell `self` or `crate`).
+fn escape(mut s: String) -> String {
+    if s.starts_with(|c: char| c.is_ascii_digit()) {
+        let prefix = if s.chars().any(|c| c.is_ascii_uppercase()) { "V" } else { "v" };
+        s.insert_str(0, prefix);
+    }
+    if KEYWORDS.contains(&s.as_str()) {
+        s.push('_');
+    }
+    s
+}
+
+/// Hands out unique names within one scope (a module's types, a struct's fields, a
+/// method's arguments): a second `foo` becomes `foo2`, a third `foo3`.
+#[derive(Debug, Default)]
+pub struct Scope {
+    taken: HashSet<String>,
+}
+
+impl Scope {
+    /// Reserves `name`, or the first free numbered variant of it, and returns it.
+    pub fn claim(&mut self, name: String) -> String {
+        if self.taken.insert(name.clone()) {
+            return name;
+        }
+        (2..)
+            .map(|n| format!("{name}{n}"))
+            .find(|candidate| !self.taken.contains(candidate))
+            .map(|free| {
+                self.taken.insert(free.clone());
+                free
+            })
+            .unwrap_or(name)
+    }
+
+    /// Whether `name` is already taken.
+    pub fn contains(&self, name: &str) -> bool {
+        self.taken.contains(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snake_follows_the_contract() {
+        assert_eq!(snake("userId"), "user_id");
+        assert_eq!(snake("streetAddress1"), "street_address1");
+        assert_eq!(snake("httpAuth"), "http_auth");
+        assert_eq!(snake("grant_type"), "grant_type");
+        assert_eq!(snake("o-auth-token"), "o_auth_token");
+        assert_eq!(snake("exchangeToken"), "exchange_token");
+        assert_eq!(snake("amountSOD"), "amount_sod");
+        assert_eq!(snake("oso1Id"), "oso1_id");
+        assert_eq!(snake("type"), "type_");
+        assert_eq!(snake("self"), "self_");
+        assert_eq!(snake("1st"), "v1st");
+        assert_eq!(snake("-"), "value");
+    }
+
+    #[test]
+    fn pascal_keeps_pascal_names() {
+        assert_eq!(pascal("OAuthToken"), "OAuthToken");
+        assert_eq!(pascal("POAContact"), "POAContact");
+        assert_eq!(pascal("invalid_grant"), "InvalidGrant");
+        assert_eq!(pascal("o-auth-token"), "OAuthToken");
+        assert_eq!(pascal("CME"), "Cme");
+        assert_eq!(pascal("5min"), "V5min");
+        assert_eq!(pascal("Self"), "Self_");
+    }
+
+    #[test]
+    fn scope_numbers_duplicates() {
+        let mut s = Scope::default();
+        assert_eq!(s.claim("a".into()), "a");
+        assert_eq!(s.claim("a".into()), "a2");
+        assert_eq!(s.claim("a".into()), "a3");
+    }
+}

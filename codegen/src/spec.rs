@@ -1,0 +1,316 @@
+//! The subset of the OpenAPI 3.0/3.1 object model the generator reads, as serde types.
+//!
+//! Almost every field is optional here even where OpenAPI requires it: the lowering step
+//! reports a missing field with its JSON pointer, which is far more useful than serde's
+//! "missing field" without a place. Unknown keys (examples, vendor extensions the generator
+//! does not use) are ignored.
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The document root.
+#[derive(Debug, Deserialize)]
+pub struct OpenApi {
+    /// `3.0.x` or `3.1.x`.
+    pub openapi: Option<String>,
+    /// Swagger 2.0 documents carry this instead of `openapi`.
+    pub swagger: Option<Value>,
+    /// Title, version and description.
+    #[serde(default)]
+    pub info: Info,
+    /// Operations by path.
+    #[serde(default)]
+    pub paths: IndexMap<String, PathItem>,
+    /// Reusable objects.
+    #[serde(default)]
+    pub components: Components,
+    /// Security requirements in force where an operation names none.
+    pub security: Option<Vec<IndexMap<String, Vec<String>>>>,
+    /// Unit of `maxLength`/`minLength` (`x-length-unit`): `unicode-scalar` (default),
+    /// `utf-16` or `byte`.
+    #[serde(rename = "x-length-unit")]
+    pub length_unit: Option<String>,
+}
+
+/// The `info` object.
+#[derive(Debug, Default, Deserialize)]
+pub struct Info {
+    /// API title.
+    pub title: Option<String>,
+    /// API version.
+    pub version: Option<String>,
+    /// 3.1's one-line summary.
+    pub summary: Option<String>,
+    /// Longer description (Markdown).
+    pub description: Option<String>,
+}
+
+/// A path item: operations per method plus parameters shared by them.
+#[derive(Debug, Default, Deserialize)]
+pub struct PathItem {
+    /// A `$ref` path item, which the generator does not follow.
+    #[serde(rename = "$ref")]
+    pub reference: Option<String>,
+    /// Parameters of every operation of the path.
+    #[serde(default)]
+    pub parameters: Vec<Parameter>,
+    /// GET.
+    pub get: Option<Operation>,
+    /// PUT.
+    pub put: Option<Operation>,
+    /// POST.
+    pub post: Option<Operation>,
+    /// DELETE.
+    pub delete: Option<Operation>,
+    /// OPTIONS.
+    pub options: Option<Operation>,
+    /// HEAD.
+    pub head: Option<Operation>,
+    /// PATCH.
+    pub patch: Option<Operation>,
+    /// TRACE.
+    pub trace: Option<Operation>,
+}
+
+impl PathItem {
+    /// The operations present, in a fixed method order, with their lower-case method name.
+    pub fn operations(&self) -> Vec<(&'static str, &Operation)> {
+        [
+            ("get", &self.get),
+            ("put", &self.put),
+            ("post", &self.post),
+            ("delete", &self.delete),
+            ("options", &self.options),
+            ("head", &self.head),
+            ("patch", &self.patch),
+            ("trace", &self.trace),
+        ]
+        .into_iter()
+        .filter_map(|(m, op)| op.as_ref().map(|op| (m, op)))
+        .collect()
+    }
+}
+
+/// An operation.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Operation {
+    /// Becomes the method name.
+    pub operation_id: Option<String>,
+    /// First line of the method's rustdoc.
+    pub summary: Option<String>,
+    /// Rest of the method's rustdoc.
+    pub description: Option<String>,
+    /// Operation parameters (override path-level ones of the same name and location).
+    #[serde(default)]
+    pub parameters: Vec<Parameter>,
+    /// The request body.
+    pub request_body: Option<RequestBody>,
+    /// Responses by status code (`200`, `4XX`, `default`).
+    #[serde(default)]
+    pub responses: IndexMap<String, Response>,
+    /// Security requirements; `[]` means none.
+    pub security: Option<Vec<IndexMap<String, Vec<String>>>>,
+    /// Deprecated operations get `#[deprecated]`.
+    #[serde(default)]
+    pub deprecated: bool,
+}
+
+/// A parameter (or a `$ref` to one).
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Parameter {
+    /// Reference to `#/components/parameters/...`.
+    #[serde(rename = "$ref")]
+    pub reference: Option<String>,
+    /// Wire name.
+    pub name: Option<String>,
+    /// `query`, `path`, `header` or `cookie`.
+    #[serde(rename = "in")]
+    pub location: Option<String>,
+    /// Rustdoc of the argument.
+    pub description: Option<String>,
+    /// Whether the argument is mandatory.
+    #[serde(default)]
+    pub required: bool,
+    /// The value's schema.
+    pub schema: Option<Schema>,
+    /// `content` instead of `schema` (not supported).
+    pub content: Option<Value>,
+    /// Serialization style (`form`, `simple`, `spaceDelimited`, `pipeDelimited`, ...).
+    pub style: Option<String>,
+    /// Whether arrays repeat the name (`a=1&a=2`) or join the values (`a=1,2`).
+    pub explode: Option<bool>,
+    /// Deprecated parameters are documented as such.
+    #[serde(default)]
+    pub deprecated: bool,
+}
+
+/// A request body (or a `$ref` to one).
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct RequestBody {
+    /// Reference to `#/components/requestBodies/...`.
+    #[serde(rename = "$ref")]
+    pub reference: Option<String>,
+    /// Rustdoc of the argument.
+    pub description: Option<String>,
+    /// Media types and their schemas.
+    #[serde(default)]
+    pub content: IndexMap<String, MediaType>,
+    /// Whether the body is mandatory.
+    #[serde(default)]
+    pub required: bool,
+}
+
+/// A response (or a `$ref` to one).
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct Response {
+    /// Reference to `#/components/responses/...`.
+    #[serde(rename = "$ref")]
+    pub reference: Option<String>,
+    /// What the response means.
+    pub description: Option<String>,
+    /// Media types and their schemas.
+    #[serde(default)]
+    pub content: IndexMap<String, MediaType>,
+}
+
+/// One media type of a body.
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct MediaType {
+    /// The body's schema.
+    pub schema: Option<Schema>,
+}
+
+/// `components`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Components {
+    /// Named schemas: each becomes a type.
+    #[serde(default)]
+    pub schemas: IndexMap<String, Schema>,
+    /// Named responses.
+    #[serde(default)]
+    pub responses: IndexMap<String, Response>,
+    /// Named parameters.
+    #[serde(default)]
+    pub parameters: IndexMap<String, Parameter>,
+    /// Named request bodies.
+    #[serde(default)]
+    pub request_bodies: IndexMap<String, RequestBody>,
+    /// Named security schemes.
+    #[serde(default)]
+    pub security_schemes: IndexMap<String, SecurityScheme>,
+}
+
+/// A security scheme.
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct SecurityScheme {
+    /// `http`, `apiKey`, `oauth2`, `openIdConnect`, `mutualTLS`.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// For `http`: `bearer`, `basic`, ...
+    pub scheme: Option<String>,
+}
+
+/// `type`: one name (3.0 and 3.1) or a list of names (3.1, e.g. `[string, "null"]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum SchemaType {
+    /// `type: string`.
+    One(String),
+    /// `type: [string, "null"]`.
+    Many(Vec<String>),
+}
+
+/// `additionalProperties`: a flag or a schema.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum AdditionalProperties {
+    /// `true` / `false`.
+    Flag(bool),
+    /// The schema of every extra value.
+    Schema(Box<Schema>),
+}
+
+/// A schema object (or a `$ref`, which may have siblings in 3.1).
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Schema {
+    /// Reference to `#/components/schemas/...`.
+    #[serde(rename = "$ref")]
+    pub reference: Option<String>,
+    /// The JSON type(s).
+    #[serde(rename = "type")]
+    pub kind: Option<SchemaType>,
+    /// `int32`, `int64`, `double`, `date-time`, ...
+    pub format: Option<String>,
+    /// 3.0's way to allow `null`.
+    #[serde(default)]
+    pub nullable: bool,
+    /// Short name; used as rustdoc when there is no description.
+    pub title: Option<String>,
+    /// Rustdoc.
+    pub description: Option<String>,
+    /// Object properties, in spec order.
+    #[serde(default)]
+    pub properties: IndexMap<String, Schema>,
+    /// Names of the required properties.
+    #[serde(default)]
+    pub required: Vec<String>,
+    /// Array items.
+    pub items: Option<Box<Schema>>,
+    /// Map values.
+    pub additional_properties: Option<AdditionalProperties>,
+    /// Allowed values.
+    #[serde(rename = "enum")]
+    pub enumeration: Option<Vec<Value>>,
+    /// A single allowed value.
+    #[serde(rename = "const")]
+    pub constant: Option<Value>,
+    /// Composition: all of.
+    #[serde(default)]
+    pub all_of: Vec<Schema>,
+    /// Composition: one of.
+    #[serde(default)]
+    pub one_of: Vec<Schema>,
+    /// Composition: any of.
+    #[serde(default)]
+    pub any_of: Vec<Schema>,
+    /// Longest allowed string.
+    pub max_length: Option<u64>,
+    /// Shortest allowed string.
+    pub min_length: Option<u64>,
+    /// Smallest allowed number.
+    pub minimum: Option<f64>,
+    /// Largest allowed number.
+    pub maximum: Option<f64>,
+    /// Fewest allowed array items.
+    pub min_items: Option<u64>,
+    /// Most allowed array items.
+    pub max_items: Option<u64>,
+    /// Deprecated schemas and properties are documented as such.
+    #[serde(default)]
+    pub deprecated: bool,
+    /// `x-secret: true`: the value is a credential and never shows in `Debug`.
+    #[serde(default, rename = "x-secret")]
+    pub secret: bool,
+    /// `x-combined-max-length`: a length limit on the sum of several string fields.
+    #[serde(default, rename = "x-combined-max-length")]
+    pub combined_max_length: Vec<CombinedMaxLength>,
+}
+
+/// One `x-combined-max-length` rule.
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct CombinedMaxLength {
+    /// Wire names of the fields whose lengths add up.
+    #[serde(default)]
+    pub fields: Vec<String>,
+    /// The largest allowed sum.
+    pub max: Option<u64>,
+    /// Length unit; defaults to the document's `x-length-unit`.
+    pub unit: Option<String>,
+    /// Rustdoc of the rule.
+    pub description: Option<String>,
+}
