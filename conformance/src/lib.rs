@@ -1,1 +1,383 @@
-//! Conformance.
+//! The conformance harness: replays spec-derived checks and contract cases against any
+//! implementation of the trading platform's six operations and gives a verdict CI can gate
+//! on (exit 0 / 1 / 2).
+//!
+//! Data flows one way: spec and contract files → cases ([`plan`], [`contracts`]) →
+//! requests ([`request`]) → answers ([`transport`]) → verdicts ([`checks`]) → reports
+//! ([`report`]). The harness knows the API only through `spec/openapi.yaml` (its schemas,
+//! responses and `x-` rules) and the contract files; with no `--base-url` it starts the
+//! reference server in-process and runs against it.
+
+pub mod auth;
+pub mod case;
+pub mod checks;
+pub mod cli;
+pub mod contracts;
+pub mod embedded;
+pub mod error;
+pub mod fixtures;
+pub mod outcome;
+pub mod plan;
+pub mod replay;
+pub mod report;
+pub mod request;
+pub mod runner;
+pub mod schema;
+pub mod spec;
+pub mod transport;
+pub mod vars;
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+pub use cli::Args;
+pub use error::HarnessError;
+
+use auth::{CodeSource, OAuth, OAuthClient};
+use contracts::Contracts;
+use fixtures::Fixtures;
+use outcome::{CheckResult, Totals};
+use request::Secrets;
+use runner::{CaseReport, Context, Exchange};
+use schema::Validators;
+use spec::{Rule, Spec};
+use transport::Transport;
+use vars::Vars;
+
+/// The fixtures used against the embedded reference server: what its data set holds.
+const REFERENCE_FIXTURES: &str = include_str!("reference_fixtures.yaml");
+
+/// The checks every answer gets.
+pub const GENERIC_CHECKS: &[&str] = &[
+    "not_a_server_error",
+    "status_code_conformance",
+    "content_type_conformance",
+    "response_schema_conformance",
+];
+
+/// What a run produced.
+pub struct Outcome {
+    /// 0 no failure, 1 a failure, 2 the run could not be carried out.
+    pub exit_code: u8,
+    /// Every result in case order.
+    pub results: Vec<CheckResult>,
+    /// Every exchange in case order.
+    pub exchanges: Vec<Exchange>,
+    /// The target's base URL.
+    pub base_url: String,
+    /// The end-of-run terminal text (ends with `N passed, N failed, N skipped`).
+    pub summary: String,
+}
+
+impl Outcome {
+    /// Counts of the results.
+    pub fn totals(&self, strict: bool) -> Totals {
+        Totals::of(&self.results, strict)
+    }
+}
+
+/// Runs the harness as the command line asks and returns the process exit code.
+/// Errors that stop the run print one line and give 2.
+pub fn main_with(args: Args) -> u8 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return 2;
+        }
+    };
+    let outcome = runtime.block_on(execute(&args, embedded::ServerConfig::default()));
+    match outcome {
+        Ok(o) => {
+            println!("{}", o.summary);
+            o.exit_code
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            2
+        }
+    }
+}
+
+/// Runs against `args.base_url`, or against a reference server started with `server`
+/// when no URL is given (tests pass faults this way), and writes the requested reports.
+pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outcome, HarnessError> {
+    let spec = Spec::load(&args.spec)?;
+    let validators = Validators::compile(&spec).map_err(HarnessError::Spec)?;
+    let contracts = Contracts::load_dir(&args.contracts, &spec)?;
+    check_filters(args, &spec, &contracts)?;
+    if args.workers == 0 || args.workers > 256 {
+        return Err(HarnessError::Config(
+            "--workers must be between 1 and 256".into(),
+        ));
+    }
+    let embedded = match &args.base_url {
+        Some(_) => None,
+        None => Some(
+            embedded::Embedded::spawn(server)
+                .await
+                .map_err(HarnessError::Io)?,
+        ),
+    };
+    let base_url = match (&args.base_url, &embedded) {
+        (Some(u), _) => {
+            reqwest::Url::parse(u)
+                .map_err(|e| HarnessError::Config(format!("--base-url {u}: {e}")))?;
+            u.trim_end_matches('/').to_string()
+        }
+        (None, Some(s)) => s.base_url(),
+        (None, None) => unreachable!("a server is spawned when no URL is given"),
+    };
+    let fixtures = match (&args.fixtures, &embedded) {
+        (Some(p), _) => Fixtures::load(p)?,
+        (None, Some(_)) => Fixtures::parse(REFERENCE_FIXTURES).map_err(HarnessError::Config)?,
+        (None, None) => Fixtures::default(),
+    };
+    let transport = Transport::new(args.timeout).map_err(HarnessError::Io)?;
+    let mut secrets = Secrets::new(spec.secret_fields.clone());
+
+    let client = match (
+        &fixtures.client_id,
+        &fixtures.client_secret,
+        &fixtures.redirect_uri,
+        &embedded,
+    ) {
+        (Some(id), Some(secret), Some(redirect), _) => Some(OAuthClient {
+            client_id: id.clone(),
+            client_secret: secret.clone(),
+            redirect_uri: redirect.clone(),
+        }),
+        (_, _, _, Some(s)) => {
+            let d = s.demo_client();
+            Some(OAuthClient {
+                client_id: d.client_id,
+                client_secret: d.client_secret,
+                redirect_uri: d.redirect_uri,
+            })
+        }
+        _ => None,
+    };
+    let codes = match (&fixtures.authorize_url, &fixtures.code, &embedded) {
+        (Some(url), _, _) => CodeSource::Authorize { url: url.clone() },
+        (None, Some(code), _) => CodeSource::Fixed(Mutex::new(Some(code.clone()))),
+        (None, None, Some(s)) => CodeSource::Authorize {
+            url: format!("{}/oauth/authorize", s.origin()),
+        },
+        (None, None, None) => CodeSource::Unavailable,
+    };
+    let oauth = OAuth {
+        client: client.clone(),
+        codes,
+    };
+    let token = match (&args.token, &embedded) {
+        (Some(t), _) => Some(t.clone()),
+        (None, Some(s)) => Some(s.issue_token()),
+        (None, None) if client.is_some() => {
+            match oauth.obtain_token(&spec, &base_url, &transport).await {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    eprintln!(
+                        "warning: could not obtain a token with the OAuth fixtures ({e}); secured checks will be skipped"
+                    );
+                    None
+                }
+            }
+        }
+        (None, None) => None,
+    };
+    if let Some(t) = &token {
+        secrets.add(t, "$TOKEN");
+    }
+    let mut vars = Vars::default();
+    for (k, v) in &contracts.vars {
+        vars.set(k.clone(), v.clone());
+    }
+    for (k, v) in &fixtures.vars {
+        vars.set(k.clone(), v.clone());
+    }
+    if let Some(c) = &client {
+        secrets.add(&c.client_secret, "$CLIENT_SECRET");
+        vars.set("oauth.client_id", Value::String(c.client_id.clone()));
+        vars.set(
+            "oauth.client_secret",
+            Value::String(c.client_secret.clone()),
+        );
+        vars.set("oauth.redirect_uri", Value::String(c.redirect_uri.clone()));
+    }
+    let ctx = Arc::new(Context::new(
+        spec,
+        validators,
+        transport,
+        base_url.clone(),
+        token,
+        secrets,
+        oauth,
+    ));
+
+    let (results, exchanges) = if let Some(path) = &args.replay {
+        let recorded = replay::load(path)?;
+        (
+            replay::replay(
+                &recorded,
+                &ctx.base_url,
+                ctx.token.as_deref(),
+                &ctx.transport,
+                &ctx.secrets,
+            )
+            .await,
+            Vec::new(),
+        )
+    } else {
+        run_all(args, &ctx, &contracts, fixtures.allow_writes, vars).await
+    };
+    let results: Vec<CheckResult> = if args.check.is_empty() {
+        results
+    } else {
+        results
+            .into_iter()
+            .filter(|r| args.check.contains(&r.check))
+            .collect()
+    };
+    let totals = Totals::of(&results, args.strict);
+    let exit_code = u8::from(totals.failed > 0);
+    let summary = report::terminal::render(&results, args.strict);
+    if let Some(p) = &args.junit {
+        let xml = report::junit::render(&results, args.strict).map_err(HarnessError::Io)?;
+        write(p, &xml)?;
+    }
+    if let Some(p) = &args.json {
+        write(
+            p,
+            &report::json::render(&base_url, args.seed, args.strict, exit_code, &results),
+        )?;
+    }
+    if let Some(p) = &args.record {
+        write(
+            p,
+            &serde_json::to_string_pretty(&exchanges).unwrap_or_default(),
+        )?;
+    }
+    if let Some(s) = embedded {
+        s.shutdown().await;
+    }
+    Ok(Outcome {
+        exit_code,
+        results,
+        exchanges,
+        base_url,
+        summary,
+    })
+}
+
+async fn run_all(
+    args: &Args,
+    ctx: &Arc<Context>,
+    contracts: &Contracts,
+    allow_writes: bool,
+    mut vars: Vars,
+) -> (Vec<CheckResult>, Vec<Exchange>) {
+    let discovery = runner::discover(ctx, &contracts.discover, &mut vars).await;
+    let mut cases = plan::derive(
+        &ctx.spec,
+        contracts,
+        plan::PlanOptions {
+            seed: args.seed,
+            allow_writes,
+        },
+    );
+    let mut explicit = contracts.cases.clone();
+    for c in &mut explicit {
+        let writes = c.steps.iter().any(|s| {
+            ctx.spec
+                .operation(&s.request.op)
+                .is_some_and(|o| o.writes())
+        });
+        if writes && !allow_writes {
+            c.skip = Some(format!(
+                "{} changes the target's state: set `allow_writes: true` in --fixtures to test it",
+                c.operation
+            ));
+        }
+    }
+    cases.extend(explicit);
+    let response_level: BTreeSet<String> = response_checks(&ctx.spec);
+    let every_case = args.check.is_empty() || args.check.iter().any(|c| response_level.contains(c));
+    cases.retain(|c| {
+        (args.operation.is_empty() || args.operation.contains(&c.operation))
+            && (every_case || args.check.contains(&c.check))
+    });
+    let progress = report::terminal::Progress::new(cases.len(), args.strict, args.quiet);
+    let reports: Vec<CaseReport> = runner::run_cases(ctx.clone(), cases, vars, args.workers, |r| {
+        progress.case_done(&r.results)
+    })
+    .await;
+    progress.finish();
+    let mut results = discovery.results;
+    let mut exchanges = discovery.exchanges;
+    for r in reports {
+        results.extend(r.results);
+        exchanges.extend(r.exchanges);
+    }
+    (results, exchanges)
+}
+
+/// Checks judged on every answer (generic ones and the spec's rules), as opposed to
+/// checks that name a kind of case.
+fn response_checks(spec: &Spec) -> BTreeSet<String> {
+    let mut s: BTreeSet<String> = GENERIC_CHECKS.iter().map(|c| c.to_string()).collect();
+    for op in &spec.operations {
+        for r in &op.rules {
+            if !matches!(r, Rule::Unordered {}) {
+                s.insert(r.check_name().to_string());
+            }
+        }
+    }
+    s
+}
+
+fn check_filters(args: &Args, spec: &Spec, contracts: &Contracts) -> Result<(), HarnessError> {
+    for op in &args.operation {
+        if spec.operation(op).is_none() {
+            let known: Vec<&str> = spec.operations.iter().map(|o| o.id.as_str()).collect();
+            return Err(HarnessError::Config(format!(
+                "--operation {op}: no such operation; known: {}",
+                known.join(", ")
+            )));
+        }
+    }
+    let mut known = response_checks(spec);
+    for c in plan::derive(
+        spec,
+        contracts,
+        plan::PlanOptions {
+            seed: 0,
+            allow_writes: true,
+        },
+    )
+    .iter()
+    .chain(&contracts.cases)
+    {
+        known.insert(c.check.clone());
+    }
+    known.insert(replay::CHECK.into());
+    known.insert("discovery".into());
+    for c in &args.check {
+        if !known.contains(c) {
+            return Err(HarnessError::Config(format!(
+                "--check {c}: no such check; known: {}",
+                known.into_iter().collect::<Vec<_>>().join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn write(path: &std::path::Path, text: &str) -> Result<(), HarnessError> {
+    std::fs::write(path, text)
+        .map_err(|e| HarnessError::Io(format!("cannot write {}: {e}", path.display())))
+}

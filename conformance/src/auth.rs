@@ -1,0 +1,164 @@
+//! Credentials for the run: a bearer token given on the command line, or one obtained with
+//! an OAuth client and an authorization code, or, against a server that offers the
+//! authorization step (the reference server's `/oauth/authorize`), codes the harness
+//! fetches itself. Codes are single-use, so a fixed code from the fixtures serves once.
+
+use std::sync::Mutex;
+
+use reqwest::Url;
+use serde_json::{Value, json};
+
+use crate::spec::Spec;
+use crate::transport::{Request, Transport};
+
+/// An OAuth client registered with the target.
+#[derive(Clone)]
+pub struct OAuthClient {
+    /// Client id.
+    pub client_id: String,
+    /// Client secret (never printed).
+    pub client_secret: String,
+    /// Redirect URI the client registered.
+    pub redirect_uri: String,
+}
+
+impl std::fmt::Debug for OAuthClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthClient")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"<redacted>")
+            .field("redirect_uri", &self.redirect_uri)
+            .finish()
+    }
+}
+
+/// Where authorization codes come from.
+pub enum CodeSource {
+    /// The target's authorization endpoint, which approves the client by itself.
+    Authorize {
+        /// Full URL of the authorization endpoint.
+        url: String,
+    },
+    /// One code from the fixtures; taken by the first use.
+    Fixed(Mutex<Option<String>>),
+    /// None available.
+    Unavailable,
+}
+
+/// The OAuth side of the run.
+pub struct OAuth {
+    /// The client, when known.
+    pub client: Option<OAuthClient>,
+    /// Where codes come from.
+    pub codes: CodeSource,
+}
+
+impl OAuth {
+    /// Gets a code for the client, or says why none is available.
+    pub async fn fresh_code(&self, transport: &Transport) -> Result<String, String> {
+        let client = self
+            .client
+            .as_ref()
+            .ok_or("no OAuth client: give oauth.client_id, oauth.client_secret and oauth.redirect_uri in --fixtures")?;
+        match &self.codes {
+            CodeSource::Unavailable => Err(
+                "no authorization code: give oauth.code or oauth.authorize_url in --fixtures"
+                    .into(),
+            ),
+            CodeSource::Fixed(slot) => slot
+                .lock()
+                .map_err(|_| "code store poisoned".to_string())?
+                .take()
+                .ok_or_else(|| {
+                    "the fixtures' authorization code is single-use and was already used".into()
+                }),
+            CodeSource::Authorize { url } => {
+                let mut u = Url::parse(url).map_err(|e| format!("authorize URL: {e}"))?;
+                u.query_pairs_mut()
+                    .append_pair("response_type", "code")
+                    .append_pair("client_id", &client.client_id)
+                    .append_pair("redirect_uri", &client.redirect_uri)
+                    .append_pair("state", "conformance");
+                let req = Request {
+                    method: reqwest::Method::GET,
+                    url: u,
+                    headers: Vec::new(),
+                    body: None,
+                };
+                let resp = transport
+                    .send(&req)
+                    .await
+                    .map_err(|e| format!("authorization step: {e}"))?;
+                let location = resp.header("location").ok_or_else(|| {
+                    format!(
+                        "authorization step answered {} without a redirect",
+                        resp.status
+                    )
+                })?;
+                let target = Url::parse(location)
+                    .or_else(|_| Url::parse(url).and_then(|b| b.join(location)))
+                    .map_err(|e| format!("authorization redirect: {e}"))?;
+                target
+                    .query_pairs()
+                    .find(|(k, _)| k == "code")
+                    .map(|(_, v)| v.into_owned())
+                    .ok_or_else(|| "authorization redirect carries no code".into())
+            }
+        }
+    }
+
+    /// Exchanges a fresh code for an access token through the spec's token operation.
+    pub async fn obtain_token(
+        &self,
+        spec: &Spec,
+        base_url: &str,
+        transport: &Transport,
+    ) -> Result<String, String> {
+        let op = token_operation(spec).ok_or("the spec has no token operation")?;
+        let client = self.client.as_ref().ok_or("no OAuth client")?;
+        let code = self.fresh_code(transport).await?;
+        let body = json!({
+            "grant_type": "authorization_code",
+            "code": code,
+            "client_id": client.client_id,
+            "client_secret": client.client_secret,
+            "redirect_uri": client.redirect_uri,
+        });
+        let req = Request {
+            method: reqwest::Method::POST,
+            url: Url::parse(&format!("{}{}", base_url.trim_end_matches('/'), op.path))
+                .map_err(|e| e.to_string())?,
+            headers: Vec::new(),
+            body: Some((
+                "application/json".into(),
+                serde_json::to_vec(&body).unwrap_or_default(),
+            )),
+        };
+        let resp = transport
+            .send(&req)
+            .await
+            .map_err(|e| format!("token exchange: {e}"))?;
+        resp.json
+            .as_ref()
+            .and_then(|j| j.get("access_token"))
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+            .map(String::from)
+            .ok_or_else(|| {
+                format!(
+                    "token exchange answered {} without an access_token",
+                    resp.status
+                )
+            })
+    }
+}
+
+/// The OAuth token operation: the unsecured operation whose body takes `grant_type`.
+pub fn token_operation(spec: &Spec) -> Option<&crate::spec::Operation> {
+    spec.operations.iter().find(|o| {
+        !o.secured
+            && o.body
+                .as_ref()
+                .is_some_and(|b| b.properties().iter().any(|(n, _)| n == "grant_type"))
+    })
+}

@@ -1,0 +1,141 @@
+//! The unit of work: a case is one or more requests (steps), each with what the answer must
+//! look like. Derived cases and contract-file cases share this shape, so the runner and the
+//! reports do not care where a case came from.
+
+use serde_json::Value;
+
+use crate::spec::{Level, RejectionShape};
+
+/// What `Authorization` header a request carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthMode {
+    /// The run's bearer token.
+    Token,
+    /// No header at all.
+    Missing,
+    /// A header that is not `Bearer <token>`.
+    Malformed,
+    /// A well-formed bearer header with a token the target never issued.
+    Unknown,
+}
+
+/// A request body before variables are substituted.
+#[derive(Debug, Clone)]
+pub enum BodyTemplate {
+    /// A JSON document, sent as `application/json`.
+    Json(Value),
+    /// Bytes sent as they are, for malformed-body cases.
+    Raw {
+        /// The `Content-Type` header.
+        content_type: String,
+        /// The body.
+        text: String,
+    },
+}
+
+/// A request before variables are substituted.
+#[derive(Debug, Clone)]
+pub struct RequestTemplate {
+    /// `operationId`.
+    pub op: String,
+    /// Query parameters in order; values may hold `${var}`.
+    pub params: Vec<(String, Value)>,
+    /// Body, if any.
+    pub body: Option<BodyTemplate>,
+    /// Which credentials to send.
+    pub auth: AuthMode,
+    /// Force the list encoding (`explode`) of array parameters.
+    pub explode: Option<bool>,
+}
+
+/// What the answer to a step must be.
+#[derive(Debug, Clone)]
+pub enum Expect {
+    /// 2xx, and no business error reported in the body.
+    Success,
+    /// Not a success; the spec's decisions may fix a status and body at their own level.
+    Rejected {
+        /// The status the decisions fix, with its level.
+        status: Option<(u16, Level)>,
+        /// Body fields the decisions fix, with their level.
+        body: Option<(Value, Level)>,
+    },
+    /// A business-rule rejection with the spec's answer shape.
+    BusinessRejected(RejectionShape),
+    /// Exactly this status (a contract file's choice), at the case level.
+    Status(u16),
+    /// Anything (discovery); rules still apply to what comes back.
+    Observe,
+}
+
+/// A check on a JSON answer written in a contract file.
+#[derive(Debug, Clone)]
+pub struct Assertion {
+    /// JSON Pointer into the answer (`""` is the whole body).
+    pub pointer: String,
+    /// What must hold there.
+    pub kind: AssertKind,
+}
+
+/// The kinds of contract-file assertions.
+#[derive(Debug, Clone)]
+pub enum AssertKind {
+    /// Equal to a value (variables allowed).
+    Equals(Value),
+    /// Present and not `""`, `[]`, `{}` or null.
+    NonEmpty,
+    /// Absent (or null).
+    Absent,
+    /// An object equal to `value` except for the listed fields.
+    SameExcept {
+        /// The value to compare with.
+        value: Value,
+        /// Fields allowed to differ.
+        except: Vec<String>,
+    },
+    /// An array in which each of `values` appears as some item's `field`.
+    Covers {
+        /// The item field.
+        field: String,
+        /// The values that must all appear.
+        values: Value,
+    },
+    /// An array of at most this many items.
+    MaxItems(usize),
+}
+
+/// One request of a case.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// The request.
+    pub request: RequestTemplate,
+    /// What the answer must be.
+    pub expect: Expect,
+    /// Variables taken from the answer: (name, JSON Pointer; `*` collects array items).
+    pub capture: Vec<(String, String)>,
+    /// Further checks on the answer.
+    pub asserts: Vec<Assertion>,
+}
+
+/// A case: its steps run in order, sharing captured variables.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Stable, human-readable id (also the JUnit test name).
+    pub id: String,
+    /// The operation it is reported under.
+    pub operation: String,
+    /// The check its expectation reports under.
+    pub check: String,
+    /// The level of its expectation.
+    pub level: Level,
+    /// The requests.
+    pub steps: Vec<Step>,
+    /// Run alone, in order with other such cases, because it may change the target's state.
+    pub serial: bool,
+    /// A reason known before running that the case cannot run.
+    pub skip: Option<String>,
+    /// Variables that must hold at least this many items, else the case is skipped.
+    pub requires: Vec<(String, usize)>,
+    /// Where it came from (`derived` or a contract file).
+    pub source: String,
+}

@@ -1,0 +1,594 @@
+//! Contract files: YAML under `conformance/contracts/` holding discovery steps, per-operation
+//! default inputs, and explicit cases and stateful sequences. Every operation, parameter and
+//! body field they name is checked against the spec at load, so a typo is an exit-2 error
+//! with the file and line rather than a silently skipped check.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::case::{
+    AssertKind, Assertion, AuthMode, BodyTemplate, Case, Expect, RequestTemplate, Step,
+};
+use crate::error::HarnessError;
+use crate::spec::{Level, Spec};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDoc {
+    #[serde(default)]
+    vars: Map<String, Value>,
+    #[serde(default)]
+    discover: Vec<DiscoverDoc>,
+    #[serde(default)]
+    defaults: BTreeMap<String, DefaultsDoc>,
+    #[serde(default)]
+    cases: Vec<CaseDoc>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DiscoverDoc {
+    id: String,
+    #[serde(rename = "operationId")]
+    operation_id: String,
+    #[serde(default)]
+    params: Map<String, Value>,
+    #[serde(default)]
+    try_each: Option<TryEach>,
+    capture: BTreeMap<String, String>,
+}
+
+/// Send the request once per value of a list variable until every capture resolves.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TryEach {
+    /// The parameter that takes each value.
+    pub param: String,
+    /// A `${var}` holding the list.
+    pub values: String,
+    /// At most this many requests.
+    #[serde(default = "default_max")]
+    pub max: usize,
+}
+
+fn default_max() -> usize {
+    10
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DefaultsDoc {
+    #[serde(default)]
+    params: Map<String, Value>,
+    #[serde(default)]
+    body: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseDoc {
+    id: String,
+    #[serde(rename = "operationId", default)]
+    operation_id: Option<String>,
+    #[serde(default = "default_check")]
+    check: String,
+    level: Level,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    requires: BTreeMap<String, usize>,
+    steps: Vec<StepDoc>,
+}
+
+fn default_check() -> String {
+    "contract".into()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StepDoc {
+    #[serde(rename = "operationId")]
+    operation_id: String,
+    #[serde(default)]
+    params: Map<String, Value>,
+    #[serde(default)]
+    body: Option<Value>,
+    #[serde(default)]
+    raw_body: Option<RawBodyDoc>,
+    #[serde(default)]
+    auth: Option<String>,
+    #[serde(default)]
+    explode: Option<bool>,
+    expect: ExpectDoc,
+    #[serde(default)]
+    expect_status: Option<u16>,
+    #[serde(default)]
+    capture: BTreeMap<String, String>,
+    #[serde(default)]
+    assert: Vec<AssertDoc>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBodyDoc {
+    content_type: String,
+    text: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum ExpectDoc {
+    Status(u16),
+    Word(String),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AssertDoc {
+    #[serde(default)]
+    pointer: String,
+    #[serde(default)]
+    equals: Option<Value>,
+    #[serde(default)]
+    non_empty: Option<bool>,
+    #[serde(default)]
+    absent: Option<bool>,
+    #[serde(default)]
+    same_except: Option<SameExceptDoc>,
+    #[serde(default)]
+    covers: Option<CoversDoc>,
+    #[serde(default)]
+    max_items: Option<usize>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SameExceptDoc {
+    value: Value,
+    except: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CoversDoc {
+    field: String,
+    values: Value,
+}
+
+/// A discovery step: run before the cases, binding variables from what the target holds.
+#[derive(Debug, Clone)]
+pub struct Discover {
+    /// Name used in skip reasons.
+    pub id: String,
+    /// The request.
+    pub request: RequestTemplate,
+    /// Optional iteration over a list variable.
+    pub try_each: Option<TryEach>,
+    /// (variable, pointer); pointer `$param` is the value `try_each` used.
+    pub capture: Vec<(String, String)>,
+}
+
+/// Default inputs of one operation, replacing the spec's examples.
+#[derive(Debug, Clone, Default)]
+pub struct Defaults {
+    /// Parameter values.
+    pub params: Map<String, Value>,
+    /// Body.
+    pub body: Option<Value>,
+}
+
+/// Everything the contract files hold, in file-name order.
+#[derive(Debug, Clone, Default)]
+pub struct Contracts {
+    /// Default variable values (fixtures override them).
+    pub vars: Map<String, Value>,
+    /// Discovery steps.
+    pub discover: Vec<Discover>,
+    /// Per-operation default inputs.
+    pub defaults: BTreeMap<String, Defaults>,
+    /// Explicit cases.
+    pub cases: Vec<Case>,
+}
+
+impl Contracts {
+    /// Loads every `*.yaml`/`*.yml` file of a directory, sorted by name.
+    pub fn load_dir(dir: &Path, spec: &Spec) -> Result<Contracts, HarnessError> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| {
+                HarnessError::Config(format!(
+                    "cannot read contracts directory {}: {e}",
+                    dir.display()
+                ))
+            })?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+            .collect();
+        files.sort();
+        let mut all = Contracts::default();
+        for f in files {
+            let text = std::fs::read_to_string(&f)
+                .map_err(|e| HarnessError::Config(format!("cannot read {}: {e}", f.display())))?;
+            all.add_file(&f.display().to_string(), &text, spec)?;
+        }
+        Ok(all)
+    }
+
+    /// Parses one file and validates it against the spec.
+    pub fn add_file(&mut self, name: &str, text: &str, spec: &Spec) -> Result<(), HarnessError> {
+        let err = |line: usize, message: String| HarnessError::Contract {
+            file: name.to_string(),
+            line,
+            message,
+        };
+        let doc: FileDoc = serde_yaml::from_str(text).map_err(|e| {
+            let line = e.location().map(|l| l.line()).unwrap_or(0);
+            err(line, e.to_string())
+        })?;
+        let lines = Lines(text);
+        for (k, v) in doc.vars {
+            self.vars.insert(k, v);
+        }
+        for d in doc.discover {
+            let at = lines.find(0, "id", Some(&d.id));
+            let request = template(
+                spec,
+                &lines,
+                at,
+                &d.operation_id,
+                &d.params,
+                None,
+                None,
+                None,
+                None,
+            )
+            .map_err(|(l, m)| err(l, m))?;
+            if let Some(t) = &d.try_each
+                && spec
+                    .operation(&d.operation_id)
+                    .and_then(|o| o.param(&t.param))
+                    .is_none()
+            {
+                return Err(err(
+                    lines.find(at, "param", Some(&t.param)),
+                    format!("{}: no parameter {}", d.operation_id, t.param),
+                ));
+            }
+            self.discover.push(Discover {
+                id: d.id,
+                request,
+                try_each: d.try_each,
+                capture: d.capture.into_iter().collect(),
+            });
+        }
+        for (op_id, dflt) in doc.defaults {
+            let at = lines.find(0, &op_id, None);
+            template(
+                spec,
+                &lines,
+                at,
+                &op_id,
+                &dflt.params,
+                dflt.body.as_ref(),
+                None,
+                None,
+                None,
+            )
+            .map_err(|(l, m)| err(l, m))?;
+            self.defaults.insert(
+                op_id,
+                Defaults {
+                    params: dflt.params,
+                    body: dflt.body,
+                },
+            );
+        }
+        for c in doc.cases {
+            let case_line = lines.find(0, "id", Some(&c.id));
+            if c.steps.is_empty() {
+                return Err(err(case_line, format!("case {} has no steps", c.id)));
+            }
+            let mut steps = Vec::new();
+            let mut at = case_line;
+            for s in &c.steps {
+                at = lines.find(at, "operationId", Some(&s.operation_id)).max(at);
+                let raw = s
+                    .raw_body
+                    .as_ref()
+                    .map(|r| (r.content_type.clone(), r.text.clone()));
+                let request = template(
+                    spec,
+                    &lines,
+                    at,
+                    &s.operation_id,
+                    &s.params,
+                    s.body.as_ref(),
+                    raw,
+                    s.auth.as_deref(),
+                    s.explode,
+                )
+                .map_err(|(l, m)| err(l, m))?;
+                let op = spec
+                    .operation(&s.operation_id)
+                    .expect("checked by template");
+                let expect = match (&s.expect, s.expect_status) {
+                    (ExpectDoc::Status(code), _) => Expect::Status(*code),
+                    (ExpectDoc::Word(w), status) => match w.as_str() {
+                        "success" => Expect::Success,
+                        "observe" => Expect::Observe,
+                        "rejected" => Expect::Rejected {
+                            status: status.map(|code| {
+                                (code, op.response(code).map_or(Level::Should, |r| r.level))
+                            }),
+                            body: None,
+                        },
+                        other => {
+                            return Err(err(
+                                lines.find(at, "expect", None),
+                                format!(
+                                    "expect must be success, rejected, observe or a status code, not {other:?}"
+                                ),
+                            ));
+                        }
+                    },
+                };
+                let mut asserts = Vec::new();
+                for a in &s.assert {
+                    asserts
+                        .push(assertion(a).map_err(|m| err(lines.find(at, "pointer", None), m))?);
+                }
+                steps.push(Step {
+                    request,
+                    expect,
+                    capture: s.capture.clone().into_iter().collect(),
+                    asserts,
+                });
+            }
+            let operation = c
+                .operation_id
+                .clone()
+                .unwrap_or_else(|| c.steps[c.steps.len() - 1].operation_id.clone());
+            if spec.operation(&operation).is_none() {
+                return Err(err(case_line, format!("unknown operation {operation}")));
+            }
+            let serial = c
+                .steps
+                .iter()
+                .any(|s| spec.operation(&s.operation_id).is_some_and(|o| o.writes()));
+            let _ = c.description;
+            self.cases.push(Case {
+                id: format!("{}/{}", operation, c.id),
+                operation,
+                check: c.check,
+                level: c.level,
+                steps,
+                serial,
+                skip: None,
+                requires: c.requires.into_iter().collect(),
+                source: name.rsplit('/').next().unwrap_or(name).to_string(),
+            });
+        }
+        Ok(())
+    }
+}
+
+fn assertion(a: &AssertDoc) -> Result<Assertion, String> {
+    let mut kinds = Vec::new();
+    if let Some(v) = &a.equals {
+        kinds.push(AssertKind::Equals(v.clone()));
+    }
+    if a.non_empty == Some(true) {
+        kinds.push(AssertKind::NonEmpty);
+    }
+    if a.absent == Some(true) {
+        kinds.push(AssertKind::Absent);
+    }
+    if let Some(s) = &a.same_except {
+        kinds.push(AssertKind::SameExcept {
+            value: s.value.clone(),
+            except: s.except.clone(),
+        });
+    }
+    if let Some(c) = &a.covers {
+        kinds.push(AssertKind::Covers {
+            field: c.field.clone(),
+            values: c.values.clone(),
+        });
+    }
+    if let Some(n) = a.max_items {
+        kinds.push(AssertKind::MaxItems(n));
+    }
+    if kinds.len() != 1 {
+        return Err(format!(
+            "an assertion at pointer {:?} must have exactly one of equals, non_empty, absent, same_except, covers, max_items",
+            a.pointer
+        ));
+    }
+    if !(a.pointer.is_empty() || a.pointer.starts_with('/')) {
+        return Err(format!(
+            "pointer {:?} must be empty or start with /",
+            a.pointer
+        ));
+    }
+    Ok(Assertion {
+        pointer: a.pointer.clone(),
+        kind: kinds.remove(0),
+    })
+}
+
+/// Builds a request template, checking names against the spec. Errors carry a line.
+#[allow(clippy::too_many_arguments)]
+fn template(
+    spec: &Spec,
+    lines: &Lines,
+    at: usize,
+    op_id: &str,
+    params: &Map<String, Value>,
+    body: Option<&Value>,
+    raw: Option<(String, String)>,
+    auth: Option<&str>,
+    explode: Option<bool>,
+) -> Result<RequestTemplate, (usize, String)> {
+    let op = spec.operation(op_id).ok_or_else(|| {
+        (
+            lines.find(at, "operationId", Some(op_id)).max(at),
+            format!("unknown operation {op_id}"),
+        )
+    })?;
+    for name in params.keys() {
+        if op.param(name).is_none() {
+            return Err((
+                lines.find(at, name, None),
+                format!("{op_id} has no parameter {name}"),
+            ));
+        }
+    }
+    if let Some(b) = body {
+        let Some(decl) = &op.body else {
+            return Err((
+                lines.find(at, "body", None),
+                format!("{op_id} takes no body"),
+            ));
+        };
+        if let Value::Object(m) = b {
+            let props = decl.properties();
+            for k in m.keys() {
+                if !props.iter().any(|(p, _)| p == k) {
+                    return Err((
+                        lines.find(at, k, None),
+                        format!("{op_id} body has no field {k}"),
+                    ));
+                }
+            }
+        }
+    }
+    let auth = match auth {
+        None | Some("token") => AuthMode::Token,
+        Some("missing") => AuthMode::Missing,
+        Some("malformed") => AuthMode::Malformed,
+        Some("unknown") => AuthMode::Unknown,
+        Some(other) => {
+            return Err((
+                lines.find(at, "auth", None),
+                format!("auth must be token, missing, malformed or unknown, not {other:?}"),
+            ));
+        }
+    };
+    let body = match (body, raw) {
+        (_, Some((content_type, text))) => Some(BodyTemplate::Raw { content_type, text }),
+        (Some(b), None) => Some(BodyTemplate::Json(b.clone())),
+        (None, None) => None,
+    };
+    Ok(RequestTemplate {
+        op: op_id.to_string(),
+        params: params.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        body,
+        auth,
+        explode,
+    })
+}
+
+/// Finds the line of a key in YAML text, since `serde_yaml` keeps no spans for values that
+/// parse but mean nothing to the spec.
+struct Lines<'a>(&'a str);
+
+impl Lines<'_> {
+    /// 1-based line at or after `from` where `key:` appears (with `value` after it when
+    /// given); `from` itself when none is found, so errors still point near the place.
+    fn find(&self, from: usize, key: &str, value: Option<&str>) -> usize {
+        for (i, line) in self.0.lines().enumerate().skip(from.saturating_sub(1)) {
+            let Some(pos) = find_key(line, key) else {
+                continue;
+            };
+            let rest = line[pos + key.len()..].trim_start_matches([':', ' ', '"', '\'']);
+            if value.is_none_or(|v| rest.starts_with(v)) {
+                return i + 1;
+            }
+        }
+        from
+    }
+}
+
+fn find_key(line: &str, key: &str) -> Option<usize> {
+    let mut start = 0;
+    while let Some(i) = line[start..].find(key) {
+        let pos = start + i;
+        let before = line[..pos].chars().last();
+        let after = line[pos + key.len()..]
+            .trim_start_matches(['"', '\''])
+            .chars()
+            .next();
+        if before.is_none_or(|c| " {,-\"'".contains(c)) && after == Some(':') {
+            return Some(pos);
+        }
+        start = pos + key.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> Spec {
+        Spec::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/openapi.yaml")).unwrap()
+    }
+
+    fn load(text: &str) -> Result<Contracts, HarnessError> {
+        let mut c = Contracts::default();
+        c.add_file("t.yaml", text, &spec()).map(|_| c)
+    }
+
+    fn line_of(e: HarnessError) -> (usize, String) {
+        match e {
+            HarnessError::Contract { line, message, .. } => (line, message),
+            other => panic!("not a contract error: {other}"),
+        }
+    }
+
+    #[test]
+    fn the_projects_contract_files_load() {
+        let c = Contracts::load_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("contracts"),
+            &spec(),
+        )
+        .unwrap();
+        assert!(!c.cases.is_empty());
+        assert!(!c.discover.is_empty());
+    }
+
+    #[test]
+    fn unknown_operation_names_file_and_line() {
+        let (line, msg) = line_of(
+            load("cases:\n  - id: a\n    level: must\n    steps:\n      - operationId: nope\n        expect: success\n").unwrap_err(),
+        );
+        assert_eq!(line, 5);
+        assert!(msg.contains("unknown operation nope"), "{msg}");
+    }
+
+    #[test]
+    fn unknown_parameter_and_field_name_their_line() {
+        let text = "cases:\n  - id: a\n    level: must\n    steps:\n      - operationId: suggestRiskCategories\n        params: { t: x, limit: 3 }\n        expect: success\n";
+        let (line, msg) = line_of(load(text).unwrap_err());
+        assert_eq!(
+            (line, msg.contains("no parameter limit")),
+            (6, true),
+            "{msg}"
+        );
+        let text = "defaults:\n  updateContactInfoName:\n    body:\n      firstName: A\n      nickName: B\n";
+        let (line, msg) = line_of(load(text).unwrap_err());
+        assert_eq!(
+            (line, msg.contains("no field nickName")),
+            (5, true),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn unknown_key_is_a_yaml_error_with_line() {
+        let (line, msg) = line_of(load("cases:\n  - id: a\n    levle: must\n").unwrap_err());
+        assert!(line >= 2, "{line} {msg}");
+    }
+}

@@ -1,0 +1,122 @@
+//! `--fixtures FILE`: target data the harness cannot discover through the API (known scope
+//! names, whether the user's contact record may be changed, an OAuth client and code).
+//! Top-level keys become variables of the same name; `oauth.*` keys become `oauth.<key>`.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::error::HarnessError;
+
+/// The parsed fixtures. `Debug` leaves the client secret and the code out.
+#[derive(Clone, Default)]
+pub struct Fixtures {
+    /// Whether requests that change the target's state may be sent.
+    pub allow_writes: bool,
+    /// Variables for the contract files.
+    pub vars: Map<String, Value>,
+    /// OAuth client id.
+    pub client_id: Option<String>,
+    /// OAuth client secret.
+    pub client_secret: Option<String>,
+    /// OAuth redirect URI.
+    pub redirect_uri: Option<String>,
+    /// A single-use authorization code.
+    pub code: Option<String>,
+    /// The target's authorization endpoint, when it approves by itself.
+    pub authorize_url: Option<String>,
+}
+
+impl std::fmt::Debug for Fixtures {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fixtures")
+            .field("allow_writes", &self.allow_writes)
+            .field("vars", &self.vars)
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field("redirect_uri", &self.redirect_uri)
+            .field("code", &self.code.as_ref().map(|_| "<redacted>"))
+            .field("authorize_url", &self.authorize_url)
+            .finish()
+    }
+}
+
+impl Fixtures {
+    /// Reads a fixtures file.
+    pub fn load(path: &Path) -> Result<Fixtures, HarnessError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            HarnessError::Config(format!("cannot read fixtures {}: {e}", path.display()))
+        })?;
+        Fixtures::parse(&text)
+            .map_err(|e| HarnessError::Config(format!("fixtures {}: {e}", path.display())))
+    }
+
+    /// Parses fixtures text.
+    pub fn parse(text: &str) -> Result<Fixtures, String> {
+        let doc: Value = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+        let Value::Object(map) = doc else {
+            return Err("the fixtures must be a mapping".into());
+        };
+        let mut fx = Fixtures::default();
+        for (k, v) in map {
+            match (k.as_str(), v) {
+                ("allow_writes", Value::Bool(b)) => fx.allow_writes = b,
+                ("allow_writes", other) => {
+                    return Err(format!("allow_writes must be true or false, not {other}"));
+                }
+                ("oauth", Value::Object(o)) => {
+                    for (ok, ov) in o {
+                        let s = ov
+                            .as_str()
+                            .ok_or(format!("oauth.{ok} must be a string"))?
+                            .to_string();
+                        match ok.as_str() {
+                            "client_id" => fx.client_id = Some(s),
+                            "client_secret" => fx.client_secret = Some(s),
+                            "redirect_uri" => fx.redirect_uri = Some(s),
+                            "code" => fx.code = Some(s),
+                            "authorize_url" => fx.authorize_url = Some(s),
+                            other => return Err(format!("unknown key oauth.{other}")),
+                        }
+                    }
+                }
+                ("oauth", _) => return Err("oauth must be a mapping".into()),
+                (_, v) => {
+                    fx.vars.insert(k, v);
+                }
+            }
+        }
+        Ok(fx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_rejects_clearly() {
+        let f = Fixtures::parse(
+            "allow_writes: true\nscope_names: [A, B]\noauth: { client_id: c, client_secret: s }\n",
+        )
+        .unwrap();
+        assert!(f.allow_writes);
+        assert_eq!(f.vars["scope_names"], serde_json::json!(["A", "B"]));
+        assert_eq!(f.client_secret.as_deref(), Some("s"));
+        assert!(
+            Fixtures::parse("oauth: { clientid: c }")
+                .unwrap_err()
+                .contains("oauth.clientid")
+        );
+        assert!(Fixtures::parse("- a").is_err());
+        let f = Fixtures::parse("oauth: { client_secret: hunter2, code: c0de }").unwrap();
+        let shown = format!("{f:?}");
+        assert!(
+            !shown.contains("hunter2") && !shown.contains("c0de"),
+            "{shown}"
+        );
+    }
+}

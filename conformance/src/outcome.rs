@@ -1,0 +1,98 @@
+//! Results of checks, the one shape every report is printed from.
+
+use serde::Serialize;
+
+use crate::spec::Level;
+
+/// The verdict of one check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The answer met the expectation.
+    Passed,
+    /// It did not (a MUST failure fails the run; a SHOULD failure warns).
+    Failed,
+    /// It could not be judged; `message` says why.
+    Skipped,
+}
+
+/// What came back, bounded for reports.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Got {
+    /// Status, when an answer came.
+    pub status: Option<u16>,
+    /// Headers that matter for judging (content type, allow, retry-after, …).
+    pub headers: Vec<(String, String)>,
+    /// The start of the body, secrets redacted.
+    pub body: String,
+    /// Transport failure, when no answer came.
+    pub error: Option<String>,
+}
+
+/// One check of one step of one case.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckResult {
+    /// Position of the case in the run (results are sorted by it).
+    pub case_index: usize,
+    /// Step within the case.
+    pub step: usize,
+    /// The case id.
+    pub case: String,
+    /// The operation reported under.
+    pub operation: String,
+    /// The check name.
+    pub check: String,
+    /// Level of the expectation judged.
+    pub level: Level,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why it failed or was skipped; empty on a pass.
+    pub message: String,
+    /// What was expected.
+    pub expected: String,
+    /// What came back.
+    pub got: Option<Got>,
+    /// A curl line reproducing the request, token as `$TOKEN`.
+    pub curl: Option<String>,
+}
+
+impl CheckResult {
+    /// Whether this result fails the run.
+    pub fn is_failure(&self, strict: bool) -> bool {
+        self.verdict == Verdict::Failed && (self.level == Level::Must || strict)
+    }
+
+    /// Whether this result is a SHOULD breach reported as a warning.
+    pub fn is_warning(&self, strict: bool) -> bool {
+        self.verdict == Verdict::Failed && self.level == Level::Should && !strict
+    }
+}
+
+/// Counts over a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    /// Passed checks.
+    pub passed: usize,
+    /// Failures that fail the run.
+    pub failed: usize,
+    /// SHOULD breaches not counted as failures.
+    pub warnings: usize,
+    /// Checks that could not be judged.
+    pub skipped: usize,
+}
+
+impl Totals {
+    /// Counts a list of results.
+    pub fn of(results: &[CheckResult], strict: bool) -> Totals {
+        let mut t = Totals::default();
+        for r in results {
+            match r.verdict {
+                Verdict::Passed => t.passed += 1,
+                Verdict::Skipped => t.skipped += 1,
+                Verdict::Failed if r.is_failure(strict) => t.failed += 1,
+                Verdict::Failed => t.warnings += 1,
+            }
+        }
+        t
+    }
+}

@@ -1,0 +1,687 @@
+//! Deriving cases from the spec: a positive case per operation, negative cases for each
+//! required input missing or mistyped, length boundaries from `maxLength`/`minLength`/
+//! `pattern` and `x-combined-max-length`, `ignored_auth` on secured operations, and both
+//! list encodings of `x-alternate-encodings`. Base inputs come from the contract files'
+//! `defaults`, else from the spec's examples. The seed fixes every generated value, so the
+//! same seed gives the same cases in the same order.
+
+use serde_json::{Map, Value, json};
+
+use crate::case::{
+    AssertKind, Assertion, AuthMode, BodyTemplate, Case, Expect, RequestTemplate, Step,
+};
+use crate::contracts::Contracts;
+use crate::spec::{Level, Operation, Rule, Spec};
+
+/// A small deterministic generator (SplitMix64): enough to vary test strings by seed
+/// without a dependency.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// Starts from a seed.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A string of `n` characters drawn from `alphabet`.
+    pub fn string(&mut self, alphabet: &[char], n: usize) -> String {
+        (0..n)
+            .map(|_| alphabet[(self.next_u64() % alphabet.len() as u64) as usize])
+            .collect()
+    }
+}
+
+const ASCII: &[char] = &[
+    'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'k', 'm', 'n', 'p', 'r', 's', 't', 'w',
+];
+const LATIN: &[char] = &['é', 'ß', 'ü', 'ñ', 'ø', 'å'];
+const CJK: &[char] = &['中', '文', '字', '名', '姓'];
+const EMOJI: &[char] = &['😀', '🚀', '🎉', '🦀'];
+
+/// Options that change which derived cases can run.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanOptions {
+    /// The seed for generated values.
+    pub seed: u64,
+    /// Whether requests that change the target's state may be sent with a valid token.
+    pub allow_writes: bool,
+}
+
+struct Base {
+    params: Vec<(String, Value)>,
+    body: Option<Value>,
+}
+
+fn base(op: &Operation, contracts: &Contracts) -> Base {
+    let dflt = contracts.defaults.get(&op.id);
+    let mut params = Vec::new();
+    for p in &op.params {
+        let v = dflt
+            .and_then(|d| d.params.get(&p.name))
+            .cloned()
+            .or_else(|| p.example.clone());
+        if let Some(v) = v {
+            params.push((p.name.clone(), v));
+        }
+    }
+    let body = dflt
+        .and_then(|d| d.body.clone())
+        .or_else(|| op.body.as_ref().and_then(|b| b.example.clone()));
+    Base { params, body }
+}
+
+fn example_params(op: &Operation) -> Vec<(String, Value)> {
+    op.params
+        .iter()
+        .filter_map(|p| p.example.clone().map(|v| (p.name.clone(), v)))
+        .collect()
+}
+
+struct Builder<'a> {
+    op: &'a Operation,
+    cases: Vec<Case>,
+    write_skip: Option<String>,
+}
+
+impl Builder<'_> {
+    fn push(
+        &mut self,
+        name: String,
+        check: &str,
+        level: Level,
+        request: RequestTemplate,
+        expect: Expect,
+    ) {
+        let writes = self.op.writes();
+        let skip = if writes && request.auth == AuthMode::Token {
+            self.write_skip.clone()
+        } else {
+            None
+        };
+        self.cases.push(Case {
+            id: format!("{}/{}", self.op.id, name),
+            operation: self.op.id.clone(),
+            check: check.into(),
+            level,
+            steps: vec![Step {
+                request,
+                expect,
+                capture: Vec::new(),
+                asserts: Vec::new(),
+            }],
+            serial: writes,
+            skip,
+            requires: Vec::new(),
+            source: "derived".into(),
+        });
+    }
+}
+
+fn request(
+    op: &Operation,
+    params: Vec<(String, Value)>,
+    body: Option<Value>,
+    auth: AuthMode,
+) -> RequestTemplate {
+    RequestTemplate {
+        op: op.id.clone(),
+        params,
+        body: body.map(BodyTemplate::Json),
+        auth,
+        explode: None,
+    }
+}
+
+/// How the spec says a request that breaks a schema constraint is answered.
+fn malformed(op: &Operation) -> Expect {
+    Expect::Rejected {
+        status: op
+            .response(400)
+            .filter(|r| r.status == "400")
+            .map(|r| (400, r.level)),
+        body: None,
+    }
+}
+
+/// The level of one constraint keyword of a schema (`x-constraint-levels`, default MUST).
+fn constraint_level(schema: &Value, keyword: &str) -> Level {
+    match schema
+        .pointer(&format!("/x-constraint-levels/{keyword}"))
+        .and_then(Value::as_str)
+    {
+        Some("should") => Level::Should,
+        _ => Level::Must,
+    }
+}
+
+/// A value of the wrong JSON type for a schema.
+fn mistyped(schema: &Value) -> Option<Value> {
+    match schema.get("type").and_then(Value::as_str) {
+        Some("string") => Some(json!(12345)),
+        Some("integer") | Some("number") => Some(json!("not-a-number")),
+        Some("boolean") => Some(json!("not-a-boolean")),
+        Some("array") | Some("object") => Some(json!(true)),
+        _ => None,
+    }
+}
+
+/// Predicts how the target must answer a body, from the schema's own constraints.
+pub fn predict(op: &Operation, body: &Value) -> (Expect, Level) {
+    let Some(decl) = &op.body else {
+        return (Expect::Success, Level::Must);
+    };
+    let mut violated: Option<Level> = None;
+    let mut note = |l: Level| violated = Some(violated.map_or(l, |v| v.min(l)));
+    for (name, schema) in decl.properties() {
+        let Some(s) = body.get(&name).and_then(Value::as_str) else {
+            continue;
+        };
+        let n = s.chars().count();
+        if schema
+            .get("maxLength")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| n as u64 > m)
+        {
+            note(constraint_level(&schema, "maxLength"));
+        }
+        if schema
+            .get("minLength")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| (n as u64) < m)
+        {
+            note(constraint_level(&schema, "minLength"));
+        }
+        if let Some(p) = schema.get("pattern").and_then(Value::as_str) {
+            let matches = jsonschema::draft202012::options()
+                .build(&json!({"type": "string", "pattern": p}))
+                .map(|v| v.is_valid(&json!(s)))
+                .unwrap_or(true);
+            if !matches {
+                note(constraint_level(&schema, "pattern"));
+            }
+        }
+    }
+    if let Some(level) = violated {
+        return (malformed(op), level);
+    }
+    for rule in &decl.combined {
+        let total: usize = rule
+            .fields
+            .iter()
+            .filter_map(|f| body.get(f).and_then(Value::as_str))
+            .map(|s| s.chars().count())
+            .sum();
+        if total > rule.max {
+            let expect = match &rule.rejection {
+                Some(shape) => Expect::BusinessRejected(shape.clone()),
+                None => Expect::Rejected {
+                    status: None,
+                    body: None,
+                },
+            };
+            return (expect, rule.level);
+        }
+    }
+    (Expect::Success, Level::Must)
+}
+
+/// Derives the cases of every operation, in spec order.
+pub fn derive(spec: &Spec, contracts: &Contracts, opts: PlanOptions) -> Vec<Case> {
+    let mut rng = Rng::new(opts.seed);
+    let mut out = Vec::new();
+    for op in &spec.operations {
+        let mut b = Builder {
+            op,
+            cases: Vec::new(),
+            write_skip: (!opts.allow_writes).then(|| {
+                format!("{} changes the target's state: set `allow_writes: true` in --fixtures to test it", op.id)
+            }),
+        };
+        let base = base(op, contracts);
+        positive(&mut b, &base);
+        negative(&mut b, spec, op, &base);
+        lengths(&mut b, op, &base, &mut rng);
+        ignored_auth(&mut b, spec, op, &base);
+        encodings(&mut b, op, &base);
+        out.extend(b.cases);
+    }
+    out
+}
+
+fn positive(b: &mut Builder, base: &Base) {
+    let op = b.op;
+    b.push(
+        "positive".into(),
+        "positive_data_acceptance",
+        Level::Must,
+        request(op, base.params.clone(), base.body.clone(), AuthMode::Token),
+        Expect::Success,
+    );
+}
+
+fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
+    for p in op.params.iter().filter(|p| p.required) {
+        let params: Vec<_> = base
+            .params
+            .iter()
+            .filter(|(n, _)| *n != p.name)
+            .cloned()
+            .collect();
+        b.push(
+            format!("missing-param/{}", p.name),
+            "negative_data_rejection",
+            Level::Must,
+            request(op, params, base.body.clone(), AuthMode::Token),
+            malformed(op),
+        );
+    }
+    for p in &op.params {
+        let mut variants = Vec::new();
+        if let Some(bad) = mistyped(&p.schema)
+            .filter(|_| p.schema.get("type").and_then(Value::as_str) != Some("string"))
+        {
+            variants.push((format!("mistyped-param/{}", p.name), bad, Level::Must));
+        }
+        if p.schema.get("type").and_then(Value::as_str) == Some("integer")
+            && let Some(min) = p.schema.get("minimum").and_then(Value::as_i64)
+        {
+            variants.push((
+                format!("below-minimum/{}", p.name),
+                json!(min - 1),
+                constraint_level(&p.schema, "minimum"),
+            ));
+        }
+        if p.schema
+            .get("minLength")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| m > 0)
+        {
+            variants.push((
+                format!("too-short/{}", p.name),
+                json!(""),
+                constraint_level(&p.schema, "minLength"),
+            ));
+        }
+        for (name, value, level) in variants {
+            let params: Vec<_> = base
+                .params
+                .iter()
+                .map(|(n, v)| {
+                    if *n == p.name {
+                        (n.clone(), value.clone())
+                    } else {
+                        (n.clone(), v.clone())
+                    }
+                })
+                .collect();
+            b.push(
+                name,
+                "negative_data_rejection",
+                level,
+                request(op, params, base.body.clone(), AuthMode::Token),
+                malformed(op),
+            );
+        }
+    }
+    let (Some(decl), Some(Value::Object(body))) = (&op.body, &base.body) else {
+        return;
+    };
+    for f in decl.required() {
+        let mut m = body.clone();
+        m.remove(&f);
+        b.push(
+            format!("missing-field/{f}"),
+            "negative_data_rejection",
+            Level::Must,
+            request(
+                op,
+                base.params.clone(),
+                Some(Value::Object(m)),
+                AuthMode::Token,
+            ),
+            malformed(op),
+        );
+    }
+    for (f, schema) in decl.properties() {
+        let schema = crate::spec::resolve(&spec.doc, &schema)
+            .cloned()
+            .unwrap_or(schema);
+        if let Some(bad) = mistyped(&schema) {
+            let mut m = body.clone();
+            m.insert(f.clone(), bad);
+            b.push(
+                format!("mistyped-field/{f}"),
+                "negative_data_rejection",
+                Level::Must,
+                request(
+                    op,
+                    base.params.clone(),
+                    Some(Value::Object(m)),
+                    AuthMode::Token,
+                ),
+                malformed(op),
+            );
+        }
+    }
+    b.cases.push(Case {
+        id: format!("{}/unparsable-body", op.id),
+        operation: op.id.clone(),
+        check: "negative_data_rejection".into(),
+        level: Level::Must,
+        steps: vec![Step {
+            request: RequestTemplate {
+                op: op.id.clone(),
+                params: base.params.clone(),
+                body: Some(BodyTemplate::Raw {
+                    content_type: "application/json".into(),
+                    text: "{\"unterminated\": ".into(),
+                }),
+                auth: AuthMode::Token,
+                explode: None,
+            },
+            expect: malformed(op),
+            capture: Vec::new(),
+            asserts: Vec::new(),
+        }],
+        serial: op.writes(),
+        skip: if op.writes() {
+            b.write_skip.clone()
+        } else {
+            None
+        },
+        requires: Vec::new(),
+        source: "derived".into(),
+    });
+}
+
+fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng) {
+    let (Some(decl), Some(Value::Object(body))) = (&op.body, &base.body) else {
+        return;
+    };
+    let mut variants: Vec<(String, String, Map<String, Value>, Level)> = Vec::new();
+    let with = |pairs: &[(&str, String)]| {
+        let mut m = body.clone();
+        for (k, v) in pairs {
+            m.insert((*k).to_string(), Value::String(v.clone()));
+        }
+        m
+    };
+    for (f, schema) in decl.properties() {
+        if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
+            let max = max as usize;
+            for (label, alphabet, n) in [
+                ("ascii", ASCII, max),
+                ("ascii", ASCII, max + 1),
+                ("cjk", CJK, max),
+                ("latin", LATIN, max + 1),
+            ] {
+                let v = rng.string(alphabet, n);
+                variants.push((
+                    format!("{f}={n}-{label}"),
+                    "length_boundaries".into(),
+                    with(&[(&f, v)]),
+                    Level::Must,
+                ));
+            }
+        }
+        if schema
+            .get("minLength")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| m > 0)
+        {
+            variants.push((
+                format!("{f}=empty"),
+                "length_boundaries".into(),
+                with(&[(&f, String::new())]),
+                Level::Must,
+            ));
+        }
+        if schema.get("pattern").is_some() {
+            variants.push((
+                format!("{f}=blank"),
+                "length_boundaries".into(),
+                with(&[(&f, "   ".into())]),
+                Level::Must,
+            ));
+        }
+    }
+    for rule in &decl.combined {
+        if rule.fields.is_empty() {
+            continue;
+        }
+        for (label, alphabet, level) in [
+            ("ascii", ASCII, Level::Must),
+            ("latin", LATIN, Level::Must),
+            ("cjk", CJK, Level::Must),
+            ("emoji", EMOJI, Level::Should),
+        ] {
+            for total in [rule.max, rule.max + 1] {
+                let k = rule.fields.len();
+                let pairs: Vec<(&str, String)> = rule
+                    .fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| {
+                        let share = total / k + usize::from(i < total % k);
+                        (f.as_str(), rng.string(alphabet, share))
+                    })
+                    .collect();
+                variants.push((
+                    format!("combined={total}-{label}"),
+                    "combined_length".into(),
+                    with(&pairs),
+                    level,
+                ));
+            }
+        }
+    }
+    for (name, check, m, level) in variants {
+        let bodyv = Value::Object(m);
+        let (expect, predicted_level) = predict(op, &bodyv);
+        // Characters outside the Basic Multilingual Plane count two in UTF-16 backends, so
+        // their verdicts are SHOULD whatever the rule's own level (DECISIONS row 18).
+        let level = level.max(predicted_level);
+        b.push(
+            name,
+            &check,
+            level,
+            request(op, base.params.clone(), Some(bodyv), AuthMode::Token),
+            expect,
+        );
+    }
+}
+
+fn ignored_auth(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
+    if !op.secured {
+        return;
+    }
+    let rej = &spec.auth_rejection;
+    let expect = Expect::Rejected {
+        status: rej.status,
+        body: rej
+            .body
+            .clone()
+            .map(|v| (v, rej.status.map_or(Level::Should, |(_, l)| l))),
+    };
+    let params = example_params(op);
+    let body = op
+        .body
+        .as_ref()
+        .and_then(|d| d.example.clone())
+        .or_else(|| base.body.clone());
+    for (name, mode) in [
+        ("no-header", AuthMode::Missing),
+        ("malformed-header", AuthMode::Malformed),
+        ("unknown-token", AuthMode::Unknown),
+    ] {
+        b.push(
+            format!("ignored-auth/{name}"),
+            "ignored_auth",
+            rej.level,
+            request(op, params.clone(), body.clone(), mode),
+            expect.clone(),
+        );
+    }
+}
+
+fn encodings(b: &mut Builder, op: &Operation, base: &Base) {
+    for p in &op.params {
+        if p.alternates.is_empty() {
+            continue;
+        }
+        let Some((_, value)) = base.params.iter().find(|(n, _)| *n == p.name) else {
+            continue;
+        };
+        let field = op.rules.iter().find_map(|r| match r {
+            Rule::ItemsFieldInParam { field, param, .. } if *param == p.name => Some(field.clone()),
+            _ => None,
+        });
+        let asserts: Vec<Assertion> = field
+            .map(|f| Assertion {
+                pointer: String::new(),
+                kind: AssertKind::Covers {
+                    field: f,
+                    values: value.clone(),
+                },
+            })
+            .into_iter()
+            .collect();
+        let mut steps = vec![Step {
+            request: RequestTemplate {
+                explode: Some(p.explode),
+                ..request(op, base.params.clone(), base.body.clone(), AuthMode::Token)
+            },
+            expect: Expect::Success,
+            capture: Vec::new(),
+            asserts: asserts.clone(),
+        }];
+        for alt in &p.alternates {
+            steps.push(Step {
+                request: RequestTemplate {
+                    explode: Some(alt.explode),
+                    ..request(op, base.params.clone(), base.body.clone(), AuthMode::Token)
+                },
+                expect: Expect::Success,
+                capture: Vec::new(),
+                asserts: asserts.clone(),
+            });
+        }
+        b.cases.push(Case {
+            id: format!("{}/encodings/{}", op.id, p.name),
+            operation: op.id.clone(),
+            check: ALTERNATE_ENCODINGS.into(),
+            level: Level::Must,
+            steps,
+            serial: op.writes(),
+            skip: None,
+            requires: Vec::new(),
+            source: "derived".into(),
+        });
+    }
+}
+
+/// The check name of the list-encoding cases, which the runner judges across their steps.
+pub const ALTERNATE_ENCODINGS: &str = "alternate_encodings";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn spec() -> Spec {
+        Spec::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/openapi.yaml")).unwrap()
+    }
+
+    #[test]
+    fn same_seed_same_cases_other_seed_other_values() {
+        let spec = spec();
+        let c = Contracts::default();
+        let o = PlanOptions {
+            seed: 7,
+            allow_writes: true,
+        };
+        let a: Vec<String> = derive(&spec, &c, o)
+            .iter()
+            .map(|c| format!("{}{:?}", c.id, c.steps[0].request.body))
+            .collect();
+        let b: Vec<String> = derive(&spec, &c, o)
+            .iter()
+            .map(|c| format!("{}{:?}", c.id, c.steps[0].request.body))
+            .collect();
+        let d: Vec<String> = derive(&spec, &c, PlanOptions { seed: 8, ..o })
+            .iter()
+            .map(|c| format!("{}{:?}", c.id, c.steps[0].request.body))
+            .collect();
+        assert_eq!(a, b);
+        assert_ne!(a, d);
+    }
+
+    #[test]
+    fn predicts_the_three_outcomes_of_the_name_rules() {
+        let spec = spec();
+        let op = spec.operation("updateContactInfoName").unwrap();
+        let body = |f: &str, l: &str| json!({"firstName": f, "lastName": l, "country": "GB", "phone": "1"});
+        assert!(matches!(
+            predict(op, &body(&"é".repeat(30), &"é".repeat(30))).0,
+            Expect::Success
+        ));
+        assert!(matches!(
+            predict(op, &body(&"é".repeat(30), &"é".repeat(31))).0,
+            Expect::BusinessRejected(_)
+        ));
+        assert!(matches!(
+            predict(op, &body(&"a".repeat(64), "b")).0,
+            Expect::BusinessRejected(_)
+        ));
+        let (e, l) = predict(op, &body(&"a".repeat(65), "b"));
+        assert!(matches!(
+            e,
+            Expect::Rejected {
+                status: Some((400, Level::Should)),
+                ..
+            }
+        ));
+        assert_eq!(l, Level::Must);
+        let (_, l) = predict(op, &body("   ", "b"));
+        assert_eq!(l, Level::Should);
+    }
+
+    #[test]
+    fn writes_are_skipped_unless_allowed() {
+        let spec = spec();
+        let cases = derive(
+            &spec,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 1,
+                allow_writes: false,
+            },
+        );
+        let update: Vec<_> = cases
+            .iter()
+            .filter(|c| c.operation == "updateContactInfoName")
+            .collect();
+        assert!(
+            update
+                .iter()
+                .filter(|c| c.check != "ignored_auth")
+                .all(|c| c.skip.is_some())
+        );
+        assert!(
+            update
+                .iter()
+                .filter(|c| c.check == "ignored_auth")
+                .all(|c| c.skip.is_none())
+        );
+    }
+}

@@ -1,0 +1,53 @@
+//! JUnit XML (via `quick-junit`): one suite per operation, one test case per check result,
+//! so CI systems show the same verdicts as the terminal.
+
+use std::collections::BTreeMap;
+
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+
+use crate::outcome::{CheckResult, Verdict};
+
+/// Renders the results as JUnit XML.
+pub fn render(results: &[CheckResult], strict: bool) -> Result<String, String> {
+    let mut suites: BTreeMap<&str, Vec<&CheckResult>> = BTreeMap::new();
+    for r in results {
+        suites.entry(r.operation.as_str()).or_default().push(r);
+    }
+    let mut report = Report::new("conformance");
+    for (op, rs) in suites {
+        let mut suite = TestSuite::new(op);
+        for r in rs {
+            let status = match r.verdict {
+                Verdict::Passed => TestCaseStatus::success(),
+                Verdict::Skipped => {
+                    let mut s = TestCaseStatus::skipped();
+                    s.set_message(r.message.clone());
+                    s
+                }
+                Verdict::Failed if r.is_failure(strict) => {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    s.set_message(format!("[{}] {}", r.level.as_str(), r.message));
+                    s.set_type(r.check.clone());
+                    s.set_description(super::details(r));
+                    s
+                }
+                Verdict::Failed => TestCaseStatus::success(),
+            };
+            let name = if r.step > 0 {
+                format!("{} #{} :: {}", r.case, r.step, r.check)
+            } else {
+                format!("{} :: {}", r.case, r.check)
+            };
+            let mut tc = TestCase::new(name, status);
+            tc.set_classname(format!("{}.{}", r.operation, r.check));
+            if r.is_warning(strict) {
+                tc.set_system_out(format!("WARNING (SHOULD): {}", super::details(r)));
+            }
+            suite.add_test_case(tc);
+        }
+        report.add_test_suite(suite);
+    }
+    report
+        .to_string()
+        .map_err(|e| format!("cannot write JUnit XML: {e}"))
+}

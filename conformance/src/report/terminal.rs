@@ -1,0 +1,137 @@
+//! The terminal report: a progress bar while cases run, one line per failure as it
+//! happens, then every failure in detail, a table per operation and check, and the final
+//! `N passed, N failed, N skipped` line.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::outcome::{CheckResult, Totals, Verdict};
+
+/// Live progress on stderr (hidden when stderr is not a terminal).
+pub struct Progress {
+    bar: ProgressBar,
+    strict: bool,
+    quiet: bool,
+}
+
+impl Progress {
+    /// A bar over `cases` cases.
+    pub fn new(cases: usize, strict: bool, quiet: bool) -> Progress {
+        let bar = if quiet {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new(cases as u64)
+        };
+        if let Ok(style) = ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cases {msg}",
+        ) {
+            bar.set_style(style);
+        }
+        Progress { bar, strict, quiet }
+    }
+
+    /// Reports a finished case: advances the bar and prints one line per failure.
+    pub fn case_done(&self, results: &[CheckResult]) {
+        self.bar.inc(1);
+        if self.quiet {
+            return;
+        }
+        for r in results.iter().filter(|r| r.verdict == Verdict::Failed) {
+            let line = format!(
+                "{} [{}] {} :: {}: {}",
+                super::label_for(r, self.strict),
+                r.level.as_str(),
+                r.case,
+                r.check,
+                r.message
+            );
+            self.bar.suspend(|| println!("{line}"));
+        }
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// The end-of-run text: details of failures and warnings, the summary table and the
+/// totals line (always the last line).
+pub fn render(results: &[CheckResult], strict: bool) -> String {
+    let mut s = String::new();
+    let failed: Vec<&CheckResult> = results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .collect();
+    if !failed.is_empty() {
+        let _ = writeln!(s, "\nFailures and warnings:\n");
+        for r in &failed {
+            let _ = writeln!(
+                s,
+                "{}",
+                super::details(r).replacen(super::label(r), super::label_for(r, strict), 1)
+            );
+        }
+    }
+    let mut table: BTreeMap<(&str, &str), Totals> = BTreeMap::new();
+    for r in results {
+        let t = table
+            .entry((r.operation.as_str(), r.check.as_str()))
+            .or_default();
+        *t = add(*t, Totals::of(std::slice::from_ref(r), strict));
+    }
+    let _ = writeln!(s, "\nSummary by operation and check:\n");
+    let _ = writeln!(
+        s,
+        "  {:<30} {:<30} {:>6} {:>6} {:>6} {:>6}",
+        "operation", "check", "passed", "failed", "warned", "skipped"
+    );
+    let mut last_op = "";
+    for ((op, check), t) in &table {
+        let shown_op = if *op == last_op { "" } else { op };
+        last_op = op;
+        let _ = writeln!(
+            s,
+            "  {:<30} {:<30} {:>6} {:>6} {:>6} {:>6}",
+            shown_op, check, t.passed, t.failed, t.warnings, t.skipped
+        );
+    }
+    let total = Totals::of(results, strict);
+    if total.warnings > 0 {
+        let _ = writeln!(
+            s,
+            "\n{} warning(s): SHOULD-level breaches (they fail the run under --strict)",
+            total.warnings
+        );
+    }
+    let skipped: BTreeMap<&str, usize> = results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Skipped)
+        .fold(BTreeMap::new(), |mut m, r| {
+            *m.entry(r.message.as_str()).or_default() += 1;
+            m
+        });
+    if !skipped.is_empty() {
+        let _ = writeln!(s, "\nSkipped, by reason:");
+        for (why, n) in skipped {
+            let _ = writeln!(s, "  {n:>3} × {why}");
+        }
+    }
+    let _ = write!(
+        s,
+        "\n{} passed, {} failed, {} skipped",
+        total.passed, total.failed, total.skipped
+    );
+    s
+}
+
+fn add(a: Totals, b: Totals) -> Totals {
+    Totals {
+        passed: a.passed + b.passed,
+        failed: a.failed + b.failed,
+        warnings: a.warnings + b.warnings,
+        skipped: a.skipped + b.skipped,
+    }
+}

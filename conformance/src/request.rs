@@ -1,0 +1,382 @@
+//! Turning a request template into bytes on the wire, and into the redacted forms the
+//! reports show (a curl line with `$TOKEN`, bodies with secret fields masked).
+
+use std::collections::BTreeSet;
+
+use reqwest::Url;
+use serde_json::{Map, Value};
+
+use crate::case::{AuthMode, BodyTemplate, RequestTemplate};
+use crate::spec::{Location, Spec};
+use crate::transport::Request;
+use crate::vars::Vars;
+
+/// A token no target ever issued, for `ignored_auth`.
+pub const UNKNOWN_TOKEN: &str = "conformance-unknown-token-0000000000";
+
+/// Secret values that must never be printed, each with the placeholder shown instead.
+#[derive(Debug, Clone, Default)]
+pub struct Secrets {
+    values: Vec<(String, String)>,
+    fields: BTreeSet<String>,
+}
+
+impl Secrets {
+    /// Starts with the spec's `x-secret` field names.
+    pub fn new(fields: BTreeSet<String>) -> Secrets {
+        Secrets {
+            values: Vec::new(),
+            fields,
+        }
+    }
+
+    /// Registers a secret value (ignored when empty).
+    pub fn add(&mut self, value: &str, placeholder: &str) {
+        if !value.is_empty() && !self.values.iter().any(|(v, _)| v == value) {
+            self.values
+                .push((value.to_string(), placeholder.to_string()));
+            self.values.sort_by_key(|(v, _)| std::cmp::Reverse(v.len()));
+        }
+    }
+
+    /// Replaces every known secret value in a text.
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for (v, p) in &self.values {
+            out = out.replace(v.as_str(), p);
+        }
+        out
+    }
+
+    /// Redacts a raw body: form fields named like `x-secret` fields are masked, then known
+    /// secret values are replaced.
+    pub fn redact_text(&self, content_type: &str, text: &str) -> String {
+        if !content_type.starts_with("application/x-www-form-urlencoded") {
+            return self.redact(text);
+        }
+        let Ok(parsed) = Url::parse(&format!("http://x/?{text}")) else {
+            return self.redact(text);
+        };
+        let pairs: Vec<(String, String)> = parsed
+            .query_pairs()
+            .map(|(k, v)| {
+                let v = if self.fields.contains(k.as_ref()) && !v.is_empty() {
+                    "<redacted>".to_string()
+                } else {
+                    v.into_owned()
+                };
+                (k.into_owned(), v)
+            })
+            .collect();
+        let mut out = Url::parse("http://x/").expect("static URL");
+        out.query_pairs_mut().extend_pairs(pairs);
+        self.redact(out.query().unwrap_or(""))
+    }
+
+    /// Masks `x-secret` fields of a JSON value (non-empty strings only, so an empty
+    /// `access_token` on failure stays visible as empty) and known secret values.
+    pub fn redact_json(&self, v: &Value) -> Value {
+        match v {
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .map(|(k, x)| {
+                        let masked = match x {
+                            Value::String(s) if self.fields.contains(k) && !s.is_empty() => {
+                                Value::String("<redacted>".into())
+                            }
+                            other => self.redact_json(other),
+                        };
+                        (k.clone(), masked)
+                    })
+                    .collect(),
+            ),
+            Value::Array(a) => Value::Array(a.iter().map(|x| self.redact_json(x)).collect()),
+            Value::String(s) => Value::String(self.redact(s)),
+            other => other.clone(),
+        }
+    }
+}
+
+/// A request ready to send, with what the checks and reports need.
+#[derive(Debug, Clone)]
+pub struct Built {
+    /// What goes on the wire.
+    pub request: Request,
+    /// Parameter values after substitution, for rules that compare with them.
+    pub params: Map<String, Value>,
+    /// The JSON body after substitution.
+    pub body: Option<Value>,
+    /// A curl line with secrets replaced by placeholders.
+    pub curl: String,
+}
+
+/// Why a template could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildError {
+    /// A variable the template refers to was never bound.
+    Unbound(String),
+    /// No bearer token is available.
+    NoToken,
+}
+
+/// Substitutes variables and lays the request out on the wire.
+pub fn build(
+    spec: &Spec,
+    base_url: &str,
+    tpl: &RequestTemplate,
+    vars: &Vars,
+    token: Option<&str>,
+    secrets: &Secrets,
+) -> Result<Built, BuildError> {
+    let op = spec
+        .operation(&tpl.op)
+        .expect("templates are validated against the spec");
+    let mut url = Url::parse(&format!("{}{}", base_url.trim_end_matches('/'), op.path))
+        .map_err(|e| BuildError::Unbound(format!("base URL: {e}")))?;
+    let mut headers = Vec::new();
+    let mut params = Map::new();
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for (name, raw) in &tpl.params {
+        let value = vars.substitute(raw).map_err(BuildError::Unbound)?;
+        let location = op
+            .param(name)
+            .map_or(crate::spec::Location::Query, |p| p.location);
+        let explode = tpl
+            .explode
+            .or(op.param(name).map(|p| p.explode))
+            .unwrap_or(true);
+        let texts: Vec<String> = match &value {
+            Value::Array(items) => items.iter().map(scalar_text).collect(),
+            other => vec![scalar_text(other)],
+        };
+        match location {
+            Location::Header => headers.push((name.clone(), texts.join(","))),
+            Location::Query if explode => {
+                pairs.extend(texts.into_iter().map(|t| (name.clone(), t)))
+            }
+            Location::Query => pairs.push((name.clone(), texts.join(","))),
+        }
+        params.insert(name.clone(), value);
+    }
+    if !pairs.is_empty() {
+        url.query_pairs_mut().extend_pairs(pairs);
+    }
+    let mut shown_auth = None;
+    if op.secured || tpl.auth != AuthMode::Token {
+        match tpl.auth {
+            AuthMode::Token => {
+                let t = token.ok_or(BuildError::NoToken)?;
+                headers.push(("authorization".into(), format!("Bearer {t}")));
+                shown_auth = Some("Authorization: Bearer $TOKEN".to_string());
+            }
+            AuthMode::Missing => {}
+            AuthMode::Malformed => {
+                let t = token.unwrap_or(UNKNOWN_TOKEN);
+                headers.push(("authorization".into(), format!("Token {t}")));
+                shown_auth = Some(if token.is_some() {
+                    "Authorization: Token $TOKEN".into()
+                } else {
+                    format!("Authorization: Token {UNKNOWN_TOKEN}")
+                });
+            }
+            AuthMode::Unknown => {
+                headers.push(("authorization".into(), format!("Bearer {UNKNOWN_TOKEN}")));
+                shown_auth = Some(format!("Authorization: Bearer {UNKNOWN_TOKEN}"));
+            }
+        }
+    }
+    let (body, json) = match &tpl.body {
+        None => (None, None),
+        Some(BodyTemplate::Json(v)) => {
+            let v = vars.substitute(v).map_err(BuildError::Unbound)?;
+            let bytes = serde_json::to_vec(&v).unwrap_or_default();
+            (Some(("application/json".to_string(), bytes)), Some(v))
+        }
+        Some(BodyTemplate::Raw { content_type, text }) => {
+            let text = match vars
+                .substitute(&Value::String(text.clone()))
+                .map_err(BuildError::Unbound)?
+            {
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            (Some((content_type.clone(), text.into_bytes())), None)
+        }
+    };
+    let method = reqwest::Method::from_bytes(op.method.as_bytes()).unwrap_or(reqwest::Method::GET);
+    let request = Request {
+        method,
+        url,
+        headers,
+        body,
+    };
+    let curl = curl_line(&request, shown_auth.as_deref(), json.as_ref(), secrets);
+    Ok(Built {
+        request,
+        params,
+        body: json,
+        curl,
+    })
+}
+
+fn scalar_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// A curl line reproducing the request; the token appears only as `$TOKEN`.
+pub fn curl_line(
+    req: &Request,
+    shown_auth: Option<&str>,
+    json: Option<&Value>,
+    secrets: &Secrets,
+) -> String {
+    let mut line = format!(
+        "curl -sS -X {} {}",
+        req.method,
+        quote(&secrets.redact(req.url.as_str()))
+    );
+    if let Some(a) = shown_auth {
+        line.push_str(&format!(" -H \"{a}\""));
+    }
+    for (k, v) in &req.headers {
+        if k != "authorization" {
+            line.push_str(&format!(
+                " -H {}",
+                quote(&secrets.redact(&format!("{k}: {v}")))
+            ));
+        }
+    }
+    if let Some((ctype, bytes)) = &req.body {
+        line.push_str(&format!(" -H {}", quote(&format!("Content-Type: {ctype}"))));
+        let text = match json {
+            Some(v) => secrets.redact_json(v).to_string(),
+            None => secrets.redact_text(ctype, &String::from_utf8_lossy(bytes)),
+        };
+        line.push_str(&format!(" --data-raw {}", quote(&text)));
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::path::Path;
+
+    fn spec() -> Spec {
+        Spec::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/openapi.yaml")).unwrap()
+    }
+
+    fn tpl(op: &str, params: Vec<(&str, Value)>, auth: AuthMode) -> RequestTemplate {
+        RequestTemplate {
+            op: op.into(),
+            params: params
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            body: None,
+            auth,
+            explode: None,
+        }
+    }
+
+    #[test]
+    fn encodes_lists_both_ways_and_hides_the_token() {
+        let spec = spec();
+        let secrets = Secrets::default();
+        let t = tpl(
+            "findExchangeScopes",
+            vec![("names", json!(["CME", "CBOT"]))],
+            AuthMode::Token,
+        );
+        let b = build(
+            &spec,
+            "http://h/v1",
+            &t,
+            &Vars::default(),
+            Some("s3cret"),
+            &secrets,
+        )
+        .unwrap();
+        assert_eq!(
+            b.request.url.as_str(),
+            "http://h/v1/marketDataSubscriptionExchangeScope/finds?names=CME&names=CBOT"
+        );
+        assert!(
+            b.curl.contains("$TOKEN") && !b.curl.contains("s3cret"),
+            "{}",
+            b.curl
+        );
+        let mut t2 = t.clone();
+        t2.explode = Some(false);
+        let b = build(
+            &spec,
+            "http://h/v1",
+            &t2,
+            &Vars::default(),
+            Some("s3cret"),
+            &secrets,
+        )
+        .unwrap();
+        assert!(
+            b.request.url.as_str().ends_with("names=CME%2CCBOT"),
+            "{}",
+            b.request.url
+        );
+    }
+
+    #[test]
+    fn reports_unbound_variables_and_missing_token() {
+        let spec = spec();
+        let t = tpl(
+            "listCategoryPositionLimits",
+            vec![("masterid", json!("${category_id}"))],
+            AuthMode::Token,
+        );
+        let e = build(
+            &spec,
+            "http://h/v1",
+            &t,
+            &Vars::default(),
+            Some("x"),
+            &Secrets::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e, BuildError::Unbound("category_id".into()));
+        let t = tpl(
+            "listCategoryPositionLimits",
+            vec![("masterid", json!(1))],
+            AuthMode::Token,
+        );
+        let e = build(
+            &spec,
+            "http://h/v1",
+            &t,
+            &Vars::default(),
+            None,
+            &Secrets::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e, BuildError::NoToken);
+    }
+
+    #[test]
+    fn redacts_secret_fields_and_values() {
+        let mut s = Secrets::new(["client_secret".to_string()].into());
+        s.add("hunter2", "$CLIENT_SECRET");
+        let v = s.redact_json(
+            &json!({"client_secret": "hunter2", "note": "pw hunter2", "client_id": "c"}),
+        );
+        assert_eq!(
+            v,
+            json!({"client_secret": "<redacted>", "note": "pw $CLIENT_SECRET", "client_id": "c"})
+        );
+    }
+}

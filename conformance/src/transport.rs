@@ -1,0 +1,265 @@
+//! Sending one request and reading its answer under hard bounds: a per-request timeout that
+//! covers connect, headers and body; a cap on the body size; bounded retries for `429`
+//! (`Retry-After`) and for the platform's penalty answer (`p-ticket` / `p-time`, DECISIONS
+//! row 23). A hostile target therefore costs at most a known time and memory per request.
+
+use std::time::{Duration, Instant};
+
+use reqwest::Url;
+use serde_json::Value;
+
+/// Largest body read; more fails the request as "body too large".
+pub const MAX_BODY: usize = 1 << 20;
+/// Most `429`s or penalty answers honoured for one request.
+const MAX_RETRIES: usize = 3;
+/// Longest single wait a target may ask for.
+const MAX_WAIT: Duration = Duration::from_secs(10);
+
+/// A fully built request.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// HTTP method.
+    pub method: reqwest::Method,
+    /// Full URL with query.
+    pub url: Url,
+    /// Headers to send (with the real token).
+    pub headers: Vec<(String, String)>,
+    /// Body with its content type.
+    pub body: Option<(String, Vec<u8>)>,
+}
+
+/// What came back.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// Status code.
+    pub status: u16,
+    /// Headers (lower-case names).
+    pub headers: Vec<(String, String)>,
+    /// The body, at most [`MAX_BODY`] bytes.
+    pub body: Vec<u8>,
+    /// The body parsed as JSON when it is JSON.
+    pub json: Option<Value>,
+    /// Time until the body was read.
+    pub elapsed: Duration,
+    /// How many retries (429 or penalty) were needed.
+    pub retries: usize,
+}
+
+impl Response {
+    /// A header by lower-case name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The media type without parameters.
+    pub fn media_type(&self) -> Option<String> {
+        self.header("content-type").map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
+    }
+}
+
+/// Why no answer could be judged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TransportError {
+    /// Nothing (or not all) came back in time.
+    #[error("no complete answer within {0:?}")]
+    Timeout(Duration),
+    /// The body exceeded the cap.
+    #[error("body too large (more than {0} bytes)")]
+    BodyTooLarge(usize),
+    /// Connection refused, reset, or not HTTP.
+    #[error("connection failed: {0}")]
+    Connection(String),
+}
+
+/// A reusable HTTP client with the run's bounds.
+#[derive(Clone)]
+pub struct Transport {
+    client: reqwest::Client,
+    timeout: Duration,
+    max_body: usize,
+}
+
+impl Transport {
+    /// A client that follows no redirects (a redirect is an answer to judge, not to chase).
+    pub fn new(timeout: Duration) -> Result<Transport, String> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(timeout)
+            .pool_max_idle_per_host(32)
+            .build()
+            .map_err(|e| format!("cannot build HTTP client: {e}"))?;
+        Ok(Transport {
+            client,
+            timeout,
+            max_body: MAX_BODY,
+        })
+    }
+
+    /// Overrides the body cap (tests).
+    pub fn with_max_body(mut self, max: usize) -> Transport {
+        self.max_body = max;
+        self
+    }
+
+    /// Sends a request, honouring `429` and penalty answers a bounded number of times.
+    pub async fn send(&self, req: &Request) -> Result<Response, TransportError> {
+        let mut req = req.clone();
+        let mut retries = 0;
+        loop {
+            let resp = self.send_once(&req).await?;
+            if retries >= MAX_RETRIES {
+                return Ok(Response { retries, ..resp });
+            }
+            if resp.status == 429 {
+                let wait = resp
+                    .header("retry-after")
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .map_or(Duration::from_secs(1), Duration::from_secs);
+                tokio::time::sleep(wait.min(MAX_WAIT)).await;
+                retries += 1;
+                continue;
+            }
+            if let Some((ticket, wait)) = penalty(&resp) {
+                tokio::time::sleep(wait.min(MAX_WAIT)).await;
+                add_ticket(&mut req, &ticket);
+                retries += 1;
+                continue;
+            }
+            return Ok(Response { retries, ..resp });
+        }
+    }
+
+    async fn send_once(&self, req: &Request) -> Result<Response, TransportError> {
+        let started = Instant::now();
+        let work = async {
+            let mut builder = self.client.request(req.method.clone(), req.url.clone());
+            for (k, v) in &req.headers {
+                builder = builder.header(k, v);
+            }
+            if let Some((ctype, bytes)) = &req.body {
+                builder = builder.header("content-type", ctype).body(bytes.clone());
+            }
+            let mut resp = builder
+                .send()
+                .await
+                .map_err(|e| TransportError::Connection(describe(&e)))?;
+            let status = resp.status().as_u16();
+            let headers: Vec<(String, String)> = resp
+                .headers()
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.as_str().to_string(),
+                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    )
+                })
+                .collect();
+            if resp
+                .content_length()
+                .is_some_and(|n| n > self.max_body as u64)
+            {
+                return Err(TransportError::BodyTooLarge(self.max_body));
+            }
+            let mut body = Vec::new();
+            while let Some(chunk) = resp
+                .chunk()
+                .await
+                .map_err(|e| TransportError::Connection(describe(&e)))?
+            {
+                if body.len() + chunk.len() > self.max_body {
+                    return Err(TransportError::BodyTooLarge(self.max_body));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            let json = serde_json::from_slice(&body).ok();
+            Ok(Response {
+                status,
+                headers,
+                body,
+                json,
+                elapsed: started.elapsed(),
+                retries: 0,
+            })
+        };
+        match tokio::time::timeout(self.timeout, work).await {
+            Ok(r) => r,
+            Err(_) => Err(TransportError::Timeout(self.timeout)),
+        }
+    }
+}
+
+/// The error chain in one line, without the URL (which reports show already).
+fn describe(e: &reqwest::Error) -> String {
+    let mut msg = e.without_url_ref().to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        msg.push_str(": ");
+        msg.push_str(&s.to_string());
+        source = s.source();
+    }
+    msg
+}
+
+trait WithoutUrl {
+    fn without_url_ref(&self) -> String;
+}
+
+impl WithoutUrl for reqwest::Error {
+    fn without_url_ref(&self) -> String {
+        if self.is_timeout() {
+            "timed out".into()
+        } else if self.is_connect() {
+            "cannot connect".into()
+        } else if self.is_body() || self.is_decode() {
+            "broken body".into()
+        } else {
+            "request failed".into()
+        }
+    }
+}
+
+/// The platform's penalty answer: `200` with `p-ticket` and `p-time` (seconds).
+fn penalty(resp: &Response) -> Option<(String, Duration)> {
+    if resp.status != 200 {
+        return None;
+    }
+    let obj = resp.json.as_ref()?.as_object()?;
+    let ticket = obj.get("p-ticket")?.as_str()?.to_string();
+    let secs = obj.get("p-time")?.as_f64()?;
+    Some((
+        ticket,
+        Duration::from_secs_f64(secs.clamp(0.0, MAX_WAIT.as_secs_f64())),
+    ))
+}
+
+/// Resends with the ticket: in the JSON body when there is one, else in the query.
+fn add_ticket(req: &mut Request, ticket: &str) {
+    if let Some((ctype, bytes)) = &mut req.body
+        && ctype.starts_with("application/json")
+        && let Ok(Value::Object(mut m)) = serde_json::from_slice::<Value>(bytes)
+    {
+        m.insert("p-ticket".into(), Value::String(ticket.to_string()));
+        *bytes = serde_json::to_vec(&m).unwrap_or_default();
+        return;
+    }
+    let pairs: Vec<(String, String)> = req
+        .url
+        .query_pairs()
+        .filter(|(k, _)| k != "p-ticket")
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    req.url
+        .query_pairs_mut()
+        .clear()
+        .extend_pairs(pairs)
+        .append_pair("p-ticket", ticket);
+}
