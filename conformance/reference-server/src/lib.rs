@@ -1,1 +1,224 @@
-//! Reference server (in progress).
+//! The reference implementation of the trading platform's six operations: the
+//! conformance run's embedded default, the generated client's test partner, and a
+//! target for independent tools (Schemathesis, curl).
+//!
+//! It is an implementation like any other: it speaks only through the generated wire
+//! types of `trading_api::models`, answers every decision of `DECISIONS.md` (MUST and
+//! SHOULD), and can be switched into seeded bugs ([`Fault`]) to prove that the
+//! harness notices them.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), reference_server::ServerError> {
+//! let server = reference_server::spawn(reference_server::Config::default()).await?;
+//! let token = server.issue_token();
+//! println!("{} {}", server.base_url(), token.len());
+//! server.shutdown().await;
+//! # Ok(()) }
+//! ```
+
+mod app;
+pub mod cli;
+mod clock;
+mod codes;
+pub mod data;
+mod error;
+mod fault;
+mod handlers;
+mod persist;
+mod request;
+mod secret;
+mod state;
+mod tokens;
+mod validate;
+
+use std::fmt;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use trading_api::models::ContactInfo;
+
+pub use error::ServerError;
+pub use fault::{Fault, UnknownFault};
+pub use request::MAX_BODY;
+pub use tokens::ACCESS_TOKEN_LIFETIME;
+
+use state::{AppState, lock};
+use tokens::Grant;
+
+/// How to start the server.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Where to listen; the default is `127.0.0.1:0`, a port the OS picks.
+    pub addr: SocketAddr,
+    /// A data file replacing the embedded default set.
+    pub data: Option<PathBuf>,
+    /// A state file that keeps contact updates and tokens across restarts.
+    pub state: Option<PathBuf>,
+    /// Seeded bugs to switch on (none for a conformant server).
+    pub faults: Vec<Fault>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            data: None,
+            state: None,
+            faults: Vec::new(),
+        }
+    }
+}
+
+/// The demo OAuth client's registration, for driving the authorization flow.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DemoClient {
+    /// The client id.
+    pub client_id: String,
+    /// The client secret (demo data; still redacted by `Debug`).
+    pub client_secret: String,
+    /// The client's first registered redirect URI.
+    pub redirect_uri: String,
+}
+
+impl fmt::Debug for DemoClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DemoClient")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"<redacted>")
+            .field("redirect_uri", &self.redirect_uri)
+            .finish()
+    }
+}
+
+/// A server running on the current tokio runtime. Dropping it stops the server too;
+/// [`RunningServer::shutdown`] also waits for it.
+pub struct RunningServer {
+    addr: SocketAddr,
+    state: Arc<AppState>,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<std::io::Result<()>>>,
+}
+
+impl fmt::Debug for RunningServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunningServer")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Starts the server: loads the data (and state) file, binds, and serves in a task.
+pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
+    let data = match &config.data {
+        Some(path) => data::DataSet::load(path)?,
+        None => data::DataSet::embedded()?,
+    };
+    let state = AppState::new(data, config.state.clone(), &config.faults)?;
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .map_err(|source| ServerError::Bind {
+            addr: config.addr,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| ServerError::Bind {
+        addr: config.addr,
+        source,
+    })?;
+    let (stop, stopped) = oneshot::channel::<()>();
+    let app = app::router(Arc::clone(&state));
+    let task = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    tracing::info!(%addr, faults = ?config.faults, "reference server listening");
+    Ok(RunningServer {
+        addr,
+        state,
+        stop: Some(stop),
+        task: Some(task),
+    })
+}
+
+impl RunningServer {
+    /// The base URL including `/v1`, e.g. `http://127.0.0.1:PORT/v1`.
+    pub fn base_url(&self) -> String {
+        format!("{}/v1", self.origin())
+    }
+
+    /// The origin, e.g. `http://127.0.0.1:PORT` (the authorization step lives here).
+    pub fn origin(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The socket address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The demo OAuth client.
+    pub fn demo_client(&self) -> DemoClient {
+        let c = self.state.demo_client();
+        DemoClient {
+            client_id: c.client_id.clone(),
+            client_secret: c.client_secret.clone(),
+            redirect_uri: c.redirect_uris[0].clone(),
+        }
+    }
+
+    /// A fresh bearer token for the demo client's user, valid [`ACCESS_TOKEN_LIFETIME`]
+    /// seconds; persisted at once when there is a state file.
+    pub fn issue_token(&self) -> String {
+        let c = self.state.demo_client();
+        let grant = Grant {
+            user_id: c.user_id,
+            client_id: c.client_id.clone(),
+        };
+        let now = self.state.clock.now();
+        let token = lock(&self.state.tokens).issue_access(grant, now);
+        if let Err(e) = self.state.persist() {
+            tracing::error!(error = %e, "cannot persist the issued token");
+        }
+        token
+    }
+
+    /// Test hook: the stored contact record of a user, read directly (the six
+    /// operations cannot read it without changing it, DECISIONS row 17).
+    pub fn contact_record(&self, user_id: i64) -> Option<ContactInfo> {
+        lock(&self.state.contacts).get(&user_id).cloned()
+    }
+
+    /// Test hook: moves the server's clock forward, to expire tokens and codes.
+    pub fn advance_clock(&self, by: Duration) {
+        self.state.clock.advance(by.as_secs());
+    }
+
+    /// Stops accepting connections and waits (at most 5 s, then aborts) for the
+    /// requests in flight.
+    pub async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(mut task) = self.task.take()
+            && tokio::time::timeout(Duration::from_secs(5), &mut task)
+                .await
+                .is_err()
+        {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! The router and the layers around it: request logging, the 404/405 answers with an
+//! `errorText` body, and the panic guard.
+
+use std::any::Any;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use tower_http::catch_panic::CatchPanicLayer;
+
+use crate::error::ApiError;
+use crate::handlers::{contact, lookups, oauth};
+use crate::state::AppState;
+
+/// Builds the application.
+pub(crate) fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/v1/auth/oauthtoken", post(oauth::exchange_token))
+        .route(
+            "/v1/contactInfo/updatecontactinfoname",
+            post(contact::update_contact_info_name),
+        )
+        .route("/v1/categoryPositionLimit/deps", get(lookups::deps))
+        .route("/v1/categoryPositionLimit/item", get(lookups::item))
+        .route(
+            "/v1/marketDataSubscriptionExchangeScope/finds",
+            get(lookups::finds),
+        )
+        .route("/v1/riskCategory/suggest", get(lookups::suggest))
+        .route("/oauth/authorize", get(oauth::authorize))
+        .fallback(not_found)
+        .with_state(state)
+        .layer(middleware::from_fn(method_not_allowed_body))
+        .layer(middleware::from_fn(log_request))
+        .layer(CatchPanicLayer::custom(panic_response))
+}
+
+async fn not_found(request: Request) -> Response {
+    ApiError::NotFound(format!(
+        "no operation at {}",
+        crate::request::excerpt(request.uri().path())
+    ))
+    .into_response()
+}
+
+/// axum answers a known path with an unrouted method 405 and an `Allow` header but an
+/// empty body; give it the `errorText` body every other error has (decision 21).
+async fn method_not_allowed_body(request: Request, next: Next) -> Response {
+    let method = request.method().clone();
+    let response = next.run(request).await;
+    if response.status() != StatusCode::METHOD_NOT_ALLOWED {
+        return response;
+    }
+    let (mut parts, _) = response.into_parts();
+    // The `Allow` header itself is added by axum's router around this layer.
+    let body = serde_json::json!({
+        "errorText": format!("method {method} is not allowed on this path; see the Allow header")
+    });
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(body.to_string()))
+}
+
+/// One line per request: method, path (never the query, which may carry a code or a
+/// state), status and latency. Headers and bodies, where tokens live, are not logged.
+async fn log_request(request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = request.method().clone();
+    let path = request.uri().path().to_string();
+    let response = next.run(request).await;
+    tracing::info!(
+        %method,
+        path = %path,
+        status = response.status().as_u16(),
+        latency_us = started.elapsed().as_micros() as u64,
+        "request"
+    );
+    response
+}
+
+/// The last line of defence: a panic must not take the connection down silently. No
+/// handler is written to panic; answering 500 here is a bug report, and the tests
+/// assert no request ever gets one.
+fn panic_response(_payload: Box<dyn Any + Send + 'static>) -> Response {
+    tracing::error!("a handler panicked");
+    ApiError::Internal("internal error".into()).into_response()
+}

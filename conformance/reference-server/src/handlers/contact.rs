@@ -1,0 +1,91 @@
+//! Operation 2, the contact-name update (`POST /v1/contactInfo/updatecontactinfoname`,
+//! decisions 15-19). The record is replaced under one lock, so concurrent updates never
+//! interleave, and it is persisted before the answer, so an acknowledged update
+//! survives a crash. A rejected update never touches the record.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use trading_api::models::{UpdateContactInfoName, UpdateContactInfoResponse};
+
+use crate::error::ApiError;
+use crate::fault::Fault;
+use crate::request::{read_body, require_media_type};
+use crate::state::{AppState, lock};
+use crate::validate::{Verdict, check_names};
+
+/// `POST /v1/contactInfo/updatecontactinfoname`.
+pub(crate) async fn update_contact_info_name(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    match update(&state, &headers, body).await {
+        Ok(r) => r,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn update(
+    state: &Arc<AppState>,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let grant = state.authenticate(headers)?;
+    require_media_type(headers, &["application/json"])?;
+    let bytes = read_body(headers, body).await?;
+    let request: UpdateContactInfoName = serde_json::from_slice(&bytes).map_err(|e| {
+        ApiError::BadRequest(format!(
+            "the JSON body does not match UpdateContactInfoName: {e}"
+        ))
+    })?;
+    match check_names(&request, &state.faults) {
+        Verdict::Accept => {}
+        Verdict::Malformed(text) => return Err(ApiError::BadRequest(text)),
+        Verdict::Rejected(text) => {
+            let body = UpdateContactInfoResponse {
+                error_text: Some(text),
+                contact_info: None,
+            };
+            return Ok(Json(body).into_response());
+        }
+    }
+    let (previous, updated) = {
+        let mut contacts = lock(&state.contacts);
+        let Some(record) = contacts.get_mut(&grant.user_id) else {
+            return Err(ApiError::NotFound(
+                "the authenticated user has no contact record".into(),
+            ));
+        };
+        let previous = record.clone();
+        if !state.has(Fault::UpdateKeepsOldNames) {
+            record.first_name = request.first_name.clone();
+            record.last_name = request.last_name.clone();
+        }
+        record.country = request.country.clone();
+        record.phone = request.phone.clone();
+        if state.has(Fault::UpdateClobbersAddress) {
+            record.street_address1 = format!("{} {}", request.first_name, request.last_name);
+            record.city = request.country.clone();
+        }
+        (previous, record.clone())
+    };
+    if let Err(e) = state.persist_async().await {
+        // Not acknowledged, so not kept: put the record back unless a later update
+        // has already replaced it.
+        let mut contacts = lock(&state.contacts);
+        if contacts.get(&grant.user_id) == Some(&updated) {
+            contacts.insert(grant.user_id, previous);
+        }
+        return Err(e);
+    }
+    let body = UpdateContactInfoResponse {
+        error_text: Some(String::new()),
+        contact_info: Some(updated),
+    };
+    Ok(Json(body).into_response())
+}

@@ -1,0 +1,225 @@
+//! Operations 3-6, the read-only look-ups: `deps`, `item`, `finds` and `suggest`
+//! (decisions 3-9). Arrays are ordered by id (`suggest`: by name, then id), decision 5.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use trading_api::models::{
+    CategoryPositionLimit, MarketDataSubscriptionExchangeScope, RiskCategory,
+};
+
+use crate::error::ApiError;
+use crate::fault::Fault;
+use crate::request::{Query, bearer_token, excerpt, parse_i32, parse_i64};
+use crate::state::AppState;
+
+/// The most `suggest` answers, whatever `l` asks (decision 9).
+pub const SUGGEST_CAP: usize = 1000;
+
+/// `GET /v1/categoryPositionLimit/deps?masterid=`.
+pub(crate) async fn deps(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    respond(deps_inner(&state, &headers, raw.as_deref()))
+}
+
+fn deps_inner(
+    state: &AppState,
+    headers: &HeaderMap,
+    raw: Option<&str>,
+) -> Result<Response, ApiError> {
+    if state.has(Fault::UnknownTokenAccepted) {
+        bearer_token(headers).ok_or(ApiError::Unauthorized)?;
+    } else {
+        state.authenticate(headers)?;
+    }
+    let q = Query::parse(raw);
+    let master_id = match q.one("masterid")? {
+        Some(v) => parse_i64("masterid", v)?,
+        None if state.has(Fault::MissingParamAccepted) => {
+            return Ok(Json(Vec::<Value>::new()).into_response());
+        }
+        None => {
+            return Err(ApiError::BadRequest(
+                "missing query parameter: masterid".into(),
+            ));
+        }
+    };
+    let mut limits: Vec<&CategoryPositionLimit> = state
+        .data
+        .position_limits
+        .iter()
+        .filter(|l| l.risk_category_id == master_id)
+        .collect();
+    limits.sort_by_key(|l| l.id);
+    if state.has(Fault::DepsLeaksOtherCategory) {
+        limits.extend(
+            state
+                .data
+                .position_limits
+                .iter()
+                .find(|l| l.risk_category_id != master_id),
+        );
+    }
+    let body: Vec<Value> = limits.into_iter().map(|l| limit_json(state, l)).collect();
+    let mut response = Json(body).into_response();
+    if state.has(Fault::WrongContentType) {
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+    }
+    Ok(response)
+}
+
+/// `GET /v1/categoryPositionLimit/item?id=`.
+pub(crate) async fn item(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    respond(item_inner(&state, &headers, raw.as_deref()))
+}
+
+fn item_inner(
+    state: &AppState,
+    headers: &HeaderMap,
+    raw: Option<&str>,
+) -> Result<Response, ApiError> {
+    state.authenticate(headers)?;
+    let id = parse_i64("id", Query::parse(raw).required("id")?)?;
+    let limits = &state.data.position_limits;
+    let Some(index) = limits.iter().position(|l| l.id == Some(id)) else {
+        return Err(if state.has(Fault::ServerErrorOnUnknownId) {
+            ApiError::Internal("lookup failed".into())
+        } else {
+            ApiError::NotFound(format!("no CategoryPositionLimit with id {id}"))
+        });
+    };
+    let index = if state.has(Fault::ItemWrongId) {
+        (index + 1) % limits.len()
+    } else {
+        index
+    };
+    Ok(Json(limit_json(state, &limits[index])).into_response())
+}
+
+/// A limit as sent on the wire, with the enum and required-field faults applied.
+fn limit_json(state: &AppState, limit: &CategoryPositionLimit) -> Value {
+    let mut value = serde_json::to_value(limit).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut value {
+        if state.has(Fault::EnumMisspelled)
+            && let Some(Value::String(s)) = map.get_mut("totalBy")
+        {
+            *s = s.to_lowercase();
+        }
+        if state.has(Fault::RequiredFieldDropped) {
+            map.remove("active");
+        }
+    }
+    value
+}
+
+/// `GET /v1/marketDataSubscriptionExchangeScope/finds?names=`; both `names=A&names=B`
+/// and `names=A,B` (decision 6). A comma therefore always separates names: the data
+/// set has no scope name containing one.
+pub(crate) async fn finds(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    respond(finds_inner(&state, &headers, raw.as_deref()))
+}
+
+fn finds_inner(
+    state: &AppState,
+    headers: &HeaderMap,
+    raw: Option<&str>,
+) -> Result<Response, ApiError> {
+    state.authenticate(headers)?;
+    let q = Query::parse(raw);
+    let values = q.all("names");
+    if values.is_empty() {
+        return Err(ApiError::BadRequest(
+            "missing query parameter: names".into(),
+        ));
+    }
+    let mut names: Vec<&str> = values.iter().flat_map(|v| v.split(',')).collect();
+    if state.has(Fault::OnlyFirstName) {
+        names.truncate(1);
+    }
+    let mut found: Vec<&MarketDataSubscriptionExchangeScope> = state
+        .data
+        .exchange_scopes
+        .iter()
+        .filter(|s| names.contains(&s.name.as_str()))
+        .collect();
+    found.sort_by_key(|s| s.id);
+    Ok(Json(found).into_response())
+}
+
+/// `GET /v1/riskCategory/suggest?t=&l=`: case-insensitive substring of `name`.
+pub(crate) async fn suggest(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    if state.has(Fault::Stall) {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    }
+    respond(suggest_inner(&state, &headers, raw.as_deref()))
+}
+
+fn suggest_inner(
+    state: &AppState,
+    headers: &HeaderMap,
+    raw: Option<&str>,
+) -> Result<Response, ApiError> {
+    if !state.has(Fault::AuthNotEnforced) {
+        state.authenticate(headers)?;
+    }
+    let q = Query::parse(raw);
+    let t = q.required("t")?;
+    let l = parse_i32("l", q.required("l")?)?;
+    if t.is_empty() {
+        return Err(ApiError::BadRequest(
+            "query parameter t must not be empty".into(),
+        ));
+    }
+    let Ok(limit) = usize::try_from(l) else {
+        return Err(ApiError::BadRequest(format!(
+            "query parameter l must not be negative, got {}",
+            excerpt(&l.to_string())
+        )));
+    };
+    let limit = limit.min(SUGGEST_CAP);
+    let needle = t.to_lowercase();
+    let mut found: Vec<&RiskCategory> = state
+        .data
+        .risk_categories
+        .iter()
+        .filter(|c| {
+            if state.has(Fault::SuggestCaseSensitive) {
+                c.name.contains(t)
+            } else {
+                c.name.to_lowercase().contains(&needle)
+            }
+        })
+        .collect();
+    found.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+    if !state.has(Fault::LimitIgnored) {
+        found.truncate(limit);
+    }
+    Ok(Json(found).into_response())
+}
+
+fn respond(result: Result<Response, ApiError>) -> Response {
+    result.unwrap_or_else(IntoResponse::into_response)
+}

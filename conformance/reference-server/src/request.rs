@@ -1,0 +1,180 @@
+//! Reading requests without axum's extractors, whose rejections answer plain text with
+//! statuses of their own choosing: here every malformed input becomes the [`ApiError`]
+//! DECISIONS names for it (400, 413, 415), always with an `errorText` body.
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, header};
+
+use crate::error::ApiError;
+
+/// Largest accepted request body (decision 22).
+pub const MAX_BODY: usize = 64 * 1024;
+
+/// The decoded query string, in order, duplicates kept.
+pub(crate) struct Query(Vec<(String, String)>);
+
+impl Query {
+    pub(crate) fn parse(raw: Option<&str>) -> Self {
+        Query(
+            form_urlencoded::parse(raw.unwrap_or("").as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
+        )
+    }
+
+    /// Every value of `name`, in order.
+    pub(crate) fn all(&self, name: &str) -> Vec<&str> {
+        self.0
+            .iter()
+            .filter(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+
+    /// The single value of a scalar parameter; missing or repeated is a 400.
+    pub(crate) fn one(&self, name: &str) -> Result<Option<&str>, ApiError> {
+        match self.all(name).as_slice() {
+            [] => Ok(None),
+            [v] => Ok(Some(v)),
+            _ => Err(ApiError::BadRequest(format!(
+                "query parameter {name} is given more than once"
+            ))),
+        }
+    }
+
+    /// The single value of a required scalar parameter.
+    pub(crate) fn required(&self, name: &str) -> Result<&str, ApiError> {
+        self.one(name)?
+            .ok_or_else(|| ApiError::BadRequest(format!("missing query parameter: {name}")))
+    }
+}
+
+/// Parses an `int64` parameter.
+pub(crate) fn parse_i64(name: &str, value: &str) -> Result<i64, ApiError> {
+    value.parse::<i64>().map_err(|_| {
+        ApiError::BadRequest(format!(
+            "query parameter {name} must be a 64-bit integer, got {}",
+            excerpt(value)
+        ))
+    })
+}
+
+/// Parses an `int32` parameter.
+pub(crate) fn parse_i32(name: &str, value: &str) -> Result<i32, ApiError> {
+    value.parse::<i32>().map_err(|_| {
+        ApiError::BadRequest(format!(
+            "query parameter {name} must be a 32-bit integer, got {}",
+            excerpt(value)
+        ))
+    })
+}
+
+/// A bounded, quoted excerpt of client input for error texts.
+pub(crate) fn excerpt(value: &str) -> String {
+    const MAX: usize = 40;
+    if value.chars().count() <= MAX {
+        format!("{value:?}")
+    } else {
+        let cut: String = value.chars().take(MAX).collect();
+        format!("{cut:?}...")
+    }
+}
+
+/// The media type of the body without parameters, lower-cased (`application/json`).
+pub(crate) fn media_type(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
+    let essence = value.split(';').next()?.trim().to_ascii_lowercase();
+    (!essence.is_empty()).then_some(essence)
+}
+
+/// Refuses a body whose media type is not one of `accepted` (415).
+pub(crate) fn require_media_type(
+    headers: &HeaderMap,
+    accepted: &[&str],
+) -> Result<String, ApiError> {
+    match media_type(headers) {
+        Some(m) if accepted.contains(&m.as_str()) => Ok(m),
+        Some(m) => Err(ApiError::UnsupportedMediaType(format!(
+            "Content-Type {} is not supported; send {}",
+            excerpt(&m),
+            accepted.join(" or ")
+        ))),
+        None => Err(ApiError::UnsupportedMediaType(format!(
+            "Content-Type is missing; send {}",
+            accepted.join(" or ")
+        ))),
+    }
+}
+
+/// Reads the body, at most [`MAX_BODY`] bytes (413 beyond).
+pub(crate) async fn read_body(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY as u64) {
+        return Err(ApiError::PayloadTooLarge);
+    }
+    axum::body::to_bytes(body, MAX_BODY).await.map_err(|e| {
+        let inner = e.into_inner();
+        if inner.is::<http_body_util::LengthLimitError>() {
+            ApiError::PayloadTooLarge
+        } else {
+            ApiError::BadRequest(format!("cannot read the request body: {inner}"))
+        }
+    })
+}
+
+/// The token of an `Authorization: Bearer <token>` header; `None` when the header is
+/// missing or malformed (scheme other than Bearer, empty token, characters outside
+/// RFC 6750's token68).
+pub(crate) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim_start_matches(' ');
+    let token68 = !token.is_empty()
+        && token.trim_end_matches('=').bytes().all(|b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/')
+        });
+    (scheme.eq_ignore_ascii_case("bearer") && token68).then_some(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    #[test]
+    fn query_keeps_duplicates_and_decodes() {
+        let q = Query::parse(Some("names=CME%20Group&names=CBOT&l=3"));
+        assert_eq!(q.all("names"), ["CME Group", "CBOT"]);
+        assert_eq!(q.required("l").unwrap(), "3");
+        assert!(q.required("names").is_err());
+        assert!(q.required("t").is_err());
+    }
+
+    #[test]
+    fn bearer_parsing() {
+        let mut h = HeaderMap::new();
+        assert!(bearer_token(&h).is_none());
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer abc-DEF_1"),
+        );
+        assert_eq!(bearer_token(&h), Some("abc-DEF_1"));
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic abc"));
+        assert!(bearer_token(&h).is_none());
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer "));
+        assert!(bearer_token(&h).is_none());
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer a,b"),
+        );
+        assert!(bearer_token(&h).is_none());
+    }
+
+    #[test]
+    fn excerpt_is_bounded() {
+        assert!(excerpt(&"x".repeat(1000)).len() < 60);
+    }
+}

@@ -1,0 +1,198 @@
+//! Every operation's success path through the generated client, and the look-up rows
+//! of DECISIONS (3-9).
+
+mod common;
+
+use common::{assert_error, get, start};
+use trading_api::client::{GetCategoryPositionLimitError, SuggestRiskCategoriesError};
+use trading_api::models::TotalBy;
+
+#[tokio::test]
+async fn deps_returns_the_categorys_limits_in_id_order() {
+    let (server, client) = start().await;
+    let limits = client.list_category_position_limits(1).await.unwrap();
+    assert_eq!(limits.len(), 5);
+    assert!(limits.iter().all(|l| l.risk_category_id == 1));
+    let ids: Vec<i64> = limits.iter().map(|l| l.id.unwrap()).collect();
+    assert_eq!(ids, [11, 12, 13, 14, 15]);
+    assert_eq!(limits[0].total_by, TotalBy::Contract);
+    // One limit, none, and an unknown category (decision 4).
+    assert_eq!(
+        client.list_category_position_limits(7).await.unwrap().len(),
+        1
+    );
+    assert!(
+        client
+            .list_category_position_limits(9)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        client
+            .list_category_position_limits(-5)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn item_returns_the_record_seen_through_deps_and_404_for_unknown() {
+    let (server, client) = start().await;
+    let through_deps = client.list_category_position_limits(4).await.unwrap();
+    for limit in &through_deps {
+        let item = client
+            .get_category_position_limit(limit.id.unwrap())
+            .await
+            .unwrap();
+        assert_eq!(&item, limit);
+    }
+    match client.get_category_position_limit(999_999).await {
+        Err(trading_api::Error::Response(GetCategoryPositionLimitError::NotFound(e))) => {
+            assert!(e.error_text.contains("999999"))
+        }
+        other => panic!("expected 404, got {other:?}"),
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn finds_matches_exact_names_in_both_encodings() {
+    let (server, client) = start().await;
+    let found = client
+        .find_exchange_scopes(&["CBOT", "CME Group", "cme", "nope", "CBOT"])
+        .await
+        .unwrap();
+    let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["CBOT", "CME Group"]);
+    assert_eq!(found[0].bundle_of.as_deref(), Some("CME Group"));
+    // The comma form (decision 6).
+    let token = server.issue_token();
+    let url = format!(
+        "{}/marketDataSubscriptionExchangeScope/finds?names=CME,NYMEX",
+        server.base_url()
+    );
+    let (status, _, body) = get(&url, Some(&token)).await;
+    assert_eq!(status, 200);
+    let names: Vec<&str> = body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["CME", "NYMEX"]);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn suggest_is_case_insensitive_and_honours_l() {
+    let (server, client) = start().await;
+    let all = client.suggest_risk_categories("EQUIT", 100).await.unwrap();
+    let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "Dormant Equities Desk",
+            "Equities",
+            "Equity Options",
+            "US Equities Intraday"
+        ]
+    );
+    assert_eq!(
+        client
+            .suggest_risk_categories("equit", 2)
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+    assert!(
+        client
+            .suggest_risk_categories("equit", 0)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        client
+            .suggest_risk_categories("zzz", 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // The cap (decision 9) still answers.
+    assert_eq!(
+        client
+            .suggest_risk_categories("e", i32::MAX)
+            .await
+            .unwrap()
+            .len(),
+        8
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn suggest_rejects_negative_l_and_empty_t() {
+    let (server, _client) = start().await;
+    let token = server.issue_token();
+    let base = server.base_url();
+    for query in [
+        "t=equit&l=-1",
+        "t=&l=5",
+        "t=equit",
+        "l=5",
+        "t=equit&l=abc",
+        "t=equit&l=2147483648",
+        "t=a&t=b&l=1",
+    ] {
+        let (status, headers, body) = get(
+            &format!("{base}/riskCategory/suggest?{query}"),
+            Some(&token),
+        )
+        .await;
+        assert_error(status, &headers, &body, 400);
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn missing_or_mistyped_parameters_are_400_with_error_text() {
+    let (server, client) = start().await;
+    let token = server.issue_token();
+    let base = server.base_url();
+    for path in [
+        "categoryPositionLimit/deps",
+        "categoryPositionLimit/deps?masterid=abc",
+        "categoryPositionLimit/deps?masterid=1.5",
+        "categoryPositionLimit/deps?masterid=9223372036854775808",
+        "categoryPositionLimit/item",
+        "categoryPositionLimit/item?id=",
+        "categoryPositionLimit/item?id=x",
+        "marketDataSubscriptionExchangeScope/finds",
+        "marketDataSubscriptionExchangeScope/finds?other=CME",
+    ] {
+        let (status, headers, body) = get(&format!("{base}/{path}"), Some(&token)).await;
+        assert_error(status, &headers, &body, 400);
+        assert!(
+            body["errorText"].as_str().unwrap().contains("masterid")
+                || body["errorText"].as_str().unwrap().contains("id")
+                || body["errorText"].as_str().unwrap().contains("names")
+        );
+    }
+    // The generated client sees them as documented errors too.
+    let err = client.suggest_risk_categories("x", -1).await;
+    assert!(
+        matches!(
+            err,
+            Err(trading_api::Error::Constraint(_))
+                | Err(trading_api::Error::Response(
+                    SuggestRiskCategoriesError::BadRequest(_)
+                ))
+        ),
+        "{err:?}"
+    );
+    server.shutdown().await;
+}
