@@ -51,7 +51,11 @@ pub struct SpecError {
 
 impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pointer = if self.pointer.is_empty() { "(document root)" } else { &self.pointer };
+        let pointer = if self.pointer.is_empty() {
+            "(document root)"
+        } else {
+            &self.pointer
+        };
         match self.line {
             Some(line) => write!(f, "{}:{line}: at {pointer}: {}", self.file, self.message),
             None => write!(f, "{}: at {pointer}: {}", self.file, self.message),
@@ -71,7 +75,10 @@ pub struct Located {
 impl Located {
     /// A problem at `pointer`.
     pub fn new(pointer: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { pointer: pointer.into(), message: message.into() }
+        Self {
+            pointer: pointer.into(),
+            message: message.into(),
+        }
     }
 }
 

@@ -33,7 +33,10 @@ pub use write::{Mode, SyncReport, sync};
 /// Generates the crate's source files from spec text. `source_name` names the file in
 /// error messages; `header_name` is how the `@generated` header names the spec.
 pub fn generate_str(source_name: &str, text: &str, header_name: &str) -> Result<Vec<File>, Error> {
-    let source = load::Source { name: source_name.to_owned(), text: text.to_owned() };
+    let source = load::Source {
+        name: source_name.to_owned(),
+        text: text.to_owned(),
+    };
     let spec = load::parse(&source)?;
     let api = lower::lower(&spec).map_err(|l| source.error(l))?;
     emit::emit(&api, header_name)
@@ -41,7 +44,9 @@ pub fn generate_str(source_name: &str, text: &str, header_name: &str) -> Result<
 
 /// Generates the crate's source files from a spec file.
 pub fn generate_file(path: &Path, header_name: &str) -> Result<Vec<File>, Error> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|source| Error::Read { path: path.to_owned(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
+        path: path.to_owned(),
+        source,
+    })?;
     generate_str(&path.display().to_string(), &text, header_name)
 }

@@ -11,9 +11,9 @@ use std::collections::HashSet;
 const KEYWORDS: &[&str] = &[
     "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
     "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
-    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub",
-    "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "try",
-    "type", "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
+    "return", "self", "Self", "static", "struct", "super", "trait", "true", "try", "type",
+    "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
 ];
 
 /// Splits a wire name into words at separators and at case changes.
@@ -57,7 +57,11 @@ pub fn snake(name: &str) -> String {
         .map(|w| w.to_ascii_lowercase())
         .collect::<Vec<_>>()
         .join("_");
-    escape(if joined.is_empty() { "value".to_owned() } else { joined })
+    escape(if joined.is_empty() {
+        "value".to_owned()
+    } else {
+        joined
+    })
 }
 
 /// `PascalCase` form of a wire name; a name that already is `PascalCase` (`OAuthToken`)
@@ -66,7 +70,8 @@ pub fn snake(name: &str) -> String {
 pub fn pascal(name: &str) -> String {
     let ws = words(name);
     let is_upper = |w: &String| {
-        w.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        w.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
             && w.chars().filter(|c| c.is_ascii_uppercase()).count() > 1
     };
     let all_upper = ws.iter().all(is_upper);
@@ -93,7 +98,11 @@ pub fn pascal(name: &str) -> String {
 /// keyword gets a trailing underscore (raw identifiers cannot spell `self` or `crate`).
 fn escape(mut s: String) -> String {
     if s.starts_with(|c: char| c.is_ascii_digit()) {
-        let prefix = if s.chars().any(|c| c.is_ascii_uppercase()) { "V" } else { "v" };
+        let prefix = if s.chars().any(|c| c.is_ascii_uppercase()) {
+            "V"
+        } else {
+            "v"
+        };
         s.insert_str(0, prefix);
     }
     if KEYWORDS.contains(&s.as_str()) {
@@ -118,9 +127,8 @@ impl Scope {
         (2..)
             .map(|n| format!("{name}{n}"))
             .find(|candidate| !self.taken.contains(candidate))
-            .map(|free| {
+            .inspect(|free| {
                 self.taken.insert(free.clone());
-                free
             })
             .unwrap_or(name)
     }

@@ -62,7 +62,9 @@ pub fn sync(dir: &Path, files: &[File], mode: Mode) -> Result<SyncReport, Error>
             .map(|e| e.path())
             .filter(|p| p.extension().is_some_and(|x| x == "rs"))
             .filter(|p| {
-                p.file_name().and_then(|n| n.to_str()).is_some_and(|n| !wanted.contains(&n))
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| !wanted.contains(&n))
             })
             .collect();
         entries.sort();
@@ -87,9 +89,15 @@ pub fn sync(dir: &Path, files: &[File], mode: Mode) -> Result<SyncReport, Error>
 /// Writes through a temporary file in the same directory, then renames it into place.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     use std::io::Write;
-    let err = |source| Error::Write { path: path.to_owned(), source };
+    let err = |source| Error::Write {
+        path: path.to_owned(),
+        source,
+    };
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let mut tmp = tempfile::Builder::new().prefix(".codegen-").tempfile_in(dir).map_err(err)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".codegen-")
+        .tempfile_in(dir)
+        .map_err(err)?;
     tmp.write_all(bytes).map_err(err)?;
     tmp.as_file().sync_all().map_err(err)?;
     tmp.persist(path).map_err(|e| err(e.error))?;
@@ -101,7 +109,10 @@ mod tests {
     use super::*;
 
     fn file(path: &str, contents: &str) -> File {
-        File { path: path.into(), contents: contents.into() }
+        File {
+            path: path.into(),
+            contents: contents.into(),
+        }
     }
 
     #[test]
@@ -114,9 +125,15 @@ mod tests {
         let report = sync(dir.path(), &files, Mode::Check).unwrap();
         assert_eq!(report.changed.len(), 2);
         assert_eq!(report.extra, vec![dir.path().join("old.rs")]);
-        assert_eq!(std::fs::read_to_string(dir.path().join("a.rs")).unwrap(), "stale");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.rs")).unwrap(),
+            "stale"
+        );
         sync(dir.path(), &files, Mode::Write).unwrap();
-        assert_eq!(std::fs::read_to_string(dir.path().join("a.rs")).unwrap(), "fresh");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.rs")).unwrap(),
+            "fresh"
+        );
         assert!(!dir.path().join("old.rs").exists());
         assert!(dir.path().join("notes.txt").exists());
         assert!(sync(dir.path(), &files, Mode::Check).unwrap().is_clean());

@@ -112,8 +112,8 @@ impl Client {
         let status = response.status().as_u16();
         let bytes = response.bytes().await.map_err(crate::Error::Transport)?;
         match status {
-            200u16 => decode_json(status, &bytes),
-            400u16 => {
+            200 => decode_json(status, &bytes),
+            400 => {
                 Err(
                     crate::Error::Response(
                         ExchangeTokenError::BadRequest(
@@ -122,7 +122,7 @@ impl Client {
                     ),
                 )
             }
-            413u16 => {
+            413 => {
                 Err(
                     crate::Error::Response(
                         ExchangeTokenError::PayloadTooLarge(
@@ -131,7 +131,7 @@ impl Client {
                     ),
                 )
             }
-            415u16 => {
+            415 => {
                 Err(
                     crate::Error::Response(
                         ExchangeTokenError::UnsupportedMediaType(
@@ -180,8 +180,8 @@ impl Client {
         let status = response.status().as_u16();
         let bytes = response.bytes().await.map_err(crate::Error::Transport)?;
         match status {
-            200u16 => decode_json(status, &bytes),
-            400u16 => {
+            200 => decode_json(status, &bytes),
+            400 => {
                 Err(
                     crate::Error::Response(
                         UpdateContactInfoNameError::BadRequest(
@@ -190,7 +190,7 @@ impl Client {
                     ),
                 )
             }
-            401u16 => {
+            401 => {
                 Err(
                     crate::Error::Response(
                         UpdateContactInfoNameError::Unauthorized(
@@ -199,7 +199,7 @@ impl Client {
                     ),
                 )
             }
-            413u16 => {
+            413 => {
                 Err(
                     crate::Error::Response(
                         UpdateContactInfoNameError::PayloadTooLarge(
@@ -208,7 +208,7 @@ impl Client {
                     ),
                 )
             }
-            415u16 => {
+            415 => {
                 Err(
                     crate::Error::Response(
                         UpdateContactInfoNameError::UnsupportedMediaType(
@@ -253,8 +253,8 @@ impl Client {
         let status = response.status().as_u16();
         let bytes = response.bytes().await.map_err(crate::Error::Transport)?;
         match status {
-            200u16 => decode_json(status, &bytes),
-            400u16 => {
+            200 => decode_json(status, &bytes),
+            400 => {
                 Err(
                     crate::Error::Response(
                         ListCategoryPositionLimitsError::BadRequest(
@@ -266,7 +266,7 @@ impl Client {
                     ),
                 )
             }
-            401u16 => {
+            401 => {
                 Err(
                     crate::Error::Response(
                         ListCategoryPositionLimitsError::Unauthorized(
@@ -313,8 +313,8 @@ impl Client {
         let status = response.status().as_u16();
         let bytes = response.bytes().await.map_err(crate::Error::Transport)?;
         match status {
-            200u16 => decode_json(status, &bytes),
-            400u16 => {
+            200 => decode_json(status, &bytes),
+            400 => {
                 Err(
                     crate::Error::Response(
                         GetCategoryPositionLimitError::BadRequest(
@@ -326,7 +326,7 @@ impl Client {
                     ),
                 )
             }
-            401u16 => {
+            401 => {
                 Err(
                     crate::Error::Response(
                         GetCategoryPositionLimitError::Unauthorized(
@@ -338,7 +338,7 @@ impl Client {
                     ),
                 )
             }
-            404u16 => {
+            404 => {
                 Err(
                     crate::Error::Response(
                         GetCategoryPositionLimitError::NotFound(
@@ -404,8 +404,8 @@ impl Client {
         let status = response.status().as_u16();
         let bytes = response.bytes().await.map_err(crate::Error::Transport)?;
         match status {
-            200u16 => decode_json(status, &bytes),
-            400u16 => {
+            200 => decode_json(status, &bytes),
+            400 => {
                 Err(
                     crate::Error::Response(
                         FindExchangeScopesError::BadRequest(
@@ -414,7 +414,7 @@ impl Client {
                     ),
                 )
             }
-            401u16 => {
+            401 => {
                 Err(
                     crate::Error::Response(
                         FindExchangeScopesError::Unauthorized(
@@ -498,8 +498,8 @@ impl Client {
         let status = response.status().as_u16();
         let bytes = response.bytes().await.map_err(crate::Error::Transport)?;
         match status {
-            200u16 => decode_json(status, &bytes),
-            400u16 => {
+            200 => decode_json(status, &bytes),
+            400 => {
                 Err(
                     crate::Error::Response(
                         SuggestRiskCategoriesError::BadRequest(
@@ -508,7 +508,7 @@ impl Client {
                     ),
                 )
             }
-            401u16 => {
+            401 => {
                 Err(
                     crate::Error::Response(
                         SuggestRiskCategoriesError::Unauthorized(
@@ -560,9 +560,9 @@ impl ExchangeTokenError {
     /// The HTTP status of the answer.
     pub fn status(&self) -> u16 {
         match self {
-            Self::BadRequest(_) => 400u16,
-            Self::PayloadTooLarge(_) => 413u16,
-            Self::UnsupportedMediaType(_) => 415u16,
+            Self::BadRequest(_) => 400,
+            Self::PayloadTooLarge(_) => 413,
+            Self::UnsupportedMediaType(_) => 415,
         }
     }
 }
@@ -583,10 +583,10 @@ impl UpdateContactInfoNameError {
     /// The HTTP status of the answer.
     pub fn status(&self) -> u16 {
         match self {
-            Self::BadRequest(_) => 400u16,
-            Self::Unauthorized(_) => 401u16,
-            Self::PayloadTooLarge(_) => 413u16,
-            Self::UnsupportedMediaType(_) => 415u16,
+            Self::BadRequest(_) => 400,
+            Self::Unauthorized(_) => 401,
+            Self::PayloadTooLarge(_) => 413,
+            Self::UnsupportedMediaType(_) => 415,
         }
     }
 }
@@ -603,8 +603,8 @@ impl ListCategoryPositionLimitsError {
     /// The HTTP status of the answer.
     pub fn status(&self) -> u16 {
         match self {
-            Self::BadRequest(_) => 400u16,
-            Self::Unauthorized(_) => 401u16,
+            Self::BadRequest(_) => 400,
+            Self::Unauthorized(_) => 401,
         }
     }
 }
@@ -623,9 +623,9 @@ impl GetCategoryPositionLimitError {
     /// The HTTP status of the answer.
     pub fn status(&self) -> u16 {
         match self {
-            Self::BadRequest(_) => 400u16,
-            Self::Unauthorized(_) => 401u16,
-            Self::NotFound(_) => 404u16,
+            Self::BadRequest(_) => 400,
+            Self::Unauthorized(_) => 401,
+            Self::NotFound(_) => 404,
         }
     }
 }
@@ -642,8 +642,8 @@ impl FindExchangeScopesError {
     /// The HTTP status of the answer.
     pub fn status(&self) -> u16 {
         match self {
-            Self::BadRequest(_) => 400u16,
-            Self::Unauthorized(_) => 401u16,
+            Self::BadRequest(_) => 400,
+            Self::Unauthorized(_) => 401,
         }
     }
 }
@@ -660,8 +660,8 @@ impl SuggestRiskCategoriesError {
     /// The HTTP status of the answer.
     pub fn status(&self) -> u16 {
         match self {
-            Self::BadRequest(_) => 400u16,
-            Self::Unauthorized(_) => 401u16,
+            Self::BadRequest(_) => 400,
+            Self::Unauthorized(_) => 401,
         }
     }
 }

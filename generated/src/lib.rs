@@ -24,8 +24,11 @@
     rustdoc::invalid_html_tags
 )]
 #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
+#[rustfmt::skip]
 pub mod client;
+#[rustfmt::skip]
 mod error;
+#[rustfmt::skip]
 pub mod models;
 pub use client::Client;
 pub use error::{Constraint, ConstraintViolation, Error, InvalidBearerToken};

@@ -53,11 +53,19 @@ pub fn statements(
         let len = length(value, unit);
         out.extend(quote!(let length = #len;));
         if let Some(min) = checks.min_length {
-            let fail = violation(context, &[wire], quote!(MinLength { min: #min, actual: length }));
+            let fail = violation(
+                context,
+                &[wire],
+                quote!(MinLength { min: #min, actual: length }),
+            );
             out.extend(quote!(if length < #min { #fail }));
         }
         if let Some(max) = checks.max_length {
-            let fail = violation(context, &[wire], quote!(MaxLength { max: #max, actual: length }));
+            let fail = violation(
+                context,
+                &[wire],
+                quote!(MaxLength { max: #max, actual: length }),
+            );
             out.extend(quote!(if length > #max { #fail }));
         }
     }
@@ -84,21 +92,37 @@ pub fn statements(
     if let Some(min) = checks.minimum {
         let cond = compare(min, true);
         let lit = Literal::f64_suffixed(min);
-        let fail = violation(context, &[wire], quote!(Minimum { min: #lit, actual: #as_f64 }));
+        let fail = violation(
+            context,
+            &[wire],
+            quote!(Minimum { min: #lit, actual: #as_f64 }),
+        );
         out.extend(quote!(if #cond { #fail }));
     }
     if let Some(max) = checks.maximum {
         let cond = compare(max, false);
         let lit = Literal::f64_suffixed(max);
-        let fail = violation(context, &[wire], quote!(Maximum { max: #lit, actual: #as_f64 }));
+        let fail = violation(
+            context,
+            &[wire],
+            quote!(Maximum { max: #lit, actual: #as_f64 }),
+        );
         out.extend(quote!(if #cond { #fail }));
     }
     if let Some(min) = checks.min_items {
-        let fail = violation(context, &[wire], quote!(MinItems { min: #min, actual: #value.len() as u64 }));
+        let fail = violation(
+            context,
+            &[wire],
+            quote!(MinItems { min: #min, actual: #value.len() as u64 }),
+        );
         out.extend(quote!(if (#value.len() as u64) < #min { #fail }));
     }
     if let Some(max) = checks.max_items {
-        let fail = violation(context, &[wire], quote!(MaxItems { max: #max, actual: #value.len() as u64 }));
+        let fail = violation(
+            context,
+            &[wire],
+            quote!(MaxItems { max: #max, actual: #value.len() as u64 }),
+        );
         out.extend(quote!(if (#value.len() as u64) > #max { #fail }));
     }
     if out.is_empty() {
@@ -108,7 +132,12 @@ pub fn statements(
 }
 
 /// The statement for a combined length rule over several (optional) string fields.
-pub fn combined(parts: &[(TokenStream, bool)], wires: &[&str], max: u64, unit: LengthUnit) -> TokenStream {
+pub fn combined(
+    parts: &[(TokenStream, bool)],
+    wires: &[&str],
+    max: u64,
+    unit: LengthUnit,
+) -> TokenStream {
     let terms = parts.iter().map(|(value, optional)| {
         if *optional {
             let v = quote!(v);
@@ -118,7 +147,11 @@ pub fn combined(parts: &[(TokenStream, bool)], wires: &[&str], max: u64, unit: L
             length(value, unit)
         }
     });
-    let fail = violation(Context::Validate, wires, quote!(CombinedMaxLength { max: #max, actual: total }));
+    let fail = violation(
+        Context::Validate,
+        wires,
+        quote!(CombinedMaxLength { max: #max, actual: total }),
+    );
     quote! {
         {
             let total: u64 = #( #terms )+*;

@@ -1,7 +1,7 @@
 //! `client.rs`: the async client, one method per operation, and each operation's
 //! response and error enums.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::checks;
@@ -172,11 +172,17 @@ fn error_enum_name(op: &Operation) -> proc_macro2::Ident {
 }
 
 fn successes(op: &Operation) -> Vec<&ResponseDef> {
-    op.responses.iter().filter(|r| r.status.is_success()).collect()
+    op.responses
+        .iter()
+        .filter(|r| r.status.is_success())
+        .collect()
 }
 
 fn failures(op: &Operation) -> Vec<&ResponseDef> {
-    op.responses.iter().filter(|r| !r.status.is_success()).collect()
+    op.responses
+        .iter()
+        .filter(|r| !r.status.is_success())
+        .collect()
 }
 
 /// Whether a variant carries the status (classes and `default` cover several).
@@ -215,8 +221,14 @@ fn response_enum(
         let v = ident(&r.variant);
         let has_payload = r.payload != Payload::None;
         match (&r.status, has_payload) {
-            (StatusMatch::Code(c), false) => quote!(Self::#v => #c,),
-            (StatusMatch::Code(c), true) => quote!(Self::#v(_) => #c,),
+            (StatusMatch::Code(c), false) => {
+                let c = Literal::u16_unsuffixed(*c);
+                quote!(Self::#v => #c,)
+            }
+            (StatusMatch::Code(c), true) => {
+                let c = Literal::u16_unsuffixed(*c);
+                quote!(Self::#v(_) => #c,)
+            }
             _ => quote!(Self::#v { status, .. } => *status,),
         }
     });
@@ -250,7 +262,12 @@ fn op_enums(op: &Operation, models: &TokenStream) -> TokenStream {
         out.extend(response_enum(&success_enum_name(op), &doc, &ok, models));
     }
     let doc = format!("Documented error answers of [`Client::{method}`].");
-    out.extend(response_enum(&error_enum_name(op), &doc, &failures(op), models));
+    out.extend(response_enum(
+        &error_enum_name(op),
+        &doc,
+        &failures(op),
+        models,
+    ));
     out
 }
 
@@ -274,10 +291,13 @@ fn success_type(op: &Operation, models: &TokenStream) -> TokenStream {
 /// The pattern of a status match arm.
 fn status_pattern(s: &StatusMatch) -> TokenStream {
     match s {
-        StatusMatch::Code(c) => quote!(#c),
+        StatusMatch::Code(c) => {
+            let c = Literal::u16_unsuffixed(*c);
+            quote!(#c)
+        }
         StatusMatch::Class(c) => {
-            let lo = c * 100;
-            let hi = c * 100 + 99;
+            let lo = Literal::u16_unsuffixed(c * 100);
+            let hi = Literal::u16_unsuffixed(c * 100 + 99);
             quote!(#lo..=#hi)
         }
         StatusMatch::Default => quote!(_),
@@ -328,7 +348,11 @@ fn match_arms(op: &Operation, uses: &mut Uses) -> TokenStream {
                     (Payload::Json(_), false) => quote!(decode_json(status, &bytes)),
                     (_, with_status) => {
                         let value = value.clone().unwrap_or(quote!(()));
-                        if with_status { quote!(Ok((status, #value))) } else { quote!(Ok(#value)) }
+                        if with_status {
+                            quote!(Ok((status, #value)))
+                        } else {
+                            quote!(Ok(#value))
+                        }
                     }
                 }
             } else {
@@ -418,7 +442,9 @@ fn url_expr(op: &Operation, uses: &mut Uses) -> TokenStream {
                 let n = ident(name);
                 let p = op.params.iter().find(|p| &p.name == name);
                 let text = match p.map(|p| &p.ty) {
-                    Some(Ty::Vec(_)) => quote!(#n.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")),
+                    Some(Ty::Vec(_)) => {
+                        quote!(#n.iter().map(ToString::to_string).collect::<Vec<_>>().join(","))
+                    }
                     _ => quote!(#n.to_string()),
                 };
                 args.push(quote!(encode_path_segment(&#text)));
@@ -428,7 +454,12 @@ fn url_expr(op: &Operation, uses: &mut Uses) -> TokenStream {
     quote!(format!(#fmt, #(#args),*))
 }
 
-fn method(op: &Operation, models: &TokenStream, validating: &[&str], uses: &mut Uses) -> TokenStream {
+fn method(
+    op: &Operation,
+    models: &TokenStream,
+    validating: &[&str],
+    uses: &mut Uses,
+) -> TokenStream {
     let name = ident(&op.name);
     let mut doc = op.doc.clone();
     let http = match op.method {
@@ -450,7 +481,11 @@ fn method(op: &Operation, models: &TokenStream, validating: &[&str], uses: &mut 
         .params
         .iter()
         .map(|p| format!("- `{}`: {}", p.name, p.doc.replace('\n', " ")))
-        .chain(op.body.as_ref().map(|b| format!("- `body`: {}", b.doc.replace('\n', " "))))
+        .chain(
+            op.body
+                .as_ref()
+                .map(|b| format!("- `body`: {}", b.doc.replace('\n', " "))),
+        )
         .collect();
     if !arg_docs.is_empty() {
         doc.push_str("\n\n# Arguments\n\n");
@@ -480,21 +515,33 @@ fn method(op: &Operation, models: &TokenStream, validating: &[&str], uses: &mut 
                 if is_copy(other) { t } else { quote!(&#t) }
             }
         };
-        if b.required { quote!(body: #t) } else { quote!(body: Option<#t>) }
+        if b.required {
+            quote!(body: #t)
+        } else {
+            quote!(body: Option<#t>)
+        }
     });
     let argc = op.params.len() + usize::from(op.body.is_some()) + 1;
     let allow = (argc > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
-    let deprecated = op.deprecated.then(|| quote!(#[deprecated = "deprecated by the spec"]));
+    let deprecated = op
+        .deprecated
+        .then(|| quote!(#[deprecated = "deprecated by the spec"]));
     let body_check = op.body.as_ref().and_then(|b| {
         let named = inner_named(&b.ty)?;
         if !validating.contains(&named) {
             return None;
         }
         let check = match &b.ty {
-            Ty::Vec(_) => quote!(for item in body.iter() { item.validate().map_err(crate::Error::Constraint)?; }),
+            Ty::Vec(_) => quote!(for item in body.iter() {
+                item.validate().map_err(crate::Error::Constraint)?;
+            }),
             _ => quote!(body.validate().map_err(crate::Error::Constraint)?;),
         };
-        Some(if b.required { check } else { quote!(if let Some(body) = body { #check }) })
+        Some(if b.required {
+            check
+        } else {
+            quote!(if let Some(body) = body { #check })
+        })
     });
     let param_checks = op.params.iter().map(check_param);
     let url = url_expr(op, uses);
@@ -504,7 +551,11 @@ fn method(op: &Operation, models: &TokenStream, validating: &[&str], uses: &mut 
             BodyKind::Json => quote!(json),
             BodyKind::Form => quote!(form),
         };
-        let arg = if is_copy(&b.ty) { quote!(&body) } else { quote!(body) };
+        let arg = if is_copy(&b.ty) {
+            quote!(&body)
+        } else {
+            quote!(body)
+        };
         if b.required {
             quote!(request = request.#call(#arg);)
         } else {

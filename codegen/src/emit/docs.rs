@@ -32,7 +32,11 @@ fn prepare(text: &str) -> Vec<String> {
                     return " ```text".to_owned();
                 }
             }
-            if trimmed.is_empty() { String::new() } else { format!(" {trimmed}") }
+            if trimmed.is_empty() {
+                String::new()
+            } else {
+                format!(" {trimmed}")
+            }
         })
         .collect()
 }

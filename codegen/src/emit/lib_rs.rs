@@ -21,8 +21,12 @@ pub fn emit(api: &Api) -> TokenStream {
         #![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
         #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
 
+        // rustfmt would re-wrap the printed code; the generator's bytes are the truth.
+        #[rustfmt::skip]
         pub mod client;
+        #[rustfmt::skip]
         mod error;
+        #[rustfmt::skip]
         pub mod models;
 
         pub use client::Client;

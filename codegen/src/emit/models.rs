@@ -43,7 +43,11 @@ pub fn emit(api: &Api) -> TokenStream {
         }
     });
     let uses_serde = api.types.iter().any(|t| matches!(t, TypeDef::Struct(_)));
-    let serde_use = uses_serde.then(|| quote!(use serde::{Deserialize, Serialize};));
+    let serde_use = uses_serde.then(|| {
+        quote!(
+            use serde::{Deserialize, Serialize};
+        )
+    });
     quote! {
         //! The API's models: one type per schema, with the wire names of the spec.
         //!
@@ -63,7 +67,11 @@ fn field_type(f: &Field) -> TokenStream {
     if f.boxed {
         ty = quote!(Box<#ty>);
     }
-    if f.optional() { quote!(Option<#ty>) } else { ty }
+    if f.optional() {
+        quote!(Option<#ty>)
+    } else {
+        ty
+    }
 }
 
 fn structure(s: &StructDef, validating: &BTreeSet<&str>) -> TokenStream {
@@ -71,7 +79,12 @@ fn structure(s: &StructDef, validating: &BTreeSet<&str>) -> TokenStream {
     let doc = docs::outer(&s.doc);
     let all_optional = s.fields.iter().all(Field::optional);
     let secret = s.fields.iter().any(|f| f.secret);
-    let mut derives = vec![quote!(Clone), quote!(PartialEq), quote!(Serialize), quote!(Deserialize)];
+    let mut derives = vec![
+        quote!(Clone),
+        quote!(PartialEq),
+        quote!(Serialize),
+        quote!(Deserialize),
+    ];
     if !secret {
         derives.insert(0, quote!(Debug));
     }
@@ -135,10 +148,13 @@ fn validate(s: &StructDef, validating: &BTreeSet<&str>) -> TokenStream {
         let fname = ident(&f.name);
         let nested = inner_named(&f.ty).is_some_and(|n| validating.contains(n));
         let value = quote!(v);
-        let mut body = checks::statements(checks::Context::Validate, &value, &f.ty, &f.checks, &f.wire);
+        let mut body =
+            checks::statements(checks::Context::Validate, &value, &f.ty, &f.checks, &f.wire);
         if nested {
             body.extend(match &f.ty {
-                Ty::Vec(_) => quote!(for item in v.iter() { item.validate()?; }),
+                Ty::Vec(_) => quote!(for item in v.iter() {
+                    item.validate()?;
+                }),
                 _ => quote!(v.validate()?;),
             });
         }

@@ -17,15 +17,19 @@ pub fn line_of(text: &str, pointer: &str) -> Option<usize> {
     let mut found_any = false;
     for token in pointer.split('/').skip(1) {
         let key = token.replace("~1", "/").replace("~0", "~");
-        if let Ok(index) = key.parse::<usize>() {
-            if let Some(line) = nth_item(&lines, at, index) {
-                at = line;
-                from = line;
-                found_any = true;
-                continue;
-            }
+        if let Ok(index) = key.parse::<usize>()
+            && let Some(line) = nth_item(&lines, at, index)
+        {
+            at = line;
+            from = line;
+            found_any = true;
+            continue;
         }
-        let yaml_keys = [format!("{key}:"), format!("\"{key}\":"), format!("'{key}':")];
+        let yaml_keys = [
+            format!("{key}:"),
+            format!("\"{key}\":"),
+            format!("'{key}':"),
+        ];
         let json_key = format!("\"{key}\"");
         let hit = lines.iter().enumerate().skip(from).find(|(_, l)| {
             let t = l.trim_start().trim_start_matches("- ");

@@ -61,23 +61,30 @@ fn check_version(spec: &OpenApi) -> Result<(), Located> {
             "/openapi",
             format!("OpenAPI version {v} is not supported (3.0.x and 3.1.x are)"),
         )),
-        None => Err(Located::new("", "not an OpenAPI document: no `openapi` field")),
+        None => Err(Located::new(
+            "",
+            "not an OpenAPI document: no `openapi` field",
+        )),
     }
 }
 
 /// Parses the text into a JSON value, with the parser's own line on syntax errors.
 fn to_value(source: &Source) -> Result<Value, Error> {
     let syntax = |line: Option<usize>, message: String| {
-        Error::Spec(SpecError { file: source.name.clone(), pointer: String::new(), line, message })
+        Error::Spec(SpecError {
+            file: source.name.clone(),
+            pointer: String::new(),
+            line,
+            message,
+        })
     };
     let looks_json = source.text.trim_start().starts_with('{');
     if looks_json {
         return serde_json::from_str(&source.text)
             .map_err(|e| syntax(Some(e.line()), format!("invalid JSON: {e}")));
     }
-    let yaml: serde_yaml::Value = serde_yaml::from_str(&source.text).map_err(|e| {
-        syntax(e.location().map(|l| l.line()), format!("invalid YAML: {e}"))
-    })?;
+    let yaml: serde_yaml::Value = serde_yaml::from_str(&source.text)
+        .map_err(|e| syntax(e.location().map(|l| l.line()), format!("invalid YAML: {e}")))?;
     yaml_to_json(yaml, "").map_err(|l| source.error(l))
 }
 
@@ -94,9 +101,11 @@ fn yaml_to_json(yaml: serde_yaml::Value, pointer: &str) -> Result<Value, Located
                 Value::from(u)
             } else {
                 let f = n.as_f64().unwrap_or(f64::NAN);
-                serde_json::Number::from_f64(f).map(Value::Number).ok_or_else(|| {
-                    Located::new(pointer, "a number that JSON cannot hold (NaN or infinity)")
-                })?
+                serde_json::Number::from_f64(f)
+                    .map(Value::Number)
+                    .ok_or_else(|| {
+                        Located::new(pointer, "a number that JSON cannot hold (NaN or infinity)")
+                    })?
             }
         }
         Y::String(s) => Value::String(s),
@@ -146,12 +155,17 @@ mod tests {
     use super::*;
 
     fn src(text: &str) -> Source {
-        Source { name: "t.yaml".into(), text: text.into() }
+        Source {
+            name: "t.yaml".into(),
+            text: text.into(),
+        }
     }
 
     #[test]
     fn yaml_integer_keys_become_strings() {
-        let s = src("openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        200:\n          description: ok\n");
+        let s = src(
+            "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        200:\n          description: ok\n",
+        );
         let spec = parse(&s).unwrap();
         let op = spec.paths["/a"].get.as_ref().unwrap();
         assert!(op.responses.contains_key("200"));
@@ -159,9 +173,14 @@ mod tests {
 
     #[test]
     fn type_error_names_pointer_and_line() {
-        let s = src("openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      parameters:\n        - name: x\n          in: query\n          required: maybe\n");
+        let s = src(
+            "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      parameters:\n        - name: x\n          in: query\n          required: maybe\n",
+        );
         let err = parse(&s).unwrap_err().to_string();
-        assert!(err.contains("/paths/~1a/get/parameters/0/required"), "{err}");
+        assert!(
+            err.contains("/paths/~1a/get/parameters/0/required"),
+            "{err}"
+        );
         assert!(err.starts_with("t.yaml:9:"), "{err}");
     }
 
@@ -173,7 +192,10 @@ mod tests {
 
     #[test]
     fn bad_json_has_a_line() {
-        let s = Source { name: "t.json".into(), text: "{\n\"openapi\": \n}".into() };
+        let s = Source {
+            name: "t.json".into(),
+            text: "{\n\"openapi\": \n}".into(),
+        };
         let err = parse(&s).unwrap_err().to_string();
         assert!(err.starts_with("t.json:3:"), "{err}");
     }

@@ -21,9 +21,8 @@ use crate::spec::OpenApi;
 pub fn lower(spec: &OpenApi) -> Result<Api, Located> {
     let unit = match spec.length_unit.as_deref() {
         None => LengthUnit::Scalar,
-        Some(u) => parse_unit(u).ok_or_else(|| {
-            Located::new("/x-length-unit", format!("unknown length unit `{u}`"))
-        })?,
+        Some(u) => parse_unit(u)
+            .ok_or_else(|| Located::new("/x-length-unit", format!("unknown length unit `{u}`")))?,
     };
     let mut lowerer = Lowerer {
         spec,
@@ -45,7 +44,11 @@ pub fn lower(spec: &OpenApi) -> Result<Api, Located> {
     let mut types = lowerer.types;
     schema::box_cycles(&mut types);
     schema::mark_validating(&mut types);
-    Ok(Api { doc: crate_doc(spec), types, operations })
+    Ok(Api {
+        doc: crate_doc(spec),
+        types,
+        operations,
+    })
 }
 
 /// Reads an `x-length-unit` / `unit` value.

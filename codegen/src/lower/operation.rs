@@ -26,8 +26,15 @@ impl Lowerer<'_> {
             }
             for (method, op) in item.operations() {
                 let ptr = push_pointer(&item_ptr, method);
-                let lowered =
-                    self.operation(path, method, op, item, &ptr, &mut method_names, &mut prefixes)?;
+                let lowered = self.operation(
+                    path,
+                    method,
+                    op,
+                    item,
+                    &ptr,
+                    &mut method_names,
+                    &mut prefixes,
+                )?;
                 out.push(lowered);
             }
         }
@@ -57,7 +64,10 @@ impl Lowerer<'_> {
         // Path-level parameters first, replaced by operation-level ones of the same key.
         let mut raw: Vec<(Parameter, String)> = Vec::new();
         for (i, p) in item.parameters.iter().enumerate() {
-            let p_ptr = format!("{}/parameters/{i}", ptr.rsplit_once('/').map_or(ptr, |(a, _)| a));
+            let p_ptr = format!(
+                "{}/parameters/{i}",
+                ptr.rsplit_once('/').map_or(ptr, |(a, _)| a)
+            );
             raw.push(self.resolve_parameter(p, &p_ptr)?);
         }
         for (i, p) in op.parameters.iter().enumerate() {
@@ -80,7 +90,10 @@ impl Lowerer<'_> {
                         auth = true;
                         continue;
                     }
-                    if ["accept", "content-type"].iter().any(|h| wire.eq_ignore_ascii_case(h)) {
+                    if ["accept", "content-type"]
+                        .iter()
+                        .any(|h| wire.eq_ignore_ascii_case(h))
+                    {
                         continue; // OpenAPI: these header parameters are ignored.
                     }
                     ParamLocation::Header
@@ -102,10 +115,14 @@ impl Lowerer<'_> {
             let schema = p.schema.clone().unwrap_or_default();
             let hint = format!("{type_prefix}{}", pascal(&wire));
             let (ty, _nullable) = self.ty(&schema, &push_pointer(p_ptr, "schema"), &hint)?;
-            if matches!(ty, Ty::Json | Ty::Map(_)) || matches!(&ty, Ty::Named(n) if self.is_struct(n)) {
+            if matches!(ty, Ty::Json | Ty::Map(_))
+                || matches!(&ty, Ty::Named(n) if self.is_struct(n))
+            {
                 return Err(Located::new(
                     push_pointer(p_ptr, "schema"),
-                    format!("parameter `{wire}` is an object; only scalars and lists of scalars are supported"),
+                    format!(
+                        "parameter `{wire}` is an object; only scalars and lists of scalars are supported"
+                    ),
                 ));
             }
             if let Ty::Vec(item) = &ty {
@@ -117,13 +134,19 @@ impl Lowerer<'_> {
                 if !scalar {
                     return Err(Located::new(
                         push_pointer(p_ptr, "schema"),
-                        format!("parameter `{wire}` is a list of non-scalars, which has no query encoding"),
+                        format!(
+                            "parameter `{wire}` is a list of non-scalars, which has no query encoding"
+                        ),
                     ));
                 }
             }
             let list = list_encoding(p, location, p_ptr)?;
             let checks = self.checks(&schema, &ty);
-            let mut doc = p.description.clone().map(|d| d.trim().to_owned()).unwrap_or_default();
+            let mut doc = p
+                .description
+                .clone()
+                .map(|d| d.trim().to_owned())
+                .unwrap_or_default();
             if doc.is_empty() {
                 doc = format!("The `{wire}` parameter.");
             }
@@ -179,19 +202,28 @@ impl Lowerer<'_> {
 
     /// Whether the component schema `name` became a struct.
     fn is_struct(&self, name: &str) -> bool {
-        self.types.iter().any(|t| matches!(t, crate::ir::TypeDef::Struct(s) if s.name == name))
+        self.types
+            .iter()
+            .any(|t| matches!(t, crate::ir::TypeDef::Struct(s) if s.name == name))
     }
 
     /// The name of an HTTP bearer (or OAuth 2 / OpenID Connect) security scheme, if any.
     fn bearer_scheme(&self) -> Option<&str> {
-        self.spec.components.security_schemes.iter().find_map(|(name, s)| {
-            let bearer = match s.kind.as_deref() {
-                Some("http") => s.scheme.as_deref().is_some_and(|x| x.eq_ignore_ascii_case("bearer")),
-                Some("oauth2" | "openIdConnect") => true,
-                _ => false,
-            };
-            bearer.then_some(name.as_str())
-        })
+        self.spec
+            .components
+            .security_schemes
+            .iter()
+            .find_map(|(name, s)| {
+                let bearer = match s.kind.as_deref() {
+                    Some("http") => s
+                        .scheme
+                        .as_deref()
+                        .is_some_and(|x| x.eq_ignore_ascii_case("bearer")),
+                    Some("oauth2" | "openIdConnect") => true,
+                    _ => false,
+                };
+                bearer.then_some(name.as_str())
+            })
     }
 
     /// Whether the operation's security requirements (or the document's) ask for the
@@ -209,11 +241,17 @@ impl Lowerer<'_> {
             for scheme_name in requirement.keys() {
                 let at = push_pointer(&format!("{req_ptr}/{i}"), scheme_name);
                 let Some(scheme) = self.spec.components.security_schemes.get(scheme_name) else {
-                    return Err(Located::new(at, format!("unknown security scheme `{scheme_name}`")));
+                    return Err(Located::new(
+                        at,
+                        format!("unknown security scheme `{scheme_name}`"),
+                    ));
                 };
                 let kind = scheme.kind.as_deref().unwrap_or("");
                 let bearer = match kind {
-                    "http" => scheme.scheme.as_deref().is_some_and(|x| x.eq_ignore_ascii_case("bearer")),
+                    "http" => scheme
+                        .scheme
+                        .as_deref()
+                        .is_some_and(|x| x.eq_ignore_ascii_case("bearer")),
                     "oauth2" | "openIdConnect" => true,
                     _ => false,
                 };
@@ -239,10 +277,16 @@ impl Lowerer<'_> {
             Some(r) => {
                 let key = component_key(r, "parameters", ptr)?;
                 let target = self.spec.components.parameters.get(&key).ok_or_else(|| {
-                    Located::new(push_pointer(ptr, "$ref"), format!("$ref `{r}` points at nothing"))
+                    Located::new(
+                        push_pointer(ptr, "$ref"),
+                        format!("$ref `{r}` points at nothing"),
+                    )
                 })?;
                 if target.reference.is_some() {
-                    return Err(Located::new(push_pointer(ptr, "$ref"), "$ref to a $ref is not supported"));
+                    return Err(Located::new(
+                        push_pointer(ptr, "$ref"),
+                        "$ref to a $ref is not supported",
+                    ));
                 }
                 (target.clone(), push_pointer("/components/parameters", &key))
             }
@@ -268,10 +312,21 @@ impl Lowerer<'_> {
         let (body, at) = match &b.reference {
             Some(r) => {
                 let key = component_key(r, "requestBodies", ptr)?;
-                let target = self.spec.components.request_bodies.get(&key).ok_or_else(|| {
-                    Located::new(push_pointer(ptr, "$ref"), format!("$ref `{r}` points at nothing"))
-                })?;
-                (target.clone(), push_pointer("/components/requestBodies", &key))
+                let target = self
+                    .spec
+                    .components
+                    .request_bodies
+                    .get(&key)
+                    .ok_or_else(|| {
+                        Located::new(
+                            push_pointer(ptr, "$ref"),
+                            format!("$ref `{r}` points at nothing"),
+                        )
+                    })?;
+                (
+                    target.clone(),
+                    push_pointer("/components/requestBodies", &key),
+                )
             }
             None => (b.clone(), ptr.to_owned()),
         };
@@ -308,7 +363,12 @@ impl Lowerer<'_> {
             .filter(|d| !d.is_empty())
             .unwrap_or_else(|| "The request body.".to_owned());
         let _ = arg_names.claim("body".to_owned());
-        Ok(Body { ty, required: body.required, kind, doc })
+        Ok(Body {
+            ty,
+            required: body.required,
+            kind,
+            doc,
+        })
     }
 
     /// The documented responses, with variant names.
@@ -336,10 +396,15 @@ impl Lowerer<'_> {
                 None => (r.clone(), r_ptr.clone()),
             };
             let status = parse_status(key).ok_or_else(|| {
-                Located::new(r_ptr.clone(), format!("`{key}` is not a status code, a class like `4XX` or `default`"))
+                Located::new(
+                    r_ptr.clone(),
+                    format!("`{key}` is not a status code, a class like `4XX` or `default`"),
+                )
             })?;
             let variant = match &status {
-                StatusMatch::Code(c) => reason(*c).map_or_else(|| format!("Status{c}"), str::to_owned),
+                StatusMatch::Code(c) => {
+                    reason(*c).map_or_else(|| format!("Status{c}"), str::to_owned)
+                }
                 StatusMatch::Class(c) => format!("Status{c}xx"),
                 StatusMatch::Default => "Default".to_owned(),
             };
@@ -362,7 +427,12 @@ impl Lowerer<'_> {
                 .map(|d| d.trim().to_owned())
                 .filter(|d| !d.is_empty())
                 .unwrap_or_else(|| format!("Status `{key}`."));
-            out.push(ResponseDef { status, variant: variants.claim(variant), doc, payload });
+            out.push(ResponseDef {
+                status,
+                variant: variants.claim(variant),
+                doc,
+                payload,
+            });
         }
         Ok(out)
     }
@@ -390,7 +460,12 @@ fn component_key(reference: &str, section: &str, ptr: &str) -> Result<String, Lo
 
 /// Whether a media type is JSON (`application/json`, `application/problem+json`, ...).
 fn is_json(media: &str) -> bool {
-    let essence = media.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let essence = media
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     essence == "application/json" || essence.ends_with("+json") || essence == "*/*"
 }
 
@@ -401,9 +476,16 @@ fn parse_status(key: &str) -> Option<StatusMatch> {
     }
     let upper = key.to_ascii_uppercase();
     if let Some(class) = upper.strip_suffix("XX") {
-        return class.parse::<u16>().ok().filter(|c| (1..=5).contains(c)).map(StatusMatch::Class);
+        return class
+            .parse::<u16>()
+            .ok()
+            .filter(|c| (1..=5).contains(c))
+            .map(StatusMatch::Class);
     }
-    key.parse::<u16>().ok().filter(|c| (100..=599).contains(c)).map(StatusMatch::Code)
+    key.parse::<u16>()
+        .ok()
+        .filter(|c| (100..=599).contains(c))
+        .map(StatusMatch::Code)
 }
 
 fn parse_method(m: &str) -> Method {
@@ -420,7 +502,11 @@ fn parse_method(m: &str) -> Method {
 }
 
 /// How a parameter's list values go on the wire, from `style` and `explode`.
-fn list_encoding(p: &Parameter, location: ParamLocation, ptr: &str) -> Result<ListEncoding, Located> {
+fn list_encoding(
+    p: &Parameter,
+    location: ParamLocation,
+    ptr: &str,
+) -> Result<ListEncoding, Located> {
     let default_style = match location {
         ParamLocation::Query => "form",
         _ => "simple",
@@ -434,7 +520,9 @@ fn list_encoding(p: &Parameter, location: ParamLocation, ptr: &str) -> Result<Li
         (ParamLocation::Query, "spaceDelimited") if !explode => Ok(ListEncoding::Join(" ".into())),
         (ParamLocation::Query, "pipeDelimited") if !explode => Ok(ListEncoding::Join("|".into())),
         (ParamLocation::Query, "spaceDelimited" | "pipeDelimited") => Ok(ListEncoding::Repeat),
-        (ParamLocation::Path | ParamLocation::Header, "simple") => Ok(ListEncoding::Join(",".into())),
+        (ParamLocation::Path | ParamLocation::Header, "simple") => {
+            Ok(ListEncoding::Join(",".into()))
+        }
         (_, other) => Err(Located::new(
             at(),
             format!("parameter style `{other}` is not supported here"),

@@ -38,7 +38,9 @@ fn type_names(s: &Schema) -> (Vec<&str>, bool) {
 fn is_null_schema(s: &Schema) -> bool {
     let (names, had_null) = type_names(s);
     (names.is_empty() && had_null)
-        || s.enumeration.as_ref().is_some_and(|e| !e.is_empty() && e.iter().all(Value::is_null))
+        || s.enumeration
+            .as_ref()
+            .is_some_and(|e| !e.is_empty() && e.iter().all(Value::is_null))
 }
 
 fn shape(s: &Schema) -> Shape {
@@ -91,20 +93,24 @@ impl<'a> Lowerer<'a> {
                 self.types.push(TypeDef::Enum(def));
             }
             Shape::Other => {
-                if let Some(r) = &s.reference {
-                    if self.ref_key(r, ptr)? == ptr.rsplit('/').next().unwrap_or_default() {
-                        return Err(Located::new(
-                            push_pointer(ptr, "$ref"),
-                            "a schema that is only a reference to itself",
-                        ));
-                    }
+                if let Some(r) = &s.reference
+                    && self.ref_key(r, ptr)? == ptr.rsplit('/').next().unwrap_or_default()
+                {
+                    return Err(Located::new(
+                        push_pointer(ptr, "$ref"),
+                        "a schema that is only a reference to itself",
+                    ));
                 }
                 let (ty, nullable) = self.ty(s, ptr, name)?;
                 let mut doc = doc_of(s, || format!("The `{name}` schema."));
                 if nullable {
                     doc.push_str("\n\nThe spec also allows `null` where this type is used.");
                 }
-                self.types.push(TypeDef::Alias(AliasDef { name: name.to_owned(), doc, ty }));
+                self.types.push(TypeDef::Alias(AliasDef {
+                    name: name.to_owned(),
+                    doc,
+                    ty,
+                }));
             }
         }
         Ok(())
@@ -141,7 +147,10 @@ impl<'a> Lowerer<'a> {
 
     /// The schema a `$ref` points at, with its pointer.
     fn resolve(&self, reference: &str, ptr: &str) -> Result<(&'a Schema, String), Located> {
-        let key = self.ref_key(reference, ptr)?.replace("~1", "/").replace("~0", "~");
+        let key = self
+            .ref_key(reference, ptr)?
+            .replace("~1", "/")
+            .replace("~0", "~");
         let spec: &'a crate::spec::OpenApi = self.spec;
         let schema = &spec.components.schemas[&key];
         Ok((schema, push_pointer("/components/schemas", &key)))
@@ -164,8 +173,11 @@ impl<'a> Lowerer<'a> {
             if list.is_empty() {
                 continue;
             }
-            let rest: Vec<(usize, &Schema)> =
-                list.iter().enumerate().filter(|(_, x)| !is_null_schema(x)).collect();
+            let rest: Vec<(usize, &Schema)> = list
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| !is_null_schema(x))
+                .collect();
             nullable |= rest.len() != list.len();
             if let [(i, only)] = rest.as_slice() {
                 let (ty, n) = self.ty(only, &format!("{ptr}/{key}/{i}"), hint)?;
@@ -185,7 +197,10 @@ impl<'a> Lowerer<'a> {
                 let name = self.type_names.claim(pascal(hint));
                 let def = enum_def(&name, s, ptr)?;
                 let (_, had_null) = type_names(s);
-                let null_value = s.enumeration.as_ref().is_some_and(|e| e.iter().any(Value::is_null));
+                let null_value = s
+                    .enumeration
+                    .as_ref()
+                    .is_some_and(|e| e.iter().any(Value::is_null));
                 self.types.push(TypeDef::Enum(def));
                 return Ok((Ty::Named(name), nullable || had_null || null_value));
             }
@@ -260,7 +275,10 @@ impl<'a> Lowerer<'a> {
         'a: 's,
     {
         if depth > 32 {
-            return Err(Located::new(ptr, "allOf nests too deeply (a reference cycle?)"));
+            return Err(Located::new(
+                ptr,
+                "allOf nests too deeply (a reference cycle?)",
+            ));
         }
         if let Some(r) = &s.reference {
             let (target, target_ptr) = self.resolve(r, ptr)?;
@@ -318,7 +336,10 @@ impl<'a> Lowerer<'a> {
             let unit = match rule.unit.as_deref() {
                 None => self.unit,
                 Some(u) => parse_unit(u).ok_or_else(|| {
-                    Located::new(format!("{rule_ptr}/unit"), format!("unknown length unit `{u}`"))
+                    Located::new(
+                        format!("{rule_ptr}/unit"),
+                        format!("unknown length unit `{u}`"),
+                    )
                 })?,
             };
             if rule.fields.len() < 2 {
@@ -343,7 +364,11 @@ impl<'a> Lowerer<'a> {
                 }
                 rule_fields.push((field.name.clone(), wire.clone(), field.optional()));
             }
-            combined.push(CombinedRule { fields: rule_fields, max, unit });
+            combined.push(CombinedRule {
+                fields: rule_fields,
+                max,
+                unit,
+            });
         }
         Ok(StructDef {
             name: name.to_owned(),
@@ -388,7 +413,10 @@ fn enum_def(name: &str, s: &Schema, ptr: &str) -> Result<EnumDef, Located> {
             if value.is_null() {
                 continue;
             }
-            return Err(Located::new(format!("{ptr}/enum/{i}"), "a string enum with a non-string value"));
+            return Err(Located::new(
+                format!("{ptr}/enum/{i}"),
+                "a string enum with a non-string value",
+            ));
         };
         if !seen.insert(wire) {
             continue;
@@ -400,7 +428,12 @@ fn enum_def(name: &str, s: &Schema, ptr: &str) -> Result<EnumDef, Located> {
         .find(|f| !scope.contains(f))
         .map(str::to_owned)
         .unwrap_or_else(|| scope.claim("Unknown".to_owned()));
-    Ok(EnumDef { name: name.to_owned(), doc: doc_of(s, || format!("The `{name}` values.")), variants, fallback })
+    Ok(EnumDef {
+        name: name.to_owned(),
+        doc: doc_of(s, || format!("The `{name}` values.")),
+        variants,
+        fallback,
+    })
 }
 
 /// Boxes struct fields that would otherwise make a type contain itself.
@@ -416,7 +449,9 @@ pub(super) fn box_cycles(types: &mut [TypeDef]) {
                     _ => None,
                 })
                 .collect(),
-            TypeDef::Alias(AliasDef { ty: Ty::Named(n), .. }) => vec![n.clone()],
+            TypeDef::Alias(AliasDef {
+                ty: Ty::Named(n), ..
+            }) => vec![n.clone()],
             _ => Vec::new(),
         };
         direct.insert(t.name().to_owned(), deps);
@@ -457,7 +492,10 @@ pub(super) fn mark_validating(types: &mut [TypeDef]) {
                 continue;
             }
             let own = !s.combined.is_empty() || s.fields.iter().any(|f| !f.checks.is_empty());
-            let nested = s.fields.iter().any(|f| inner_named(&f.ty).is_some_and(|n| validating.contains(n)));
+            let nested = s
+                .fields
+                .iter()
+                .any(|f| inner_named(&f.ty).is_some_and(|n| validating.contains(n)));
             if own || nested {
                 validating.insert(s.name.clone());
                 changed = true;
