@@ -372,8 +372,12 @@ fn judge_encodings(
 
 fn needs_code(tpl: &RequestTemplate) -> bool {
     let mut refs = Vec::new();
-    if let Some(crate::case::BodyTemplate::Json(v)) = &tpl.body {
-        references(v, &mut refs);
+    match &tpl.body {
+        Some(crate::case::BodyTemplate::Json(v)) => references(v, &mut refs),
+        Some(crate::case::BodyTemplate::Raw { text, .. }) => {
+            references(&Value::String(text.clone()), &mut refs)
+        }
+        None => {}
     }
     for (_, v) in &tpl.params {
         references(v, &mut refs);
