@@ -1,0 +1,291 @@
+//! The harness against hostile targets on 127.0.0.1:0: a server that hangs, drops
+//! connections, answers slowly, speaks garbage, sends the wrong content type or many
+//! megabytes. Every run must complete with exit 1 (never panic, never hang), and the
+//! transport must honour `429 Retry-After` and the platform's `p-ticket` penalty.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use conformance::outcome::Verdict;
+use conformance::transport::{Request, Transport, TransportError};
+use conformance::{Args, execute};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// How the hostile server answers.
+#[derive(Clone, Copy, Debug)]
+enum Hostile {
+    Hang,
+    Drop,
+    SlowBody,
+    Garbage,
+    WrongContentType,
+    Huge,
+    HugeChunked,
+}
+
+/// Reads one request head and body (bounded), returning the raw text.
+async fn read_request(s: &mut TcpStream) -> String {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    for _ in 0..64 {
+        let Ok(Ok(n)) = tokio::time::timeout(Duration::from_secs(5), s.read(&mut chunk)).await
+        else {
+            break;
+        };
+        if n == 0 {
+            break;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&buf).to_string();
+        if let Some(end) = text.find("\r\n\r\n") {
+            let len = text
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                })
+                .unwrap_or(0);
+            if buf.len() >= end + 4 + len {
+                break;
+            }
+        }
+    }
+    String::from_utf8_lossy(&buf).to_string()
+}
+
+async fn respond(mut s: TcpStream, how: Hostile) {
+    let _ = read_request(&mut s).await;
+    match how {
+        Hostile::Hang => tokio::time::sleep(Duration::from_secs(30)).await,
+        Hostile::Drop => drop(s),
+        Hostile::SlowBody => {
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n[").await;
+            for _ in 0..30 {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                if s.write_all(b" ").await.is_err() {
+                    return;
+                }
+            }
+        }
+        Hostile::Garbage => {
+            let _ = s
+                .write_all(b"\x00\x01NOT HTTP AT ALL\r\n\r\n\xff\xfe")
+                .await;
+        }
+        Hostile::WrongContentType => {
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 5\r\n\r\nhello").await;
+        }
+        Hostile::Huge => {
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 52428800\r\n\r\n").await;
+            let block = vec![b' '; 1 << 16];
+            for _ in 0..800 {
+                if s.write_all(&block).await.is_err() {
+                    return;
+                }
+            }
+        }
+        Hostile::HugeChunked => {
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n").await;
+            let block = vec![b' '; 1 << 16];
+            for _ in 0..800 {
+                let head = format!("{:x}\r\n", block.len());
+                if s.write_all(head.as_bytes()).await.is_err()
+                    || s.write_all(&block).await.is_err()
+                    || s.write_all(b"\r\n").await.is_err()
+                {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+async fn spawn_hostile(how: Hostile) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        for _ in 0..10_000 {
+            let Ok((s, _)) = listener.accept().await else {
+                return;
+            };
+            tokio::spawn(respond(s, how));
+        }
+    });
+    addr
+}
+
+fn args_for(addr: SocketAddr) -> Args {
+    let mut a = Args::defaults();
+    a.base_url = Some(format!("http://{addr}/v1"));
+    a.token = Some("hostile-test-token".into());
+    a.quiet = true;
+    a.timeout = Duration::from_millis(500);
+    a.workers = 16;
+    a
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_targets_give_failures_not_hangs() {
+    for how in [
+        Hostile::Hang,
+        Hostile::Drop,
+        Hostile::SlowBody,
+        Hostile::Garbage,
+        Hostile::WrongContentType,
+        Hostile::Huge,
+        Hostile::HugeChunked,
+    ] {
+        let addr = spawn_hostile(how).await;
+        let args = args_for(addr);
+        let run = execute(&args, Default::default());
+        let out = tokio::time::timeout(Duration::from_secs(60), run)
+            .await
+            .unwrap_or_else(|_| panic!("{how:?}: the run did not complete"))
+            .unwrap_or_else(|e| panic!("{how:?}: {e}"));
+        assert_eq!(out.exit_code, 1, "{how:?}");
+        let failed: Vec<&str> = out
+            .results
+            .iter()
+            .filter(|r| r.verdict == Verdict::Failed)
+            .map(|r| r.check.as_str())
+            .collect();
+        let expected = match how {
+            Hostile::WrongContentType => "content_type_conformance",
+            _ => "not_a_server_error",
+        };
+        assert!(failed.contains(&expected), "{how:?}: {failed:?}");
+        if matches!(how, Hostile::Huge | Hostile::HugeChunked) {
+            assert!(
+                out.results
+                    .iter()
+                    .any(|r| r.message.contains("body too large")),
+                "{how:?}"
+            );
+        }
+        if matches!(how, Hostile::WrongContentType) {
+            assert!(failed.contains(&"response_schema_conformance"));
+        }
+        assert!(
+            !out.summary.contains("hostile-test-token"),
+            "the token leaked into the report"
+        );
+    }
+}
+
+/// A server that answers the first `n` requests with `first` and the rest with a JSON
+/// `[]`, recording every request it saw.
+async fn spawn_scripted(
+    first: &'static str,
+    n: usize,
+) -> (SocketAddr, Arc<std::sync::Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let count = Arc::new(AtomicUsize::new(0));
+    let log = seen.clone();
+    tokio::spawn(async move {
+        for _ in 0..1000 {
+            let Ok((mut s, _)) = listener.accept().await else {
+                return;
+            };
+            let (log, count) = (log.clone(), count.clone());
+            tokio::spawn(async move {
+                for _ in 0..10 {
+                    let req = read_request(&mut s).await;
+                    if req.is_empty() {
+                        return;
+                    }
+                    log.lock().unwrap().push(req);
+                    let answer = if count.fetch_add(1, Ordering::SeqCst) < n {
+                        first.to_string()
+                    } else {
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n[]".to_string()
+                    };
+                    if s.write_all(answer.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (addr, seen)
+}
+
+fn get(addr: SocketAddr, path: &str) -> Request {
+    Request {
+        method: reqwest::Method::GET,
+        url: format!("http://{addr}{path}").parse().expect("url"),
+        headers: Vec::new(),
+        body: None,
+    }
+}
+
+#[tokio::test]
+async fn retry_after_is_honoured_a_bounded_number_of_times() {
+    let t = Transport::new(Duration::from_secs(5)).unwrap();
+    let (addr, seen) = spawn_scripted(
+        "HTTP/1.1 429 Too Many Requests\r\nretry-after: 0\r\ncontent-length: 0\r\n\r\n",
+        2,
+    )
+    .await;
+    let r = t.send(&get(addr, "/x")).await.unwrap();
+    assert_eq!((r.status, r.retries), (200, 2));
+    assert_eq!(seen.lock().unwrap().len(), 3);
+    let (addr, seen) = spawn_scripted(
+        "HTTP/1.1 429 Too Many Requests\r\nretry-after: 0\r\ncontent-length: 0\r\n\r\n",
+        100,
+    )
+    .await;
+    let r = t.send(&get(addr, "/x")).await.unwrap();
+    assert_eq!(r.status, 429, "gives up and reports the 429");
+    assert_eq!(seen.lock().unwrap().len(), 4, "one try and three retries");
+}
+
+#[tokio::test]
+async fn penalty_waits_and_resends_with_the_ticket() {
+    let t = Transport::new(Duration::from_secs(5)).unwrap();
+    let penalty = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 34\r\n\r\n{\"p-ticket\":\"tkt-1\",\"p-time\":0.2}  ";
+    let (addr, seen) = spawn_scripted(penalty, 1).await;
+    let started = std::time::Instant::now();
+    let r = t.send(&get(addr, "/v1/x?a=1")).await.unwrap();
+    assert_eq!((r.status, r.retries), (200, 1));
+    assert!(
+        started.elapsed() >= Duration::from_millis(200),
+        "waited p-time"
+    );
+    let seen = seen.lock().unwrap();
+    assert!(
+        seen[1].starts_with("GET /v1/x?a=1&p-ticket=tkt-1 "),
+        "{}",
+        seen[1]
+    );
+    drop(seen);
+    let (addr, seen) = spawn_scripted(penalty, 1).await;
+    let mut post = get(addr, "/v1/y");
+    post.method = reqwest::Method::POST;
+    post.body = Some(("application/json".into(), br#"{"a":1}"#.to_vec()));
+    let r = t.send(&post).await.unwrap();
+    assert_eq!(r.status, 200);
+    assert!(seen.lock().unwrap()[1].contains(r#""p-ticket":"tkt-1""#));
+}
+
+#[tokio::test]
+async fn body_cap_and_timeout_are_errors() {
+    let t = Transport::new(Duration::from_millis(300))
+        .unwrap()
+        .with_max_body(1024);
+    let addr = spawn_hostile(Hostile::HugeChunked).await;
+    assert_eq!(
+        t.send(&get(addr, "/")).await.unwrap_err(),
+        TransportError::BodyTooLarge(1024)
+    );
+    let addr = spawn_hostile(Hostile::Hang).await;
+    assert!(matches!(
+        t.send(&get(addr, "/")).await.unwrap_err(),
+        TransportError::Timeout(_)
+    ));
+}
