@@ -257,13 +257,11 @@ async fn penalty_waits_and_resends_with_the_ticket() {
         started.elapsed() >= Duration::from_millis(200),
         "waited p-time"
     );
-    let seen = seen.lock().unwrap();
+    let second = seen.lock().unwrap()[1].clone();
     assert!(
-        seen[1].starts_with("GET /v1/x?a=1&p-ticket=tkt-1 "),
-        "{}",
-        seen[1]
+        second.starts_with("GET /v1/x?a=1&p-ticket=tkt-1 "),
+        "{second}"
     );
-    drop(seen);
     let (addr, seen) = spawn_scripted(penalty, 1).await;
     let mut post = get(addr, "/v1/y");
     post.method = reqwest::Method::POST;
