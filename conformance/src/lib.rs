@@ -235,14 +235,11 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     } else {
         run_all(args, &ctx, &contracts, fixtures.allow_writes, vars).await
     };
-    let results: Vec<CheckResult> = if args.check.is_empty() {
-        results
-    } else {
-        results
-            .into_iter()
-            .filter(|r| args.check.contains(&r.check))
-            .collect()
-    };
+    let results: Vec<CheckResult> = results
+        .into_iter()
+        .filter(|r| args.check.is_empty() || args.check.contains(&r.check))
+        .filter(|r| args.operation.is_empty() || args.operation.contains(&r.operation))
+        .collect();
     let totals = Totals::of(&results, args.strict);
     let exit_code = u8::from(totals.failed > 0);
     let summary = report::terminal::render(&results, args.strict);
