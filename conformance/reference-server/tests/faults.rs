@@ -1,0 +1,149 @@
+//! Each seeded fault really changes what the server answers (so the harness's fault
+//! tests measure the harness, not a no-op switch), and a clean server shows none of
+//! the deviations.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{get, post_json, raw, start, start_faulty};
+use reference_server::{Fault, RunningServer};
+use serde_json::{Value, json};
+
+/// What the probe of a fault observed on a server.
+async fn probe(fault: Fault, server: &RunningServer) -> Value {
+    let base = server.base_url();
+    let token = server.issue_token();
+    let t = Some(token.as_str());
+    let update = format!("{base}/contactInfo/updatecontactinfoname");
+    match fault {
+        Fault::AuthNotEnforced => json!(
+            get(&format!("{base}/riskCategory/suggest?t=e&l=1"), None)
+                .await
+                .0
+        ),
+        Fault::LimitIgnored => {
+            get(&format!("{base}/riskCategory/suggest?t=e&l=1"), t)
+                .await
+                .2
+        }
+        Fault::CombinedRuleOffByOne => {
+            let body = json!({"firstName": "a".repeat(30), "lastName": "b".repeat(31), "country": "X", "phone": "Y"});
+            post_json(&update, t, &body.to_string()).await.1["errorText"].clone()
+        }
+        Fault::BytesCounted => {
+            let body = json!({"firstName": "é".repeat(30), "lastName": "é".repeat(30), "country": "X", "phone": "Y"});
+            post_json(&update, t, &body.to_string()).await.1["errorText"].clone()
+        }
+        Fault::DepsLeaksOtherCategory | Fault::EnumMisspelled | Fault::RequiredFieldDropped => {
+            get(&format!("{base}/categoryPositionLimit/deps?masterid=7"), t)
+                .await
+                .2
+        }
+        Fault::UpdateClobbersAddress | Fault::UpdateKeepsOldNames => {
+            let body =
+                json!({"firstName": "New", "lastName": "Name", "country": "X", "phone": "Y"});
+            post_json(&update, t, &body.to_string()).await.1["contactInfo"].clone()
+        }
+        Fault::ServerErrorOnUnknownId => json!(
+            get(&format!("{base}/categoryPositionLimit/item?id=4242"), t)
+                .await
+                .0
+        ),
+        Fault::ItemWrongId => get(&format!("{base}/categoryPositionLimit/item?id=11"), t)
+            .await
+            .2["id"]
+            .clone(),
+        Fault::ErrorOnSuccess | Fault::TokenTypeWrong => {
+            let demo = server.demo_client();
+            let resp = raw()
+                .get(format!("{}/oauth/authorize", server.origin()))
+                .query(&[
+                    ("response_type", "code"),
+                    ("client_id", &demo.client_id),
+                    ("redirect_uri", &demo.redirect_uri),
+                ])
+                .send()
+                .await
+                .unwrap();
+            let location = resp.headers()["location"].to_str().unwrap().to_string();
+            let code = location
+                .split("code=")
+                .nth(1)
+                .unwrap()
+                .split('&')
+                .next()
+                .unwrap()
+                .to_string();
+            let body = json!({"grant_type": "authorization_code", "code": code, "redirect_uri": demo.redirect_uri, "client_id": demo.client_id, "client_secret": demo.client_secret});
+            let (_, v) =
+                post_json(&format!("{base}/auth/oauthtoken"), None, &body.to_string()).await;
+            json!([v["error"], v["token_type"]])
+        }
+        Fault::OnlyFirstName => {
+            get(
+                &format!("{base}/marketDataSubscriptionExchangeScope/finds?names=CME&names=CBOT"),
+                t,
+            )
+            .await
+            .2
+        }
+        Fault::Stall => {
+            let quick = reqwest::Client::builder()
+                .timeout(Duration::from_millis(1500))
+                .build()
+                .unwrap();
+            let r = quick
+                .get(format!("{base}/riskCategory/suggest?t=e&l=1"))
+                .bearer_auth(&token)
+                .send()
+                .await;
+            json!(r.is_ok())
+        }
+        Fault::SuggestCaseSensitive => {
+            get(&format!("{base}/riskCategory/suggest?t=equit&l=10"), t)
+                .await
+                .2
+        }
+        Fault::WrongContentType => {
+            let (_, headers, _) =
+                get(&format!("{base}/categoryPositionLimit/deps?masterid=1"), t).await;
+            json!(headers["content-type"].to_str().unwrap())
+        }
+        Fault::MissingParamAccepted => json!(
+            get(&format!("{base}/categoryPositionLimit/deps"), t)
+                .await
+                .0
+        ),
+        Fault::UnknownTokenAccepted => {
+            json!(
+                get(
+                    &format!("{base}/categoryPositionLimit/deps?masterid=1"),
+                    Some(&"Z".repeat(43))
+                )
+                .await
+                .0
+            )
+        }
+    }
+}
+
+#[tokio::test]
+async fn every_fault_changes_the_answer_its_probe_looks_at() {
+    for &fault in Fault::ALL {
+        let (clean, _) = start().await;
+        let (faulty, _) = start_faulty(&[fault]).await;
+        let (want, got) = (probe(fault, &clean).await, probe(fault, &faulty).await);
+        assert_ne!(want, got, "{fault}: {}", fault.description());
+        clean.shutdown().await;
+        faulty.shutdown().await;
+    }
+}
+
+#[test]
+fn names_parse_back_and_there_are_at_least_fifteen() {
+    assert!(Fault::ALL.len() >= 15);
+    for f in Fault::ALL {
+        assert_eq!(f.name().parse::<Fault>().unwrap(), *f);
+    }
+}
