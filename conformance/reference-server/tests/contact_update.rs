@@ -83,7 +83,7 @@ async fn the_combined_limit_counts_characters_not_bytes() {
         let before = server.contact_record(DEMO_USER).unwrap();
         for (f, l) in [
             (ch.repeat(30), ch.repeat(31)),
-            (ch.repeat(64), ch.repeat(1)),
+            (ch.repeat(64), ch.to_string()),
         ] {
             let body =
                 json!({"firstName": f, "lastName": l, "country": "X", "phone": "Y"}).to_string();
