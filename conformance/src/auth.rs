@@ -41,6 +41,8 @@ pub enum CodeSource {
     },
     /// One code from the fixtures; taken by the first use.
     Fixed(Mutex<Option<String>>),
+    /// One code that the target accepts any number of times (a stateless mock).
+    Reusable(String),
     /// None available.
     Unavailable,
 }
@@ -65,6 +67,7 @@ impl OAuth {
                 "no authorization code: give oauth.code or oauth.authorize_url in --fixtures"
                     .into(),
             ),
+            CodeSource::Reusable(code) => Ok(code.clone()),
             CodeSource::Fixed(slot) => slot
                 .lock()
                 .map_err(|_| "code store poisoned".to_string())?

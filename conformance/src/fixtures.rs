@@ -25,6 +25,8 @@ pub struct Fixtures {
     pub code: Option<String>,
     /// The target's authorization endpoint, when it approves by itself.
     pub authorize_url: Option<String>,
+    /// The code may be used more than once (a stateless mock such as Prism).
+    pub code_reusable: bool,
 }
 
 impl std::fmt::Debug for Fixtures {
@@ -40,6 +42,7 @@ impl std::fmt::Debug for Fixtures {
             .field("redirect_uri", &self.redirect_uri)
             .field("code", &self.code.as_ref().map(|_| "<redacted>"))
             .field("authorize_url", &self.authorize_url)
+            .field("code_reusable", &self.code_reusable)
             .finish()
     }
 }
@@ -69,6 +72,12 @@ impl Fixtures {
                 }
                 ("oauth", Value::Object(o)) => {
                     for (ok, ov) in o {
+                        if ok == "code_reusable" {
+                            fx.code_reusable = ov
+                                .as_bool()
+                                .ok_or("oauth.code_reusable must be true or false")?;
+                            continue;
+                        }
                         let s = ov
                             .as_str()
                             .ok_or(format!("oauth.{ok} must be a string"))?

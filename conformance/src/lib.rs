@@ -164,6 +164,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     };
     let codes = match (&fixtures.authorize_url, &fixtures.code, &embedded) {
         (Some(url), _, _) => CodeSource::Authorize { url: url.clone() },
+        (None, Some(code), _) if fixtures.code_reusable => CodeSource::Reusable(code.clone()),
         (None, Some(code), _) => CodeSource::Fixed(Mutex::new(Some(code.clone()))),
         (None, None, Some(s)) => CodeSource::Authorize {
             url: format!("{}/oauth/authorize", s.origin()),
@@ -199,6 +200,9 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     }
     for (k, v) in &fixtures.vars {
         vars.set(k.clone(), v.clone());
+    }
+    if let Some(code) = &fixtures.code {
+        secrets.add(code, "$CODE");
     }
     if let Some(c) = &client {
         secrets.add(&c.client_secret, "$CLIENT_SECRET");
