@@ -6,6 +6,7 @@ use std::process::ExitCode;
 /// Arguments of `cargo xtask conformance`: exactly the `conformance` binary's, boxed so
 /// the subcommand enum stays small.
 #[derive(clap::Args)]
+#[group(skip)]
 pub struct Args {
     #[command(flatten)]
     inner: Box<::conformance::Args>,
