@@ -91,6 +91,9 @@ pub fn pascal(name: &str) -> String {
     if out.is_empty() {
         out.push_str("Value");
     }
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, 'V');
+    }
     escape(out)
 }
 

@@ -71,6 +71,7 @@ pub fn statements(
     }
     let as_f64 = match ty {
         Ty::I32 | Ty::F32 => quote!(f64::from(#value)),
+        Ty::F64 => quote!(#value),
         _ => quote!((#value as f64)),
     };
     let compare = |limit: f64, less: bool| -> TokenStream {

@@ -430,9 +430,11 @@ fn check_param(p: &Param) -> TokenStream {
     }
 }
 
-fn url_expr(op: &Operation, uses: &mut Uses) -> TokenStream {
+/// Statements binding the encoded path parameters, and the expression of the URL.
+fn url_expr(op: &Operation, uses: &mut Uses) -> (TokenStream, TokenStream) {
     let mut fmt = String::from("{}");
     let mut args = vec![quote!(self.base_url)];
+    let mut lets = TokenStream::new();
     for part in &op.path {
         match part {
             PathPart::Literal(text) => fmt.push_str(&text.replace('{', "{{").replace('}', "}}")),
@@ -440,18 +442,24 @@ fn url_expr(op: &Operation, uses: &mut Uses) -> TokenStream {
                 uses.path = true;
                 fmt.push_str("{}");
                 let n = ident(name);
+                let local = format_ident!("path_{}", name.trim_end_matches('_'));
                 let p = op.params.iter().find(|p| &p.name == name);
-                let text = match p.map(|p| &p.ty) {
-                    Some(Ty::Vec(_)) => {
-                        quote!(#n.iter().map(ToString::to_string).collect::<Vec<_>>().join(","))
-                    }
-                    _ => quote!(#n.to_string()),
-                };
-                args.push(quote!(encode_path_segment(&#text)));
+                lets.extend(match p.map(|p| &p.ty) {
+                    // `simple` style: items encoded one by one, joined by literal commas.
+                    Some(Ty::Vec(_)) => quote! {
+                        let #local = #n
+                            .iter()
+                            .map(|item| encode_path_segment(&item.to_string()))
+                            .collect::<Vec<_>>()
+                            .join(",");
+                    },
+                    _ => quote!(let #local = encode_path_segment(&#n.to_string());),
+                });
+                args.push(quote!(#local));
             }
         }
     }
-    quote!(format!(#fmt, #(#args),*))
+    (lets, quote!(format!(#fmt, #(#args),*)))
 }
 
 fn method(
@@ -544,7 +552,7 @@ fn method(
         })
     });
     let param_checks = op.params.iter().map(check_param);
-    let url = url_expr(op, uses);
+    let (path_lets, url) = url_expr(op, uses);
     let add_params = op.params.iter().map(add_param);
     let add_body = op.body.as_ref().map(|b| {
         let call = match b.kind {
@@ -584,6 +592,7 @@ fn method(
         pub async fn #name(&self, #(#params,)* #body_arg) -> Result<#ret, crate::Error<#err>> {
             #body_check
             #(#param_checks)*
+            #path_lets
             let url = #url;
             let #mutable request = self.http.request(reqwest::Method::#method_const, url);
             #(#add_params)*

@@ -31,21 +31,41 @@ pub fn line_of(text: &str, pointer: &str) -> Option<usize> {
             format!("'{key}':"),
         ];
         let json_key = format!("\"{key}\"");
-        let hit = lines.iter().enumerate().skip(from).find(|(_, l)| {
-            let t = l.trim_start().trim_start_matches("- ");
-            yaml_keys.iter().any(|k| t.starts_with(k.as_str()))
-                || (t.starts_with(&json_key) && t[json_key.len()..].trim_start().starts_with(':'))
-        });
+        let parent_indent = found_any.then(|| indent(lines[at]));
+        let mut hit = None;
+        for (i, line) in lines.iter().enumerate().skip(from) {
+            let t = line.trim_start();
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            // Left the parent's block: the key is not on a line of its own.
+            if i > at && parent_indent.is_some_and(|p| indent(line) <= p) {
+                break;
+            }
+            let t = t.trim_start_matches("- ");
+            let is_key = yaml_keys.iter().any(|k| t.starts_with(k.as_str()))
+                || (t.starts_with(&json_key) && t[json_key.len()..].trim_start().starts_with(':'));
+            if is_key {
+                hit = Some(i);
+                break;
+            }
+        }
         match hit {
-            Some((i, _)) => {
+            Some(i) => {
                 at = i;
                 from = i + 1;
                 found_any = true;
             }
-            None => return None,
+            // The deepest node that could be found is the best place to point at.
+            None => break,
         }
     }
     found_any.then_some(at + 1)
+}
+
+/// Indentation of a line, in bytes of leading whitespace.
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
 }
 
 /// Line of the `index`th YAML list item (`- `) below line `parent`, at the first item's
@@ -90,7 +110,15 @@ mod tests {
         assert_eq!(line_of(text, "/a/b"), Some(2));
         assert_eq!(line_of(text, "/a/b/1"), Some(4));
         assert_eq!(line_of(text, "/a/b/1/c"), Some(5));
-        assert_eq!(line_of(text, "/a/nope"), None);
+        assert_eq!(
+            line_of(text, "/a/nope"),
+            Some(1),
+            "the deepest found ancestor"
+        );
+        assert_eq!(line_of(text, "/nope"), None);
+        // A key of a later sibling block is not taken for a missing one.
+        let text = "a:\n  b: {c: 1}\nd:\n  c: 2\n";
+        assert_eq!(line_of(text, "/a/b/c"), Some(2));
     }
 
     #[test]

@@ -259,9 +259,13 @@ impl Lowerer<'_> {
                     return Err(Located::new(
                         push_pointer("/components/securitySchemes", scheme_name),
                         format!(
-                            "security scheme `{scheme_name}` ({kind} {}) is not supported; \
+                            "security scheme `{scheme_name}` (type `{kind}`{}) is not supported; \
                              only bearer tokens are",
-                            scheme.scheme.as_deref().unwrap_or("")
+                            scheme
+                                .scheme
+                                .as_deref()
+                                .map(|s| format!(", scheme `{s}`"))
+                                .unwrap_or_default()
                         ),
                     ));
                 }
