@@ -422,6 +422,32 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
         requires: Vec::new(),
         source: "derived".into(),
     });
+    // A body in a media type the operation does not take: 415 where the spec declares it.
+    if let Some(resp) = op.response(415).filter(|r| r.status == "415")
+        && !decl.content_types.iter().any(|(m, _)| m == "text/plain")
+    {
+        let request = RequestTemplate {
+            op: op.id.clone(),
+            params: base.params.clone(),
+            body: Some(BodyTemplate::Raw {
+                content_type: "text/plain".into(),
+                text: "conformance: not a declared media type".into(),
+            }),
+            auth: AuthMode::Token,
+            explode: None,
+        };
+        let expect = Expect::Rejected {
+            status: Some((415, resp.level)),
+            body: None,
+        };
+        b.push(
+            "unsupported-media-type".into(),
+            "unsupported_media_type",
+            Level::Must,
+            request,
+            expect,
+        );
+    }
 }
 
 fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng) {
@@ -621,6 +647,7 @@ pub const DERIVED_CHECKS: &[&str] = &[
     "length_boundaries",
     "combined_length",
     "ignored_auth",
+    "unsupported_media_type",
     ALTERNATE_ENCODINGS,
 ];
 

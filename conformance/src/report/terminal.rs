@@ -98,6 +98,20 @@ pub fn render(results: &[CheckResult], strict: bool) -> String {
             shown_op, check, t.passed, t.failed, t.warnings, t.skipped
         );
     }
+    let notes: Vec<&CheckResult> = results
+        .iter()
+        .filter(|r| {
+            r.check == crate::plan::ALTERNATE_ENCODINGS
+                && r.verdict == Verdict::Passed
+                && r.level == crate::spec::Level::Must
+        })
+        .collect();
+    if !notes.is_empty() {
+        let _ = writeln!(s, "\nList encodings the target accepts:");
+        for r in notes {
+            let _ = writeln!(s, "  {}: {}", r.case, r.message);
+        }
+    }
     let total = Totals::of(results, strict);
     if total.warnings > 0 {
         let _ = writeln!(
