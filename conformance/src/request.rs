@@ -15,10 +15,27 @@ use crate::vars::Vars;
 pub const UNKNOWN_TOKEN: &str = "conformance-unknown-token-0000000000";
 
 /// Secret values that must never be printed, each with the placeholder shown instead.
-#[derive(Debug, Clone, Default)]
+/// `Debug` shows the placeholders only.
+#[derive(Clone, Default)]
 pub struct Secrets {
     values: Vec<(String, String)>,
     fields: BTreeSet<String>,
+}
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Secrets")
+            .field(
+                "placeholders",
+                &self
+                    .values
+                    .iter()
+                    .map(|(_, p)| p.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .field("fields", &self.fields)
+            .finish()
+    }
 }
 
 impl Secrets {
@@ -97,8 +114,9 @@ impl Secrets {
     }
 }
 
-/// A request ready to send, with what the checks and reports need.
-#[derive(Debug, Clone)]
+/// A request ready to send, with what the checks and reports need. `Debug` shows the
+/// redacted curl line only.
+#[derive(Clone)]
 pub struct Built {
     /// What goes on the wire.
     pub request: Request,
@@ -108,6 +126,14 @@ pub struct Built {
     pub body: Option<Value>,
     /// A curl line with secrets replaced by placeholders.
     pub curl: String,
+}
+
+impl std::fmt::Debug for Built {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Built")
+            .field("curl", &self.curl)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Why a template could not be built.
@@ -365,6 +391,43 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e, BuildError::NoToken);
+    }
+
+    #[test]
+    fn debug_output_holds_no_secret() {
+        let spec = spec();
+        let mut secrets = Secrets::default();
+        secrets.add("hunter2", "$CLIENT_SECRET");
+        let mut vars = Vars::default();
+        vars.set("s", json!("hunter2"));
+        let t = RequestTemplate {
+            op: "exchangeToken".into(),
+            params: Vec::new(),
+            body: Some(BodyTemplate::Json(
+                json!({"grant_type": "x", "client_secret": "${s}"}),
+            )),
+            auth: AuthMode::Token,
+            explode: None,
+        };
+        let b = build(&spec, "http://h/v1", &t, &vars, Some("tok3n"), &secrets).unwrap();
+        let t2 = tpl(
+            "suggestRiskCategories",
+            vec![("t", json!("a")), ("l", json!(1))],
+            AuthMode::Token,
+        );
+        let b2 = build(&spec, "http://h/v1", &t2, &vars, Some("tok3n"), &secrets).unwrap();
+        for shown in [
+            format!("{b:?}"),
+            format!("{b2:?}"),
+            format!("{:?}", b2.request),
+            format!("{secrets:?}"),
+            format!("{vars:?}"),
+        ] {
+            assert!(
+                !shown.contains("hunter2") && !shown.contains("tok3n"),
+                "{shown}"
+            );
+        }
     }
 
     #[test]

@@ -15,8 +15,8 @@ const MAX_RETRIES: usize = 3;
 /// Longest single wait a target may ask for.
 const MAX_WAIT: Duration = Duration::from_secs(10);
 
-/// A fully built request.
-#[derive(Debug, Clone)]
+/// A fully built request. `Debug` masks the `Authorization` header.
+#[derive(Clone)]
 pub struct Request {
     /// HTTP method.
     pub method: reqwest::Method,
@@ -26,6 +26,31 @@ pub struct Request {
     pub headers: Vec<(String, String)>,
     /// Body with its content type.
     pub body: Option<(String, Vec<u8>)>,
+}
+
+impl std::fmt::Debug for Request {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let headers: Vec<(&str, &str)> = self
+            .headers
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str(),
+                    if k.eq_ignore_ascii_case("authorization") {
+                        "<redacted>"
+                    } else {
+                        v.as_str()
+                    },
+                )
+            })
+            .collect();
+        f.debug_struct("Request")
+            .field("method", &self.method)
+            .field("url", &self.url.as_str())
+            .field("headers", &headers)
+            .field("body_bytes", &self.body.as_ref().map(|(_, b)| b.len()))
+            .finish()
+    }
 }
 
 /// What came back.

@@ -6,10 +6,17 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-/// A name → value map with lookups that report what is missing.
-#[derive(Debug, Clone, Default)]
+/// A name → value map with lookups that report what is missing. `Debug` lists the names
+/// only, since values may be OAuth secrets.
+#[derive(Clone, Default)]
 pub struct Vars {
     values: BTreeMap<String, Value>,
+}
+
+impl std::fmt::Debug for Vars {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.values.keys()).finish()
+    }
 }
 
 impl Vars {
