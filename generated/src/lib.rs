@@ -11,12 +11,14 @@
 //! Where the interface document says "not shown", the project's decisions fill the gap.
 //! Every response, constraint and rule that is a decision of ours rather than the
 //! document's carries `x-level: should` and names its decision row in `x-decision`;
+
 //! everything else is `must`. See `spec/README.md` for the extensions.
 //!
 //! Generated from the spec: [`models`] holds one type per schema, [`Client`] one
 //! async method per operation, and [`Error`] separates transport failures,
 //! documented error answers, undocumented ones, undecodable bodies and requests
 //! refused before sending because they break the spec's constraints.
+
 #![warn(missing_docs)]
 #![allow(
     rustdoc::bare_urls,
@@ -26,9 +28,13 @@
 #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
 #[rustfmt::skip]
 pub mod client;
+
 #[rustfmt::skip]
 mod error;
+
 #[rustfmt::skip]
 pub mod models;
+
 pub use client::Client;
+
 pub use error::{Constraint, ConstraintViolation, Error, InvalidBearerToken};

@@ -4,7 +4,9 @@
 //!
 //! Unknown fields in a response are ignored and unknown enum values are kept in a
 //! fallback variant, so a newer server never breaks this client.
+
 use serde::{Deserialize, Serialize};
+
 /// The body of every error answer of operations 2 to 6.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorResponse {
@@ -12,6 +14,7 @@ pub struct ErrorResponse {
     #[serde(rename = "errorText")]
     pub error_text: String,
 }
+
 /// Request body of the token exchange. Only `grant_type` is required; which other
 /// fields each grant needs is decision 13.
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
@@ -46,6 +49,7 @@ pub struct OAuthToken {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assertion: Option<String>,
 }
+
 impl std::fmt::Debug for OAuthToken {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OAuthToken")
@@ -62,6 +66,7 @@ impl std::fmt::Debug for OAuthToken {
             .finish()
     }
 }
+
 /// Answer of the token exchange. On success `error` and `error_description` are empty
 /// strings; they are non-empty when the exchange fails.
 #[derive(Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -91,6 +96,7 @@ pub struct OAuthTokenResponse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id_token: Option<String>,
 }
+
 impl std::fmt::Debug for OAuthTokenResponse {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OAuthTokenResponse")
@@ -105,6 +111,7 @@ impl std::fmt::Debug for OAuthTokenResponse {
             .finish()
     }
 }
+
 /// Request body of the contact-name update. `firstName` and `lastName` together may be at
 /// most 60 characters, though each alone may be up to 64.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -120,6 +127,7 @@ pub struct UpdateContactInfoName {
     /// The new phone number.
     pub phone: String,
 }
+
 impl UpdateContactInfoName {
     /// Checks the constraints the spec declares for this type (lengths, bounds and
     /// combined-length rules), so a request is refused before it is sent and a
@@ -193,6 +201,7 @@ impl UpdateContactInfoName {
         Ok(())
     }
 }
+
 /// Answer of the contact-name update.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct UpdateContactInfoResponse {
@@ -203,6 +212,7 @@ pub struct UpdateContactInfoResponse {
     #[serde(rename = "contactInfo", default, skip_serializing_if = "Option::is_none")]
     pub contact_info: Option<ContactInfo>,
 }
+
 /// A user's contact record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContactInfo {
@@ -290,6 +300,7 @@ pub struct ContactInfo {
     )]
     pub ira_custodian_name: Option<String>,
 }
+
 /// What a position limit totals by.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TotalBy {
@@ -312,6 +323,7 @@ pub enum TotalBy {
     /// A value the spec does not list (sent by a newer server), kept as it came.
     Unknown(String),
 }
+
 impl TotalBy {
     /// The value as it is spelled on the wire.
     pub fn as_str(&self) -> &str {
@@ -328,11 +340,13 @@ impl TotalBy {
         }
     }
 }
+
 impl std::fmt::Display for TotalBy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl std::str::FromStr for TotalBy {
     type Err = std::convert::Infallible;
     fn from_str(value: &str) -> Result<Self, Self::Err> {
@@ -351,11 +365,13 @@ impl std::str::FromStr for TotalBy {
         )
     }
 }
+
 impl serde::Serialize for TotalBy {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
+
 impl<'de> serde::Deserialize<'de> for TotalBy {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -376,6 +392,7 @@ impl<'de> serde::Deserialize<'de> for TotalBy {
         )
     }
 }
+
 /// The kind of product a position limit applies to.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ProductType {
@@ -398,6 +415,7 @@ pub enum ProductType {
     /// A value the spec does not list (sent by a newer server), kept as it came.
     Unknown(String),
 }
+
 impl ProductType {
     /// The value as it is spelled on the wire.
     pub fn as_str(&self) -> &str {
@@ -414,11 +432,13 @@ impl ProductType {
         }
     }
 }
+
 impl std::fmt::Display for ProductType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl std::str::FromStr for ProductType {
     type Err = std::convert::Infallible;
     fn from_str(value: &str) -> Result<Self, Self::Err> {
@@ -437,11 +457,13 @@ impl std::str::FromStr for ProductType {
         )
     }
 }
+
 impl serde::Serialize for ProductType {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
+
 impl<'de> serde::Deserialize<'de> for ProductType {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -462,6 +484,7 @@ impl<'de> serde::Deserialize<'de> for ProductType {
         )
     }
 }
+
 /// Verification status of a product. The interface drives no transitions between
 /// these states.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -479,6 +502,7 @@ pub enum ProductVerificationStatus {
     /// A value the spec does not list (sent by a newer server), kept as it came.
     Unknown(String),
 }
+
 impl ProductVerificationStatus {
     /// The value as it is spelled on the wire.
     pub fn as_str(&self) -> &str {
@@ -492,11 +516,13 @@ impl ProductVerificationStatus {
         }
     }
 }
+
 impl std::fmt::Display for ProductVerificationStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 impl std::str::FromStr for ProductVerificationStatus {
     type Err = std::convert::Infallible;
     fn from_str(value: &str) -> Result<Self, Self::Err> {
@@ -512,11 +538,13 @@ impl std::str::FromStr for ProductVerificationStatus {
         )
     }
 }
+
 impl serde::Serialize for ProductVerificationStatus {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
+
 impl<'de> serde::Deserialize<'de> for ProductVerificationStatus {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -534,6 +562,7 @@ impl<'de> serde::Deserialize<'de> for ProductVerificationStatus {
         )
     }
 }
+
 /// A position limit of a risk category. Units and exact semantics of the limit fields,
 /// and which id fields must accompany each `totalBy` value, are not part of the
 /// interface.
@@ -618,6 +647,7 @@ pub struct CategoryPositionLimit {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }
+
 /// A risk category.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RiskCategory {
@@ -633,6 +663,7 @@ pub struct RiskCategory {
     #[serde(rename = "organizationId", default, skip_serializing_if = "Option::is_none")]
     pub organization_id: Option<i64>,
 }
+
 /// A market data subscription exchange scope.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MarketDataSubscriptionExchangeScope {
@@ -645,8 +676,10 @@ pub struct MarketDataSubscriptionExchangeScope {
     #[serde(rename = "bundleOf", default, skip_serializing_if = "Option::is_none")]
     pub bundle_of: Option<String>,
 }
+
 /// Stands in for a secret value in `Debug` output.
 struct Redacted;
+
 impl std::fmt::Debug for Redacted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("<redacted>")

@@ -54,5 +54,32 @@ fn render(path: &str, tokens: TokenStream) -> Result<String, Error> {
         file: path.to_owned(),
         message: e.to_string(),
     })?;
-    Ok(prettyplease::unparse(&file))
+    Ok(space_items(&prettyplease::unparse(&file)))
+}
+
+/// Puts a blank line between top-level items and between the items of an `impl`, which
+/// `prettyplease` prints back to back; the generated files are read by people too.
+fn space_items(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    for (i, line) in lines.iter().enumerate() {
+        out.push_str(line);
+        out.push('\n');
+        let Some(next) = lines.get(i + 1) else {
+            continue;
+        };
+        if next.is_empty() || next.starts_with('}') || next.trim_start().starts_with('}') {
+            continue;
+        }
+        let top_level_end = *line == "}" || (!line.starts_with(' ') && line.ends_with(';'));
+        let module_doc_end = line.starts_with("//!") && !next.starts_with("//!");
+        let member_start = ["///", "pub ", "fn ", "#[", "async ", "type ", "const "]
+            .iter()
+            .any(|p| next.strip_prefix("    ").is_some_and(|n| n.starts_with(p)));
+        let member_end = *line == "    }" && member_start;
+        if top_level_end || module_doc_end || member_end {
+            out.push('\n');
+        }
+    }
+    out
 }
