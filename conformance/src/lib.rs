@@ -177,7 +177,13 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     };
     let token = match (&args.token, &embedded) {
         (Some(t), _) => Some(t.clone()),
-        (None, Some(s)) => Some(s.issue_token()),
+        // Against the reference server the harness goes through the OAuth flow itself
+        // (authorize, then exchange the code); the server's own token is the fallback so
+        // that a broken exchange is reported by its checks rather than stopping the run.
+        (None, Some(s)) => match oauth.obtain_token(&spec, &base_url, &transport).await {
+            Ok(t) => Some(t),
+            Err(_) => Some(s.issue_token()),
+        },
         (None, None) if client.is_some() => {
             match oauth.obtain_token(&spec, &base_url, &transport).await {
                 Ok(t) => Some(t),
