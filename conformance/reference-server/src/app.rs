@@ -8,7 +8,7 @@ use std::time::Instant;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{StatusCode, header};
+use axum::http::{Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -36,8 +36,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/oauth/authorize", get(oauth::authorize))
         .fallback(not_found)
         .with_state(state)
-        .layer(middleware::from_fn(method_not_allowed_body))
-        .layer(middleware::from_fn(log_request))
+        .layer(middleware::from_fn(log_and_complete))
         .layer(CatchPanicLayer::custom(panic_response))
 }
 
@@ -49,16 +48,30 @@ async fn not_found(request: Request) -> Response {
     .into_response()
 }
 
-/// axum answers a known path with an unrouted method 405 and an `Allow` header but an
-/// empty body; give it the `errorText` body every other error has (decision 21).
-async fn method_not_allowed_body(request: Request, next: Next) -> Response {
+/// One line per request: method, path (never the query, which may carry a code or a
+/// state), status and latency; headers and bodies, where tokens live, are not logged.
+/// Also gives axum's own 405 (known path, unrouted method; `Allow` is set by the
+/// router) the `errorText` body every other error has (decision 21).
+async fn log_and_complete(request: Request, next: Next) -> Response {
+    let started = Instant::now();
     let method = request.method().clone();
-    let response = next.run(request).await;
-    if response.status() != StatusCode::METHOD_NOT_ALLOWED {
-        return response;
+    let path = request.uri().path().to_string();
+    let mut response = next.run(request).await;
+    if response.status() == StatusCode::METHOD_NOT_ALLOWED {
+        response = with_error_body(response, &method);
     }
+    tracing::info!(
+        %method,
+        path = %path,
+        status = response.status().as_u16(),
+        latency_us = started.elapsed().as_micros() as u64,
+        "request"
+    );
+    response
+}
+
+fn with_error_body(response: Response, method: &Method) -> Response {
     let (mut parts, _) = response.into_parts();
-    // The `Allow` header itself is added by axum's router around this layer.
     let body = serde_json::json!({
         "errorText": format!("method {method} is not allowed on this path; see the Allow header")
     });
@@ -68,23 +81,6 @@ async fn method_not_allowed_body(request: Request, next: Next) -> Response {
     );
     parts.headers.remove(header::CONTENT_LENGTH);
     Response::from_parts(parts, Body::from(body.to_string()))
-}
-
-/// One line per request: method, path (never the query, which may carry a code or a
-/// state), status and latency. Headers and bodies, where tokens live, are not logged.
-async fn log_request(request: Request, next: Next) -> Response {
-    let started = Instant::now();
-    let method = request.method().clone();
-    let path = request.uri().path().to_string();
-    let response = next.run(request).await;
-    tracing::info!(
-        %method,
-        path = %path,
-        status = response.status().as_u16(),
-        latency_us = started.elapsed().as_micros() as u64,
-        "request"
-    );
-    response
 }
 
 /// The last line of defence: a panic must not take the connection down silently. No

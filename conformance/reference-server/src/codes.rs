@@ -84,7 +84,7 @@ impl CodeStore {
                 redirect_uri: redirect_uri.to_string(),
                 challenge,
                 user_id,
-                expires_at: now + CODE_LIFETIME,
+                expires_at: now.saturating_add(CODE_LIFETIME),
             },
         );
         code

@@ -95,7 +95,7 @@ impl TokenStore {
             Digest::of(&token),
             AccessEntry {
                 grant,
-                expires_at: now + ACCESS_TOKEN_LIFETIME,
+                expires_at: now.saturating_add(ACCESS_TOKEN_LIFETIME),
             },
         );
         token
@@ -109,7 +109,7 @@ impl TokenStore {
             Digest::of(&refresh_token),
             RefreshEntry {
                 grant,
-                expires_at: now + REFRESH_TOKEN_LIFETIME,
+                expires_at: now.saturating_add(REFRESH_TOKEN_LIFETIME),
                 access: Digest::of(&access_token),
             },
         );

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use trading_api::models::{UpdateContactInfoName, UpdateContactInfoResponse};
@@ -21,10 +21,10 @@ use crate::validate::{Verdict, check_names};
 /// `POST /v1/contactInfo/updatecontactinfoname`.
 pub(crate) async fn update_contact_info_name(
     State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    body: Body,
+    request: Request,
 ) -> Response {
-    match update(&state, &headers, body).await {
+    let (parts, body) = request.into_parts();
+    match update(&state, &parts.headers, body).await {
         Ok(r) => r,
         Err(e) => e.into_response(),
     }

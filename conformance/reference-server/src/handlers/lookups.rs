@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Json;
-use axum::extract::{RawQuery, State};
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -22,12 +22,8 @@ use crate::state::AppState;
 pub const SUGGEST_CAP: usize = 1000;
 
 /// `GET /v1/categoryPositionLimit/deps?masterid=`.
-pub(crate) async fn deps(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Response {
-    respond(deps_inner(&state, &headers, raw.as_deref()))
+pub(crate) async fn deps(State(state): State<Arc<AppState>>, request: Request) -> Response {
+    respond(deps_inner(&state, request.headers(), request.uri().query()))
 }
 
 fn deps_inner(
@@ -68,8 +64,12 @@ fn deps_inner(
                 .find(|l| l.risk_category_id != master_id),
         );
     }
-    let body: Vec<Value> = limits.into_iter().map(|l| limit_json(state, l)).collect();
-    let mut response = Json(body).into_response();
+    let mut response = if wire_faults(state) {
+        let body: Vec<Value> = limits.into_iter().map(|l| limit_json(state, l)).collect();
+        Json(body).into_response()
+    } else {
+        Json(limits).into_response()
+    };
     if state.has(Fault::WrongContentType) {
         response.headers_mut().insert(
             header::CONTENT_TYPE,
@@ -80,12 +80,8 @@ fn deps_inner(
 }
 
 /// `GET /v1/categoryPositionLimit/item?id=`.
-pub(crate) async fn item(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Response {
-    respond(item_inner(&state, &headers, raw.as_deref()))
+pub(crate) async fn item(State(state): State<Arc<AppState>>, request: Request) -> Response {
+    respond(item_inner(&state, request.headers(), request.uri().query()))
 }
 
 fn item_inner(
@@ -108,7 +104,17 @@ fn item_inner(
     } else {
         index
     };
-    Ok(Json(limit_json(state, &limits[index])).into_response())
+    let limit = &limits[index];
+    if wire_faults(state) {
+        Ok(Json(limit_json(state, limit)).into_response())
+    } else {
+        Ok(Json(limit).into_response())
+    }
+}
+
+/// Whether a fault rewrites limits on the wire (the clean path serialises directly).
+fn wire_faults(state: &AppState) -> bool {
+    state.has(Fault::EnumMisspelled) || state.has(Fault::RequiredFieldDropped)
 }
 
 /// A limit as sent on the wire, with the enum and required-field faults applied.
@@ -130,12 +136,12 @@ fn limit_json(state: &AppState, limit: &CategoryPositionLimit) -> Value {
 /// `GET /v1/marketDataSubscriptionExchangeScope/finds?names=`; both `names=A&names=B`
 /// and `names=A,B` (decision 6). A comma therefore always separates names: the data
 /// set has no scope name containing one.
-pub(crate) async fn finds(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Response {
-    respond(finds_inner(&state, &headers, raw.as_deref()))
+pub(crate) async fn finds(State(state): State<Arc<AppState>>, request: Request) -> Response {
+    respond(finds_inner(
+        &state,
+        request.headers(),
+        request.uri().query(),
+    ))
 }
 
 fn finds_inner(
@@ -166,15 +172,15 @@ fn finds_inner(
 }
 
 /// `GET /v1/riskCategory/suggest?t=&l=`: case-insensitive substring of `name`.
-pub(crate) async fn suggest(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Response {
+pub(crate) async fn suggest(State(state): State<Arc<AppState>>, request: Request) -> Response {
     if state.has(Fault::Stall) {
         tokio::time::sleep(Duration::from_secs(30)).await;
     }
-    respond(suggest_inner(&state, &headers, raw.as_deref()))
+    respond(suggest_inner(
+        &state,
+        request.headers(),
+        request.uri().query(),
+    ))
 }
 
 fn suggest_inner(

@@ -4,9 +4,9 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::body::Body;
-use axum::extract::{RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+
+use axum::extract::{RawQuery, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 use trading_api::models::{OAuthToken, OAuthTokenResponse};
@@ -59,9 +59,10 @@ fn no_store(mut response: Response) -> Response {
 /// `POST /v1/auth/oauthtoken`.
 pub(crate) async fn exchange_token(
     State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    body: Body,
+    request: Request,
 ) -> Response {
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers;
     let media = match require_media_type(
         &headers,
         &["application/json", "application/x-www-form-urlencoded"],
@@ -246,7 +247,7 @@ fn id_token(user_id: i64, client_id: &str, now: u64) -> String {
         "sub": user_id.to_string(),
         "aud": client_id,
         "iat": now,
-        "exp": now + ACCESS_TOKEN_LIFETIME,
+        "exp": now.saturating_add(ACCESS_TOKEN_LIFETIME),
     });
     format!("{header}.{}.", b64url(claims.to_string().as_bytes()))
 }
