@@ -100,6 +100,11 @@ impl AppState {
             .ok_or(ApiError::Unauthorized)
     }
 
+    /// Whether changes are written to a state file.
+    pub(crate) fn persists(&self) -> bool {
+        self.state_file.is_some()
+    }
+
     /// Writes the current contacts and tokens to the state file, if there is one.
     pub(crate) fn persist(&self) -> Result<(), ServerError> {
         let Some(file) = &self.state_file else {

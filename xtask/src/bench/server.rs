@@ -24,6 +24,10 @@ pub struct Args {
     /// Requests in flight at once.
     #[arg(long, default_value_t = 32)]
     concurrency: usize,
+    /// Rounds: each round runs every scenario once with its share of the requests, so
+    /// that load from elsewhere on a shared machine falls on all scenarios alike.
+    #[arg(long, default_value_t = 5)]
+    rounds: usize,
     /// Upper bound on one scenario's measured phase, in seconds.
     #[arg(long, default_value_t = 30)]
     max_seconds: u64,
@@ -106,23 +110,35 @@ pub fn run(args: Args) -> ExitCode {
                 update_body.to_string(),
             ),
         ),
-        (
-            "baseline again",
-            Target::Get(format!("http://{baseline_addr}/const")),
-        ),
     ];
+    let rounds = args.rounds.max(1);
+    let per_round = (args.requests / rounds).max(1);
     println!(
-        "reference server vs minimal axum handler: {} requests per scenario, {} in flight, loopback",
-        args.requests, args.concurrency
+        "reference server vs minimal axum handler: {} requests per scenario in {rounds} rounds, {} in flight, loopback",
+        per_round * rounds,
+        args.concurrency
     );
-    let mut results = Vec::new();
-    for (name, target) in &scenarios {
-        let figures = load.block_on(measure(target.clone(), &token, &args));
-        results.push((*name, figures));
+    let mut samples: Vec<Sample> = scenarios.iter().map(|_| Sample::default()).collect();
+    for round in 0..rounds {
+        for ((_, target), sample) in scenarios.iter().zip(samples.iter_mut()) {
+            let s = load.block_on(measure(
+                target.clone(),
+                &token,
+                per_round,
+                round == 0,
+                &args,
+            ));
+            sample.add(s);
+        }
     }
     servers.block_on(server.shutdown());
+    let results: Vec<(&str, Figures)> = scenarios
+        .iter()
+        .zip(samples)
+        .map(|((name, _), s)| (*name, s.figures()))
+        .collect();
 
-    let baseline = (results[0].1.throughput() + results[4].1.throughput()) / 2.0;
+    let baseline = results[0].1.throughput();
     println!(
         "{:<26} {:>10} {:>8} {:>12} {:>10} {:>10} {:>7}",
         "scenario", "requests", "errors", "req/s", "p50", "p99", "ratio"
@@ -195,15 +211,60 @@ async fn start_baseline() -> Result<SocketAddr, String> {
     Ok(addr)
 }
 
-/// Warms up, then sends `requests` requests with `concurrency` in flight, stopping
-/// early at `max_seconds`.
-async fn measure(target: Target, token: &str, args: &Args) -> Figures {
+/// The raw measurements of one scenario, summed over rounds.
+#[derive(Default)]
+struct Sample {
+    latencies: Vec<Duration>,
+    errors: usize,
+    elapsed: Duration,
+}
+
+impl Sample {
+    fn add(&mut self, other: Sample) {
+        self.latencies.extend(other.latencies);
+        self.errors += other.errors;
+        self.elapsed += other.elapsed;
+    }
+
+    fn figures(mut self) -> Figures {
+        self.latencies.sort_unstable();
+        let l = &self.latencies;
+        let pct = |p: f64| -> Duration {
+            if l.is_empty() {
+                return Duration::ZERO;
+            }
+            let i = ((l.len() as f64 * p).ceil() as usize).clamp(1, l.len()) - 1;
+            l[i]
+        };
+        Figures {
+            completed: l.len(),
+            errors: self.errors,
+            elapsed: self.elapsed,
+            p50: pct(0.50),
+            p99: pct(0.99),
+        }
+    }
+}
+
+/// Optionally warms up, then sends `requests` requests with `concurrency` in flight,
+/// stopping early at `max_seconds`.
+async fn measure(
+    target: Target,
+    token: &str,
+    requests: usize,
+    warm_up: bool,
+    args: &Args,
+) -> Sample {
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(args.concurrency)
         .timeout(Duration::from_secs(10))
         .build()
         .expect("reqwest builds a plain HTTP client");
-    let warmup = (args.requests / 20).clamp(100, 2_000);
+    let warmup = if warm_up {
+        (args.requests / 20).clamp(100, 2_000)
+    } else {
+        args.concurrency * 4
+    };
     let _ = run_load(
         &http,
         &target,
@@ -214,30 +275,19 @@ async fn measure(target: Target, token: &str, args: &Args) -> Figures {
     )
     .await;
     let started = Instant::now();
-    let (mut latencies, errors) = run_load(
+    let (latencies, errors) = run_load(
         &http,
         &target,
         token,
-        args.requests,
+        requests,
         args.concurrency,
         Duration::from_secs(args.max_seconds),
     )
     .await;
-    let elapsed = started.elapsed();
-    latencies.sort_unstable();
-    let pct = |p: f64| -> Duration {
-        if latencies.is_empty() {
-            return Duration::ZERO;
-        }
-        let i = ((latencies.len() as f64 * p).ceil() as usize).clamp(1, latencies.len()) - 1;
-        latencies[i]
-    };
-    Figures {
-        completed: latencies.len(),
+    Sample {
+        latencies,
         errors,
-        elapsed,
-        p50: pct(0.50),
-        p99: pct(0.99),
+        elapsed: started.elapsed(),
     }
 }
 

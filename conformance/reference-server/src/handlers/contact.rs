@@ -54,6 +54,14 @@ async fn update(
             return Ok(Json(body).into_response());
         }
     }
+    let clobber = state.has(Fault::UpdateClobbersAddress);
+    let keep_names = state.has(Fault::UpdateKeepsOldNames);
+    let UpdateContactInfoName {
+        first_name,
+        last_name,
+        country,
+        phone,
+    } = request;
     let (previous, updated) = {
         let mut contacts = lock(&state.contacts);
         let Some(record) = contacts.get_mut(&grant.user_id) else {
@@ -61,24 +69,27 @@ async fn update(
                 "the authenticated user has no contact record".into(),
             ));
         };
-        let previous = record.clone();
-        if !state.has(Fault::UpdateKeepsOldNames) {
-            record.first_name = request.first_name.clone();
-            record.last_name = request.last_name.clone();
+        // The old record is only needed to undo a change the state file refused.
+        let previous = state.persists().then(|| record.clone());
+        if clobber {
+            record.street_address1 = format!("{first_name} {last_name}");
+            record.city = country.clone();
         }
-        record.country = request.country.clone();
-        record.phone = request.phone.clone();
-        if state.has(Fault::UpdateClobbersAddress) {
-            record.street_address1 = format!("{} {}", request.first_name, request.last_name);
-            record.city = request.country.clone();
+        if !keep_names {
+            record.first_name = first_name;
+            record.last_name = last_name;
         }
+        record.country = country;
+        record.phone = phone;
         (previous, record.clone())
     };
     if let Err(e) = state.persist_async().await {
         // Not acknowledged, so not kept: put the record back unless a later update
         // has already replaced it.
         let mut contacts = lock(&state.contacts);
-        if contacts.get(&grant.user_id) == Some(&updated) {
+        if let Some(previous) = previous
+            && contacts.get(&grant.user_id) == Some(&updated)
+        {
             contacts.insert(grant.user_id, previous);
         }
         return Err(e);
