@@ -422,6 +422,33 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
         requires: Vec::new(),
         source: "derived".into(),
     });
+    // A body far over any sensible limit (valid JSON padded with 1 MiB of spaces): 413
+    // where the spec declares it. SHOULD, as the limit itself is a decision (row 22).
+    if let Some(resp) = op.response(413).filter(|r| r.status == "413") {
+        let mut text = Value::Object(body.clone()).to_string();
+        text.push_str(&" ".repeat(PAYLOAD_PADDING));
+        let request = RequestTemplate {
+            op: op.id.clone(),
+            params: base.params.clone(),
+            body: Some(BodyTemplate::Raw {
+                content_type: "application/json".into(),
+                text,
+            }),
+            auth: AuthMode::Token,
+            explode: None,
+        };
+        let expect = Expect::Rejected {
+            status: Some((413, resp.level)),
+            body: None,
+        };
+        b.push(
+            "payload-too-large".into(),
+            "payload_too_large",
+            resp.level,
+            request,
+            expect,
+        );
+    }
     // A body in a media type the operation does not take: 415 where the spec declares it.
     if let Some(resp) = op.response(415).filter(|r| r.status == "415")
         && !decl.content_types.iter().any(|(m, _)| m == "text/plain")
@@ -640,6 +667,10 @@ fn encodings(b: &mut Builder, op: &Operation, base: &Base) {
 /// The check name of the list-encoding cases, which the runner judges across their steps.
 pub const ALTERNATE_ENCODINGS: &str = "alternate_encodings";
 
+/// Bytes of padding in the payload-too-large case: 16 times the 64 KiB the project's
+/// decision sets, so any limit near it triggers.
+const PAYLOAD_PADDING: usize = 1 << 20;
+
 /// The check names of derived cases (each case reports its expectation under one).
 pub const DERIVED_CHECKS: &[&str] = &[
     "positive_data_acceptance",
@@ -648,6 +679,7 @@ pub const DERIVED_CHECKS: &[&str] = &[
     "combined_length",
     "ignored_auth",
     "unsupported_media_type",
+    "payload_too_large",
     ALTERNATE_ENCODINGS,
 ];
 

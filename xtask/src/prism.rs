@@ -35,39 +35,9 @@ oauth:
 /// (case, check) pairs a stateless mock must fail at MUST level, each with the reason.
 const EXPECTED_MUST_FAILURES: &[(&str, &str, &str)] = &[
     (
-        "exchangeToken/code-is-single-use",
-        "fields_absent",
-        "a mock cannot remember used codes",
-    ),
-    (
-        "exchangeToken/code-is-single-use",
-        "fields_non_empty",
-        "a mock cannot remember used codes",
-    ),
-    (
-        "exchangeToken/unknown-code",
-        "fields_absent",
-        "a mock cannot tell a wrong code",
-    ),
-    (
-        "exchangeToken/unknown-code",
-        "fields_non_empty",
-        "a mock cannot tell a wrong code",
-    ),
-    (
         "exchangeToken/unknown-code",
         "token_exchange_failure",
         "a mock cannot tell a wrong code",
-    ),
-    (
-        "exchangeToken/unsupported-grant",
-        "fields_absent",
-        "the grant type is a free string in the schema",
-    ),
-    (
-        "exchangeToken/unsupported-grant",
-        "fields_non_empty",
-        "the grant type is a free string in the schema",
     ),
     (
         "exchangeToken/unsupported-grant",
