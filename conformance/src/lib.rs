@@ -131,7 +131,11 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             u.trim_end_matches('/').to_string()
         }
         (None, Some(s)) => s.base_url(),
-        (None, None) => unreachable!("a server is spawned when no URL is given"),
+        (None, None) => {
+            return Err(HarnessError::Config(
+                "no --base-url and no embedded server".into(),
+            ));
+        }
     };
     let fixtures = match (&args.fixtures, &embedded) {
         (Some(p), _) => Fixtures::load(p)?,
@@ -319,6 +323,7 @@ async fn run_all(
             && (every_case || args.check.contains(&c.check))
     });
     let progress = report::terminal::Progress::new(cases.len(), args.strict, args.quiet);
+    progress.report(&discovery.results);
     let reports: Vec<CaseReport> = runner::run_cases(ctx.clone(), cases, vars, args.workers, |r| {
         progress.case_done(&r.results)
     })

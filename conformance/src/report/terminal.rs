@@ -35,6 +35,11 @@ impl Progress {
     /// Reports a finished case: advances the bar and prints one line per failure.
     pub fn case_done(&self, results: &[CheckResult]) {
         self.bar.inc(1);
+        self.report(results);
+    }
+
+    /// Prints one line per failure (discovery's results go through here too).
+    pub fn report(&self, results: &[CheckResult]) {
         if self.quiet {
             return;
         }
