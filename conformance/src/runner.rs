@@ -443,7 +443,7 @@ async fn run_step(
                     case,
                     index,
                     format!(
-                        "variable `{v}` is not bound: discovery found no such data on the target and --fixtures does not give it"
+                        "variable `{v}` is not bound: neither discovered on the target nor given by --fixtures"
                     ),
                 )],
                 None,
