@@ -868,3 +868,220 @@ pub fn assertion(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Spec;
+    use serde_json::json;
+    use std::path::Path;
+    use std::time::Duration;
+
+    fn spec() -> Spec {
+        Spec::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/openapi.yaml")).unwrap()
+    }
+
+    fn resp(status: u16, body: Value) -> Response {
+        Response {
+            status,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: body.to_string().into_bytes(),
+            json: Some(body),
+            elapsed: Duration::ZERO,
+            retries: 0,
+        }
+    }
+
+    fn params(v: Value) -> serde_json::Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn a_success_reporting_an_error_in_its_body_is_not_a_success() {
+        let spec = spec();
+        let op = spec.operation("updateContactInfoName").unwrap();
+        let r = resp(200, json!({"errorText": "too long"}));
+        let f = expectation(op, "c", Level::Must, &Expect::Success, &r).unwrap();
+        assert_eq!(f.verdict, Verdict::Failed);
+        assert!(f.message.contains("errorText"), "{}", f.message);
+    }
+
+    #[test]
+    fn a_rejection_with_another_status_is_a_should_breach_only() {
+        let spec = spec();
+        let op = spec.operation("getCategoryPositionLimit").unwrap();
+        let expect = Expect::Rejected {
+            status: Some((404, Level::Should)),
+            body: None,
+        };
+        let f = expectation(
+            op,
+            "c",
+            Level::Must,
+            &expect,
+            &resp(400, json!({"errorText": "x"})),
+        )
+        .unwrap();
+        assert_eq!((f.verdict, f.level), (Verdict::Failed, Level::Should));
+        let f = expectation(op, "c", Level::Must, &expect, &resp(200, json!({"id": 1}))).unwrap();
+        assert_eq!((f.verdict, f.level), (Verdict::Failed, Level::Must));
+        let f = expectation(
+            op,
+            "c",
+            Level::Must,
+            &expect,
+            &resp(404, json!({"errorText": "x"})),
+        )
+        .unwrap();
+        assert_eq!(f.verdict, Verdict::Passed);
+    }
+
+    #[test]
+    fn suggest_rules_bite_on_limit_and_matching() {
+        let spec = spec();
+        let op = spec.operation("suggestRiskCategories").unwrap();
+        let p = params(json!({"t": "EQUIT", "l": 1}));
+        let input = RuleInput {
+            params: &p,
+            body: None,
+            previous: None,
+        };
+        let body = json!([{"name": "Equities"}, {"name": "Energy"}]);
+        let found = rules(op, &Expect::Success, &resp(200, body), &input);
+        let by = |c: &str| found.iter().find(|f| f.check == c).unwrap().verdict;
+        assert_eq!(by("max_items_param"), Verdict::Failed);
+        assert_eq!(
+            by("items_contain_param"),
+            Verdict::Failed,
+            "Energy does not contain equit"
+        );
+        let found = rules(
+            op,
+            &Expect::Success,
+            &resp(200, json!([{"name": "US equities"}])),
+            &input,
+        );
+        assert!(
+            found.iter().all(|f| f.verdict == Verdict::Passed),
+            "{found:?}"
+        );
+        let empty = rules(op, &Expect::Success, &resp(200, json!([])), &input);
+        assert_eq!(
+            empty
+                .iter()
+                .find(|f| f.check == "items_contain_param")
+                .unwrap()
+                .verdict,
+            Verdict::Skipped
+        );
+    }
+
+    #[test]
+    fn update_rules_compare_with_the_request_and_the_previous_record() {
+        let spec = spec();
+        let op = spec.operation("updateContactInfoName").unwrap();
+        let sent = json!({"firstName": "Ada", "lastName": "King", "country": "GB", "phone": "1"});
+        let before = json!({"userId": 1, "firstName": "A", "lastName": "B", "city": "London", "country": "GB", "phone": "0", "streetAddress1": "x"});
+        let after = json!({"errorText": "", "contactInfo": {"userId": 1, "firstName": "Ada", "lastName": "King", "city": "Paris", "country": "GB", "phone": "1", "streetAddress1": "x"}});
+        let p = serde_json::Map::new();
+        let input = RuleInput {
+            params: &p,
+            body: Some(&sent),
+            previous: Some(&before),
+        };
+        let found = rules(op, &Expect::Success, &resp(200, after), &input);
+        let f = found
+            .iter()
+            .find(|f| f.check == "preserves_other_fields")
+            .unwrap();
+        assert_eq!(f.verdict, Verdict::Failed);
+        assert!(f.message.contains("city"), "{}", f.message);
+        assert_eq!(
+            found
+                .iter()
+                .find(|f| f.check == "echoes_request")
+                .unwrap()
+                .verdict,
+            Verdict::Passed
+        );
+    }
+
+    #[test]
+    fn failure_rules_apply_to_failures_of_the_operations_own_type_only() {
+        let spec = spec();
+        let op = spec.operation("exchangeToken").unwrap();
+        let p = serde_json::Map::new();
+        let input = RuleInput {
+            params: &p,
+            body: None,
+            previous: None,
+        };
+        let rejected = Expect::Rejected {
+            status: None,
+            body: None,
+        };
+        let found = rules(
+            op,
+            &rejected,
+            &resp(400, json!({"error": "", "access_token": "t"})),
+            &input,
+        );
+        assert_eq!(
+            found
+                .iter()
+                .filter(|f| f.verdict == Verdict::Failed)
+                .count(),
+            3,
+            "{found:?}"
+        );
+        assert!(
+            rules(
+                op,
+                &rejected,
+                &resp(415, json!({"errorText": "no"})),
+                &input
+            )
+            .is_empty()
+        );
+        assert!(
+            rules(
+                op,
+                &rejected,
+                &resp(200, json!({"error": "", "access_token": "t"})),
+                &input
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn generic_checks_flag_undeclared_status_wrong_type_and_bad_schema() {
+        let spec = spec();
+        let v = Validators::compile(&spec).unwrap();
+        let op = spec.operation("getCategoryPositionLimit").unwrap();
+        let mut r = resp(
+            200,
+            json!({"active": true, "totalBy": "Nope", "riskCategoryId": 1}),
+        );
+        let f = generic(op, &v, &r);
+        assert_eq!(
+            f.iter()
+                .find(|x| x.check == "response_schema_conformance")
+                .unwrap()
+                .verdict,
+            Verdict::Failed
+        );
+        r.headers = vec![("content-type".into(), "text/plain".into())];
+        assert_eq!(
+            generic(op, &v, &r)
+                .iter()
+                .find(|x| x.check == "content_type_conformance")
+                .unwrap()
+                .verdict,
+            Verdict::Failed
+        );
+        let f = generic(op, &v, &resp(503, json!({})));
+        assert_eq!(f[0].verdict, Verdict::Failed);
+        assert_eq!(f[1].verdict, Verdict::Failed, "503 is not declared");
+    }
+}
