@@ -8,6 +8,8 @@ use std::sync::Mutex;
 use reqwest::Url;
 use serde_json::{Value, json};
 
+use crate::embedded::Embedded;
+use crate::fixtures::Fixtures;
 use crate::spec::Spec;
 use crate::transport::{Request, Transport};
 
@@ -164,4 +166,75 @@ pub fn token_operation(spec: &Spec) -> Option<&crate::spec::Operation> {
                 .as_ref()
                 .is_some_and(|b| b.properties().iter().any(|(n, _)| n == "grant_type"))
     })
+}
+
+/// Works out the run's OAuth client, code source and bearer token: `--token` first; against
+/// the embedded server, its demo client and authorization step (the server's own token is
+/// the fallback, so a broken exchange shows up as check failures rather than stopping the
+/// run); against another target, the fixtures' client and code.
+pub async fn credentials(
+    spec: &Spec,
+    base_url: &str,
+    transport: &Transport,
+    fixtures: &Fixtures,
+    embedded: Option<&Embedded>,
+    given_token: Option<String>,
+) -> (OAuth, Option<String>) {
+    let client = match (
+        &fixtures.client_id,
+        &fixtures.client_secret,
+        &fixtures.redirect_uri,
+        embedded,
+    ) {
+        (Some(id), Some(secret), Some(redirect), _) => Some(OAuthClient {
+            client_id: id.clone(),
+            client_secret: secret.clone(),
+            redirect_uri: redirect.clone(),
+        }),
+        (_, _, _, Some(s)) => {
+            let d = s.demo_client();
+            Some(OAuthClient {
+                client_id: d.client_id,
+                client_secret: d.client_secret,
+                redirect_uri: d.redirect_uri,
+            })
+        }
+        _ => None,
+    };
+    let codes = match (&fixtures.authorize_url, &fixtures.code, embedded) {
+        (Some(url), _, _) => CodeSource::Authorize { url: url.clone() },
+        (None, Some(code), _) if fixtures.code_reusable => CodeSource::Reusable(code.clone()),
+        (None, Some(code), _) => CodeSource::Fixed(Mutex::new(Some(code.clone()))),
+        (None, None, Some(s)) => CodeSource::Authorize {
+            url: format!("{}/oauth/authorize", s.origin()),
+        },
+        (None, None, None) => CodeSource::Unavailable,
+    };
+    let oauth = OAuth {
+        client: client.clone(),
+        codes,
+    };
+    let token = match (given_token, embedded) {
+        (Some(t), _) => Some(t),
+        // Against the reference server the harness goes through the OAuth flow itself
+        // (authorize, then exchange the code); the server's own token is the fallback so
+        // that a broken exchange is reported by its checks rather than stopping the run.
+        (None, Some(s)) => match oauth.obtain_token(spec, base_url, transport).await {
+            Ok(t) => Some(t),
+            Err(_) => Some(s.issue_token()),
+        },
+        (None, None) if client.is_some() => {
+            match oauth.obtain_token(spec, base_url, transport).await {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    eprintln!(
+                        "warning: could not obtain a token with the OAuth fixtures ({e}); secured checks will be skipped"
+                    );
+                    None
+                }
+            }
+        }
+        (None, None) => None,
+    };
+    (oauth, token)
 }

@@ -28,14 +28,13 @@ pub mod transport;
 pub mod vars;
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::Value;
 
 pub use cli::Args;
 pub use error::HarnessError;
 
-use auth::{CodeSource, OAuth, OAuthClient};
 use contracts::Contracts;
 use fixtures::Fixtures;
 use outcome::{CheckResult, Totals};
@@ -145,62 +144,16 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     let transport = Transport::new(args.timeout).map_err(HarnessError::Io)?;
     let mut secrets = Secrets::new(spec.secret_fields.clone());
 
-    let client = match (
-        &fixtures.client_id,
-        &fixtures.client_secret,
-        &fixtures.redirect_uri,
-        &embedded,
-    ) {
-        (Some(id), Some(secret), Some(redirect), _) => Some(OAuthClient {
-            client_id: id.clone(),
-            client_secret: secret.clone(),
-            redirect_uri: redirect.clone(),
-        }),
-        (_, _, _, Some(s)) => {
-            let d = s.demo_client();
-            Some(OAuthClient {
-                client_id: d.client_id,
-                client_secret: d.client_secret,
-                redirect_uri: d.redirect_uri,
-            })
-        }
-        _ => None,
-    };
-    let codes = match (&fixtures.authorize_url, &fixtures.code, &embedded) {
-        (Some(url), _, _) => CodeSource::Authorize { url: url.clone() },
-        (None, Some(code), _) if fixtures.code_reusable => CodeSource::Reusable(code.clone()),
-        (None, Some(code), _) => CodeSource::Fixed(Mutex::new(Some(code.clone()))),
-        (None, None, Some(s)) => CodeSource::Authorize {
-            url: format!("{}/oauth/authorize", s.origin()),
-        },
-        (None, None, None) => CodeSource::Unavailable,
-    };
-    let oauth = OAuth {
-        client: client.clone(),
-        codes,
-    };
-    let token = match (&args.token, &embedded) {
-        (Some(t), _) => Some(t.clone()),
-        // Against the reference server the harness goes through the OAuth flow itself
-        // (authorize, then exchange the code); the server's own token is the fallback so
-        // that a broken exchange is reported by its checks rather than stopping the run.
-        (None, Some(s)) => match oauth.obtain_token(&spec, &base_url, &transport).await {
-            Ok(t) => Some(t),
-            Err(_) => Some(s.issue_token()),
-        },
-        (None, None) if client.is_some() => {
-            match oauth.obtain_token(&spec, &base_url, &transport).await {
-                Ok(t) => Some(t),
-                Err(e) => {
-                    eprintln!(
-                        "warning: could not obtain a token with the OAuth fixtures ({e}); secured checks will be skipped"
-                    );
-                    None
-                }
-            }
-        }
-        (None, None) => None,
-    };
+    let (oauth, token) = auth::credentials(
+        &spec,
+        &base_url,
+        &transport,
+        &fixtures,
+        embedded.as_ref(),
+        args.token.clone(),
+    )
+    .await;
+    let client = oauth.client.clone();
     if let Some(t) = &token {
         secrets.add(t, "$TOKEN");
     }
