@@ -15,6 +15,8 @@
 //! # Ok::<(), codegen::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod emit;
 mod error;
 pub mod ir;

@@ -20,7 +20,9 @@ pub struct Args {
 
 /// The repository root: xtask's manifest directory's parent.
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_owned)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_owned)
 }
 
 /// Runs the subcommand: exit 0 when done (or current), 1 when `--check` finds stale
@@ -37,7 +39,11 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mode = if args.check { codegen::Mode::Check } else { codegen::Mode::Write };
+    let mode = if args.check {
+        codegen::Mode::Check
+    } else {
+        codegen::Mode::Write
+    };
     let report = match codegen::sync(&out, &files, mode) {
         Ok(report) => report,
         Err(e) => {

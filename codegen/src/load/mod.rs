@@ -37,12 +37,44 @@ impl Source {
 
 /// Parses a spec (YAML or JSON, told apart by content) into the typed model.
 pub fn parse(source: &Source) -> Result<OpenApi, Error> {
-    let value = to_value(source)?;
-    let spec: OpenApi = serde_path_to_error::deserialize(&value).map_err(|e| {
+    let located = |e: serde_path_to_error::Error<serde_json::Error>| {
         let pointer = pointer_of(e.path());
-        let message = e.into_inner().to_string();
-        source.error(Located::new(pointer, message))
-    })?;
+        let inner = e.into_inner();
+        let text = inner.to_string();
+        // Parsing JSON text gives the exact line; a value (from YAML) has none.
+        let (message, line) = match text.rsplit_once(" at line ") {
+            Some((message, _)) if inner.line() > 0 => (message.to_owned(), Some(inner.line())),
+            _ => (text, None),
+        };
+        match (source.error(Located::new(pointer, message)), line) {
+            (Error::Spec(mut spec), Some(line)) => {
+                spec.line = Some(line);
+                Error::Spec(spec)
+            }
+            (other, _) => other,
+        }
+    };
+    let spec: OpenApi = if looks_json(source) {
+        // Straight from the text: no intermediate value on the (large) JSON documents.
+        let mut de = serde_json::Deserializer::from_str(&source.text);
+        match serde_path_to_error::deserialize(&mut de) {
+            Ok(spec) => spec,
+            // A syntax error has no useful path; report it with the parser's line.
+            Err(e) if e.inner().is_syntax() || e.inner().is_eof() => {
+                let inner = e.into_inner();
+                return Err(Error::Spec(SpecError {
+                    file: source.name.clone(),
+                    pointer: String::new(),
+                    line: Some(inner.line()),
+                    message: format!("invalid JSON: {inner}"),
+                }));
+            }
+            Err(e) => return Err(located(e)),
+        }
+    } else {
+        let value = to_value(source)?;
+        serde_path_to_error::deserialize(&value).map_err(located)?
+    };
     check_version(&spec).map_err(|l| source.error(l))?;
     Ok(spec)
 }
@@ -68,6 +100,11 @@ fn check_version(spec: &OpenApi) -> Result<(), Located> {
     }
 }
 
+/// Whether the text is JSON (an object) rather than YAML.
+fn looks_json(source: &Source) -> bool {
+    source.text.trim_start().starts_with('{')
+}
+
 /// Parses the text into a JSON value, with the parser's own line on syntax errors.
 fn to_value(source: &Source) -> Result<Value, Error> {
     let syntax = |line: Option<usize>, message: String| {
@@ -78,8 +115,7 @@ fn to_value(source: &Source) -> Result<Value, Error> {
             message,
         })
     };
-    let looks_json = source.text.trim_start().starts_with('{');
-    if looks_json {
+    if looks_json(source) {
         return serde_json::from_str(&source.text)
             .map_err(|e| syntax(Some(e.line()), format!("invalid JSON: {e}")));
     }

@@ -42,7 +42,10 @@ fn ms(d: Duration) -> f64 {
 fn measure(doc: &Document, args: &Args) -> Result<bool, String> {
     let text = std::fs::read_to_string(&doc.path)
         .map_err(|e| format!("cannot read {}: {e}", doc.path.display()))?;
-    let source = codegen::load::Source { name: doc.path.display().to_string(), text: text.clone() };
+    let source = codegen::load::Source {
+        name: doc.path.display().to_string(),
+        text: text.clone(),
+    };
     let name = doc.path.display().to_string();
     // Warm-up: one of each, which also proves the document generates.
     codegen::load::parse(&source).map_err(|e| e.to_string())?;
@@ -117,5 +120,9 @@ pub fn run(args: Args) -> ExitCode {
             }
         }
     }
-    if all_met { ExitCode::SUCCESS } else { ExitCode::from(1) }
+    if all_met {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
