@@ -32,7 +32,15 @@ pub fn run(args: Args) -> ExitCode {
     let spec = root.join(&args.spec);
     let out = root.join(&args.out);
     let header_name = args.spec.display().to_string();
-    let files = match codegen::generate_file(&spec, &header_name) {
+    let text = match std::fs::read_to_string(&spec) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", spec.display());
+            return ExitCode::from(2);
+        }
+    };
+    // Errors name the spec as given, relative to the repository root.
+    let files = match codegen::generate_str(&header_name, &text, &header_name) {
         Ok(files) => files,
         Err(e) => {
             eprintln!("error: {e}");
@@ -75,4 +83,73 @@ pub fn run(args: Args) -> ExitCode {
         println!("{} is up to date", shown(&out));
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("xtask-codegen-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn args(spec: &str, out: &Path, check: bool) -> Args {
+        Args {
+            check,
+            spec: PathBuf::from(spec),
+            out: out.to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_bad_spec_exits_2_and_writes_nothing() {
+        let out = scratch("bad");
+        std::fs::write(out.join("models.rs"), "untouched").unwrap();
+        let code = run(args(
+            "codegen/tests/specs/bad/missing_ref.yaml",
+            &out,
+            false,
+        ));
+        assert_eq!(code, ExitCode::from(2));
+        let names: Vec<_> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["models.rs"]);
+        assert_eq!(
+            std::fs::read_to_string(out.join("models.rs")).unwrap(),
+            "untouched"
+        );
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn check_fails_on_stale_output_and_passes_after_writing() {
+        let out = scratch("check");
+        assert_eq!(
+            run(args("spec/openapi.yaml", &out, true)),
+            ExitCode::from(1)
+        );
+        assert!(
+            std::fs::read_dir(&out).unwrap().next().is_none(),
+            "check mode writes nothing"
+        );
+        assert_eq!(
+            run(args("spec/openapi.yaml", &out, false)),
+            ExitCode::SUCCESS
+        );
+        assert_eq!(
+            run(args("spec/openapi.yaml", &out, true)),
+            ExitCode::SUCCESS
+        );
+        std::fs::write(out.join("stray.rs"), "").unwrap();
+        assert_eq!(
+            run(args("spec/openapi.yaml", &out, true)),
+            ExitCode::from(1)
+        );
+        std::fs::remove_dir_all(&out).unwrap();
+    }
 }
