@@ -5,10 +5,8 @@
 //! Unknown fields in a response are ignored and unknown enum values are kept in a
 //! fallback variant, so a newer server never breaks this client.
 
-use serde::{Deserialize, Serialize};
-
 /// The body of every error answer of operations 2 to 6.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ErrorResponse {
     /// What is wrong with the request.
     #[serde(rename = "errorText")]
@@ -17,7 +15,7 @@ pub struct ErrorResponse {
 
 /// Request body of the token exchange. Only `grant_type` is required; which other
 /// fields each grant needs is decision 13.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct OAuthToken {
     /// The grant; `authorization_code` exchanges an OAuth code, `refresh_token` renews a token.
     pub grant_type: String,
@@ -69,7 +67,7 @@ impl std::fmt::Debug for OAuthToken {
 
 /// Answer of the token exchange. On success `error` and `error_description` are empty
 /// strings; they are non-empty when the exchange fails.
-#[derive(Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Clone, PartialEq, serde::Serialize, serde::Deserialize, Default)]
 pub struct OAuthTokenResponse {
     /// The bearer token for operations 2 to 6.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -114,7 +112,7 @@ impl std::fmt::Debug for OAuthTokenResponse {
 
 /// Request body of the contact-name update. `firstName` and `lastName` together may be at
 /// most 60 characters, though each alone may be up to 64.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct UpdateContactInfoName {
     /// The new first name; at most 64 characters, not blank.
     #[serde(rename = "firstName")]
@@ -203,7 +201,7 @@ impl UpdateContactInfoName {
 }
 
 /// Answer of the contact-name update.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, Default)]
 pub struct UpdateContactInfoResponse {
     /// Non-empty when the request failed; empty on success.
     #[serde(rename = "errorText", default, skip_serializing_if = "Option::is_none")]
@@ -214,7 +212,7 @@ pub struct UpdateContactInfoResponse {
 }
 
 /// A user's contact record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ContactInfo {
     /// The record's id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -566,7 +564,7 @@ impl<'de> serde::Deserialize<'de> for ProductVerificationStatus {
 /// A position limit of a risk category. Units and exact semantics of the limit fields,
 /// and which id fields must accompany each `totalBy` value, are not part of the
 /// interface.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CategoryPositionLimit {
     /// The limit's id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -649,7 +647,7 @@ pub struct CategoryPositionLimit {
 }
 
 /// A risk category.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RiskCategory {
     /// The category's id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -665,7 +663,7 @@ pub struct RiskCategory {
 }
 
 /// A market data subscription exchange scope.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MarketDataSubscriptionExchangeScope {
     /// The scope's id.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -42,19 +42,11 @@ pub fn emit(api: &Api) -> TokenStream {
             }
         }
     });
-    let uses_serde = api.types.iter().any(|t| matches!(t, TypeDef::Struct(_)));
-    let serde_use = uses_serde.then(|| {
-        quote!(
-            use serde::{Deserialize, Serialize};
-        )
-    });
     quote! {
         //! The API's models: one type per schema, with the wire names of the spec.
         //!
         //! Unknown fields in a response are ignored and unknown enum values are kept in a
         //! fallback variant, so a newer server never breaks this client.
-
-        #serde_use
 
         #(#items)*
 
@@ -82,8 +74,8 @@ fn structure(s: &StructDef, validating: &BTreeSet<&str>) -> TokenStream {
     let mut derives = vec![
         quote!(Clone),
         quote!(PartialEq),
-        quote!(Serialize),
-        quote!(Deserialize),
+        quote!(serde::Serialize),
+        quote!(serde::Deserialize),
     ];
     if !secret {
         derives.insert(0, quote!(Debug));

@@ -31,6 +31,11 @@ pub fn lower(spec: &OpenApi) -> Result<Api, Located> {
         components: IndexMap::new(),
         types: Vec::new(),
     };
+    // Names the generated modules use themselves: a schema of that name gets a suffix
+    // rather than shadowing them.
+    for reserved in RESERVED_TYPE_NAMES {
+        lowerer.type_names.claim((*reserved).to_owned());
+    }
     for key in spec.components.schemas.keys() {
         let name = lowerer.type_names.claim(pascal(key));
         lowerer.components.insert(key.clone(), name);
@@ -50,6 +55,27 @@ pub fn lower(spec: &OpenApi) -> Result<Api, Located> {
         operations,
     })
 }
+
+/// Prelude and helper names that a model must not shadow.
+const RESERVED_TYPE_NAMES: &[&str] = &[
+    "Option",
+    "Some",
+    "None",
+    "Result",
+    "Ok",
+    "Err",
+    "String",
+    "Vec",
+    "Box",
+    "Default",
+    "Clone",
+    "Debug",
+    "PartialEq",
+    "Eq",
+    "Hash",
+    "Redacted",
+    "Self_",
+];
 
 /// Reads an `x-length-unit` / `unit` value.
 fn parse_unit(unit: &str) -> Option<LengthUnit> {
