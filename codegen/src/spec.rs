@@ -145,6 +145,22 @@ pub struct Parameter {
     /// Deprecated parameters are documented as such.
     #[serde(default)]
     pub deprecated: bool,
+    /// `x-alternate-encodings`: other encodings servers accept besides the declared one.
+    #[serde(default, rename = "x-alternate-encodings")]
+    pub alternate_encodings: Vec<AlternateEncoding>,
+}
+
+/// One entry of `x-alternate-encodings`.
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct AlternateEncoding {
+    /// Serialization style.
+    pub style: Option<String>,
+    /// Whether arrays repeat the name.
+    pub explode: Option<bool>,
+    /// `must` or `should`.
+    pub level: Option<String>,
+    /// The decision row behind it.
+    pub decision: Option<Value>,
 }
 
 /// A request body (or a `$ref` to one).
@@ -174,6 +190,12 @@ pub struct Response {
     /// Media types and their schemas.
     #[serde(default)]
     pub content: IndexMap<String, MediaType>,
+    /// `x-level`: `must` (the interface document's) or `should` (a project decision).
+    #[serde(rename = "x-level")]
+    pub level: Option<String>,
+    /// `x-decision`: the decision row behind a `should`.
+    #[serde(rename = "x-decision")]
+    pub decision: Option<Value>,
 }
 
 /// One media type of a body.

@@ -378,7 +378,7 @@ impl Client {
     ///
     /// # Arguments
     ///
-    /// - `names`: The names of the scopes to find.
+    /// - `names`: The names of the scopes to find. Servers also accept `style: form, explode: false` (level SHOULD, decision 6).
     ///
     /// # Errors
     ///
@@ -568,10 +568,16 @@ impl std::fmt::Debug for Client {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExchangeTokenError {
     /// The exchange failed; `error` holds an RFC 6749 §5.2 error code.
+    ///
+    /// Spec (level SHOULD, decision 11).
     BadRequest(crate::models::OAuthTokenResponse),
     /// The request body is larger than 64 KiB.
+    ///
+    /// Spec (level SHOULD, decision 22).
     PayloadTooLarge(crate::models::ErrorResponse),
     /// The request body has a content type the operation does not take.
+    ///
+    /// Spec (level SHOULD, decision 21).
     UnsupportedMediaType(crate::models::ErrorResponse),
 }
 
@@ -591,12 +597,20 @@ impl ExchangeTokenError {
 pub enum UpdateContactInfoNameError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
     /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
+    ///
+    /// Spec (level SHOULD, decision 2).
     BadRequest(crate::models::ErrorResponse),
     /// The `Authorization` header is missing, malformed, or names an unknown or expired token.
+    ///
+    /// Spec (level SHOULD, decision 1b).
     Unauthorized(crate::models::ErrorResponse),
     /// The request body is larger than 64 KiB.
+    ///
+    /// Spec (level SHOULD, decision 22).
     PayloadTooLarge(crate::models::ErrorResponse),
     /// The request body has a content type the operation does not take.
+    ///
+    /// Spec (level SHOULD, decision 21).
     UnsupportedMediaType(crate::models::ErrorResponse),
 }
 
@@ -617,8 +631,12 @@ impl UpdateContactInfoNameError {
 pub enum ListCategoryPositionLimitsError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
     /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
+    ///
+    /// Spec (level SHOULD, decision 2).
     BadRequest(crate::models::ErrorResponse),
     /// The `Authorization` header is missing, malformed, or names an unknown or expired token.
+    ///
+    /// Spec (level SHOULD, decision 1b).
     Unauthorized(crate::models::ErrorResponse),
 }
 
@@ -637,10 +655,16 @@ impl ListCategoryPositionLimitsError {
 pub enum GetCategoryPositionLimitError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
     /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
+    ///
+    /// Spec (level SHOULD, decision 2).
     BadRequest(crate::models::ErrorResponse),
     /// The `Authorization` header is missing, malformed, or names an unknown or expired token.
+    ///
+    /// Spec (level SHOULD, decision 1b).
     Unauthorized(crate::models::ErrorResponse),
     /// No record has the requested id.
+    ///
+    /// Spec (level SHOULD, decision 3).
     NotFound(crate::models::ErrorResponse),
 }
 
@@ -660,8 +684,12 @@ impl GetCategoryPositionLimitError {
 pub enum FindExchangeScopesError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
     /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
+    ///
+    /// Spec (level SHOULD, decision 2).
     BadRequest(crate::models::ErrorResponse),
     /// The `Authorization` header is missing, malformed, or names an unknown or expired token.
+    ///
+    /// Spec (level SHOULD, decision 1b).
     Unauthorized(crate::models::ErrorResponse),
 }
 
@@ -680,8 +708,12 @@ impl FindExchangeScopesError {
 pub enum SuggestRiskCategoriesError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
     /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
+    ///
+    /// Spec (level SHOULD, decision 2).
     BadRequest(crate::models::ErrorResponse),
     /// The `Authorization` header is missing, malformed, or names an unknown or expired token.
+    ///
+    /// Spec (level SHOULD, decision 1b).
     Unauthorized(crate::models::ErrorResponse),
 }
 

@@ -150,6 +150,14 @@ impl Lowerer<'_> {
             if doc.is_empty() {
                 doc = format!("The `{wire}` parameter.");
             }
+            for alt in &p.alternate_encodings {
+                let style = alt.style.as_deref().unwrap_or("form");
+                let explode = alt.explode.unwrap_or(style == "form");
+                doc.push_str(&format!(
+                    " Servers also accept `style: {style}, explode: {explode}`{}.",
+                    level_note(alt.level.as_deref(), alt.decision.as_ref())
+                ));
+            }
             params.push(Param {
                 name: arg_names.claim(snake(&wire)),
                 wire,
@@ -426,11 +434,16 @@ impl Lowerer<'_> {
                 None if resp.content.is_empty() => Payload::None,
                 None => Payload::Text,
             };
-            let doc = resp
+            let mut doc = resp
                 .description
+                .as_deref()
                 .map(|d| d.trim().to_owned())
                 .filter(|d| !d.is_empty())
                 .unwrap_or_else(|| format!("Status `{key}`."));
+            let note = level_note(resp.level.as_deref(), resp.decision.as_ref());
+            if !note.is_empty() {
+                doc.push_str(&format!("\n\nSpec{note}."));
+            }
             out.push(ResponseDef {
                 status,
                 variant: variants.claim(variant),
@@ -440,6 +453,20 @@ impl Lowerer<'_> {
         }
         Ok(out)
     }
+}
+
+/// ` (level SHOULD, decision 11)` from `x-level` / `x-decision`, or nothing when the level is
+/// absent.
+fn level_note(level: Option<&str>, decision: Option<&serde_json::Value>) -> String {
+    let Some(level) = level else {
+        return String::new();
+    };
+    let decision = match decision {
+        Some(serde_json::Value::String(d)) => format!(", decision {d}"),
+        Some(other) => format!(", decision {other}"),
+        None => String::new(),
+    };
+    format!(" (level {}{decision})", level.to_ascii_uppercase())
 }
 
 /// Reports a missing mandatory field.
