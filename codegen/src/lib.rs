@@ -5,8 +5,15 @@
 //! [`lower`] resolves references, names, Rust types and parameter encodings into the
 //! [`ir`], and [`emit`] prints the IR with `quote!` and `prettyplease`. The generator
 //! knows no API of its own; anything specific comes from the spec, as standard OpenAPI or
-//! as the `x-` extensions it documents (`x-secret`, `x-combined-max-length`,
-//! `x-length-unit`).
+//! as `x-` extensions:
+//!
+//! - `x-secret: true` on a property: redacted in the model's `Debug`.
+//! - `x-combined-max-length` on an object schema: a limit on the summed lengths of
+//!   several string fields, checked by the model's `validate()` and before sending.
+//! - `x-length-unit` (document) and `unit` (rule): how lengths count (`unicode-scalar`
+//!   by default, `utf-16`, `byte`).
+//! - `x-level` / `x-decision` on a response, `x-alternate-encodings` on a parameter: noted
+//!   in the rustdoc of the response variant and of the argument.
 //!
 //! ```no_run
 //! let files = codegen::generate_file(std::path::Path::new("spec/openapi.yaml"), "spec/openapi.yaml")?;
