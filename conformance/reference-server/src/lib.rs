@@ -37,7 +37,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use trading_api::models::ContactInfo;
 
@@ -99,7 +98,6 @@ impl fmt::Debug for DemoClient {
 pub struct RunningServer {
     addr: SocketAddr,
     state: Arc<AppState>,
-    stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<std::io::Result<()>>>,
 }
 
@@ -128,20 +126,17 @@ pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
         addr: config.addr,
         source,
     })?;
-    let (stop, stopped) = oneshot::channel::<()>();
+    let stopped = state.stopped();
     let app = app::router(Arc::clone(&state));
     let task = tokio::spawn(async move {
         axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = stopped.await;
-            })
+            .with_graceful_shutdown(stopped)
             .await
     });
     tracing::info!(%addr, faults = ?config.faults, "reference server listening");
     Ok(RunningServer {
         addr,
         state,
-        stop: Some(stop),
         task: Some(task),
     })
 }
@@ -202,9 +197,7 @@ impl RunningServer {
     /// Stops accepting connections and waits (at most 5 s, then aborts) for the
     /// requests in flight.
     pub async fn shutdown(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+        self.state.stop();
         if let Some(mut task) = self.task.take()
             && tokio::time::timeout(Duration::from_secs(5), &mut task)
                 .await
@@ -217,8 +210,6 @@ impl RunningServer {
 
 impl Drop for RunningServer {
     fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+        self.state.stop();
     }
 }

@@ -80,6 +80,11 @@ pub(crate) fn is_s256_challenge(challenge: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
 }
 
+/// Decodes standard base64 (HTTP Basic credentials); `None` when malformed.
+pub(crate) fn b64_decode(text: &str) -> Option<Vec<u8>> {
+    base64::engine::general_purpose::STANDARD.decode(text).ok()
+}
+
 /// Base64url without padding, for the unsigned `id_token`.
 pub(crate) fn b64url(bytes: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(bytes)

@@ -29,6 +29,9 @@ pub(crate) struct AppState {
     state_file: Option<StateFile>,
     /// Serialises snapshot-and-write, so the file on disk only ever moves forward.
     persist_lock: Mutex<()>,
+    /// Becomes `true` when the server is asked to stop; ends graceful shutdown's wait
+    /// and any deliberately slow answer.
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 /// Locks a mutex, recovering the data if a previous holder panicked: every critical
@@ -67,11 +70,25 @@ impl AppState {
             faults: Faults::new(faults),
             state_file,
             persist_lock: Mutex::new(()),
+            stopping: tokio::sync::watch::Sender::new(false),
         });
         // Write the file at once, so a bad path fails at start-up rather than on the
         // first update.
         state.persist()?;
         Ok(state)
+    }
+
+    /// Asks the server to stop.
+    pub(crate) fn stop(&self) {
+        self.stopping.send_replace(true);
+    }
+
+    /// Resolves once the server is asked to stop.
+    pub(crate) fn stopped(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut rx = self.stopping.subscribe();
+        async move {
+            let _ = rx.wait_for(|stopping| *stopping).await;
+        }
     }
 
     pub(crate) fn has(&self, fault: Fault) -> bool {

@@ -147,3 +147,31 @@ fn names_parse_back_and_there_are_at_least_fifteen() {
         assert_eq!(f.name().parse::<Fault>().unwrap(), *f);
     }
 }
+
+#[tokio::test]
+async fn a_stalled_request_does_not_hold_up_shutdown() {
+    let (server, _) = start_faulty(&[Fault::Stall]).await;
+    let url = format!("{}/riskCategory/suggest?t=e&l=1", server.base_url());
+    let token = server.issue_token();
+    let pending = tokio::spawn(async move {
+        raw()
+            .get(url)
+            .bearer_auth(token)
+            .send()
+            .await
+            .map(|r| r.status().as_u16())
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let started = std::time::Instant::now();
+    server.shutdown().await;
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "shutdown waited for the stall"
+    );
+    // The stalled request is answered (early) rather than left hanging.
+    let status = tokio::time::timeout(Duration::from_secs(10), pending)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(status.ok(), Some(200));
+}

@@ -372,3 +372,48 @@ async fn the_authorization_step_refuses_bad_requests() {
     }
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn http_basic_client_authentication_is_accepted_but_not_alongside_a_body_secret() {
+    let (server, _) = start().await;
+    let demo = server.demo_client();
+    let url = format!("{}/auth/oauthtoken", server.base_url());
+    let exchange = |code: String, secret_in_body: bool, basic_secret: &'static str| {
+        let mut body = serde_json::json!({
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": demo.redirect_uri,
+            "code_verifier": VERIFIER,
+        });
+        if secret_in_body {
+            body["client_id"] = demo.client_id.clone().into();
+            body["client_secret"] = demo.client_secret.clone().into();
+        }
+        raw()
+            .post(&url)
+            .basic_auth(&demo.client_id, Some(basic_secret))
+            .json(&body)
+            .send()
+    };
+    let ok: OAuthTokenResponse = exchange(code(&server).await, false, "demo-secret")
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_success(&ok);
+    let resp = exchange(code(&server).await, true, "demo-secret")
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 400);
+    let body: OAuthTokenResponse = resp.json().await.unwrap();
+    assert_eq!(body.error.as_deref(), Some("invalid_request"));
+    let body: OAuthTokenResponse = exchange(code(&server).await, false, "wrong")
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body.error.as_deref(), Some("invalid_client"));
+    server.shutdown().await;
+}

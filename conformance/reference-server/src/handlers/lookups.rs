@@ -174,7 +174,11 @@ fn finds_inner(
 /// `GET /v1/riskCategory/suggest?t=&l=`: case-insensitive substring of `name`.
 pub(crate) async fn suggest(State(state): State<Arc<AppState>>, request: Request) -> Response {
     if state.has(Fault::Stall) {
-        tokio::time::sleep(Duration::from_secs(30)).await;
+        // Slow, but not slower than the server's own shutdown.
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_secs(30)) => {}
+            () = state.stopped() => {}
+        }
     }
     respond(suggest_inner(
         &state,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::Json;
 
 use axum::extract::{RawQuery, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 use trading_api::models::{OAuthToken, OAuthTokenResponse};
@@ -16,7 +16,7 @@ use crate::data::OAuthClient;
 use crate::error::ApiError;
 use crate::fault::Fault;
 use crate::request::{Query, excerpt, read_body, require_media_type};
-use crate::secret::{b64url, ct_str_eq, is_s256_challenge};
+use crate::secret::{b64_decode, b64url, ct_str_eq, is_s256_challenge};
 use crate::state::{AppState, lock};
 use crate::tokens::{
     ACCESS_TOKEN_LIFETIME, Grant, IssuedPair, REFRESH_TOKEN_LIFETIME, RefreshError,
@@ -78,7 +78,7 @@ pub(crate) async fn exchange_token(
         Ok(r) => r,
         Err(e) => return e.into_response(),
     };
-    let pair = match grant(&state, &request) {
+    let pair = match grant(&state, &headers, &request) {
         Ok(p) => p,
         Err(e) => return e.into_response(),
     };
@@ -147,12 +147,16 @@ fn parse_request(media: &str, bytes: &[u8]) -> Result<OAuthToken, OAuthError> {
 }
 
 /// Runs the grant; returns the new pair, the client and the user.
-fn grant(state: &AppState, req: &OAuthToken) -> Result<(IssuedPair, String, i64), OAuthError> {
+fn grant(
+    state: &AppState,
+    headers: &HeaderMap,
+    req: &OAuthToken,
+) -> Result<(IssuedPair, String, i64), OAuthError> {
     let now = state.clock.now();
     match req.grant_type.as_str() {
         "authorization_code" => {
             let code = required(&req.code, "code")?;
-            let client = authenticate_client(state, req)?;
+            let client = authenticate_client(state, headers, req)?;
             let user_id = lock(&state.codes)
                 .redeem(
                     code,
@@ -171,7 +175,7 @@ fn grant(state: &AppState, req: &OAuthToken) -> Result<(IssuedPair, String, i64)
         }
         "refresh_token" => {
             let refresh = required(&req.refresh_token, "refresh_token")?;
-            let client = authenticate_client(state, req)?;
+            let client = authenticate_client(state, headers, req)?;
             let pair = lock(&state.tokens)
                 .refresh(refresh, &client.client_id, now)
                 .map_err(|e| {
@@ -217,25 +221,83 @@ fn required<'a>(value: &'a Option<String>, name: &str) -> Result<&'a str, OAuthE
     }
 }
 
-/// Client authentication by `client_id` + `client_secret` in the body (RFC 6749 §2.3.1).
+/// Client authentication (RFC 6749 §2.3.1): HTTP Basic (`client_id:client_secret`,
+/// each form-urlencoded) or `client_id` + `client_secret` in the body, not both.
+/// Secrets are compared in constant time.
 fn authenticate_client<'a>(
     state: &'a AppState,
+    headers: &HeaderMap,
     req: &OAuthToken,
 ) -> Result<&'a OAuthClient, OAuthError> {
-    let client_id = required(&req.client_id, "client_id")?;
     let invalid = || {
         OAuthError::new(
             "invalid_client",
             "Client authentication failed: unknown client or wrong secret.",
         )
     };
-    let client = state.client(client_id).ok_or_else(invalid)?;
-    let secret = req.client_secret.as_deref().ok_or_else(invalid)?;
-    if ct_str_eq(secret, &client.client_secret) {
+    let (client_id, secret) = match basic_credentials(headers)? {
+        Some((id, secret)) => {
+            if req.client_secret.is_some() {
+                return Err(OAuthError::new(
+                    "invalid_request",
+                    "use one client authentication method: HTTP Basic or client_secret in the body",
+                ));
+            }
+            if req
+                .client_id
+                .as_deref()
+                .is_some_and(|body_id| body_id != id)
+            {
+                return Err(OAuthError::new(
+                    "invalid_request",
+                    "client_id in the body differs from the HTTP Basic credentials",
+                ));
+            }
+            (id, secret)
+        }
+        None => (
+            required(&req.client_id, "client_id")?.to_string(),
+            req.client_secret.clone().ok_or_else(invalid)?,
+        ),
+    };
+    let client = state.client(&client_id).ok_or_else(invalid)?;
+    if ct_str_eq(&secret, &client.client_secret) {
         Ok(client)
     } else {
         Err(invalid())
     }
+}
+
+/// The client id and secret of an `Authorization: Basic` header, if there is one;
+/// a Basic header that does not decode is `invalid_client`.
+fn basic_credentials(headers: &HeaderMap) -> Result<Option<(String, String)>, OAuthError> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let malformed = || {
+        OAuthError::new(
+            "invalid_client",
+            "The Authorization header is not valid HTTP Basic credentials.",
+        )
+    };
+    // Only Basic authenticates a client here; another scheme (a bearer token sent to
+    // every operation alike) is not client authentication and is ignored.
+    let Some((scheme, encoded)) = value.to_str().ok().and_then(|v| v.split_once(' ')) else {
+        return Ok(None);
+    };
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return Ok(None);
+    }
+    let decoded = b64_decode(encoded.trim()).ok_or_else(malformed)?;
+    let text = String::from_utf8(decoded).map_err(|_| malformed())?;
+    let (id, secret) = text.split_once(':').ok_or_else(malformed)?;
+    let unescape = |s: &str| -> String {
+        form_urlencoded::parse(format!("v={s}").as_bytes())
+            .next()
+            .map(|(_, v)| v.into_owned())
+            .unwrap_or_default()
+    };
+    Ok(Some((unescape(id), unescape(secret))))
 }
 
 /// An unsigned OpenID Connect ID token (`alg: none`): it names the user and client
