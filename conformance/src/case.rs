@@ -46,6 +46,8 @@ pub struct RequestTemplate {
     pub auth: AuthMode,
     /// Force the list encoding (`explode`) of array parameters.
     pub explode: Option<bool>,
+    /// Send with this method instead of the operation's (undeclared-method cases).
+    pub method: Option<String>,
 }
 
 /// What the answer to a step must be.
@@ -66,6 +68,12 @@ pub enum Expect {
     Status(u16),
     /// Anything (discovery); rules still apply to what comes back.
     Observe,
+    /// The answer to a method the path does not declare: not a success, `405` with an
+    /// `Allow` header naming the declared method (RFC 9110 §15.5.6).
+    MethodNotAllowed {
+        /// The declared method the `Allow` header must name.
+        allowed: String,
+    },
 }
 
 /// A check on a JSON answer written in a contract file.

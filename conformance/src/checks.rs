@@ -252,6 +252,29 @@ pub fn expectation(
             }
             Finding::new(check, level, expected, Ok(()))
         }
+        Expect::MethodNotAllowed { allowed } => {
+            let expected = format!("a rejection; SHOULD status 405 with Allow naming {allowed}");
+            if (200..300).contains(&resp.status) {
+                return Some(Finding::new(
+                    check,
+                    level,
+                    expected,
+                    Err(format!("accepted with status {}", resp.status)),
+                ));
+            }
+            let allow = resp.header("allow").unwrap_or("");
+            let names = allow
+                .split(',')
+                .any(|m| m.trim().eq_ignore_ascii_case(allowed));
+            let outcome = if resp.status != 405 {
+                Err(format!("status {} instead of 405", resp.status))
+            } else if !names {
+                Err(format!("Allow header {allow:?} does not name {allowed}"))
+            } else {
+                Ok(())
+            };
+            Finding::new(check, level, expected, outcome)
+        }
         Expect::BusinessRejected(shape) => {
             let mut expected = format!(
                 "a rejection; {} status {}",
@@ -1052,6 +1075,22 @@ mod tests {
             )
             .is_empty()
         );
+    }
+
+    #[test]
+    fn an_undeclared_method_wants_405_with_allow() {
+        let spec = spec();
+        let op = spec.operation("suggestRiskCategories").unwrap();
+        let expect = Expect::MethodNotAllowed {
+            allowed: "GET".into(),
+        };
+        let mut r = resp(405, json!({"errorText": "no"}));
+        let judge = |r: &Response| expectation(op, "m", Level::Should, &expect, r).unwrap();
+        assert!(judge(&r).message.contains("Allow"), "no Allow header");
+        r.headers.push(("allow".into(), "GET, HEAD".into()));
+        assert_eq!(judge(&r).verdict, Verdict::Passed);
+        r.status = 404;
+        assert_eq!(judge(&r).verdict, Verdict::Failed);
     }
 
     #[test]

@@ -487,6 +487,7 @@ fn template(
         body,
         auth,
         explode,
+        method: None,
     })
 }
 

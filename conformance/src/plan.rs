@@ -139,6 +139,7 @@ fn request(
         body: body.map(BodyTemplate::Json),
         auth,
         explode: None,
+        method: None,
     }
 }
 
@@ -268,6 +269,7 @@ pub fn derive(spec: &Spec, contracts: &Contracts, opts: PlanOptions) -> Vec<Case
         negative(&mut b, spec, op, &base);
         lengths(&mut b, op, &base, &mut rng);
         ignored_auth(&mut b, spec, op, &base);
+        undeclared_method(&mut b, spec, op, &base);
         encodings(&mut b, op, &base);
         out.extend(b.cases);
     }
@@ -408,6 +410,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
                 }),
                 auth: AuthMode::Token,
                 explode: None,
+                method: None,
             },
             expect: malformed(op),
             capture: Vec::new(),
@@ -436,6 +439,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
             }),
             auth: AuthMode::Token,
             explode: None,
+            method: None,
         };
         let expect = Expect::Rejected {
             status: Some((413, resp.level)),
@@ -462,6 +466,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
             }),
             auth: AuthMode::Token,
             explode: None,
+            method: None,
         };
         let expect = Expect::Rejected {
             status: Some((415, resp.level)),
@@ -608,6 +613,51 @@ fn ignored_auth(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
     }
 }
 
+/// Methods tried on each path; the first one the path does not declare is sent.
+const METHODS: &[&str] = &["DELETE", "PUT", "PATCH", "POST", "GET"];
+
+/// One request per path with a method the path does not declare (DECISIONS row 21:
+/// SHOULD 405 with `Allow`); reported under the path's first operation.
+fn undeclared_method(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
+    let siblings: Vec<&Operation> = spec
+        .operations
+        .iter()
+        .filter(|o| o.path == op.path)
+        .collect();
+    if siblings.first().is_none_or(|first| first.id != op.id) {
+        return;
+    }
+    let Some(method) = METHODS
+        .iter()
+        .find(|m| !siblings.iter().any(|o| o.method == **m))
+    else {
+        return;
+    };
+    let request = RequestTemplate {
+        method: Some((*method).to_string()),
+        ..request(op, base.params.clone(), None, AuthMode::Token)
+    };
+    // A write's state is not at risk (the method is not the write's), so no write gate.
+    b.cases.push(Case {
+        id: format!("{}/undeclared-method/{method}", op.id),
+        operation: op.id.clone(),
+        check: "undeclared_method".into(),
+        level: Level::Should,
+        steps: vec![Step {
+            request,
+            expect: Expect::MethodNotAllowed {
+                allowed: op.method.clone(),
+            },
+            capture: Vec::new(),
+            asserts: Vec::new(),
+        }],
+        serial: false,
+        skip: None,
+        requires: Vec::new(),
+        source: "derived".into(),
+    });
+}
+
 fn encodings(b: &mut Builder, op: &Operation, base: &Base) {
     for p in &op.params {
         if p.alternates.is_empty() {
@@ -680,6 +730,7 @@ pub const DERIVED_CHECKS: &[&str] = &[
     "ignored_auth",
     "unsupported_media_type",
     "payload_too_large",
+    "undeclared_method",
     ALTERNATE_ENCODINGS,
 ];
 
@@ -774,7 +825,7 @@ mod tests {
         assert!(
             update
                 .iter()
-                .filter(|c| c.check != "ignored_auth")
+                .filter(|c| c.check != "ignored_auth" && c.check != "undeclared_method")
                 .all(|c| c.skip.is_some())
         );
         assert!(

@@ -229,7 +229,9 @@ pub fn build(
             (Some((content_type.clone(), text.into_bytes())), None)
         }
     };
-    let method = reqwest::Method::from_bytes(op.method.as_bytes()).unwrap_or(reqwest::Method::GET);
+    let method =
+        reqwest::Method::from_bytes(tpl.method.as_deref().unwrap_or(&op.method).as_bytes())
+            .unwrap_or(reqwest::Method::GET);
     let request = Request {
         method,
         url,
@@ -310,6 +312,7 @@ mod tests {
             body: None,
             auth,
             explode: None,
+            method: None,
         }
     }
 
@@ -408,6 +411,7 @@ mod tests {
             )),
             auth: AuthMode::Token,
             explode: None,
+            method: None,
         };
         let b = build(&spec, "http://h/v1", &t, &vars, Some("tok3n"), &secrets).unwrap();
         let t2 = tpl(
