@@ -16,6 +16,8 @@
 //! # Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
 mod app;
 pub mod cli;
 mod clock;
