@@ -15,7 +15,7 @@ use trading_api::models::{
 
 use crate::error::ApiError;
 use crate::fault::Fault;
-use crate::request::{Query, bearer_token, excerpt, parse_i32, parse_i64};
+use crate::request::{Query, bearer_token, parse_i32, parse_i64};
 use crate::state::AppState;
 
 /// The most `suggest` answers, whatever `l` asks (decision 9).
@@ -205,8 +205,7 @@ fn suggest_inner(
     }
     let Ok(limit) = usize::try_from(l) else {
         return Err(ApiError::BadRequest(format!(
-            "query parameter l must not be negative, got {}",
-            excerpt(&l.to_string())
+            "query parameter l must not be negative, got {l}"
         )));
     };
     let limit = limit.min(SUGGEST_CAP);
