@@ -21,6 +21,8 @@ use crate::spec::{Level, Rule, Spec};
 use crate::transport::{Response, Transport, TransportError};
 use crate::vars::{Vars, pointer, references};
 
+/// Request bodies above this size may be cut off by a server that rejects them early.
+const LARGE_BODY: usize = 64 << 10;
 /// The longest body excerpt a report shows.
 const EXCERPT: usize = 600;
 /// Variable that asks for a fresh authorization code.
@@ -466,6 +468,29 @@ async fn run_step(
     let sent = ctx.transport.send(&built.request).await;
     let exchange = Some(exchange_of(ctx, case, step_no, step, &built, &sent));
     let resp = match sent {
+        // A server may answer an oversized body early and close the connection while the
+        // body is still being written (RFC 9110 allows it for 413): that is a rejection
+        // whose status could not be read, so neither check can be judged.
+        Err(TransportError::Connection(why))
+            if built
+                .request
+                .body
+                .as_ref()
+                .is_some_and(|(_, b)| b.len() > LARGE_BODY) =>
+        {
+            let reason = format!(
+                "the target closed the connection while the {} KiB body was being sent ({why}); its answer could not be read",
+                built
+                    .request
+                    .body
+                    .as_ref()
+                    .map_or(0, |(_, b)| b.len() >> 10)
+            );
+            let mut out = vec![skipped(case, index, reason.clone())];
+            out[0].check = "not_a_server_error".into();
+            out.push(skipped(case, index, reason));
+            return (out, exchange, None);
+        }
         Err(e) => {
             let got = Some(Got {
                 status: None,
