@@ -16,7 +16,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "cargo xtask", about = "Regenerate bindings, serve, and verify the trading API")]
+#[command(
+    name = "cargo xtask",
+    about = "Regenerate bindings, serve, and verify the trading API"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

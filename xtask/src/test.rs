@@ -27,12 +27,12 @@ fn xtask(args: &[&str]) -> Command {
 
 fn cargo_tests() -> Command {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let mut cmd = Command::new(cargo);
-    let have_nextest = Command::new(&cmd.get_program().to_owned())
+    let have_nextest = Command::new(&cargo)
         .args(["nextest", "--version"])
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);
+    let mut cmd = Command::new(cargo);
     if have_nextest {
         cmd.args(["nextest", "run", "--workspace", "--no-fail-fast"]);
     } else {
@@ -75,7 +75,11 @@ pub fn run(args: Args) -> ExitCode {
     if !failed.is_empty() {
         eprintln!("failed steps: {}", failed.join(", "));
     }
-    println!("test: {} passed, {} failed", total - failed.len(), failed.len());
+    println!(
+        "test: {} passed, {} failed",
+        total - failed.len(),
+        failed.len()
+    );
     if failed.is_empty() {
         ExitCode::SUCCESS
     } else {

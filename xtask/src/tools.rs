@@ -48,13 +48,24 @@ pub fn python_venv(name: &str, requirements: &[&str]) -> Result<PathBuf, String>
         eprintln!("creating Python venv {}", venv.display());
         run_checked(Command::new(&python).args(["-m", "venv"]).arg(&venv))?;
     }
-    eprintln!("installing {} into {}", requirements.join(" "), venv.display());
+    eprintln!(
+        "installing {} into {}",
+        requirements.join(" "),
+        venv.display()
+    );
     run_checked(
         Command::new(bin.join("python"))
-            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
             .args(requirements),
     )?;
-    std::fs::write(&marker, wanted).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
+    std::fs::write(&marker, wanted)
+        .map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
     Ok(bin)
 }
 
@@ -68,14 +79,22 @@ pub fn npm_tool(package: &str, bin: &str) -> Result<PathBuf, String> {
     if exe.exists() && std::fs::read_to_string(&marker).ok().as_deref() == Some(package) {
         return Ok(exe);
     }
-    std::fs::create_dir_all(&prefix).map_err(|e| format!("cannot create {}: {e}", prefix.display()))?;
+    std::fs::create_dir_all(&prefix)
+        .map_err(|e| format!("cannot create {}: {e}", prefix.display()))?;
     eprintln!("installing {package} into {}", prefix.display());
     run_checked(
         Command::new("npm")
-            .args(["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix"])
+            .args([
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                "--prefix",
+            ])
             .arg(&prefix)
             .arg(package),
     )?;
-    std::fs::write(&marker, package).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
+    std::fs::write(&marker, package)
+        .map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
     Ok(exe)
 }

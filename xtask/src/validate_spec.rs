@@ -27,7 +27,10 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let spec = tools::project_root().join(&args.spec);
-    match Command::new(bin.join("openapi-spec-validator")).arg(&spec).status() {
+    match Command::new(bin.join("openapi-spec-validator"))
+        .arg(&spec)
+        .status()
+    {
         Ok(status) if status.success() => ExitCode::SUCCESS,
         Ok(_) => ExitCode::from(1),
         Err(e) => {
