@@ -99,9 +99,31 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         .tempfile_in(dir)
         .map_err(err)?;
     tmp.write_all(bytes).map_err(err)?;
+    // A temporary file is created owner-only; a source file must stay readable by the
+    // other users and tools (CI caches, containers) that read the checkout.
+    let permissions = source_permissions(path, tmp.as_file()).map_err(err)?;
+    tmp.as_file().set_permissions(permissions).map_err(err)?;
     tmp.as_file().sync_all().map_err(err)?;
     tmp.persist(path).map_err(|e| err(e.error))?;
     Ok(())
+}
+
+/// The mode a written file gets: the replaced file's, or `rw-r--r--` for a new one
+/// (elsewhere than Unix, the temporary file's own).
+fn source_permissions(path: &Path, tmp: &std::fs::File) -> std::io::Result<std::fs::Permissions> {
+    if let Ok(meta) = std::fs::metadata(path) {
+        return Ok(meta.permissions());
+    }
+    #[cfg(unix)]
+    {
+        let _ = tmp;
+        use std::os::unix::fs::PermissionsExt;
+        Ok(std::fs::Permissions::from_mode(0o644))
+    }
+    #[cfg(not(unix))]
+    {
+        tmp.metadata().map(|m| m.permissions())
+    }
 }
 
 #[cfg(test)]
@@ -137,5 +159,18 @@ mod tests {
         assert!(!dir.path().join("old.rs").exists());
         assert!(dir.path().join("notes.txt").exists());
         assert!(sync(dir.path(), &files, Mode::Check).unwrap().is_clean());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn written_files_are_world_readable() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        write_atomic(&dir.path().join("new.rs"), b"x").unwrap();
+        let mode = std::fs::metadata(dir.path().join("new.rs"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o644);
     }
 }
