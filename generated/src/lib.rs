@@ -11,7 +11,6 @@
 //! Where the interface document says "not shown", the project's decisions fill the gap.
 //! Every response, constraint and rule that is a decision of ours rather than the
 //! document's carries `x-level: should` and names its decision row in `x-decision`;
-
 //! everything else is `must`. See `spec/README.md` for the extensions.
 //!
 //! Generated from the spec: [`models`] holds one type per schema, [`Client`] one

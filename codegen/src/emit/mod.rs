@@ -83,7 +83,8 @@ fn space_items(text: &str) -> String {
         if next.is_empty() || next.starts_with('}') || next.trim_start().starts_with('}') {
             continue;
         }
-        let top_level_end = *line == "}" || (!line.starts_with(' ') && line.ends_with(';'));
+        let top_level_end = *line == "}"
+            || (!line.starts_with(' ') && !line.starts_with("//") && line.ends_with(';'));
         let module_doc_end = line.starts_with("//!") && !next.starts_with("//!");
         let member_start = ["///", "pub ", "fn ", "#[", "async ", "type ", "const "]
             .iter()
