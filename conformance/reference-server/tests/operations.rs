@@ -196,3 +196,49 @@ async fn missing_or_mistyped_parameters_are_400_with_error_text() {
     );
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn finds_takes_repeated_names_literally_and_a_single_one_in_both_readings() {
+    // A data set with a scope whose name holds a comma: the repeated (declared) form
+    // finds it as written, and a single value finds it as well as its comma-form parts.
+    let default = include_str!("../data/default.yaml");
+    let data = default.replace(
+        "  - { id: 8, name: Eurex }",
+        "  - { id: 8, name: Eurex }\n  - { id: 9, name: \"Dow Jones, Inc.\" }",
+    );
+    assert_ne!(data, default, "the default data set changed shape");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("data.yaml");
+    std::fs::write(&path, data).unwrap();
+    let (server, client) = common::start_with(reference_server::Config {
+        data: Some(path),
+        ..reference_server::Config::default()
+    })
+    .await;
+    let found = client
+        .find_exchange_scopes(&["Dow Jones, Inc.", "CME"])
+        .await
+        .unwrap();
+    let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["CME", "Dow Jones, Inc."]);
+    let token = server.issue_token();
+    for (query, expected) in [
+        ("names=Dow%20Jones%2C%20Inc.", vec!["Dow Jones, Inc."]),
+        ("names=CME,Eurex", vec!["CME", "Eurex"]),
+    ] {
+        let url = format!(
+            "{}/marketDataSubscriptionExchangeScope/finds?{query}",
+            server.base_url()
+        );
+        let (status, _, body) = get(&url, Some(&token)).await;
+        assert_eq!(status, 200, "{query}");
+        let names: Vec<&str> = body
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, expected, "{query}");
+    }
+    server.shutdown().await;
+}

@@ -157,7 +157,14 @@ fn finds_inner(
             "missing query parameter: names".into(),
         ));
     }
-    let mut names: Vec<&str> = values.iter().flat_map(|v| v.split(',')).collect();
+    // A repeated parameter (`names=A&names=B`, the declared encoding) is taken
+    // literally. A single value may be the comma form (`names=A,B`, DECISIONS row 6)
+    // or one name that holds a comma: it stands for its parts and for itself, and
+    // since unknown names are ignored, both readings are answered.
+    let mut names: Vec<&str> = match values.as_slice() {
+        [single] if single.contains(',') => single.split(',').chain([*single]).collect(),
+        _ => values,
+    };
     if state.has(Fault::OnlyFirstName) {
         names.truncate(1);
     }
