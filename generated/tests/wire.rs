@@ -1,14 +1,21 @@
 //! The generated client on the wire: every operation against an in-test axum server on
 //! 127.0.0.1:0 that records what it receives and answers what the test tells it to.
 //! Checks the exact request (method, path, query, headers, JSON body) and the decoding of
-//! every kind of answer.
+//! every kind of answer: a table drives every operation through every response status the
+//! spec documents for it, undecodable bodies on those statuses, and statuses it does not
+//! document.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::IntoResponse;
 use serde_json::{Value, json};
+use trading_api::client::{
+    ExchangeTokenError, FindExchangeScopesError, GetCategoryPositionLimitError,
+    ListCategoryPositionLimitsError, SuggestRiskCategoriesError, UpdateContactInfoNameError,
+};
 use trading_api::models::{OAuthToken, ProductType, TotalBy, UpdateContactInfoName};
 use trading_api::{Client, Constraint, Error};
 
@@ -29,10 +36,17 @@ impl Seen {
     }
 }
 
-#[derive(Default)]
+/// What the server answers: status, content type and raw body bytes.
+#[derive(Clone)]
+struct Answer {
+    status: u16,
+    content_type: &'static str,
+    body: Vec<u8>,
+}
+
 struct Shared {
     seen: Vec<Seen>,
-    answer: (u16, String),
+    answer: Answer,
 }
 
 /// A server that records requests and replies with the configured status and body.
@@ -46,7 +60,11 @@ impl Recorder {
     async fn start() -> Self {
         let shared = Arc::new(Mutex::new(Shared {
             seen: Vec::new(),
-            answer: (200, "{}".into()),
+            answer: Answer {
+                status: 200,
+                content_type: "application/json",
+                body: b"{}".to_vec(),
+            },
         }));
         let state = shared.clone();
         let app = axum::Router::new().fallback(
@@ -67,10 +85,14 @@ impl Recorder {
                         content_type: header("content-type"),
                         body,
                     });
-                    let (status, body) = shared.answer.clone();
+                    let Answer {
+                        status,
+                        content_type,
+                        body,
+                    } = shared.answer.clone();
                     (
                         StatusCode::from_u16(status).unwrap(),
-                        [("content-type", "application/json")],
+                        [("content-type", content_type)],
                         body,
                     )
                         .into_response()
@@ -89,8 +111,18 @@ impl Recorder {
         }
     }
 
+    /// Answers `status` with a JSON content type and `body`.
     fn answer(&self, status: u16, body: impl Into<String>) {
-        self.shared.lock().unwrap().answer = (status, body.into());
+        self.answer_raw(status, "application/json", body.into());
+    }
+
+    /// Answers `status` with any content type and any bytes.
+    fn answer_raw(&self, status: u16, content_type: &'static str, body: impl Into<Vec<u8>>) {
+        self.shared.lock().unwrap().answer = Answer {
+            status,
+            content_type,
+            body: body.into(),
+        };
     }
 
     fn take(&self) -> Vec<Seen> {
@@ -186,30 +218,6 @@ async fn exchange_token_sends_json_without_authorization() {
         shown.contains("<redacted>") && shown.contains("demo-client"),
         "{shown}"
     );
-}
-
-#[tokio::test]
-async fn exchange_token_decodes_the_documented_400_body() {
-    let server = Recorder::start().await;
-    let client = server.client();
-    server.answer(
-        400,
-        r#"{"error":"invalid_grant","error_description":"expired"}"#,
-    );
-    let request = grant("authorization_code");
-    match client.exchange_token(&request).await {
-        Err(Error::Response(trading_api::client::ExchangeTokenError::BadRequest(body))) => {
-            assert_eq!(body.error.as_deref(), Some("invalid_grant"));
-            assert_eq!(body.access_token, None);
-        }
-        other => panic!("expected the documented 400, got {other:?}"),
-    }
-    server.answer(415, r#"{"errorText":"unsupported"}"#);
-    let err = client.exchange_token(&request).await.unwrap_err();
-    match err {
-        Error::Response(e) => assert_eq!(e.status(), 415),
-        other => panic!("expected 415, got {other:?}"),
-    }
 }
 
 #[tokio::test]
@@ -349,20 +357,10 @@ async fn list_category_position_limits_keeps_unknown_enum_values() {
     assert_eq!(back["totalBy"], "PerMoonPhase");
     assert_eq!(limits[1].total_by.to_string(), "PerMoonPhase");
     assert_eq!("Contract".parse::<TotalBy>(), Ok(TotalBy::Contract));
-
-    server.answer(401, r#"{"errorText":"Access is denied"}"#);
-    match client.list_category_position_limits(1).await {
-        Err(Error::Response(
-            trading_api::client::ListCategoryPositionLimitsError::Unauthorized(e),
-        )) => {
-            assert_eq!(e.error_text, "Access is denied");
-        }
-        other => panic!("expected 401, got {other:?}"),
-    }
 }
 
 #[tokio::test]
-async fn get_category_position_limit_decodes_every_kind_of_answer() {
+async fn get_category_position_limit_sends_the_id() {
     let server = Recorder::start().await;
     let client = server.client();
     server.answer(200, limit_json("Overall").to_string());
@@ -375,47 +373,6 @@ async fn get_category_position_limit_decodes_every_kind_of_answer() {
     assert_eq!(seen.query.as_deref(), Some("id=11"));
     assert_eq!(limit.id, Some(11));
     assert_eq!(limit.total_by, TotalBy::Overall);
-
-    server.answer(
-        404,
-        r#"{"errorText":"no CategoryPositionLimit with id 999"}"#,
-    );
-    let err = client.get_category_position_limit(999).await.unwrap_err();
-    assert!(matches!(
-        &err,
-        Error::Response(trading_api::client::GetCategoryPositionLimitError::NotFound(e))
-            if e.error_text.contains("999")
-    ));
-
-    server.answer(500, "secret-bearing internal trace");
-    match client.get_category_position_limit(1).await {
-        Err(e @ Error::UnexpectedStatus { .. }) => {
-            assert_eq!(e.status(), Some(500));
-            assert!(
-                !format!("{e:?} {e}").contains("secret-bearing"),
-                "raw bodies stay out of Debug"
-            );
-            let Error::UnexpectedStatus { body, .. } = e else {
-                unreachable!()
-            };
-            assert_eq!(body, "secret-bearing internal trace");
-        }
-        other => panic!("expected an undocumented status, got {other:?}"),
-    }
-
-    server.answer(200, r#"{"id": "eleven"}"#);
-    match client.get_category_position_limit(1).await {
-        Err(Error::Decode { status, body, .. }) => {
-            assert_eq!(status, 200);
-            assert_eq!(body, r#"{"id": "eleven"}"#);
-        }
-        other => panic!("expected a decode error, got {other:?}"),
-    }
-    server.answer(404, "not json");
-    assert!(matches!(
-        client.get_category_position_limit(1).await,
-        Err(Error::Decode { status: 404, .. })
-    ));
 }
 
 #[tokio::test]
@@ -489,4 +446,462 @@ async fn transport_failures_are_their_own_kind() {
         client.get_category_position_limit(1).await,
         Err(Error::Transport(_))
     ));
+}
+
+// ---------------------------------------------------------------------------------------
+// The status table: every (operation, documented status) pair, decoded on the wire.
+// ---------------------------------------------------------------------------------------
+
+/// The six operations, each called with valid arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Op {
+    ExchangeToken,
+    UpdateContactInfoName,
+    ListCategoryPositionLimits,
+    GetCategoryPositionLimit,
+    FindExchangeScopes,
+    SuggestRiskCategories,
+}
+
+impl Op {
+    const ALL: [Op; 6] = [
+        Op::ExchangeToken,
+        Op::UpdateContactInfoName,
+        Op::ListCategoryPositionLimits,
+        Op::GetCategoryPositionLimit,
+        Op::FindExchangeScopes,
+        Op::SuggestRiskCategories,
+    ];
+
+    fn operation_id(self) -> &'static str {
+        match self {
+            Op::ExchangeToken => "exchangeToken",
+            Op::UpdateContactInfoName => "updateContactInfoName",
+            Op::ListCategoryPositionLimits => "listCategoryPositionLimits",
+            Op::GetCategoryPositionLimit => "getCategoryPositionLimit",
+            Op::FindExchangeScopes => "findExchangeScopes",
+            Op::SuggestRiskCategories => "suggestRiskCategories",
+        }
+    }
+
+    /// Calls the operation once and reduces whatever comes back to an [`Outcome`].
+    async fn call(self, client: &Client) -> Outcome {
+        match self {
+            Op::ExchangeToken => outcome(client.exchange_token(&grant("refresh_token")).await),
+            Op::UpdateContactInfoName => {
+                let body = UpdateContactInfoName {
+                    first_name: "Ada".into(),
+                    last_name: "Lovelace".into(),
+                    country: "GB".into(),
+                    phone: "+44".into(),
+                };
+                outcome(client.update_contact_info_name(&body).await)
+            }
+            Op::ListCategoryPositionLimits => {
+                outcome(client.list_category_position_limits(1).await)
+            }
+            Op::GetCategoryPositionLimit => outcome(client.get_category_position_limit(11).await),
+            Op::FindExchangeScopes => outcome(client.find_exchange_scopes(&["CME"]).await),
+            Op::SuggestRiskCategories => outcome(client.suggest_risk_categories("equit", 10).await),
+        }
+    }
+}
+
+/// What one call produced, in a form a table can state exactly.
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    /// The success value, serialized back to JSON.
+    Ok(Value),
+    /// `Error::Response`: the variant's `status()`, its name, and its decoded body.
+    Response(u16, &'static str, Value),
+    /// `Error::UnexpectedStatus` with its raw body.
+    UnexpectedStatus(u16, String),
+    /// `Error::Decode` with its raw body.
+    Decode(u16, String),
+    /// Anything else (transport, constraint): never expected here.
+    Other(String),
+}
+
+/// Names the variant of a documented-error enum and serializes its decoded body. The
+/// match is exhaustive, so a new variant in the generated code fails to compile here.
+trait Documented: std::fmt::Debug {
+    fn parts(&self) -> (u16, &'static str, Value);
+}
+
+macro_rules! documented {
+    ($($ty:ident { $($variant:ident),+ $(,)? })+) => {$(
+        impl Documented for $ty {
+            fn parts(&self) -> (u16, &'static str, Value) {
+                match self {$(
+                    $ty::$variant(body) => (
+                        self.status(),
+                        stringify!($variant),
+                        serde_json::to_value(body).unwrap(),
+                    ),
+                )+}
+            }
+        }
+    )+};
+}
+
+documented! {
+    ExchangeTokenError { BadRequest, PayloadTooLarge, UnsupportedMediaType }
+    UpdateContactInfoNameError { BadRequest, Unauthorized, PayloadTooLarge, UnsupportedMediaType }
+    ListCategoryPositionLimitsError { BadRequest, Unauthorized }
+    GetCategoryPositionLimitError { BadRequest, Unauthorized, NotFound }
+    FindExchangeScopesError { BadRequest, Unauthorized }
+    SuggestRiskCategoriesError { BadRequest, Unauthorized }
+}
+
+fn outcome<T: serde::Serialize, E: Documented>(result: Result<T, Error<E>>) -> Outcome {
+    let err = match result {
+        Ok(value) => return Outcome::Ok(serde_json::to_value(&value).unwrap()),
+        Err(err) => err,
+    };
+    // Every raw body the table sends on an error path contains "secret": none of it may
+    // reach Debug or Display.
+    let shown = format!("{err:?} {err}");
+    assert!(!shown.contains("secret"), "a raw body leaked: {shown}");
+    let status = err.status();
+    match err {
+        Error::Response(e) => {
+            let (status, name, body) = e.parts();
+            Outcome::Response(status, name, body)
+        }
+        Error::UnexpectedStatus { status: s, body } => {
+            assert_eq!(status, Some(s));
+            Outcome::UnexpectedStatus(s, body)
+        }
+        Error::Decode {
+            status: s, body, ..
+        } => {
+            assert_eq!(status, Some(s));
+            Outcome::Decode(s, body)
+        }
+        other => Outcome::Other(format!("{other:?}")),
+    }
+}
+
+/// One documented (operation, status) pair: the body the server sends and what the
+/// client must make of it.
+struct Row {
+    op: Op,
+    status: u16,
+    wire: Value,
+    expect: Outcome,
+}
+
+fn error_body(text: &str) -> Value {
+    json!({ "errorText": text })
+}
+
+/// A documented error answer whose body is an `ErrorResponse`.
+fn error_row(op: Op, status: u16, variant: &'static str, text: &str) -> Row {
+    // A newer server's extra field is ignored.
+    let mut wire = error_body(text);
+    wire["traceId"] = json!("t-1");
+    Row {
+        op,
+        status,
+        wire,
+        expect: Outcome::Response(status, variant, error_body(text)),
+    }
+}
+
+/// The common error answers of the four bearer-secured GETs.
+fn get_error_rows(op: Op) -> [Row; 2] {
+    [
+        error_row(op, 400, "BadRequest", "missing query parameter: masterid"),
+        error_row(op, 401, "Unauthorized", "Access is denied"),
+    ]
+}
+
+fn without_unknown(mut value: Value) -> Value {
+    value
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("someFieldFromANewerServer");
+    value
+}
+
+/// Every status the spec documents for every operation, with a body of the documented
+/// type and the exact decoded result.
+fn table() -> Vec<Row> {
+    use Op::*;
+    let token = json!({
+        "access_token": "AT", "refresh_token": "RT", "token_type": "Bearer",
+        "expires_in": 5400, "refresh_token_expires_in": 5400,
+        "id_token": "eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.", "error": "", "error_description": ""
+    });
+    let invalid_grant = json!({
+        "error": "invalid_grant",
+        "error_description": "The authorization code is unknown, expired or already used."
+    });
+    let contact = json!({
+        "errorText": "",
+        "contactInfo": {"id": 1, "userId": 1, "firstName": "Ada", "lastName": "Lovelace",
+                        "streetAddress1": "12 St James's Square", "city": "London",
+                        "country": "GB", "phone": "+44", "mailingIsDifferent": false}
+    });
+    let scopes = json!([{"id": 1, "name": "CME"}, {"id": 2, "name": "CBOT", "bundleOf": "X"}]);
+    let categories =
+        json!([{"id": 1, "name": "Equities", "riskCredit": 250000.0, "organizationId": 1}]);
+
+    let mut rows = vec![
+        Row {
+            op: ExchangeToken,
+            status: 200,
+            wire: token.clone(),
+            expect: Outcome::Ok(token),
+        },
+        Row {
+            op: ExchangeToken,
+            status: 400,
+            wire: invalid_grant.clone(),
+            expect: Outcome::Response(400, "BadRequest", invalid_grant),
+        },
+        error_row(ExchangeToken, 413, "PayloadTooLarge", "body over 64 KiB"),
+        error_row(ExchangeToken, 415, "UnsupportedMediaType", "text/xml"),
+        Row {
+            op: UpdateContactInfoName,
+            status: 200,
+            wire: contact.clone(),
+            expect: Outcome::Ok(contact),
+        },
+        // The business-level rejection is a 200 too: errorText set, no contactInfo.
+        Row {
+            op: UpdateContactInfoName,
+            status: 200,
+            wire: json!({"errorText": "names too long"}),
+            expect: Outcome::Ok(json!({"errorText": "names too long"})),
+        },
+        error_row(
+            UpdateContactInfoName,
+            400,
+            "BadRequest",
+            "phone is required",
+        ),
+        error_row(
+            UpdateContactInfoName,
+            401,
+            "Unauthorized",
+            "Access is denied",
+        ),
+        error_row(
+            UpdateContactInfoName,
+            413,
+            "PayloadTooLarge",
+            "body over 64 KiB",
+        ),
+        error_row(
+            UpdateContactInfoName,
+            415,
+            "UnsupportedMediaType",
+            "text/xml",
+        ),
+        Row {
+            op: ListCategoryPositionLimits,
+            status: 200,
+            wire: json!([limit_json("Contract"), limit_json("PerMoonPhase")]),
+            expect: Outcome::Ok(json!([
+                without_unknown(limit_json("Contract")),
+                without_unknown(limit_json("PerMoonPhase"))
+            ])),
+        },
+        Row {
+            op: ListCategoryPositionLimits,
+            status: 200,
+            wire: json!([]),
+            expect: Outcome::Ok(json!([])),
+        },
+        Row {
+            op: GetCategoryPositionLimit,
+            status: 200,
+            wire: limit_json("Overall"),
+            expect: Outcome::Ok(without_unknown(limit_json("Overall"))),
+        },
+        error_row(
+            GetCategoryPositionLimit,
+            404,
+            "NotFound",
+            "no CategoryPositionLimit with id 999999",
+        ),
+        Row {
+            op: FindExchangeScopes,
+            status: 200,
+            wire: scopes.clone(),
+            expect: Outcome::Ok(scopes),
+        },
+        Row {
+            op: SuggestRiskCategories,
+            status: 200,
+            wire: categories.clone(),
+            expect: Outcome::Ok(categories),
+        },
+    ];
+    for op in [
+        ListCategoryPositionLimits,
+        GetCategoryPositionLimit,
+        FindExchangeScopes,
+        SuggestRiskCategories,
+    ] {
+        rows.extend(get_error_rows(op));
+    }
+    rows.sort_by_key(|row| (row.op, row.status));
+    rows
+}
+
+/// The statuses the table covers, per operation.
+fn table_statuses() -> BTreeMap<Op, BTreeSet<u16>> {
+    let mut statuses: BTreeMap<Op, BTreeSet<u16>> = BTreeMap::new();
+    for row in table() {
+        statuses.entry(row.op).or_default().insert(row.status);
+    }
+    statuses
+}
+
+/// The response statuses spec/openapi.yaml documents per operationId, read from the
+/// layout of the file: an `operationId:` line, then its `responses:` block of
+/// operation-level indentation, then one quoted status per entry.
+fn spec_statuses() -> BTreeMap<String, BTreeSet<u16>> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/openapi.yaml");
+    let spec = std::fs::read_to_string(path).expect("spec/openapi.yaml is readable");
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let mut found: BTreeMap<String, BTreeSet<u16>> = BTreeMap::new();
+    let mut operation: Option<(String, usize)> = None;
+    let mut responses_at: Option<usize> = None;
+    for line in spec.lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        if let Some(at) = responses_at {
+            if indent(line) <= at {
+                responses_at = None;
+            } else if indent(line) == at + 2 {
+                let key = trimmed.trim_end_matches(':').trim_matches(['"', '\'']);
+                if let (Some((op, _)), Ok(status)) = (&operation, key.parse::<u16>()) {
+                    found.entry(op.clone()).or_default().insert(status);
+                }
+                continue;
+            } else {
+                continue;
+            }
+        }
+        if let Some(id) = trimmed.strip_prefix("operationId:") {
+            operation = Some((id.trim().trim_matches(['"', '\'']).to_owned(), indent(line)));
+        } else if trimmed == "responses:" {
+            if let Some((_, at)) = &operation
+                && indent(line) == *at
+            {
+                responses_at = Some(indent(line));
+            }
+        } else if operation.as_ref().is_some_and(|(_, at)| indent(line) < *at) {
+            operation = None;
+        }
+    }
+    found
+}
+
+#[test]
+fn the_table_covers_every_status_the_spec_documents() {
+    let spec = spec_statuses();
+    let table: BTreeMap<String, BTreeSet<u16>> = table_statuses()
+        .into_iter()
+        .map(|(op, statuses)| (op.operation_id().to_owned(), statuses))
+        .collect();
+    assert_eq!(spec.len(), 6, "six operations in the spec: {spec:?}");
+    assert_eq!(
+        table, spec,
+        "table (left) against spec/openapi.yaml (right)"
+    );
+    assert_eq!(
+        spec["updateContactInfoName"],
+        BTreeSet::from([200, 400, 401, 413, 415])
+    );
+    assert_eq!(
+        spec["getCategoryPositionLimit"],
+        BTreeSet::from([200, 400, 401, 404])
+    );
+}
+
+#[tokio::test]
+async fn every_documented_status_decodes_to_its_variant() {
+    let server = Recorder::start().await;
+    let client = server.client();
+    for row in table() {
+        server.answer(row.status, row.wire.to_string());
+        let got = row.op.call(&client).await;
+        assert_eq!(got, row.expect, "{:?} answered {}", row.op, row.status);
+        assert_eq!(server.take().len(), 1, "one request, no retry");
+    }
+}
+
+#[tokio::test]
+async fn undecodable_bodies_on_documented_statuses_are_decode_errors() {
+    let server = Recorder::start().await;
+    let client = server.client();
+    let bodies: [(&str, &[u8]); 5] = [
+        ("text/html", b"<html>secret-bearing proxy page</html>"),
+        ("application/json", b"true"),
+        ("application/json", b""),
+        ("application/json", b"{\"secret\": "),
+        ("application/json", b"\xffsecret\xfe"),
+    ];
+    for (op, statuses) in table_statuses() {
+        for status in statuses {
+            for (content_type, body) in bodies {
+                server.answer_raw(status, content_type, body);
+                let got = op.call(&client).await;
+                let raw = String::from_utf8_lossy(body).into_owned();
+                assert_eq!(
+                    got,
+                    Outcome::Decode(status, raw),
+                    "{op:?} answered {status} {content_type} {body:?}"
+                );
+                server.take();
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn undocumented_statuses_keep_the_raw_body() {
+    let server = Recorder::start().await;
+    let client = server.client();
+    // Well-formed error bodies too: an undocumented status is never decoded.
+    let candidates = [
+        201, 202, 204, 304, 400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 502, 503,
+    ];
+    let documented = table_statuses();
+    let mut checked = 0;
+    for op in Op::ALL {
+        for status in candidates {
+            if documented[&op].contains(&status) {
+                continue;
+            }
+            let body = match status {
+                204 | 304 => String::new(),
+                _ => error_body("secret-bearing internal trace").to_string(),
+            };
+            server.answer(status, body.clone());
+            let got = op.call(&client).await;
+            assert_eq!(
+                got,
+                Outcome::UnexpectedStatus(status, body),
+                "{op:?} {status}"
+            );
+            checked += 1;
+        }
+        // Non-JSON, non-UTF-8 bytes come back with replacement characters.
+        server.answer_raw(500, "text/plain", b"secret \xff trace".as_slice());
+        assert_eq!(
+            op.call(&client).await,
+            Outcome::UnexpectedStatus(500, "secret \u{fffd} trace".into()),
+            "{op:?}"
+        );
+        server.take();
+    }
+    // exchangeToken documents no 401 and the list operations no 404: both are covered.
+    assert!(checked >= 6 * 10, "{checked}");
 }
