@@ -465,6 +465,16 @@ async fn run_step(
             );
         }
     };
+    let mut built = built;
+    if expects_rejection(&step.expect) {
+        // A server may close the connection after rejecting a request without reading
+        // its body; such a connection must not go back to the pool, or the next request
+        // on it fails for a reason that is not its own.
+        built
+            .request
+            .headers
+            .push(("connection".into(), "close".into()));
+    }
     let sent = ctx.transport.send(&built.request).await;
     let exchange = Some(exchange_of(ctx, case, step_no, step, &built, &sent));
     let resp = match sent {
@@ -595,6 +605,16 @@ async fn run_step(
         .map(|f| result(f, Some(&built), got.clone()))
         .collect();
     (results, exchange, Some(resp))
+}
+
+fn expects_rejection(expect: &Expect) -> bool {
+    match expect {
+        Expect::Success | Expect::Observe => false,
+        Expect::Status(s) => !(200..300).contains(s),
+        Expect::Rejected { .. } | Expect::BusinessRejected(_) | Expect::MethodNotAllowed { .. } => {
+            true
+        }
+    }
 }
 
 fn transport_message(e: &TransportError) -> String {
