@@ -765,39 +765,30 @@ fn table_statuses() -> BTreeMap<Op, BTreeSet<u16>> {
 /// operation-level indentation, then one quoted status per entry.
 fn spec_statuses() -> BTreeMap<String, BTreeSet<u16>> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/openapi.yaml");
-    let spec = std::fs::read_to_string(path).expect("spec/openapi.yaml is readable");
-    let indent = |line: &str| line.len() - line.trim_start().len();
+    let text = std::fs::read_to_string(path).expect("spec/openapi.yaml is readable");
+    let spec: serde_yaml::Value = serde_yaml::from_str(&text).expect("the spec parses");
     let mut found: BTreeMap<String, BTreeSet<u16>> = BTreeMap::new();
-    let mut operation: Option<(String, usize)> = None;
-    let mut responses_at: Option<usize> = None;
-    for line in spec.lines() {
-        let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
-        if let Some(at) = responses_at {
-            if indent(line) <= at {
-                responses_at = None;
-            } else if indent(line) == at + 2 {
-                let key = trimmed.trim_end_matches(':').trim_matches(['"', '\'']);
-                if let (Some((op, _)), Ok(status)) = (&operation, key.parse::<u16>()) {
-                    found.entry(op.clone()).or_default().insert(status);
-                }
+    let paths = spec["paths"].as_mapping().expect("the spec has paths");
+    for item in paths.values() {
+        for operation in item
+            .as_mapping()
+            .expect("a path item is a mapping")
+            .values()
+        {
+            let Some(id) = operation["operationId"].as_str() else {
                 continue;
-            } else {
-                continue;
-            }
-        }
-        if let Some(id) = trimmed.strip_prefix("operationId:") {
-            operation = Some((id.trim().trim_matches(['"', '\'']).to_owned(), indent(line)));
-        } else if trimmed == "responses:" {
-            if let Some((_, at)) = &operation
-                && indent(line) == *at
-            {
-                responses_at = Some(indent(line));
-            }
-        } else if operation.as_ref().is_some_and(|(_, at)| indent(line) < *at) {
-            operation = None;
+            };
+            let responses = operation["responses"]
+                .as_mapping()
+                .expect("an operation has responses");
+            let statuses = responses.keys().map(|key| {
+                let key = key
+                    .as_str()
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| key.as_u64().expect("a status code").to_string());
+                key.parse::<u16>().expect("a numeric status code")
+            });
+            found.entry(id.to_owned()).or_default().extend(statuses);
         }
     }
     found
