@@ -48,6 +48,9 @@ pub struct RequestTemplate {
     pub explode: Option<bool>,
     /// Send with this method instead of the operation's (undeclared-method cases).
     pub method: Option<String>,
+    /// Send to this path (relative to the base URL) instead of the operation's
+    /// (unknown-path cases).
+    pub path: Option<String>,
 }
 
 /// What the answer to a step must be.

@@ -488,6 +488,7 @@ fn template(
         auth,
         explode,
         method: None,
+        path: None,
     })
 }
 

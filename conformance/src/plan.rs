@@ -140,6 +140,7 @@ fn request(
         auth,
         explode: None,
         method: None,
+        path: None,
     }
 }
 
@@ -271,9 +272,46 @@ pub fn derive(spec: &Spec, contracts: &Contracts, opts: PlanOptions) -> Vec<Case
         ignored_auth(&mut b, spec, op, &base);
         undeclared_method(&mut b, spec, op, &base);
         encodings(&mut b, op, &base);
+        if out.is_empty() {
+            unknown_path(&mut b, spec, op, &base);
+        }
         out.extend(b.cases);
     }
     out
+}
+
+/// A path the spec does not declare, beside the first operation's (DECISIONS row 21:
+/// SHOULD 404). Sent once per run, with valid credentials, and reported under the
+/// first operation; it shows whether a target answers paths it does not serve.
+fn unknown_path(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
+    let mut path = format!("{}/conformance-unknown-path", op.path.trim_end_matches('/'));
+    while spec.operations.iter().any(|o| o.path == path) {
+        path.push('-');
+    }
+    let request = RequestTemplate {
+        method: Some("GET".into()),
+        path: Some(path),
+        ..request(op, base.params.clone(), None, AuthMode::Token)
+    };
+    b.cases.push(Case {
+        id: format!("{}/unknown-path", op.id),
+        operation: op.id.clone(),
+        check: "unknown_path".into(),
+        level: Level::Should,
+        steps: vec![Step {
+            request,
+            expect: Expect::Rejected {
+                status: Some((404, Level::Should)),
+                body: None,
+            },
+            capture: Vec::new(),
+            asserts: Vec::new(),
+        }],
+        serial: false,
+        skip: None,
+        requires: Vec::new(),
+        source: "derived".into(),
+    });
 }
 
 fn positive(b: &mut Builder, base: &Base) {
@@ -411,6 +449,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
                 auth: AuthMode::Token,
                 explode: None,
                 method: None,
+                path: None,
             },
             expect: malformed(op),
             capture: Vec::new(),
@@ -440,6 +479,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
             auth: AuthMode::Token,
             explode: None,
             method: None,
+            path: None,
         };
         let expect = Expect::Rejected {
             status: Some((413, resp.level)),
@@ -467,6 +507,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
             auth: AuthMode::Token,
             explode: None,
             method: None,
+            path: None,
         };
         let expect = Expect::Rejected {
             status: Some((415, resp.level)),
@@ -732,6 +773,7 @@ pub const DERIVED_CHECKS: &[&str] = &[
     "unsupported_media_type",
     "payload_too_large",
     "undeclared_method",
+    "unknown_path",
     ALTERNATE_ENCODINGS,
 ];
 
@@ -835,5 +877,29 @@ mod tests {
                 .filter(|c| c.check == "ignored_auth")
                 .all(|c| c.skip.is_none())
         );
+    }
+
+    #[test]
+    fn one_unknown_path_case_targets_a_path_the_spec_does_not_declare() {
+        let spec = spec();
+        let cases = derive(
+            &spec,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 1,
+                allow_writes: true,
+            },
+        );
+        let unknown: Vec<_> = cases.iter().filter(|c| c.check == "unknown_path").collect();
+        assert_eq!(unknown.len(), 1);
+        let path = unknown[0].steps[0].request.path.as_deref().unwrap();
+        assert!(spec.operations.iter().all(|o| o.path != path));
+        assert!(matches!(
+            unknown[0].steps[0].expect,
+            Expect::Rejected {
+                status: Some((404, Level::Should)),
+                ..
+            }
+        ));
     }
 }

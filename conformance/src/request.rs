@@ -157,7 +157,8 @@ pub fn build(
     let op = spec
         .operation(&tpl.op)
         .expect("templates are validated against the spec");
-    let mut url = Url::parse(&format!("{}{}", base_url.trim_end_matches('/'), op.path))
+    let path = tpl.path.as_deref().unwrap_or(&op.path);
+    let mut url = Url::parse(&format!("{}{}", base_url.trim_end_matches('/'), path))
         .map_err(|e| BuildError::Unbound(format!("base URL: {e}")))?;
     let mut headers = Vec::new();
     let mut params = Map::new();
@@ -325,6 +326,7 @@ mod tests {
             auth,
             explode: None,
             method: None,
+            path: None,
         }
     }
 
@@ -424,6 +426,7 @@ mod tests {
             auth: AuthMode::Token,
             explode: None,
             method: None,
+            path: None,
         };
         let b = build(&spec, "http://h/v1", &t, &vars, Some("tok3n"), &secrets).unwrap();
         let t2 = tpl(
