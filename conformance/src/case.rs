@@ -149,4 +149,9 @@ pub struct Case {
     pub requires: Vec<(String, usize)>,
     /// Where it came from (`derived` or a contract file).
     pub source: String,
+    /// The most any finding of this case counts, whatever the rule's own level, except
+    /// `not_a_server_error` (DECISIONS row 20). Set to `Should` where the decisions leave
+    /// the reading of the input itself to the server (characters outside the BMP, row 18),
+    /// so every rule judging that answer is a SHOULD too.
+    pub cap: Option<Level>,
 }

@@ -368,6 +368,7 @@ impl Contracts {
                 skip: None,
                 requires: c.requires.into_iter().collect(),
                 source: name.rsplit('/').next().unwrap_or(name).to_string(),
+                cap: None,
             });
         }
         Ok(())

@@ -123,6 +123,7 @@ impl Builder<'_> {
             skip,
             requires: Vec::new(),
             source: "derived".into(),
+            cap: None,
         });
     }
 }
@@ -311,6 +312,7 @@ fn unknown_path(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
         skip: None,
         requires: Vec::new(),
         source: "derived".into(),
+        cap: None,
     });
 }
 
@@ -463,6 +465,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
         },
         requires: Vec::new(),
         source: "derived".into(),
+        cap: None,
     });
     // A body far over any sensible limit (valid JSON padded with spaces): 413
     // where the spec declares it. SHOULD, as the limit itself is a decision (row 22).
@@ -608,8 +611,7 @@ fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng) {
     for (name, check, m, level) in variants {
         let bodyv = Value::Object(m);
         let (expect, predicted_level) = predict(op, &bodyv, &mut patterns);
-        // Characters outside the Basic Multilingual Plane count two in UTF-16 backends, so
-        // their verdicts are SHOULD whatever the rule's own level (DECISIONS row 18).
+        let own = level;
         let level = level.max(predicted_level);
         b.push(
             name,
@@ -618,6 +620,15 @@ fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng) {
             request(op, base.params.clone(), Some(bodyv), AuthMode::Token),
             expect,
         );
+        // Characters outside the Basic Multilingual Plane count two in UTF-16 backends, so
+        // every verdict on such an answer (the case's own and the success rules applied to
+        // it) is SHOULD whatever the rule's own level (DECISIONS row 18).
+        if own == Level::Should
+            && check == "combined_length"
+            && let Some(c) = b.cases.last_mut()
+        {
+            c.cap = Some(Level::Should);
+        }
     }
 }
 
@@ -696,6 +707,7 @@ fn undeclared_method(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) 
         skip: None,
         requires: Vec::new(),
         source: "derived".into(),
+        cap: None,
     });
 }
 
@@ -751,6 +763,7 @@ fn encodings(b: &mut Builder, op: &Operation, base: &Base) {
             skip: None,
             requires: Vec::new(),
             source: "derived".into(),
+            cap: None,
         });
     }
 }

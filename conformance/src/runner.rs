@@ -149,6 +149,7 @@ pub async fn discover(ctx: &Context, steps: &[Discover], vars: &mut Vars) -> Cas
                 skip: None,
                 requires: Vec::new(),
                 source: "discovery".into(),
+                cap: None,
             };
             let mut local = vars.clone();
             let (results, exchange, resp) = run_step(ctx, &case, 0, 0, &step, &mut local).await;
@@ -399,8 +400,11 @@ async fn run_step(
         step: step_no,
         case: case.id.clone(),
         operation: case.operation.clone(),
+        level: match case.cap {
+            Some(cap) if f.check != "not_a_server_error" => f.level.max(cap),
+            _ => f.level,
+        },
         check: f.check,
-        level: f.level,
         verdict: f.verdict,
         message: f.message,
         expected: f.expected,

@@ -1,0 +1,199 @@
+//! Regression tests of review findings: each runs the harness against a target that
+//! differs from the reference server in one way the findings named.
+
+#![cfg(feature = "embedded")]
+
+use std::time::Duration;
+
+use conformance::embedded::Embedded;
+use conformance::outcome::Verdict;
+use conformance::{Args, execute};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// Reads one request: head and body (up to its content-length, bounded).
+async fn read_request(s: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 16384];
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(10), s.read(&mut chunk))
+            .await
+            .ok()?
+            .ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).to_string();
+            let len = head
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                })
+                .unwrap_or(0)
+                .min(4 << 20);
+            while buf.len() < end + 4 + len {
+                let n = tokio::time::timeout(Duration::from_secs(10), s.read(&mut chunk))
+                    .await
+                    .ok()?
+                    .ok()?;
+                if n == 0 {
+                    break;
+                }
+                buf.extend_from_slice(&chunk[..n]);
+            }
+            let body = buf[end + 4..].to_vec();
+            return Some((head, body));
+        }
+        if buf.len() > 1 << 20 {
+            return None;
+        }
+    }
+}
+
+/// A target that counts UTF-16 code units for the combined-length rule and otherwise
+/// forwards every request to `upstream` (an origin).
+async fn utf16_proxy(upstream: String) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut s, _)) = listener.accept().await else {
+                return;
+            };
+            let (client, upstream) = (client.clone(), upstream.clone());
+            tokio::spawn(async move {
+                let Some((head, body)) = read_request(&mut s).await else {
+                    return;
+                };
+                let mut lines = head.lines();
+                let first = lines.next().unwrap_or_default().to_string();
+                let mut parts = first.split(' ');
+                let method = parts.next().unwrap_or("GET").to_string();
+                let target = parts.next().unwrap_or("/").to_string();
+                let headers: Vec<(String, String)> = lines
+                    .filter_map(|l| l.split_once(':'))
+                    .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+                    .collect();
+                if target.ends_with("/contactInfo/updatecontactinfoname")
+                    && let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body)
+                    && let (Some(f), Some(l)) = (v["firstName"].as_str(), v["lastName"].as_str())
+                {
+                    let units = f.encode_utf16().count() + l.encode_utf16().count();
+                    let chars = f.chars().count() + l.chars().count();
+                    if units > 60 && chars <= 60 {
+                        let text = r#"{"errorText":"firstName and lastName together exceed 60 characters"}"#;
+                        let answer = format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
+                            text.len()
+                        );
+                        let _ = s.write_all(answer.as_bytes()).await;
+                        return;
+                    }
+                }
+                let Ok(m) = reqwest::Method::from_bytes(method.as_bytes()) else {
+                    return;
+                };
+                let mut req = client.request(m, format!("{upstream}{target}"));
+                for (k, v) in &headers {
+                    if !matches!(k.as_str(), "host" | "content-length" | "connection") {
+                        req = req.header(k.as_str(), v.as_str());
+                    }
+                }
+                let Ok(resp) = req.body(body).send().await else {
+                    return;
+                };
+                let status = resp.status();
+                let mut out = format!(
+                    "HTTP/1.1 {} {}\r\n",
+                    status.as_u16(),
+                    status.canonical_reason().unwrap_or("")
+                );
+                for (k, v) in resp.headers() {
+                    if !matches!(
+                        k.as_str(),
+                        "content-length" | "transfer-encoding" | "connection"
+                    ) {
+                        out.push_str(&format!("{k}: {}\r\n", v.to_str().unwrap_or("")));
+                    }
+                }
+                let bytes = resp.bytes().await.unwrap_or_default();
+                out.push_str(&format!(
+                    "content-length: {}\r\nconnection: close\r\n\r\n",
+                    bytes.len()
+                ));
+                let _ = s.write_all(out.as_bytes()).await;
+                let _ = s.write_all(&bytes).await;
+            });
+        }
+    });
+    format!("http://{addr}")
+}
+
+/// Args against `base_url` with the reference data set's fixtures.
+fn args_against(server: &Embedded, base_url: String, dir: &tempfile::TempDir) -> Args {
+    let client = server.demo_client();
+    let fixtures = dir.path().join("fixtures.yaml");
+    std::fs::write(
+        &fixtures,
+        format!(
+            "allow_writes: true\nscope_names: [CME, CBOT]\nsuggest_probe_text: EQUIT\nsuggest_probe_name: Equities\noauth:\n  client_id: {}\n  client_secret: {}\n  redirect_uri: {}\n  authorize_url: {}/oauth/authorize\n",
+            client.client_id,
+            client.client_secret,
+            client.redirect_uri,
+            server.origin()
+        ),
+    )
+    .unwrap();
+    let mut a = Args::defaults();
+    a.base_url = Some(base_url);
+    a.token = Some(server.issue_token());
+    a.fixtures = Some(fixtures);
+    a.quiet = true;
+    a
+}
+
+/// DECISIONS row 18: characters outside the BMP are SHOULD, so a server counting UTF-16
+/// units only warns, on every check of those cases, and fails only under --strict.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn utf16_counting_server_only_warns_on_emoji() {
+    let server = Embedded::spawn(Default::default()).await.unwrap();
+    let proxy = utf16_proxy(server.origin()).await;
+    let base = format!("{proxy}{}", &server.base_url()[server.origin().len()..]);
+    let dir = tempfile::tempdir().unwrap();
+    let a = args_against(&server, base.clone(), &dir);
+    let out = execute(&a, Default::default())
+        .await
+        .expect("run completes");
+    let failed: Vec<String> = out
+        .results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .map(|r| format!("{} {} {:?} {}", r.case, r.check, r.level, r.message))
+        .collect();
+    assert_eq!(out.exit_code, 0, "failures: {failed:#?}");
+    let totals = out.totals(false);
+    assert!(totals.warnings > 0, "no warning: {failed:#?}");
+    assert!(
+        failed.iter().all(|f| f.contains("emoji")),
+        "unexpected failures: {failed:#?}"
+    );
+    assert!(
+        failed.iter().any(|f| !f.contains(" combined_length ")),
+        "the success rules on the emoji answer are not judged: {failed:#?}"
+    );
+
+    let strict = Args { strict: true, ..a };
+    let out = execute(&strict, Default::default())
+        .await
+        .expect("run completes");
+    assert_eq!(out.exit_code, 1);
+    server.shutdown().await;
+}
