@@ -195,6 +195,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
                 ctx.token.as_deref(),
                 &ctx.transport,
                 &ctx.secrets,
+                &ctx.oauth,
             )
             .await,
             Vec::new(),

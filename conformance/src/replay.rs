@@ -2,14 +2,16 @@
 //! and reports, per exchange, where the two implementations answer differently (status,
 //! content type, or body with secret fields masked and array order ignored).
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use reqwest::Url;
 use serde_json::Value;
 
+use crate::auth::OAuth;
 use crate::error::HarnessError;
 use crate::outcome::{CheckResult, Got, Verdict};
-use crate::request::Secrets;
+use crate::request::{Secrets, curl_line};
 use crate::runner::Exchange;
 use crate::spec::Level;
 use crate::transport::{Request, Transport};
@@ -51,6 +53,165 @@ fn canonical(v: &Value) -> Value {
     }
 }
 
+/// Placeholders a record holds instead of secret values.
+const PLACEHOLDERS: &[&str] = &["<redacted>", "$TOKEN", "$CLIENT_SECRET", "$CODE"];
+
+fn has_placeholder(s: &str) -> bool {
+    PLACEHOLDERS.iter().any(|p| s.contains(p))
+}
+
+/// What a replayed request's secrets are replaced with: this run's credentials and one
+/// fresh authorization code per recorded case (a case that sends its code twice sends the
+/// same code twice here too).
+struct Fill<'a> {
+    token: Option<&'a str>,
+    client_secret: Option<&'a str>,
+    code: Option<String>,
+}
+
+impl Fill<'_> {
+    /// The value for field `name` recorded as `v`; `None` when it stays unknown.
+    fn value(&self, name: Option<&str>, v: &str) -> String {
+        if matches!(v, "<redacted>" | "$CODE" | "$CLIENT_SECRET") {
+            let fresh = match (name, v) {
+                (Some("client_secret"), _) | (_, "$CLIENT_SECRET") => self.client_secret,
+                (_, "$CODE") => self.code.as_deref(),
+                _ => None,
+            };
+            if let Some(f) = fresh {
+                return f.to_string();
+            }
+        }
+        let mut out = v.to_string();
+        if let Some(t) = self.token {
+            out = out.replace("$TOKEN", t);
+        }
+        if let Some(c) = self.client_secret {
+            out = out.replace("$CLIENT_SECRET", c);
+        }
+        if let Some(c) = &self.code {
+            out = out.replace("$CODE", c);
+        }
+        out
+    }
+
+    fn json(&self, name: Option<&str>, v: &Value) -> Value {
+        match v {
+            Value::String(s) => Value::String(self.value(name, s)),
+            Value::Array(a) => Value::Array(a.iter().map(|x| self.json(None, x)).collect()),
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .map(|(k, x)| (k.clone(), self.json(Some(k), x)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
+    /// The body bytes to send, or `None` when a secret could not be filled in.
+    fn body(&self, content_type: &str, v: &Value) -> Option<Vec<u8>> {
+        let bytes = match v {
+            Value::String(s) if content_type.starts_with("application/x-www-form-urlencoded") => {
+                let pairs: Vec<(String, String)> = form_urlencoded_pairs(s)
+                    .into_iter()
+                    .map(|(k, x)| {
+                        let filled = self.value(Some(&k), &x);
+                        (k, filled)
+                    })
+                    .collect();
+                if pairs.iter().any(|(_, x)| has_placeholder(x)) {
+                    return None;
+                }
+                let mut u = Url::parse("http://x/").expect("static URL");
+                u.query_pairs_mut().extend_pairs(pairs);
+                u.query().unwrap_or("").as_bytes().to_vec()
+            }
+            Value::String(s) if !content_type.contains("json") => {
+                let filled = self.value(None, s);
+                if has_placeholder(&filled) {
+                    return None;
+                }
+                filled.into_bytes()
+            }
+            Value::String(s) if serde_json::from_str::<Value>(s).is_err() => {
+                let filled = self.value(None, s);
+                if has_placeholder(&filled) {
+                    return None;
+                }
+                filled.into_bytes()
+            }
+            other => {
+                let filled = self.json(None, other);
+                if contains_redacted(&filled) {
+                    return None;
+                }
+                serde_json::to_vec(&filled).unwrap_or_default()
+            }
+        };
+        Some(bytes)
+    }
+}
+
+fn form_urlencoded_pairs(text: &str) -> Vec<(String, String)> {
+    Url::parse(&format!("http://x/?{text}"))
+        .map(|u| {
+            u.query_pairs()
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn needs_code(ct: &str, v: &Value) -> bool {
+    match v {
+        Value::String(s) if ct.starts_with("application/x-www-form-urlencoded") => {
+            form_urlencoded_pairs(s)
+                .iter()
+                .any(|(_, x)| x.contains("$CODE"))
+        }
+        Value::String(s) => s.contains("$CODE"),
+        Value::Object(m) => m.values().any(|x| needs_code(ct, x)),
+        Value::Array(a) => a.iter().any(|x| needs_code(ct, x)),
+        _ => false,
+    }
+}
+
+/// The JSON Pointer of the first value where `a` and `b` differ (both canonical).
+fn first_difference(a: &Value, b: &Value, at: &str) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                let here = format!("{at}/{}", k.replace('~', "~0").replace('/', "~1"));
+                match y.get(k) {
+                    None => return Some(here),
+                    Some(w) => {
+                        if let Some(d) = first_difference(v, w, &here) {
+                            return Some(d);
+                        }
+                    }
+                }
+            }
+            y.keys()
+                .find(|k| !x.contains_key(*k))
+                .map(|k| format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                if let Some(d) = first_difference(v, w, &format!("{at}/{i}")) {
+                    return Some(d);
+                }
+            }
+            (x.len() != y.len()).then(|| format!("{at}/{}", x.len().min(y.len())))
+        }
+        (x, y) if x == y => None,
+        _ => Some(at.to_string()),
+    }
+}
+
+fn shown(v: Option<&Value>) -> String {
+    v.map_or("absent".into(), excerpt)
+}
+
 /// Re-sends every exchange and compares.
 pub async fn replay(
     exchanges: &[Exchange],
@@ -58,8 +219,10 @@ pub async fn replay(
     token: Option<&str>,
     transport: &Transport,
     secrets: &Secrets,
+    oauth: &OAuth,
 ) -> Vec<CheckResult> {
     let mut out = Vec::new();
+    let mut codes: HashMap<String, Option<String>> = HashMap::new();
     for (i, ex) in exchanges.iter().enumerate() {
         let mut result = CheckResult {
             case_index: i,
@@ -77,12 +240,19 @@ pub async fn replay(
             got: None,
             curl: None,
         };
-        if ex.body.as_ref().is_some_and(|(_, b)| contains_redacted(b)) {
-            result.verdict = Verdict::Skipped;
-            result.message =
-                "the recorded request carried secrets, which records never hold".into();
-            out.push(result);
-            continue;
+        let mut fill = Fill {
+            token,
+            client_secret: oauth.client.as_ref().map(|c| c.client_secret.as_str()),
+            code: None,
+        };
+        if let Some((ct, b)) = &ex.body
+            && needs_code(ct, b)
+        {
+            if !codes.contains_key(&ex.case) {
+                let code = oauth.fresh_code(transport).await.ok();
+                codes.insert(ex.case.clone(), code);
+            }
+            fill.code = codes.get(&ex.case).cloned().flatten();
         }
         let url = match Url::parse(&format!("{}{}", base_url.trim_end_matches('/'), ex.path)) {
             Ok(u) => u,
@@ -94,9 +264,11 @@ pub async fn replay(
             }
         };
         let mut headers = Vec::new();
+        let mut shown_auth = None;
         match (ex.auth.as_deref(), token) {
             (Some("token"), Some(t)) => {
-                headers.push(("authorization".to_string(), format!("Bearer {t}")))
+                headers.push(("authorization".to_string(), format!("Bearer {t}")));
+                shown_auth = Some("Authorization: Bearer $TOKEN".to_string());
             }
             (Some("token"), None) => {
                 result.verdict = Verdict::Skipped;
@@ -104,22 +276,27 @@ pub async fn replay(
                 out.push(result);
                 continue;
             }
-            (Some(literal), t) => headers.push((
-                "authorization".to_string(),
-                t.map_or(literal.to_string(), |t| literal.replace("$TOKEN", t)),
-            )),
+            (Some(literal), t) => {
+                headers.push((
+                    "authorization".to_string(),
+                    t.map_or(literal.to_string(), |t| literal.replace("$TOKEN", t)),
+                ));
+                shown_auth = Some(format!("Authorization: {literal}"));
+            }
             (None, _) => {}
         }
-        let body = ex.body.as_ref().map(|(ct, v)| {
-            let bytes = match v {
-                Value::String(s) if !ct.contains("json") => s.clone().into_bytes(),
-                Value::String(s) if serde_json::from_str::<Value>(s).is_err() => {
-                    s.clone().into_bytes()
+        let body = match &ex.body {
+            None => None,
+            Some((ct, v)) => match fill.body(ct, v) {
+                Some(bytes) => Some((ct.clone(), bytes)),
+                None => {
+                    result.verdict = Verdict::Skipped;
+                    result.message = "the recorded request carried secrets this run cannot fill in (records never hold them)".into();
+                    out.push(result);
+                    continue;
                 }
-                other => serde_json::to_vec(other).unwrap_or_default(),
-            };
-            (ct.clone(), bytes)
-        });
+            },
+        };
         let method =
             reqwest::Method::from_bytes(ex.method.as_bytes()).unwrap_or(reqwest::Method::GET);
         let req = Request {
@@ -128,6 +305,10 @@ pub async fn replay(
             headers,
             body,
         };
+        let mut curl = curl_line(&req, shown_auth.as_deref(), None, secrets);
+        if let Some(c) = &fill.code {
+            curl = curl.replace(c.as_str(), "$CODE");
+        }
         let diff = match transport.send(&req).await {
             Err(e) => {
                 result.got = Some(Got {
@@ -166,20 +347,27 @@ pub async fn replay(
                         resp.media_type(),
                         ex.content_type
                     ))
-                } else if canonical(&now_body) != canonical(&ex.response) {
-                    Some(format!(
-                        "body differs: {} here, {} recorded",
-                        excerpt(&now_body),
-                        excerpt(&ex.response)
-                    ))
                 } else {
-                    None
+                    let (now, then) = (canonical(&now_body), canonical(&ex.response));
+                    first_difference(&now, &then, "").map(|at| {
+                        format!(
+                            "body differs at {}: {} here, {} recorded",
+                            if at.is_empty() {
+                                "the root (\"\")"
+                            } else {
+                                at.as_str()
+                            },
+                            shown(now.pointer(&at)),
+                            shown(then.pointer(&at))
+                        )
+                    })
                 }
             }
         };
         if let Some(d) = diff {
             result.verdict = Verdict::Failed;
             result.message = d;
+            result.curl = Some(curl);
         }
         out.push(result);
     }

@@ -90,6 +90,11 @@ impl Secrets {
         self.redact(out.query().unwrap_or(""))
     }
 
+    /// Whether `name` is an `x-secret` field.
+    pub fn is_secret_field(&self, name: &str) -> bool {
+        self.fields.contains(name)
+    }
+
     /// Masks `x-secret` fields of a JSON value (non-empty strings only, so an empty
     /// `access_token` on failure stays visible as empty) and known secret values.
     pub fn redact_json(&self, v: &Value) -> Value {

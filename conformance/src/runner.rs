@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio::sync::{Semaphore, mpsc};
 
 use crate::auth::OAuth;
-use crate::case::{Case, Expect, RequestTemplate, Step};
+use crate::case::{BodyTemplate, Case, Expect, RequestTemplate, Step};
 use crate::checks::{self, Finding, RuleInput};
 use crate::contracts::Discover;
 use crate::outcome::{CheckResult, Got, Verdict};
@@ -480,7 +480,7 @@ async fn run_step(
             .push(("connection".into(), "close".into()));
     }
     let sent = ctx.transport.send(&built.request).await;
-    let exchange = Some(exchange_of(ctx, case, step_no, step, &built, &sent));
+    let exchange = Some(exchange_of(ctx, case, step_no, step, &built, &sent, vars));
     let resp = match sent {
         // A server may answer an oversized body early and close the connection while the
         // body is still being written (RFC 9110 allows it for 413): that is a rejection
@@ -673,6 +673,77 @@ fn got_of(ctx: &Context, resp: &Response) -> Got {
     }
 }
 
+/// A recorded JSON body: an `x-secret` field keeps a value the case spelled literally (it
+/// is no secret, and a replay must send it as it is), the step's fresh authorization code
+/// becomes `$CODE` (a replay fetches its own), and any other secret `<redacted>`.
+fn record_json(secrets: &Secrets, v: &Value, tpl: Option<&Value>, code: Option<&str>) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| {
+                    let t = tpl.and_then(|t| t.get(k));
+                    let out = match x {
+                        Value::String(s) if code == Some(s.as_str()) => "$CODE".into(),
+                        Value::String(s) if secrets.is_secret_field(k) && !s.is_empty() => {
+                            match t {
+                                Some(Value::String(lit)) if !lit.contains("${") => {
+                                    Value::String(s.clone())
+                                }
+                                _ => "<redacted>".into(),
+                            }
+                        }
+                        other => record_json(secrets, other, t, code),
+                    };
+                    (k.clone(), out)
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(
+            a.iter()
+                .map(|x| record_json(secrets, x, None, code))
+                .collect(),
+        ),
+        Value::String(s) if code == Some(s.as_str()) => "$CODE".into(),
+        Value::String(s) => Value::String(secrets.redact(s)),
+        other => other.clone(),
+    }
+}
+
+/// A recorded form body, by the same rules as [`record_json`].
+fn record_form(secrets: &Secrets, text: &str, tpl: &str, code: Option<&str>) -> String {
+    let pairs_of = |t: &str| -> Vec<(String, String)> {
+        reqwest::Url::parse(&format!("http://x/?{t}"))
+            .map(|u| {
+                u.query_pairs()
+                    .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let literal: Vec<(String, String)> = pairs_of(tpl);
+    let pairs: Vec<(String, String)> = pairs_of(text)
+        .into_iter()
+        .map(|(k, v)| {
+            let out = if code == Some(v.as_str()) {
+                "$CODE".to_string()
+            } else if secrets.is_secret_field(&k)
+                && !v.is_empty()
+                && !literal
+                    .iter()
+                    .any(|(lk, lv)| *lk == k && !lv.contains("${"))
+            {
+                "<redacted>".to_string()
+            } else {
+                v
+            };
+            (k, out)
+        })
+        .collect();
+    let mut u = reqwest::Url::parse("http://x/").expect("static URL");
+    u.query_pairs_mut().extend_pairs(pairs);
+    u.query().unwrap_or("").to_string()
+}
+
 fn exchange_of(
     ctx: &Context,
     case: &Case,
@@ -680,6 +751,7 @@ fn exchange_of(
     step: &Step,
     built: &Built,
     sent: &Result<Response, TransportError>,
+    vars: &Vars,
 ) -> Exchange {
     let url = built.request.url.as_str();
     let path = url
@@ -706,10 +778,29 @@ fn exchange_of(
                 )
             }
         });
+    let code = match (needs_code(&step.request), vars.get(LAST_CODE_VAR)) {
+        (true, Some(Value::String(c))) => Some(c.as_str()),
+        _ => None,
+    };
     let body = built.request.body.as_ref().map(|(ct, bytes)| {
-        let v = match &built.body {
-            Some(j) => ctx.secrets.redact_json(j),
-            None => Value::String(ctx.secrets.redact_text(ct, &String::from_utf8_lossy(bytes))),
+        let v = match (&built.body, &step.request.body) {
+            (Some(j), Some(BodyTemplate::Json(t))) => record_json(&ctx.secrets, j, Some(t), code),
+            (Some(j), _) => ctx.secrets.redact_json(j),
+            (None, Some(BodyTemplate::Raw { text, .. }))
+                if ct.starts_with("application/x-www-form-urlencoded") =>
+            {
+                Value::String(ctx.secrets.redact(&record_form(
+                    &ctx.secrets,
+                    &String::from_utf8_lossy(bytes),
+                    text,
+                    code,
+                )))
+            }
+            (None, _) => {
+                let text = String::from_utf8_lossy(bytes);
+                let text = code.map_or(text.to_string(), |c| text.replace(c, "$CODE"));
+                Value::String(ctx.secrets.redact_text(ct, &text))
+            }
         };
         (ct.clone(), v)
     });

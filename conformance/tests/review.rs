@@ -197,3 +197,77 @@ async fn utf16_counting_server_only_warns_on_emoji() {
     assert_eq!(out.exit_code, 1);
     server.shutdown().await;
 }
+
+/// A record of a whole run replayed against a second, fresh reference server differs
+/// nowhere: form-encoded and JSON bodies get this run's client secret and a fresh code
+/// instead of the record's placeholders.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replay_against_a_fresh_reference_server_is_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec.json");
+    let mut a = Args::defaults();
+    a.base_url = None;
+    a.token = None;
+    a.quiet = true;
+    a.record = Some(rec.clone());
+    let first = execute(&a, Default::default()).await.unwrap();
+    assert_eq!(first.exit_code, 0, "{}", first.summary);
+    let record = std::fs::read_to_string(&rec).unwrap();
+    assert!(
+        record.contains("redacted"),
+        "the record holds no redacted secret"
+    );
+
+    let mut b = Args::defaults();
+    b.base_url = None;
+    b.token = None;
+    b.quiet = true;
+    b.replay = Some(rec);
+    let again = execute(&b, Default::default()).await.unwrap();
+    let failed: Vec<String> = again
+        .results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .map(|r| format!("{} {}", r.case, r.message))
+        .collect();
+    assert_eq!(again.exit_code, 0, "{failed:#?}");
+    let form = again
+        .results
+        .iter()
+        .find(|r| r.case.ends_with("form-encoded-body"))
+        .expect("the form-encoded exchange is replayed");
+    assert_eq!(form.verdict, Verdict::Passed, "{}", form.message);
+}
+
+/// A replayed difference names where the bodies differ and carries a curl line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replay_difference_names_the_pointer_and_has_a_curl_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec.json");
+    let mut a = Args::defaults();
+    a.base_url = None;
+    a.token = None;
+    a.quiet = true;
+    a.operation = vec!["getCategoryPositionLimit".into()];
+    a.record = Some(rec.clone());
+    execute(&a, Default::default()).await.unwrap();
+    let mut b = a.clone();
+    b.record = None;
+    b.replay = Some(rec);
+    let faulty = reference_server::Config {
+        faults: vec!["item-wrong-id".parse().unwrap()],
+        ..Default::default()
+    };
+    let diff = execute(&b, faulty).await.unwrap();
+    assert_eq!(diff.exit_code, 1);
+    let r = diff
+        .results
+        .iter()
+        .find(|r| r.verdict == Verdict::Failed)
+        .expect("a difference");
+    assert!(r.message.contains("body differs at /"), "{}", r.message);
+    assert!(
+        r.curl.as_deref().is_some_and(|c| c.starts_with("curl ")),
+        "{r:?}"
+    );
+}
