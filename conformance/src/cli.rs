@@ -36,6 +36,11 @@ pub struct Args {
     /// Per-request timeout in seconds (connect, headers and body).
     #[arg(long, default_value = "5", value_parser = parse_seconds)]
     pub timeout: Duration,
+    /// Most seconds the whole run spends waiting on `429 Retry-After` and penalty
+    /// (`p-time`) answers, shared by all requests (each single wait is also capped at 10 s);
+    /// once spent, such an answer is a failure.
+    #[arg(long, default_value = "30", value_parser = parse_budget)]
+    pub max_wait: Duration,
     /// Seed of generated values: the same seed and target give the same cases.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
@@ -68,6 +73,16 @@ fn parse_seconds(s: &str) -> Result<Duration, String> {
         .map_err(|_| format!("not a number of seconds: {s}"))?;
     if !(secs > 0.0 && secs <= 3600.0) {
         return Err("the timeout must be between 0 and 3600 seconds".into());
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn parse_budget(s: &str) -> Result<Duration, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|_| format!("not a number of seconds: {s}"))?;
+    if !(0.0..=3600.0).contains(&secs) {
+        return Err("the wait budget must be between 0 and 3600 seconds".into());
     }
     Ok(Duration::from_secs_f64(secs))
 }

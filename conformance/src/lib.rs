@@ -141,7 +141,9 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         (None, Some(_)) => Fixtures::parse(REFERENCE_FIXTURES).map_err(HarnessError::Config)?,
         (None, None) => Fixtures::default(),
     };
-    let transport = Transport::new(args.timeout).map_err(HarnessError::Io)?;
+    let transport = Transport::new(args.timeout)
+        .map_err(HarnessError::Io)?
+        .with_wait_budget(args.max_wait);
     let mut secrets = Secrets::new(spec.secret_fields.clone());
 
     let (oauth, token) = auth::credentials(

@@ -3,6 +3,7 @@
 //! (`Retry-After`) and for the platform's penalty answer (`p-ticket` / `p-time`, DECISIONS
 //! row 23). A hostile target therefore costs at most a known time and memory per request.
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use reqwest::Url;
@@ -14,6 +15,8 @@ pub const MAX_BODY: usize = 1 << 20;
 const MAX_RETRIES: usize = 3;
 /// Longest single wait a target may ask for.
 const MAX_WAIT: Duration = Duration::from_secs(10);
+/// The default run-wide wait budget (`--max-wait`).
+pub const DEFAULT_WAIT_BUDGET: Duration = Duration::from_secs(30);
 
 /// A fully built request. `Debug` masks the `Authorization` header.
 #[derive(Clone)]
@@ -103,6 +106,10 @@ pub enum TransportError {
     /// Connection refused, reset, or not HTTP.
     #[error("connection failed: {0}")]
     Connection(String),
+    /// The target asked for a wait (`429` or a penalty) after the run's wait budget
+    /// (`--max-wait`) was spent.
+    #[error("rate limited: wait budget spent ({0})")]
+    RateLimited(String),
 }
 
 /// A reusable HTTP client with the run's bounds.
@@ -111,6 +118,8 @@ pub struct Transport {
     client: reqwest::Client,
     timeout: Duration,
     max_body: usize,
+    /// What is left of the run's wait budget, shared by every clone and every request.
+    budget: Arc<Mutex<Duration>>,
 }
 
 impl Transport {
@@ -126,7 +135,33 @@ impl Transport {
             client,
             timeout,
             max_body: MAX_BODY,
+            budget: Arc::new(Mutex::new(DEFAULT_WAIT_BUDGET)),
         })
+    }
+
+    /// Sets the run-wide budget of time spent waiting for `429` and penalty answers; once
+    /// spent, an answer asking for a wait fails the request instead.
+    pub fn with_wait_budget(self, budget: Duration) -> Transport {
+        Transport {
+            budget: Arc::new(Mutex::new(budget)),
+            ..self
+        }
+    }
+
+    /// Takes up to `want` (itself capped at [`MAX_WAIT`]) from the budget; `None` when the
+    /// budget is spent.
+    fn take_wait(&self, want: Duration) -> Option<Duration> {
+        let want = want.min(MAX_WAIT);
+        if want.is_zero() {
+            return Some(want);
+        }
+        let mut left = self.budget.lock().ok()?;
+        if left.is_zero() {
+            return None;
+        }
+        let granted = want.min(*left);
+        *left -= granted;
+        Some(granted)
     }
 
     /// Overrides the body cap (tests).
@@ -145,16 +180,27 @@ impl Transport {
                 return Ok(Response { retries, ..resp });
             }
             if resp.status == 429 {
-                let wait = resp
-                    .header("retry-after")
-                    .and_then(|v| v.trim().parse::<u64>().ok())
+                let asked = resp.header("retry-after").unwrap_or("").trim().to_string();
+                let wait = asked
+                    .parse::<u64>()
                     .map_or(Duration::from_secs(1), Duration::from_secs);
-                tokio::time::sleep(wait.min(MAX_WAIT)).await;
+                let Some(wait) = self.take_wait(wait) else {
+                    return Err(TransportError::RateLimited(format!(
+                        "429 with Retry-After: {asked}"
+                    )));
+                };
+                tokio::time::sleep(wait).await;
                 retries += 1;
                 continue;
             }
             if let Some((ticket, wait)) = penalty(&resp) {
-                tokio::time::sleep(wait.min(MAX_WAIT)).await;
+                let Some(wait) = self.take_wait(wait) else {
+                    return Err(TransportError::RateLimited(format!(
+                        "penalty answer with p-time {:.1}s",
+                        wait.as_secs_f64()
+                    )));
+                };
+                tokio::time::sleep(wait).await;
                 add_ticket(&mut req, &ticket);
                 retries += 1;
                 continue;

@@ -24,6 +24,8 @@ enum Hostile {
     WrongContentType,
     Huge,
     HugeChunked,
+    /// Always `429` with `Retry-After: 100000`.
+    RateLimited,
 }
 
 /// Reads one request head and body (bounded), returning the raw text.
@@ -74,6 +76,11 @@ async fn respond(mut s: TcpStream, how: Hostile) {
         Hostile::Garbage => {
             let _ = s
                 .write_all(b"\x00\x01NOT HTTP AT ALL\r\n\r\n\xff\xfe")
+                .await;
+        }
+        Hostile::RateLimited => {
+            let _ = s
+                .write_all(b"HTTP/1.1 429 Too Many Requests\r\nretry-after: 100000\r\ncontent-length: 0\r\n\r\n")
                 .await;
         }
         Hostile::WrongContentType => {
@@ -179,6 +186,27 @@ async fn hostile_targets_give_failures_not_hangs() {
             "the token leaked into the report"
         );
     }
+}
+
+/// A target that always answers `429 Retry-After: 100000` costs at most the run's wait
+/// budget: once spent, each such answer is a failure instead of another wait.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rate_limited_target_spends_the_wait_budget_then_fails() {
+    let addr = spawn_hostile(Hostile::RateLimited).await;
+    let mut args = args_for(addr);
+    args.timeout = Duration::from_secs(3);
+    args.max_wait = Duration::from_secs(2);
+    let out = tokio::time::timeout(Duration::from_secs(60), execute(&args, Default::default()))
+        .await
+        .expect("the run completes within the wait budget")
+        .expect("the run completes");
+    assert_eq!(out.exit_code, 1);
+    assert!(
+        out.results.iter().any(|r| r.verdict == Verdict::Failed
+            && r.message.contains("rate limited: wait budget spent")),
+        "{}",
+        out.summary
+    );
 }
 
 /// A server that answers the first `n` requests with `first` and the rest with a JSON
