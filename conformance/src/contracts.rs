@@ -3,7 +3,7 @@
 //! body field they name is checked against the spec at load, so a typo is an exit-2 error
 //! with the file and line rather than a silently skipped check.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -20,6 +20,8 @@ use crate::spec::{Level, Spec};
 struct FileDoc {
     #[serde(default)]
     vars: Map<String, Value>,
+    #[serde(default)]
+    fixtures: Vec<String>,
     #[serde(default)]
     discover: Vec<DiscoverDoc>,
     #[serde(default)]
@@ -191,7 +193,22 @@ pub struct Contracts {
     pub defaults: BTreeMap<String, Defaults>,
     /// Explicit cases.
     pub cases: Vec<Case>,
+    /// Variables the files read from `--fixtures` without a default (`fixtures:`).
+    pub fixture_vars: BTreeSet<String>,
+    /// Names some section can bind: `vars`, `fixtures`, discovery and step captures.
+    bindable: BTreeSet<String>,
+    /// Every `${name}` used: (file, line, name), checked once all files are loaded.
+    references: Vec<(String, usize, String)>,
 }
+
+/// Variables the harness binds itself from the OAuth configuration.
+pub const OAUTH_VARS: &[&str] = &[
+    "oauth.client_id",
+    "oauth.client_secret",
+    "oauth.redirect_uri",
+    "oauth.code",
+    "oauth.last_code",
+];
 
 impl Contracts {
     /// Loads every `*.yaml`/`*.yml` file of a directory, sorted by name.
@@ -213,7 +230,36 @@ impl Contracts {
                 .map_err(|e| HarnessError::Config(format!("cannot read {}: {e}", f.display())))?;
             all.add_file(&f.display().to_string(), &text, spec)?;
         }
+        all.check_references()?;
         Ok(all)
+    }
+
+    /// Every `${name}` must be bindable by some `vars`, `fixtures`, discovery or step
+    /// capture, or the OAuth configuration; else it could only ever skip its case.
+    pub fn check_references(&self) -> Result<(), HarnessError> {
+        for (file, line, name) in &self.references {
+            if !self.bindable.contains(name) && !OAUTH_VARS.contains(&name.as_str()) {
+                return Err(HarnessError::Contract {
+                    file: file.clone(),
+                    line: *line,
+                    message: format!(
+                        "variable `{name}` is never bound: no `vars`, `fixtures`, discover or step `capture` names it"
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Records the `${name}` references of `v`, each with the first line after `at` that
+    /// spells it.
+    fn note_refs(&mut self, file: &str, lines: &Lines, at: usize, v: &Value) {
+        let mut names = Vec::new();
+        crate::vars::references(v, &mut names);
+        for n in names {
+            let line = lines.find_text(at, &format!("${{{n}}}"));
+            self.references.push((file.to_string(), line, n));
+        }
     }
 
     /// Parses one file and validates it against the spec.
@@ -229,7 +275,12 @@ impl Contracts {
         })?;
         let lines = Lines(text);
         for (k, v) in doc.vars {
+            self.bindable.insert(k.clone());
             self.vars.insert(k, v);
+        }
+        for k in doc.fixtures {
+            self.bindable.insert(k.clone());
+            self.fixture_vars.insert(k);
         }
         for d in doc.discover {
             let at = lines.find(0, "id", Some(&d.id));
@@ -256,6 +307,17 @@ impl Contracts {
                     format!("{}: no parameter {}", d.operation_id, t.param),
                 ));
             }
+            self.note_refs(name, &lines, at, &Value::Object(d.params.clone()));
+            if let Some(t) = &d.try_each {
+                self.note_refs(name, &lines, at, &Value::String(t.values.clone()));
+            }
+            for (var, ptr) in &d.capture {
+                self.bindable.insert(var.clone());
+                if ptr != "$param" {
+                    check_pointer(spec, &d.operation_id, ptr)
+                        .map_err(|m| err(lines.find(at, var, Some(ptr)), m))?;
+                }
+            }
             self.discover.push(Discover {
                 id: d.id,
                 request,
@@ -277,6 +339,10 @@ impl Contracts {
                 None,
             )
             .map_err(|(l, m)| err(l, m))?;
+            self.note_refs(name, &lines, at, &Value::Object(dflt.params.clone()));
+            if let Some(b) = &dflt.body {
+                self.note_refs(name, &lines, at, b);
+            }
             self.defaults.insert(
                 op_id,
                 Defaults {
@@ -289,6 +355,10 @@ impl Contracts {
             let case_line = lines.find(0, "id", Some(&c.id));
             if c.steps.is_empty() {
                 return Err(err(case_line, format!("case {} has no steps", c.id)));
+            }
+            for var in c.requires.keys() {
+                let line = lines.find(case_line, var, None);
+                self.references.push((name.to_string(), line, var.clone()));
             }
             let mut steps = Vec::new();
             let mut at = case_line;
@@ -334,10 +404,32 @@ impl Contracts {
                         }
                     },
                 };
+                self.note_refs(name, &lines, at, &Value::Object(s.params.clone()));
+                if let Some(b) = &s.body {
+                    self.note_refs(name, &lines, at, b);
+                }
+                if let Some(r) = &s.raw_body {
+                    self.note_refs(name, &lines, at, &Value::String(r.text.clone()));
+                }
                 let mut asserts = Vec::new();
                 for a in &s.assert {
-                    asserts
-                        .push(assertion(a).map_err(|m| err(lines.find(at, "pointer", None), m))?);
+                    let line = lines.find(at, "pointer", Some(&a.pointer));
+                    let made = assertion(a).map_err(|m| err(line, m))?;
+                    check_pointer(spec, &s.operation_id, &a.pointer).map_err(|m| err(line, m))?;
+                    match &made.kind {
+                        AssertKind::Equals(v)
+                        | AssertKind::SameExcept { value: v, .. }
+                        | AssertKind::Covers { values: v, .. } => {
+                            self.note_refs(name, &lines, at, v)
+                        }
+                        _ => {}
+                    }
+                    asserts.push(made);
+                }
+                for (var, ptr) in &s.capture {
+                    self.bindable.insert(var.clone());
+                    check_pointer(spec, &s.operation_id, ptr)
+                        .map_err(|m| err(lines.find(at, var, Some(ptr)), m))?;
                 }
                 steps.push(Step {
                     request,
@@ -358,8 +450,15 @@ impl Contracts {
                 .iter()
                 .any(|s| spec.operation(&s.operation_id).is_some_and(|o| o.writes()));
             let _ = c.description;
+            let id = format!("{}/{}", operation, c.id);
+            if self.cases.iter().any(|x| x.id == id) {
+                return Err(err(
+                    case_line,
+                    format!("duplicate case id {} (reported as {id})", c.id),
+                ));
+            }
             self.cases.push(Case {
-                id: format!("{}/{}", operation, c.id),
+                id,
                 operation,
                 check: c.check,
                 level: c.level,
@@ -493,11 +592,79 @@ fn template(
     })
 }
 
+/// Checks that a pointer into the answer of `op_id` starts with a field its success
+/// response schema has (`/0/field` and `/*/field` for arrays); free-form schemas accept any.
+fn check_pointer(spec: &Spec, op_id: &str, ptr: &str) -> Result<(), String> {
+    let Some(op) = spec.operation(op_id) else {
+        return Ok(());
+    };
+    let Some(schema) = op
+        .responses
+        .iter()
+        .filter(|r| r.status.starts_with('2'))
+        .flat_map(|r| r.content.iter())
+        .find_map(|(_, s)| s.as_ref())
+    else {
+        return Ok(());
+    };
+    let mut node = crate::spec::resolve(&spec.doc, schema).map_err(|e| e.to_string())?;
+    let mut tokens = ptr.split('/').skip(1);
+    let Some(mut first) = tokens.next() else {
+        return Ok(());
+    };
+    let mut at = String::new();
+    if let Some(items) = node.get("items") {
+        if first != "*" && first.parse::<usize>().is_err() {
+            return Err(format!(
+                "pointer {ptr}: the answer of {op_id} is an array; use /0/field or /*/field"
+            ));
+        }
+        at = format!("/{first}");
+        node = crate::spec::resolve(&spec.doc, items).map_err(|e| e.to_string())?;
+        let Some(next) = tokens.next() else {
+            return Ok(());
+        };
+        first = next;
+    }
+    let Some(props) = node.get("properties").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    let field = first.replace("~1", "/").replace("~0", "~");
+    if props.contains_key(&field) {
+        return Ok(());
+    }
+    Err(format!(
+        "pointer {ptr}: the answer of {op_id} has no field {field} at {}; it has {}",
+        if at.is_empty() {
+            "the top"
+        } else {
+            at.as_str()
+        },
+        props.keys().cloned().collect::<Vec<_>>().join(", ")
+    ))
+}
+
 /// Finds the line of a key in YAML text, since `serde_yaml` keeps no spans for values that
 /// parse but mean nothing to the spec.
 struct Lines<'a>(&'a str);
 
 impl Lines<'_> {
+    /// 1-based line at or after `from` that contains `text`, else the first anywhere, else
+    /// `from`.
+    fn find_text(&self, from: usize, text: &str) -> usize {
+        let hit = |skip: usize| {
+            self.0
+                .lines()
+                .enumerate()
+                .skip(skip)
+                .find(|(_, l)| l.contains(text))
+                .map(|(i, _)| i + 1)
+        };
+        hit(from.saturating_sub(1))
+            .or_else(|| hit(0))
+            .unwrap_or(from)
+    }
+
     /// 1-based line at or after `from` where `key:` appears (with `value` after it when
     /// given); `from` itself when none is found, so errors still point near the place.
     fn find(&self, from: usize, key: &str, value: Option<&str>) -> usize {

@@ -8,6 +8,10 @@ use serde_json::{Map, Value};
 
 use crate::error::HarnessError;
 
+/// Top-level keys the fixtures themselves read; others must be variables the contract
+/// files read (their `vars` or `fixtures:` lists).
+pub const KEYS: &[&str] = &["allow_writes", "oauth"];
+
 /// The parsed fixtures. `Debug` leaves the client secret and the code out.
 #[derive(Clone, Default)]
 pub struct Fixtures {

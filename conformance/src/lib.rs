@@ -137,7 +137,11 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         }
     };
     let fixtures = match (&args.fixtures, &embedded) {
-        (Some(p), _) => Fixtures::load(p)?,
+        (Some(p), _) => {
+            let f = Fixtures::load(p)?;
+            check_fixture_keys(p, &f, &contracts)?;
+            f
+        }
         (None, Some(_)) => Fixtures::parse(REFERENCE_FIXTURES).map_err(HarnessError::Config)?,
         (None, None) => Fixtures::default(),
     };
@@ -329,6 +333,28 @@ fn check_filters(args: &Args, spec: &Spec, contracts: &Contracts) -> Result<(), 
         if !known.contains(c) {
             return Err(HarnessError::Config(format!(
                 "--check {c}: no such check; known: {}",
+                known.into_iter().collect::<Vec<_>>().join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A top-level fixtures key must be one the fixtures or the contract files read (`vars`
+/// defaults or `fixtures:` declarations); a misspelt key would otherwise only skip checks.
+fn check_fixture_keys(
+    path: &std::path::Path,
+    fixtures: &Fixtures,
+    contracts: &Contracts,
+) -> Result<(), HarnessError> {
+    let mut known: BTreeSet<String> = fixtures::KEYS.iter().map(|k| k.to_string()).collect();
+    known.extend(contracts.vars.keys().cloned());
+    known.extend(contracts.fixture_vars.iter().cloned());
+    for k in fixtures.vars.keys() {
+        if !known.contains(k) {
+            return Err(HarnessError::Config(format!(
+                "fixtures {}: unknown key `{k}`; known keys: {}",
+                path.display(),
                 known.into_iter().collect::<Vec<_>>().join(", ")
             )));
         }

@@ -271,3 +271,100 @@ async fn replay_difference_names_the_pointer_and_has_a_curl_line() {
         "{r:?}"
     );
 }
+
+fn bin() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"));
+    for v in [
+        "CONFORMANCE_TOKEN",
+        "CONFORMANCE_BASE_URL",
+        "CONFORMANCE_CLIENT_ID",
+        "CONFORMANCE_CLIENT_SECRET",
+        "CONFORMANCE_AUTH_CODE",
+    ] {
+        c.env_remove(v);
+    }
+    c
+}
+
+/// Runs the binary, returning its exit code and stderr.
+fn run(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
+    let out = bin().arg("--quiet").args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[test]
+fn misspelt_fixtures_key_is_exit_2_naming_key_file_and_known_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("fx.yaml");
+    std::fs::write(&f, "allow_writes: true\nscope_name: [CME, CBOT]\n").unwrap();
+    let (code, err) = run(&["--fixtures".as_ref(), f.as_os_str()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("scope_name`"), "{err}");
+    assert!(err.contains("fx.yaml"), "{err}");
+    assert!(
+        err.contains("scope_names") && err.contains("allow_writes"),
+        "{err}"
+    );
+    // The keys the contract files read are accepted.
+    std::fs::write(&f, "allow_writes: true\nscope_names: [CME, CBOT]\nsuggest_probe_text: EQUIT\nsuggest_probe_name: Equities\n").unwrap();
+    let (code, err) = run(&[
+        "--fixtures".as_ref(),
+        f.as_os_str(),
+        "--base-url".as_ref(),
+        "http://127.0.0.1:9/v1".as_ref(),
+        "--timeout".as_ref(),
+        "0.2".as_ref(),
+        "--operation".as_ref(),
+        "suggestRiskCategories".as_ref(),
+    ]);
+    assert_ne!(code, Some(2), "{err}");
+}
+
+/// A contract file in a directory of its own; returns the exit code and stderr of a run.
+fn contract(text: &str) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.yaml"), text).unwrap();
+    run(&["--contracts".as_ref(), dir.path().as_os_str()])
+}
+
+#[test]
+fn unbindable_variable_is_exit_2_with_file_and_line() {
+    let (code, err) = contract(
+        "vars:\n  category_text: e\ncases:\n  - id: a\n    level: must\n    steps:\n      - operationId: suggestRiskCategories\n        params: { t: \"${categroy_text}\", l: 3 }\n        expect: success\n",
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("bad.yaml:8") && err.contains("categroy_text"),
+        "{err}"
+    );
+    // A captured variable of an earlier step is bindable.
+    let (code, err) = contract(
+        "cases:\n  - id: a\n    level: must\n    steps:\n      - operationId: suggestRiskCategories\n        params: { t: e, l: 3 }\n        expect: success\n        capture: { name: /0/name }\n      - operationId: suggestRiskCategories\n        params: { t: \"${name}\", l: 3 }\n        expect: success\n",
+    );
+    assert_ne!(code, Some(2), "{err}");
+}
+
+#[test]
+fn pointer_to_a_field_the_answer_lacks_is_exit_2_with_file_and_line() {
+    let (code, err) = contract(
+        "cases:\n  - id: a\n    level: must\n    steps:\n      - operationId: exchangeToken\n        body: { grant_type: nope }\n        expect: rejected\n        assert:\n          - { pointer: /eror, equals: invalid_grant }\n",
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("bad.yaml:9") && err.contains("eror"), "{err}");
+    let (code, err) = contract(
+        "cases:\n  - id: a\n    level: must\n    steps:\n      - operationId: suggestRiskCategories\n        params: { t: e, l: 3 }\n        expect: success\n        capture: { n: /*/nmae }\n",
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("bad.yaml:8") && err.contains("nmae"), "{err}");
+}
+
+#[test]
+fn duplicate_case_id_is_exit_2() {
+    let case = "  - id: a\n    level: must\n    steps:\n      - operationId: suggestRiskCategories\n        params: { t: e, l: 3 }\n        expect: success\n";
+    let (code, err) = contract(&format!("cases:\n{case}{case}"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("duplicate case id a"), "{err}");
+}
