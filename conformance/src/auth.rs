@@ -180,25 +180,28 @@ pub async fn credentials(
     embedded: Option<&Embedded>,
     given_token: Option<String>,
 ) -> (OAuth, Option<String>) {
+    // Each setting given (fixtures, command line, environment) wins over the embedded
+    // server's demo client, field by field.
+    let demo = embedded.map(|s| s.demo_client());
     let client = match (
-        &fixtures.client_id,
-        &fixtures.client_secret,
-        &fixtures.redirect_uri,
-        embedded,
+        fixtures
+            .client_id
+            .clone()
+            .or_else(|| demo.as_ref().map(|d| d.client_id.clone())),
+        fixtures
+            .client_secret
+            .clone()
+            .or_else(|| demo.as_ref().map(|d| d.client_secret.clone())),
+        fixtures
+            .redirect_uri
+            .clone()
+            .or_else(|| demo.as_ref().map(|d| d.redirect_uri.clone())),
     ) {
-        (Some(id), Some(secret), Some(redirect), _) => Some(OAuthClient {
-            client_id: id.clone(),
-            client_secret: secret.clone(),
-            redirect_uri: redirect.clone(),
+        (Some(client_id), Some(client_secret), Some(redirect_uri)) => Some(OAuthClient {
+            client_id,
+            client_secret,
+            redirect_uri,
         }),
-        (_, _, _, Some(s)) => {
-            let d = s.demo_client();
-            Some(OAuthClient {
-                client_id: d.client_id,
-                client_secret: d.client_secret,
-                redirect_uri: d.redirect_uri,
-            })
-        }
         _ => None,
     };
     let codes = match (&fixtures.authorize_url, &fixtures.code, embedded) {

@@ -17,6 +17,18 @@ pub struct Args {
     /// Bearer token for the secured operations (never printed).
     #[arg(long, env = "CONFORMANCE_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// OAuth client id (overrides the fixtures' oauth.client_id).
+    #[arg(long, env = "CONFORMANCE_CLIENT_ID")]
+    pub client_id: Option<String>,
+    /// OAuth client secret (overrides the fixtures' oauth.client_secret; never printed).
+    #[arg(long, env = "CONFORMANCE_CLIENT_SECRET", hide_env_values = true)]
+    pub client_secret: Option<String>,
+    /// OAuth redirect URI (overrides the fixtures' oauth.redirect_uri).
+    #[arg(long, env = "CONFORMANCE_REDIRECT_URI")]
+    pub redirect_uri: Option<String>,
+    /// A single-use authorization code (overrides the fixtures' oauth.code; never printed).
+    #[arg(long, env = "CONFORMANCE_AUTH_CODE", hide_env_values = true)]
+    pub auth_code: Option<String>,
     /// YAML file of target data the harness cannot discover (scope names, allow_writes,
     /// oauth.client_id / client_secret / redirect_uri / code / authorize_url).
     #[arg(long)]

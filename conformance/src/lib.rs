@@ -145,6 +145,22 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         (None, Some(_)) => Fixtures::parse(REFERENCE_FIXTURES).map_err(HarnessError::Config)?,
         (None, None) => Fixtures::default(),
     };
+    let mut fixtures = fixtures;
+    // The command line and the environment override the fixtures' OAuth settings.
+    for (given, slot) in [
+        (&args.client_id, &mut fixtures.client_id),
+        (&args.client_secret, &mut fixtures.client_secret),
+        (&args.redirect_uri, &mut fixtures.redirect_uri),
+        (&args.auth_code, &mut fixtures.code),
+    ] {
+        if let Some(v) = given {
+            *slot = Some(v.clone());
+        }
+    }
+    if args.auth_code.is_some() {
+        // A code given explicitly is used rather than one the authorize step would fetch.
+        fixtures.authorize_url = None;
+    }
     let transport = Transport::new(args.timeout)
         .map_err(HarnessError::Io)?
         .with_wait_budget(args.max_wait);
@@ -172,6 +188,9 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     }
     if let Some(code) = &fixtures.code {
         secrets.add(code, "$CODE");
+    }
+    if let Some(s) = &fixtures.client_secret {
+        secrets.add(s, "$CLIENT_SECRET");
     }
     if let Some(c) = &client {
         secrets.add(&c.client_secret, "$CLIENT_SECRET");

@@ -368,3 +368,42 @@ fn duplicate_case_id_is_exit_2() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("duplicate case id a"), "{err}");
 }
+
+/// OAuth settings come from the environment too, override the fixtures, and are never
+/// printed: the terminal, the JSON report and the record hold neither value.
+#[test]
+fn oauth_secrets_from_the_environment_override_fixtures_and_never_print() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, rec) = (dir.path().join("r.json"), dir.path().join("rec.json"));
+    let go = |var: &str, value: &str| {
+        let out = bin()
+            .env(var, value)
+            .args(["--quiet", "--operation", "exchangeToken", "--json"])
+            .arg(&json)
+            .arg("--record")
+            .arg(&rec)
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+            std::fs::read_to_string(&json).unwrap(),
+            std::fs::read_to_string(&rec).unwrap()
+        );
+        assert!(!text.contains(value), "{var} leaked");
+        (out.status.code(), text)
+    };
+    // The reference server refuses the wrong secret: the override took effect.
+    let (code, text) = go("CONFORMANCE_CLIENT_SECRET", "wrong-secret-zz9");
+    assert_eq!(code, Some(1), "{text}");
+    // A given code replaces the authorize step: one exchange uses it, the rest skip.
+    let (_, text) = go("CONFORMANCE_AUTH_CODE", "code-zz9-secret");
+    assert!(text.contains("single-use and was already used"), "{text}");
+    let help = bin().arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("CONFORMANCE_CLIENT_SECRET") && help.contains("CONFORMANCE_AUTH_CODE"),
+        "{help}"
+    );
+}
