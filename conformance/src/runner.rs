@@ -278,13 +278,13 @@ pub async fn run_case(ctx: &Context, index: usize, case: &Case, vars: &Vars) -> 
         let stop = resp.is_none();
         if case.check == ALTERNATE_ENCODINGS {
             let ok = resp.is_some() && results.iter().all(|r| r.verdict != Verdict::Failed);
-            step_ok.push((
+            let failed = results.iter().find(|r| r.verdict == Verdict::Failed);
+            step_ok.push(StepVerdict {
                 ok,
-                results
-                    .iter()
-                    .find(|r| r.verdict == Verdict::Failed)
-                    .map(|r| r.message.clone()),
-            ));
+                why: failed.map(|r| r.message.clone()),
+                got: failed.and_then(|r| r.got.clone()),
+                curl: failed.and_then(|r| r.curl.clone()),
+            });
             report.results.extend(results.into_iter().filter(|r| {
                 r.check != ALTERNATE_ENCODINGS
                     && !r.check.starts_with("items_")
@@ -306,6 +306,14 @@ pub async fn run_case(ctx: &Context, index: usize, case: &Case, vars: &Vars) -> 
     report
 }
 
+/// How one step of an encodings case went, with what came back when it failed.
+struct StepVerdict {
+    ok: bool,
+    why: Option<String>,
+    got: Option<Got>,
+    curl: Option<String>,
+}
+
 /// Judges a list parameter sent in each encoding. The interface document leaves the wire
 /// encoding open, so answering one of them correctly is the MUST and answering the declared
 /// one is a SHOULD (DECISIONS row 6, the spec's `x-alternate-encodings`); which ones the
@@ -314,7 +322,7 @@ fn judge_encodings(
     ctx: &Context,
     case: &Case,
     index: usize,
-    step_ok: &[(bool, Option<String>)],
+    step_ok: &[StepVerdict],
 ) -> Vec<CheckResult> {
     let param = ctx
         .spec
@@ -325,7 +333,8 @@ fn judge_encodings(
         .steps
         .iter()
         .zip(step_ok)
-        .map(|(s, (ok, why))| {
+        .map(|(s, v)| {
+            let (ok, why) = (&v.ok, &v.why);
             let shape = if s.request.explode == Some(false) {
                 format!("form, explode=false ({param}=A,B)")
             } else {
@@ -343,29 +352,39 @@ fn judge_encodings(
         })
         .collect();
     let summary = accepted.join("; ");
-    let mk = |level: Level, ok: bool, expected: &str| CheckResult {
-        case_index: index,
-        step: 0,
-        case: case.id.clone(),
-        operation: case.operation.clone(),
-        check: ALTERNATE_ENCODINGS.into(),
-        level,
-        verdict: if ok { Verdict::Passed } else { Verdict::Failed },
-        message: summary.clone(),
-        expected: expected.into(),
-        got: None,
-        curl: None,
+    // A failure shows the answer and the curl line of `step` (the first step that failed
+    // among those the verdict is about).
+    let mk = |level: Level, ok: bool, expected: &str, step: Option<usize>| {
+        let shown = step
+            .filter(|_| !ok)
+            .and_then(|i| step_ok.get(i).map(|v| (i, v)));
+        CheckResult {
+            case_index: index,
+            step: shown.map_or(0, |(i, _)| i),
+            case: case.id.clone(),
+            operation: case.operation.clone(),
+            check: ALTERNATE_ENCODINGS.into(),
+            level,
+            verdict: if ok { Verdict::Passed } else { Verdict::Failed },
+            message: summary.clone(),
+            expected: expected.into(),
+            got: shown.and_then(|(_, v)| v.got.clone()),
+            curl: shown.and_then(|(_, v)| v.curl.clone()),
+        }
     };
+    let first_failed = step_ok.iter().position(|v| !v.ok);
     vec![
         mk(
             Level::Must,
-            step_ok.iter().any(|(ok, _)| *ok),
+            step_ok.iter().any(|v| v.ok),
             "one of the list encodings answered correctly",
+            first_failed,
         ),
         mk(
             Level::Should,
-            step_ok.first().is_some_and(|(ok, _)| *ok),
+            step_ok.first().is_some_and(|v| v.ok),
             "the declared encoding answered correctly",
+            Some(0),
         ),
     ]
 }

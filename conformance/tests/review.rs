@@ -407,3 +407,31 @@ fn oauth_secrets_from_the_environment_override_fixtures_and_never_print() {
         "{help}"
     );
 }
+
+/// Failures of `alternate_encodings` show what came back and a curl line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alternate_encodings_failures_carry_the_answer_and_a_curl_line() {
+    let mut a = Args::defaults();
+    a.base_url = None;
+    a.token = None;
+    a.quiet = true;
+    a.operation = vec!["findExchangeScopes".into()];
+    let faulty = reference_server::Config {
+        faults: vec!["only-first-name".parse().unwrap()],
+        ..Default::default()
+    };
+    let out = execute(&a, faulty).await.unwrap();
+    let failed: Vec<_> = out
+        .results
+        .iter()
+        .filter(|r| r.check == "alternate_encodings" && r.verdict == Verdict::Failed)
+        .collect();
+    assert!(!failed.is_empty(), "{}", out.summary);
+    for r in failed {
+        assert!(r.got.as_ref().is_some_and(|g| g.status.is_some()), "{r:?}");
+        assert!(
+            r.curl.as_deref().is_some_and(|c| c.starts_with("curl ")),
+            "{r:?}"
+        );
+    }
+}
