@@ -435,3 +435,28 @@ async fn alternate_encodings_failures_carry_the_answer_and_a_curl_line() {
         );
     }
 }
+
+/// Every JUnit test case name is unique in a clean run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn junit_test_case_names_are_unique() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.xml");
+    let mut a = Args::defaults();
+    a.base_url = None;
+    a.token = None;
+    a.quiet = true;
+    a.junit = Some(path.clone());
+    let out = execute(&a, Default::default()).await.unwrap();
+    assert_eq!(out.exit_code, 0);
+    let xml = std::fs::read_to_string(path).unwrap();
+    let mut names: Vec<&str> = xml
+        .split("<testcase name=\"")
+        .skip(1)
+        .filter_map(|t| t.split('"').next())
+        .collect();
+    let total = names.len();
+    assert!(total > 300);
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), total, "duplicate JUnit test case names");
+}

@@ -14,6 +14,9 @@ pub fn render(results: &[CheckResult], strict: bool) -> Result<String, String> {
         suites.entry(r.operation.as_str()).or_default().push(r);
     }
     let mut report = Report::new("conformance");
+    // A rule may be judged more than once on one answer (e.g. `fields_equal` per field
+    // group): the second and later results of a name get ` [2]`, ` [3]`, … in result order.
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     for (op, rs) in suites {
         let mut suite = TestSuite::new(op);
         for r in rs {
@@ -37,6 +40,13 @@ pub fn render(results: &[CheckResult], strict: bool) -> Result<String, String> {
                 format!("{} #{} :: {}", r.case, r.step, r.check)
             } else {
                 format!("{} :: {}", r.case, r.check)
+            };
+            let n = seen.entry(name.clone()).or_default();
+            *n += 1;
+            let name = if *n > 1 {
+                format!("{name} [{n}]")
+            } else {
+                name
             };
             let mut tc = TestCase::new(name, status);
             tc.set_classname(format!("{}.{}", r.operation, r.check));
