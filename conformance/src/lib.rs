@@ -125,8 +125,14 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     };
     let base_url = match (&args.base_url, &embedded) {
         (Some(u), _) => {
-            reqwest::Url::parse(u)
+            let parsed = reqwest::Url::parse(u)
                 .map_err(|e| HarnessError::Config(format!("--base-url {u}: {e}")))?;
+            if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+                return Err(HarnessError::Config(format!(
+                    "--base-url {u}: must be an http:// or https:// URL with a host (got scheme `{}`)",
+                    parsed.scheme()
+                )));
+            }
             u.trim_end_matches('/').to_string()
         }
         (None, Some(s)) => s.base_url(),

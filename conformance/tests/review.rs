@@ -460,3 +460,13 @@ async fn junit_test_case_names_are_unique() {
     names.dedup();
     assert_eq!(names.len(), total, "duplicate JUnit test case names");
 }
+
+/// A base URL that is not http(s) is a usage error, not a run of transport failures.
+#[test]
+fn non_http_base_url_is_exit_2() {
+    for url in ["ftp://127.0.0.1/v1", "file:///tmp/v1", "127.0.0.1:8080/v1"] {
+        let (code, err) = run(&["--base-url".as_ref(), url.as_ref()]);
+        assert_eq!(code, Some(2), "{url}: {err}");
+        assert!(err.contains("--base-url"), "{url}: {err}");
+    }
+}
