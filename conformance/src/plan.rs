@@ -145,6 +145,22 @@ fn request(
     }
 }
 
+/// The base request of an operation with a body sent as these bytes and this media type.
+fn raw_body_request(
+    op: &Operation,
+    base: &Base,
+    content_type: &str,
+    text: String,
+) -> RequestTemplate {
+    RequestTemplate {
+        body: Some(BodyTemplate::Raw {
+            content_type: content_type.into(),
+            text,
+        }),
+        ..request(op, base.params.clone(), None, AuthMode::Token)
+    }
+}
+
 /// How the spec says a request that breaks a schema constraint is answered.
 fn malformed(op: &Operation) -> Expect {
     Expect::Rejected {
@@ -441,18 +457,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
         check: "negative_data_rejection".into(),
         level: Level::Must,
         steps: vec![Step {
-            request: RequestTemplate {
-                op: op.id.clone(),
-                params: base.params.clone(),
-                body: Some(BodyTemplate::Raw {
-                    content_type: "application/json".into(),
-                    text: "{\"unterminated\": ".into(),
-                }),
-                auth: AuthMode::Token,
-                explode: None,
-                method: None,
-                path: None,
-            },
+            request: raw_body_request(op, base, "application/json", "{\"unterminated\": ".into()),
             expect: malformed(op),
             capture: Vec::new(),
             asserts: Vec::new(),
@@ -472,18 +477,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
     if let Some(resp) = op.response(413).filter(|r| r.status == "413") {
         let mut text = Value::Object(body.clone()).to_string();
         text.push_str(&" ".repeat(PAYLOAD_PADDING));
-        let request = RequestTemplate {
-            op: op.id.clone(),
-            params: base.params.clone(),
-            body: Some(BodyTemplate::Raw {
-                content_type: "application/json".into(),
-                text,
-            }),
-            auth: AuthMode::Token,
-            explode: None,
-            method: None,
-            path: None,
-        };
+        let request = raw_body_request(op, base, "application/json", text);
         let expect = Expect::Rejected {
             status: Some((413, resp.level)),
             body: None,
@@ -500,18 +494,12 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
     if let Some(resp) = op.response(415).filter(|r| r.status == "415")
         && !decl.content_types.iter().any(|(m, _)| m == "text/plain")
     {
-        let request = RequestTemplate {
-            op: op.id.clone(),
-            params: base.params.clone(),
-            body: Some(BodyTemplate::Raw {
-                content_type: "text/plain".into(),
-                text: "conformance: not a declared media type".into(),
-            }),
-            auth: AuthMode::Token,
-            explode: None,
-            method: None,
-            path: None,
-        };
+        let request = raw_body_request(
+            op,
+            base,
+            "text/plain",
+            "conformance: not a declared media type".into(),
+        );
         let expect = Expect::Rejected {
             status: Some((415, resp.level)),
             body: None,
