@@ -116,6 +116,8 @@ pub enum TransportError {
 #[derive(Clone)]
 pub struct Transport {
     client: reqwest::Client,
+    /// Keeps no idle connection, so every request it sends opens a new one.
+    fresh: reqwest::Client,
     timeout: Duration,
     max_body: usize,
     /// What is left of the run's wait budget, shared by every clone and every request.
@@ -125,14 +127,17 @@ pub struct Transport {
 impl Transport {
     /// A client that follows no redirects (a redirect is an answer to judge, not to chase).
     pub fn new(timeout: Duration) -> Result<Transport, String> {
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(timeout)
-            .pool_max_idle_per_host(32)
-            .build()
-            .map_err(|e| format!("cannot build HTTP client: {e}"))?;
+        let build = |idle: usize| {
+            reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .connect_timeout(timeout)
+                .pool_max_idle_per_host(idle)
+                .build()
+                .map_err(|e| format!("cannot build HTTP client: {e}"))
+        };
         Ok(Transport {
-            client,
+            client: build(32)?,
+            fresh: build(0)?,
             timeout,
             max_body: MAX_BODY,
             budget: Arc::new(Mutex::new(DEFAULT_WAIT_BUDGET)),
@@ -209,10 +214,31 @@ impl Transport {
         }
     }
 
+    /// One exchange, kept free of a race that belongs to no one: a server may close an
+    /// idle keep-alive connection just as the client reuses it, and the request is lost
+    /// with "connection closed before message completed". So a request that is not
+    /// idempotent (RFC 9110 §9.2.2) always goes on a new connection, and an idempotent one
+    /// that fails before any answer arrives is sent once more on a new connection, as Go's
+    /// and browsers' clients do. A target that drops connections fails both times.
     async fn send_once(&self, req: &Request) -> Result<Response, TransportError> {
+        if !req.method.is_idempotent() {
+            return self.exchange(&self.fresh, req).await.map_err(Into::into);
+        }
+        match self.exchange(&self.client, req).await {
+            Err(Exchange::BeforeAnswer(_)) => self.exchange(&self.fresh, req).await,
+            other => other,
+        }
+        .map_err(TransportError::from)
+    }
+
+    async fn exchange(
+        &self,
+        client: &reqwest::Client,
+        req: &Request,
+    ) -> Result<Response, Exchange> {
         let started = Instant::now();
         let work = async {
-            let mut builder = self.client.request(req.method.clone(), req.url.clone());
+            let mut builder = client.request(req.method.clone(), req.url.clone());
             for (k, v) in &req.headers {
                 builder = builder.header(k, v);
             }
@@ -222,7 +248,7 @@ impl Transport {
             let mut resp = builder
                 .send()
                 .await
-                .map_err(|e| TransportError::Connection(describe(&e)))?;
+                .map_err(|e| Exchange::BeforeAnswer(describe(&e)))?;
             let status = resp.status().as_u16();
             let headers: Vec<(String, String)> = resp
                 .headers()
@@ -238,7 +264,7 @@ impl Transport {
                 .content_length()
                 .is_some_and(|n| n > self.max_body as u64)
             {
-                return Err(TransportError::BodyTooLarge(self.max_body));
+                return Err(TransportError::BodyTooLarge(self.max_body).into());
             }
             let mut body = Vec::new();
             while let Some(chunk) = resp
@@ -247,7 +273,7 @@ impl Transport {
                 .map_err(|e| TransportError::Connection(describe(&e)))?
             {
                 if body.len() + chunk.len() > self.max_body {
-                    return Err(TransportError::BodyTooLarge(self.max_body));
+                    return Err(TransportError::BodyTooLarge(self.max_body).into());
                 }
                 body.extend_from_slice(&chunk);
             }
@@ -263,7 +289,28 @@ impl Transport {
         };
         match tokio::time::timeout(self.timeout, work).await {
             Ok(r) => r,
-            Err(_) => Err(TransportError::Timeout(self.timeout)),
+            Err(_) => Err(TransportError::Timeout(self.timeout).into()),
+        }
+    }
+}
+
+/// How one exchange failed: before any answer (the only case worth resending) or later.
+enum Exchange {
+    BeforeAnswer(String),
+    Later(TransportError),
+}
+
+impl From<TransportError> for Exchange {
+    fn from(e: TransportError) -> Exchange {
+        Exchange::Later(e)
+    }
+}
+
+impl From<Exchange> for TransportError {
+    fn from(e: Exchange) -> TransportError {
+        match e {
+            Exchange::BeforeAnswer(why) => TransportError::Connection(why),
+            Exchange::Later(e) => e,
         }
     }
 }

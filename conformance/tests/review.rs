@@ -59,8 +59,11 @@ async fn read_request(s: &mut TcpStream) -> Option<(String, Vec<u8>)> {
 async fn utf16_proxy(upstream: String) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
+    // No pooling upstream: the proxy answers each connection once and must not lose a
+    // request to a keep-alive race of its own.
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
+        .pool_max_idle_per_host(0)
         .build()
         .unwrap();
     tokio::spawn(async move {

@@ -320,3 +320,46 @@ async fn body_cap_and_timeout_are_errors() {
         TransportError::Timeout(_)
     ));
 }
+
+/// A target that answers the first request of every connection (promising keep-alive)
+/// and closes the connection, unanswered, when a second request arrives on it: the
+/// race of a server closing an idle connection just as the client reuses it. No request
+/// may be lost to it; a target that drops every request still fails.
+#[tokio::test]
+async fn a_closed_keep_alive_connection_loses_no_request() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let connections = Arc::new(AtomicUsize::new(0));
+    let counted = connections.clone();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            counted.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                if read_request(&mut s).await.is_empty() {
+                    return;
+                }
+                let ok = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\n{}";
+                let _ = s.write_all(ok.as_bytes()).await;
+                let _ = read_request(&mut s).await;
+            });
+        }
+    });
+    let t = Transport::new(Duration::from_secs(5)).unwrap();
+    for round in 0..5 {
+        let r = t.send(&get(addr, "/v1/x")).await;
+        assert_eq!(r.map(|r| r.status), Ok(200), "GET, round {round}");
+        let mut post = get(addr, "/v1/y");
+        post.method = reqwest::Method::POST;
+        post.body = Some(("application/json".into(), b"{}".to_vec()));
+        let r = t.send(&post).await;
+        assert_eq!(r.map(|r| r.status), Ok(200), "POST, round {round}");
+    }
+    // Every POST had a connection of its own; every GET but the first was resent.
+    assert!(connections.load(Ordering::SeqCst) >= 10);
+
+    let addr = spawn_hostile(Hostile::Drop).await;
+    assert!(matches!(
+        t.send(&get(addr, "/")).await.unwrap_err(),
+        TransportError::Connection(_)
+    ));
+}

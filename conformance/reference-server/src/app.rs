@@ -17,6 +17,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use crate::error::ApiError;
 use crate::handlers::{contact, lookups, oauth};
 use crate::state::AppState;
+use crate::unread_body;
 
 /// Builds the application.
 pub(crate) fn router(state: Arc<AppState>) -> Router {
@@ -36,6 +37,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/oauth/authorize", get(oauth::authorize))
         .fallback(not_found)
         .with_state(state)
+        .layer(middleware::from_fn(unread_body::close_when_unread))
         .layer(middleware::from_fn(log_and_complete))
         .layer(CatchPanicLayer::custom(panic_response))
 }

@@ -31,6 +31,7 @@ mod request;
 mod secret;
 mod state;
 mod tokens;
+mod unread_body;
 mod validate;
 
 use std::fmt;

@@ -238,3 +238,52 @@ async fn chunked_post(addr: &std::net::SocketAddr, path: &str, token: &str, body
         .unwrap_or("")
         .to_string()
 }
+
+/// An answer given before the request body was read says `Connection: close`, so a
+/// pooling client never sends its next request down a connection hyper is closing; a
+/// body that was read keeps the connection alive.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unread_bodies_close_the_connection_and_pooled_clients_never_lose_a_request() {
+    let (server, _client) = start().await;
+    let token = server.issue_token();
+    let base = server.base_url();
+    let pooled = raw();
+    let big = format!(
+        r#"{{"firstName":"{}"}}"#,
+        "x".repeat(reference_server::MAX_BODY)
+    );
+    for round in 0..200 {
+        let resp = pooled
+            .post(format!("{base}/{UPDATE}"))
+            .bearer_auth(&token)
+            .header("content-type", "application/json")
+            .body(big.clone())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 413, "round {round}");
+        assert_eq!(resp.headers()["connection"], "close", "round {round}");
+        let resp = pooled
+            .get(format!("{base}/{}", SECURED_GETS[0]))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("round {round}: the request after a 413 was lost: {e:?}"));
+        assert_eq!(resp.status(), 200, "round {round}");
+    }
+    let resp = pooled
+        .post(format!("{base}/{UPDATE}"))
+        .bearer_auth(&token)
+        .header("content-type", "application/json")
+        .body(BODY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert!(
+        resp.headers()
+            .get("connection")
+            .is_none_or(|v| v != "close")
+    );
+    server.shutdown().await;
+}
