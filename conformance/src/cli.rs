@@ -68,12 +68,13 @@ pub struct Args {
     /// Re-send the exchanges of a `--record` file to the target and report differences.
     #[arg(long)]
     pub replay: Option<PathBuf>,
-    /// The OpenAPI document.
-    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/openapi.yaml"))]
-    pub spec: PathBuf,
-    /// Directory of contract files.
-    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/contracts"))]
-    pub contracts: PathBuf,
+    /// The OpenAPI document [default: spec/openapi.yaml, built into the binary].
+    #[arg(long, value_name = "FILE")]
+    pub spec: Option<PathBuf>,
+    /// Directory of contract files [default: conformance/contracts/*.yaml, built into the
+    /// binary].
+    #[arg(long, value_name = "DIR")]
+    pub contracts: Option<PathBuf>,
     /// No progress bar and no live failure lines (the summary is still printed).
     #[arg(long)]
     pub quiet: bool,

@@ -224,11 +224,28 @@ impl Contracts {
             .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
             .collect();
         files.sort();
-        let mut all = Contracts::default();
+        let mut texts = Vec::with_capacity(files.len());
         for f in files {
             let text = std::fs::read_to_string(&f)
                 .map_err(|e| HarnessError::Config(format!("cannot read {}: {e}", f.display())))?;
-            all.add_file(&f.display().to_string(), &text, spec)?;
+            texts.push((f.display().to_string(), text));
+        }
+        Contracts::load_texts(texts.iter().map(|(n, t)| (n.as_str(), t.as_str())), spec)
+    }
+
+    /// Loads the contract files built into the binary ([`crate::builtin::CONTRACTS`]).
+    pub fn load_builtin(spec: &Spec) -> Result<Contracts, HarnessError> {
+        Contracts::load_texts(crate::builtin::CONTRACTS.iter().copied(), spec)
+    }
+
+    /// Loads named file texts in the order given.
+    fn load_texts<'a>(
+        files: impl IntoIterator<Item = (&'a str, &'a str)>,
+        spec: &Spec,
+    ) -> Result<Contracts, HarnessError> {
+        let mut all = Contracts::default();
+        for (name, text) in files {
+            all.add_file(name, text, spec)?;
         }
         all.check_references()?;
         Ok(all)

@@ -9,6 +9,7 @@
 //! reference server in-process and runs against it.
 
 pub mod auth;
+pub mod builtin;
 pub mod case;
 pub mod checks;
 pub mod cli;
@@ -106,9 +107,15 @@ pub fn main_with(args: Args) -> u8 {
 /// Runs against `args.base_url`, or against a reference server started with `server`
 /// when no URL is given (tests pass faults this way), and writes the requested reports.
 pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outcome, HarnessError> {
-    let spec = Spec::load(&args.spec)?;
+    let spec = match &args.spec {
+        Some(path) => Spec::load(path)?,
+        None => Spec::load_builtin()?,
+    };
     let validators = Validators::compile(&spec).map_err(HarnessError::Spec)?;
-    let contracts = Contracts::load_dir(&args.contracts, &spec)?;
+    let contracts = match &args.contracts {
+        Some(dir) => Contracts::load_dir(dir, &spec)?,
+        None => Contracts::load_builtin(&spec)?,
+    };
     check_filters(args, &spec, &contracts)?;
     if args.workers == 0 || args.workers > 256 {
         return Err(HarnessError::Config(

@@ -382,6 +382,12 @@ impl Spec {
         Spec::parse(&text).map_err(|e| HarnessError::Spec(format!("{}: {e}", path.display())))
     }
 
+    /// Parses the spec built into the binary ([`crate::builtin::SPEC`]).
+    pub fn load_builtin() -> Result<Spec, HarnessError> {
+        let (name, text) = crate::builtin::SPEC;
+        Spec::parse(text).map_err(|e| HarnessError::Spec(format!("{name}: {e}")))
+    }
+
     /// Parses spec text (YAML or JSON).
     pub fn parse(text: &str) -> Result<Spec, String> {
         let doc: Value = serde_yaml::from_str(text).map_err(|e| format!("not valid YAML: {e}"))?;
