@@ -60,13 +60,15 @@ fn has_placeholder(s: &str) -> bool {
     PLACEHOLDERS.iter().any(|p| s.contains(p))
 }
 
-/// What a replayed request's secrets are replaced with: this run's credentials and one
+/// What a replayed request's secrets are replaced with: this run's credentials, one
 /// fresh authorization code per recorded case (a case that sends its code twice sends the
-/// same code twice here too).
+/// same code twice here too), and the refresh token this target issued earlier in the
+/// same case (records never hold the recorded target's).
 struct Fill<'a> {
     token: Option<&'a str>,
     client_secret: Option<&'a str>,
     code: Option<String>,
+    refresh_token: Option<&'a str>,
 }
 
 impl Fill<'_> {
@@ -75,6 +77,10 @@ impl Fill<'_> {
         if matches!(v, "<redacted>" | "$CODE" | "$CLIENT_SECRET") {
             let fresh = match (name, v) {
                 (Some("client_secret"), _) | (_, "$CLIENT_SECRET") => self.client_secret,
+                (Some("refresh_token"), "<redacted>") => self.refresh_token,
+                // A code sent again later in its case (`oauth.last_code`) is recorded
+                // redacted; it is the case's code.
+                (Some("code"), "<redacted>") => self.code.as_deref(),
                 (_, "$CODE") => self.code.as_deref(),
                 _ => None,
             };
@@ -223,6 +229,8 @@ pub async fn replay(
 ) -> Vec<CheckResult> {
     let mut out = Vec::new();
     let mut codes: HashMap<String, Option<String>> = HashMap::new();
+    // The latest refresh token this target issued, per case.
+    let mut refresh_tokens: HashMap<String, String> = HashMap::new();
     for (i, ex) in exchanges.iter().enumerate() {
         let mut result = CheckResult {
             case_index: i,
@@ -244,16 +252,16 @@ pub async fn replay(
             token,
             client_secret: oauth.client.as_ref().map(|c| c.client_secret.as_str()),
             code: None,
+            refresh_token: refresh_tokens.get(&ex.case).map(String::as_str),
         };
         if let Some((ct, b)) = &ex.body
             && needs_code(ct, b)
+            && !codes.contains_key(&ex.case)
         {
-            if !codes.contains_key(&ex.case) {
-                let code = oauth.fresh_code(transport).await.ok();
-                codes.insert(ex.case.clone(), code);
-            }
-            fill.code = codes.get(&ex.case).cloned().flatten();
+            let code = oauth.fresh_code(transport).await.ok();
+            codes.insert(ex.case.clone(), code);
         }
+        fill.code = codes.get(&ex.case).cloned().flatten();
         let url = match Url::parse(&format!("{}{}", base_url.trim_end_matches('/'), ex.path)) {
             Ok(u) => u,
             Err(e) => {
@@ -309,7 +317,18 @@ pub async fn replay(
         if let Some(c) = &fill.code {
             curl = curl.replace(c.as_str(), "$CODE");
         }
-        let diff = match transport.send(&req).await {
+        let answer = transport.send(&req).await;
+        if let Ok(resp) = &answer
+            && let Some(issued) = resp
+                .json
+                .as_ref()
+                .and_then(|j| j.get("refresh_token"))
+                .and_then(Value::as_str)
+                .filter(|t| !t.is_empty())
+        {
+            refresh_tokens.insert(ex.case.clone(), issued.to_string());
+        }
+        let diff = match answer {
             Err(e) => {
                 result.got = Some(Got {
                     status: None,

@@ -240,6 +240,27 @@ async fn replay_against_a_fresh_reference_server_is_clean() {
         .find(|r| r.case.ends_with("form-encoded-body"))
         .expect("the form-encoded exchange is replayed");
     assert_eq!(form.verdict, Verdict::Passed, "{}", form.message);
+    // The refresh grant sends the refresh token this target issued in the same case.
+    let refresh: Vec<_> = again
+        .results
+        .iter()
+        .filter(|r| r.case.ends_with("refresh-token-grant"))
+        .collect();
+    assert!(refresh.len() >= 2, "the refresh sequence is replayed");
+    for r in refresh {
+        assert_eq!(
+            r.verdict,
+            Verdict::Passed,
+            "step {:?}: {}",
+            r.step,
+            r.message
+        );
+    }
+    assert!(
+        !again.summary.contains("cannot fill in"),
+        "a replayed exchange was skipped: {}",
+        again.summary
+    );
 }
 
 /// A replayed difference names where the bodies differ and carries a curl line.
