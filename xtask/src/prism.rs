@@ -275,7 +275,10 @@ fn start(exe: &Path, dynamic: bool) -> Result<Prism, String> {
         }
         std::thread::sleep(Duration::from_millis(200));
     }
-    Err("Prism did not listen within 60 s (see target/tools/prism-*.log)".into())
+    Err(format!(
+        "Prism did not listen within 60 s (see {}/prism-*.log)",
+        tools_dir().display()
+    ))
 }
 
 fn run_inner(args: &Args) -> Result<bool, String> {

@@ -13,9 +13,17 @@ pub fn project_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Where installed tools live; inside `target/` so `cargo clean` removes them.
+/// Where installed tools live: `tools/` inside cargo's target directory (`target/`, or
+/// `CARGO_TARGET_DIR`, which cargo reads relative to the working directory), so that
+/// `cargo clean` removes them and a checkout with its own target directory has its own.
 pub fn tools_dir() -> PathBuf {
-    project_root().join("target").join("tools")
+    let target = match std::env::var_os("CARGO_TARGET_DIR").filter(|t| !t.is_empty()) {
+        Some(t) => std::env::current_dir()
+            .map(|cwd| cwd.join(&t))
+            .unwrap_or_else(|_| PathBuf::from(t)),
+        None => project_root().join("target"),
+    };
+    target.join("tools")
 }
 
 /// Runs a command, naming it in the error when it cannot start or fails.
