@@ -20,6 +20,7 @@ struct Uses {
     text: bool,
     unexpected: bool,
     path: bool,
+    joined_query: bool,
     auth: bool,
 }
 
@@ -386,10 +387,8 @@ fn add_param(p: &Param) -> TokenStream {
         (ParamLocation::Query, Ty::Vec(_), ListEncoding::Repeat) => quote! {
             request = request.query(&#value.iter().map(|item| (#wire, item)).collect::<Vec<_>>());
         },
-        (ParamLocation::Query, Ty::Vec(_), ListEncoding::Join(sep)) => quote! {
-            let joined = #value.iter().map(ToString::to_string).collect::<Vec<_>>().join(#sep);
-            request = request.query(&[(#wire, joined)]);
-        },
+        // Appended to the URL before the request is built: see `add_joined_query`.
+        (ParamLocation::Query, Ty::Vec(_), ListEncoding::Join(_)) => return TokenStream::new(),
         (ParamLocation::Query, _, _) => quote! {
             request = request.query(&[(#wire, #value)]);
         },
@@ -407,6 +406,35 @@ fn add_param(p: &Param) -> TokenStream {
             request = request.header(#wire, #value.to_string());
         },
         (ParamLocation::Path, _, _) => return TokenStream::new(),
+    };
+    if p.required {
+        quote!({ let value = #name; #put })
+    } else {
+        quote!(if let Some(value) = #name { #put })
+    }
+}
+
+/// Whether a parameter is a query list sent as one joined value (`names=A,B`).
+fn is_joined_query(p: &Param) -> bool {
+    matches!(
+        (&p.location, &p.ty, &p.list),
+        (ParamLocation::Query, Ty::Vec(_), ListEncoding::Join(_))
+    )
+}
+
+/// Statements appending a joined query list to `url`. The separator has to stay literal
+/// while each item is percent-encoded (an item holding a comma stays one item), which
+/// `RequestBuilder::query` cannot do: it would encode the separator too.
+fn add_joined_query(p: &Param) -> TokenStream {
+    let ListEncoding::Join(sep) = &p.list else {
+        return TokenStream::new();
+    };
+    let name = ident(&p.name);
+    let wire = &p.wire;
+    // A space cannot stand in a URL; `spaceDelimited` sends it encoded.
+    let sep = if sep == " " { "%20" } else { sep.as_str() };
+    let put = quote! {
+        push_joined_query(&mut url, #wire, value.iter().map(ToString::to_string), #sep);
     };
     if p.required {
         quote!({ let value = #name; #put })
@@ -554,6 +582,19 @@ fn method(
     let param_checks = op.params.iter().map(check_param);
     let (path_lets, url) = url_expr(op, uses);
     let add_params = op.params.iter().map(add_param);
+    let joined: Vec<TokenStream> = op
+        .params
+        .iter()
+        .filter(|p| is_joined_query(p))
+        .map(add_joined_query)
+        .collect();
+    let url_binding = if joined.is_empty() {
+        quote!(let url = #url;)
+    } else {
+        uses.path = true;
+        uses.joined_query = true;
+        quote!(let mut url = #url; #(#joined)*)
+    };
     let add_body = op.body.as_ref().map(|b| {
         let call = match b.kind {
             BodyKind::Json => quote!(json),
@@ -577,7 +618,10 @@ fn method(
     let ret = success_type(op, models);
     let err = error_enum_name(op);
     let arms = match_arms(op, uses);
-    let mutable = if op.params.iter().any(|p| p.location != ParamLocation::Path)
+    let mutable = if op
+        .params
+        .iter()
+        .any(|p| p.location != ParamLocation::Path && !is_joined_query(p))
         || op.body.is_some()
         || op.auth
     {
@@ -593,7 +637,7 @@ fn method(
             #body_check
             #(#param_checks)*
             #path_lets
-            let url = #url;
+            #url_binding
             let #mutable request = self.http.request(reqwest::Method::#method_const, url);
             #(#add_params)*
             #add_body
@@ -652,6 +696,19 @@ fn helpers(uses: &Uses) -> TokenStream {
                     }
                 }
                 out
+            }
+        });
+    }
+    if uses.joined_query {
+        out.extend(quote! {
+            /// Appends `name=a,b` to the query of `url`: each item percent-encoded, the
+            /// separator literal.
+            fn push_joined_query(url: &mut String, name: &str, items: impl Iterator<Item = String>, sep: &str) {
+                url.push(if url.contains('?') { '&' } else { '?' });
+                url.push_str(&encode_path_segment(name));
+                url.push('=');
+                let items: Vec<String> = items.map(|item| encode_path_segment(&item)).collect();
+                url.push_str(&items.join(sep));
             }
         });
     }

@@ -156,13 +156,45 @@ impl<'a> Lowerer<'a> {
         Ok((schema, push_pointer("/components/schemas", &key)))
     }
 
+    /// Whether a schema admits `null` at its top: `nullable`, a `"null"` type, `null`
+    /// among its enum values, a null branch of `oneOf`/`anyOf`, or a `$ref` (or single
+    /// `allOf`) to a schema that does. `depth` stops a cycle of `$ref`s.
+    fn admits_null(&self, s: &Schema, depth: usize) -> bool {
+        if depth > 32 {
+            return false;
+        }
+        let follow = |x: &Schema| {
+            x.reference.as_ref().is_some_and(|r| {
+                let key = r
+                    .strip_prefix("#/components/schemas/")
+                    .map(|k| k.replace("~1", "/").replace("~0", "~"));
+                key.and_then(|k| self.spec.components.schemas.get(&k))
+                    .is_some_and(|t| self.admits_null(t, depth + 1))
+            })
+        };
+        s.nullable
+            || type_names(s).1
+            || s.enumeration
+                .as_ref()
+                .is_some_and(|e| e.iter().any(Value::is_null))
+            || s.one_of.iter().chain(&s.any_of).any(is_null_schema)
+            || follow(s)
+            || (s.all_of.len() == 1 && self.admits_null(&s.all_of[0], depth + 1))
+    }
+
     /// The Rust type of a schema used in place (field, item, parameter, body), and whether
     /// it admits `null`. Inline objects and enums become types named after `hint`.
     pub(super) fn ty(&mut self, s: &Schema, ptr: &str, hint: &str) -> Result<(Ty, bool), Located> {
         let mut nullable = s.nullable;
         if let Some(r) = &s.reference {
             let key = self.ref_key(r, ptr)?.replace("~1", "/").replace("~0", "~");
-            return Ok((Ty::Named(self.components[&key].clone()), nullable));
+            // A component that admits `null` makes every use of it nullable (3.0's
+            // `nullable: true` or 3.1's `"null"` on the component itself).
+            let target_null = self.admits_null(&self.spec.components.schemas[&key], 0);
+            return Ok((
+                Ty::Named(self.components[&key].clone()),
+                nullable || target_null,
+            ));
         }
         let has_own_shape = s.kind.is_none() && s.properties.is_empty() && s.items.is_none();
         if s.all_of.len() == 1 && has_own_shape {
