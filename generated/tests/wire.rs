@@ -19,20 +19,87 @@ use trading_api::client::{
 use trading_api::models::{OAuthToken, ProductType, TotalBy, UpdateContactInfoName};
 use trading_api::{Client, Constraint, Error};
 
+/// The bearer token [`Recorder::client`] sets, and so the one secured requests must carry.
+const TOKEN: &str = "tok-123";
+
 /// One request as the server saw it.
 #[derive(Debug, Clone)]
 struct Seen {
     method: Method,
     path: String,
     query: Option<String>,
-    authorization: Option<String>,
-    content_type: Option<String>,
+    /// Every header as received: an absent or a repeated header is visible, not just the
+    /// first value of a few chosen ones.
+    headers: HeaderMap,
     body: Bytes,
+}
+
+/// The exact request an operation must send. One value states all of it, so no test can
+/// check the parts it remembered and forget the rest.
+struct Expected<'a> {
+    method: Method,
+    path: &'a str,
+    /// The raw query string as sent (order and encoding included), `None` for no `?` at all.
+    query: Option<&'a str>,
+    /// The token of a secured operation. `None` for `security: []`: no `Authorization` may
+    /// be sent, even though the client holds a token.
+    bearer: Option<&'a str>,
+    /// The JSON body. `None` for a request without one, which then sends no Content-Type.
+    body: Option<Value>,
 }
 
 impl Seen {
     fn json(&self) -> Value {
         serde_json::from_slice(&self.body).expect("request body is JSON")
+    }
+
+    /// Every value of header `name`, in order: empty when absent, several when repeated.
+    fn header(&self, name: &str) -> Vec<&str> {
+        self.headers
+            .get_all(name)
+            .iter()
+            .map(|value| value.to_str().unwrap_or("<non-ascii>"))
+            .collect()
+    }
+
+    /// Asserts this is exactly the `expected` request: method, path, raw query,
+    /// Authorization, Content-Type and body. JSON bodies compare as parsed values, so key
+    /// order and whitespace are free but every key and value, nulls included, is not.
+    /// A failure points at the calling test.
+    #[track_caller]
+    fn assert_is(&self, expected: &Expected) {
+        let what = format!("{} {}", expected.method, expected.path);
+        assert_eq!(self.method, expected.method, "method of {what}");
+        assert_eq!(self.path, expected.path, "path of {what}");
+        assert_eq!(self.query.as_deref(), expected.query, "query of {what}");
+        let authorization = expected.bearer.map(|token| format!("Bearer {token}"));
+        assert_eq!(
+            self.header("authorization"),
+            Vec::from_iter(authorization.as_deref()),
+            "Authorization of {what}"
+        );
+        match &expected.body {
+            Some(body) => {
+                assert_eq!(
+                    self.header("content-type"),
+                    ["application/json"],
+                    "Content-Type of {what}"
+                );
+                assert_eq!(&self.json(), body, "body of {what}");
+            }
+            None => {
+                assert_eq!(
+                    self.header("content-type"),
+                    Vec::<&str>::new(),
+                    "{what} has no body, so no Content-Type"
+                );
+                assert!(
+                    self.body.is_empty(),
+                    "{what} sends no body: {:?}",
+                    self.body
+                );
+            }
+        }
     }
 }
 
@@ -71,18 +138,12 @@ impl Recorder {
             move |method: Method, uri: Uri, headers: HeaderMap, body: Bytes| {
                 let state = state.clone();
                 async move {
-                    let header = |name: &str| {
-                        headers
-                            .get(name)
-                            .map(|v| v.to_str().unwrap_or("<non-ascii>").to_owned())
-                    };
                     let mut shared = state.lock().unwrap();
                     shared.seen.push(Seen {
                         method,
                         path: uri.path().to_owned(),
                         query: uri.query().map(str::to_owned),
-                        authorization: header("authorization"),
-                        content_type: header("content-type"),
+                        headers,
                         body,
                     });
                     let Answer {
@@ -137,7 +198,7 @@ impl Recorder {
 
     fn client(&self) -> Client {
         let client = Client::new(self.base_url.as_str()).unwrap();
-        client.set_bearer_token("tok-123").unwrap();
+        client.set_bearer_token(TOKEN).unwrap();
         client
     }
 }
@@ -190,21 +251,18 @@ async fn exchange_token_sends_json_without_authorization() {
         ..grant("authorization_code")
     };
     let token = client.exchange_token(&request).await.unwrap();
-    let seen = server.only();
-    assert_eq!(seen.method, Method::POST);
-    assert_eq!(seen.path, "/v1/auth/oauthtoken");
-    assert_eq!(seen.query, None);
-    assert_eq!(
-        seen.authorization, None,
-        "the token exchange carries no Authorization"
-    );
-    assert_eq!(seen.content_type.as_deref(), Some("application/json"));
-    assert_eq!(
-        seen.json(),
-        json!({"grant_type": "authorization_code", "code": "the-code",
-               "redirect_uri": "http://127.0.0.1:3000/callback", "client_id": "demo-client",
-               "client_secret": "s3cret"})
-    );
+    server.only().assert_is(&Expected {
+        method: Method::POST,
+        path: "/v1/auth/oauthtoken",
+        query: None,
+        // `security: []`: the token the client holds must stay off this request.
+        bearer: None,
+        body: Some(json!({
+            "grant_type": "authorization_code", "code": "the-code",
+            "redirect_uri": "http://127.0.0.1:3000/callback", "client_id": "demo-client",
+            "client_secret": "s3cret"
+        })),
+    });
     assert_eq!(token.access_token.as_deref(), Some("AT"));
     assert_eq!(token.expires_in, Some(5400));
     assert_eq!(token.error.as_deref(), Some(""));
@@ -238,14 +296,15 @@ async fn update_contact_info_name_sends_bearer_and_body() {
         phone: "+44".into(),
     };
     let answer = client.update_contact_info_name(&body).await.unwrap();
-    let seen = server.only();
-    assert_eq!(seen.method, Method::POST);
-    assert_eq!(seen.path, "/v1/contactInfo/updatecontactinfoname");
-    assert_eq!(seen.authorization.as_deref(), Some("Bearer tok-123"));
-    assert_eq!(
-        seen.json(),
-        json!({"firstName": "Ada", "lastName": "Lovelace", "country": "GB", "phone": "+44"})
-    );
+    server.only().assert_is(&Expected {
+        method: Method::POST,
+        path: "/v1/contactInfo/updatecontactinfoname",
+        query: None,
+        bearer: Some(TOKEN),
+        body: Some(
+            json!({"firstName": "Ada", "lastName": "Lovelace", "country": "GB", "phone": "+44"}),
+        ),
+    });
     let info = answer.contact_info.unwrap();
     assert_eq!(
         (info.user_id, info.street_address1.as_str()),
@@ -342,12 +401,13 @@ async fn list_category_position_limits_keeps_unknown_enum_values() {
         json!([limit_json("Contract"), limit_json("PerMoonPhase")]).to_string(),
     );
     let limits = client.list_category_position_limits(1).await.unwrap();
-    let seen = server.only();
-    assert_eq!(seen.method, Method::GET);
-    assert_eq!(seen.path, "/v1/categoryPositionLimit/deps");
-    assert_eq!(seen.query.as_deref(), Some("masterid=1"));
-    assert_eq!(seen.authorization.as_deref(), Some("Bearer tok-123"));
-    assert!(seen.body.is_empty());
+    server.only().assert_is(&Expected {
+        method: Method::GET,
+        path: "/v1/categoryPositionLimit/deps",
+        query: Some("masterid=1"),
+        bearer: Some(TOKEN),
+        body: None,
+    });
     assert_eq!(limits.len(), 2);
     assert_eq!(limits[0].total_by, TotalBy::Contract);
     assert_eq!(limits[0].product_type, Some(ProductType::Futures));
@@ -365,12 +425,13 @@ async fn get_category_position_limit_sends_the_id() {
     let client = server.client();
     server.answer(200, limit_json("Overall").to_string());
     let limit = client.get_category_position_limit(11).await.unwrap();
-    let seen = server.only();
-    assert_eq!(
-        (seen.method, seen.path.as_str()),
-        (Method::GET, "/v1/categoryPositionLimit/item")
-    );
-    assert_eq!(seen.query.as_deref(), Some("id=11"));
+    server.only().assert_is(&Expected {
+        method: Method::GET,
+        path: "/v1/categoryPositionLimit/item",
+        query: Some("id=11"),
+        bearer: Some(TOKEN),
+        body: None,
+    });
     assert_eq!(limit.id, Some(11));
     assert_eq!(limit.total_by, TotalBy::Overall);
 }
@@ -387,12 +448,14 @@ async fn find_exchange_scopes_repeats_the_name() {
         .find_exchange_scopes(&["CME", "CBOT", "a b&c"])
         .await
         .unwrap();
-    let seen = server.only();
-    assert_eq!(seen.path, "/v1/marketDataSubscriptionExchangeScope/finds");
-    assert_eq!(
-        seen.query.as_deref(),
-        Some("names=CME&names=CBOT&names=a+b%26c")
-    );
+    server.only().assert_is(&Expected {
+        method: Method::GET,
+        path: "/v1/marketDataSubscriptionExchangeScope/finds",
+        // One `names=` per item, in order, form-encoded.
+        query: Some("names=CME&names=CBOT&names=a+b%26c"),
+        bearer: Some(TOKEN),
+        body: None,
+    });
     assert_eq!(scopes[1].bundle_of.as_deref(), Some("X"));
 }
 
@@ -405,9 +468,13 @@ async fn suggest_risk_categories_sends_t_and_l() {
         r#"[{"id":1,"name":"Equities","riskCredit":250000.0,"organizationId":1}]"#,
     );
     let found = client.suggest_risk_categories("equit", 10).await.unwrap();
-    let seen = server.only();
-    assert_eq!(seen.path, "/v1/riskCategory/suggest");
-    assert_eq!(seen.query.as_deref(), Some("t=equit&l=10"));
+    server.only().assert_is(&Expected {
+        method: Method::GET,
+        path: "/v1/riskCategory/suggest",
+        query: Some("t=equit&l=10"),
+        bearer: Some(TOKEN),
+        body: None,
+    });
     assert_eq!(found[0].risk_credit, Some(250000.0));
 }
 
@@ -418,13 +485,14 @@ async fn bearer_token_can_be_replaced_and_cleared() {
     server.answer(200, "[]");
     client.set_bearer_token("second").unwrap();
     client.list_category_position_limits(1).await.unwrap();
-    assert_eq!(
-        server.only().authorization.as_deref(),
-        Some("Bearer second")
-    );
+    assert_eq!(server.only().header("authorization"), ["Bearer second"]);
     client.clear_bearer_token();
     client.list_category_position_limits(1).await.unwrap();
-    assert_eq!(server.only().authorization, None);
+    assert_eq!(
+        server.only().header("authorization"),
+        Vec::<&str>::new(),
+        "a cleared token sends no Authorization"
+    );
     assert!(client.set_bearer_token("bad\ntoken").is_err());
     client.set_bearer_token("hidden-token").unwrap();
     let shown = format!("{client:?}");
@@ -760,9 +828,9 @@ fn table_statuses() -> BTreeMap<Op, BTreeSet<u16>> {
     statuses
 }
 
-/// The response statuses spec/openapi.yaml documents per operationId, read from the
-/// layout of the file: an `operationId:` line, then its `responses:` block of
-/// operation-level indentation, then one quoted status per entry.
+/// The response statuses spec/openapi.yaml documents per operationId, from the parsed
+/// YAML: every operation under `paths` that has an `operationId`, with the keys of its
+/// `responses` mapping (quoted or bare) as status codes.
 fn spec_statuses() -> BTreeMap<String, BTreeSet<u16>> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/openapi.yaml");
     let text = std::fs::read_to_string(path).expect("spec/openapi.yaml is readable");
