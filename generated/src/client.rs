@@ -110,7 +110,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus` or `Error::Decode` otherwise.
+    /// `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus` or `Error::Decode` otherwise.
     pub async fn exchange_token(
         &self,
         body: &crate::models::OAuthToken,
@@ -246,7 +246,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus` or `Error::Decode` otherwise.
+    /// `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus` or `Error::Decode` otherwise.
     pub async fn list_category_position_limits(
         &self,
         masterid: i64,
@@ -307,7 +307,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus` or `Error::Decode` otherwise.
+    /// `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus` or `Error::Decode` otherwise.
     pub async fn get_category_position_limit(
         &self,
         id: i64,
@@ -592,6 +592,12 @@ impl ExchangeTokenError {
     }
 }
 
+impl crate::DocumentedError for ExchangeTokenError {
+    fn status(&self) -> u16 {
+        ExchangeTokenError::status(self)
+    }
+}
+
 /// Documented error answers of [`Client::update_contact_info_name`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum UpdateContactInfoNameError {
@@ -626,6 +632,12 @@ impl UpdateContactInfoNameError {
     }
 }
 
+impl crate::DocumentedError for UpdateContactInfoNameError {
+    fn status(&self) -> u16 {
+        UpdateContactInfoNameError::status(self)
+    }
+}
+
 /// Documented error answers of [`Client::list_category_position_limits`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum ListCategoryPositionLimitsError {
@@ -647,6 +659,12 @@ impl ListCategoryPositionLimitsError {
             Self::BadRequest(_) => 400,
             Self::Unauthorized(_) => 401,
         }
+    }
+}
+
+impl crate::DocumentedError for ListCategoryPositionLimitsError {
+    fn status(&self) -> u16 {
+        ListCategoryPositionLimitsError::status(self)
     }
 }
 
@@ -679,6 +697,12 @@ impl GetCategoryPositionLimitError {
     }
 }
 
+impl crate::DocumentedError for GetCategoryPositionLimitError {
+    fn status(&self) -> u16 {
+        GetCategoryPositionLimitError::status(self)
+    }
+}
+
 /// Documented error answers of [`Client::find_exchange_scopes`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum FindExchangeScopesError {
@@ -703,6 +727,12 @@ impl FindExchangeScopesError {
     }
 }
 
+impl crate::DocumentedError for FindExchangeScopesError {
+    fn status(&self) -> u16 {
+        FindExchangeScopesError::status(self)
+    }
+}
+
 /// Documented error answers of [`Client::suggest_risk_categories`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum SuggestRiskCategoriesError {
@@ -724,6 +754,12 @@ impl SuggestRiskCategoriesError {
             Self::BadRequest(_) => 400,
             Self::Unauthorized(_) => 401,
         }
+    }
+}
+
+impl crate::DocumentedError for SuggestRiskCategoriesError {
+    fn status(&self) -> u16 {
+        SuggestRiskCategoriesError::status(self)
     }
 }
 

@@ -37,12 +37,20 @@ pub enum Error<E> {
     },
 }
 
-impl<E> Error<E> {
+/// A documented error answer of one operation: the `E` of [`Error`]. Every
+/// generated `…Error` enum of the client implements it.
+pub trait DocumentedError {
+    /// The HTTP status of the answer.
+    fn status(&self) -> u16;
+}
+
+impl<E: DocumentedError> Error<E> {
     /// The HTTP status of the answer, when there was one.
     pub fn status(&self) -> Option<u16> {
         match self {
             Error::Transport(e) => e.status().map(|s| s.as_u16()),
-            Error::Constraint(_) | Error::Response(_) => None,
+            Error::Constraint(_) => None,
+            Error::Response(e) => Some(e.status()),
             Error::UnexpectedStatus { status, .. } | Error::Decode { status, .. } => {
                 Some(*status)
             }
@@ -66,7 +74,7 @@ impl<E: fmt::Debug> fmt::Debug for Error<E> {
                 f.debug_struct("Decode")
                     .field("status", status)
                     .field("body_bytes", &body.len())
-                    .field("source", source)
+                    .field("source", &format_args!("{}", json_error_summary(source)))
                     .finish()
             }
         }
@@ -83,7 +91,10 @@ impl<E: fmt::Debug> fmt::Display for Error<E> {
                 write!(f, "undocumented status {status} ({} bytes of body)", body.len())
             }
             Error::Decode { status, source, .. } => {
-                write!(f, "status {status}: body does not decode: {source}")
+                write!(
+                    f, "status {status}: body does not decode: {}",
+                    json_error_summary(source)
+                )
             }
         }
     }
@@ -94,10 +105,23 @@ impl<E: fmt::Debug> std::error::Error for Error<E> {
         match self {
             Error::Transport(e) => Some(e),
             Error::Constraint(v) => Some(v),
-            Error::Decode { source, .. } => Some(source),
-            Error::Response(_) | Error::UnexpectedStatus { .. } => None,
+            Error::Response(_)
+            | Error::UnexpectedStatus { .. }
+            | Error::Decode { .. } => None,
         }
     }
+}
+
+/// Where and what kind of JSON error, without serde_json's message (which quotes
+/// the offending value).
+fn json_error_summary(e: &serde_json::Error) -> String {
+    let kind = match e.classify() {
+        serde_json::error::Category::Io => "an I/O error",
+        serde_json::error::Category::Syntax => "not JSON",
+        serde_json::error::Category::Data => "a value of the wrong type or shape",
+        serde_json::error::Category::Eof => "the body ends early",
+    };
+    format!("{kind} at line {} column {}", e.line(), e.column())
 }
 
 /// A value that breaks a constraint of the spec.

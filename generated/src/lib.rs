@@ -36,4 +36,6 @@ pub mod models;
 
 pub use client::Client;
 
-pub use error::{Constraint, ConstraintViolation, Error, InvalidBearerToken};
+pub use error::{Constraint, ConstraintViolation, Error};
+
+pub use error::{DocumentedError, InvalidBearerToken};

@@ -263,12 +263,15 @@ fn op_enums(op: &Operation, models: &TokenStream) -> TokenStream {
         out.extend(response_enum(&success_enum_name(op), &doc, &ok, models));
     }
     let doc = format!("Documented error answers of [`Client::{method}`].");
-    out.extend(response_enum(
-        &error_enum_name(op),
-        &doc,
-        &failures(op),
-        models,
-    ));
+    let name = error_enum_name(op);
+    out.extend(response_enum(&name, &doc, &failures(op), models));
+    out.extend(quote! {
+        impl crate::DocumentedError for #name {
+            fn status(&self) -> u16 {
+                #name::status(self)
+            }
+        }
+    });
     out
 }
 
@@ -527,10 +530,22 @@ fn method(
         doc.push_str("\n\n# Arguments\n\n");
         doc.push_str(&arg_docs.join("\n"));
     }
+    let checks_arguments = op.params.iter().any(|p| !check_param(p).is_empty())
+        || op
+            .body
+            .as_ref()
+            .and_then(|b| inner_named(&b.ty))
+            .is_some_and(|named| validating.contains(&named));
+    doc.push_str("\n\n# Errors\n\n");
+    if checks_arguments {
+        doc.push_str(
+            "`Error::Constraint` when an argument breaks the spec's constraints (nothing is \
+             sent), ",
+        );
+    }
     doc.push_str(
-        "\n\n# Errors\n\n`Error::Constraint` when an argument breaks the spec's constraints \
-         (nothing is sent), `Error::Response` for a documented error status, and \
-         `Error::Transport`, `Error::UnexpectedStatus` or `Error::Decode` otherwise.",
+        "`Error::Response` for a documented error status, and `Error::Transport`, \
+         `Error::UnexpectedStatus` or `Error::Decode` otherwise.",
     );
     let doc = docs::outer(&doc);
     let method_const = format_ident!("{}", http);

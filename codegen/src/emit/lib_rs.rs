@@ -30,6 +30,8 @@ pub fn emit(api: &Api) -> TokenStream {
         pub mod models;
 
         pub use client::Client;
-        pub use error::{Constraint, ConstraintViolation, Error, InvalidBearerToken};
+        pub use error::{Constraint, ConstraintViolation, Error};
+        // Two short lines: prettyplease and rustfmt wrap a long one differently.
+        pub use error::{DocumentedError, InvalidBearerToken};
     }
 }

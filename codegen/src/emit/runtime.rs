@@ -44,12 +44,20 @@ pub fn emit() -> TokenStream {
             },
         }
 
-        impl<E> Error<E> {
+        /// A documented error answer of one operation: the `E` of [`Error`]. Every
+        /// generated `…Error` enum of the client implements it.
+        pub trait DocumentedError {
+            /// The HTTP status of the answer.
+            fn status(&self) -> u16;
+        }
+
+        impl<E: DocumentedError> Error<E> {
             /// The HTTP status of the answer, when there was one.
             pub fn status(&self) -> Option<u16> {
                 match self {
                     Error::Transport(e) => e.status().map(|s| s.as_u16()),
-                    Error::Constraint(_) | Error::Response(_) => None,
+                    Error::Constraint(_) => None,
+                    Error::Response(e) => Some(e.status()),
                     Error::UnexpectedStatus { status, .. } | Error::Decode { status, .. } => {
                         Some(*status)
                     }
@@ -72,7 +80,7 @@ pub fn emit() -> TokenStream {
                         .debug_struct("Decode")
                         .field("status", status)
                         .field("body_bytes", &body.len())
-                        .field("source", source)
+                        .field("source", &format_args!("{}", json_error_summary(source)))
                         .finish(),
                 }
             }
@@ -88,7 +96,7 @@ pub fn emit() -> TokenStream {
                         write!(f, "undocumented status {status} ({} bytes of body)", body.len())
                     }
                     Error::Decode { status, source, .. } => {
-                        write!(f, "status {status}: body does not decode: {source}")
+                        write!(f, "status {status}: body does not decode: {}", json_error_summary(source))
                     }
                 }
             }
@@ -99,10 +107,23 @@ pub fn emit() -> TokenStream {
                 match self {
                     Error::Transport(e) => Some(e),
                     Error::Constraint(v) => Some(v),
-                    Error::Decode { source, .. } => Some(source),
-                    Error::Response(_) | Error::UnexpectedStatus { .. } => None,
+                    // serde_json's message quotes the offending value, which may be a
+                    // credential; it stays in the `source` field for whoever wants it.
+                    Error::Response(_) | Error::UnexpectedStatus { .. } | Error::Decode { .. } => None,
                 }
             }
+        }
+
+        /// Where and what kind of JSON error, without serde_json's message (which quotes
+        /// the offending value).
+        fn json_error_summary(e: &serde_json::Error) -> String {
+            let kind = match e.classify() {
+                serde_json::error::Category::Io => "an I/O error",
+                serde_json::error::Category::Syntax => "not JSON",
+                serde_json::error::Category::Data => "a value of the wrong type or shape",
+                serde_json::error::Category::Eof => "the body ends early",
+            };
+            format!("{kind} at line {} column {}", e.line(), e.column())
         }
 
         /// A value that breaks a constraint of the spec.

@@ -15,6 +15,9 @@ impl Lowerer<'_> {
     pub(super) fn operations(&mut self) -> Result<Vec<Operation>, Located> {
         let mut method_names = Scope::default();
         let mut prefixes = Scope::default();
+        // operationId → where it was first seen: a duplicate is an error of the spec
+        // (OpenAPI requires them unique), not a name to quietly suffix.
+        let mut ids: std::collections::HashMap<&str, String> = std::collections::HashMap::new();
         let mut out = Vec::new();
         for (path, item) in &self.spec.paths {
             let item_ptr = push_pointer("/paths", path);
@@ -26,6 +29,22 @@ impl Lowerer<'_> {
             }
             for (method, op) in item.operations() {
                 let ptr = push_pointer(&item_ptr, method);
+                if let Some(id) = op
+                    .operation_id
+                    .as_deref()
+                    .filter(|id| !id.trim().is_empty())
+                {
+                    let here = push_pointer(&ptr, "operationId");
+                    if let Some(first) = ids.get(id) {
+                        return Err(Located::new(
+                            here,
+                            format!(
+                                "operationId `{id}` is already used at {first}; operationIds must be unique"
+                            ),
+                        ));
+                    }
+                    ids.insert(id, here);
+                }
                 let lowered = self.operation(
                     path,
                     method,
@@ -191,7 +210,8 @@ impl Lowerer<'_> {
             doc.push_str(d.trim());
         }
         if doc.is_empty() {
-            doc = format!("Calls `{} {path}`.", method.to_ascii_uppercase());
+            // The method and path follow in the emitted doc; saying them twice helps no one.
+            doc = "The spec gives this operation no summary or description.".to_owned();
         }
         Ok(Operation {
             name,
