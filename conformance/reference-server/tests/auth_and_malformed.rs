@@ -287,3 +287,45 @@ async fn unread_bodies_close_the_connection_and_pooled_clients_never_lose_a_requ
     );
     server.shutdown().await;
 }
+
+/// Requests hyper refuses before routing (a request line or header block over its
+/// limits, bytes that are not HTTP) get hyper's own 4xx, with no body: no handler runs,
+/// so there is no `errorText` to give (README, "Serving"). What matters is that they are
+/// 4xx and never a 5xx or a hang.
+#[tokio::test]
+async fn requests_refused_before_routing_are_4xx() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (server, _client) = start().await;
+    let addr = server.local_addr();
+    let long_query = format!(
+        "GET /v1/riskCategory/suggest?t={}&l=1 HTTP/1.1\r\nHost: x\r\n\r\n",
+        "a".repeat(70_000)
+    );
+    let big_header = format!(
+        "GET /v1/riskCategory/suggest?t=a&l=1 HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+        "a".repeat(500_000)
+    );
+    let not_utf8 = b"GET /v1/riskCategory/suggest?t=\xff&l=1 HTTP/1.1\r\nHost: x\r\n\r\n".to_vec();
+    for (what, bytes, want) in [
+        ("a 70 KB request line", long_query.into_bytes(), 414),
+        ("a 500 KB header", big_header.into_bytes(), 431),
+        ("a raw 0xFF byte in the query", not_utf8, 400),
+    ] {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        // The server may answer and close before all of it is written.
+        let _ = stream.write_all(&bytes).await;
+        let mut answer = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+            .await
+            .unwrap_or_else(|_| panic!("{what}: no answer within 10 s"))
+            .ok();
+        let head = String::from_utf8_lossy(&answer);
+        let status: u16 = head
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("{what}: not an HTTP answer: {head:?}"));
+        assert_eq!(status, want, "{what}");
+    }
+    server.shutdown().await;
+}
