@@ -22,6 +22,16 @@ pub struct ServeArgs {
     /// Switch on a seeded bug (testing the conformance harness); repeatable.
     #[arg(long = "fault", value_name = "NAME", hide = true)]
     pub faults: Vec<Fault>,
+    /// Seconds a client may take to send a request's headers, and then its body.
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::DEFAULT_READ_TIMEOUT.as_secs_f64(), value_parser = parse_seconds)]
+    pub read_timeout: f64,
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= 3600.0 => Ok(s),
+        _ => Err("a number of seconds above 0 and at most 3600".into()),
+    }
 }
 
 impl ServeArgs {
@@ -32,6 +42,7 @@ impl ServeArgs {
             data: self.data.clone(),
             state: self.state.clone(),
             faults: self.faults.clone(),
+            read_timeout: std::time::Duration::from_secs_f64(self.read_timeout),
         }
     }
 }

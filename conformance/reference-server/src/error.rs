@@ -48,6 +48,8 @@ pub enum ApiError {
     NotFound(String),
     /// 413: body over 64 KiB (decision 22).
     PayloadTooLarge,
+    /// 408: the body did not arrive within the server's read timeout.
+    RequestTimeout(std::time::Duration),
     /// 415: body of a content type the operation does not take (decision 21).
     UnsupportedMediaType(String),
     /// 500: only ever produced by a seeded fault or the panic guard.
@@ -61,6 +63,7 @@ impl ApiError {
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -75,6 +78,10 @@ impl ApiError {
                     crate::request::MAX_BODY
                 )
             }
+            ApiError::RequestTimeout(limit) => format!(
+                "the request body did not arrive within {:.1} s",
+                limit.as_secs_f64()
+            ),
             ApiError::BadRequest(t)
             | ApiError::NotFound(t)
             | ApiError::UnsupportedMediaType(t)

@@ -29,6 +29,7 @@ mod handlers;
 mod persist;
 mod request;
 mod secret;
+mod serve;
 mod state;
 mod tokens;
 mod unread_body;
@@ -62,7 +63,13 @@ pub struct Config {
     pub state: Option<PathBuf>,
     /// Seeded bugs to switch on (none for a conformant server).
     pub faults: Vec<Fault>,
+    /// How long a client may take to send a request's headers, and then its body
+    /// (408 beyond); [`DEFAULT_READ_TIMEOUT`] unless set.
+    pub read_timeout: std::time::Duration,
 }
+
+/// The default of [`Config::read_timeout`].
+pub const DEFAULT_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Default for Config {
     fn default() -> Self {
@@ -71,6 +78,7 @@ impl Default for Config {
             data: None,
             state: None,
             faults: Vec::new(),
+            read_timeout: DEFAULT_READ_TIMEOUT,
         }
     }
 }
@@ -118,7 +126,12 @@ pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
         Some(path) => data::DataSet::load(path)?,
         None => data::DataSet::embedded()?,
     };
-    let state = AppState::new(data, config.state.clone(), &config.faults)?;
+    let state = AppState::new(
+        data,
+        config.state.clone(),
+        &config.faults,
+        config.read_timeout,
+    )?;
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await
         .map_err(|source| ServerError::Bind {
@@ -131,11 +144,10 @@ pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
     })?;
     let stopped = state.stopped();
     let app = app::router(Arc::clone(&state));
-    let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(stopped)
-            .await
-    });
+    let task =
+        tokio::spawn(
+            async move { serve::serve(listener, app, config.read_timeout, stopped).await },
+        );
     tracing::info!(%addr, faults = ?config.faults, "reference server listening");
     Ok(RunningServer {
         addr,

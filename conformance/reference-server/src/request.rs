@@ -106,8 +106,13 @@ pub(crate) fn require_media_type(
     }
 }
 
-/// Reads the body, at most [`MAX_BODY`] bytes (413 beyond).
-pub(crate) async fn read_body(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+/// Reads the body, at most [`MAX_BODY`] bytes (413 beyond), within `timeout` (408
+/// beyond: a client that stalls mid-body must not hold a connection forever).
+pub(crate) async fn read_body(
+    headers: &HeaderMap,
+    body: Body,
+    timeout: std::time::Duration,
+) -> Result<Bytes, ApiError> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -115,7 +120,11 @@ pub(crate) async fn read_body(headers: &HeaderMap, body: Body) -> Result<Bytes, 
     if declared.is_some_and(|n| n > MAX_BODY as u64) {
         return Err(ApiError::PayloadTooLarge);
     }
-    axum::body::to_bytes(body, MAX_BODY).await.map_err(|e| {
+    let read = tokio::time::timeout(timeout, axum::body::to_bytes(body, MAX_BODY));
+    let Ok(read) = read.await else {
+        return Err(ApiError::RequestTimeout(timeout));
+    };
+    read.map_err(|e| {
         let inner = e.into_inner();
         if inner.is::<http_body_util::LengthLimitError>() {
             ApiError::PayloadTooLarge

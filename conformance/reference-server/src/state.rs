@@ -32,6 +32,9 @@ pub(crate) struct AppState {
     /// Becomes `true` when the server is asked to stop; ends graceful shutdown's wait
     /// and any deliberately slow answer.
     stopping: tokio::sync::watch::Sender<bool>,
+    /// How long a request body may take to arrive (headers have the same bound, set on
+    /// the connection).
+    pub(crate) read_timeout: std::time::Duration,
 }
 
 /// Locks a mutex, recovering the data if a previous holder panicked: every critical
@@ -45,6 +48,7 @@ impl AppState {
         data: DataSet,
         state_path: Option<PathBuf>,
         faults: &[Fault],
+        read_timeout: std::time::Duration,
     ) -> Result<Arc<Self>, ServerError> {
         let mut contacts = data.contacts();
         let mut tokens = TokenStore::default();
@@ -71,6 +75,7 @@ impl AppState {
             state_file,
             persist_lock: Mutex::new(()),
             stopping: tokio::sync::watch::Sender::new(false),
+            read_timeout,
         });
         // Write the file at once, so a bad path fails at start-up rather than on the
         // first update.

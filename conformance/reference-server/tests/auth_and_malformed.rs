@@ -329,3 +329,45 @@ async fn requests_refused_before_routing_are_4xx() {
     }
     server.shutdown().await;
 }
+
+/// A client that sends half a request does not hold its connection: headers that do not
+/// end within the read timeout close it, and a body that stops short gets 408 with an
+/// `errorText` body.
+#[tokio::test]
+async fn half_sent_requests_are_cut_off_at_the_read_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (server, _client) = common::start_with(reference_server::Config {
+        read_timeout: Duration::from_millis(300),
+        ..Default::default()
+    })
+    .await;
+    let token = server.issue_token();
+    let addr = server.local_addr();
+    let read_all = |mut stream: tokio::net::TcpStream| async move {
+        let mut answer = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+            .await
+            .expect("the server let a half-sent request hold the connection")
+            .ok();
+        String::from_utf8_lossy(&answer).into_owned()
+    };
+
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(b"GET /v1/riskCategory/suggest?t=e&l=1 HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    let answer = read_all(stream).await;
+    assert!(!answer.contains("200 OK"), "{answer}");
+
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /v1/{UPDATE} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"fi"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let answer = read_all(stream).await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("errorText"), "{answer}");
+    assert!(!answer.contains(&token));
+    server.shutdown().await;
+}

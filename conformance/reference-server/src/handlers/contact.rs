@@ -37,7 +37,7 @@ async fn update(
 ) -> Result<Response, ApiError> {
     let grant = state.authenticate(headers)?;
     require_media_type(headers, &["application/json"])?;
-    let bytes = read_body(headers, body).await?;
+    let bytes = read_body(headers, body, state.read_timeout).await?;
     let request: UpdateContactInfoName = serde_json::from_slice(&bytes).map_err(|e| {
         ApiError::BadRequest(format!(
             "the JSON body does not match UpdateContactInfoName: {e}"

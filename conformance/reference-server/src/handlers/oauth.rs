@@ -70,7 +70,7 @@ pub(crate) async fn exchange_token(
         Ok(m) => m,
         Err(e) => return e.into_response(),
     };
-    let bytes = match read_body(&headers, body).await {
+    let bytes = match read_body(&headers, body, state.read_timeout).await {
         Ok(b) => b,
         Err(e) => return e.into_response(),
     };
