@@ -63,7 +63,7 @@ pub struct Args {
     #[arg(long)]
     pub json: Option<PathBuf>,
     /// Write every exchange here (secrets redacted), for `--replay` against another target.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "replay")]
     pub record: Option<PathBuf>,
     /// Re-send the exchanges of a `--record` file to the target and report differences.
     #[arg(long)]
@@ -85,7 +85,9 @@ fn parse_seconds(s: &str) -> Result<Duration, String> {
         .parse()
         .map_err(|_| format!("not a number of seconds: {s}"))?;
     if !(secs > 0.0 && secs <= 3600.0) {
-        return Err("the timeout must be between 0 and 3600 seconds".into());
+        return Err(format!(
+            "the timeout must be more than 0 and at most 3600 seconds (got {s})"
+        ));
     }
     Ok(Duration::from_secs_f64(secs))
 }

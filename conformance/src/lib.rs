@@ -117,6 +117,18 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         None => Contracts::load_builtin(&spec)?,
     };
     check_filters(args, &spec, &contracts)?;
+    check_header_values(args)?;
+    if args.record.is_some() && args.replay.is_some() {
+        return Err(HarnessError::Config(
+            "--record cannot be combined with --replay (a replay sends no new exchanges to record)"
+                .into(),
+        ));
+    }
+    // A record file is read and checked before anything is started or sent.
+    let recorded = match &args.replay {
+        Some(path) => Some(replay::load(path, &spec)?),
+        None => None,
+    };
     if args.workers == 0 || args.workers > 256 {
         return Err(HarnessError::Config(
             "--workers must be between 1 and 256".into(),
@@ -224,11 +236,10 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         oauth,
     ));
 
-    let (results, exchanges) = if let Some(path) = &args.replay {
-        let recorded = replay::load(path)?;
+    let (results, exchanges) = if let Some(recorded) = &recorded {
         (
             replay::replay(
-                &recorded,
+                recorded,
                 &ctx.base_url,
                 ctx.token.as_deref(),
                 &ctx.transport,
@@ -246,6 +257,17 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         .filter(|r| args.check.is_empty() || args.check.contains(&r.check))
         .filter(|r| args.operation.is_empty() || args.operation.contains(&r.operation))
         .collect();
+    if results.is_empty() {
+        // Nothing passes by default: a selection that judged nothing is a usage error, not
+        // a clean run.
+        if let Some(s) = embedded {
+            s.shutdown().await;
+        }
+        return Err(HarnessError::Config(empty_selection(
+            args,
+            recorded.as_deref(),
+        )));
+    }
     let totals = Totals::of(&results, args.strict);
     let exit_code = u8::from(totals.failed > 0);
     let summary = report::terminal::render(&results, args.strict);
@@ -370,6 +392,55 @@ fn check_filters(args: &Args, spec: &Spec, contracts: &Contracts) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// Values given on the command line (or in the environment) that go into request headers
+/// must be valid there: a token that cannot be sent would otherwise fail every secured
+/// check and blame the target. The messages never show the value.
+fn check_header_values(args: &Args) -> Result<(), HarnessError> {
+    if let Some(t) = &args.token {
+        if t.trim().is_empty() {
+            return Err(HarnessError::Config(
+                "--token (or CONFORMANCE_TOKEN) is empty: give the bearer token or leave it out"
+                    .into(),
+            ));
+        }
+        // A bearer token is visible ASCII with no spaces (RFC 6750 `b64token`); anything
+        // else cannot be sent as it is, or not as the target would read it.
+        if reqwest::header::HeaderValue::from_str(&format!("Bearer {t}")).is_err()
+            || !t.bytes().all(|b| b.is_ascii_graphic())
+        {
+            return Err(HarnessError::Config(
+                "--token (or CONFORMANCE_TOKEN) cannot be sent in an Authorization header: \
+                 it may hold only visible ASCII characters, with no spaces, line breaks or \
+                 control characters (value not shown)"
+                    .into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Why a run judged nothing, naming what selected it.
+fn empty_selection(args: &Args, recorded: Option<&[Exchange]>) -> String {
+    let mut filters = Vec::new();
+    if let Some(p) = &args.replay {
+        filters.push(format!("--replay {}", p.display()));
+    }
+    filters.extend(args.check.iter().map(|c| format!("--check {c}")));
+    filters.extend(args.operation.iter().map(|o| format!("--operation {o}")));
+    let why = match recorded {
+        Some([]) => " (the record file holds no exchange)".to_string(),
+        _ => String::new(),
+    };
+    if filters.is_empty() {
+        format!("the run holds no check{why}; nothing was judged")
+    } else {
+        format!(
+            "the selection {} holds no check{why}; nothing was judged",
+            filters.join(" ")
+        )
+    }
 }
 
 /// A top-level fixtures key must be one the fixtures or the contract files read (`vars`

@@ -66,6 +66,32 @@ impl CheckResult {
     pub fn is_warning(&self, strict: bool) -> bool {
         self.verdict == Verdict::Failed && self.level == Level::Should && !strict
     }
+
+    /// The verdict as the reports count it: `passed`, `failed` (fails the run), `warning`
+    /// (a SHOULD breach outside `--strict`) or `skipped`; the same split as [`Totals::of`].
+    pub fn reported_verdict(&self, strict: bool) -> ReportedVerdict {
+        match self.verdict {
+            Verdict::Passed => ReportedVerdict::Passed,
+            Verdict::Skipped => ReportedVerdict::Skipped,
+            Verdict::Failed if self.is_failure(strict) => ReportedVerdict::Failed,
+            Verdict::Failed => ReportedVerdict::Warning,
+        }
+    }
+}
+
+/// A result's verdict as the reports show and count it (see
+/// [`CheckResult::reported_verdict`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReportedVerdict {
+    /// The answer met the expectation.
+    Passed,
+    /// A breach that fails the run.
+    Failed,
+    /// A SHOULD breach that does not fail the run (it would under `--strict`).
+    Warning,
+    /// It could not be judged.
+    Skipped,
 }
 
 /// Counts over a run.
@@ -86,11 +112,11 @@ impl Totals {
     pub fn of(results: &[CheckResult], strict: bool) -> Totals {
         let mut t = Totals::default();
         for r in results {
-            match r.verdict {
-                Verdict::Passed => t.passed += 1,
-                Verdict::Skipped => t.skipped += 1,
-                Verdict::Failed if r.is_failure(strict) => t.failed += 1,
-                Verdict::Failed => t.warnings += 1,
+            match r.reported_verdict(strict) {
+                ReportedVerdict::Passed => t.passed += 1,
+                ReportedVerdict::Skipped => t.skipped += 1,
+                ReportedVerdict::Failed => t.failed += 1,
+                ReportedVerdict::Warning => t.warnings += 1,
             }
         }
         t

@@ -13,18 +13,78 @@ use crate::error::HarnessError;
 use crate::outcome::{CheckResult, Got, Verdict};
 use crate::request::{Secrets, curl_line};
 use crate::runner::Exchange;
-use crate::spec::Level;
+use crate::spec::{Level, Spec};
 use crate::transport::{Request, Transport};
 
 /// The check name differences are reported under.
 pub const CHECK: &str = "replay_consistency";
 
-/// Reads a record file.
-pub fn load(path: &Path) -> Result<Vec<Exchange>, HarnessError> {
+/// Reads a record file and checks each entry (see [`validate`]).
+pub fn load(path: &Path, spec: &Spec) -> Result<Vec<Exchange>, HarnessError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| HarnessError::Config(format!("cannot read {}: {e}", path.display())))?;
-    serde_json::from_str(&text)
-        .map_err(|e| HarnessError::Config(format!("{} is not a record file: {e}", path.display())))
+    let exchanges: Vec<Exchange> = serde_json::from_str(&text).map_err(|e| {
+        HarnessError::Config(format!("{} is not a record file: {e}", path.display()))
+    })?;
+    for (i, ex) in exchanges.iter().enumerate() {
+        validate(ex, spec).map_err(|(field, why)| {
+            HarnessError::Config(format!(
+                "record file {}: entry {i}: field `{field}`: {why}",
+                path.display()
+            ))
+        })?;
+    }
+    Ok(exchanges)
+}
+
+/// What `--record` writes and a replay may send: an HTTP method, a path relative to the
+/// base URL, one of the spec's operations, and header values that can be sent. Gives the
+/// offending field and why.
+fn validate(ex: &Exchange, spec: &Spec) -> Result<(), (&'static str, String)> {
+    if reqwest::Method::from_bytes(ex.method.as_bytes()).is_err() {
+        return Err(("method", format!("{:?} is not an HTTP method", ex.method)));
+    }
+    if !ex.path.starts_with('/') || ex.path.starts_with("//") {
+        return Err((
+            "path",
+            format!(
+                "{:?} is not a path relative to the base URL (it must start with a single '/')",
+                ex.path
+            ),
+        ));
+    }
+    if Url::parse(&format!("http://x{}", ex.path)).is_err() {
+        return Err(("path", format!("{:?} is not a valid URL path", ex.path)));
+    }
+    if spec.operation(&ex.operation).is_none() {
+        let known: Vec<&str> = spec.operations.iter().map(|o| o.id.as_str()).collect();
+        return Err((
+            "operation",
+            format!(
+                "{:?} is no operation of the spec; known: {}",
+                ex.operation,
+                known.join(", ")
+            ),
+        ));
+    }
+    if let Some(a) = &ex.auth
+        && a != "token"
+        && reqwest::header::HeaderValue::from_str(a).is_err()
+    {
+        return Err((
+            "auth",
+            "cannot be sent as an Authorization header (line break or control character)".into(),
+        ));
+    }
+    if let Some((ct, _)) = &ex.body
+        && reqwest::header::HeaderValue::from_str(ct).is_err()
+    {
+        return Err((
+            "body",
+            format!("content type {ct:?} cannot be sent as a header"),
+        ));
+    }
+    Ok(())
 }
 
 fn contains_redacted(v: &Value) -> bool {
@@ -263,6 +323,13 @@ pub async fn replay(
         }
         fill.code = codes.get(&ex.case).cloned().flatten();
         let url = match Url::parse(&format!("{}{}", base_url.trim_end_matches('/'), ex.path)) {
+            // Only a path below the base URL is sent (`load` checked this too).
+            Ok(_) if !ex.path.starts_with('/') || ex.path.starts_with("//") => {
+                result.verdict = Verdict::Skipped;
+                result.message = format!("bad recorded path {}: not below the base URL", ex.path);
+                out.push(result);
+                continue;
+            }
             Ok(u) => u,
             Err(e) => {
                 result.verdict = Verdict::Skipped;
@@ -305,8 +372,14 @@ pub async fn replay(
                 }
             },
         };
-        let method =
-            reqwest::Method::from_bytes(ex.method.as_bytes()).unwrap_or(reqwest::Method::GET);
+        // `load` checked the method; an exchange built otherwise is skipped rather than
+        // sent with another method.
+        let Ok(method) = reqwest::Method::from_bytes(ex.method.as_bytes()) else {
+            result.verdict = Verdict::Skipped;
+            result.message = format!("bad recorded method {:?}", ex.method);
+            out.push(result);
+            continue;
+        };
         let req = Request {
             method,
             url,

@@ -494,3 +494,218 @@ fn non_http_base_url_is_exit_2() {
         assert!(err.contains("--base-url"), "{url}: {err}");
     }
 }
+
+/// A token that cannot be an HTTP header value (or an empty one) is a usage error at
+/// start-up, not a run of MUST failures blamed on the target; the token is never printed.
+#[test]
+fn token_that_cannot_be_sent_is_exit_2_and_not_printed() {
+    for token in [
+        "ab\ncd-zz9-secret",
+        "ab\rcd-zz9-secret",
+        "ab cd-zz9-secret",
+        "",
+        " ",
+    ] {
+        let out = bin()
+            .args(["--quiet", "--operation", "suggestRiskCategories", "--token"])
+            .arg(token)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(out.status.code(), Some(2), "{token:?}: {stdout}{stderr}");
+        assert!(stderr.contains("--token"), "{token:?}: {stderr}");
+        assert!(
+            !stdout.contains("zz9-secret") && !stderr.contains("zz9-secret"),
+            "{token:?} printed: {stdout}{stderr}"
+        );
+    }
+    // The same from the environment.
+    let out = bin()
+        .env("CONFORMANCE_TOKEN", "ab\ncd-zz9-secret")
+        .args(["--quiet", "--operation", "suggestRiskCategories"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// Nothing passes by default: a selection that yields no check is exit 2 naming the
+/// filters, not `0 passed, 0 failed, 0 skipped` and exit 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn selection_with_no_check_is_exit_2_naming_the_filters() {
+    let mut a = Args::defaults();
+    a.base_url = None;
+    a.token = None;
+    a.quiet = true;
+    a.check = vec!["ignored_auth".into()];
+    a.operation = vec!["exchangeToken".into()];
+    let err = match execute(&a, Default::default()).await {
+        Ok(o) => panic!("exit {} with {}", o.exit_code, o.summary),
+        Err(e) => e,
+    };
+    assert!(matches!(err, conformance::HarnessError::Config(_)), "{err}");
+    let err = err.to_string();
+    assert!(
+        err.contains("holds no check")
+            && err.contains("--check ignored_auth")
+            && err.contains("--operation exchangeToken"),
+        "{err}"
+    );
+    // The binary: exit 2.
+    let (code, err) = run(&[
+        "--check".as_ref(),
+        "ignored_auth".as_ref(),
+        "--operation".as_ref(),
+        "exchangeToken".as_ref(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    // A record file with no exchange: exit 2 too.
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec.json");
+    std::fs::write(&rec, "[]").unwrap();
+    let (code, err) = run(&["--replay".as_ref(), rec.as_os_str()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("holds no check") && err.contains("--replay"),
+        "{err}"
+    );
+}
+
+/// An edited record file is checked entry by entry when loaded: a method that is no HTTP
+/// method, an operation the spec lacks and a path that is not below the base URL are exit 2
+/// naming the entry and the field, and nothing is sent.
+#[test]
+fn replay_rejects_malformed_record_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec.json");
+    let out = bin()
+        .args([
+            "--quiet",
+            "--operation",
+            "getCategoryPositionLimit",
+            "--record",
+        ])
+        .arg(&rec)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let good: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&rec).unwrap()).unwrap();
+    assert!(good.as_array().unwrap().len() > 2);
+    // The unedited record replays cleanly.
+    let (code, err) = run(&["--replay".as_ref(), rec.as_os_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    let edited = dir.path().join("edited.json");
+    for (field, value) in [
+        ("method", "GE T"),
+        ("operation", "nope"),
+        ("path", "http://evil.example/x"),
+        ("path", "v1/positionlimits"),
+        ("path", "//evil.example/x"),
+    ] {
+        let mut doc = good.clone();
+        doc[1][field] = value.into();
+        std::fs::write(&edited, serde_json::to_string(&doc).unwrap()).unwrap();
+        let (code, err) = run(&["--replay".as_ref(), edited.as_os_str()]);
+        assert_eq!(code, Some(2), "{field} {value:?}: {err}");
+        assert!(
+            err.contains("entry 1") && err.contains(&format!("`{field}`")),
+            "{field} {value:?}: {err}"
+        );
+    }
+}
+
+/// `--record` with `--replay` would write an empty record: a usage error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn record_with_replay_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let (rec, out) = (dir.path().join("rec.json"), dir.path().join("out.json"));
+    std::fs::write(&rec, "[]").unwrap();
+    let (code, err) = run(&[
+        "--replay".as_ref(),
+        rec.as_os_str(),
+        "--record".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--record") && err.contains("--replay"),
+        "{err}"
+    );
+    assert!(!out.exists(), "a record was written");
+    // Embedders calling `execute` get the same answer.
+    let mut a = Args::defaults();
+    a.base_url = None;
+    a.token = None;
+    a.quiet = true;
+    a.replay = Some(rec);
+    a.record = Some(out.clone());
+    let err = execute(&a, Default::default())
+        .await
+        .err()
+        .expect("an error");
+    assert!(err.to_string().contains("--record"), "{err}");
+    assert!(!out.exists(), "a record was written");
+}
+
+/// The JSON report's per-result verdict agrees with its totals and with JUnit: a SHOULD
+/// breach is `warning` in a plain run and `failed` under `--strict`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_verdict_of_a_should_breach_is_warning_unless_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    for strict in [false, true] {
+        let path = dir.path().join(format!("r-{strict}.json"));
+        let mut a = Args::defaults();
+        a.base_url = None;
+        a.token = None;
+        a.quiet = true;
+        a.strict = strict;
+        a.operation = vec!["suggestRiskCategories".into()];
+        a.json = Some(path.clone());
+        let faulty = reference_server::Config {
+            faults: vec!["suggest-case-sensitive".parse().unwrap()],
+            ..Default::default()
+        };
+        let out = execute(&a, faulty).await.unwrap();
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let results = doc["results"].as_array().unwrap();
+        let count = |v: &str| results.iter().filter(|r| r["verdict"] == v).count() as u64;
+        let totals = &doc["totals"];
+        for v in ["passed", "failed", "skipped"] {
+            assert_eq!(Some(count(v)), totals[v].as_u64(), "strict {strict}: {v}");
+        }
+        assert_eq!(
+            Some(count("warning")),
+            totals["warnings"].as_u64(),
+            "strict {strict}"
+        );
+        let breaches: Vec<&serde_json::Value> = results
+            .iter()
+            .filter(|r| r["check"] == "suggest_matching" && r["level"] == "should")
+            .filter(|r| r["verdict"] != "passed")
+            .collect();
+        assert!(!breaches.is_empty(), "{}", out.summary);
+        let want = if strict { "failed" } else { "warning" };
+        assert!(
+            breaches.iter().all(|r| r["verdict"] == want),
+            "{breaches:#?}"
+        );
+        assert_eq!(out.exit_code, u8::from(strict), "{}", out.summary);
+    }
+}
+
+/// `--timeout` says what it accepts.
+#[test]
+fn timeout_message_says_what_is_accepted() {
+    for t in ["0", "3601", "-1", "NaN"] {
+        let (code, err) = run(&[format!("--timeout={t}").as_ref()]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains("more than 0 and at most 3600") && !err.contains("between 0 and"),
+            "{t}: {err}"
+        );
+    }
+}

@@ -3,7 +3,8 @@
 
 use serde::Serialize;
 
-use crate::outcome::{CheckResult, Totals};
+use crate::outcome::{CheckResult, Got, ReportedVerdict, Totals};
+use crate::spec::Level;
 
 /// The document written by `--json`.
 #[derive(Debug, Serialize)]
@@ -21,7 +22,54 @@ pub struct JsonReport<'a> {
     /// Exit code of the run.
     pub exit_code: u8,
     /// Every result in case order.
-    pub results: &'a [CheckResult],
+    pub results: Vec<JsonResult<'a>>,
+}
+
+/// One result as the JSON report shows it: a [`CheckResult`] whose `verdict` is the one
+/// the totals count it under (`warning` for a SHOULD breach outside `--strict`).
+#[derive(Debug, Serialize)]
+pub struct JsonResult<'a> {
+    /// Position of the case in the run.
+    pub case_index: usize,
+    /// Step within the case.
+    pub step: usize,
+    /// The case id.
+    pub case: &'a str,
+    /// The operation reported under.
+    pub operation: &'a str,
+    /// The check name.
+    pub check: &'a str,
+    /// Level of the expectation judged.
+    pub level: Level,
+    /// `passed`, `failed`, `warning` or `skipped`.
+    pub verdict: ReportedVerdict,
+    /// Why it failed, warned or was skipped; empty on a pass.
+    pub message: &'a str,
+    /// What was expected.
+    pub expected: &'a str,
+    /// What came back.
+    pub got: Option<&'a Got>,
+    /// A curl line reproducing the request.
+    pub curl: Option<&'a str>,
+}
+
+impl<'a> JsonResult<'a> {
+    /// The JSON view of `r` in a run with `strict`.
+    pub fn of(r: &'a CheckResult, strict: bool) -> JsonResult<'a> {
+        JsonResult {
+            case_index: r.case_index,
+            step: r.step,
+            case: &r.case,
+            operation: &r.operation,
+            check: &r.check,
+            level: r.level,
+            verdict: r.reported_verdict(strict),
+            message: &r.message,
+            expected: &r.expected,
+            got: r.got.as_ref(),
+            curl: r.curl.as_deref(),
+        }
+    }
 }
 
 /// Renders the JSON report.
@@ -39,7 +87,7 @@ pub fn render(
         strict,
         totals: Totals::of(results, strict),
         exit_code,
-        results,
+        results: results.iter().map(|r| JsonResult::of(r, strict)).collect(),
     };
     serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::outcome::{CheckResult, Verdict};
+use crate::outcome::{CheckResult, ReportedVerdict};
 
 /// Renders the results as JUnit XML.
 pub fn render(results: &[CheckResult], strict: bool) -> Result<String, String> {
@@ -20,21 +20,22 @@ pub fn render(results: &[CheckResult], strict: bool) -> Result<String, String> {
     for (op, rs) in suites {
         let mut suite = TestSuite::new(op);
         for r in rs {
-            let status = match r.verdict {
-                Verdict::Passed => TestCaseStatus::success(),
-                Verdict::Skipped => {
+            let status = match r.reported_verdict(strict) {
+                ReportedVerdict::Passed => TestCaseStatus::success(),
+                ReportedVerdict::Skipped => {
                     let mut s = TestCaseStatus::skipped();
                     s.set_message(r.message.clone());
                     s
                 }
-                Verdict::Failed if r.is_failure(strict) => {
+                ReportedVerdict::Failed => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     s.set_message(format!("[{}] {}", r.level.as_str(), r.message));
                     s.set_type(r.check.clone());
                     s.set_description(super::details(r));
                     s
                 }
-                Verdict::Failed => TestCaseStatus::success(),
+                // A warning passes; its details go to system-out below.
+                ReportedVerdict::Warning => TestCaseStatus::success(),
             };
             let name = if r.step > 0 {
                 format!("{} #{} :: {}", r.case, r.step, r.check)
