@@ -278,7 +278,13 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     if let Some(p) = &args.json {
         write(
             p,
-            &report::json::render(&base_url, args.seed, args.strict, exit_code, &results),
+            &report::json::render(
+                &ctx.secrets.redact_in_url(&base_url),
+                args.seed,
+                args.strict,
+                exit_code,
+                &results,
+            ),
         )?;
     }
     if let Some(p) = &args.record {

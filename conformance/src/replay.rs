@@ -463,7 +463,7 @@ pub async fn replay(
         }
         out.push(result);
     }
-    out
+    out.into_iter().map(|r| secrets.redact_result(r)).collect()
 }
 
 fn excerpt(v: &Value) -> String {

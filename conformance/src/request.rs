@@ -7,6 +7,7 @@ use reqwest::Url;
 use serde_json::{Map, Value};
 
 use crate::case::{AuthMode, BodyTemplate, RequestTemplate};
+use crate::outcome::CheckResult;
 use crate::spec::{Location, Spec};
 use crate::transport::Request;
 use crate::vars::Vars;
@@ -56,13 +57,52 @@ impl Secrets {
         }
     }
 
-    /// Replaces every known secret value in a text.
+    /// Registers the password of a URL's userinfo (`http://user:pw@host/`), shown as
+    /// `<redacted>`.
+    pub fn add_url_password(&mut self, url: &str) {
+        if let Ok(u) = Url::parse(url)
+            && let Some(pw) = u.password()
+        {
+            self.add(pw, "<redacted>");
+        }
+    }
+
+    /// Replaces every known secret value standing alone in a free text: an occurrence
+    /// counts only when the characters just before and after it cannot belong to a token
+    /// (see [`is_token_byte`]), so `Bearer e` and `"e"` lose a secret `e` but
+    /// `categoryPositionLimit` keeps its letters.
     pub fn redact(&self, text: &str) -> String {
+        self.redact_bounded(text, is_token_byte)
+    }
+
+    /// Like [`Secrets::redact`] for a URL or a form-encoded body, where `/`, `=` and `&`
+    /// also end a value (`?code=e` loses a secret `e`).
+    pub fn redact_in_url(&self, text: &str) -> String {
+        self.redact_bounded(text, |b| is_token_byte(b) && !matches!(b, b'/' | b'='))
+    }
+
+    fn redact_bounded(&self, text: &str, in_token: fn(u8) -> bool) -> String {
         let mut out = text.to_string();
         for (v, p) in &self.values {
-            out = out.replace(v.as_str(), p);
+            out = replace_bounded(&out, v, p, in_token);
         }
         out
+    }
+
+    /// A result as it may be shown: every text in it redacted. Every result goes through
+    /// here before it is printed or written, so no check has to remember to redact.
+    pub fn redact_result(&self, mut r: CheckResult) -> CheckResult {
+        r.message = self.redact(&r.message);
+        r.expected = self.redact(&r.expected);
+        r.curl = r.curl.map(|c| self.redact(&c));
+        if let Some(g) = &mut r.got {
+            g.body = self.redact(&g.body);
+            g.error = g.error.as_deref().map(|e| self.redact(e));
+            for (_, v) in &mut g.headers {
+                *v = self.redact(v);
+            }
+        }
+        r
     }
 
     /// Redacts a raw body: form fields named like `x-secret` fields are masked, then known
@@ -87,7 +127,7 @@ impl Secrets {
             .collect();
         let mut out = Url::parse("http://x/").expect("static URL");
         out.query_pairs_mut().extend_pairs(pairs);
-        self.redact(out.query().unwrap_or(""))
+        self.redact_in_url(out.query().unwrap_or(""))
     }
 
     /// Whether `name` is an `x-secret` field.
@@ -117,6 +157,35 @@ impl Secrets {
             other => other.clone(),
         }
     }
+}
+
+/// Whether a byte may belong to a token: ASCII alphanumeric or one of `-._~+/=`.
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-._~+/=".contains(&b)
+}
+
+/// Replaces the occurrences of `value` in `text` that no token byte touches on either side.
+fn replace_bounded(text: &str, value: &str, placeholder: &str, in_token: fn(u8) -> bool) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut copied, mut from) = (0, 0);
+    while let Some(found) = text[from..].find(value) {
+        let at = from + found;
+        let end = at + value.len();
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let after = bytes.get(end).copied();
+        if before.is_some_and(in_token) || after.is_some_and(in_token) {
+            // An occurrence may overlap this one: look again one character further.
+            from = at + text[at..].chars().next().map_or(1, char::len_utf8);
+        } else {
+            out.push_str(&text[copied..at]);
+            out.push_str(placeholder);
+            copied = end;
+            from = end;
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
 }
 
 /// A request ready to send, with what the checks and reports need. `Debug` shows the
@@ -286,7 +355,7 @@ pub fn curl_line(
     let mut line = format!(
         "curl -sS -X {} {}",
         req.method,
-        quote(&secrets.redact(req.url.as_str()))
+        quote(&secrets.redact_in_url(req.url.as_str()))
     );
     if let Some(a) = shown_auth {
         line.push_str(&format!(" -H \"{a}\""));
@@ -459,6 +528,21 @@ mod tests {
         let body = format!("{{\"a\":1}}{}", " ".repeat(2000));
         assert_eq!(data_arg(&body), "\"$(printf '%s%2000s' '{\"a\":1}' '')\"");
         assert_eq!(data_arg("{\"a\": 1}"), "'{\"a\": 1}'");
+    }
+
+    #[test]
+    fn short_secrets_are_replaced_only_where_they_stand_alone() {
+        let mut s = Secrets::default();
+        s.add("e", "$TOKEN");
+        assert_eq!(s.redact("Bearer e"), "Bearer $TOKEN");
+        assert_eq!(s.redact(r#"{"a":"e"}"#), r#"{"a":"$TOKEN"}"#);
+        assert_eq!(s.redact("Access is denied"), "Access is denied");
+        assert_eq!(
+            s.redact_in_url("http://h/v1/categoryPositionLimit/item?t=e&l=e1"),
+            "http://h/v1/categoryPositionLimit/item?t=$TOKEN&l=e1"
+        );
+        s.add("pw", "<redacted>");
+        assert_eq!(s.redact("http://u:pw@h/v1"), "http://u:<redacted>@h/v1");
     }
 
     #[test]

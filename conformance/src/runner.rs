@@ -61,6 +61,8 @@ impl Context {
         secrets: Secrets,
         oauth: OAuth,
     ) -> Context {
+        let mut secrets = secrets;
+        secrets.add_url_password(&base_url);
         Context {
             spec,
             validators,
@@ -179,6 +181,17 @@ pub async fn discover(ctx: &Context, steps: &[Discover], vars: &mut Vars) -> Cas
             }
         }
     }
+    finalise(ctx, report)
+}
+
+/// The one place a case's (or discovery's) results become shown: every text in them is
+/// redacted with the run's secrets, whichever check built them.
+fn finalise(ctx: &Context, mut report: CaseReport) -> CaseReport {
+    report.results = report
+        .results
+        .into_iter()
+        .map(|r| ctx.secrets.redact_result(r))
+        .collect();
     report
 }
 
@@ -221,6 +234,7 @@ pub async fn run_cases(
     drop(tx);
     let mut reports = Vec::new();
     while let Some(r) = rx.recv().await {
+        let r = finalise(&ctx, r);
         on_case(&r);
         reports.push(r);
     }
@@ -790,11 +804,13 @@ fn exchange_of(
             {
                 "token".to_string()
             } else {
-                ctx.secrets.redact(
-                    &ctx.token
-                        .as_ref()
-                        .map_or(v.clone(), |t| v.replace(t.as_str(), "$TOKEN")),
-                )
+                // The token as the header's credential, exactly; anything else is free text.
+                match v.split_once(' ') {
+                    Some((scheme, cred)) if ctx.token.as_deref() == Some(cred) => {
+                        format!("{scheme} $TOKEN")
+                    }
+                    _ => ctx.secrets.redact(v),
+                }
             }
         });
     let code = match (needs_code(&step.request), vars.get(LAST_CODE_VAR)) {
@@ -808,7 +824,7 @@ fn exchange_of(
             (None, Some(BodyTemplate::Raw { text, .. }))
                 if ct.starts_with("application/x-www-form-urlencoded") =>
             {
-                Value::String(ctx.secrets.redact(&record_form(
+                Value::String(ctx.secrets.redact_in_url(&record_form(
                     &ctx.secrets,
                     &String::from_utf8_lossy(bytes),
                     text,
