@@ -81,10 +81,17 @@ impl Secrets {
         self.redact_bounded(text, |b| is_token_byte(b) && !matches!(b, b'/' | b'='))
     }
 
+    /// A secret of [`ANYWHERE_LEN`] bytes or more is replaced wherever it occurs (it
+    /// cannot turn up by chance, and `token=SECRET` must lose it too); a shorter one only
+    /// where it stands alone.
     fn redact_bounded(&self, text: &str, in_token: fn(u8) -> bool) -> String {
         let mut out = text.to_string();
         for (v, p) in &self.values {
-            out = replace_bounded(&out, v, p, in_token);
+            out = if v.len() >= ANYWHERE_LEN {
+                out.replace(v.as_str(), p)
+            } else {
+                replace_bounded(&out, v, p, in_token)
+            };
         }
         out
     }
@@ -158,6 +165,9 @@ impl Secrets {
         }
     }
 }
+
+/// Length from which a secret is redacted even inside a longer run of token characters.
+const ANYWHERE_LEN: usize = 12;
 
 /// Whether a byte may belong to a token: ASCII alphanumeric or one of `-._~+/=`.
 fn is_token_byte(b: u8) -> bool {
@@ -528,6 +538,17 @@ mod tests {
         let body = format!("{{\"a\":1}}{}", " ".repeat(2000));
         assert_eq!(data_arg(&body), "\"$(printf '%s%2000s' '{\"a\":1}' '')\"");
         assert_eq!(data_arg("{\"a\": 1}"), "'{\"a\": 1}'");
+    }
+
+    #[test]
+    fn long_secrets_are_replaced_wherever_they_occur() {
+        let mut s = Secrets::default();
+        s.add("abcdefghijklmnop", "$TOKEN");
+        assert_eq!(
+            s.redact("refresh_token=abcdefghijklmnop&x=1"),
+            "refresh_token=$TOKEN&x=1"
+        );
+        assert_eq!(s.redact("xabcdefghijklmnopx"), "x$TOKENx");
     }
 
     #[test]
