@@ -134,8 +134,8 @@ fn limit_json(state: &AppState, limit: &CategoryPositionLimit) -> Value {
 }
 
 /// `GET /v1/marketDataSubscriptionExchangeScope/finds?names=`; both `names=A&names=B`
-/// and `names=A,B` (decision 6). A comma therefore always separates names: the data
-/// set has no scope name containing one.
+/// and `names=A,B` (decision 6). Repeated values are taken as they are; a single value
+/// with a comma is read both ways (see `finds_inner`).
 pub(crate) async fn finds(State(state): State<Arc<AppState>>, request: Request) -> Response {
     respond(finds_inner(
         &state,
