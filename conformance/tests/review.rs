@@ -3,56 +3,13 @@
 
 #![cfg(feature = "embedded")]
 
-use std::time::Duration;
+mod common;
 
 use conformance::embedded::Embedded;
 use conformance::outcome::Verdict;
 use conformance::{Args, execute};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-
-/// Reads one request: head and body (up to its content-length, bounded).
-async fn read_request(s: &mut TcpStream) -> Option<(String, Vec<u8>)> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 16384];
-    loop {
-        let n = tokio::time::timeout(Duration::from_secs(10), s.read(&mut chunk))
-            .await
-            .ok()?
-            .ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&buf[..end]).to_string();
-            let len = head
-                .lines()
-                .find_map(|l| {
-                    l.to_ascii_lowercase()
-                        .strip_prefix("content-length:")
-                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                })
-                .unwrap_or(0)
-                .min(4 << 20);
-            while buf.len() < end + 4 + len {
-                let n = tokio::time::timeout(Duration::from_secs(10), s.read(&mut chunk))
-                    .await
-                    .ok()?
-                    .ok()?;
-                if n == 0 {
-                    break;
-                }
-                buf.extend_from_slice(&chunk[..n]);
-            }
-            let body = buf[end + 4..].to_vec();
-            return Some((head, body));
-        }
-        if buf.len() > 1 << 20 {
-            return None;
-        }
-    }
-}
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpListener;
 
 /// A target that counts UTF-16 code units for the combined-length rule and otherwise
 /// forwards every request to `upstream` (an origin).
@@ -73,7 +30,7 @@ async fn utf16_proxy(upstream: String) -> String {
             };
             let (client, upstream) = (client.clone(), upstream.clone());
             tokio::spawn(async move {
-                let Some((head, body)) = read_request(&mut s).await else {
+                let Some((head, body)) = common::read_request(&mut s).await else {
                     return;
                 };
                 let mut lines = head.lines();

@@ -8,10 +8,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+mod common;
+
 use conformance::outcome::Verdict;
 use conformance::transport::{Request, Transport, TransportError};
 use conformance::{Args, execute};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
 /// How the hostile server answers.
@@ -28,39 +30,8 @@ enum Hostile {
     RateLimited,
 }
 
-/// Reads one request head and body (bounded), returning the raw text.
-async fn read_request(s: &mut TcpStream) -> String {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    for _ in 0..64 {
-        let Ok(Ok(n)) = tokio::time::timeout(Duration::from_secs(5), s.read(&mut chunk)).await
-        else {
-            break;
-        };
-        if n == 0 {
-            break;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        let text = String::from_utf8_lossy(&buf).to_string();
-        if let Some(end) = text.find("\r\n\r\n") {
-            let len = text
-                .lines()
-                .find_map(|l| {
-                    l.to_ascii_lowercase()
-                        .strip_prefix("content-length:")
-                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                })
-                .unwrap_or(0);
-            if buf.len() >= end + 4 + len {
-                break;
-            }
-        }
-    }
-    String::from_utf8_lossy(&buf).to_string()
-}
-
 async fn respond(mut s: TcpStream, how: Hostile) {
-    let _ = read_request(&mut s).await;
+    let _ = common::read_request_text(&mut s).await;
     match how {
         Hostile::Hang => tokio::time::sleep(Duration::from_secs(30)).await,
         Hostile::Drop => drop(s),
@@ -228,7 +199,7 @@ async fn spawn_scripted(
             let (log, count) = (log.clone(), count.clone());
             tokio::spawn(async move {
                 for _ in 0..10 {
-                    let req = read_request(&mut s).await;
+                    let req = common::read_request_text(&mut s).await;
                     if req.is_empty() {
                         return;
                     }
@@ -335,12 +306,12 @@ async fn a_closed_keep_alive_connection_loses_no_request() {
         while let Ok((mut s, _)) = listener.accept().await {
             counted.fetch_add(1, Ordering::SeqCst);
             tokio::spawn(async move {
-                if read_request(&mut s).await.is_empty() {
+                if common::read_request_text(&mut s).await.is_empty() {
                     return;
                 }
                 let ok = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\n{}";
                 let _ = s.write_all(ok.as_bytes()).await;
-                let _ = read_request(&mut s).await;
+                let _ = common::read_request_text(&mut s).await;
             });
         }
     });

@@ -4,30 +4,12 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+mod common;
+
 use conformance::outcome::{CheckResult, Verdict};
 use conformance::{Args, Outcome, execute};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-
-/// Reads one request head (the body, if any, is left unread: the answer closes).
-async fn read_head(s: &mut TcpStream) -> String {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    for _ in 0..64 {
-        let Ok(Ok(n)) = tokio::time::timeout(Duration::from_secs(5), s.read(&mut chunk)).await
-        else {
-            break;
-        };
-        if n == 0 {
-            break;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        if buf.windows(4).any(|w| w == b"\r\n\r\n") {
-            break;
-        }
-    }
-    String::from_utf8_lossy(&buf).to_string()
-}
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpListener;
 
 /// A target that answers every request `200` with a JSON string holding the request's
 /// `Authorization` header, so schema messages quote it.
@@ -40,7 +22,7 @@ async fn spawn_echo() -> SocketAddr {
                 return;
             };
             tokio::spawn(async move {
-                let head = read_head(&mut s).await;
+                let head = common::read_request_text(&mut s).await;
                 let auth = head
                     .lines()
                     .find_map(|l| {
