@@ -4,16 +4,15 @@
 
 #![cfg(feature = "embedded")]
 
+mod common;
+
 use std::process::Command;
 
 use conformance::{Args, execute};
 use serde_json::Value;
 
 fn args() -> Args {
-    let mut a = Args::defaults();
-    a.base_url = None;
-    a.token = None;
-    a.quiet = true;
+    let mut a = common::embedded_args();
     a.seed = 42;
     a
 }

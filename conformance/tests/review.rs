@@ -165,10 +165,7 @@ async fn utf16_counting_server_only_warns_on_emoji() {
 async fn replay_against_a_fresh_reference_server_is_clean() {
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("rec.json");
-    let mut a = Args::defaults();
-    a.base_url = None;
-    a.token = None;
-    a.quiet = true;
+    let mut a = common::embedded_args();
     a.record = Some(rec.clone());
     let first = execute(&a, Default::default()).await.unwrap();
     assert_eq!(first.exit_code, 0, "{}", first.summary);
@@ -225,10 +222,7 @@ async fn replay_against_a_fresh_reference_server_is_clean() {
 async fn replay_difference_names_the_pointer_and_has_a_curl_line() {
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("rec.json");
-    let mut a = Args::defaults();
-    a.base_url = None;
-    a.token = None;
-    a.quiet = true;
+    let mut a = common::embedded_args();
     a.operation = vec!["getCategoryPositionLimit".into()];
     a.record = Some(rec.clone());
     execute(&a, Default::default()).await.unwrap();
@@ -392,10 +386,7 @@ fn oauth_secrets_from_the_environment_override_fixtures_and_never_print() {
 /// Failures of `alternate_encodings` show what came back and a curl line.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn alternate_encodings_failures_carry_the_answer_and_a_curl_line() {
-    let mut a = Args::defaults();
-    a.base_url = None;
-    a.token = None;
-    a.quiet = true;
+    let mut a = common::embedded_args();
     a.operation = vec!["findExchangeScopes".into()];
     let faulty = reference_server::Config {
         faults: vec!["only-first-name".parse().unwrap()],
@@ -422,10 +413,7 @@ async fn alternate_encodings_failures_carry_the_answer_and_a_curl_line() {
 async fn junit_test_case_names_are_unique() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.xml");
-    let mut a = Args::defaults();
-    a.base_url = None;
-    a.token = None;
-    a.quiet = true;
+    let mut a = common::embedded_args();
     a.junit = Some(path.clone());
     let out = execute(&a, Default::default()).await.unwrap();
     assert_eq!(out.exit_code, 0);
@@ -492,10 +480,7 @@ fn token_that_cannot_be_sent_is_exit_2_and_not_printed() {
 /// filters, not `0 passed, 0 failed, 0 skipped` and exit 0.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn selection_with_no_check_is_exit_2_naming_the_filters() {
-    let mut a = Args::defaults();
-    a.base_url = None;
-    a.token = None;
-    a.quiet = true;
+    let mut a = common::embedded_args();
     a.check = vec!["ignored_auth".into()];
     a.operation = vec!["exchangeToken".into()];
     let err = match execute(&a, Default::default()).await {
@@ -593,10 +578,7 @@ async fn record_with_replay_is_exit_2() {
     );
     assert!(!out.exists(), "a record was written");
     // Embedders calling `execute` get the same answer.
-    let mut a = Args::defaults();
-    a.base_url = None;
-    a.token = None;
-    a.quiet = true;
+    let mut a = common::embedded_args();
     a.replay = Some(rec);
     a.record = Some(out.clone());
     let err = execute(&a, Default::default())
@@ -614,10 +596,7 @@ async fn json_verdict_of_a_should_breach_is_warning_unless_strict() {
     let dir = tempfile::tempdir().unwrap();
     for strict in [false, true] {
         let path = dir.path().join(format!("r-{strict}.json"));
-        let mut a = Args::defaults();
-        a.base_url = None;
-        a.token = None;
-        a.quiet = true;
+        let mut a = common::embedded_args();
         a.strict = strict;
         a.operation = vec!["suggestRiskCategories".into()];
         a.json = Some(path.clone());

@@ -132,10 +132,8 @@ fn placeholders_stand_alone(text: &str) -> bool {
 async fn short_token_leaves_urls_and_record_text_intact() {
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("record.json");
-    let mut a = Args::defaults();
-    a.base_url = None;
+    let mut a = common::embedded_args();
     a.token = Some("e".into());
-    a.quiet = true;
     a.operation = vec!["getCategoryPositionLimit".into()];
     a.record = Some(rec.clone());
     let out = execute(&a, Default::default())

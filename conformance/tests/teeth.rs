@@ -3,19 +3,13 @@
 
 #![cfg(feature = "embedded")]
 
+mod common;
+
 use std::time::Duration;
 
 use conformance::outcome::Verdict;
 use conformance::{Args, execute};
 use reference_server::{Config, Fault};
-
-fn args() -> Args {
-    let mut a = Args::defaults();
-    a.base_url = None;
-    a.token = None;
-    a.quiet = true;
-    a
-}
 
 /// The check that must catch each fault, and whether it is a SHOULD (needs --strict).
 fn catcher(f: Fault) -> (&'static str, bool) {
@@ -43,7 +37,7 @@ fn catcher(f: Fault) -> (&'static str, bool) {
 async fn clean_server_passes_with_no_failure_and_no_warning() {
     let a = Args {
         strict: true,
-        ..args()
+        ..common::embedded_args()
     };
     let out = execute(&a, Config::default()).await.expect("run completes");
     let bad: Vec<String> = out
@@ -76,7 +70,7 @@ async fn every_fault_fails_the_run_with_its_check() {
             let a = Args {
                 strict: should,
                 timeout,
-                ..args()
+                ..common::embedded_args()
             };
             let config = Config {
                 faults: vec![fault],

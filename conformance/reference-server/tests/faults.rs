@@ -56,25 +56,9 @@ async fn probe(fault: Fault, server: &RunningServer) -> Value {
             .clone(),
         Fault::ErrorOnSuccess | Fault::TokenTypeWrong => {
             let demo = server.demo_client();
-            let resp = raw()
-                .get(format!("{}/oauth/authorize", server.origin()))
-                .query(&[
-                    ("response_type", "code"),
-                    ("client_id", &demo.client_id),
-                    ("redirect_uri", &demo.redirect_uri),
-                ])
-                .send()
-                .await
-                .unwrap();
-            let location = resp.headers()["location"].to_str().unwrap().to_string();
-            let code = location
-                .split("code=")
-                .nth(1)
-                .unwrap()
-                .split('&')
-                .next()
-                .unwrap()
-                .to_string();
+            let code =
+                common::authorization_code(&server.origin(), &demo.client_id, &demo.redirect_uri)
+                    .await;
             let body = json!({"grant_type": "authorization_code", "code": code, "redirect_uri": demo.redirect_uri, "client_id": demo.client_id, "client_secret": demo.client_secret});
             let (_, v) =
                 post_json(&format!("{base}/auth/oauthtoken"), None, &body.to_string()).await;

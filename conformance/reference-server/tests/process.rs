@@ -59,22 +59,8 @@ async fn logs_name_requests_but_never_secrets_and_data_file_replaces_the_default
     assert_eq!(found, json!([{"id": 8, "name": "Xetra Only"}]));
 
     // A whole OAuth exchange, so codes and issued tokens pass through the server.
-    let resp = raw()
-        .get(format!(
-            "{origin}/oauth/authorize?response_type=code&client_id=demo-client&redirect_uri=http://127.0.0.1:3000/callback&state=s"
-        ))
-        .send()
-        .await
-        .unwrap();
-    let location = resp.headers()["location"].to_str().unwrap().to_string();
-    let code = location
-        .split("code=")
-        .nth(1)
-        .unwrap()
-        .split('&')
-        .next()
-        .unwrap()
-        .to_string();
+    let code =
+        common::authorization_code(&origin, "demo-client", "http://127.0.0.1:3000/callback").await;
     let issued: serde_json::Value = raw()
         .post(format!("{base}/auth/oauthtoken"))
         .json(&json!({"grant_type": "authorization_code", "code": code, "redirect_uri": "http://127.0.0.1:3000/callback", "client_id": "demo-client", "client_secret": "demo-secret"}))

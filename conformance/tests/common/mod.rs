@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use conformance::Args;
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 
@@ -60,4 +61,14 @@ pub async fn read_request_text(s: &mut TcpStream) -> String {
         Some((head, body)) => format!("{head}\r\n\r\n{}", String::from_utf8_lossy(&body)),
         None => String::new(),
     }
+}
+
+/// Arguments of a quiet run against the embedded reference server, whatever
+/// `CONFORMANCE_*` variables the environment holds.
+pub fn embedded_args() -> Args {
+    let mut a = Args::defaults();
+    a.base_url = None;
+    a.token = None;
+    a.quiet = true;
+    a
 }

@@ -120,3 +120,28 @@ pub fn assert_error(
     let text = body["errorText"].as_str().unwrap_or("");
     assert!(!text.is_empty(), "errorText missing in {body}");
 }
+
+/// Runs the authorization step (without PKCE) at `origin` for a client and returns the
+/// code the redirect carries.
+pub async fn authorization_code(origin: &str, client_id: &str, redirect_uri: &str) -> String {
+    let resp = raw()
+        .get(format!("{origin}/oauth/authorize"))
+        .query(&[
+            ("response_type", "code"),
+            ("client_id", client_id),
+            ("redirect_uri", redirect_uri),
+            ("state", "s"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let location = resp.headers()["location"].to_str().unwrap().to_string();
+    location
+        .split("code=")
+        .nth(1)
+        .unwrap()
+        .split('&')
+        .next()
+        .unwrap()
+        .to_string()
+}
