@@ -11,7 +11,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let files = match codegen::generate_file(&root.join("spec/openapi.yaml"), "spec/openapi.yaml") {
-        Ok(files) => files,
+        Ok(generated) => generated.files,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);

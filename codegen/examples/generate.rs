@@ -10,8 +10,12 @@ fn main() -> ExitCode {
         eprintln!("usage: generate <spec.yaml|json> <out-dir>");
         return ExitCode::from(2);
     };
-    let result = codegen::generate_file(Path::new(spec), spec)
-        .and_then(|files| codegen::sync(Path::new(out), &files, codegen::Mode::Write));
+    let result = codegen::generate_file(Path::new(spec), spec).and_then(|generated| {
+        for warning in &generated.warnings {
+            eprintln!("warning: {warning}");
+        }
+        codegen::sync(Path::new(out), &generated.files, codegen::Mode::Write)
+    });
     match result {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {

@@ -1,7 +1,8 @@
 //! An OpenAPI 3.0/3.1 to Rust generator: models with serde and an async `reqwest`
 //! client.
 //!
-//! The pipeline runs one way: [`load`] reads YAML or JSON into typed spec structs,
+//! The pipeline runs one way: [`spec_model`] (the workspace's one spec reader) reads YAML
+//! or JSON into typed spec structs,
 //! [`lower`] resolves references, names, Rust types and parameter encodings into the
 //! [`ir`], and [`emit`] prints the IR with `quote!` and `prettyplease`. The generator
 //! knows no API of its own; anything specific comes from the spec, as standard OpenAPI or
@@ -16,8 +17,8 @@
 //!   in the rustdoc of the response variant and of the argument.
 //!
 //! ```no_run
-//! let files = codegen::generate_file(std::path::Path::new("spec/openapi.yaml"), "spec/openapi.yaml")?;
-//! let report = codegen::sync(std::path::Path::new("generated/src"), &files, codegen::Mode::Check)?;
+//! let generated = codegen::generate_file(std::path::Path::new("spec/openapi.yaml"), "spec/openapi.yaml")?;
+//! let report = codegen::sync(std::path::Path::new("generated/src"), &generated.files, codegen::Mode::Check)?;
 //! assert!(report.is_clean());
 //! # Ok::<(), codegen::Error>(())
 //! ```
@@ -27,10 +28,8 @@
 pub mod emit;
 mod error;
 pub mod ir;
-pub mod load;
 pub mod lower;
 pub mod names;
-pub mod spec;
 mod write;
 
 use std::path::Path;
@@ -39,20 +38,32 @@ pub use emit::File;
 pub use error::{Error, SpecError};
 pub use write::{Mode, SyncReport, sync};
 
+/// What one generation produced: the files, and the problems it tolerated (each with the
+/// pointer and line of its node) that a caller shows, or refuses with `--deny-warnings`.
+#[derive(Debug)]
+pub struct Generated {
+    /// The crate's source files.
+    pub files: Vec<File>,
+    /// Tolerated problems, in spec order.
+    pub warnings: Vec<SpecError>,
+}
+
 /// Generates the crate's source files from spec text. `source_name` names the file in
 /// error messages; `header_name` is how the `@generated` header names the spec.
-pub fn generate_str(source_name: &str, text: &str, header_name: &str) -> Result<Vec<File>, Error> {
-    let source = load::Source {
+pub fn generate_str(source_name: &str, text: &str, header_name: &str) -> Result<Generated, Error> {
+    let source = spec_model::Source {
         name: source_name.to_owned(),
         text: text.to_owned(),
     };
-    let spec = load::parse(&source)?;
-    let api = lower::lower(&spec).map_err(|l| source.error(l))?;
-    emit::emit(&api, header_name)
+    let spec = spec_model::parse(&source)?;
+    let (api, warnings) = lower::lower(&spec).map_err(|l| source.error(l))?;
+    let files = emit::emit(&api, header_name)?;
+    let warnings = warnings.into_iter().map(|w| source.error(w)).collect();
+    Ok(Generated { files, warnings })
 }
 
 /// Generates the crate's source files from a spec file.
-pub fn generate_file(path: &Path, header_name: &str) -> Result<Vec<File>, Error> {
+pub fn generate_file(path: &Path, header_name: &str) -> Result<Generated, Error> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
         path: path.to_owned(),
         source,

@@ -106,7 +106,8 @@ fn fixture_and_focused_specs_compile_without_warnings() {
     let mut members = Vec::new();
     for (name, spec) in &specs {
         let files = codegen::generate_file(spec, &spec.display().to_string())
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap_or_else(|e| panic!("{e}"))
+            .files;
         let crate_dir = dir.path().join(name);
         codegen::sync(&crate_dir.join("src"), &files, codegen::Mode::Write).unwrap();
         let mut manifest = format!("[package]\nname = \"gen-{name}\"{CRATE_MANIFEST}");

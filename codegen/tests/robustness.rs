@@ -78,7 +78,7 @@ fn damaged_specs_never_panic() {
         let kind = case % 5;
         let damaged = serde_json::to_string_pretty(&mutate(&doc, pointer, kind)).unwrap();
         match codegen::generate_str("damaged.json", &damaged, "damaged.json") {
-            Ok(files) => assert_eq!(files.len(), 4),
+            Ok(generated) => assert_eq!(generated.files.len(), 4),
             Err(codegen::Error::Spec(e)) => {
                 refused += 1;
                 assert!(!e.message.is_empty(), "{pointer} ({kind}): empty message");

@@ -41,7 +41,12 @@ pub fn run(args: Args) -> ExitCode {
     };
     // Errors name the spec as given, relative to the repository root.
     let files = match codegen::generate_str(&header_name, &text, &header_name) {
-        Ok(files) => files,
+        Ok(generated) => {
+            for warning in &generated.warnings {
+                eprintln!("warning: {warning}");
+            }
+            generated.files
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);

@@ -8,7 +8,7 @@ use crate::ir::{
     ResponseDef, StatusMatch, Ty,
 };
 use crate::names::{Scope, pascal, snake};
-use crate::spec::{self, Parameter, RequestBody, Response};
+use spec_model::model::{self as spec, Parameter, RequestBody, Response};
 
 impl Lowerer<'_> {
     /// Every operation of every path, in spec order.

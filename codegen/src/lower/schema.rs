@@ -10,7 +10,7 @@ use super::{Lowerer, parse_unit};
 use crate::error::{Located, push_pointer};
 use crate::ir::{AliasDef, Checks, CombinedRule, EnumDef, Field, StructDef, Ty, TypeDef};
 use crate::names::{Scope, pascal, snake};
-use crate::spec::{AdditionalProperties, Schema, SchemaType};
+use spec_model::model::{AdditionalProperties, Schema, SchemaType};
 
 /// What a schema becomes when it gets a name of its own.
 enum Shape {
@@ -151,7 +151,7 @@ impl<'a> Lowerer<'a> {
             .ref_key(reference, ptr)?
             .replace("~1", "/")
             .replace("~0", "~");
-        let spec: &'a crate::spec::OpenApi = self.spec;
+        let spec: &'a spec_model::model::OpenApi = self.spec;
         let schema = &spec.components.schemas[&key];
         Ok((schema, push_pointer("/components/schemas", &key)))
     }

@@ -42,14 +42,16 @@ fn ms(d: Duration) -> f64 {
 fn measure(doc: &Document, args: &Args) -> Result<bool, String> {
     let text = std::fs::read_to_string(&doc.path)
         .map_err(|e| format!("cannot read {}: {e}", doc.path.display()))?;
-    let source = codegen::load::Source {
+    let source = spec_model::Source {
         name: doc.path.display().to_string(),
         text: text.clone(),
     };
     let name = doc.path.display().to_string();
     // Warm-up: one of each, which also proves the document generates.
-    codegen::load::parse(&source).map_err(|e| e.to_string())?;
-    let files = codegen::generate_str(&name, &text, &name).map_err(|e| e.to_string())?;
+    spec_model::parse(&source).map_err(|e| e.to_string())?;
+    let files = codegen::generate_str(&name, &text, &name)
+        .map_err(|e| e.to_string())?
+        .files;
     let bytes: usize = files.iter().map(|f| f.contents.len()).sum();
 
     let deadline = Instant::now() + Duration::from_secs(args.max_seconds);
@@ -60,7 +62,7 @@ fn measure(doc: &Document, args: &Args) -> Result<bool, String> {
             break;
         }
         let started = Instant::now();
-        let spec = codegen::load::parse(&source).map_err(|e| e.to_string())?;
+        let spec = spec_model::parse(&source).map_err(|e| e.to_string())?;
         load.push(started.elapsed());
         drop(spec);
         let started = Instant::now();

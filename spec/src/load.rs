@@ -1,17 +1,14 @@
-//! Reading a spec file: YAML or JSON text into the typed model of [`crate::spec`].
+//! Reading a spec file: YAML or JSON text into the typed model of [`crate::model`].
 //!
 //! YAML goes through `serde_yaml` into a JSON value first (mapping keys such as an
 //! unquoted `200:` become strings), so everything after this module sees one data model.
 //! Type errors are located with `serde_path_to_error`, which yields the JSON pointer.
 
-mod locate;
-
 use serde_json::Value;
 
-use crate::error::{Error, Located, SpecError, push_pointer};
-use crate::spec::OpenApi;
-
-pub use locate::line_of;
+use crate::error::{Located, SpecError, push_pointer};
+use crate::locate::line_of;
+use crate::model::OpenApi;
 
 /// The text of a spec, kept so that errors can be given a line.
 #[derive(Debug, Clone)]
@@ -24,19 +21,19 @@ pub struct Source {
 
 impl Source {
     /// Turns a located problem into a spec error with file name and line.
-    pub fn error(&self, located: Located) -> Error {
+    pub fn error(&self, located: Located) -> SpecError {
         let line = line_of(&self.text, &located.pointer);
-        Error::Spec(SpecError {
+        SpecError {
             file: self.name.clone(),
             pointer: located.pointer,
             line,
             message: located.message,
-        })
+        }
     }
 }
 
 /// Parses a spec (YAML or JSON, told apart by content) into the typed model.
-pub fn parse(source: &Source) -> Result<OpenApi, Error> {
+pub fn parse(source: &Source) -> Result<OpenApi, SpecError> {
     let located = |e: serde_path_to_error::Error<serde_json::Error>| {
         let pointer = pointer_of(e.path());
         let inner = e.into_inner();
@@ -46,13 +43,11 @@ pub fn parse(source: &Source) -> Result<OpenApi, Error> {
             Some((message, _)) if inner.line() > 0 => (message.to_owned(), Some(inner.line())),
             _ => (text, None),
         };
-        match (source.error(Located::new(pointer, message)), line) {
-            (Error::Spec(mut spec), Some(line)) => {
-                spec.line = Some(line);
-                Error::Spec(spec)
-            }
-            (other, _) => other,
+        let mut error = source.error(Located::new(pointer, message));
+        if line.is_some() {
+            error.line = line;
         }
+        error
     };
     let spec: OpenApi = if looks_json(source) {
         // Straight from the text: no intermediate value on the (large) JSON documents.
@@ -62,12 +57,12 @@ pub fn parse(source: &Source) -> Result<OpenApi, Error> {
             // A syntax error has no useful path; report it with the parser's line.
             Err(e) if e.inner().is_syntax() || e.inner().is_eof() => {
                 let inner = e.into_inner();
-                return Err(Error::Spec(SpecError {
+                return Err(SpecError {
                     file: source.name.clone(),
                     pointer: String::new(),
                     line: Some(inner.line()),
                     message: format!("invalid JSON: {inner}"),
-                }));
+                });
             }
             Err(e) => return Err(located(e)),
         }
@@ -105,69 +100,24 @@ fn looks_json(source: &Source) -> bool {
     source.text.trim_start().starts_with('{')
 }
 
-/// Parses the text into a JSON value, with the parser's own line on syntax errors.
-fn to_value(source: &Source) -> Result<Value, Error> {
-    let syntax = |line: Option<usize>, message: String| {
-        Error::Spec(SpecError {
-            file: source.name.clone(),
-            pointer: String::new(),
-            line,
-            message,
-        })
+/// Parses the text (YAML or JSON) into a JSON value, with the parser's own line on syntax
+/// errors: for readers that want the untyped tree (JSON Schema validation, `$ref` walks).
+pub fn to_value(source: &Source) -> Result<Value, SpecError> {
+    let syntax = |line: Option<usize>, message: String| SpecError {
+        file: source.name.clone(),
+        pointer: String::new(),
+        line,
+        message,
     };
     if looks_json(source) {
         return serde_json::from_str(&source.text)
             .map_err(|e| syntax(Some(e.line()), format!("invalid JSON: {e}")));
     }
-    let yaml: serde_yaml::Value = serde_yaml::from_str(&source.text)
-        .map_err(|e| syntax(e.location().map(|l| l.line()), format!("invalid YAML: {e}")))?;
-    yaml_to_json(yaml, "").map_err(|l| source.error(l))
-}
-
-/// Converts YAML to JSON, turning scalar mapping keys into strings.
-fn yaml_to_json(yaml: serde_yaml::Value, pointer: &str) -> Result<Value, Located> {
-    use serde_yaml::Value as Y;
-    Ok(match yaml {
-        Y::Null => Value::Null,
-        Y::Bool(b) => Value::Bool(b),
-        Y::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Value::from(i)
-            } else if let Some(u) = n.as_u64() {
-                Value::from(u)
-            } else {
-                let f = n.as_f64().unwrap_or(f64::NAN);
-                serde_json::Number::from_f64(f)
-                    .map(Value::Number)
-                    .ok_or_else(|| {
-                        Located::new(pointer, "a number that JSON cannot hold (NaN or infinity)")
-                    })?
-            }
+    crate::yaml::to_json(&source.text).map_err(|e| match e {
+        crate::yaml::YamlError::Syntax { line, message } => {
+            syntax(line, format!("invalid YAML: {message}"))
         }
-        Y::String(s) => Value::String(s),
-        Y::Sequence(items) => Value::Array(
-            items
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| yaml_to_json(v, &push_pointer(pointer, &i.to_string())))
-                .collect::<Result<_, _>>()?,
-        ),
-        Y::Mapping(map) => {
-            let mut out = serde_json::Map::new();
-            for (k, v) in map {
-                let key = match k {
-                    Y::String(s) => s,
-                    Y::Number(n) => n.to_string(),
-                    Y::Bool(b) => b.to_string(),
-                    Y::Null => "null".to_owned(),
-                    _ => return Err(Located::new(pointer, "a mapping key that is not a scalar")),
-                };
-                let child = push_pointer(pointer, &key);
-                out.insert(key, yaml_to_json(v, &child)?);
-            }
-            Value::Object(out)
-        }
-        Y::Tagged(tagged) => yaml_to_json(tagged.value, pointer)?,
+        crate::yaml::YamlError::At(located) => source.error(located),
     })
 }
 

@@ -1,0 +1,18 @@
+//! The one reader of OpenAPI 3.0/3.1 documents in this workspace.
+//!
+//! The generator, the conformance harness and the reference server all read a spec through
+//! this crate, so they cannot disagree about what it says. [`load`] turns YAML or JSON text
+//! into the typed [`model`]; every problem is a [`SpecError`] with the JSON pointer and line
+//! of the node at fault. YAML is parsed in one place, [`yaml`].
+
+#![warn(missing_docs)]
+
+mod error;
+mod load;
+mod locate;
+pub mod model;
+pub mod yaml;
+
+pub use error::{Located, SpecError, push_pointer};
+pub use load::{Source, parse, to_value};
+pub use locate::line_of;
