@@ -15,7 +15,7 @@ fn manifest() -> &'static Path {
 }
 
 fn fixture() -> PathBuf {
-    manifest().join("../../shared/fixtures/tradovate-openapi-2026-08-21.json")
+    manifest().join("tests/corpus/tradovate-openapi-2026-08-21.json")
 }
 
 const CRATE_MANIFEST: &str = r#"

@@ -107,7 +107,7 @@ pub fn run(args: Args) -> ExitCode {
         },
         Document {
             label: "platform document (350 ops)",
-            path: root.join("../shared/fixtures/tradovate-openapi-2026-08-21.json"),
+            path: root.join("codegen/tests/corpus/tradovate-openapi-2026-08-21.json"),
             target: Duration::from_millis(500),
         },
     ];
