@@ -3,7 +3,7 @@
 //! target for independent tools (Schemathesis, curl).
 //!
 //! It is an implementation like any other: it speaks only through the generated wire
-//! types of `trading_api::models`, answers every decision of `DECISIONS.md` (MUST and
+//! types of `trading_api::models`, answers every decision of `spec/DECISIONS.md` (MUST and
 //! SHOULD), and can be switched into seeded bugs ([`Fault`]) to prove that the
 //! harness notices them.
 //!
