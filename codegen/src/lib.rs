@@ -35,8 +35,9 @@ mod write;
 use std::path::Path;
 
 pub use emit::File;
+pub use emit::manifest::{CrateInfo, root_files};
 pub use error::{Error, SpecError};
-pub use write::{Mode, SyncReport, sync};
+pub use write::{GENERATED_MARKERS, Mode, SyncReport, sync};
 
 /// What one generation produced: the files, and the problems it tolerated (each with the
 /// pointer and line of its node) that a caller shows, or refuses with `--deny-warnings`.
@@ -46,6 +47,8 @@ pub struct Generated {
     pub files: Vec<File>,
     /// Tolerated problems, in spec order.
     pub warnings: Vec<SpecError>,
+    /// What the files need in the crate's `Cargo.toml` (see [`emit::manifest`]).
+    pub dependencies: Vec<emit::manifest::Dependency>,
 }
 
 /// Generates the crate's source files from spec text. `source_name` names the file in
@@ -59,7 +62,12 @@ pub fn generate_str(source_name: &str, text: &str, header_name: &str) -> Result<
     let (api, warnings) = lower::lower(&spec).map_err(|l| source.error(l))?;
     let files = emit::emit(&api, header_name)?;
     let warnings = warnings.into_iter().map(|w| source.error(w)).collect();
-    Ok(Generated { files, warnings })
+    let dependencies = emit::manifest::dependencies(&api);
+    Ok(Generated {
+        files,
+        warnings,
+        dependencies,
+    })
 }
 
 /// Generates the crate's source files from a spec file.

@@ -1,5 +1,7 @@
 //! `cargo xtask codegen [--check]`: regenerate `generated/src` from `spec/openapi.yaml`,
-//! or (with `--check`) verify it is current without writing anything.
+//! or (with `--check`) verify it is current without writing anything. `--crate DIR`
+//! writes a whole crate instead (manifest, README and sources) that builds on its own,
+//! outside this workspace.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -16,6 +18,13 @@ pub struct Args {
     /// The directory that receives the sources (relative to the repository root).
     #[arg(long, default_value = "generated/src")]
     out: PathBuf,
+    /// Write a complete crate into DIR (relative to the repository root): `Cargo.toml`
+    /// with the dependencies the code needs, `README.md` and `src/`.
+    #[arg(long = "crate", value_name = "DIR", conflicts_with = "out")]
+    crate_dir: Option<PathBuf>,
+    /// The package name of the `--crate` (default: the directory's name).
+    #[arg(long, requires = "crate_dir")]
+    name: Option<String>,
 }
 
 /// The repository root: xtask's manifest directory's parent.
@@ -25,12 +34,59 @@ fn root() -> PathBuf {
         .map_or_else(|| PathBuf::from("."), Path::to_owned)
 }
 
+/// Whether `name` is a package name cargo takes: ASCII letters, digits, `-` and `_`,
+/// not starting with a digit.
+fn valid_package_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// Where the files go: `(directory, files)` pairs, all checked before any is written.
+type Plan = Vec<(PathBuf, Vec<codegen::File>)>;
+
+/// The crate's root files beside its sources, or the sources alone.
+fn plan(args: &Args, root: &Path, generated: codegen::Generated) -> Result<Plan, String> {
+    let Some(dir) = &args.crate_dir else {
+        return Ok(vec![(root.join(&args.out), generated.files)]);
+    };
+    let crate_dir = root.join(dir);
+    let name = match &args.name {
+        Some(name) => name.clone(),
+        None => crate_dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_owned(),
+    };
+    if !valid_package_name(&name) {
+        return Err(format!(
+            "`{name}` is not a package name (letters, digits, `-`, `_`): give one with --name"
+        ));
+    }
+    let info = codegen::CrateInfo {
+        command: format!(
+            "cargo xtask codegen --spec {} --crate {} --name {name}",
+            args.spec.display(),
+            dir.display()
+        ),
+        name,
+        spec_name: args.spec.display().to_string(),
+    };
+    let root_files = codegen::root_files(&generated.dependencies, &info);
+    Ok(vec![
+        (crate_dir.join("src"), generated.files),
+        (crate_dir, root_files),
+    ])
+}
+
 /// Runs the subcommand: exit 0 when done (or current), 1 when `--check` finds stale
 /// files, 2 when the spec cannot be generated or files cannot be written.
 pub fn run(args: Args) -> ExitCode {
     let root = root();
     let spec = root.join(&args.spec);
-    let out = root.join(&args.out);
     let header_name = args.spec.display().to_string();
     let text = match std::fs::read_to_string(&spec) {
         Ok(text) => text,
@@ -40,30 +96,38 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     // Errors name the spec as given, relative to the repository root.
-    let files = match codegen::generate_str(&header_name, &text, &header_name) {
-        Ok(generated) => {
-            for warning in &generated.warnings {
-                eprintln!("warning: {warning}");
+    let generated = match codegen::generate_str(&header_name, &text, &header_name) {
+        Ok(generated) => generated,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    for warning in &generated.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let plan = match plan(&args, &root, generated) {
+        Ok(plan) => plan,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // Every directory is compared first, so a hand-written file in any of them stops the
+    // run before anything is written.
+    let mut report = codegen::SyncReport::default();
+    for (dir, files) in &plan {
+        match codegen::sync(dir, files, codegen::Mode::Check) {
+            Ok(r) => {
+                report.changed.extend(r.changed);
+                report.extra.extend(r.extra);
             }
-            generated.files
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
         }
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let mode = if args.check {
-        codegen::Mode::Check
-    } else {
-        codegen::Mode::Write
-    };
-    let report = match codegen::sync(&out, &files, mode) {
-        Ok(report) => report,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    }
     let shown = |p: &Path| p.strip_prefix(&root).unwrap_or(p).display().to_string();
     if args.check {
         if report.is_clean() {
@@ -78,6 +142,12 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("generated code is out of date: run `cargo xtask codegen` and commit");
         return ExitCode::from(1);
     }
+    for (dir, files) in &plan {
+        if let Err(e) = codegen::sync(dir, files, codegen::Mode::Write) {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    }
     for path in &report.changed {
         println!("wrote {}", shown(path));
     }
@@ -85,7 +155,8 @@ pub fn run(args: Args) -> ExitCode {
         println!("removed {}", shown(path));
     }
     if report.is_clean() {
-        println!("{} is up to date", shown(&out));
+        let target = args.crate_dir.as_ref().unwrap_or(&args.out);
+        println!("{} is up to date", shown(&root.join(target)));
     }
     ExitCode::SUCCESS
 }
@@ -106,6 +177,8 @@ mod tests {
             check,
             spec: PathBuf::from(spec),
             out: out.to_owned(),
+            crate_dir: None,
+            name: None,
         }
     }
 
@@ -186,5 +259,93 @@ mod tests {
             "pub fn mine() {}"
         );
         std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    fn crate_args(dir: &Path, check: bool) -> Args {
+        Args {
+            crate_dir: Some(dir.to_owned()),
+            name: Some("optional-required".to_owned()),
+            ..args(
+                "codegen/tests/specs/optional_required.yaml",
+                Path::new("unused"),
+                check,
+            )
+        }
+    }
+
+    /// `--crate` writes a crate that builds on its own: checked here outside this
+    /// workspace (a directory under the system's temporary directory), offline, with
+    /// warnings denied. The workspace's `Cargo.lock` is copied in only so that the
+    /// dependencies already downloaded and built for the workspace are the ones chosen.
+    #[test]
+    fn a_crate_builds_on_its_own_outside_the_workspace() {
+        let dir = scratch("crate").join("optional-required");
+        assert_eq!(run(crate_args(&dir, false)), ExitCode::SUCCESS);
+        let mut names: Vec<String> = walk(&dir);
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "Cargo.toml",
+                "README.md",
+                "src/client.rs",
+                "src/error.rs",
+                "src/lib.rs",
+                "src/models.rs"
+            ]
+        );
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        assert!(
+            manifest.contains("name = \"optional-required\""),
+            "{manifest}"
+        );
+        let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+        assert!(readme.contains(&format!(
+            "cargo xtask codegen --spec codegen/tests/specs/optional_required.yaml --crate {} --name optional-required",
+            dir.display()
+        )));
+        assert_eq!(run(crate_args(&dir, true)), ExitCode::SUCCESS);
+
+        std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root().join("target"))
+            .join("generated-check");
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let output = std::process::Command::new(cargo)
+            .args(["check", "--offline", "--message-format", "short"])
+            .current_dir(&dir)
+            .env("CARGO_TARGET_DIR", &target)
+            .env("RUSTFLAGS", "-Dwarnings")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "the written crate does not build on its own:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+
+        // A hand-written manifest is never replaced: exit 2, and no source written.
+        std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"mine\"\n").unwrap();
+        std::fs::remove_file(dir.join("src/models.rs")).unwrap();
+        assert_eq!(run(crate_args(&dir, false)), ExitCode::from(2));
+        assert!(!dir.join("src/models.rs").exists(), "wrote before refusing");
+        std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
+    }
+
+    /// The files under `dir`, relative to it, leaving out what cargo adds.
+    fn walk(dir: &Path) -> Vec<String> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                let sub = path.file_name().unwrap().to_str().unwrap().to_owned();
+                found.extend(walk(&path).into_iter().map(|f| format!("{sub}/{f}")));
+            } else {
+                found.push(path.file_name().unwrap().to_str().unwrap().to_owned());
+            }
+        }
+        found
     }
 }

@@ -8,6 +8,7 @@ mod checks;
 mod client;
 mod docs;
 mod lib_rs;
+pub mod manifest;
 mod models;
 mod runtime;
 mod types;
