@@ -25,6 +25,9 @@ pub struct Args {
     /// The package name of the `--crate` (default: the directory's name).
     #[arg(long, requires = "crate_dir")]
     name: Option<String>,
+    /// Refuse the spec (exit 2, nothing written) when generation has any warning.
+    #[arg(long)]
+    deny_warnings: bool,
 }
 
 /// The repository root: xtask's manifest directory's parent.
@@ -83,7 +86,8 @@ fn plan(args: &Args, root: &Path, generated: codegen::Generated) -> Result<Plan,
 }
 
 /// Runs the subcommand: exit 0 when done (or current), 1 when `--check` finds stale
-/// files, 2 when the spec cannot be generated or files cannot be written.
+/// files, 2 when the spec cannot be generated (or has warnings under
+/// `--deny-warnings`) or files cannot be written.
 pub fn run(args: Args) -> ExitCode {
     let root = root();
     let spec = root.join(&args.spec);
@@ -105,6 +109,13 @@ pub fn run(args: Args) -> ExitCode {
     };
     for warning in &generated.warnings {
         eprintln!("warning: {warning}");
+    }
+    if args.deny_warnings && !generated.warnings.is_empty() {
+        eprintln!(
+            "error: {} generation warning(s) and --deny-warnings: nothing written",
+            generated.warnings.len()
+        );
+        return ExitCode::from(2);
     }
     let plan = match plan(&args, &root, generated) {
         Ok(plan) => plan,
@@ -179,6 +190,7 @@ mod tests {
             out: out.to_owned(),
             crate_dir: None,
             name: None,
+            deny_warnings: false,
         }
     }
 
@@ -258,6 +270,22 @@ mod tests {
             std::fs::read_to_string(out.join("lib.rs")).unwrap(),
             "pub fn mine() {}"
         );
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn warnings_are_printed_and_deny_warnings_refuses_them() {
+        let spec = "codegen/tests/specs/warn/unknown_format.yaml";
+        let out = scratch("deny");
+        let mut denying = args(spec, &out, false);
+        denying.deny_warnings = true;
+        assert_eq!(run(denying), ExitCode::from(2));
+        assert!(
+            std::fs::read_dir(&out).unwrap().next().is_none(),
+            "--deny-warnings wrote files"
+        );
+        assert_eq!(run(args(spec, &out, false)), ExitCode::SUCCESS);
+        assert!(out.join("models.rs").is_file());
         std::fs::remove_dir_all(&out).unwrap();
     }
 

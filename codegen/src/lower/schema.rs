@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use super::{Lowerer, parse_unit};
+use super::{Lowerer, formats, parse_unit};
 use crate::error::{Located, push_pointer};
 use crate::ir::{AliasDef, Checks, CombinedRule, EnumDef, Field, StructDef, Ty, TypeDef};
 use crate::names::{Scope, pascal, snake};
@@ -248,7 +248,12 @@ impl<'a> Lowerer<'a> {
             _ => return Ok((Ty::Json, nullable)),
         };
         let ty = match kind {
-            "string" => Ty::String,
+            "string" => {
+                if let Some(warning) = formats::unknown_string_format(s.format.as_deref()) {
+                    self.warn(push_pointer(ptr, "format"), warning);
+                }
+                Ty::String
+            }
             "boolean" => Ty::Bool,
             "integer" => match s.format.as_deref() {
                 Some("int32" | "int16" | "int8" | "uint8" | "uint16") => Ty::I32,
