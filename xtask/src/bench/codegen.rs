@@ -5,7 +5,12 @@
 //! ...) and the medians compared, so drift on a shared machine hits both alike.
 //! Targets: under 20 ms for the spec, under 500 ms for the 350-operation document.
 //!
+//! With `--progenitor`, the same run then compares this generator with `cargo-progenitor`
+//! on the real-world documents of `codegen/tests/corpus/` (see [`progenitor`]).
+//!
 //! Run it optimised: `cargo run --release -p xtask -- bench codegen`.
+
+mod progenitor;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -20,6 +25,19 @@ pub struct Args {
     /// Upper bound on one document's measured phase, in seconds.
     #[arg(long, default_value_t = 30)]
     max_seconds: u64,
+    /// Also compare with cargo-progenitor 0.15.1 (installed on first use), whole
+    /// process and `cargo check` of the crates, on the corpus documents.
+    #[arg(long)]
+    progenitor: bool,
+    /// Corpus documents to compare (file names under `codegen/tests/corpus`; default: all).
+    #[arg(long, value_delimiter = ',', requires = "progenitor")]
+    corpus: Vec<String>,
+    /// Interleaved whole-process generation rounds per document and generator.
+    #[arg(long, default_value_t = 5)]
+    process_rounds: usize,
+    /// Interleaved `cargo check` rounds per document and crate (0: no check phase).
+    #[arg(long, default_value_t = 3)]
+    check_rounds: usize,
 }
 
 /// One document to measure, with its target.
@@ -120,6 +138,17 @@ pub fn run(args: Args) -> ExitCode {
                 eprintln!("error: {e}");
                 return ExitCode::from(2);
             }
+        }
+    }
+    if args.progenitor {
+        let settings = progenitor::Settings {
+            only: args.corpus.clone(),
+            process_rounds: args.process_rounds.max(1),
+            check_rounds: args.check_rounds,
+        };
+        if let Err(e) = progenitor::run(&settings) {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
         }
     }
     if all_met {

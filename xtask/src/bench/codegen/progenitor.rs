@@ -1,0 +1,458 @@
+//! This generator beside `cargo-progenitor` (oxidecomputer's OpenAPI-to-Rust generator,
+//! the field's reference), on the public documents of `codegen/tests/corpus/`: whole
+//! processes, since that is what a user runs, then `cargo check` of the two crates each
+//! wrote, then how much of each crate fell back to untyped JSON.
+//!
+//! - Generation: the release `xtask codegen --crate` against `cargo-progenitor
+//!   progenitor -i SPEC -o DIR -n NAME -v 0.1.0`, both invoked directly (not through
+//!   `cargo`), output directory removed before every run, rounds interleaved (ours,
+//!   progenitor, ours, ...) so that load on the shared machine hits both alike.
+//! - Check: both crates are members of one workspace with one target directory; a first
+//!   `cargo check` builds every dependency (and both crates), then each round touches a
+//!   crate's `src/lib.rs` and times `cargo check --offline -p CRATE`, interleaved.
+//! - `serde_json::Value`: every Rust file of each crate's `src/` is parsed with `syn` and
+//!   every type whose path ends in `serde_json::Value` (leading `::` or not) is counted,
+//!   wherever a type stands (field, argument, alias, generic argument, return type).
+//!
+//! Progenitor refuses OpenAPI 3.1: a 3.1 document is given to it relabelled `3.0.3` in a
+//! temporary copy (this generator reads the original). cargo-progenitor 0.15.1 is
+//! installed on first use into `target/tools/progenitor`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use syn::visit::Visit;
+
+use crate::tools::{project_root, run_checked, tools_dir};
+
+/// The pinned version.
+const VERSION: &str = "0.15.1";
+
+/// Settings of the comparison.
+pub struct Settings {
+    /// Corpus file names to compare (empty: all).
+    pub only: Vec<String>,
+    /// Interleaved generation rounds per document and generator.
+    pub process_rounds: usize,
+    /// Interleaved `cargo check` rounds per document and crate.
+    pub check_rounds: usize,
+}
+
+/// `cargo-progenitor` under `target/tools/progenitor/bin`, installed if missing.
+fn install() -> Result<PathBuf, String> {
+    let root = tools_dir().join("progenitor");
+    let exe = root.join("bin").join("cargo-progenitor");
+    let marker = root.join(".installed");
+    let wanted = format!("cargo-progenitor {VERSION}");
+    if exe.is_file() && std::fs::read_to_string(&marker).ok().as_deref() == Some(wanted.as_str()) {
+        return Ok(exe);
+    }
+    eprintln!(
+        "installing cargo-progenitor {VERSION} into {} (compiles for several minutes)",
+        root.display()
+    );
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    run_checked(
+        Command::new(cargo)
+            .args([
+                "install",
+                "cargo-progenitor",
+                "--version",
+                VERSION,
+                "--locked",
+                "--root",
+            ])
+            .arg(&root),
+    )?;
+    std::fs::write(&marker, &wanted)
+        .map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
+    Ok(exe)
+}
+
+/// What one generator did with one document.
+enum Outcome {
+    /// Generated; the crate directory holds its output.
+    Wrote,
+    /// Refused: the first line of what it said.
+    Refused(String),
+}
+
+/// Runs a generator once into a fresh `out`; the duration of the whole process.
+fn generate(cmd: &mut Command, out: &Path) -> Result<(Duration, Outcome), String> {
+    if out.exists() {
+        std::fs::remove_dir_all(out).map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
+    }
+    let started = Instant::now();
+    let output = cmd
+        .output()
+        .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
+    let took = started.elapsed();
+    if output.status.success() {
+        return Ok((took, Outcome::Wrote));
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let first = stderr
+        .lines()
+        .find(|l| l.contains("error") || l.contains("Error") || l.contains("panicked"))
+        .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
+        .unwrap_or("no message")
+        .trim();
+    let mut first = first.to_owned();
+    if first.len() > 160 {
+        let mut cut = 160;
+        while !first.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        first.truncate(cut);
+        first.push('…');
+    }
+    Ok((took, Outcome::Refused(first)))
+}
+
+/// The input progenitor gets: the document itself, or a copy relabelled 3.0.3 when it
+/// is OpenAPI 3.1 (which progenitor refuses outright).
+fn progenitor_input(spec: &Path, scratch: &Path) -> Result<(PathBuf, bool), String> {
+    let text = std::fs::read_to_string(spec)
+        .map_err(|e| format!("cannot read {}: {e}", spec.display()))?;
+    let is_json = spec.extension().is_some_and(|e| e == "json");
+    let version = if is_json {
+        serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("openapi")?.as_str().map(str::to_owned))
+    } else {
+        text.lines()
+            .find_map(|l| l.strip_prefix("openapi:"))
+            .map(|v| v.trim().trim_matches(['"', '\'']).to_owned())
+    };
+    if !version.is_some_and(|v| v.starts_with("3.1")) {
+        return Ok((spec.to_owned(), false));
+    }
+    let relabelled = if is_json {
+        let mut value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", spec.display()))?;
+        value["openapi"] = serde_json::Value::from("3.0.3");
+        serde_json::to_string(&value).map_err(|e| e.to_string())?
+    } else {
+        text.lines()
+            .map(|l| {
+                if l.starts_with("openapi:") {
+                    "openapi: 3.0.3"
+                } else {
+                    l
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let copy = scratch.join(spec.file_name().unwrap_or_default());
+    std::fs::write(&copy, relabelled)
+        .map_err(|e| format!("cannot write {}: {e}", copy.display()))?;
+    Ok((copy, true))
+}
+
+/// Counts types whose path ends in `serde_json::Value`.
+#[derive(Default)]
+struct ValueTypes(usize);
+
+impl<'ast> Visit<'ast> for ValueTypes {
+    fn visit_type_path(&mut self, node: &'ast syn::TypePath) {
+        let segments: Vec<String> = node
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        if segments.ends_with(&["serde_json".to_owned(), "Value".to_owned()]) {
+            self.0 += 1;
+        }
+        syn::visit::visit_type_path(self, node);
+    }
+}
+
+/// `serde_json::Value` in type positions over every `.rs` file under `dir`.
+fn count_value_types(dir: &Path) -> Result<usize, String> {
+    let mut total = 0;
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.is_dir() {
+            total += count_value_types(&path)?;
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let file = syn::parse_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            let mut counter = ValueTypes::default();
+            counter.visit_file(&file);
+            total += counter.0;
+        }
+    }
+    Ok(total)
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples.get(samples.len() / 2).copied().unwrap_or_default()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// A document both generators wrote a crate for, ready for the check phase.
+struct Pair {
+    label: String,
+    ours: String,
+    theirs: String,
+}
+
+/// `cargo check` of one crate of the workspace; its duration.
+fn check(
+    cargo: &std::ffi::OsStr,
+    ws: &Path,
+    target: &Path,
+    package: &str,
+) -> Result<Duration, String> {
+    let lib = ws.join(package).join("src/lib.rs");
+    let file = std::fs::File::options()
+        .append(true)
+        .open(&lib)
+        .map_err(|e| format!("{}: {e}", lib.display()))?;
+    file.set_modified(std::time::SystemTime::now())
+        .map_err(|e| format!("cannot touch {}: {e}", lib.display()))?;
+    drop(file);
+    let started = Instant::now();
+    let output = Command::new(cargo)
+        .args(["check", "--offline", "--quiet", "-p", package])
+        .current_dir(ws)
+        .env("CARGO_TARGET_DIR", target)
+        .env_remove("RUSTFLAGS")
+        .output()
+        .map_err(|e| format!("cannot start cargo: {e}"))?;
+    let took = started.elapsed();
+    if !output.status.success() {
+        return Err(format!(
+            "cargo check -p {package} failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(took)
+}
+
+/// A crate name for a document: `PREFIX-` and its stem in lower case and dashes.
+fn crate_name(prefix: &str, file: &str) -> String {
+    let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
+    let stem: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("{prefix}-{stem}")
+}
+
+/// Runs the comparison; prints one block per document.
+pub fn run(settings: &Settings) -> Result<(), String> {
+    let exe = install()?;
+    let ours_exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let root = project_root();
+    let corpus = root.join("codegen/tests/corpus");
+    let mut files: Vec<String> = std::fs::read_dir(&corpus)
+        .map_err(|e| format!("{}: {e}", corpus.display()))?
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".json") || n.ends_with(".yaml"))
+        .filter(|n| settings.only.is_empty() || settings.only.contains(n))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("no corpus document matches {:?}", settings.only));
+    }
+    let target = tools_dir().parent().map(Path::to_owned).unwrap_or_default();
+    let bench_dir = target.join("bench-codegen");
+    if bench_dir.exists() {
+        std::fs::remove_dir_all(&bench_dir).map_err(|e| format!("{}: {e}", bench_dir.display()))?;
+    }
+    let ws = bench_dir.join("ws");
+    let inputs = bench_dir.join("inputs");
+    std::fs::create_dir_all(&inputs).map_err(|e| e.to_string())?;
+
+    println!(
+        "whole process, median of {} interleaved rounds; ratio = ours / progenitor (below 1: ours is faster)",
+        settings.process_rounds
+    );
+    let mut pairs = Vec::new();
+    for file in &files {
+        let spec = corpus.join(file);
+        let (prog_input, relabelled) = progenitor_input(&spec, &inputs)?;
+        let ours_name = crate_name("ours", file);
+        let theirs_name = crate_name("prog", file);
+        let ours_dir = ws.join(&ours_name);
+        let theirs_dir = ws.join(&theirs_name);
+        let mut ours_cmd = Command::new(&ours_exe);
+        ours_cmd
+            .arg("codegen")
+            .arg("--spec")
+            .arg(&spec)
+            .arg("--crate")
+            .arg(&ours_dir)
+            .args(["--name", &ours_name]);
+        let mut theirs_cmd = Command::new(&exe);
+        theirs_cmd
+            .args(["progenitor", "-i"])
+            .arg(&prog_input)
+            .arg("-o")
+            .arg(&theirs_dir)
+            .args(["-n", &theirs_name, "-v", "0.1.0"]);
+        let note = if relabelled {
+            " (3.1 relabelled 3.0.3 for progenitor)"
+        } else {
+            ""
+        };
+        println!("{file}{note}");
+        // Warm-up: one run each, which also tells whether each takes the document.
+        let (_, ours_outcome) = generate(&mut ours_cmd, &ours_dir)?;
+        let (_, theirs_outcome) = generate(&mut theirs_cmd, &theirs_dir)?;
+        match (&ours_outcome, &theirs_outcome) {
+            (Outcome::Wrote, Outcome::Wrote) => {}
+            _ => {
+                for (who, outcome) in [("ours", &ours_outcome), ("progenitor", &theirs_outcome)] {
+                    match outcome {
+                        Outcome::Wrote => println!("  {who:<10} generates"),
+                        Outcome::Refused(why) => println!("  {who:<10} refuses: {why}"),
+                    }
+                }
+                println!("  not compared: both must generate");
+                for dir in [&ours_dir, &theirs_dir] {
+                    let _ = std::fs::remove_dir_all(dir);
+                }
+                continue;
+            }
+        }
+        let mut ours = Vec::new();
+        let mut theirs = Vec::new();
+        for _ in 0..settings.process_rounds {
+            let (took, outcome) = generate(&mut ours_cmd, &ours_dir)?;
+            if let Outcome::Refused(why) = outcome {
+                return Err(format!("{file}: ours failed on a later round: {why}"));
+            }
+            ours.push(took);
+            let (took, outcome) = generate(&mut theirs_cmd, &theirs_dir)?;
+            if let Outcome::Refused(why) = outcome {
+                return Err(format!("{file}: progenitor failed on a later round: {why}"));
+            }
+            theirs.push(took);
+        }
+        let (ours, theirs) = (median(ours), median(theirs));
+        println!(
+            "  generate   ours {:>9.1} ms   progenitor {:>9.1} ms   ratio {:.2}",
+            ms(ours),
+            ms(theirs),
+            ours.as_secs_f64() / theirs.as_secs_f64().max(1e-9)
+        );
+        let ours_values = count_value_types(&ours_dir.join("src"))?;
+        let theirs_values = count_value_types(&theirs_dir.join("src"))?;
+        println!(
+            "  serde_json::Value in type positions   ours {ours_values}   progenitor {theirs_values}"
+        );
+        pairs.push(Pair {
+            label: file.clone(),
+            ours: ours_name,
+            theirs: theirs_name,
+        });
+    }
+    if pairs.is_empty() || settings.check_rounds == 0 {
+        return Ok(());
+    }
+
+    // One workspace holds every crate; the workspace's lock file is the starting point so
+    // that the dependencies this project already uses are not resolved afresh.
+    let members: Vec<String> = pairs
+        .iter()
+        .flat_map(|p| [format!("\"{}\"", p.ours), format!("\"{}\"", p.theirs)])
+        .collect();
+    std::fs::write(
+        ws.join("Cargo.toml"),
+        format!(
+            "[workspace]\nresolver = \"3\"\nmembers = [{}]\n",
+            members.join(", ")
+        ),
+    )
+    .map_err(|e| e.to_string())?;
+    std::fs::copy(root.join("Cargo.lock"), ws.join("Cargo.lock")).map_err(|e| e.to_string())?;
+    let check_target = target.join("bench-codegen-check");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    eprintln!("building the dependencies of every crate (cargo check --workspace) ...");
+    run_checked(
+        Command::new(&cargo)
+            .args(["check", "--workspace", "--quiet"])
+            .current_dir(&ws)
+            .env("CARGO_TARGET_DIR", &check_target)
+            .env_remove("RUSTFLAGS"),
+    )?;
+    println!(
+        "cargo check of the generated crate alone (dependencies built), median of {} interleaved rounds; ratio = ours / progenitor",
+        settings.check_rounds
+    );
+    for pair in &pairs {
+        let mut ours = Vec::new();
+        let mut theirs = Vec::new();
+        for _ in 0..settings.check_rounds {
+            ours.push(check(&cargo, &ws, &check_target, &pair.ours)?);
+            theirs.push(check(&cargo, &ws, &check_target, &pair.theirs)?);
+        }
+        let (ours, theirs) = (median(ours), median(theirs));
+        println!(
+            "{:<36} check   ours {:>7.2} s   progenitor {:>7.2} s   ratio {:.2}",
+            pair.label,
+            ours.as_secs_f64(),
+            theirs.as_secs_f64(),
+            ours.as_secs_f64() / theirs.as_secs_f64().max(1e-9)
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_types_are_counted_where_a_type_stands_only() {
+        let file = syn::parse_file(
+            "pub struct A { a: serde_json::Value, b: Option<::serde_json::Value>, c: Vec<String> }
+             pub type B = std::collections::HashMap<String, serde_json::Value>;
+             fn f() -> serde_json::Value { let _ = serde_json::Value::Null; serde_json::json!(1) }",
+        )
+        .unwrap();
+        let mut counter = ValueTypes::default();
+        counter.visit_file(&file);
+        assert_eq!(counter.0, 4);
+    }
+
+    #[test]
+    fn a_3_1_document_is_relabelled_for_progenitor_only() {
+        let dir = std::env::temp_dir().join(format!("xtask-progenitor-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let spec = dir.join("spec.json");
+        std::fs::write(&spec, r#"{"openapi": "3.1.0", "info": {}}"#).unwrap();
+        let copies = dir.join("copies");
+        std::fs::create_dir_all(&copies).unwrap();
+        let (input, relabelled) = progenitor_input(&spec, &copies).unwrap();
+        assert!(relabelled);
+        let copy: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&input).unwrap()).unwrap();
+        assert_eq!(copy["openapi"], "3.0.3");
+        assert!(std::fs::read_to_string(&spec).unwrap().contains("3.1.0"));
+        std::fs::write(&spec, r#"{"openapi": "3.0.3"}"#).unwrap();
+        assert_eq!(
+            progenitor_input(&spec, &copies).unwrap(),
+            (spec.clone(), false)
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
