@@ -1,13 +1,15 @@
 //! `cargo xtask bench <what>`: the benchmarks behind BENCHMARKS.md. Each measures the
 //! project beside a baseline in the same run and prints ratios, since absolute times on
-//! shared machines drift.
+//! shared machines drift. The generator's bench runs here (it needs only `codegen`); the
+//! others are `[[bench]]` targets of the crates they measure, run with `cargo bench`
+//! (optimised), their arguments passed through.
 
-mod client;
 mod codegen;
-mod conformance;
-mod server;
 
 use std::process::ExitCode;
+
+use crate::child::{cargo, run_forwarding};
+use crate::tools::python_venv;
 
 /// Arguments of `cargo xtask bench`.
 #[derive(clap::Args)]
@@ -16,24 +18,68 @@ pub struct Args {
     what: What,
 }
 
+/// Arguments handed unchanged to a bench target (`--help` included).
+#[derive(clap::Args)]
+#[command(disable_help_flag = true)]
+pub struct PassThrough {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
+}
+
 #[derive(clap::Subcommand)]
 enum What {
     /// Generation time of the spec and of the platform's full published document.
     Codegen(codegen::Args),
-    /// Per-request cost of the generated client against hand-written reqwest.
-    Client(client::Args),
-    /// Reference server throughput and p99 beside a minimal axum handler.
-    Server(server::Args),
-    /// Conformance run wall time, and requests per second beside Schemathesis.
-    Conformance(conformance::Args),
+    /// Per-request cost of the generated client against hand-written reqwest
+    /// (`cargo bench -p trading-api --bench client`).
+    Client(PassThrough),
+    /// Reference server throughput and p99 beside a minimal axum handler
+    /// (`cargo bench -p reference-server --bench server`).
+    Server(PassThrough),
+    /// Conformance run wall time, and requests per second beside Schemathesis
+    /// (`cargo bench -p conformance --bench conformance`).
+    Conformance(PassThrough),
 }
 
 /// Dispatches to the chosen benchmark.
 pub fn run(args: Args) -> ExitCode {
     match args.what {
         What::Codegen(a) => codegen::run(a),
-        What::Client(a) => client::run(a),
-        What::Server(a) => server::run(a),
-        What::Conformance(a) => conformance::run(a),
+        What::Client(a) => bench("trading-api", "client", a, &[]),
+        What::Server(a) => bench("reference-server", "server", a, &[]),
+        What::Conformance(a) => {
+            // Schemathesis is installed here (orchestration) unless the run skips it.
+            let skip = a
+                .args
+                .iter()
+                .any(|x| x == "--no-schemathesis" || x == "--help" || x == "-h");
+            let env = if skip {
+                Vec::new()
+            } else {
+                match python_venv("schemathesis", &[crate::schemathesis::SCHEMATHESIS]) {
+                    Ok(bin) => vec![("SCHEMATHESIS_BIN", bin.join("st"))],
+                    Err(e) => {
+                        eprintln!("cargo xtask bench conformance: {e}");
+                        return ExitCode::from(2);
+                    }
+                }
+            };
+            bench("conformance", "conformance", a, &env)
+        }
     }
+}
+
+/// `cargo bench -q -p PACKAGE --bench NAME -- ARGS`, its exit code passed on.
+fn bench(
+    package: &str,
+    name: &str,
+    args: PassThrough,
+    env: &[(&str, std::path::PathBuf)],
+) -> ExitCode {
+    let mut cmd = cargo(&["bench", "-q", "-p", package, "--bench", name, "--"]);
+    cmd.args(&args.args);
+    for (key, value) in env {
+        cmd.env(key, value);
+    }
+    run_forwarding(cmd)
 }

@@ -1,7 +1,10 @@
-//! `cargo xtask`: the project's automation, kept thin. Each subcommand parses its
-//! arguments and calls into a library crate; the logic lives there, not here.
+//! `cargo xtask`: the project's automation, kept thin. It orchestrates: it runs the
+//! crates' own binaries, tests and benches as child processes, installs the outside tools
+//! they need, and links only the generator (`codegen`, `spec-model`), so it builds even
+//! when `generated/` does not, and `cargo xtask codegen` can always rewrite it.
 
 mod bench;
+mod child;
 mod codegen;
 mod conformance;
 mod prism;
@@ -29,15 +32,16 @@ struct Cli {
 enum Command {
     /// Regenerate `generated/` from `spec/openapi.yaml` (or check it is current).
     Codegen(codegen::Args),
-    /// Run the reference server.
+    /// Run the reference server (the `reference-server` binary).
     Serve(serve::Args),
-    /// Run the conformance harness against a server (the embedded reference server by default).
+    /// Run the conformance harness (the `conformance` binary) against a server, the
+    /// embedded reference server by default.
     Conformance(conformance::Args),
     /// Validate `spec/openapi.yaml` with the independent `openapi-spec-validator`.
     ValidateSpec(validate_spec::Args),
     /// Run Schemathesis against the reference server.
     Schemathesis(schemathesis::Args),
-    /// Run the harness and the generated client against Stoplight Prism's mock.
+    /// Install Stoplight Prism and run the conformance crate's Prism tests against its mock.
     Prism(prism::Args),
     /// Run the whole test suite: cargo tests, spec validation, Schemathesis, Prism.
     Test(test::Args),

@@ -1,15 +1,19 @@
 //! `cargo xtask schemathesis`: an independent check of the reference server. Installs a
-//! pinned Schemathesis into `target/tools/`, starts the server in-process on a port the
-//! OS picks, runs every check over the examples, coverage and fuzzing phases with a
-//! fixed seed and bounded examples, stops the server, and exits with Schemathesis's code.
+//! pinned Schemathesis into `target/tools/`, starts the `reference-server` binary on a
+//! port the OS picks (reading the base URL and a token from its banner), runs every check
+//! over the examples, coverage and fuzzing phases with a fixed seed and bounded examples,
+//! stops the server, and exits with Schemathesis's code.
 
-use std::process::{Command, ExitCode};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, ChildStdout, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::tools::{project_root, python_venv};
+use crate::child::cargo_run;
+use crate::tools::{project_root, python_venv, tools_dir};
 
-/// The Schemathesis release this project is checked with.
-const SCHEMATHESIS: &str = "schemathesis==4.32.5";
+/// The Schemathesis release this project is checked with (also what `cargo xtask bench
+/// conformance` installs).
+pub const SCHEMATHESIS: &str = "schemathesis==4.32.5";
 /// Hard bound on one run; the example bounds keep a run to a few minutes on 2 cores.
 const RUN_TIMEOUT: Duration = Duration::from_secs(20 * 60);
 
@@ -43,13 +47,8 @@ pub fn run(args: Args) -> ExitCode {
 fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let bin = python_venv("schemathesis", &[SCHEMATHESIS])?;
     let root = project_root();
-    let runtime = tokio::runtime::Runtime::new()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let server = runtime
-        .block_on(reference_server::spawn(reference_server::Config::default()))
-        .map_err(|e| format!("cannot start the reference server: {e}"))?;
-    let token = server.issue_token();
-    let base = server.base_url();
+    let server = Server::start()?;
+    let (base, token) = (server.base_url.clone(), server.token.clone());
     let config = root.join("conformance/reference-server/schemathesis.toml");
     let mut cmd = Command::new(bin.join("st"));
     cmd.current_dir(&root)
@@ -71,7 +70,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         args.seed, args.max_examples
     );
     let outcome = run_bounded(&mut cmd, RUN_TIMEOUT);
-    runtime.block_on(server.shutdown());
+    drop(server);
     let status = outcome?;
     Ok(match status.code() {
         Some(0) => ExitCode::SUCCESS,
@@ -100,5 +99,67 @@ fn run_bounded(cmd: &mut Command, limit: Duration) -> Result<std::process::ExitS
             Ok(None) => std::thread::sleep(Duration::from_millis(200)),
             Err(e) => return Err(format!("cannot wait for Schemathesis: {e}")),
         }
+    }
+}
+
+/// The `reference-server` binary on a free port, stopped (by its own pid) when dropped.
+/// Its log goes to `target/tools/schemathesis-server.log`.
+struct Server {
+    child: Child,
+    stdout: BufReader<ChildStdout>,
+    base_url: String,
+    token: String,
+}
+
+impl Server {
+    /// Builds and starts the server, then reads its banner up to the bearer token.
+    fn start() -> Result<Server, String> {
+        std::fs::create_dir_all(tools_dir())
+            .map_err(|e| format!("cannot create tools dir: {e}"))?;
+        let log_path = tools_dir().join("schemathesis-server.log");
+        let log = std::fs::File::create(&log_path)
+            .map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
+        let mut cmd = cargo_run("reference-server", &["--port".into(), "0".into()]);
+        cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(log);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot start the reference server: {e}"))?;
+        let Some(stdout) = child.stdout.take() else {
+            let _ = child.kill();
+            return Err("the reference server's stdout is not piped".into());
+        };
+        let mut server = Server {
+            child,
+            stdout: BufReader::new(stdout),
+            base_url: String::new(),
+            token: String::new(),
+        };
+        let mut line = String::new();
+        while server.token.is_empty() {
+            line.clear();
+            let read = server.stdout.read_line(&mut line).unwrap_or(0);
+            if read == 0 {
+                return Err(format!(
+                    "the reference server stopped before printing its banner (see {})",
+                    log_path.display()
+                ));
+            }
+            if let Some(url) = line.strip_prefix("base URL:") {
+                server.base_url = url.trim().to_string();
+            } else if let Some(token) = line.strip_prefix("bearer token:") {
+                server.token = token.trim().to_string();
+            }
+        }
+        if server.base_url.is_empty() {
+            return Err("the reference server's banner names no base URL".into());
+        }
+        Ok(server)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

@@ -1,32 +1,21 @@
-//! `cargo xtask serve [--port P] [--data FILE] [--state FILE]`: the reference server in
-//! the foreground, printing the base URL, the demo client and a ready bearer token.
+//! `cargo xtask serve [--port P] [--data FILE] [--state FILE] [--read-timeout SECONDS]`:
+//! the `reference-server` binary in the foreground, printing the base URL, the demo
+//! client and a ready bearer token.
 
 use std::process::ExitCode;
 
-use reference_server::cli::{ServeArgs, init_logging, serve};
+use crate::child::{cargo_run, run_forwarding};
 
-/// Arguments of `cargo xtask serve` (those of the `reference-server` binary).
+/// Arguments of `cargo xtask serve`: those of the `reference-server` binary, passed on
+/// unchanged (`--help` included, which the binary answers).
 #[derive(clap::Args)]
+#[command(disable_help_flag = true)]
 pub struct Args {
-    #[command(flatten)]
-    serve: ServeArgs,
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
 }
 
-/// Runs the server until Ctrl-C.
+/// Runs the server until Ctrl-C; the exit code is the server's.
 pub fn run(args: Args) -> ExitCode {
-    init_logging();
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("cargo xtask serve: cannot start the async runtime: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    match runtime.block_on(serve(&args.serve)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("cargo xtask serve: {e}");
-            ExitCode::from(2)
-        }
-    }
+    run_forwarding(cargo_run("reference-server", &args.args))
 }

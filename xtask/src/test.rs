@@ -25,21 +25,20 @@ fn xtask(args: &[&str]) -> Command {
     cmd
 }
 
-fn cargo_tests() -> Command {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let have_nextest = Command::new(&cargo)
-        .args(["nextest", "--version"])
+/// Whether `cargo nextest` is installed (else the tests run under `cargo test`).
+pub fn have_nextest() -> bool {
+    crate::child::cargo(&["nextest", "--version"])
         .output()
         .map(|o| o.status.success())
-        .unwrap_or(false);
-    let mut cmd = Command::new(cargo);
-    if have_nextest {
-        cmd.args(["nextest", "run", "--workspace", "--no-fail-fast"]);
+        .unwrap_or(false)
+}
+
+fn cargo_tests() -> Command {
+    if have_nextest() {
+        crate::child::cargo(&["nextest", "run", "--workspace", "--no-fail-fast"])
     } else {
-        cmd.args(["test", "--workspace", "--no-fail-fast"]);
+        crate::child::cargo(&["test", "--workspace", "--no-fail-fast"])
     }
-    cmd.current_dir(crate::tools::project_root());
-    cmd
 }
 
 /// Runs every step (a failed step does not stop the others) and exits 1 if any failed.

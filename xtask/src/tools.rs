@@ -79,7 +79,6 @@ pub fn python_venv(name: &str, requirements: &[&str]) -> Result<PathBuf, String>
 
 /// An npm package installed under `target/tools/npm` (pinned `name@version`). Returns
 /// the path of its executable `bin` in `node_modules/.bin`.
-#[allow(dead_code)] // used by `cargo xtask prism`
 pub fn npm_tool(package: &str, bin: &str) -> Result<PathBuf, String> {
     let prefix = tools_dir().join("npm");
     let exe = prefix.join("node_modules").join(".bin").join(bin);

@@ -1,13 +1,15 @@
-//! `cargo xtask bench client`: per-request cost of the generated client beside
+//! `cargo xtask bench client` (`cargo bench -p trading-api --bench client`): per-request cost of the generated client beside
 //! hand-written `reqwest` code making the same call (same URL, query, bearer header and
 //! JSON body, decoding into the same model) against the same local axum server, through
 //! the same `reqwest::Client` and connection pool. Batches of sequential requests
 //! alternate between the two (the order flips every round), and the medians of the
 //! per-request times are compared. Target: ratio at most 1.10.
 //!
-//! Run it optimised: `cargo run --release -p xtask -- bench client`.
+//! `cargo bench` builds it optimised; it parses its own arguments (`harness = false`).
 
 use std::process::ExitCode;
+
+use clap::Parser;
 use std::time::{Duration, Instant};
 
 use trading_api::models::{
@@ -24,8 +26,9 @@ const LIMIT: &str = r#"{"id":11,"active":true,"totalBy":"Contract","riskCategory
 const UPDATED: &str = r#"{"errorText":"","contactInfo":{"id":1,"userId":1,"firstName":"Ada","lastName":"Lovelace","streetAddress1":"12 St James's Square","city":"London","country":"GB","phone":"+44 20 7946 0958","postCode":"SW1Y 4JH","mailingIsDifferent":false}}"#;
 
 /// Arguments of `cargo xtask bench client`.
-#[derive(clap::Args)]
-pub struct Args {
+#[derive(Parser)]
+#[command(name = "bench client")]
+struct Args {
     /// Measured rounds per scenario (each round: one batch of each kind).
     #[arg(long, default_value_t = 30)]
     rounds: usize,
@@ -35,6 +38,9 @@ pub struct Args {
     /// Upper bound on one scenario's measured phase, in seconds.
     #[arg(long, default_value_t = 30)]
     max_seconds: u64,
+    /// Passed by `cargo bench` to every bench target; nothing to do here.
+    #[arg(long, hide = true)]
+    bench: bool,
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -206,15 +212,14 @@ async fn bench(args: &Args) -> Result<bool, BoxError> {
 }
 
 /// Runs the benchmark.
-pub fn run(args: Args) -> ExitCode {
+fn main() -> ExitCode {
+    let args = Args::parse();
     if args.rounds == 0 || args.batch == 0 {
         eprintln!("cargo xtask bench client: --rounds and --batch must be positive");
         return ExitCode::from(2);
     }
     if cfg!(debug_assertions) {
-        eprintln!(
-            "note: this is a debug build; run `cargo run --release -p xtask -- bench client` for figures"
-        );
+        eprintln!("note: this is a debug build; run `cargo xtask bench client` for figures");
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -1,40 +1,48 @@
-//! `cargo xtask bench conformance`: the wall time of the full default conformance run
-//! against the reference server (target: under 3 s after build), and the harness's
-//! requests per second beside Schemathesis sending about as many requests to the same
-//! server in the same run (target: at least 10×). Both tools are timed over their whole
-//! run (start-up, spec loading and reports included) against one in-process server.
+//! `cargo xtask bench conformance` (`cargo bench -p conformance --bench conformance`): the
+//! wall time of the full default conformance run against the reference server (target:
+//! under 3 s after build), and the harness's requests per second beside Schemathesis
+//! sending about as many requests to the same server in the same run (target: at least
+//! 10×). Both tools are timed over their whole run (start-up, spec loading and reports
+//! included) against one in-process server.
 //!
-//! Run it optimised for the figures in BENCHMARKS.md:
-//! `cargo run --release -p xtask -- bench conformance`.
+//! Schemathesis is an outside tool: `cargo xtask bench conformance` installs the pin of
+//! `cargo xtask schemathesis` and names its `st` executable in `SCHEMATHESIS_BIN`; without
+//! it, run with `--no-schemathesis`. `cargo bench` builds this optimised; it parses its own
+//! arguments (`harness = false`).
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::tools::{project_root, python_venv, tools_dir};
+use clap::Parser;
 
-/// The Schemathesis pin of `cargo xtask schemathesis` (checked against that file below, so
-/// the two cannot drift).
-const SCHEMATHESIS: &str = "schemathesis==4.32.5";
 /// Wall-time target of the default run.
 const WALL_TARGET: Duration = Duration::from_secs(3);
 /// Throughput ratio target against Schemathesis.
 const RATIO_TARGET: f64 = 10.0;
 /// Hard bound on the Schemathesis run.
 const ST_TIMEOUT: Duration = Duration::from_secs(600);
+/// The environment variable naming Schemathesis's `st` executable.
+const ST_ENV: &str = "SCHEMATHESIS_BIN";
 
 /// Arguments of `cargo xtask bench conformance`.
-#[derive(clap::Args)]
-pub struct Args {
+#[derive(Parser)]
+#[command(name = "bench conformance")]
+struct Args {
     /// Timed repetitions of the default run (the median is reported).
     #[arg(long, default_value_t = 5)]
     runs: usize,
     /// Skip the Schemathesis comparison (no Python needed).
     #[arg(long)]
     no_schemathesis: bool,
+    /// Passed by `cargo bench` to every bench target; nothing to do here.
+    #[arg(long, hide = true)]
+    bench: bool,
 }
 
 /// Runs the benchmark; exit 1 when a target is missed, 2 when it cannot run.
-pub fn run(args: Args) -> ExitCode {
+fn main() -> ExitCode {
+    let args = Args::parse();
     match run_inner(&args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
@@ -60,11 +68,12 @@ fn harness_args() -> conformance::Args {
 }
 
 fn run_inner(args: &Args) -> Result<bool, String> {
-    if !include_str!("../schemathesis.rs").contains(SCHEMATHESIS) {
-        return Err(format!(
-            "xtask/src/schemathesis.rs no longer pins {SCHEMATHESIS}: update the pin here"
-        ));
-    }
+    // Found before the timed runs, so a missing tool costs no waiting.
+    let st = if args.no_schemathesis {
+        None
+    } else {
+        Some(schemathesis()?)
+    };
     let profile = if cfg!(debug_assertions) {
         "debug"
     } else {
@@ -99,17 +108,17 @@ fn run_inner(args: &Args) -> Result<bool, String> {
     );
     let mut ok = wall < WALL_TARGET;
 
-    if args.no_schemathesis {
+    let Some(st) = st else {
         return Ok(ok);
-    }
+    };
     // 2. Requests per second against one server, harness then Schemathesis.
     let server = runtime
         .block_on(reference_server::spawn(reference_server::Config::default()))
         .map_err(|e| format!("cannot start the reference server: {e}"))?;
     let token = server.issue_token();
     let demo = server.demo_client();
-    let fixtures = tools_dir().join("bench-fixtures.yaml");
-    std::fs::create_dir_all(tools_dir()).map_err(|e| e.to_string())?;
+    let scratch = tempfile::tempdir().map_err(|e| format!("cannot make a scratch dir: {e}"))?;
+    let fixtures = scratch.path().join("bench-fixtures.yaml");
     std::fs::write(
         &fixtures,
         format!(
@@ -130,17 +139,16 @@ fn run_inner(args: &Args) -> Result<bool, String> {
     let harness_requests = out.exchanges.len();
     let harness_rps = harness_requests as f64 / harness_time.as_secs_f64();
 
-    let bin = python_venv("schemathesis", &[SCHEMATHESIS])?;
-    let har = tools_dir().join("bench-schemathesis.har");
-    let _ = std::fs::remove_file(&har);
+    let har = scratch.path().join("bench-schemathesis.har");
     // Fuzzing only, examples per operation chosen so the total is about the harness's.
     let per_op = harness_requests.div_ceil(6).max(1);
-    let mut cmd = Command::new(bin.join("st"));
-    cmd.current_dir(project_root())
+    let root = project_root();
+    let mut cmd = Command::new(&st);
+    cmd.current_dir(&root)
         .arg("--config-file")
-        .arg(project_root().join("conformance/reference-server/schemathesis.toml"))
+        .arg(root.join("conformance/reference-server/schemathesis.toml"))
         .arg("run")
-        .arg(project_root().join("spec/openapi.yaml"))
+        .arg(root.join("spec/openapi.yaml"))
         .args(["--url", &server.base_url()])
         .args(["--phases", "fuzzing", "--checks", "not_a_server_error"])
         .args(["--max-examples", &per_op.to_string(), "--seed", "1"])
@@ -184,12 +192,13 @@ fn run_inner(args: &Args) -> Result<bool, String> {
     // Schemathesis's fixed start-up (Python imports), timed alone so the report can say how
     // much of the gap it explains; the ratio itself compares whole runs.
     let started = Instant::now();
-    let _ = Command::new(bin.join("st"))
+    let version = Command::new(&st)
         .arg("--version")
-        .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .status();
+        .output()
+        .map_err(|e| format!("cannot start {}: {e}", st.display()))?;
     let st_startup = started.elapsed();
+    let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
     let st_rps_after_startup =
         st_requests as f64 / (st_time.saturating_sub(st_startup)).as_secs_f64().max(1e-3);
     let ratio = harness_rps / st_rps;
@@ -198,7 +207,7 @@ fn run_inner(args: &Args) -> Result<bool, String> {
         harness_time.as_secs_f64()
     );
     println!(
-        "Schemathesis: {st_requests} requests in {:.3} s = {st_rps:.0} requests/s ({SCHEMATHESIS}, fuzzing phase, {per_op} examples per operation)",
+        "Schemathesis: {st_requests} requests in {:.3} s = {st_rps:.0} requests/s ({version}, fuzzing phase, {per_op} examples per operation)",
         st_time.as_secs_f64()
     );
     println!(
@@ -209,4 +218,23 @@ fn run_inner(args: &Args) -> Result<bool, String> {
     println!("ratio: {ratio:.1}x (target >= {RATIO_TARGET}x)");
     ok &= ratio >= RATIO_TARGET;
     Ok(ok)
+}
+
+/// The workspace root: this crate's manifest directory's parent.
+fn project_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from(".."), Path::to_owned)
+}
+
+/// Schemathesis's `st`, as named by `SCHEMATHESIS_BIN`.
+fn schemathesis() -> Result<PathBuf, String> {
+    match std::env::var_os(ST_ENV) {
+        Some(path) if Path::new(&path).exists() => Ok(PathBuf::from(path)),
+        Some(path) => Err(format!("{ST_ENV} names {path:?}, which does not exist")),
+        None => Err(format!(
+            "{ST_ENV} is not set: run `cargo xtask bench conformance` (it installs Schemathesis) \
+             or pass --no-schemathesis"
+        )),
+    }
 }

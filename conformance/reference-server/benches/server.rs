@@ -1,11 +1,11 @@
-//! `cargo xtask bench server`: throughput and latency of the reference server's `item`,
+//! `cargo xtask bench server` (`cargo bench -p reference-server --bench server`): throughput and latency of the reference server's `item`,
 //! `suggest` and `updatecontactinfoname` beside a minimal axum handler that returns a
 //! constant JSON body, measured in the same run by the same bounded loopback load
 //! generator, so the ratio says what the server's own work costs. GET operations are
 //! compared with the handler's GET, the POST update with its POST (which reads the same
 //! body). Target: every operation reaches at least 0.7 of the handler's throughput.
 //!
-//! Run it optimised: `cargo run --release -p xtask -- bench server`.
+//! `cargo bench` builds it optimised; it parses its own arguments (`harness = false`).
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -13,12 +13,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use clap::Parser;
+
 /// The throughput ratio the reference server should reach against the baseline.
 const TARGET_RATIO: f64 = 0.7;
 
 /// Arguments of `cargo xtask bench server`.
-#[derive(clap::Args)]
-pub struct Args {
+#[derive(Parser)]
+#[command(name = "bench server")]
+struct Args {
     /// Measured requests per scenario (after the warm-up).
     #[arg(long, default_value_t = 20_000)]
     requests: usize,
@@ -32,6 +35,9 @@ pub struct Args {
     /// Upper bound on one scenario's measured phase, in seconds.
     #[arg(long, default_value_t = 30)]
     max_seconds: u64,
+    /// Passed by `cargo bench` to every bench target; nothing to do here.
+    #[arg(long, hide = true)]
+    bench: bool,
 }
 
 /// One scenario's figures.
@@ -57,15 +63,14 @@ enum Target {
 }
 
 /// Runs the benchmark.
-pub fn run(args: Args) -> ExitCode {
+fn main() -> ExitCode {
+    let args = Args::parse();
     if args.requests == 0 || args.concurrency == 0 {
         eprintln!("cargo xtask bench server: --requests and --concurrency must be positive");
         return ExitCode::from(2);
     }
     if cfg!(debug_assertions) {
-        eprintln!(
-            "note: this is a debug build; run `cargo run --release -p xtask -- bench server` for figures"
-        );
+        eprintln!("note: this is a debug build; run `cargo xtask bench server` for figures");
     }
     // Servers and load generator on separate runtimes, two threads each, so that
     // neither starves the other's scheduler; on a 2-core machine they still share

@@ -1,0 +1,86 @@
+//! Running the crates' own binaries and cargo commands as child processes: xtask only
+//! orchestrates, so it links none of the crates it drives, and a command passes its
+//! arguments, its standard streams and its exit code through unchanged.
+
+use std::process::{Command, ExitCode, ExitStatus};
+
+use crate::tools::project_root;
+
+/// `cargo ARGS` in the workspace root, with the cargo that runs xtask.
+pub fn cargo(args: &[&str]) -> Command {
+    let exe = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(exe);
+    cmd.args(args).current_dir(project_root());
+    cmd
+}
+
+/// `cargo run -q -p PACKAGE -- ARGS`: a crate's binary (cargo replaces itself with it on
+/// Unix, so the child is the binary).
+pub fn cargo_run(package: &str, args: &[String]) -> Command {
+    let mut cmd = cargo(&["run", "-q", "-p", package, "--"]);
+    cmd.args(args);
+    cmd
+}
+
+/// Runs `cmd` in the foreground with xtask's stdin, stdout and stderr, and exits as it
+/// did (a child ended by a signal gives 128 + the signal's number, as a shell reports
+/// it). Ctrl-C reaches the child from the terminal (same process group); xtask itself
+/// keeps waiting, so the child's own shutdown output and exit code are not lost.
+pub fn run_forwarding(mut cmd: Command) -> ExitCode {
+    let _interrupts = match Interrupts::hold() {
+        Ok(held) => held,
+        Err(e) => {
+            eprintln!("cargo xtask: cannot watch for Ctrl-C: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match cmd.status() {
+        Ok(status) => exit_code(status),
+        Err(e) => {
+            eprintln!("cargo xtask: cannot start {cmd:?}: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The exit code a shell would report for `status`.
+pub fn exit_code(status: ExitStatus) -> ExitCode {
+    if let Some(code) = status.code() {
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return ExitCode::from(u8::try_from(128 + signal).unwrap_or(1));
+        }
+    }
+    ExitCode::from(1)
+}
+
+/// While held, SIGINT no longer ends xtask (it is delivered to a listener nobody reads),
+/// so the foreground child decides what Ctrl-C means.
+pub struct Interrupts {
+    _runtime: tokio::runtime::Runtime,
+    #[cfg(unix)]
+    _signal: tokio::signal::unix::Signal,
+}
+
+impl Interrupts {
+    /// Starts listening for SIGINT.
+    pub fn hold() -> std::io::Result<Interrupts> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        #[cfg(unix)]
+        let signal = {
+            use tokio::signal::unix::{SignalKind, signal};
+            runtime.block_on(async { signal(SignalKind::interrupt()) })?
+        };
+        Ok(Interrupts {
+            _runtime: runtime,
+            #[cfg(unix)]
+            _signal: signal,
+        })
+    }
+}
