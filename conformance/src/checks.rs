@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::case::{AssertKind, Assertion, Expect};
 use crate::outcome::Verdict;
 use crate::schema::Validators;
-use crate::spec::{Level, Operation, Rule, When};
+use crate::spec::{Level, Operation, Rule, RuleCheck, When};
 use crate::transport::Response;
 use crate::vars::{Vars, pointer};
 
@@ -365,20 +365,8 @@ pub fn rules(op: &Operation, expect: &Expect, resp: &Response, input: &RuleInput
     };
     let mut out = Vec::new();
     for rule in &op.rules {
-        let (rule_when, level) = match rule {
-            Rule::FieldsEqual { when, level, .. }
-            | Rule::FieldsNonEmpty { when, level, .. }
-            | Rule::FieldsAbsent { when, level, .. }
-            | Rule::FieldOneOf { when, level, .. } => (*when, *level),
-            Rule::EchoesRequest { level, .. }
-            | Rule::PreservesOtherFields { level, .. }
-            | Rule::ItemsFieldEqualsParam { level, .. }
-            | Rule::FieldEqualsParam { level, .. }
-            | Rule::ItemsFieldInParam { level, .. }
-            | Rule::ItemsUnique { level, .. }
-            | Rule::MaxItemsParam { level, .. }
-            | Rule::ItemsContainParam { level, .. } => (When::Success, *level),
-            Rule::Unordered {} => continue,
+        let (Some(rule_when), level) = (rule.when(), rule.level()) else {
+            continue;
         };
         if rule_when != when {
             continue;
@@ -710,7 +698,7 @@ fn judge_rule(rule: &Rule, check: &str, level: Level, body: &Value, input: &Rule
                 },
             )
         }
-        Rule::Unordered {} => Finding::new(check, level, "", Ok(())),
+        Rule::Unordered { .. } => Finding::new(check, level, "", Ok(())),
     }
 }
 

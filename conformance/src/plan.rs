@@ -11,7 +11,7 @@ use crate::case::{
     AssertKind, Assertion, AuthMode, BodyTemplate, Case, Expect, RequestTemplate, Step,
 };
 use crate::contracts::Contracts;
-use crate::spec::{Level, Operation, Rule, Spec};
+use crate::spec::{Level, Location, Operation, Rule, Spec};
 
 /// A small deterministic generator (SplitMix64): enough to vary test strings by seed
 /// without a dependency.
@@ -140,6 +140,7 @@ fn request(
         body: body.map(BodyTemplate::Json),
         auth,
         explode: None,
+        style: None,
         method: None,
         path: None,
     }
@@ -344,7 +345,13 @@ fn positive(b: &mut Builder, base: &Base) {
 }
 
 fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
-    for p in op.params.iter().filter(|p| p.required) {
+    // A path parameter cannot be left out: without its segment the request goes to
+    // another path, which `unknown_path` covers.
+    for p in op
+        .params
+        .iter()
+        .filter(|p| p.required && p.location != Location::Path)
+    {
         let params: Vec<_> = base
             .params
             .iter()
@@ -724,6 +731,7 @@ fn encodings(b: &mut Builder, op: &Operation, base: &Base) {
         let mut steps = vec![Step {
             request: RequestTemplate {
                 explode: Some(p.explode),
+                style: Some(p.style),
                 ..request(op, base.params.clone(), base.body.clone(), AuthMode::Token)
             },
             expect: Expect::Success,
@@ -734,6 +742,7 @@ fn encodings(b: &mut Builder, op: &Operation, base: &Base) {
             steps.push(Step {
                 request: RequestTemplate {
                     explode: Some(alt.explode),
+                    style: Some(alt.style),
                     ..request(op, base.params.clone(), base.body.clone(), AuthMode::Token)
                 },
                 expect: Expect::Success,

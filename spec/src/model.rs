@@ -9,6 +9,10 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::extensions::{
+    ConstraintLevels, Level, Rejection, RejectionResponse, RejectionShape, Rule,
+};
+
 /// The document root.
 #[derive(Debug, Deserialize)]
 pub struct OpenApi {
@@ -115,6 +119,9 @@ pub struct Operation {
     /// Deprecated operations get `#[deprecated]`.
     #[serde(default)]
     pub deprecated: bool,
+    /// `x-rules`: semantic rules every answer must satisfy.
+    #[serde(default, rename = "x-rules")]
+    pub rules: Vec<Rule>,
 }
 
 /// A parameter (or a `$ref` to one).
@@ -158,7 +165,7 @@ pub struct AlternateEncoding {
     /// Whether arrays repeat the name.
     pub explode: Option<bool>,
     /// `must` or `should`.
-    pub level: Option<String>,
+    pub level: Option<Level>,
     /// The decision row behind it.
     pub decision: Option<Value>,
 }
@@ -192,7 +199,7 @@ pub struct Response {
     pub content: IndexMap<String, MediaType>,
     /// `x-level`: `must` (the interface document's) or `should` (a project decision).
     #[serde(rename = "x-level")]
-    pub level: Option<String>,
+    pub level: Option<Level>,
     /// `x-decision`: the decision row behind a `should`.
     #[serde(rename = "x-decision")]
     pub decision: Option<Value>,
@@ -203,6 +210,12 @@ pub struct Response {
 pub struct MediaType {
     /// The body's schema.
     pub schema: Option<Schema>,
+    /// `x-level`: how binding support for this media type is.
+    #[serde(rename = "x-level")]
+    pub level: Option<Level>,
+    /// `x-decision`: the decision row behind a `should`.
+    #[serde(rename = "x-decision")]
+    pub decision: Option<Value>,
 }
 
 /// `components`.
@@ -234,6 +247,12 @@ pub struct SecurityScheme {
     pub kind: Option<String>,
     /// For `http`: `bearer`, `basic`, ...
     pub scheme: Option<String>,
+    /// `x-rejection`: what a server never answers to a request without valid credentials.
+    #[serde(rename = "x-rejection")]
+    pub rejection: Option<Rejection>,
+    /// `x-rejection-response`: the answer expected to such a request.
+    #[serde(rename = "x-rejection-response")]
+    pub rejection_response: Option<RejectionResponse>,
 }
 
 /// `type`: one name (3.0 and 3.1) or a list of names (3.1, e.g. `[string, "null"]`).
@@ -321,6 +340,15 @@ pub struct Schema {
     /// `x-combined-max-length`: a length limit on the sum of several string fields.
     #[serde(default, rename = "x-combined-max-length")]
     pub combined_max_length: Vec<CombinedMaxLength>,
+    /// `x-constraint-levels`: the level of single validation keywords (default MUST).
+    #[serde(default, rename = "x-constraint-levels")]
+    pub constraint_levels: ConstraintLevels,
+    /// `x-level`: how binding the schema as a whole is.
+    #[serde(rename = "x-level")]
+    pub level: Option<Level>,
+    /// `x-decision`: the decision row behind a `should`.
+    #[serde(rename = "x-decision")]
+    pub decision: Option<Value>,
 }
 
 /// One `x-combined-max-length` rule.
@@ -335,4 +363,11 @@ pub struct CombinedMaxLength {
     pub unit: Option<String>,
     /// Rustdoc of the rule.
     pub description: Option<String>,
+    /// How binding the limit is.
+    #[serde(default)]
+    pub level: Level,
+    /// The decision row behind it.
+    pub decision: Option<Value>,
+    /// How a server answers a breach, when the spec fixes it.
+    pub rejection: Option<RejectionShape>,
 }
