@@ -78,6 +78,10 @@ pub enum Expect {
     MethodNotAllowed {
         /// The declared method the `Allow` header must name.
         allowed: String,
+        /// The status the spec's `x-undeclared-method` fixes.
+        status: u16,
+        /// Whether an `Allow` header is required.
+        allow_header: bool,
     },
 }
 

@@ -95,6 +95,8 @@ pub struct Param {
     pub explode: bool,
     /// Other encodings the target may accept (`x-alternate-encodings`).
     pub alternates: Vec<Encoding>,
+    /// Levels of answering any encoding, and the declared one (`x-encoding-levels`).
+    pub encoding_levels: (Level, Level),
 }
 
 /// The `x-combined-max-length` rule: several fields whose lengths add up to a cap.
@@ -199,6 +201,8 @@ pub struct Operation {
     pub secured: bool,
     /// The semantic rules.
     pub rules: Vec<Rule>,
+    /// `x-business-error`: body fields of a 2xx that report a failure when non-empty.
+    pub business_error: Vec<String>,
 }
 
 impl Operation {
@@ -222,26 +226,10 @@ impl Operation {
             .or_else(|| self.responses.iter().find(|r| r.status == "default"))
     }
 
-    /// Body fields whose emptiness tells success: a non-empty value means the operation
-    /// reported a business failure inside a 2xx answer (from `fields-equal` rules that
-    /// require `""` on success).
+    /// Body fields whose emptiness tells success (`x-business-error`): a non-empty value
+    /// means the operation reported a failure inside a 2xx answer.
     pub fn business_error_fields(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for rule in &self.rules {
-            if let Rule::FieldsEqual {
-                when: When::Success,
-                fields,
-                ..
-            } = rule
-            {
-                for (k, v) in fields {
-                    if v.as_str() == Some("") {
-                        out.push(k.clone());
-                    }
-                }
-            }
-        }
-        out
+        self.business_error.clone()
     }
 
     /// Whether a request to it may change the target's state; such cases run one at a
@@ -262,9 +250,26 @@ pub struct AuthRejection {
     pub body: Option<Value>,
 }
 
+/// The decisions the spec states at its root, for answers no operation declares.
+#[derive(Debug, Clone, Default)]
+pub struct Decisions {
+    /// `x-server-errors`: the level of "never 5xx", when the spec states it.
+    pub server_errors: Option<Level>,
+    /// `x-unknown-path`: status and level of the answer to an undeclared path.
+    pub unknown_path: Option<(u16, Level)>,
+    /// `x-undeclared-method`: status, whether `Allow` is required, and level.
+    pub undeclared_method: Option<(u16, bool, Level)>,
+    /// `x-max-body`: the body limit in bytes, the status beyond it, and their level.
+    pub max_body: Option<(usize, u16, Level)>,
+    /// `x-non-bmp`: the level of verdicts on characters outside the BMP (MUST if unstated).
+    pub non_bmp: Level,
+}
+
 /// The parsed spec.
 #[derive(Debug, Clone)]
 pub struct Spec {
+    /// The decisions stated at the spec's root.
+    pub decisions: Decisions,
     /// The whole document, for `$ref` resolution by the schema validators.
     pub doc: Value,
     /// Operations in document order.
@@ -307,14 +312,15 @@ impl Spec {
     pub fn from_source(source: &Source) -> Result<Spec, SpecError> {
         let model = spec_model::parse(source)?;
         let doc = spec_model::to_value(source)?;
-        View {
+        let (operations, auth_rejection, secret_fields) = View {
             model: &model,
             doc: &doc,
         }
         .build()
-        .map_err(|l| source.error(l))
-        .map(|(operations, auth_rejection, secret_fields)| Spec {
-            doc: doc.clone(),
+        .map_err(|l| source.error(l))?;
+        Ok(Spec {
+            decisions: decisions(&model),
+            doc,
             operations,
             auth_rejection,
             secret_fields,
@@ -324,6 +330,23 @@ impl Spec {
     /// Looks an operation up by `operationId`.
     pub fn operation(&self, id: &str) -> Option<&Operation> {
         self.operations.iter().find(|o| o.id == id)
+    }
+}
+
+/// The root decision extensions, as the harness uses them.
+fn decisions(model: &OpenApi) -> Decisions {
+    Decisions {
+        server_errors: model.server_errors.as_ref().map(|s| s.level),
+        unknown_path: model.unknown_path.as_ref().map(|r| (r.status, r.level)),
+        undeclared_method: model
+            .undeclared_method
+            .as_ref()
+            .map(|r| (r.status, r.allow_header, r.level)),
+        max_body: model
+            .max_body
+            .as_ref()
+            .and_then(|b| Some((usize::try_from(b.bytes).ok()?, b.status, b.level))),
+        non_bmp: model.non_bmp.as_ref().map_or(Level::Must, |n| n.level),
     }
 }
 
@@ -524,6 +547,11 @@ impl<'a> View<'a> {
             responses,
             secured,
             rules: op.rules.clone(),
+            business_error: op
+                .business_error
+                .as_ref()
+                .map(|b| b.fields.clone())
+                .unwrap_or_default(),
         })
     }
 
@@ -587,6 +615,10 @@ impl<'a> View<'a> {
             explode: p.explode.unwrap_or(style == Style::Form),
             style,
             alternates,
+            encoding_levels: p
+                .encoding_levels
+                .as_ref()
+                .map_or((Level::Must, Level::Must), |l| (l.any, l.declared)),
         })
     }
 

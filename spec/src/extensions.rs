@@ -53,6 +53,9 @@ pub enum Rule {
     FieldsEqual {
         #[serde(default)]
         when: When,
+        /// Statuses the rule judges (all of its `when` when empty).
+        #[serde(default)]
+        statuses: Vec<u16>,
         fields: Map<String, Value>,
         #[serde(default)]
         level: Level,
@@ -65,6 +68,9 @@ pub enum Rule {
     FieldsNonEmpty {
         #[serde(default)]
         when: When,
+        /// Statuses the rule judges (all of its `when` when empty).
+        #[serde(default)]
+        statuses: Vec<u16>,
         fields: Vec<String>,
         #[serde(default)]
         level: Level,
@@ -77,6 +83,9 @@ pub enum Rule {
     FieldsAbsent {
         #[serde(default)]
         when: When,
+        /// Statuses the rule judges (all of its `when` when empty).
+        #[serde(default)]
+        statuses: Vec<u16>,
         fields: Vec<String>,
         #[serde(default)]
         level: Level,
@@ -89,6 +98,9 @@ pub enum Rule {
     FieldOneOf {
         #[serde(default)]
         when: When,
+        /// Statuses the rule judges (all of its `when` when empty).
+        #[serde(default)]
+        statuses: Vec<u16>,
         field: String,
         values: Vec<Value>,
         #[serde(default)]
@@ -289,6 +301,99 @@ impl<'de> Deserialize<'de> for StatusClass {
     }
 }
 
+/// `x-server-errors` (root): a class of statuses no answer may have, whatever was sent.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerErrors {
+    /// The forbidden class (`5xx`).
+    pub never: StatusClass,
+    /// How binding the rule is.
+    #[serde(default)]
+    pub level: Level,
+    /// The decision row behind it.
+    #[serde(default)]
+    pub decision: Option<Value>,
+}
+
+/// `x-unknown-path` and `x-undeclared-method` (root): how a server answers a path the
+/// spec does not declare, or a method a declared path does not take.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UndeclaredRoute {
+    /// The expected status (`404`, `405`).
+    pub status: u16,
+    /// Whether the answer must carry an `Allow` header naming the declared methods.
+    #[serde(rename = "allow-header", default)]
+    pub allow_header: bool,
+    /// How binding status (and header) are.
+    #[serde(default)]
+    pub level: Level,
+    /// The decision row behind it.
+    #[serde(default)]
+    pub decision: Option<Value>,
+}
+
+/// `x-max-body` (root): the largest request body a server must accept, and the answer
+/// to a larger one.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodyLimit {
+    /// The limit in bytes.
+    pub bytes: u64,
+    /// The status of the answer to a larger body.
+    pub status: u16,
+    /// How binding limit and status are.
+    #[serde(default)]
+    pub level: Level,
+    /// The decision row behind it.
+    #[serde(default)]
+    pub decision: Option<Value>,
+}
+
+/// `x-non-bmp` (root): how binding the handling of characters outside the Basic
+/// Multilingual Plane is (their length, whether they are accepted at all).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NonBmp {
+    /// The level of every verdict on a request carrying such characters.
+    pub level: Level,
+    /// The decision row behind it.
+    #[serde(default)]
+    pub decision: Option<Value>,
+    /// Why.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// `x-business-error` (operation): body fields of a 2xx answer that report a failure when
+/// non-empty. Such an answer is a failure, not a success, for every rule and expectation.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BusinessError {
+    /// The fields; any one non-empty makes the answer a failure.
+    pub fields: Vec<String>,
+    /// The decision row behind it.
+    #[serde(default)]
+    pub decision: Option<Value>,
+    /// Why.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// `x-encoding-levels` (parameter): how binding it is that a server answers the encodings
+/// of a list parameter (the declared one and those of `x-alternate-encodings`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EncodingLevels {
+    /// That at least one of the encodings is answered correctly.
+    pub any: Level,
+    /// That the declared encoding is answered correctly.
+    pub declared: Level,
+    /// The decision row behind the split.
+    #[serde(default)]
+    pub decision: Option<Value>,
+}
+
 /// `x-constraint-levels`: the level of individual validation keywords of a schema.
 pub type ConstraintLevels = IndexMap<String, Level>;
 
@@ -309,6 +414,17 @@ impl Rule {
             | Rule::MaxItemsParam { level, .. }
             | Rule::ItemsContainParam { level, .. }
             | Rule::Unordered { level, .. } => *level,
+        }
+    }
+
+    /// The statuses a field rule is limited to (empty: every status of its `when`).
+    pub fn statuses(&self) -> &[u16] {
+        match self {
+            Rule::FieldsEqual { statuses, .. }
+            | Rule::FieldsNonEmpty { statuses, .. }
+            | Rule::FieldsAbsent { statuses, .. }
+            | Rule::FieldOneOf { statuses, .. } => statuses,
+            _ => &[],
         }
     }
 

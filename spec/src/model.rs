@@ -10,7 +10,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::extensions::{
-    ConstraintLevels, Level, Rejection, RejectionResponse, RejectionShape, Rule,
+    BodyLimit, BusinessError, ConstraintLevels, EncodingLevels, Level, NonBmp, Rejection,
+    RejectionResponse, RejectionShape, Rule, ServerErrors, UndeclaredRoute,
 };
 
 /// The document root.
@@ -35,6 +36,21 @@ pub struct OpenApi {
     /// `utf-16` or `byte`.
     #[serde(rename = "x-length-unit")]
     pub length_unit: Option<String>,
+    /// `x-server-errors`: statuses no answer may have.
+    #[serde(rename = "x-server-errors")]
+    pub server_errors: Option<ServerErrors>,
+    /// `x-unknown-path`: the answer to a path the spec does not declare.
+    #[serde(rename = "x-unknown-path")]
+    pub unknown_path: Option<UndeclaredRoute>,
+    /// `x-undeclared-method`: the answer to a method a declared path does not take.
+    #[serde(rename = "x-undeclared-method")]
+    pub undeclared_method: Option<UndeclaredRoute>,
+    /// `x-max-body`: the request-body limit.
+    #[serde(rename = "x-max-body")]
+    pub max_body: Option<BodyLimit>,
+    /// `x-non-bmp`: the level of verdicts on characters outside the BMP.
+    #[serde(rename = "x-non-bmp")]
+    pub non_bmp: Option<NonBmp>,
 }
 
 /// The `info` object.
@@ -122,6 +138,9 @@ pub struct Operation {
     /// `x-rules`: semantic rules every answer must satisfy.
     #[serde(default, rename = "x-rules")]
     pub rules: Vec<Rule>,
+    /// `x-business-error`: fields of a 2xx body that report a failure when non-empty.
+    #[serde(rename = "x-business-error")]
+    pub business_error: Option<BusinessError>,
 }
 
 /// A parameter (or a `$ref` to one).
@@ -155,6 +174,9 @@ pub struct Parameter {
     /// `x-alternate-encodings`: other encodings servers accept besides the declared one.
     #[serde(default, rename = "x-alternate-encodings")]
     pub alternate_encodings: Vec<AlternateEncoding>,
+    /// `x-encoding-levels`: the levels of answering any encoding and the declared one.
+    #[serde(rename = "x-encoding-levels")]
+    pub encoding_levels: Option<EncodingLevels>,
 }
 
 /// One entry of `x-alternate-encodings`.
