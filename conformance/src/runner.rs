@@ -17,7 +17,7 @@ use crate::outcome::{CheckResult, Got, Verdict};
 use crate::plan::ALTERNATE_ENCODINGS;
 use crate::request::{BuildError, Built, Secrets, build};
 use crate::schema::Validators;
-use crate::spec::{Level, Rule, Spec};
+use crate::spec::{Level, Rule, Spec, Style};
 use crate::transport::{Response, Transport, TransportError};
 use crate::vars::{Vars, pointer, references};
 
@@ -350,10 +350,12 @@ fn judge_encodings(
         .zip(step_ok)
         .map(|(s, v)| {
             let (ok, why) = (&v.ok, &v.why);
-            let shape = if s.request.explode == Some(false) {
-                format!("form, explode=false ({param}=A,B)")
-            } else {
-                format!("form, explode=true ({param}=A&{param}=B)")
+            let style = s.request.style.or(declared.map(|p| p.style));
+            let explode = s.request.explode.or(declared.map(|p| p.explode));
+            let shape = match (style.unwrap_or(Style::Form), explode.unwrap_or(true)) {
+                (Style::Form, false) => format!("form, explode=false ({param}=A,B)"),
+                (Style::Form, true) => format!("form, explode=true ({param}=A&{param}=B)"),
+                (other, explode) => format!("{}, explode={explode}", other.as_str()),
             };
             let verdict = if *ok {
                 "accepted".to_string()

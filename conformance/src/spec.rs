@@ -56,6 +56,18 @@ impl Style {
         })
     }
 
+    /// The spelling in the spec.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Style::Form => "form",
+            Style::Simple => "simple",
+            Style::Label => "label",
+            Style::Matrix => "matrix",
+            Style::SpaceDelimited => "spaceDelimited",
+            Style::PipeDelimited => "pipeDelimited",
+        }
+    }
+
     /// The style OpenAPI assumes when a parameter names none.
     pub(crate) fn default_for(location: Location) -> Style {
         match location {
