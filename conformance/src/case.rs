@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::spec::{Level, RejectionShape};
+use crate::spec::{Level, RejectionShape, Style};
 
 /// What `Authorization` header a request carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +46,8 @@ pub struct RequestTemplate {
     pub auth: AuthMode,
     /// Force the list encoding (`explode`) of array parameters.
     pub explode: Option<bool>,
+    /// Force the style of parameters (an alternate encoding's).
+    pub style: Option<Style>,
     /// Send with this method instead of the operation's (undeclared-method cases).
     pub method: Option<String>,
     /// Send to this path (relative to the base URL) instead of the operation's
@@ -76,6 +78,10 @@ pub enum Expect {
     MethodNotAllowed {
         /// The declared method the `Allow` header must name.
         allowed: String,
+        /// The status the spec's `x-undeclared-method` fixes.
+        status: u16,
+        /// Whether an `Allow` header is required.
+        allow_header: bool,
     },
 }
 

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::case::{AssertKind, Assertion, Expect};
 use crate::outcome::Verdict;
 use crate::schema::Validators;
-use crate::spec::{Level, Operation, Rule, When};
+use crate::spec::{Level, Operation, Rule, RuleCheck, When};
 use crate::transport::Response;
 use crate::vars::{Vars, pointer};
 
@@ -80,17 +80,31 @@ pub fn is_success(op: &Operation, resp: &Response) -> bool {
 }
 
 /// The checks every answer gets.
-pub fn generic(op: &Operation, validators: &Validators, resp: &Response) -> Vec<Finding> {
-    let mut out = vec![Finding::new(
-        "not_a_server_error",
-        Level::Must,
-        "a status below 500",
-        if resp.status >= 500 {
-            Err(format!("server error {}", resp.status))
-        } else {
-            Ok(())
-        },
-    )];
+/// `never_5xx` is the level of the spec's `x-server-errors`, `None` when it states none.
+pub fn generic(
+    op: &Operation,
+    validators: &Validators,
+    resp: &Response,
+    never_5xx: Option<Level>,
+) -> Vec<Finding> {
+    let mut out = vec![match never_5xx {
+        Some(level) => Finding::new(
+            "not_a_server_error",
+            level,
+            "a status below 500",
+            if resp.status >= 500 {
+                Err(format!("server error {}", resp.status))
+            } else {
+                Ok(())
+            },
+        ),
+        None => Finding::skipped(
+            "not_a_server_error",
+            Level::Must,
+            "a status below 500",
+            "the spec states no `x-server-errors`",
+        ),
+    }];
     let declared: Vec<&str> = op.responses.iter().map(|r| r.status.as_str()).collect();
     let expected_status = format!("one of the declared statuses {}", declared.join(", "));
     let Some(decl) = op.response(resp.status) else {
@@ -252,8 +266,17 @@ pub fn expectation(
             }
             Finding::new(check, level, expected, Ok(()))
         }
-        Expect::MethodNotAllowed { allowed } => {
-            let expected = format!("a rejection; SHOULD status 405 with Allow naming {allowed}");
+        Expect::MethodNotAllowed {
+            allowed,
+            status,
+            allow_header,
+        } => {
+            let status = *status;
+            let expected = if *allow_header {
+                format!("a rejection; status {status} with Allow naming {allowed}")
+            } else {
+                format!("a rejection; status {status}")
+            };
             if (200..300).contains(&resp.status) {
                 return Some(Finding::new(
                     check,
@@ -266,9 +289,9 @@ pub fn expectation(
             let names = allow
                 .split(',')
                 .any(|m| m.trim().eq_ignore_ascii_case(allowed));
-            let outcome = if resp.status != 405 {
-                Err(format!("status {} instead of 405", resp.status))
-            } else if !names {
+            let outcome = if resp.status != status {
+                Err(format!("status {} instead of {status}", resp.status))
+            } else if *allow_header && !names {
                 Err(format!("Allow header {allow:?} does not name {allowed}"))
             } else {
                 Ok(())
@@ -365,22 +388,13 @@ pub fn rules(op: &Operation, expect: &Expect, resp: &Response, input: &RuleInput
     };
     let mut out = Vec::new();
     for rule in &op.rules {
-        let (rule_when, level) = match rule {
-            Rule::FieldsEqual { when, level, .. }
-            | Rule::FieldsNonEmpty { when, level, .. }
-            | Rule::FieldsAbsent { when, level, .. }
-            | Rule::FieldOneOf { when, level, .. } => (*when, *level),
-            Rule::EchoesRequest { level, .. }
-            | Rule::PreservesOtherFields { level, .. }
-            | Rule::ItemsFieldEqualsParam { level, .. }
-            | Rule::FieldEqualsParam { level, .. }
-            | Rule::ItemsFieldInParam { level, .. }
-            | Rule::ItemsUnique { level, .. }
-            | Rule::MaxItemsParam { level, .. }
-            | Rule::ItemsContainParam { level, .. } => (When::Success, *level),
-            Rule::Unordered {} => continue,
+        let (Some(rule_when), level) = (rule.when(), rule.level()) else {
+            continue;
         };
         if rule_when != when {
+            continue;
+        }
+        if !rule.statuses().is_empty() && !rule.statuses().contains(&resp.status) {
             continue;
         }
         if when == When::Failure && (is_success(op, resp) || !same_body_type(op, resp.status)) {
@@ -710,7 +724,7 @@ fn judge_rule(rule: &Rule, check: &str, level: Level, body: &Value, input: &Rule
                 },
             )
         }
-        Rule::Unordered {} => Finding::new(check, level, "", Ok(())),
+        Rule::Unordered { .. } => Finding::new(check, level, "", Ok(())),
     }
 }
 
@@ -1083,6 +1097,8 @@ mod tests {
         let op = spec.operation("suggestRiskCategories").unwrap();
         let expect = Expect::MethodNotAllowed {
             allowed: "GET".into(),
+            status: 405,
+            allow_header: true,
         };
         let mut r = resp(405, json!({"errorText": "no"}));
         let judge = |r: &Response| expectation(op, "m", Level::Should, &expect, r).unwrap();
@@ -1102,7 +1118,7 @@ mod tests {
             200,
             json!({"active": true, "totalBy": "Nope", "riskCategoryId": 1}),
         );
-        let f = generic(op, &v, &r);
+        let f = generic(op, &v, &r, Some(Level::Must));
         assert_eq!(
             f.iter()
                 .find(|x| x.check == "response_schema_conformance")
@@ -1112,14 +1128,14 @@ mod tests {
         );
         r.headers = vec![("content-type".into(), "text/plain".into())];
         assert_eq!(
-            generic(op, &v, &r)
+            generic(op, &v, &r, Some(Level::Must))
                 .iter()
                 .find(|x| x.check == "content_type_conformance")
                 .unwrap()
                 .verdict,
             Verdict::Failed
         );
-        let f = generic(op, &v, &resp(503, json!({})));
+        let f = generic(op, &v, &resp(503, json!({})), Some(Level::Must));
         assert_eq!(f[0].verdict, Verdict::Failed);
         assert_eq!(f[1].verdict, Verdict::Failed, "503 is not declared");
     }

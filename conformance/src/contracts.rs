@@ -604,6 +604,7 @@ fn template(
         body,
         auth,
         explode,
+        style: None,
         method: None,
         path: None,
     })

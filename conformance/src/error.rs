@@ -3,9 +3,12 @@
 /// A run could not be carried out as asked.
 #[derive(Debug, thiserror::Error)]
 pub enum HarnessError {
-    /// The spec could not be read or understood.
+    /// The spec could not be read or understood (with pointer and line).
     #[error("spec error: {0}")]
-    Spec(String),
+    Spec(#[from] spec_model::SpecError),
+    /// A schema of the spec could not be compiled into a validator.
+    #[error("spec error: {0}")]
+    Schema(String),
     /// A contract file is malformed or names something the spec lacks.
     #[error("contract error: {file}:{line}: {message}")]
     Contract {

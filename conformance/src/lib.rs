@@ -42,7 +42,7 @@ use outcome::{CheckResult, Totals};
 use request::Secrets;
 use runner::{CaseReport, Context, Exchange};
 use schema::Validators;
-use spec::{Rule, Spec};
+use spec::{Rule, RuleCheck, Spec};
 use transport::Transport;
 use vars::Vars;
 
@@ -111,7 +111,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         Some(path) => Spec::load(path)?,
         None => Spec::load_builtin()?,
     };
-    let validators = Validators::compile(&spec).map_err(HarnessError::Spec)?;
+    let validators = Validators::compile(&spec).map_err(HarnessError::Schema)?;
     let contracts = match &args.contracts {
         Some(dir) => Contracts::load_dir(dir, &spec)?,
         None => Contracts::load_builtin(&spec)?,
@@ -364,7 +364,7 @@ fn response_checks(spec: &Spec) -> BTreeSet<String> {
     let mut s: BTreeSet<String> = GENERIC_CHECKS.iter().map(|c| c.to_string()).collect();
     for op in &spec.operations {
         for r in &op.rules {
-            if !matches!(r, Rule::Unordered {}) {
+            if !matches!(r, Rule::Unordered { .. }) {
                 s.insert(r.check_name().to_string());
             }
         }

@@ -11,7 +11,7 @@ use crate::case::{
     AssertKind, Assertion, AuthMode, BodyTemplate, Case, Expect, RequestTemplate, Step,
 };
 use crate::contracts::Contracts;
-use crate::spec::{Level, Operation, Rule, Spec};
+use crate::spec::{Level, Location, Operation, Rule, Spec};
 
 /// A small deterministic generator (SplitMix64): enough to vary test strings by seed
 /// without a dependency.
@@ -140,6 +140,7 @@ fn request(
         body: body.map(BodyTemplate::Json),
         auth,
         explode: None,
+        style: None,
         method: None,
         path: None,
     }
@@ -285,7 +286,7 @@ pub fn derive(spec: &Spec, contracts: &Contracts, opts: PlanOptions) -> Vec<Case
         let base = base(op, contracts);
         positive(&mut b, &base);
         negative(&mut b, spec, op, &base);
-        lengths(&mut b, op, &base, &mut rng);
+        lengths(&mut b, op, &base, &mut rng, spec.decisions.non_bmp);
         ignored_auth(&mut b, spec, op, &base);
         undeclared_method(&mut b, spec, op, &base);
         encodings(&mut b, op, &base);
@@ -297,10 +298,13 @@ pub fn derive(spec: &Spec, contracts: &Contracts, opts: PlanOptions) -> Vec<Case
     out
 }
 
-/// A path the spec does not declare, beside the first operation's (DECISIONS row 21:
-/// SHOULD 404). Sent once per run, with valid credentials, and reported under the
-/// first operation; it shows whether a target answers paths it does not serve.
+/// A path the spec does not declare, beside the first operation's, expecting the
+/// spec's `x-unknown-path` answer. Sent once per run, with valid credentials, and reported
+/// under the first operation; it shows whether a target answers paths it does not serve.
 fn unknown_path(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
+    let Some((status, level)) = spec.decisions.unknown_path else {
+        return;
+    };
     let mut path = format!("{}/conformance-unknown-path", op.path.trim_end_matches('/'));
     while spec.operations.iter().any(|o| o.path == path) {
         path.push('-');
@@ -314,11 +318,11 @@ fn unknown_path(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
         id: format!("{}/unknown-path", op.id),
         operation: op.id.clone(),
         check: "unknown_path".into(),
-        level: Level::Should,
+        level,
         steps: vec![Step {
             request,
             expect: Expect::Rejected {
-                status: Some((404, Level::Should)),
+                status: Some((status, level)),
                 body: None,
             },
             capture: Vec::new(),
@@ -344,7 +348,13 @@ fn positive(b: &mut Builder, base: &Base) {
 }
 
 fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
-    for p in op.params.iter().filter(|p| p.required) {
+    // A path parameter cannot be left out: without its segment the request goes to
+    // another path, which `unknown_path` covers.
+    for p in op
+        .params
+        .iter()
+        .filter(|p| p.required && p.location != Location::Path)
+    {
         let params: Vec<_> = base
             .params
             .iter()
@@ -472,20 +482,24 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
         source: "derived".into(),
         cap: None,
     });
-    // A body far over any sensible limit (valid JSON padded with spaces): 413
-    // where the spec declares it. SHOULD, as the limit itself is a decision (row 22).
-    if let Some(resp) = op.response(413).filter(|r| r.status == "413") {
+    // A body far over the spec's `x-max-body` (valid JSON padded with spaces), where the
+    // operation declares the status that answers it.
+    if let Some((limit, status, level)) = spec.decisions.max_body
+        && op
+            .response(status)
+            .is_some_and(|r| r.status == status.to_string())
+    {
         let mut text = Value::Object(body.clone()).to_string();
-        text.push_str(&" ".repeat(PAYLOAD_PADDING));
+        text.push_str(&" ".repeat(limit * PAYLOAD_FACTOR));
         let request = raw_body_request(op, base, "application/json", text);
         let expect = Expect::Rejected {
-            status: Some((413, resp.level)),
+            status: Some((status, level)),
             body: None,
         };
         b.push(
             "payload-too-large".into(),
             "payload_too_large",
-            resp.level,
+            level,
             request,
             expect,
         );
@@ -514,7 +528,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
     }
 }
 
-fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng) {
+fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng, non_bmp: Level) {
     let (Some(decl), Some(Value::Object(body))) = (&op.body, &base.body) else {
         return;
     };
@@ -573,7 +587,7 @@ fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng) {
             ("ascii", ASCII, Level::Must),
             ("latin", LATIN, Level::Must),
             ("cjk", CJK, Level::Must),
-            ("emoji", EMOJI, Level::Should),
+            ("emoji", EMOJI, non_bmp),
         ] {
             for total in [rule.max, rule.max + 1] {
                 let k = rule.fields.len();
@@ -599,7 +613,7 @@ fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng) {
     for (name, check, m, level) in variants {
         let bodyv = Value::Object(m);
         let (expect, predicted_level) = predict(op, &bodyv, &mut patterns);
-        let own = level;
+        let beyond_bmp = bodyv.to_string().chars().any(|c| u32::from(c) > 0xFFFF);
         let level = level.max(predicted_level);
         b.push(
             name,
@@ -608,14 +622,14 @@ fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng) {
             request(op, base.params.clone(), Some(bodyv), AuthMode::Token),
             expect,
         );
-        // Characters outside the Basic Multilingual Plane count two in UTF-16 backends, so
-        // every verdict on such an answer (the case's own and the success rules applied to
-        // it) is SHOULD whatever the rule's own level (DECISIONS row 18).
-        if own == Level::Should
-            && check == "combined_length"
+        // Characters outside the Basic Multilingual Plane: every verdict on such an answer
+        // (the case's own and the success rules applied to it) is capped at the spec's
+        // `x-non-bmp` level, whatever the rule's own level.
+        if beyond_bmp
+            && non_bmp == Level::Should
             && let Some(c) = b.cases.last_mut()
         {
-            c.cap = Some(Level::Should);
+            c.cap = Some(non_bmp);
         }
     }
 }
@@ -656,9 +670,12 @@ fn ignored_auth(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
 /// Methods tried on each path; the first one the path does not declare is sent.
 const METHODS: &[&str] = &["DELETE", "PUT", "PATCH", "POST", "GET"];
 
-/// One request per path with a method the path does not declare (DECISIONS row 21:
-/// SHOULD 405 with `Allow`); reported under the path's first operation.
+/// One request per path with a method the path does not declare, expecting the spec's
+/// `x-undeclared-method` answer; reported under the path's first operation.
 fn undeclared_method(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
+    let Some((status, allow_header, level)) = spec.decisions.undeclared_method else {
+        return;
+    };
     let siblings: Vec<&Operation> = spec
         .operations
         .iter()
@@ -682,11 +699,13 @@ fn undeclared_method(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) 
         id: format!("{}/undeclared-method/{method}", op.id),
         operation: op.id.clone(),
         check: "undeclared_method".into(),
-        level: Level::Should,
+        level,
         steps: vec![Step {
             request,
             expect: Expect::MethodNotAllowed {
                 allowed: op.method.clone(),
+                status,
+                allow_header,
             },
             capture: Vec::new(),
             asserts: Vec::new(),
@@ -724,6 +743,7 @@ fn encodings(b: &mut Builder, op: &Operation, base: &Base) {
         let mut steps = vec![Step {
             request: RequestTemplate {
                 explode: Some(p.explode),
+                style: Some(p.style),
                 ..request(op, base.params.clone(), base.body.clone(), AuthMode::Token)
             },
             expect: Expect::Success,
@@ -734,6 +754,7 @@ fn encodings(b: &mut Builder, op: &Operation, base: &Base) {
             steps.push(Step {
                 request: RequestTemplate {
                     explode: Some(alt.explode),
+                    style: Some(alt.style),
                     ..request(op, base.params.clone(), base.body.clone(), AuthMode::Token)
                 },
                 expect: Expect::Success,
@@ -759,10 +780,11 @@ fn encodings(b: &mut Builder, op: &Operation, base: &Base) {
 /// The check name of the list-encoding cases, which the runner judges across their steps.
 pub const ALTERNATE_ENCODINGS: &str = "alternate_encodings";
 
-/// Bytes of padding in the payload-too-large case: four times the 64 KiB the project's
-/// decision sets, so any limit near it triggers, yet small enough to sit in loopback
-/// socket buffers, so a server that answers 413 before reading it all is still heard.
-const PAYLOAD_PADDING: usize = 256 << 10;
+/// Padding in the payload-too-large case, in multiples of the spec's `x-max-body`: far
+/// enough over that any limit near it triggers, yet (for a limit of some KiB) small enough
+/// to sit in loopback socket buffers, so a server that answers before reading it all is
+/// still heard.
+const PAYLOAD_FACTOR: usize = 4;
 
 /// The check names of derived cases (each case reports its expectation under one).
 pub const DERIVED_CHECKS: &[&str] = &[

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::case::{AuthMode, BodyTemplate, RequestTemplate};
 use crate::outcome::CheckResult;
-use crate::spec::{Location, Spec};
+use crate::spec::{Location, Spec, Style};
 use crate::transport::Request;
 use crate::vars::Vars;
 
@@ -241,34 +241,45 @@ pub fn build(
     let op = spec
         .operation(&tpl.op)
         .expect("templates are validated against the spec");
-    let path = tpl.path.as_deref().unwrap_or(&op.path);
-    let mut url = Url::parse(&format!("{}{}", base_url.trim_end_matches('/'), path))
-        .map_err(|e| BuildError::Unbound(format!("base URL: {e}")))?;
+    let mut path = tpl.path.clone().unwrap_or_else(|| op.path.clone());
     let mut headers = Vec::new();
     let mut params = Map::new();
     let mut pairs: Vec<(String, String)> = Vec::new();
     for (name, raw) in &tpl.params {
         let value = vars.substitute(raw).map_err(BuildError::Unbound)?;
-        let location = op
-            .param(name)
-            .map_or(crate::spec::Location::Query, |p| p.location);
+        let declared = op.param(name);
+        let location = declared.map_or(Location::Query, |p| p.location);
+        let style = tpl
+            .style
+            .or(declared.map(|p| p.style))
+            .unwrap_or(Style::default_for(location));
         let explode = tpl
             .explode
-            .or(op.param(name).map(|p| p.explode))
-            .unwrap_or(true);
+            .or(declared.map(|p| p.explode))
+            .unwrap_or(style == Style::Form);
         let texts: Vec<String> = match &value {
             Value::Array(items) => items.iter().map(scalar_text).collect(),
             other => vec![scalar_text(other)],
         };
         match location {
             Location::Header => headers.push((name.clone(), texts.join(","))),
-            Location::Query if explode => {
-                pairs.extend(texts.into_iter().map(|t| (name.clone(), t)))
+            Location::Path => {
+                let segment = path_segment(style, explode, name, &texts);
+                path = path.replace(&format!("{{{name}}}"), &segment);
             }
-            Location::Query => pairs.push((name.clone(), texts.join(","))),
+            Location::Query => match style {
+                Style::Form if explode => {
+                    pairs.extend(texts.into_iter().map(|t| (name.clone(), t)))
+                }
+                Style::SpaceDelimited => pairs.push((name.clone(), texts.join(" "))),
+                Style::PipeDelimited => pairs.push((name.clone(), texts.join("|"))),
+                _ => pairs.push((name.clone(), texts.join(","))),
+            },
         }
         params.insert(name.clone(), value);
     }
+    let mut url = Url::parse(&format!("{}{}", base_url.trim_end_matches('/'), path))
+        .map_err(|e| BuildError::Unbound(format!("base URL: {e}")))?;
     if !pairs.is_empty() {
         url.query_pairs_mut().extend_pairs(pairs);
     }
@@ -330,6 +341,32 @@ pub fn build(
         body: json,
         curl,
     })
+}
+
+/// A path parameter's values laid out as RFC 6570 does for the style, each value
+/// percent-encoded so that it stays one segment.
+fn path_segment(style: Style, explode: bool, name: &str, texts: &[String]) -> String {
+    let values: Vec<String> = texts.iter().map(|t| encode_segment(t)).collect();
+    match style {
+        Style::Label if explode => values.iter().map(|v| format!(".{v}")).collect(),
+        Style::Label => format!(".{}", values.join(",")),
+        Style::Matrix if explode => values.iter().map(|v| format!(";{name}={v}")).collect(),
+        Style::Matrix => format!(";{name}={}", values.join(",")),
+        _ => values.join(","),
+    }
+}
+
+/// Percent-encodes everything but RFC 3986's unreserved characters.
+fn encode_segment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 fn scalar_text(v: &Value) -> String {
@@ -409,6 +446,7 @@ mod tests {
             body: None,
             auth,
             explode: None,
+            style: None,
             method: None,
             path: None,
         }
@@ -509,6 +547,7 @@ mod tests {
             )),
             auth: AuthMode::Token,
             explode: None,
+            style: None,
             method: None,
             path: None,
         };

@@ -17,7 +17,7 @@ use crate::outcome::{CheckResult, Got, Verdict};
 use crate::plan::ALTERNATE_ENCODINGS;
 use crate::request::{BuildError, Built, Secrets, build};
 use crate::schema::Validators;
-use crate::spec::{Level, Rule, Spec};
+use crate::spec::{Level, Rule, Spec, Style};
 use crate::transport::{Response, Transport, TransportError};
 use crate::vars::{Vars, pointer, references};
 
@@ -328,31 +328,34 @@ struct StepVerdict {
     curl: Option<String>,
 }
 
-/// Judges a list parameter sent in each encoding. The interface document leaves the wire
-/// encoding open, so answering one of them correctly is the MUST and answering the declared
-/// one is a SHOULD (DECISIONS row 6, the spec's `x-alternate-encodings`); which ones the
-/// target accepts is reported either way.
+/// Judges a list parameter sent in each encoding: answering one of them correctly, and
+/// answering the declared one, each at the level of the parameter's `x-encoding-levels`;
+/// which ones the target accepts is reported either way.
 fn judge_encodings(
     ctx: &Context,
     case: &Case,
     index: usize,
     step_ok: &[StepVerdict],
 ) -> Vec<CheckResult> {
-    let param = ctx
+    let declared = ctx
         .spec
         .operation(&case.operation)
-        .and_then(|o| o.params.iter().find(|p| !p.alternates.is_empty()))
-        .map_or("list", |p| p.name.as_str());
+        .and_then(|o| o.params.iter().find(|p| !p.alternates.is_empty()));
+    let param = declared.map_or("list", |p| p.name.as_str());
+    let (any_level, declared_level) =
+        declared.map_or((Level::Must, Level::Must), |p| p.encoding_levels);
     let accepted: Vec<String> = case
         .steps
         .iter()
         .zip(step_ok)
         .map(|(s, v)| {
             let (ok, why) = (&v.ok, &v.why);
-            let shape = if s.request.explode == Some(false) {
-                format!("form, explode=false ({param}=A,B)")
-            } else {
-                format!("form, explode=true ({param}=A&{param}=B)")
+            let style = s.request.style.or(declared.map(|p| p.style));
+            let explode = s.request.explode.or(declared.map(|p| p.explode));
+            let shape = match (style.unwrap_or(Style::Form), explode.unwrap_or(true)) {
+                (Style::Form, false) => format!("form, explode=false ({param}=A,B)"),
+                (Style::Form, true) => format!("form, explode=true ({param}=A&{param}=B)"),
+                (other, explode) => format!("{}, explode={explode}", other.as_str()),
             };
             let verdict = if *ok {
                 "accepted".to_string()
@@ -389,13 +392,13 @@ fn judge_encodings(
     let first_failed = step_ok.iter().position(|v| !v.ok);
     vec![
         mk(
-            Level::Must,
+            any_level,
             step_ok.iter().any(|v| v.ok),
             "one of the list encodings answered correctly",
             first_failed,
         ),
         mk(
-            Level::Should,
+            declared_level,
             step_ok.first().is_some_and(|v| v.ok),
             "the declared encoding answered correctly",
             Some(0),
@@ -574,7 +577,8 @@ async fn run_step(
         Ok(r) => r,
     };
     let got = Some(got_of(ctx, &resp));
-    let mut findings = checks::generic(op, &ctx.validators, &resp);
+    let mut findings =
+        checks::generic(op, &ctx.validators, &resp, ctx.spec.decisions.server_errors);
     if step.request.method.is_some() {
         // The spec declares no answer for an undeclared method: only "not a server
         // error" applies besides the case's own expectation (no rules either, below).

@@ -1,43 +1,19 @@
-//! A typed view of `spec/openapi.yaml`: operations, parameters, bodies, responses and the
-//! project's `x-` rules. The harness knows the API only through this view and the contract
-//! files, so everything a check needs must be reachable from here.
+//! The harness's view of the spec: operations with their parameters, bodies, responses and
+//! rules, built from `spec_model`'s typed model (the one reader; no parsing happens here).
+//!
+//! Everything a check needs must be reachable from here. JSON Schemas stay JSON values
+//! (from `spec_model::to_value`): the `jsonschema` validators and `$ref` walks want them so.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
+use spec_model::model::{self as m, OpenApi};
+use spec_model::{Located, Source, SpecError, push_pointer};
 
 use crate::error::HarnessError;
 
-/// How binding a rule or response is: MUST fails the run, SHOULD warns (fails under `--strict`).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Level {
-    /// Stated by the interface document.
-    Must,
-    /// A decision of the project (DECISIONS.md).
-    Should,
-}
-
-impl Level {
-    /// The spelling used in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Must => "MUST",
-            Level::Should => "SHOULD",
-        }
-    }
-
-    fn parse(v: Option<&Value>) -> Level {
-        match v.and_then(Value::as_str) {
-            Some("should") => Level::Should,
-            _ => Level::Must,
-        }
-    }
-}
+pub use spec_model::extensions::{Level, RejectionShape, Rule, When};
 
 /// Where a parameter travels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,12 +22,67 @@ pub enum Location {
     Query,
     /// In a header.
     Header,
+    /// In a segment of the path (`/items/{id}`).
+    Path,
 }
 
-/// One way of putting a list parameter on the wire.
+/// How a parameter's values are laid out on the wire (OpenAPI `style`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// `name=a&name=b` or `name=a,b` (query).
+    Form,
+    /// `a,b` (path, header).
+    Simple,
+    /// `.a.b` or `.a,b` (path).
+    Label,
+    /// `;name=a;name=b` or `;name=a,b` (path).
+    Matrix,
+    /// `name=a%20b` (query arrays).
+    SpaceDelimited,
+    /// `name=a|b` (query arrays).
+    PipeDelimited,
+}
+
+impl Style {
+    fn parse(text: &str) -> Option<Style> {
+        Some(match text {
+            "form" => Style::Form,
+            "simple" => Style::Simple,
+            "label" => Style::Label,
+            "matrix" => Style::Matrix,
+            "spaceDelimited" => Style::SpaceDelimited,
+            "pipeDelimited" => Style::PipeDelimited,
+            _ => return None,
+        })
+    }
+
+    /// The spelling in the spec.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Style::Form => "form",
+            Style::Simple => "simple",
+            Style::Label => "label",
+            Style::Matrix => "matrix",
+            Style::SpaceDelimited => "spaceDelimited",
+            Style::PipeDelimited => "pipeDelimited",
+        }
+    }
+
+    /// The style OpenAPI assumes when a parameter names none.
+    pub(crate) fn default_for(location: Location) -> Style {
+        match location {
+            Location::Query => Style::Form,
+            Location::Header | Location::Path => Style::Simple,
+        }
+    }
+}
+
+/// One way of putting a parameter on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Encoding {
-    /// `names=A&names=B` when true, `names=A,B` when false.
+    /// The style.
+    pub style: Style,
+    /// `names=A&names=B` when true, `names=A,B` when false (for `form`).
     pub explode: bool,
     /// How binding support for this encoding is.
     pub level: Level,
@@ -62,7 +93,7 @@ pub struct Encoding {
 pub struct Param {
     /// Wire name.
     pub name: String,
-    /// Query or header.
+    /// Query, header or path.
     pub location: Location,
     /// Whether the request is malformed without it.
     pub required: bool,
@@ -70,45 +101,27 @@ pub struct Param {
     pub schema: Value,
     /// The spec's example value, the base value when the contracts give none.
     pub example: Option<Value>,
-    /// The declared encoding for arrays.
+    /// The declared style.
+    pub style: Style,
+    /// The declared `explode`.
     pub explode: bool,
     /// Other encodings the target may accept (`x-alternate-encodings`).
     pub alternates: Vec<Encoding>,
+    /// Levels of answering any encoding, and the declared one (`x-encoding-levels`).
+    pub encoding_levels: (Level, Level),
 }
 
 /// The `x-combined-max-length` rule: several fields whose lengths add up to a cap.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct CombinedMaxLength {
     /// The fields whose lengths add up.
     pub fields: Vec<String>,
     /// The cap, in Unicode scalar values.
     pub max: usize,
     /// How binding the rejection is.
-    #[serde(default = "must")]
     pub level: Level,
     /// The shape of the rejection answer, when the spec fixes one.
-    #[serde(default)]
     pub rejection: Option<RejectionShape>,
-}
-
-fn must() -> Level {
-    Level::Must
-}
-
-/// How a business-rule rejection is answered (`rejection:` under `x-combined-max-length`).
-#[derive(Debug, Clone, Deserialize)]
-pub struct RejectionShape {
-    /// Status of the rejection.
-    pub status: u16,
-    /// Field that must be non-empty.
-    #[serde(rename = "non-empty", default)]
-    pub non_empty: Option<String>,
-    /// Field that must be absent.
-    #[serde(default)]
-    pub absent: Option<String>,
-    /// How binding this shape is.
-    #[serde(default = "must")]
-    pub level: Level,
 }
 
 /// The request body of an operation.
@@ -151,131 +164,33 @@ pub struct ResponseSpec {
     pub content: Vec<(String, Option<Value>)>,
 }
 
-/// When a rule applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum When {
-    /// On answers to requests that should succeed.
-    #[default]
-    Success,
-    /// On answers to requests that should be rejected.
-    Failure,
+/// The name a rule's check reports under.
+pub trait RuleCheck {
+    /// The check name.
+    fn check_name(&self) -> &'static str;
 }
 
-/// A semantic rule from `x-rules`; each kind is one generic check.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(tag = "rule", rename_all = "kebab-case")]
-pub enum Rule {
-    /// Named fields equal fixed values.
-    FieldsEqual {
-        #[serde(default)]
-        when: When,
-        fields: Map<String, Value>,
-        #[serde(default = "must")]
-        level: Level,
-    },
-    /// Named fields are present and non-empty.
-    FieldsNonEmpty {
-        #[serde(default)]
-        when: When,
-        fields: Vec<String>,
-        #[serde(default = "must")]
-        level: Level,
-    },
-    /// Named fields are absent or empty.
-    FieldsAbsent {
-        #[serde(default)]
-        when: When,
-        fields: Vec<String>,
-        #[serde(default = "must")]
-        level: Level,
-    },
-    /// A field's value is one of a list.
-    FieldOneOf {
-        #[serde(default)]
-        when: When,
-        field: String,
-        values: Vec<Value>,
-        #[serde(default = "must")]
-        level: Level,
-    },
-    /// The object at `target` carries the request body's values of `fields`.
-    EchoesRequest {
-        target: String,
-        fields: Vec<String>,
-        #[serde(default = "must")]
-        level: Level,
-    },
-    /// The object at `target` keeps every field the request did not send.
-    PreservesOtherFields {
-        target: String,
-        #[serde(default = "must")]
-        level: Level,
-    },
-    /// Every item's `field` equals the parameter's value.
-    ItemsFieldEqualsParam {
-        field: String,
-        param: String,
-        #[serde(default = "must")]
-        level: Level,
-    },
-    /// The answer's `field` equals the parameter's value.
-    FieldEqualsParam {
-        field: String,
-        param: String,
-        #[serde(default = "must")]
-        level: Level,
-    },
-    /// Every item's `field` is one of the list parameter's values.
-    ItemsFieldInParam {
-        field: String,
-        param: String,
-        #[serde(default = "must")]
-        level: Level,
-    },
-    /// No two items share a `field` value.
-    ItemsUnique {
-        field: String,
-        #[serde(default = "must")]
-        level: Level,
-    },
-    /// At most `param` items.
-    MaxItemsParam {
-        param: String,
-        #[serde(default = "must")]
-        level: Level,
-    },
-    /// Every item has one of `fields` containing the parameter's text.
-    ItemsContainParam {
-        param: String,
-        fields: Vec<String>,
-        #[serde(rename = "case-insensitive", default)]
-        case_insensitive: bool,
-        #[serde(default = "must")]
-        level: Level,
-    },
-    /// The array's order is not part of the interface: the harness must not rely on it.
-    Unordered {},
+impl RuleCheck for Rule {
+    fn check_name(&self) -> &'static str {
+        rule_check_name(self)
+    }
 }
 
-impl Rule {
-    /// The check name this rule reports under.
-    pub fn check_name(&self) -> &'static str {
-        match self {
-            Rule::FieldsEqual { .. } => "fields_equal",
-            Rule::FieldsNonEmpty { .. } => "fields_non_empty",
-            Rule::FieldsAbsent { .. } => "fields_absent",
-            Rule::FieldOneOf { .. } => "field_one_of",
-            Rule::EchoesRequest { .. } => "echoes_request",
-            Rule::PreservesOtherFields { .. } => "preserves_other_fields",
-            Rule::ItemsFieldEqualsParam { .. } => "items_field_equals_param",
-            Rule::FieldEqualsParam { .. } => "field_equals_param",
-            Rule::ItemsFieldInParam { .. } => "items_field_in_param",
-            Rule::ItemsUnique { .. } => "items_unique",
-            Rule::MaxItemsParam { .. } => "max_items_param",
-            Rule::ItemsContainParam { .. } => "items_contain_param",
-            Rule::Unordered {} => "unordered",
-        }
+fn rule_check_name(rule: &Rule) -> &'static str {
+    match rule {
+        Rule::FieldsEqual { .. } => "fields_equal",
+        Rule::FieldsNonEmpty { .. } => "fields_non_empty",
+        Rule::FieldsAbsent { .. } => "fields_absent",
+        Rule::FieldOneOf { .. } => "field_one_of",
+        Rule::EchoesRequest { .. } => "echoes_request",
+        Rule::PreservesOtherFields { .. } => "preserves_other_fields",
+        Rule::ItemsFieldEqualsParam { .. } => "items_field_equals_param",
+        Rule::FieldEqualsParam { .. } => "field_equals_param",
+        Rule::ItemsFieldInParam { .. } => "items_field_in_param",
+        Rule::ItemsUnique { .. } => "items_unique",
+        Rule::MaxItemsParam { .. } => "max_items_param",
+        Rule::ItemsContainParam { .. } => "items_contain_param",
+        Rule::Unordered { .. } => "unordered",
     }
 }
 
@@ -298,6 +213,8 @@ pub struct Operation {
     pub secured: bool,
     /// The semantic rules.
     pub rules: Vec<Rule>,
+    /// `x-business-error`: body fields of a 2xx that report a failure when non-empty.
+    pub business_error: Vec<String>,
 }
 
 impl Operation {
@@ -321,26 +238,10 @@ impl Operation {
             .or_else(|| self.responses.iter().find(|r| r.status == "default"))
     }
 
-    /// Body fields whose emptiness tells success: a non-empty value means the operation
-    /// reported a business failure inside a 2xx answer (from `fields-equal` rules that
-    /// require `""` on success).
+    /// Body fields whose emptiness tells success (`x-business-error`): a non-empty value
+    /// means the operation reported a failure inside a 2xx answer.
     pub fn business_error_fields(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for rule in &self.rules {
-            if let Rule::FieldsEqual {
-                when: When::Success,
-                fields,
-                ..
-            } = rule
-            {
-                for (k, v) in fields {
-                    if v.as_str() == Some("") {
-                        out.push(k.clone());
-                    }
-                }
-            }
-        }
-        out
+        self.business_error.clone()
     }
 
     /// Whether a request to it may change the target's state; such cases run one at a
@@ -361,9 +262,26 @@ pub struct AuthRejection {
     pub body: Option<Value>,
 }
 
+/// The decisions the spec states at its root, for answers no operation declares.
+#[derive(Debug, Clone, Default)]
+pub struct Decisions {
+    /// `x-server-errors`: the level of "never 5xx", when the spec states it.
+    pub server_errors: Option<Level>,
+    /// `x-unknown-path`: status and level of the answer to an undeclared path.
+    pub unknown_path: Option<(u16, Level)>,
+    /// `x-undeclared-method`: status, whether `Allow` is required, and level.
+    pub undeclared_method: Option<(u16, bool, Level)>,
+    /// `x-max-body`: the body limit in bytes, the status beyond it, and their level.
+    pub max_body: Option<(usize, u16, Level)>,
+    /// `x-non-bmp`: the level of verdicts on characters outside the BMP (MUST if unstated).
+    pub non_bmp: Level,
+}
+
 /// The parsed spec.
 #[derive(Debug, Clone)]
 pub struct Spec {
+    /// The decisions stated at the spec's root.
+    pub decisions: Decisions,
     /// The whole document, for `$ref` resolution by the schema validators.
     pub doc: Value,
     /// Operations in document order.
@@ -378,60 +296,42 @@ impl Spec {
     /// Loads and parses a spec file.
     pub fn load(path: &Path) -> Result<Spec, HarnessError> {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| HarnessError::Spec(format!("cannot read {}: {e}", path.display())))?;
-        Spec::parse(&text).map_err(|e| HarnessError::Spec(format!("{}: {e}", path.display())))
+            .map_err(|e| HarnessError::Config(format!("cannot read {}: {e}", path.display())))?;
+        Ok(Spec::from_source(&Source {
+            name: path.display().to_string(),
+            text,
+        })?)
     }
 
     /// Parses the spec built into the binary ([`crate::builtin::SPEC`]).
     pub fn load_builtin() -> Result<Spec, HarnessError> {
         let (name, text) = crate::builtin::SPEC;
-        Spec::parse(text).map_err(|e| HarnessError::Spec(format!("{name}: {e}")))
+        Ok(Spec::from_source(&Source {
+            name: name.into(),
+            text: text.into(),
+        })?)
     }
 
-    /// Parses spec text (YAML or JSON).
-    pub fn parse(text: &str) -> Result<Spec, String> {
-        let doc: Value = serde_yaml::from_str(text).map_err(|e| format!("not valid YAML: {e}"))?;
-        let global_secured = doc
-            .get("security")
-            .and_then(Value::as_array)
-            .is_some_and(|a| !a.is_empty());
-        let mut operations = Vec::new();
-        let paths = doc
-            .get("paths")
-            .and_then(Value::as_object)
-            .ok_or("no `paths` object")?;
-        for (path, item) in paths {
-            let item = item
-                .as_object()
-                .ok_or(format!("paths.{path} is not an object"))?;
-            for method in ["get", "put", "post", "delete", "patch"] {
-                if let Some(op) = item.get(method) {
-                    operations.push(parse_operation(&doc, path, method, op, global_secured)?);
-                }
-            }
+    /// Parses spec text (YAML or JSON), naming it `spec` in errors.
+    pub fn parse(text: &str) -> Result<Spec, SpecError> {
+        Spec::from_source(&Source {
+            name: "spec".into(),
+            text: text.into(),
+        })
+    }
+
+    /// Reads a spec through `spec_model` and builds the harness's view of it.
+    pub fn from_source(source: &Source) -> Result<Spec, SpecError> {
+        let model = spec_model::parse(source)?;
+        let doc = spec_model::to_value(source)?;
+        let (operations, auth_rejection, secret_fields) = View {
+            model: &model,
+            doc: &doc,
         }
-        let scheme = doc
-            .pointer("/components/securitySchemes")
-            .and_then(Value::as_object)
-            .and_then(|m| m.values().next())
-            .cloned()
-            .unwrap_or(Value::Null);
-        let rej = scheme.get("x-rejection");
-        let rej_resp = scheme.get("x-rejection-response");
-        let auth_rejection = AuthRejection {
-            level: Level::parse(rej.and_then(|r| r.get("level"))),
-            status: rej_resp.and_then(|r| {
-                let status = r.get("status")?.as_u64()?;
-                Some((u16::try_from(status).ok()?, Level::parse(r.get("level"))))
-            }),
-            body: rej_resp.and_then(|r| r.get("body")).cloned(),
-        };
-        let mut secret_fields = BTreeSet::new();
-        collect_secrets(
-            doc.get("components").unwrap_or(&Value::Null),
-            &mut secret_fields,
-        );
+        .build()
+        .map_err(|l| source.error(l))?;
         Ok(Spec {
+            decisions: decisions(&model),
             doc,
             operations,
             auth_rejection,
@@ -445,22 +345,20 @@ impl Spec {
     }
 }
 
-fn collect_secrets(v: &Value, out: &mut BTreeSet<String>) {
-    match v {
-        Value::Object(m) => {
-            if let Some(Value::Object(props)) = m.get("properties") {
-                for (name, schema) in props {
-                    if schema.get("x-secret").and_then(Value::as_bool) == Some(true) {
-                        out.insert(name.clone());
-                    }
-                }
-            }
-            for child in m.values() {
-                collect_secrets(child, out);
-            }
-        }
-        Value::Array(a) => a.iter().for_each(|c| collect_secrets(c, out)),
-        _ => {}
+/// The root decision extensions, as the harness uses them.
+fn decisions(model: &OpenApi) -> Decisions {
+    Decisions {
+        server_errors: model.server_errors.as_ref().map(|s| s.level),
+        unknown_path: model.unknown_path.as_ref().map(|r| (r.status, r.level)),
+        undeclared_method: model
+            .undeclared_method
+            .as_ref()
+            .map(|r| (r.status, r.allow_header, r.level)),
+        max_body: model
+            .max_body
+            .as_ref()
+            .and_then(|b| Some((usize::try_from(b.bytes).ok()?, b.status, b.level))),
+        non_bmp: model.non_bmp.as_ref().map_or(Level::Must, |n| n.level),
     }
 }
 
@@ -490,147 +388,349 @@ fn str_list(v: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn parse_operation(
-    doc: &Value,
-    path: &str,
-    method: &str,
-    op: &Value,
-    global_secured: bool,
-) -> Result<Operation, String> {
-    let id = op
-        .get("operationId")
-        .and_then(Value::as_str)
-        .ok_or(format!("{method} {path} has no operationId"))?
-        .to_string();
-    let at = |what: &str| format!("{id}: {what}");
-    let secured = match op.get("security") {
-        Some(Value::Array(a)) => !a.is_empty(),
-        _ => global_secured,
-    };
-    let mut params = Vec::new();
-    for p in op
-        .get("parameters")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let p = resolve(doc, p).map_err(|e| at(&e))?;
+/// The typed model and the untyped tree of one document, walked together: structure and
+/// extensions from the model, JSON Schemas and examples (by pointer) from the tree.
+struct View<'a> {
+    model: &'a OpenApi,
+    doc: &'a Value,
+}
+
+type Built = (Vec<Operation>, AuthRejection, BTreeSet<String>);
+
+impl<'a> View<'a> {
+    fn build(&self) -> Result<Built, Located> {
+        let global_secured = self.model.security.as_ref().is_some_and(|s| !s.is_empty());
+        let mut operations = Vec::new();
+        for (path, item) in &self.model.paths {
+            let item_ptr = push_pointer("/paths", path);
+            for (method, op) in item.operations() {
+                let op_ptr = push_pointer(&item_ptr, method);
+                operations.push(self.operation(
+                    path,
+                    &item_ptr,
+                    item,
+                    method,
+                    &op_ptr,
+                    op,
+                    global_secured,
+                )?);
+            }
+        }
+        let scheme = self.model.components.security_schemes.values().next();
+        let auth_rejection = AuthRejection {
+            level: scheme
+                .and_then(|s| s.rejection.as_ref())
+                .map_or(Level::Must, |r| r.level),
+            status: scheme
+                .and_then(|s| s.rejection_response.as_ref())
+                .map(|r| (r.status, r.level)),
+            body: scheme
+                .and_then(|s| s.rejection_response.as_ref())
+                .and_then(|r| r.body.clone()),
+        };
+        let mut secret_fields = BTreeSet::new();
+        for schema in self.model.components.schemas.values() {
+            collect_secrets(schema, &mut secret_fields);
+        }
+        Ok((operations, auth_rejection, secret_fields))
+    }
+
+    /// The untyped node at a pointer, `$ref`s at its top followed.
+    fn value_at(&self, pointer: &str) -> Result<Option<&'a Value>, Located> {
+        match self.doc.pointer(pointer) {
+            None => Ok(None),
+            Some(v) => resolve(self.doc, v)
+                .map(Some)
+                .map_err(|e| Located::new(pointer, e)),
+        }
+    }
+
+    /// A component a `$ref` names, with its pointer.
+    fn component<'m, T>(
+        &self,
+        map: &'m indexmap::IndexMap<String, T>,
+        section: &str,
+        reference: &str,
+        at: &str,
+    ) -> Result<(&'m T, String), Located> {
+        let prefix = format!("#/components/{section}/");
+        reference
+            .strip_prefix(&prefix)
+            .and_then(|name| map.get_key_value(&name.replace("~1", "/").replace("~0", "~")))
+            .map(|(name, c)| (c, push_pointer(&format!("/components/{section}"), name)))
+            .ok_or_else(|| {
+                Located::new(at, format!("dangling or unsupported reference {reference}"))
+            })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn operation(
+        &self,
+        path: &str,
+        item_ptr: &str,
+        item: &m::PathItem,
+        method: &str,
+        op_ptr: &str,
+        op: &m::Operation,
+        global_secured: bool,
+    ) -> Result<Operation, Located> {
+        let id = op
+            .operation_id
+            .clone()
+            .ok_or_else(|| Located::new(op_ptr, "operation without operationId"))?;
+        let secured = match &op.security {
+            Some(s) => !s.is_empty(),
+            None => global_secured,
+        };
+        // Path-level parameters first; an operation's own one of the same name and
+        // location replaces it.
+        let mut params: Vec<Param> = Vec::new();
+        let declared = item
+            .parameters
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                (
+                    push_pointer(&format!("{item_ptr}/parameters"), &i.to_string()),
+                    p,
+                )
+            })
+            .chain(op.parameters.iter().enumerate().map(|(i, p)| {
+                (
+                    push_pointer(&format!("{op_ptr}/parameters"), &i.to_string()),
+                    p,
+                )
+            }));
+        for (ptr, p) in declared {
+            let param = self.param(&ptr, p)?;
+            params.retain(|q| !(q.name == param.name && q.location == param.location));
+            params.push(param);
+        }
+        for p in params.iter().filter(|p| p.location == Location::Path) {
+            if !path.contains(&format!("{{{}}}", p.name)) {
+                return Err(Located::new(
+                    op_ptr,
+                    format!("path parameter `{}` does not appear in the path", p.name),
+                ));
+            }
+        }
+        let body = match &op.request_body {
+            None => None,
+            Some(rb) => Some(self.body(&format!("{op_ptr}/requestBody"), rb)?),
+        };
+        let mut responses = Vec::new();
+        for (status, r) in &op.responses {
+            let r_ptr = push_pointer(&format!("{op_ptr}/responses"), status);
+            let (target, target_ptr) = match &r.reference {
+                Some(reference) => self.component(
+                    &self.model.components.responses,
+                    "responses",
+                    reference,
+                    &r_ptr,
+                )?,
+                None => (r, r_ptr.clone()),
+            };
+            let content = target
+                .content
+                .keys()
+                .map(|mime| {
+                    let schema = self
+                        .doc
+                        .pointer(&format!(
+                            "{}/schema",
+                            push_pointer(&format!("{target_ptr}/content"), mime)
+                        ))
+                        .cloned();
+                    (mime.clone(), schema)
+                })
+                .collect();
+            responses.push(ResponseSpec {
+                status: status.clone(),
+                level: r.level.or(target.level).unwrap_or_default(),
+                content,
+            });
+        }
+        Ok(Operation {
+            id,
+            method: method.to_ascii_uppercase(),
+            path: path.to_string(),
+            params,
+            body,
+            responses,
+            secured,
+            rules: op.rules.clone(),
+            business_error: op
+                .business_error
+                .as_ref()
+                .map(|b| b.fields.clone())
+                .unwrap_or_default(),
+        })
+    }
+
+    fn param(&self, ptr: &str, p: &m::Parameter) -> Result<Param, Located> {
+        let (p, ptr) = match &p.reference {
+            Some(reference) => self.component(
+                &self.model.components.parameters,
+                "parameters",
+                reference,
+                ptr,
+            )?,
+            None => (p, ptr.to_string()),
+        };
         let name = p
-            .get("name")
-            .and_then(Value::as_str)
-            .ok_or(at("parameter without name"))?
-            .to_string();
-        let location = match p.get("in").and_then(Value::as_str) {
+            .name
+            .clone()
+            .ok_or_else(|| Located::new(&ptr, "parameter without name"))?;
+        let location = match p.location.as_deref() {
             Some("query") => Location::Query,
             Some("header") => Location::Header,
+            Some("path") => Location::Path,
             other => {
-                return Err(at(&format!(
-                    "parameter {name}: unsupported location {other:?}"
-                )));
+                return Err(Located::new(
+                    format!("{ptr}/in"),
+                    format!("parameter `{name}`: unsupported location {other:?}"),
+                ));
             }
         };
-        let schema = resolve(doc, p.get("schema").unwrap_or(&Value::Null))
-            .map_err(|e| at(&e))?
-            .clone();
-        let alternates = p
-            .get("x-alternate-encodings")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .map(|e| Encoding {
-                        explode: e.get("explode").and_then(Value::as_bool).unwrap_or(true),
-                        level: Level::parse(e.get("level")),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        params.push(Param {
+        let style_of = |style: Option<&str>, at: String| match style {
+            None => Ok(Style::default_for(location)),
+            Some(text) => Style::parse(text)
+                .ok_or_else(|| Located::new(at, format!("unknown parameter style `{text}`"))),
+        };
+        let style = style_of(p.style.as_deref(), format!("{ptr}/style"))?;
+        let schema = self
+            .value_at(&format!("{ptr}/schema"))?
+            .cloned()
+            .unwrap_or(Value::Null);
+        let mut alternates = Vec::new();
+        for (i, alt) in p.alternate_encodings.iter().enumerate() {
+            let style = style_of(
+                alt.style.as_deref(),
+                format!("{ptr}/x-alternate-encodings/{i}/style"),
+            )?;
+            alternates.push(Encoding {
+                style,
+                explode: alt.explode.unwrap_or(style == Style::Form),
+                level: alt.level.unwrap_or_default(),
+            });
+        }
+        Ok(Param {
+            example: self
+                .doc
+                .pointer(&format!("{ptr}/example"))
+                .or_else(|| schema.get("example"))
+                .cloned(),
             name,
             location,
-            required: p.get("required").and_then(Value::as_bool).unwrap_or(false),
-            example: p.get("example").or_else(|| schema.get("example")).cloned(),
+            required: p.required,
             schema,
-            explode: p.get("explode").and_then(Value::as_bool).unwrap_or(true),
+            explode: p.explode.unwrap_or(style == Style::Form),
+            style,
             alternates,
-        });
+            encoding_levels: p
+                .encoding_levels
+                .as_ref()
+                .map_or((Level::Must, Level::Must), |l| (l.any, l.declared)),
+        })
     }
-    let body = match op.get("requestBody") {
-        None => None,
-        Some(rb) => {
-            let rb = resolve(doc, rb).map_err(|e| at(&e))?;
-            let content = rb
-                .get("content")
-                .and_then(Value::as_object)
-                .ok_or(at("requestBody without content"))?;
-            let mut content_types = Vec::new();
-            let mut schema = Value::Null;
-            let mut example = None;
-            for (mime, media) in content {
-                content_types.push((mime.clone(), Level::parse(media.get("x-level"))));
-                if schema.is_null() {
-                    schema = resolve(doc, media.get("schema").unwrap_or(&Value::Null))
-                        .map_err(|e| at(&e))?
-                        .clone();
-                    example = media
-                        .get("examples")
-                        .and_then(Value::as_object)
-                        .and_then(|m| m.values().next())
-                        .and_then(|e| e.get("value"))
-                        .or_else(|| media.get("example"))
-                        .cloned();
+
+    fn body(&self, ptr: &str, rb: &m::RequestBody) -> Result<Body, Located> {
+        let (rb, ptr) = match &rb.reference {
+            Some(reference) => self.component(
+                &self.model.components.request_bodies,
+                "requestBodies",
+                reference,
+                ptr,
+            )?,
+            None => (rb, ptr.to_string()),
+        };
+        let (Some((first_mime, first)), true) = (rb.content.first(), !rb.content.is_empty()) else {
+            return Err(Located::new(&ptr, "requestBody without content"));
+        };
+        let media_ptr = push_pointer(&format!("{ptr}/content"), first_mime);
+        let schema = self
+            .value_at(&format!("{media_ptr}/schema"))?
+            .cloned()
+            .unwrap_or(Value::Null);
+        let media = self.doc.pointer(&media_ptr);
+        let example = media
+            .and_then(|m| m.get("examples"))
+            .and_then(Value::as_object)
+            .and_then(|m| m.values().next())
+            .and_then(|e| e.get("value"))
+            .or_else(|| media.and_then(|m| m.get("example")))
+            .cloned();
+        let mut combined = Vec::new();
+        if let Some(s) = &first.schema {
+            let at = format!("{media_ptr}/schema");
+            for (i, rule) in self.schema(s, &at)?.combined_max_length.iter().enumerate() {
+                let max = rule
+                    .max
+                    .and_then(|m| usize::try_from(m).ok())
+                    .ok_or_else(|| {
+                        Located::new(
+                            format!("{at}/x-combined-max-length/{i}"),
+                            "rule without `max`",
+                        )
+                    })?;
+                combined.push(CombinedMaxLength {
+                    fields: rule.fields.clone(),
+                    max,
+                    level: rule.level,
+                    rejection: rule.rejection.clone(),
+                });
+            }
+        }
+        Ok(Body {
+            content_types: rb
+                .content
+                .iter()
+                .map(|(mime, media)| (mime.clone(), media.level.unwrap_or_default()))
+                .collect(),
+            schema,
+            example,
+            combined,
+        })
+    }
+
+    /// A schema with a `$ref` at its top followed (to a named component).
+    fn schema<'m>(&'m self, s: &'m m::Schema, at: &str) -> Result<&'m m::Schema, Located> {
+        let mut s = s;
+        for _ in 0..16 {
+            match &s.reference {
+                None => return Ok(s),
+                Some(reference) => {
+                    s = self
+                        .component(&self.model.components.schemas, "schemas", reference, at)?
+                        .0;
                 }
             }
-            let combined = match schema.get("x-combined-max-length") {
-                None => Vec::new(),
-                Some(v) => serde_json::from_value(v.clone())
-                    .map_err(|e| at(&format!("x-combined-max-length: {e}")))?,
-            };
-            Some(Body {
-                content_types,
-                schema,
-                example,
-                combined,
-            })
         }
-    };
-    let mut responses = Vec::new();
-    for (status, r) in op
-        .get("responses")
-        .and_then(Value::as_object)
-        .ok_or(at("no responses"))?
-    {
-        let level_here = r.get("x-level");
-        let r = resolve(doc, r).map_err(|e| at(&e))?;
-        let level = Level::parse(level_here.or_else(|| r.get("x-level")));
-        let content = r
-            .get("content")
-            .and_then(Value::as_object)
-            .map(|m| {
-                m.iter()
-                    .map(|(mime, media)| (mime.clone(), media.get("schema").cloned()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        responses.push(ResponseSpec {
-            status: status.clone(),
-            level,
-            content,
-        });
+        Err(Located::new(at, "reference cycle"))
     }
-    let rules = match op.get("x-rules") {
-        None => Vec::new(),
-        Some(v) => serde_json::from_value(v.clone()).map_err(|e| at(&format!("x-rules: {e}")))?,
-    };
-    Ok(Operation {
-        id,
-        method: method.to_ascii_uppercase(),
-        path: path.to_string(),
-        params,
-        body,
-        responses,
-        secured,
-        rules,
-    })
+}
+
+/// Property names marked `x-secret: true` in a schema and the schemas inside it.
+fn collect_secrets(schema: &m::Schema, out: &mut BTreeSet<String>) {
+    for (name, prop) in &schema.properties {
+        if prop.secret {
+            out.insert(name.clone());
+        }
+        collect_secrets(prop, out);
+    }
+    let nested = schema
+        .items
+        .iter()
+        .map(|b| &**b)
+        .chain(&schema.all_of)
+        .chain(&schema.one_of)
+        .chain(&schema.any_of);
+    for s in nested {
+        collect_secrets(s, out);
+    }
+    if let Some(m::AdditionalProperties::Schema(s)) = &schema.additional_properties {
+        collect_secrets(s, out);
+    }
 }
 
 #[cfg(test)]
@@ -685,7 +785,7 @@ paths:
       responses: { "200": { description: ok } }
       x-rules: [ { rule: no-such-rule } ]
 "#;
-        let err = Spec::parse(text).unwrap_err();
+        let err = Spec::parse(text).unwrap_err().to_string();
         assert!(err.contains("x-rules"), "{err}");
     }
 }

@@ -8,11 +8,13 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod extensions;
 mod load;
 mod locate;
 pub mod model;
 pub mod yaml;
 
 pub use error::{Located, SpecError, push_pointer};
+pub use extensions::Level;
 pub use load::{Source, parse, to_value};
 pub use locate::line_of;

@@ -9,6 +9,11 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::extensions::{
+    BodyLimit, BusinessError, ConstraintLevels, EncodingLevels, Level, NonBmp, Rejection,
+    RejectionResponse, RejectionShape, Rule, ServerErrors, UndeclaredRoute,
+};
+
 /// The document root.
 #[derive(Debug, Deserialize)]
 pub struct OpenApi {
@@ -31,6 +36,21 @@ pub struct OpenApi {
     /// `utf-16` or `byte`.
     #[serde(rename = "x-length-unit")]
     pub length_unit: Option<String>,
+    /// `x-server-errors`: statuses no answer may have.
+    #[serde(rename = "x-server-errors")]
+    pub server_errors: Option<ServerErrors>,
+    /// `x-unknown-path`: the answer to a path the spec does not declare.
+    #[serde(rename = "x-unknown-path")]
+    pub unknown_path: Option<UndeclaredRoute>,
+    /// `x-undeclared-method`: the answer to a method a declared path does not take.
+    #[serde(rename = "x-undeclared-method")]
+    pub undeclared_method: Option<UndeclaredRoute>,
+    /// `x-max-body`: the request-body limit.
+    #[serde(rename = "x-max-body")]
+    pub max_body: Option<BodyLimit>,
+    /// `x-non-bmp`: the level of verdicts on characters outside the BMP.
+    #[serde(rename = "x-non-bmp")]
+    pub non_bmp: Option<NonBmp>,
 }
 
 /// The `info` object.
@@ -115,6 +135,12 @@ pub struct Operation {
     /// Deprecated operations get `#[deprecated]`.
     #[serde(default)]
     pub deprecated: bool,
+    /// `x-rules`: semantic rules every answer must satisfy.
+    #[serde(default, rename = "x-rules")]
+    pub rules: Vec<Rule>,
+    /// `x-business-error`: fields of a 2xx body that report a failure when non-empty.
+    #[serde(rename = "x-business-error")]
+    pub business_error: Option<BusinessError>,
 }
 
 /// A parameter (or a `$ref` to one).
@@ -148,6 +174,9 @@ pub struct Parameter {
     /// `x-alternate-encodings`: other encodings servers accept besides the declared one.
     #[serde(default, rename = "x-alternate-encodings")]
     pub alternate_encodings: Vec<AlternateEncoding>,
+    /// `x-encoding-levels`: the levels of answering any encoding and the declared one.
+    #[serde(rename = "x-encoding-levels")]
+    pub encoding_levels: Option<EncodingLevels>,
 }
 
 /// One entry of `x-alternate-encodings`.
@@ -158,7 +187,7 @@ pub struct AlternateEncoding {
     /// Whether arrays repeat the name.
     pub explode: Option<bool>,
     /// `must` or `should`.
-    pub level: Option<String>,
+    pub level: Option<Level>,
     /// The decision row behind it.
     pub decision: Option<Value>,
 }
@@ -192,7 +221,7 @@ pub struct Response {
     pub content: IndexMap<String, MediaType>,
     /// `x-level`: `must` (the interface document's) or `should` (a project decision).
     #[serde(rename = "x-level")]
-    pub level: Option<String>,
+    pub level: Option<Level>,
     /// `x-decision`: the decision row behind a `should`.
     #[serde(rename = "x-decision")]
     pub decision: Option<Value>,
@@ -203,6 +232,12 @@ pub struct Response {
 pub struct MediaType {
     /// The body's schema.
     pub schema: Option<Schema>,
+    /// `x-level`: how binding support for this media type is.
+    #[serde(rename = "x-level")]
+    pub level: Option<Level>,
+    /// `x-decision`: the decision row behind a `should`.
+    #[serde(rename = "x-decision")]
+    pub decision: Option<Value>,
 }
 
 /// `components`.
@@ -234,6 +269,12 @@ pub struct SecurityScheme {
     pub kind: Option<String>,
     /// For `http`: `bearer`, `basic`, ...
     pub scheme: Option<String>,
+    /// `x-rejection`: what a server never answers to a request without valid credentials.
+    #[serde(rename = "x-rejection")]
+    pub rejection: Option<Rejection>,
+    /// `x-rejection-response`: the answer expected to such a request.
+    #[serde(rename = "x-rejection-response")]
+    pub rejection_response: Option<RejectionResponse>,
 }
 
 /// `type`: one name (3.0 and 3.1) or a list of names (3.1, e.g. `[string, "null"]`).
@@ -321,6 +362,15 @@ pub struct Schema {
     /// `x-combined-max-length`: a length limit on the sum of several string fields.
     #[serde(default, rename = "x-combined-max-length")]
     pub combined_max_length: Vec<CombinedMaxLength>,
+    /// `x-constraint-levels`: the level of single validation keywords (default MUST).
+    #[serde(default, rename = "x-constraint-levels")]
+    pub constraint_levels: ConstraintLevels,
+    /// `x-level`: how binding the schema as a whole is.
+    #[serde(rename = "x-level")]
+    pub level: Option<Level>,
+    /// `x-decision`: the decision row behind a `should`.
+    #[serde(rename = "x-decision")]
+    pub decision: Option<Value>,
 }
 
 /// One `x-combined-max-length` rule.
@@ -335,4 +385,11 @@ pub struct CombinedMaxLength {
     pub unit: Option<String>,
     /// Rustdoc of the rule.
     pub description: Option<String>,
+    /// How binding the limit is.
+    #[serde(default)]
+    pub level: Level,
+    /// The decision row behind it.
+    pub decision: Option<Value>,
+    /// How a server answers a breach, when the spec fixes it.
+    pub rejection: Option<RejectionShape>,
 }

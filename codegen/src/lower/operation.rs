@@ -8,6 +8,7 @@ use crate::ir::{
     ResponseDef, StatusMatch, Ty,
 };
 use crate::names::{Scope, pascal, snake};
+use spec_model::Level;
 use spec_model::model::{self as spec, Parameter, RequestBody, Response};
 
 impl Lowerer<'_> {
@@ -174,7 +175,7 @@ impl Lowerer<'_> {
                 let explode = alt.explode.unwrap_or(style == "form");
                 doc.push_str(&format!(
                     " Servers also accept `style: {style}, explode: {explode}`{}.",
-                    level_note(alt.level.as_deref(), alt.decision.as_ref())
+                    level_note(alt.level.map(Level::as_str), alt.decision.as_ref())
                 ));
             }
             params.push(Param {
@@ -460,7 +461,7 @@ impl Lowerer<'_> {
                 .map(|d| d.trim().to_owned())
                 .filter(|d| !d.is_empty())
                 .unwrap_or_else(|| format!("Status `{key}`."));
-            let note = level_note(resp.level.as_deref(), resp.decision.as_ref());
+            let note = level_note(resp.level.map(Level::as_str), resp.decision.as_ref());
             if !note.is_empty() {
                 doc.push_str(&format!("\n\nSpec{note}."));
             }

@@ -46,7 +46,7 @@ pub enum ApiError {
     Unauthorized,
     /// 404: unknown id or path (decisions 3, 21).
     NotFound(String),
-    /// 413: body over 64 KiB (decision 22).
+    /// 413: body over the spec's `x-max-body`.
     PayloadTooLarge,
     /// 408: the body did not arrive within the server's read timeout.
     RequestTimeout(std::time::Duration),
@@ -60,7 +60,10 @@ impl ApiError {
     fn status(&self) -> StatusCode {
         match self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::Unauthorized => {
+                StatusCode::from_u16(crate::contract::contract().unauthorized_status)
+                    .unwrap_or(StatusCode::UNAUTHORIZED)
+            }
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
@@ -71,11 +74,11 @@ impl ApiError {
 
     fn text(&self) -> String {
         match self {
-            ApiError::Unauthorized => "Access is denied".to_string(),
+            ApiError::Unauthorized => crate::contract::contract().unauthorized_text.clone(),
             ApiError::PayloadTooLarge => {
                 format!(
                     "request body is larger than {} bytes",
-                    crate::request::MAX_BODY
+                    crate::request::max_body()
                 )
             }
             ApiError::RequestTimeout(limit) => format!(

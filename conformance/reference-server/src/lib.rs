@@ -22,6 +22,7 @@ mod app;
 pub mod cli;
 mod clock;
 mod codes;
+mod contract;
 pub mod data;
 mod error;
 mod fault;
@@ -46,7 +47,7 @@ use trading_api::models::ContactInfo;
 
 pub use error::ServerError;
 pub use fault::{Fault, UnknownFault};
-pub use request::MAX_BODY;
+pub use request::max_body;
 pub use tokens::ACCESS_TOKEN_LIFETIME;
 
 use state::{AppState, lock};

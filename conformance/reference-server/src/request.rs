@@ -7,8 +7,10 @@ use axum::http::{HeaderMap, header};
 
 use crate::error::ApiError;
 
-/// Largest accepted request body (decision 22).
-pub const MAX_BODY: usize = 64 * 1024;
+/// Largest accepted request body, in bytes: the spec's `x-max-body`.
+pub fn max_body() -> usize {
+    crate::contract::contract().max_body
+}
 
 /// The decoded query string, in order, duplicates kept.
 pub(crate) struct Query(Vec<(String, String)>);
@@ -106,7 +108,7 @@ pub(crate) fn require_media_type(
     }
 }
 
-/// Reads the body, at most [`MAX_BODY`] bytes (413 beyond), within `timeout` (408
+/// Reads the body, at most [`max_body`] bytes (413 beyond), within `timeout` (408
 /// beyond: a client that stalls mid-body must not hold a connection forever).
 pub(crate) async fn read_body(
     headers: &HeaderMap,
@@ -117,10 +119,11 @@ pub(crate) async fn read_body(
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY as u64) {
+    let limit = max_body();
+    if declared.is_some_and(|n| n > limit as u64) {
         return Err(ApiError::PayloadTooLarge);
     }
-    let read = tokio::time::timeout(timeout, axum::body::to_bytes(body, MAX_BODY));
+    let read = tokio::time::timeout(timeout, axum::body::to_bytes(body, limit));
     let Ok(read) = read.await else {
         return Err(ApiError::RequestTimeout(timeout));
     };

@@ -160,7 +160,7 @@ async fn bodies_wrong_type_too_large_or_unparsable_are_refused() {
         // Over 64 KiB: 413, with and without a Content-Length.
         let big = format!(
             r#"{{"firstName":"{}"}}"#,
-            "x".repeat(reference_server::MAX_BODY)
+            "x".repeat(reference_server::max_body())
         );
         let resp = raw()
             .post(&url)
@@ -250,7 +250,7 @@ async fn unread_bodies_close_the_connection_and_pooled_clients_never_lose_a_requ
     let pooled = raw();
     let big = format!(
         r#"{{"firstName":"{}"}}"#,
-        "x".repeat(reference_server::MAX_BODY)
+        "x".repeat(reference_server::max_body())
     );
     for round in 0..200 {
         let resp = pooled

@@ -1,0 +1,503 @@
+//! The project's `x-` extensions as typed values, so a malformed one fails at load time.
+//! Owns: levels, `x-rules`, rejection shapes and the decision extensions of `spec/README.md`.
+//!
+//! [`crate::model`] holds these as fields of the OpenAPI objects they sit on; serde rejects a
+//! wrong value with its JSON pointer and line like any other spec error. Keys the model does
+//! not name (other `x-` keys) are ignored.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// How binding a rule, response or encoding is: MUST fails a conformance run, SHOULD warns
+/// (fails under `--strict`). Where the spec names no level it is MUST.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Stated by the interface document.
+    #[default]
+    Must,
+    /// A decision of the project (`DECISIONS.md`).
+    Should,
+}
+
+impl Level {
+    /// The spelling used in reports and docs: `MUST` or `SHOULD`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Must => "MUST",
+            Level::Should => "SHOULD",
+        }
+    }
+}
+
+/// When an `x-rules` rule applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum When {
+    /// On answers that are a success: 2xx without a business error in the body.
+    #[default]
+    Success,
+    /// On answers that are not.
+    Failure,
+}
+
+/// One semantic rule of `x-rules`; each kind is one generic check of the harness.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "rule", rename_all = "kebab-case", deny_unknown_fields)]
+#[allow(missing_docs)] // the fields are documented in spec/README.md's rule table
+pub enum Rule {
+    /// Named fields equal fixed values.
+    FieldsEqual {
+        #[serde(default)]
+        when: When,
+        /// Statuses the rule judges (all of its `when` when empty).
+        #[serde(default)]
+        statuses: Vec<u16>,
+        fields: Map<String, Value>,
+        #[serde(default)]
+        level: Level,
+        #[serde(default)]
+        decision: Option<Value>,
+        #[serde(default)]
+        description: Option<String>,
+    },
+    /// Named fields are present and non-empty.
+    FieldsNonEmpty {
+        #[serde(default)]
+        when: When,
+        /// Statuses the rule judges (all of its `when` when empty).
+        #[serde(default)]
+        statuses: Vec<u16>,
+        fields: Vec<String>,
+        #[serde(default)]
+        level: Level,
+        #[serde(default)]
+        decision: Option<Value>,
+        #[serde(default)]
+        description: Option<String>,
+    },
+    /// Named fields are absent or empty.
+    FieldsAbsent {
+        #[serde(default)]
+        when: When,
+        /// Statuses the rule judges (all of its `when` when empty).
+        #[serde(default)]
+        statuses: Vec<u16>,
+        fields: Vec<String>,
+        #[serde(default)]
+        level: Level,
+        #[serde(default)]
+        decision: Option<Value>,
+        #[serde(default)]
+        description: Option<String>,
+    },
+    /// A field's value is one of a list.
+    FieldOneOf {
+        #[serde(default)]
+        when: When,
+        /// Statuses the rule judges (all of its `when` when empty).
+        #[serde(default)]
+        statuses: Vec<u16>,
+        field: String,
+        values: Vec<Value>,
+        #[serde(default)]
+        level: Level,
+        #[serde(default)]
+        decision: Option<Value>,
+        #[serde(default)]
+        description: Option<String>,
+    },
+    /// The object at `target` carries the request body's values of `fields`.
+    EchoesRequest {
+        #[serde(default)]
+        when: When,
+        target: String,
+        fields: Vec<String>,
+        #[serde(default)]
+        level: Level,
+        #[serde(default)]
+        decision: Option<Value>,
+        #[serde(default)]
+        description: Option<String>,
+    },
+    /// The object at `target` keeps every field the request did not send.
+    PreservesOtherFields {
+        #[serde(default)]
+        when: When,
+        target: String,
+        #[serde(default)]
+        level: Level,
+        #[serde(default)]
+        decision: Option<Value>,
+        #[serde(default)]
+        description: Option<String>,
+    },
+    /// Every item's `field` equals the parameter's value.
+    ItemsFieldEqualsParam {
+        #[serde(default)]
+        when: When,
+        field: String,
+        param: String,
+        #[serde(default)]
+        level: Level,
+        #[serde(default)]
+        decision: Option<Value>,
+        #[serde(default)]
+        description: Option<String>,
+    },
+    /// The answer's `field` equals the parameter's value.
+    FieldEqualsParam {
+        #[serde(default)]
+        when: When,
+        field: String,
+        param: String,
+        #[serde(default)]
+        level: Level,
+        #[serde(default)]
+        decision: Option<Value>,
+        #[serde(default)]
+        description: Option<String>,
+    },
+    /// Every item's `field` is one of the list parameter's values.
+    ItemsFieldInParam {
+        #[serde(default)]
+        when: When,
+        field: String,
+        param: String,
+        #[serde(default)]
+        level: Level,
+        #[serde(default)]
+        decision: Option<Value>,
+        #[serde(default)]
+        description: Option<String>,
+    },
+    /// No two items share a `field` value.
+    ItemsUnique {
+        #[serde(default)]
+        when: When,
+        field: String,
+        #[serde(default)]
+        level: Level,
+        #[serde(default)]
+        decision: Option<Value>,
+        #[serde(default)]
+        description: Option<String>,
+    },
+    /// At most `param` items.
+    MaxItemsParam {
+        #[serde(default)]
+        when: When,
+        param: String,
+        #[serde(default)]
+        level: Level,
+        #[serde(default)]
+        decision: Option<Value>,
+        #[serde(default)]
+        description: Option<String>,
+    },
+    /// Every item has one of `fields` containing the parameter's text.
+    ItemsContainParam {
+        #[serde(default)]
+        when: When,
+        param: String,
+        fields: Vec<String>,
+        #[serde(rename = "case-insensitive", default)]
+        case_insensitive: bool,
+        #[serde(default)]
+        level: Level,
+        #[serde(default)]
+        decision: Option<Value>,
+        #[serde(default)]
+        description: Option<String>,
+    },
+    /// The array's order is not part of the interface: comparisons must not rely on it.
+    Unordered {
+        #[serde(default)]
+        level: Level,
+        #[serde(default)]
+        decision: Option<Value>,
+        #[serde(default)]
+        description: Option<String>,
+    },
+}
+
+/// How a business-rule breach is answered (`rejection:` of `x-combined-max-length`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RejectionShape {
+    /// Status of the rejection.
+    pub status: u16,
+    /// Field that must be non-empty.
+    #[serde(rename = "non-empty", default)]
+    pub non_empty: Option<String>,
+    /// Field that must be absent.
+    #[serde(default)]
+    pub absent: Option<String>,
+    /// How binding this shape is.
+    #[serde(default)]
+    pub level: Level,
+}
+
+/// `x-rejection` of a security scheme: what a server must never do with a request that
+/// lacks valid credentials.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rejection {
+    /// How binding the rule is.
+    #[serde(default)]
+    pub level: Level,
+    /// The decision row behind it.
+    #[serde(default)]
+    pub decision: Option<Value>,
+    /// The class of statuses that is never an acceptable answer (`2xx`).
+    pub never: StatusClass,
+}
+
+/// `x-rejection-response` of a security scheme: the answer expected to a request without
+/// valid credentials.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RejectionResponse {
+    /// The status.
+    pub status: u16,
+    /// How binding status and body are.
+    #[serde(default)]
+    pub level: Level,
+    /// The decision row behind it.
+    #[serde(default)]
+    pub decision: Option<Value>,
+    /// The JSON body.
+    #[serde(default)]
+    pub body: Option<Value>,
+}
+
+/// A class of HTTP statuses, written `2xx` … `5xx`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatusClass(pub u16);
+
+impl StatusClass {
+    /// Whether `status` is in the class.
+    pub fn contains(self, status: u16) -> bool {
+        status / 100 == self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for StatusClass {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        let digit = text
+            .strip_suffix("xx")
+            .or_else(|| text.strip_suffix("XX"))
+            .and_then(|d| d.parse::<u16>().ok())
+            .filter(|d| (1..=5).contains(d));
+        digit.map(StatusClass).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "expected a status class `1xx` … `5xx`, got `{text}`"
+            ))
+        })
+    }
+}
+
+/// `x-server-errors` (root): a class of statuses no answer may have, whatever was sent.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerErrors {
+    /// The forbidden class (`5xx`).
+    pub never: StatusClass,
+    /// How binding the rule is.
+    #[serde(default)]
+    pub level: Level,
+    /// The decision row behind it.
+    #[serde(default)]
+    pub decision: Option<Value>,
+}
+
+/// `x-unknown-path` and `x-undeclared-method` (root): how a server answers a path the
+/// spec does not declare, or a method a declared path does not take.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UndeclaredRoute {
+    /// The expected status (`404`, `405`).
+    pub status: u16,
+    /// Whether the answer must carry an `Allow` header naming the declared methods.
+    #[serde(rename = "allow-header", default)]
+    pub allow_header: bool,
+    /// How binding status (and header) are.
+    #[serde(default)]
+    pub level: Level,
+    /// The decision row behind it.
+    #[serde(default)]
+    pub decision: Option<Value>,
+}
+
+/// `x-max-body` (root): the largest request body a server must accept, and the answer
+/// to a larger one.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodyLimit {
+    /// The limit in bytes.
+    pub bytes: u64,
+    /// The status of the answer to a larger body.
+    pub status: u16,
+    /// How binding limit and status are.
+    #[serde(default)]
+    pub level: Level,
+    /// The decision row behind it.
+    #[serde(default)]
+    pub decision: Option<Value>,
+}
+
+/// `x-non-bmp` (root): how binding the handling of characters outside the Basic
+/// Multilingual Plane is (their length, whether they are accepted at all).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NonBmp {
+    /// The level of every verdict on a request carrying such characters.
+    pub level: Level,
+    /// The decision row behind it.
+    #[serde(default)]
+    pub decision: Option<Value>,
+    /// Why.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// `x-business-error` (operation): body fields of a 2xx answer that report a failure when
+/// non-empty. Such an answer is a failure, not a success, for every rule and expectation.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BusinessError {
+    /// The fields; any one non-empty makes the answer a failure.
+    pub fields: Vec<String>,
+    /// The decision row behind it.
+    #[serde(default)]
+    pub decision: Option<Value>,
+    /// Why.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// `x-encoding-levels` (parameter): how binding it is that a server answers the encodings
+/// of a list parameter (the declared one and those of `x-alternate-encodings`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EncodingLevels {
+    /// That at least one of the encodings is answered correctly.
+    pub any: Level,
+    /// That the declared encoding is answered correctly.
+    pub declared: Level,
+    /// The decision row behind the split.
+    #[serde(default)]
+    pub decision: Option<Value>,
+}
+
+/// `x-constraint-levels`: the level of individual validation keywords of a schema.
+pub type ConstraintLevels = IndexMap<String, Level>;
+
+impl Rule {
+    /// The rule's level.
+    pub fn level(&self) -> Level {
+        match self {
+            Rule::FieldsEqual { level, .. }
+            | Rule::FieldsNonEmpty { level, .. }
+            | Rule::FieldsAbsent { level, .. }
+            | Rule::FieldOneOf { level, .. }
+            | Rule::EchoesRequest { level, .. }
+            | Rule::PreservesOtherFields { level, .. }
+            | Rule::ItemsFieldEqualsParam { level, .. }
+            | Rule::FieldEqualsParam { level, .. }
+            | Rule::ItemsFieldInParam { level, .. }
+            | Rule::ItemsUnique { level, .. }
+            | Rule::MaxItemsParam { level, .. }
+            | Rule::ItemsContainParam { level, .. }
+            | Rule::Unordered { level, .. } => *level,
+        }
+    }
+
+    /// The statuses a field rule is limited to (empty: every status of its `when`).
+    pub fn statuses(&self) -> &[u16] {
+        match self {
+            Rule::FieldsEqual { statuses, .. }
+            | Rule::FieldsNonEmpty { statuses, .. }
+            | Rule::FieldsAbsent { statuses, .. }
+            | Rule::FieldOneOf { statuses, .. } => statuses,
+            _ => &[],
+        }
+    }
+
+    /// Which answers the rule judges; `None` for `unordered`, which judges none (it tells
+    /// comparisons to ignore order).
+    pub fn when(&self) -> Option<When> {
+        match self {
+            Rule::FieldsEqual { when, .. }
+            | Rule::FieldsNonEmpty { when, .. }
+            | Rule::FieldsAbsent { when, .. }
+            | Rule::FieldOneOf { when, .. }
+            | Rule::EchoesRequest { when, .. }
+            | Rule::PreservesOtherFields { when, .. }
+            | Rule::ItemsFieldEqualsParam { when, .. }
+            | Rule::FieldEqualsParam { when, .. }
+            | Rule::ItemsFieldInParam { when, .. }
+            | Rule::ItemsUnique { when, .. }
+            | Rule::MaxItemsParam { when, .. }
+            | Rule::ItemsContainParam { when, .. } => Some(*when),
+            Rule::Unordered { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Source, parse};
+
+    fn src(text: &str) -> Source {
+        Source {
+            name: "t.yaml".into(),
+            text: text.into(),
+        }
+    }
+
+    const HEAD: &str = "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n";
+
+    #[test]
+    fn the_project_spec_reads_with_every_extension_typed() {
+        let text = include_str!("../openapi.yaml");
+        let spec = parse(&src(text)).expect("the project spec parses");
+        let op = spec.paths["/auth/oauthtoken"].post.as_ref().unwrap();
+        assert_eq!(op.rules.len(), 6);
+        let scheme = &spec.components.security_schemes["bearerAuth"];
+        assert_eq!(scheme.rejection_response.as_ref().unwrap().status, 401);
+        assert!(scheme.rejection.as_ref().unwrap().never.contains(204));
+    }
+
+    #[test]
+    fn unknown_extensions_are_ignored() {
+        let text = format!("{HEAD}      x-whatever: {{a: 1}}\n      responses: {{}}\n");
+        parse(&src(&text)).expect("unknown x- keys are ignored");
+    }
+
+    #[test]
+    fn a_malformed_level_names_pointer_and_line() {
+        let text = format!(
+            "{HEAD}      responses:\n        '200':\n          description: ok\n          x-level: maybe\n"
+        );
+        let err = parse(&src(&text)).unwrap_err().to_string();
+        assert!(
+            err.contains("/paths/~1a/get/responses/200/x-level"),
+            "{err}"
+        );
+        assert!(err.starts_with("t.yaml:9:"), "{err}");
+    }
+
+    #[test]
+    fn a_malformed_rule_names_its_pointer() {
+        let text = format!(
+            "{HEAD}      responses: {{}}\n      x-rules:\n        - rule: fields-equal\n          fields: [a]\n"
+        );
+        let err = parse(&src(&text)).unwrap_err().to_string();
+        assert!(err.contains("/paths/~1a/get/x-rules/0"), "{err}");
+    }
+}
