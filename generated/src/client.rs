@@ -571,7 +571,7 @@ pub enum ExchangeTokenError {
     ///
     /// Spec (level SHOULD, decision 11).
     BadRequest(crate::models::OAuthTokenResponse),
-    /// The request body is larger than 64 KiB.
+    /// The request body is larger than the root's `x-max-body` (64 KiB).
     ///
     /// Spec (level SHOULD, decision 22).
     PayloadTooLarge(crate::models::ErrorResponse),
@@ -610,7 +610,7 @@ pub enum UpdateContactInfoNameError {
     ///
     /// Spec (level SHOULD, decision 1b).
     Unauthorized(crate::models::ErrorResponse),
-    /// The request body is larger than 64 KiB.
+    /// The request body is larger than the root's `x-max-body` (64 KiB).
     ///
     /// Spec (level SHOULD, decision 22).
     PayloadTooLarge(crate::models::ErrorResponse),
