@@ -104,14 +104,25 @@ fn fixture_and_focused_specs_compile_without_warnings() {
 
     let dir = tempfile::tempdir().unwrap();
     let mut members = Vec::new();
+    let mut wired = vec!["gen-list-encodings".to_owned()];
     for (name, spec) in &specs {
         let files = codegen::generate_file(spec, &spec.display().to_string())
             .unwrap_or_else(|e| panic!("{e}"))
             .files;
         let crate_dir = dir.path().join(name);
         codegen::sync(&crate_dir.join("src"), &files, codegen::Mode::Write).unwrap();
+        let wire_dir = manifest().join("tests/wire");
         let mut manifest = format!("[package]\nname = \"gen-{name}\"{CRATE_MANIFEST}");
-        if name == "list-encodings" {
+        // A focused spec's own wire test, `tests/wire/<stem>.rs`, runs against its crate.
+        let wire = wire_dir.join(format!("{}.rs", name.replace('-', "_")));
+        if wire.is_file() {
+            manifest.push_str(
+                "\n[dev-dependencies]\ntokio = { version = \"1\", features = [\"rt\"] }\n",
+            );
+            std::fs::create_dir_all(crate_dir.join("tests")).unwrap();
+            std::fs::copy(&wire, crate_dir.join("tests/wire.rs")).unwrap();
+            wired.push(format!("gen-{name}"));
+        } else if name == "list-encodings" {
             manifest.push_str(
                 "\n[dev-dependencies]\ntokio = { version = \"1\", features = [\"rt\"] }\n",
             );
@@ -177,8 +188,12 @@ fn fixture_and_focused_specs_compile_without_warnings() {
     );
     assert!(!stderr.contains("warning"), "warnings:\n{stderr}");
 
+    let mut args = vec!["test", "--offline"];
+    for package in &wired {
+        args.extend(["--package", package]);
+    }
     let output = Command::new(&cargo)
-        .args(["test", "--offline", "--package", "gen-list-encodings"])
+        .args(&args)
         .current_dir(dir.path())
         .env("CARGO_TARGET_DIR", &target)
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
@@ -186,7 +201,7 @@ fn fixture_and_focused_specs_compile_without_warnings() {
         .unwrap();
     assert!(
         output.status.success(),
-        "the list encodings' wire test failed:\n{}\n{}",
+        "a focused spec's wire test failed:\n{}\n{}",
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
