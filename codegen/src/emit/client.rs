@@ -42,7 +42,18 @@ pub fn emit(api: &Api) -> TokenStream {
         all_methods.push(methods(op, &models, &validating, &mut uses));
         enums.push(op_enums(op, &models));
     }
-    let helpers = helpers(&uses);
+    let helpers = helpers(&uses, !api.operations.is_empty());
+    let execute = (!api.operations.is_empty()).then(|| {
+        quote! {
+            /// Sends a request and reads the answer's body, up to the size cap.
+            async fn execute<E>(&self, request: reqwest::RequestBuilder) -> Result<(u16, Vec<u8>), crate::Error<E>> {
+                let response = request.send().await.map_err(crate::Error::Transport)?;
+                let status = response.status().as_u16();
+                let bytes = read_body(response, self.max_response_bytes).await?;
+                Ok((status, bytes))
+            }
+        }
+    });
     let authorize = uses.auth.then(|| {
         quote! {
             /// Adds the bearer token, if one is set, to a request of a secured operation.
@@ -116,13 +127,7 @@ pub fn emit(api: &Api) -> TokenStream {
                 self.max_response_bytes
             }
 
-            /// Sends a request and reads the answer's body, up to the size cap.
-            async fn execute<E>(&self, request: reqwest::RequestBuilder) -> Result<(u16, Vec<u8>), crate::Error<E>> {
-                let response = request.send().await.map_err(crate::Error::Transport)?;
-                let status = response.status().as_u16();
-                let bytes = read_body(response, self.max_response_bytes).await?;
-                Ok((status, bytes))
-            }
+            #execute
 
             /// The base URL, without a trailing slash.
             pub fn base_url(&self) -> &str {
@@ -412,6 +417,17 @@ fn match_arms(op: &Operation, failures_only: bool, uses: &mut Uses) -> TokenStre
         };
         arms.push(quote!(#pat => #arm,));
     }
+    if let [only] = ordered.as_slice()
+        && only.status == StatusMatch::Default
+        && !(failures_only && only.status.is_success())
+    {
+        // A lone catch-all arm is clippy's `match_single_binding`.
+        let r = only;
+        let v = ident(&r.variant);
+        let value = decode(&r.payload, &err_name, uses);
+        let body = value.map(|d| quote!(, body: #d));
+        return quote!(Err(crate::Error::Response(#err_name::#v { status #body })));
+    }
     if !ordered.iter().any(|r| r.status == StatusMatch::Default) {
         uses.unexpected = true;
         if arms.is_empty() {
@@ -518,9 +534,22 @@ fn url_expr(op: &Operation, uses: &mut Uses) -> (TokenStream, TokenStream) {
             PathPart::Literal(text) => fmt.push_str(&text.replace('{', "{{").replace('}', "}}")),
             PathPart::Param(name) => {
                 uses.path = true;
+                if op
+                    .path
+                    .iter()
+                    .take_while(|p| !std::ptr::eq(*p, part))
+                    .any(|p| p == part)
+                {
+                    // Named twice in the path: encoded once, used twice.
+                    fmt.push_str("{}");
+                    let n = ident(name);
+                    args.push(quote!(#n));
+                    continue;
+                }
                 fmt.push_str("{}");
                 let n = ident(name);
-                let local = format_ident!("path_{}", name.trim_end_matches('_'));
+                // The encoded value shadows the argument: no other name can collide.
+                let local = n.clone();
                 let p = op.params.iter().find(|p| &p.name == name);
                 lets.extend(match p.map(|p| &p.ty) {
                     // `simple` style: items encoded one by one, joined by literal commas.
@@ -804,13 +833,25 @@ fn method(
     } else {
         TokenStream::new()
     };
+    // Every answer documented without a body and no catch-all for the rest: the body
+    // read (to keep the connection reusable) is never looked at.
+    let bytes_binding = if op.responses.iter().all(|r| r.payload == Payload::None)
+        && op
+            .responses
+            .iter()
+            .any(|r| r.status == StatusMatch::Default)
+    {
+        quote!(_)
+    } else {
+        quote!(bytes)
+    };
     let (ret, finish) = match flavour {
         Flavour::Decoded => {
             let arms = match_arms(op, false, uses);
             (
                 success_type(op, models),
                 quote! {
-                    let (status, bytes) = self.execute(request).await?;
+                    let (status, #bytes_binding) = self.execute(request).await?;
                     #arms
                 },
             )
@@ -850,8 +891,9 @@ fn method(
     }
 }
 
-fn helpers(uses: &Uses) -> TokenStream {
-    let mut out = quote! {
+fn helpers(uses: &Uses, any_operation: bool) -> TokenStream {
+    let mut out = TokenStream::new();
+    out.extend(any_operation.then(|| quote! {
         /// Reads a body of at most `limit` bytes: a declared or actual length over it is
         /// `Error::BodyTooLarge`, and reading stops there.
         async fn read_body<E>(mut response: reqwest::Response, limit: usize) -> Result<Vec<u8>, crate::Error<E>> {
@@ -869,7 +911,7 @@ fn helpers(uses: &Uses) -> TokenStream {
             }
             Ok(body)
         }
-    };
+    }));
     if uses.json {
         out.extend(quote! {
             /// Decodes a JSON body, keeping the raw text when it is not the documented type.

@@ -106,6 +106,10 @@ impl Lowerer<'_> {
         }
 
         let mut arg_names = Scope::default();
+        // The generated method's own locals: an argument of that name gets a suffix.
+        for local in METHOD_LOCALS {
+            arg_names.claim((*local).to_owned());
+        }
         let mut params = Vec::new();
         for (p, p_ptr) in &raw {
             let wire = p.name.clone().unwrap_or_default();
@@ -203,7 +207,7 @@ impl Lowerer<'_> {
         let mut bodies = match &op.request_body {
             Some(b) => {
                 let b_ptr = push_pointer(ptr, "requestBody");
-                self.bodies(b, &b_ptr, &type_prefix, &mut arg_names)?
+                self.bodies(b, &b_ptr, &type_prefix)?
             }
             None => Vec::new(),
         }
@@ -370,13 +374,7 @@ impl Lowerer<'_> {
     }
 
     /// The request body arguments, one per supported media type in spec order.
-    fn bodies(
-        &mut self,
-        b: &RequestBody,
-        ptr: &str,
-        prefix: &str,
-        arg_names: &mut Scope,
-    ) -> Result<Vec<Body>, Problem> {
+    fn bodies(&mut self, b: &RequestBody, ptr: &str, prefix: &str) -> Result<Vec<Body>, Problem> {
         let (body, at) = match &b.reference {
             Some(r) => {
                 let key = component_key(r, "requestBodies", ptr)?;
@@ -445,7 +443,6 @@ impl Lowerer<'_> {
                 format!("request body media type `{media}` is not supported; the operation is generated without it"),
             );
         }
-        let _ = arg_names.claim("body".to_owned());
         Ok(out)
     }
 
@@ -559,6 +556,11 @@ fn component_key(reference: &str, section: &str, ptr: &str) -> Result<String, Lo
             )
         })
 }
+
+/// Names the emitted method body binds itself (see `emit::client`).
+const METHOD_LOCALS: &[&str] = &[
+    "request", "response", "status", "bytes", "url", "body", "value", "v", "item", "joined",
+];
 
 /// The media type without parameters, lower case.
 fn essence(media: &str) -> String {
