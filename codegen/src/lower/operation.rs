@@ -8,7 +8,7 @@ use crate::ir::{
     ResponseDef, StatusMatch, Ty,
 };
 use crate::names::{Scope, pascal, snake};
-use spec_model::model::{self as spec, Parameter, RequestBody, Response};
+use spec_model::model::{self as spec, Parameter, RequestBody, Response, Text};
 
 impl Lowerer<'_> {
     /// Every operation of every path, in spec order.
@@ -27,6 +27,13 @@ impl Lowerer<'_> {
                     format!("path `{path}` is left out of the client: path items given by $ref are not supported"),
                 );
                 continue;
+            }
+            // Path-level prose documents no method; only checked, so a wrong type warns.
+            for (field, value) in [
+                ("summary", &item.summary),
+                ("description", &item.description),
+            ] {
+                let _ = self.text(value.as_ref(), &push_pointer(&item_ptr, field));
             }
             for (method, op) in item.operations() {
                 let ptr = push_pointer(&item_ptr, method);
@@ -175,10 +182,8 @@ impl Lowerer<'_> {
             }
             let list = list_encoding(p, location, p_ptr).map_err(Problem::Skip)?;
             let checks = self.checks(&schema, &ty);
-            let mut doc = p
-                .description
-                .clone()
-                .map(|d| d.trim().to_owned())
+            let mut doc = self
+                .text(p.description.as_ref(), &push_pointer(p_ptr, "description"))
                 .unwrap_or_default();
             if doc.is_empty() {
                 doc = format!("The `{wire}` parameter.");
@@ -238,14 +243,30 @@ impl Lowerer<'_> {
             .then(|| method_names.claim(format!("{name}_stream")));
 
         let mut doc = String::new();
-        if let Some(s) = &op.summary {
-            doc.push_str(s.trim());
+        if let Some(s) = self.text(op.summary.as_ref(), &push_pointer(ptr, "summary")) {
+            doc.push_str(&s);
         }
-        if let Some(d) = &op.description {
+        if let Some(d) = self.text(op.description.as_ref(), &push_pointer(ptr, "description")) {
             if !doc.is_empty() {
                 doc.push_str("\n\n");
             }
-            doc.push_str(d.trim());
+            doc.push_str(&d);
+        }
+        if op.responses.is_empty() {
+            self.warn(
+                push_pointer(ptr, "responses"),
+                "no responses are documented; every answer is an undocumented status",
+            );
+        }
+        let mut seen_tags = Vec::new();
+        for (i, tag) in op.tags.iter().enumerate() {
+            if seen_tags.contains(&tag) {
+                self.warn(
+                    format!("{}/{i}", push_pointer(ptr, "tags")),
+                    format!("tag {tag} is listed twice"),
+                );
+            }
+            seen_tags.push(tag);
         }
         if doc.is_empty() {
             // The method and path follow in the emitted doc; saying them twice helps no one.
@@ -397,7 +418,8 @@ impl Lowerer<'_> {
             None => (b.clone(), ptr.to_owned()),
         };
         let content_ptr = push_pointer(&at, "content");
-        let doc = text(body.description.as_ref())
+        let doc = self
+            .text(body.description.as_ref(), &push_pointer(&at, "description"))
             .filter(|d| !d.is_empty())
             .unwrap_or_else(|| "The request body.".to_owned());
         let mut out = Vec::new();
@@ -505,7 +527,8 @@ impl Lowerer<'_> {
                 Some((ResponseClass::Bytes, _, _)) => Payload::Bytes,
                 None => Payload::None,
             };
-            let mut doc = text(resp.description.as_ref())
+            let mut doc = self
+                .text(resp.description.as_ref(), &push_pointer(&at, "description"))
                 .filter(|d| !d.is_empty())
                 .unwrap_or_else(|| format!("Status `{key}`."));
             let note = level_note(resp.level.as_deref(), resp.decision.as_ref());
@@ -654,9 +677,18 @@ impl From<Located> for Problem {
     }
 }
 
-/// A description as trimmed text.
-fn text(t: Option<&String>) -> Option<String> {
-    t.map(|d| d.trim().to_owned())
+impl Lowerer<'_> {
+    /// A `summary` or `description` as trimmed text; one that is not a string is left out
+    /// with a warning at `pointer`.
+    fn text(&mut self, t: Option<&Text>, pointer: &str) -> Option<String> {
+        match t? {
+            Text::String(s) => Some(s.trim().to_owned()),
+            Text::NotAString(_) => {
+                self.warn(pointer, "not a string; left out of the documentation");
+                None
+            }
+        }
+    }
 }
 
 /// A response key as a status match.
