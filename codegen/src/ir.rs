@@ -258,6 +258,8 @@ pub enum ParamLocation {
     Query,
     /// As a header.
     Header,
+    /// In the `Cookie` header (all cookie parameters of a request share one).
+    Cookie,
 }
 
 /// How a list value is put on the wire.

@@ -471,6 +471,16 @@ fn add_param(p: &Param) -> TokenStream {
         (ParamLocation::Header, _, _) => quote! {
             request = request.header(#wire, #value.to_string());
         },
+        (ParamLocation::Cookie, Ty::Vec(_), _) => quote! {
+            let joined = #value.iter().map(|item| encode_path_segment(&item.to_string())).collect::<Vec<_>>().join(",");
+            cookies.push(format!("{}={joined}", #wire));
+        },
+        (ParamLocation::Cookie, Ty::String, _) => quote! {
+            cookies.push(format!("{}={}", #wire, encode_path_segment(#value)));
+        },
+        (ParamLocation::Cookie, _, _) => quote! {
+            cookies.push(format!("{}={}", #wire, encode_path_segment(&#value.to_string())));
+        },
         (ParamLocation::Path, _, _) => return TokenStream::new(),
     };
     if p.required {
@@ -803,6 +813,23 @@ fn method(
     let param_checks = op.params.iter().map(check_param);
     let (path_lets, url) = url_expr(op, uses);
     let add_params = op.params.iter().map(add_param);
+    let has_cookies = op
+        .params
+        .iter()
+        .any(|p| p.location == ParamLocation::Cookie);
+    if has_cookies {
+        uses.path = true;
+    }
+    let cookie_vec = has_cookies.then(|| quote!(let mut cookies: Vec<String> = Vec::new();));
+    // One `Cookie` header for every cookie parameter (RFC 6265 §5.4), values
+    // percent-encoded so that none can end a pair early.
+    let cookie_header = has_cookies.then(|| {
+        quote! {
+            if !cookies.is_empty() {
+                request = request.header(reqwest::header::COOKIE, cookies.join("; "));
+            }
+        }
+    });
     let joined: Vec<TokenStream> = op
         .params
         .iter()
@@ -883,7 +910,9 @@ fn method(
             #path_lets
             #url_binding
             let #mutable request = self.http.request(reqwest::Method::#method_const, url);
+            #cookie_vec
             #(#add_params)*
+            #cookie_header
             #add_body
             #authorize
             #finish

@@ -122,6 +122,7 @@ impl Lowerer<'_> {
             let wire = p.name.clone().unwrap_or_default();
             let location = match p.location.as_deref() {
                 Some("query") => ParamLocation::Query,
+                Some("cookie") => ParamLocation::Cookie,
                 Some("path") => ParamLocation::Path,
                 Some("header") => {
                     if wire.eq_ignore_ascii_case("authorization") && bearer_defined {
@@ -583,6 +584,7 @@ fn component_key(reference: &str, section: &str, ptr: &str) -> Result<String, Lo
 /// Names the emitted method body binds itself (see `emit::client`).
 const METHOD_LOCALS: &[&str] = &[
     "request", "response", "status", "bytes", "url", "body", "value", "v", "item", "joined",
+    "cookies",
 ];
 
 /// The media type without parameters, lower case.
@@ -730,7 +732,7 @@ fn list_encoding(
     ptr: &str,
 ) -> Result<ListEncoding, Located> {
     let default_style = match location {
-        ParamLocation::Query => "form",
+        ParamLocation::Query | ParamLocation::Cookie => "form",
         _ => "simple",
     };
     let style = p.style.as_deref().unwrap_or(default_style);
@@ -742,9 +744,8 @@ fn list_encoding(
         (ParamLocation::Query, "spaceDelimited") if !explode => Ok(ListEncoding::Join(" ".into())),
         (ParamLocation::Query, "pipeDelimited") if !explode => Ok(ListEncoding::Join("|".into())),
         (ParamLocation::Query, "spaceDelimited" | "pipeDelimited") => Ok(ListEncoding::Repeat),
-        (ParamLocation::Path | ParamLocation::Header, "simple") => {
-            Ok(ListEncoding::Join(",".into()))
-        }
+        (ParamLocation::Path | ParamLocation::Header, "simple")
+        | (ParamLocation::Cookie, "form") => Ok(ListEncoding::Join(",".into())),
         (_, other) => Err(Located::new(
             at(),
             format!("parameter style `{other}` is not supported here"),

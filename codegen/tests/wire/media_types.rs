@@ -136,7 +136,10 @@ fn answers_come_back_as_json_text_exact_bytes_or_a_stream() {
             )) => assert_eq!(text, "no such blob"),
             other => panic!("{other:?}"),
         }
-        assert_eq!(client.read_log().await.unwrap(), "caf\u{e9}");
+        assert_eq!(
+            client.read_log(Some("a b;c"), Some(&[1, 2])).await.unwrap(),
+            "caf\u{e9}"
+        );
         let mut response = client.download_blob_stream("b").await.unwrap();
         let mut streamed = Vec::new();
         while let Some(chunk) = response.chunk().await.unwrap() {
@@ -153,5 +156,7 @@ fn answers_come_back_as_json_text_exact_bytes_or_a_stream() {
             Err(gen_media_types::Error::BodyTooLarge { status: 200, limit: 63 })
         ));
     });
-    server.join().unwrap();
+    let seen = server.join().unwrap();
+    assert_eq!(seen[2].header("cookie"), Some("session=a%20b%3Bc; ids=1,2"));
+    assert_eq!(seen[0].header("cookie"), None);
 }
