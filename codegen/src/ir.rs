@@ -222,8 +222,16 @@ pub struct Operation {
     pub path_template: String,
     /// Arguments other than the body, in spec order (path first).
     pub params: Vec<Param>,
-    /// The request body.
+    /// The request body of this method (the spec's first supported media type).
     pub body: Option<Body>,
+    /// The body's other media types, each sent by a method of its own: `(method name,
+    /// body)`. One method per encoding keeps every signature exact (a text body takes a
+    /// string, a JSON body its model), where one enum argument would make each caller
+    /// build a variant even for the common encoding.
+    pub other_bodies: Vec<(String, Body)>,
+    /// Name of the streaming twin (`Some` when a success answer carries a text or binary
+    /// body): it returns the `reqwest::Response` once the status is a documented success.
+    pub stream: Option<String>,
     /// Whether the bearer token is sent.
     pub auth: bool,
     /// Documented responses.
@@ -250,6 +258,8 @@ pub enum ParamLocation {
     Query,
     /// As a header.
     Header,
+    /// In the `Cookie` header (all cookie parameters of a request share one).
+    Cookie,
 }
 
 /// How a list value is put on the wire.
@@ -285,10 +295,14 @@ pub struct Param {
 /// Media type of a request body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodyKind {
-    /// `application/json`.
+    /// `application/json` and `…+json`.
     Json,
     /// `application/x-www-form-urlencoded`.
     Form,
+    /// `text/*`: a string.
+    Text,
+    /// Anything else (`application/octet-stream`, `image/png`, `*/*`): bytes or a stream.
+    Binary,
 }
 
 /// The request body argument.
@@ -298,8 +312,11 @@ pub struct Body {
     pub ty: Ty,
     /// Required (else the argument is an `Option`).
     pub required: bool,
-    /// Media type sent.
+    /// How the body is encoded.
     pub kind: BodyKind,
+    /// The media type sent as `Content-Type` (as the spec spells it; `*/*` becomes
+    /// `application/octet-stream`).
+    pub media: String,
     /// Rustdoc.
     pub doc: String,
 }
@@ -332,6 +349,8 @@ pub enum Payload {
     Json(Ty),
     /// Text kept as a string.
     Text,
+    /// Any other media type: the bytes as received.
+    Bytes,
 }
 
 /// A documented response.

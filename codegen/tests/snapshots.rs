@@ -117,3 +117,26 @@ fn an_unreadable_file_is_an_error_not_a_panic() {
         "{err}"
     );
 }
+
+/// Specs under `tests/specs/warn/`, and the focused specs, generate; what they hold that
+/// the client leaves out is reported as a warning naming the pointer and line.
+#[test]
+fn tolerated_problems_are_warnings_with_the_place() {
+    let mut specs: Vec<PathBuf> = std::fs::read_dir(manifest().join("tests/specs/warn"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    specs.extend(focused_specs());
+    specs.sort();
+    let mut messages = String::new();
+    for spec in specs {
+        let text = std::fs::read_to_string(&spec).unwrap();
+        let shown = spec.strip_prefix(manifest()).unwrap().display().to_string();
+        let generated = codegen::generate_str(&shown, &text, &shown)
+            .unwrap_or_else(|e| panic!("{shown} must generate: {e}"));
+        for warning in &generated.warnings {
+            messages.push_str(&format!("{warning}\n"));
+        }
+    }
+    insta::assert_snapshot!("warnings", messages);
+}

@@ -9,10 +9,17 @@
 /// proxies and TLS settings belong to the `reqwest::Client` given to
 /// [`Client::with_client`]. The bearer token can be set or replaced at any time,
 /// also while calls are in flight; `Debug` never shows it.
+///
+/// An answer's body is read into memory up to a cap,
+/// [`Client::DEFAULT_MAX_RESPONSE_BYTES`] unless [`Client::set_max_response_bytes`]
+/// says otherwise; a longer one is `Error::BodyTooLarge`. Operations that answer
+/// with text or binary bodies also have a `…_stream` method that hands back the
+/// unread `reqwest::Response` instead.
 pub struct Client {
     base_url: String,
     http: reqwest::Client,
     bearer: std::sync::RwLock<Option<reqwest::header::HeaderValue>>,
+    max_response_bytes: usize,
 }
 
 impl Client {
@@ -35,7 +42,32 @@ impl Client {
             base_url,
             http,
             bearer: std::sync::RwLock::new(None),
+            max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
         }
+    }
+
+    /// The default cap on the size of an answer's body read into memory: 64 MiB.
+    pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+    /// Sets the largest answer body (in bytes) a method reads into memory; a
+    /// longer one fails with `Error::BodyTooLarge` without being read further.
+    pub fn set_max_response_bytes(&mut self, limit: usize) {
+        self.max_response_bytes = limit;
+    }
+
+    /// The largest answer body a method reads into memory.
+    pub fn max_response_bytes(&self) -> usize {
+        self.max_response_bytes
+    }
+
+    /// Sends a request and reads the answer's body, up to the size cap.
+    async fn execute<E>(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<(u16, Vec<u8>), crate::Error<E>> {
+        let response = request.send().await.map_err(crate::Error::Transport)?;
+        let status = response.status().as_u16();
+        let bytes = read_body(response, self.max_response_bytes).await?;
+        Ok((status, bytes))
     }
 
     /// The base URL, without a trailing slash.
@@ -104,13 +136,15 @@ impl Client {
     ///
     /// `POST /auth/oauthtoken`.
     ///
+    /// This method sends the body as `application/json`. The spec offers several encodings; each has a method of its own so that every signature takes exactly what its encoding needs: [`Client::exchange_token`] (`application/json`), [`Client::exchange_token_form`] (`application/x-www-form-urlencoded`).
+    ///
     /// # Arguments
     ///
     /// - `body`: The request body.
     ///
     /// # Errors
     ///
-    /// `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus` or `Error::Decode` otherwise.
+    /// `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn exchange_token(
         &self,
         body: &crate::models::OAuthToken,
@@ -118,9 +152,70 @@ impl Client {
         let url = format!("{}/auth/oauthtoken", self.base_url);
         let mut request = self.http.request(reqwest::Method::POST, url);
         request = request.json(body);
-        let response = request.send().await.map_err(crate::Error::Transport)?;
-        let status = response.status().as_u16();
-        let bytes = response.bytes().await.map_err(crate::Error::Transport)?;
+        let (status, bytes) = self.execute(request).await?;
+        match status {
+            200 => decode_json(status, &bytes),
+            400 => {
+                Err(
+                    crate::Error::Response(
+                        ExchangeTokenError::BadRequest(
+                            decode_json::<_, ExchangeTokenError>(status, &bytes)?,
+                        ),
+                    ),
+                )
+            }
+            413 => {
+                Err(
+                    crate::Error::Response(
+                        ExchangeTokenError::PayloadTooLarge(
+                            decode_json::<_, ExchangeTokenError>(status, &bytes)?,
+                        ),
+                    ),
+                )
+            }
+            415 => {
+                Err(
+                    crate::Error::Response(
+                        ExchangeTokenError::UnsupportedMediaType(
+                            decode_json::<_, ExchangeTokenError>(status, &bytes)?,
+                        ),
+                    ),
+                )
+            }
+            _ => Err(unexpected(status, &bytes)),
+        }
+    }
+
+    /// Exchange an OAuth authorization code (or other grant) for an access token.
+    ///
+    /// Used to exchange an OAuth authorization code for an access token; the code is the one
+    /// obtained through the OAuth authorization-delegation flow. Carries no `Authorization`
+    /// header: the credentials travel in the body. Only `grant_type` is required; the grant
+    /// `authorization_code` is the one for exchanging an OAuth code, `refresh_token` renews
+    /// an access token (decision 13).
+    ///
+    /// On success `error` and `error_description` are empty strings. A failed exchange
+    /// answers `400` with `error` set to an RFC 6749 error code (decision 11).
+    ///
+    /// `POST /auth/oauthtoken`.
+    ///
+    /// This method sends the body as `application/x-www-form-urlencoded`. The spec offers several encodings; each has a method of its own so that every signature takes exactly what its encoding needs: [`Client::exchange_token`] (`application/json`), [`Client::exchange_token_form`] (`application/x-www-form-urlencoded`).
+    ///
+    /// # Arguments
+    ///
+    /// - `body`: The request body.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
+    pub async fn exchange_token_form(
+        &self,
+        body: &crate::models::OAuthToken,
+    ) -> Result<crate::models::OAuthTokenResponse, crate::Error<ExchangeTokenError>> {
+        let url = format!("{}/auth/oauthtoken", self.base_url);
+        let mut request = self.http.request(reqwest::Method::POST, url);
+        request = request.form(body);
+        let (status, bytes) = self.execute(request).await?;
         match status {
             200 => decode_json(status, &bytes),
             400 => {
@@ -174,7 +269,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus` or `Error::Decode` otherwise.
+    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn update_contact_info_name(
         &self,
         body: &crate::models::UpdateContactInfoName,
@@ -187,9 +282,7 @@ impl Client {
         let mut request = self.http.request(reqwest::Method::POST, url);
         request = request.json(body);
         request = self.authorize(request);
-        let response = request.send().await.map_err(crate::Error::Transport)?;
-        let status = response.status().as_u16();
-        let bytes = response.bytes().await.map_err(crate::Error::Transport)?;
+        let (status, bytes) = self.execute(request).await?;
         match status {
             200 => decode_json(status, &bytes),
             400 => {
@@ -246,7 +339,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus` or `Error::Decode` otherwise.
+    /// `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn list_category_position_limits(
         &self,
         masterid: i64,
@@ -261,9 +354,7 @@ impl Client {
             request = request.query(&[("masterid", value)]);
         }
         request = self.authorize(request);
-        let response = request.send().await.map_err(crate::Error::Transport)?;
-        let status = response.status().as_u16();
-        let bytes = response.bytes().await.map_err(crate::Error::Transport)?;
+        let (status, bytes) = self.execute(request).await?;
         match status {
             200 => decode_json(status, &bytes),
             400 => {
@@ -307,7 +398,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus` or `Error::Decode` otherwise.
+    /// `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn get_category_position_limit(
         &self,
         id: i64,
@@ -322,9 +413,7 @@ impl Client {
             request = request.query(&[("id", value)]);
         }
         request = self.authorize(request);
-        let response = request.send().await.map_err(crate::Error::Transport)?;
-        let status = response.status().as_u16();
-        let bytes = response.bytes().await.map_err(crate::Error::Transport)?;
+        let (status, bytes) = self.execute(request).await?;
         match status {
             200 => decode_json(status, &bytes),
             400 => {
@@ -382,7 +471,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus` or `Error::Decode` otherwise.
+    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn find_exchange_scopes(
         &self,
         names: &[&str],
@@ -414,9 +503,7 @@ impl Client {
                 .query(&value.iter().map(|item| ("names", item)).collect::<Vec<_>>());
         }
         request = self.authorize(request);
-        let response = request.send().await.map_err(crate::Error::Transport)?;
-        let status = response.status().as_u16();
-        let bytes = response.bytes().await.map_err(crate::Error::Transport)?;
+        let (status, bytes) = self.execute(request).await?;
         match status {
             200 => decode_json(status, &bytes),
             400 => {
@@ -456,7 +543,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus` or `Error::Decode` otherwise.
+    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn suggest_risk_categories(
         &self,
         t: &str,
@@ -509,9 +596,7 @@ impl Client {
             request = request.query(&[("l", value)]);
         }
         request = self.authorize(request);
-        let response = request.send().await.map_err(crate::Error::Transport)?;
-        let status = response.status().as_u16();
-        let bytes = response.bytes().await.map_err(crate::Error::Transport)?;
+        let (status, bytes) = self.execute(request).await?;
         match status {
             200 => decode_json(status, &bytes),
             400 => {
@@ -548,6 +633,7 @@ impl Clone for Client {
             base_url: self.base_url.clone(),
             http: self.http.clone(),
             bearer: std::sync::RwLock::new(token),
+            max_response_bytes: self.max_response_bytes,
         }
     }
 }
@@ -761,6 +847,30 @@ impl crate::DocumentedError for SuggestRiskCategoriesError {
     fn status(&self) -> u16 {
         SuggestRiskCategoriesError::status(self)
     }
+}
+
+/// Reads a body of at most `limit` bytes: a declared or actual length over it is
+/// `Error::BodyTooLarge`, and reading stops there.
+async fn read_body<E>(
+    mut response: reqwest::Response,
+    limit: usize,
+) -> Result<Vec<u8>, crate::Error<E>> {
+    let status = response.status().as_u16();
+    let too_large = crate::Error::BodyTooLarge {
+        status,
+        limit,
+    };
+    if response.content_length().is_some_and(|length| length > limit as u64) {
+        return Err(too_large);
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(crate::Error::Transport)? {
+        if body.len() + chunk.len() > limit {
+            return Err(too_large);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 /// Decodes a JSON body, keeping the raw text when it is not the documented type.

@@ -25,6 +25,14 @@ pub enum Error<E> {
         /// The body as received (invalid UTF-8 replaced).
         body: String,
     },
+    /// The answer's body is longer than the client's cap
+    /// (`Client::set_max_response_bytes`); it was not read to the end.
+    BodyTooLarge {
+        /// The HTTP status.
+        status: u16,
+        /// The cap, in bytes.
+        limit: usize,
+    },
     /// The server answered with a documented status whose body is not the
     /// documented type.
     Decode {
@@ -51,9 +59,9 @@ impl<E: DocumentedError> Error<E> {
             Error::Transport(e) => e.status().map(|s| s.as_u16()),
             Error::Constraint(_) => None,
             Error::Response(e) => Some(e.status()),
-            Error::UnexpectedStatus { status, .. } | Error::Decode { status, .. } => {
-                Some(*status)
-            }
+            Error::UnexpectedStatus { status, .. }
+            | Error::BodyTooLarge { status, .. }
+            | Error::Decode { status, .. } => Some(*status),
         }
     }
 }
@@ -68,6 +76,12 @@ impl<E: fmt::Debug> fmt::Debug for Error<E> {
                 f.debug_struct("UnexpectedStatus")
                     .field("status", status)
                     .field("body_bytes", &body.len())
+                    .finish()
+            }
+            Error::BodyTooLarge { status, limit } => {
+                f.debug_struct("BodyTooLarge")
+                    .field("status", status)
+                    .field("limit", limit)
                     .finish()
             }
             Error::Decode { status, body, source } => {
@@ -90,6 +104,9 @@ impl<E: fmt::Debug> fmt::Display for Error<E> {
             Error::UnexpectedStatus { status, body } => {
                 write!(f, "undocumented status {status} ({} bytes of body)", body.len())
             }
+            Error::BodyTooLarge { status, limit } => {
+                write!(f, "status {status}: body longer than the cap of {limit} bytes")
+            }
             Error::Decode { status, source, .. } => {
                 write!(
                     f, "status {status}: body does not decode: {}",
@@ -107,6 +124,7 @@ impl<E: fmt::Debug> std::error::Error for Error<E> {
             Error::Constraint(v) => Some(v),
             Error::Response(_)
             | Error::UnexpectedStatus { .. }
+            | Error::BodyTooLarge { .. }
             | Error::Decode { .. } => None,
         }
     }

@@ -279,6 +279,63 @@ async fn exchange_token_sends_json_without_authorization() {
 }
 
 #[tokio::test]
+async fn exchange_token_form_sends_the_same_grant_form_encoded() {
+    let server = Recorder::start().await;
+    let client = server.client();
+    server.answer(
+        200,
+        json!({"access_token": "AT", "token_type": "Bearer"}).to_string(),
+    );
+    let request = OAuthToken {
+        code: Some("the code&more".into()),
+        client_id: Some("demo-client".into()),
+        ..grant("authorization_code")
+    };
+    let token = client.exchange_token_form(&request).await.unwrap();
+    let seen = server.only();
+    assert_eq!(seen.method, Method::POST);
+    assert_eq!(seen.path, "/v1/auth/oauthtoken");
+    assert_eq!(seen.query, None);
+    assert_eq!(seen.header("authorization"), Vec::<&str>::new());
+    assert_eq!(
+        seen.header("content-type"),
+        ["application/x-www-form-urlencoded"]
+    );
+    assert_eq!(
+        std::str::from_utf8(&seen.body).unwrap(),
+        "grant_type=authorization_code&code=the+code%26more&client_id=demo-client"
+    );
+    assert_eq!(token.access_token.as_deref(), Some("AT"));
+}
+
+#[tokio::test]
+async fn an_answer_over_the_size_cap_is_refused_unread() {
+    let server = Recorder::start().await;
+    let mut client = server.client();
+    assert_eq!(
+        client.max_response_bytes(),
+        Client::DEFAULT_MAX_RESPONSE_BYTES
+    );
+    client.set_max_response_bytes(16);
+    server.answer(200, format!("[{}]", "1,".repeat(20) + "1"));
+    match client.list_category_position_limits(1).await {
+        Err(
+            err @ Error::BodyTooLarge {
+                status: 200,
+                limit: 16,
+            },
+        ) => {
+            assert_eq!(err.status(), Some(200));
+        }
+        other => panic!("expected BodyTooLarge, got {other:?}"),
+    }
+    // At the cap exactly, the body is read.
+    server.answer(200, "[]");
+    client.set_max_response_bytes(2);
+    assert_eq!(client.list_category_position_limits(1).await.unwrap(), []);
+}
+
+#[tokio::test]
 async fn update_contact_info_name_sends_bearer_and_body() {
     let server = Recorder::start().await;
     let client = server.client();

@@ -14,6 +14,36 @@ use crate::extensions::{
     RejectionResponse, RejectionShape, Rule, ServerErrors, UndeclaredRoute,
 };
 
+/// Prose that OpenAPI says is a string (`summary`, `description`). Real-world documents
+/// sometimes put something else there (`description: {$ref: ./notes.md}`); the value is
+/// kept, so the reader can warn at the node instead of refusing the whole document.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Text {
+    /// A string, as OpenAPI requires.
+    String(String),
+    /// Any other JSON value.
+    NotAString(Value),
+}
+
+impl Text {
+    /// The string, or `None` when the value was not one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Text::String(s) => Some(s),
+            Text::NotAString(_) => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match Value::deserialize(deserializer)? {
+            Value::String(s) => Text::String(s),
+            other => Text::NotAString(other),
+        })
+    }
+}
+
 /// The document root.
 #[derive(Debug, Deserialize)]
 pub struct OpenApi {
@@ -75,6 +105,10 @@ pub struct PathItem {
     /// Parameters of every operation of the path.
     #[serde(default)]
     pub parameters: Vec<Parameter>,
+    /// Summary of every operation of the path.
+    pub summary: Option<Text>,
+    /// Description of every operation of the path.
+    pub description: Option<Text>,
     /// GET.
     pub get: Option<Operation>,
     /// PUT.
@@ -119,9 +153,12 @@ pub struct Operation {
     /// Becomes the method name.
     pub operation_id: Option<String>,
     /// First line of the method's rustdoc.
-    pub summary: Option<String>,
+    pub summary: Option<Text>,
     /// Rest of the method's rustdoc.
-    pub description: Option<String>,
+    pub description: Option<Text>,
+    /// Tags (each may be listed once).
+    #[serde(default)]
+    pub tags: Vec<Value>,
     /// Operation parameters (override path-level ones of the same name and location).
     #[serde(default)]
     pub parameters: Vec<Parameter>,
@@ -156,7 +193,7 @@ pub struct Parameter {
     #[serde(rename = "in")]
     pub location: Option<String>,
     /// Rustdoc of the argument.
-    pub description: Option<String>,
+    pub description: Option<Text>,
     /// Whether the argument is mandatory.
     #[serde(default)]
     pub required: bool,
@@ -199,7 +236,7 @@ pub struct RequestBody {
     #[serde(rename = "$ref")]
     pub reference: Option<String>,
     /// Rustdoc of the argument.
-    pub description: Option<String>,
+    pub description: Option<Text>,
     /// Media types and their schemas.
     #[serde(default)]
     pub content: IndexMap<String, MediaType>,
@@ -215,7 +252,7 @@ pub struct Response {
     #[serde(rename = "$ref")]
     pub reference: Option<String>,
     /// What the response means.
-    pub description: Option<String>,
+    pub description: Option<Text>,
     /// Media types and their schemas.
     #[serde(default)]
     pub content: IndexMap<String, MediaType>,

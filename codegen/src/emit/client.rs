@@ -8,7 +8,7 @@ use super::checks;
 use super::docs;
 use super::types::{argument, ident, is_copy, owned};
 use crate::ir::{
-    Api, BodyKind, ListEncoding, Method, Operation, Param, ParamLocation, PathPart, Payload,
+    Api, Body, BodyKind, ListEncoding, Method, Operation, Param, ParamLocation, PathPart, Payload,
     ResponseDef, StatusMatch, Ty, TypeDef,
 };
 use crate::lower::inner_named;
@@ -36,13 +36,24 @@ pub fn emit(api: &Api) -> TokenStream {
         })
         .collect();
     let mut uses = Uses::default();
-    let mut methods = Vec::new();
+    let mut all_methods = Vec::new();
     let mut enums = Vec::new();
     for op in &api.operations {
-        methods.push(method(op, &models, &validating, &mut uses));
+        all_methods.push(methods(op, &models, &validating, &mut uses));
         enums.push(op_enums(op, &models));
     }
-    let helpers = helpers(&uses);
+    let helpers = helpers(&uses, !api.operations.is_empty());
+    let execute = (!api.operations.is_empty()).then(|| {
+        quote! {
+            /// Sends a request and reads the answer's body, up to the size cap.
+            async fn execute<E>(&self, request: reqwest::RequestBuilder) -> Result<(u16, Vec<u8>), crate::Error<E>> {
+                let response = request.send().await.map_err(crate::Error::Transport)?;
+                let status = response.status().as_u16();
+                let bytes = read_body(response, self.max_response_bytes).await?;
+                Ok((status, bytes))
+            }
+        }
+    });
     let authorize = uses.auth.then(|| {
         quote! {
             /// Adds the bearer token, if one is set, to a request of a secured operation.
@@ -65,10 +76,17 @@ pub fn emit(api: &Api) -> TokenStream {
         /// proxies and TLS settings belong to the `reqwest::Client` given to
         /// [`Client::with_client`]. The bearer token can be set or replaced at any time,
         /// also while calls are in flight; `Debug` never shows it.
+        ///
+        /// An answer's body is read into memory up to a cap,
+        /// [`Client::DEFAULT_MAX_RESPONSE_BYTES`] unless [`Client::set_max_response_bytes`]
+        /// says otherwise; a longer one is `Error::BodyTooLarge`. Operations that answer
+        /// with text or binary bodies also have a `…_stream` method that hands back the
+        /// unread `reqwest::Response` instead.
         pub struct Client {
             base_url: String,
             http: reqwest::Client,
             bearer: std::sync::RwLock<Option<reqwest::header::HeaderValue>>,
+            max_response_bytes: usize,
         }
 
         impl Client {
@@ -87,8 +105,29 @@ pub fn emit(api: &Api) -> TokenStream {
                 while base_url.ends_with('/') {
                     base_url.pop();
                 }
-                Self { base_url, http, bearer: std::sync::RwLock::new(None) }
+                Self {
+                    base_url,
+                    http,
+                    bearer: std::sync::RwLock::new(None),
+                    max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
+                }
             }
+
+            /// The default cap on the size of an answer's body read into memory: 64 MiB.
+            pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+
+            /// Sets the largest answer body (in bytes) a method reads into memory; a
+            /// longer one fails with `Error::BodyTooLarge` without being read further.
+            pub fn set_max_response_bytes(&mut self, limit: usize) {
+                self.max_response_bytes = limit;
+            }
+
+            /// The largest answer body a method reads into memory.
+            pub fn max_response_bytes(&self) -> usize {
+                self.max_response_bytes
+            }
+
+            #execute
 
             /// The base URL, without a trailing slash.
             pub fn base_url(&self) -> &str {
@@ -126,7 +165,7 @@ pub fn emit(api: &Api) -> TokenStream {
 
             #authorize
 
-            #(#methods)*
+            #(#all_methods)*
         }
 
         impl Clone for Client {
@@ -136,6 +175,7 @@ pub fn emit(api: &Api) -> TokenStream {
                     base_url: self.base_url.clone(),
                     http: self.http.clone(),
                     bearer: std::sync::RwLock::new(token),
+                    max_response_bytes: self.max_response_bytes,
                 }
             }
         }
@@ -161,6 +201,7 @@ fn payload_type(p: &Payload, models: &TokenStream) -> Option<TokenStream> {
         Payload::None => None,
         Payload::Json(ty) => Some(owned(ty, models)),
         Payload::Text => Some(quote!(String)),
+        Payload::Bytes => Some(quote!(Vec<u8>)),
     }
 }
 
@@ -320,10 +361,14 @@ fn decode(p: &Payload, err: &proc_macro2::Ident, uses: &mut Uses) -> Option<Toke
             uses.text = true;
             Some(quote!(decode_text(&bytes)))
         }
+        Payload::Bytes => Some(quote!(bytes)),
     }
 }
 
-fn match_arms(op: &Operation, uses: &mut Uses) -> TokenStream {
+/// The arms of the `match status` that turns an answer into the method's result; with
+/// `failures_only` (the streaming twin, which has returned on a success already) only the
+/// error answers.
+fn match_arms(op: &Operation, failures_only: bool, uses: &mut Uses) -> TokenStream {
     let ok = successes(op);
     let single = ok.len() == 1;
     let err_name = error_enum_name(op);
@@ -336,6 +381,9 @@ fn match_arms(op: &Operation, uses: &mut Uses) -> TokenStream {
     });
     let mut arms = Vec::new();
     for r in &ordered {
+        if failures_only && r.status.is_success() {
+            continue;
+        }
         let pat = status_pattern(&r.status);
         let value = decode(&r.payload, &err_name, uses);
         let v = ident(&r.variant);
@@ -369,11 +417,26 @@ fn match_arms(op: &Operation, uses: &mut Uses) -> TokenStream {
         };
         arms.push(quote!(#pat => #arm,));
     }
+    if let [only] = ordered.as_slice()
+        && only.status == StatusMatch::Default
+        && !(failures_only && only.status.is_success())
+    {
+        // A lone catch-all arm is clippy's `match_single_binding`.
+        let r = only;
+        let v = ident(&r.variant);
+        let value = decode(&r.payload, &err_name, uses);
+        let body = value.map(|d| quote!(, body: #d));
+        return quote!(Err(crate::Error::Response(#err_name::#v { status #body })));
+    }
     if !ordered.iter().any(|r| r.status == StatusMatch::Default) {
         uses.unexpected = true;
+        if arms.is_empty() {
+            // A lone catch-all arm is clippy's `match_single_binding`.
+            return quote!(Err(unexpected(status, &bytes)));
+        }
         arms.push(quote!(_ => Err(unexpected(status, &bytes)),));
     }
-    quote!(#(#arms)*)
+    quote!(match status { #(#arms)* })
 }
 
 fn param_type(p: &Param, models: &TokenStream) -> TokenStream {
@@ -407,6 +470,16 @@ fn add_param(p: &Param) -> TokenStream {
         }
         (ParamLocation::Header, _, _) => quote! {
             request = request.header(#wire, #value.to_string());
+        },
+        (ParamLocation::Cookie, Ty::Vec(_), _) => quote! {
+            let joined = #value.iter().map(|item| encode_path_segment(&item.to_string())).collect::<Vec<_>>().join(",");
+            cookies.push(format!("{}={joined}", #wire));
+        },
+        (ParamLocation::Cookie, Ty::String, _) => quote! {
+            cookies.push(format!("{}={}", #wire, encode_path_segment(#value)));
+        },
+        (ParamLocation::Cookie, _, _) => quote! {
+            cookies.push(format!("{}={}", #wire, encode_path_segment(&#value.to_string())));
         },
         (ParamLocation::Path, _, _) => return TokenStream::new(),
     };
@@ -471,9 +544,22 @@ fn url_expr(op: &Operation, uses: &mut Uses) -> (TokenStream, TokenStream) {
             PathPart::Literal(text) => fmt.push_str(&text.replace('{', "{{").replace('}', "}}")),
             PathPart::Param(name) => {
                 uses.path = true;
+                if op
+                    .path
+                    .iter()
+                    .take_while(|p| !std::ptr::eq(*p, part))
+                    .any(|p| p == part)
+                {
+                    // Named twice in the path: encoded once, used twice.
+                    fmt.push_str("{}");
+                    let n = ident(name);
+                    args.push(quote!(#n));
+                    continue;
+                }
                 fmt.push_str("{}");
                 let n = ident(name);
-                let local = format_ident!("path_{}", name.trim_end_matches('_'));
+                // The encoded value shadows the argument: no other name can collide.
+                let local = n.clone();
                 let p = op.params.iter().find(|p| &p.name == name);
                 lets.extend(match p.map(|p| &p.ty) {
                     // `simple` style: items encoded one by one, joined by literal commas.
@@ -484,6 +570,7 @@ fn url_expr(op: &Operation, uses: &mut Uses) -> (TokenStream, TokenStream) {
                             .collect::<Vec<_>>()
                             .join(",");
                     },
+                    Some(Ty::String) => quote!(let #local = encode_path_segment(#n);),
                     _ => quote!(let #local = encode_path_segment(&#n.to_string());),
                 });
                 args.push(quote!(#local));
@@ -493,15 +580,18 @@ fn url_expr(op: &Operation, uses: &mut Uses) -> (TokenStream, TokenStream) {
     (lets, quote!(format!(#fmt, #(#args),*)))
 }
 
-fn method(
-    op: &Operation,
-    models: &TokenStream,
-    validating: &[&str],
-    uses: &mut Uses,
-) -> TokenStream {
-    let name = ident(&op.name);
-    let mut doc = op.doc.clone();
-    let http = match op.method {
+/// Which of an operation's methods is printed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flavour {
+    /// Reads and decodes the whole answer.
+    Decoded,
+    /// Returns the `reqwest::Response` of a documented success unread.
+    Stream,
+}
+
+/// The method's name, doc line and HTTP verb.
+fn http_verb(m: Method) -> &'static str {
+    match m {
         Method::Get => "GET",
         Method::Put => "PUT",
         Method::Post => "POST",
@@ -510,32 +600,176 @@ fn method(
         Method::Head => "HEAD",
         Method::Patch => "PATCH",
         Method::Trace => "TRACE",
+    }
+}
+
+/// Every method of one operation: the main one, one per other body encoding, and the
+/// streaming twin.
+fn methods(
+    op: &Operation,
+    models: &TokenStream,
+    validating: &[&str],
+    uses: &mut Uses,
+) -> TokenStream {
+    let mut out = method(
+        op,
+        &op.name,
+        op.body.as_ref(),
+        Flavour::Decoded,
+        models,
+        validating,
+        uses,
+    );
+    for (name, body) in &op.other_bodies {
+        out.extend(method(
+            op,
+            name,
+            Some(body),
+            Flavour::Decoded,
+            models,
+            validating,
+            uses,
+        ));
+    }
+    if let Some(name) = &op.stream {
+        out.extend(method(
+            op,
+            name,
+            op.body.as_ref(),
+            Flavour::Stream,
+            models,
+            validating,
+            uses,
+        ));
+    }
+    out
+}
+
+/// The argument type of a body.
+fn body_type(b: &Body, models: &TokenStream) -> TokenStream {
+    match (b.kind, b.required) {
+        (BodyKind::Text, true) => quote!(impl Into<String>),
+        (BodyKind::Text, false) => quote!(Option<String>),
+        (BodyKind::Binary, true) => quote!(impl Into<reqwest::Body>),
+        (BodyKind::Binary, false) => quote!(Option<reqwest::Body>),
+        (BodyKind::Json | BodyKind::Form, required) => {
+            let t = match &b.ty {
+                Ty::Vec(inner) => {
+                    let inner = owned(inner, models);
+                    quote!(&[#inner])
+                }
+                Ty::String => quote!(&str),
+                other => {
+                    let t = owned(other, models);
+                    if is_copy(other) { t } else { quote!(&#t) }
+                }
+            };
+            if required { t } else { quote!(Option<#t>) }
+        }
+    }
+}
+
+/// Statements putting the body on `request`.
+fn add_body(b: &Body) -> TokenStream {
+    let media = &b.media;
+    let content_type = quote!(.header(reqwest::header::CONTENT_TYPE, #media));
+    let put = match b.kind {
+        BodyKind::Json => {
+            let arg = if is_copy(&b.ty) {
+                quote!(&body)
+            } else {
+                quote!(body)
+            };
+            // `json` sets `application/json` only when no Content-Type is set yet.
+            let ct = (essence_is_plain_json(media))
+                .then(TokenStream::new)
+                .unwrap_or(content_type);
+            quote!(request = request #ct .json(#arg);)
+        }
+        BodyKind::Form => {
+            let arg = if is_copy(&b.ty) {
+                quote!(&body)
+            } else {
+                quote!(body)
+            };
+            quote!(request = request.form(#arg);)
+        }
+        BodyKind::Text if b.required => quote!(request = request #content_type .body(body.into());),
+        BodyKind::Text | BodyKind::Binary => quote!(request = request #content_type .body(body);),
     };
+    if b.required {
+        put
+    } else {
+        quote!(if let Some(body) = body { #put })
+    }
+}
+
+/// Whether a JSON media type is plain `application/json` (which `RequestBuilder::json`
+/// sets itself).
+fn essence_is_plain_json(media: &str) -> bool {
+    media
+        .split(';')
+        .next()
+        .is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"))
+}
+
+fn method(
+    op: &Operation,
+    method_name: &str,
+    body: Option<&Body>,
+    flavour: Flavour,
+    models: &TokenStream,
+    validating: &[&str],
+    uses: &mut Uses,
+) -> TokenStream {
+    let name = ident(method_name);
+    let http = http_verb(op.method);
+    let mut doc = op.doc.clone();
     doc.push_str(&format!("\n\n`{http} {}`", op.path_template));
     if op.auth {
         doc.push_str(", sent with the bearer token");
     }
     doc.push('.');
+    if let Some(b) = body.filter(|_| op.body.is_some()) {
+        let all: Vec<(&String, &Body)> = std::iter::once((&op.name, op.body.as_ref().unwrap_or(b)))
+            .chain(op.other_bodies.iter().map(|(n, b)| (n, b)))
+            .collect();
+        if all.len() > 1 {
+            doc.push_str(&format!(
+                "\n\nThis method sends the body as `{}`. The spec offers several encodings; each \
+                 has a method of its own so that every signature takes exactly what its \
+                 encoding needs: {}.",
+                b.media,
+                all.iter()
+                    .map(|(n, b)| format!("[`Client::{n}`] (`{}`)", b.media))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    if flavour == Flavour::Stream {
+        doc.push_str(&format!(
+            "\n\nThe streaming form of [`Client::{}`]: on a documented success the \
+             `reqwest::Response` comes back unread (read it with `chunk()` as it arrives, no \
+             size cap applies); an error answer is read and decoded as usual.",
+            op.name
+        ));
+    }
     let arg_docs: Vec<String> = op
         .params
         .iter()
         .map(|p| format!("- `{}`: {}", p.name, p.doc.replace('\n', " ")))
-        .chain(
-            op.body
-                .as_ref()
-                .map(|b| format!("- `body`: {}", b.doc.replace('\n', " "))),
-        )
+        .chain(body.map(|b| format!("- `body`: {}", b.doc.replace('\n', " "))))
         .collect();
     if !arg_docs.is_empty() {
         doc.push_str("\n\n# Arguments\n\n");
         doc.push_str(&arg_docs.join("\n"));
     }
-    let checks_arguments = op.params.iter().any(|p| !check_param(p).is_empty())
-        || op
-            .body
-            .as_ref()
-            .and_then(|b| inner_named(&b.ty))
-            .is_some_and(|named| validating.contains(&named));
+    let body_validates = body
+        .filter(|b| matches!(b.kind, BodyKind::Json | BodyKind::Form))
+        .and_then(|b| inner_named(&b.ty))
+        .is_some_and(|named| validating.contains(&named));
+    let checks_arguments = op.params.iter().any(|p| !check_param(p).is_empty()) || body_validates;
     doc.push_str("\n\n# Errors\n\n");
     if checks_arguments {
         doc.push_str(
@@ -545,7 +779,7 @@ fn method(
     }
     doc.push_str(
         "`Error::Response` for a documented error status, and `Error::Transport`, \
-         `Error::UnexpectedStatus` or `Error::Decode` otherwise.",
+         `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.",
     );
     let doc = docs::outer(&doc);
     let method_const = format_ident!("{}", http);
@@ -554,49 +788,48 @@ fn method(
         let t = param_type(p, models);
         quote!(#n: #t)
     });
-    let body_arg = op.body.as_ref().map(|b| {
-        let t = match &b.ty {
-            Ty::Vec(inner) => {
-                let inner = owned(inner, models);
-                quote!(&[#inner])
-            }
-            Ty::String => quote!(&str),
-            other => {
-                let t = owned(other, models);
-                if is_copy(other) { t } else { quote!(&#t) }
-            }
-        };
-        if b.required {
-            quote!(body: #t)
-        } else {
-            quote!(body: Option<#t>)
-        }
+    let body_arg = body.map(|b| {
+        let t = body_type(b, models);
+        quote!(body: #t)
     });
-    let argc = op.params.len() + usize::from(op.body.is_some()) + 1;
+    let argc = op.params.len() + usize::from(body.is_some()) + 1;
     let allow = (argc > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
     let deprecated = op
         .deprecated
         .then(|| quote!(#[deprecated = "deprecated by the spec"]));
-    let body_check = op.body.as_ref().and_then(|b| {
-        let named = inner_named(&b.ty)?;
-        if !validating.contains(&named) {
-            return None;
-        }
+    let body_check = body.filter(|_| body_validates).map(|b| {
         let check = match &b.ty {
             Ty::Vec(_) => quote!(for item in body.iter() {
                 item.validate().map_err(crate::Error::Constraint)?;
             }),
             _ => quote!(body.validate().map_err(crate::Error::Constraint)?;),
         };
-        Some(if b.required {
+        if b.required {
             check
         } else {
             quote!(if let Some(body) = body { #check })
-        })
+        }
     });
     let param_checks = op.params.iter().map(check_param);
     let (path_lets, url) = url_expr(op, uses);
     let add_params = op.params.iter().map(add_param);
+    let has_cookies = op
+        .params
+        .iter()
+        .any(|p| p.location == ParamLocation::Cookie);
+    if has_cookies {
+        uses.path = true;
+    }
+    let cookie_vec = has_cookies.then(|| quote!(let mut cookies: Vec<String> = Vec::new();));
+    // One `Cookie` header for every cookie parameter (RFC 6265 §5.4), values
+    // percent-encoded so that none can end a pair early.
+    let cookie_header = has_cookies.then(|| {
+        quote! {
+            if !cookies.is_empty() {
+                request = request.header(reqwest::header::COOKIE, cookies.join("; "));
+            }
+        }
+    });
     let joined: Vec<TokenStream> = op
         .params
         .iter()
@@ -610,39 +843,62 @@ fn method(
         uses.joined_query = true;
         quote!(let mut url = #url; #(#joined)*)
     };
-    let add_body = op.body.as_ref().map(|b| {
-        let call = match b.kind {
-            BodyKind::Json => quote!(json),
-            BodyKind::Form => quote!(form),
-        };
-        let arg = if is_copy(&b.ty) {
-            quote!(&body)
-        } else {
-            quote!(body)
-        };
-        if b.required {
-            quote!(request = request.#call(#arg);)
-        } else {
-            quote!(if let Some(body) = body { request = request.#call(#arg); })
-        }
-    });
+    let add_body = body.map(add_body);
     let authorize = op.auth.then(|| {
         uses.auth = true;
         quote!(request = self.authorize(request);)
     });
-    let ret = success_type(op, models);
     let err = error_enum_name(op);
-    let arms = match_arms(op, uses);
     let mutable = if op
         .params
         .iter()
         .any(|p| p.location != ParamLocation::Path && !is_joined_query(p))
-        || op.body.is_some()
+        || body.is_some()
         || op.auth
     {
         quote!(mut)
     } else {
         TokenStream::new()
+    };
+    // Every answer documented without a body and no catch-all for the rest: the body
+    // read (to keep the connection reusable) is never looked at.
+    let bytes_binding = if op.responses.iter().all(|r| r.payload == Payload::None)
+        && op
+            .responses
+            .iter()
+            .any(|r| r.status == StatusMatch::Default)
+    {
+        quote!(_)
+    } else {
+        quote!(bytes)
+    };
+    let (ret, finish) = match flavour {
+        Flavour::Decoded => {
+            let arms = match_arms(op, false, uses);
+            (
+                success_type(op, models),
+                quote! {
+                    let (status, #bytes_binding) = self.execute(request).await?;
+                    #arms
+                },
+            )
+        }
+        Flavour::Stream => {
+            let arms = match_arms(op, true, uses);
+            let pats = successes(op).into_iter().map(|r| status_pattern(&r.status));
+            (
+                quote!(reqwest::Response),
+                quote! {
+                    let response = request.send().await.map_err(crate::Error::Transport)?;
+                    let status = response.status().as_u16();
+                    if matches!(status, #(#pats)|*) {
+                        return Ok(response);
+                    }
+                    let bytes = read_body(response, self.max_response_bytes).await?;
+                    #arms
+                },
+            )
+        }
     };
     quote! {
         #doc
@@ -654,21 +910,37 @@ fn method(
             #path_lets
             #url_binding
             let #mutable request = self.http.request(reqwest::Method::#method_const, url);
+            #cookie_vec
             #(#add_params)*
+            #cookie_header
             #add_body
             #authorize
-            let response = request.send().await.map_err(crate::Error::Transport)?;
-            let status = response.status().as_u16();
-            let bytes = response.bytes().await.map_err(crate::Error::Transport)?;
-            match status {
-                #arms
-            }
+            #finish
         }
     }
 }
 
-fn helpers(uses: &Uses) -> TokenStream {
+fn helpers(uses: &Uses, any_operation: bool) -> TokenStream {
     let mut out = TokenStream::new();
+    out.extend(any_operation.then(|| quote! {
+        /// Reads a body of at most `limit` bytes: a declared or actual length over it is
+        /// `Error::BodyTooLarge`, and reading stops there.
+        async fn read_body<E>(mut response: reqwest::Response, limit: usize) -> Result<Vec<u8>, crate::Error<E>> {
+            let status = response.status().as_u16();
+            let too_large = crate::Error::BodyTooLarge { status, limit };
+            if response.content_length().is_some_and(|length| length > limit as u64) {
+                return Err(too_large);
+            }
+            let mut body = Vec::new();
+            while let Some(chunk) = response.chunk().await.map_err(crate::Error::Transport)? {
+                if body.len() + chunk.len() > limit {
+                    return Err(too_large);
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(body)
+        }
+    }));
     if uses.json {
         out.extend(quote! {
             /// Decodes a JSON body, keeping the raw text when it is not the documented type.

@@ -32,6 +32,14 @@ pub fn emit() -> TokenStream {
                 /// The body as received (invalid UTF-8 replaced).
                 body: String,
             },
+            /// The answer's body is longer than the client's cap
+            /// (`Client::set_max_response_bytes`); it was not read to the end.
+            BodyTooLarge {
+                /// The HTTP status.
+                status: u16,
+                /// The cap, in bytes.
+                limit: usize,
+            },
             /// The server answered with a documented status whose body is not the
             /// documented type.
             Decode {
@@ -58,9 +66,9 @@ pub fn emit() -> TokenStream {
                     Error::Transport(e) => e.status().map(|s| s.as_u16()),
                     Error::Constraint(_) => None,
                     Error::Response(e) => Some(e.status()),
-                    Error::UnexpectedStatus { status, .. } | Error::Decode { status, .. } => {
-                        Some(*status)
-                    }
+                    Error::UnexpectedStatus { status, .. }
+                    | Error::BodyTooLarge { status, .. }
+                    | Error::Decode { status, .. } => Some(*status),
                 }
             }
         }
@@ -75,6 +83,11 @@ pub fn emit() -> TokenStream {
                         .debug_struct("UnexpectedStatus")
                         .field("status", status)
                         .field("body_bytes", &body.len())
+                        .finish(),
+                    Error::BodyTooLarge { status, limit } => f
+                        .debug_struct("BodyTooLarge")
+                        .field("status", status)
+                        .field("limit", limit)
                         .finish(),
                     Error::Decode { status, body, source } => f
                         .debug_struct("Decode")
@@ -95,6 +108,9 @@ pub fn emit() -> TokenStream {
                     Error::UnexpectedStatus { status, body } => {
                         write!(f, "undocumented status {status} ({} bytes of body)", body.len())
                     }
+                    Error::BodyTooLarge { status, limit } => {
+                        write!(f, "status {status}: body longer than the cap of {limit} bytes")
+                    }
                     Error::Decode { status, source, .. } => {
                         write!(f, "status {status}: body does not decode: {}", json_error_summary(source))
                     }
@@ -109,7 +125,10 @@ pub fn emit() -> TokenStream {
                     Error::Constraint(v) => Some(v),
                     // serde_json's message quotes the offending value, which may be a
                     // credential; it stays in the `source` field for whoever wants it.
-                    Error::Response(_) | Error::UnexpectedStatus { .. } | Error::Decode { .. } => None,
+                    Error::Response(_)
+                    | Error::UnexpectedStatus { .. }
+                    | Error::BodyTooLarge { .. }
+                    | Error::Decode { .. } => None,
                 }
             }
         }

@@ -123,8 +123,16 @@ struct Lowerer<'a> {
 }
 
 impl Lowerer<'_> {
-    /// Notes a tolerated problem at `pointer`.
+    /// Notes a tolerated problem at `pointer`, once (a shared node, such as a component
+    /// parameter, is met by every operation that uses it).
     fn warn(&mut self, pointer: impl Into<String>, message: impl Into<String>) {
-        self.warnings.push(Located::new(pointer, message));
+        let warning = Located::new(pointer, message);
+        if !self
+            .warnings
+            .iter()
+            .any(|w| w.pointer == warning.pointer && w.message == warning.message)
+        {
+            self.warnings.push(warning);
+        }
     }
 }

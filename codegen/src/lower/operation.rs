@@ -9,7 +9,7 @@ use crate::ir::{
 };
 use crate::names::{Scope, pascal, snake};
 use spec_model::Level;
-use spec_model::model::{self as spec, Parameter, RequestBody, Response};
+use spec_model::model::{self as spec, Parameter, RequestBody, Response, Text};
 
 impl Lowerer<'_> {
     /// Every operation of every path, in spec order.
@@ -23,10 +23,18 @@ impl Lowerer<'_> {
         for (path, item) in &self.spec.paths {
             let item_ptr = push_pointer("/paths", path);
             if item.reference.is_some() {
-                return Err(Located::new(
+                self.warn(
                     push_pointer(&item_ptr, "$ref"),
-                    "path items given by $ref are not supported",
-                ));
+                    format!("path `{path}` is left out of the client: path items given by $ref are not supported"),
+                );
+                continue;
+            }
+            // Path-level prose documents no method; only checked, so a wrong type warns.
+            for (field, value) in [
+                ("summary", &item.summary),
+                ("description", &item.description),
+            ] {
+                let _ = self.text(value.as_ref(), &push_pointer(&item_ptr, field));
             }
             for (method, op) in item.operations() {
                 let ptr = push_pointer(&item_ptr, method);
@@ -46,7 +54,7 @@ impl Lowerer<'_> {
                     }
                     ids.insert(id, here);
                 }
-                let lowered = self.operation(
+                match self.operation(
                     path,
                     method,
                     op,
@@ -54,8 +62,17 @@ impl Lowerer<'_> {
                     &ptr,
                     &mut method_names,
                     &mut prefixes,
-                )?;
-                out.push(lowered);
+                ) {
+                    Ok(lowered) => out.push(lowered),
+                    Err(Problem::Refuse(located)) => return Err(located),
+                    Err(Problem::Skip(located)) => {
+                        let message = format!(
+                            "operation `{method} {path}` is left out of the client: {}",
+                            located.message
+                        );
+                        self.warn(located.pointer, message);
+                    }
+                }
             }
         }
         Ok(out)
@@ -71,7 +88,7 @@ impl Lowerer<'_> {
         ptr: &str,
         method_names: &mut Scope,
         prefixes: &mut Scope,
-    ) -> Result<Operation, Located> {
+    ) -> Result<Operation, Problem> {
         let id = match &op.operation_id {
             Some(id) if !id.trim().is_empty() => id.clone(),
             _ => format!("{method} {path}"),
@@ -97,11 +114,16 @@ impl Lowerer<'_> {
         }
 
         let mut arg_names = Scope::default();
+        // The generated method's own locals: an argument of that name gets a suffix.
+        for local in METHOD_LOCALS {
+            arg_names.claim((*local).to_owned());
+        }
         let mut params = Vec::new();
         for (p, p_ptr) in &raw {
             let wire = p.name.clone().unwrap_or_default();
             let location = match p.location.as_deref() {
                 Some("query") => ParamLocation::Query,
+                Some("cookie") => ParamLocation::Cookie,
                 Some("path") => ParamLocation::Path,
                 Some("header") => {
                     if wire.eq_ignore_ascii_case("authorization") && bearer_defined {
@@ -119,7 +141,7 @@ impl Lowerer<'_> {
                     ParamLocation::Header
                 }
                 Some(other) => {
-                    return Err(Located::new(
+                    return Err(Problem::skip(
                         push_pointer(p_ptr, "in"),
                         format!("parameters in `{other}` are not supported"),
                     ));
@@ -127,7 +149,7 @@ impl Lowerer<'_> {
                 None => missing(p_ptr, "in")?,
             };
             if p.content.is_some() {
-                return Err(Located::new(
+                return Err(Problem::skip(
                     push_pointer(p_ptr, "content"),
                     "parameters described by `content` are not supported; use `schema`",
                 ));
@@ -138,7 +160,7 @@ impl Lowerer<'_> {
             if matches!(ty, Ty::Json | Ty::Map(_))
                 || matches!(&ty, Ty::Named(n) if self.is_struct(n))
             {
-                return Err(Located::new(
+                return Err(Problem::skip(
                     push_pointer(p_ptr, "schema"),
                     format!(
                         "parameter `{wire}` is an object; only scalars and lists of scalars are supported"
@@ -152,7 +174,7 @@ impl Lowerer<'_> {
                     _ => true,
                 };
                 if !scalar {
-                    return Err(Located::new(
+                    return Err(Problem::skip(
                         push_pointer(p_ptr, "schema"),
                         format!(
                             "parameter `{wire}` is a list of non-scalars, which has no query encoding"
@@ -160,12 +182,10 @@ impl Lowerer<'_> {
                     ));
                 }
             }
-            let list = list_encoding(p, location, p_ptr)?;
+            let list = list_encoding(p, location, p_ptr).map_err(Problem::Skip)?;
             let checks = self.checks(&schema, &ty);
-            let mut doc = p
-                .description
-                .clone()
-                .map(|d| d.trim().to_owned())
+            let mut doc = self
+                .text(p.description.as_ref(), &push_pointer(p_ptr, "description"))
                 .unwrap_or_default();
             if doc.is_empty() {
                 doc = format!("The `{wire}` parameter.");
@@ -191,24 +211,64 @@ impl Lowerer<'_> {
         }
 
         let path_parts = split_path(path, &params, &push_pointer("/paths", path))?;
-        let body = match &op.request_body {
+        let mut bodies = match &op.request_body {
             Some(b) => {
                 let b_ptr = push_pointer(ptr, "requestBody");
-                Some(self.body(b, &b_ptr, &type_prefix, &mut arg_names)?)
+                self.bodies(b, &b_ptr, &type_prefix)?
             }
-            None => None,
-        };
+            None => Vec::new(),
+        }
+        .into_iter();
+        let body = bodies.next();
+        let mut suffixes = Scope::default();
+        if let Some(b) = &body {
+            suffixes.claim(kind_suffix(b.kind).to_owned());
+        }
+        let other_bodies = bodies
+            .map(|b| {
+                let mut suffix = suffixes.claim(kind_suffix(b.kind).to_owned());
+                if suffix != kind_suffix(b.kind) {
+                    // A second body of the same kind: named after its media type.
+                    let essence = essence(&b.media);
+                    let subtype = essence
+                        .rsplit_once('/')
+                        .map_or(essence.as_str(), |(_, s)| s);
+                    suffix = suffixes.claim(snake(subtype));
+                }
+                (method_names.claim(format!("{name}_{suffix}")), b)
+            })
+            .collect();
         let responses = self.responses(op, ptr, &type_prefix)?;
+        let stream = responses
+            .iter()
+            .any(|r| r.status.is_success() && matches!(r.payload, Payload::Text | Payload::Bytes))
+            .then(|| method_names.claim(format!("{name}_stream")));
 
         let mut doc = String::new();
-        if let Some(s) = &op.summary {
-            doc.push_str(s.trim());
+        if let Some(s) = self.text(op.summary.as_ref(), &push_pointer(ptr, "summary")) {
+            doc.push_str(&s);
         }
-        if let Some(d) = &op.description {
+        if let Some(d) = self.text(op.description.as_ref(), &push_pointer(ptr, "description")) {
             if !doc.is_empty() {
                 doc.push_str("\n\n");
             }
-            doc.push_str(d.trim());
+            doc.push_str(&d);
+        }
+        if op.responses.is_empty() {
+            self.warn(
+                push_pointer(ptr, "responses"),
+                "no responses are documented; every answer is an undocumented status",
+            );
+        }
+        let mut seen_tags = Vec::new();
+        for (i, tag) in op.tags.iter().enumerate() {
+            if seen_tags.contains(&tag) {
+                self.warn(
+                    format!("{}/{i}", push_pointer(ptr, "tags")),
+                    format!("tag {tag} is listed twice"),
+                );
+            }
+            seen_tags.push(tag);
         }
         if doc.is_empty() {
             // The method and path follow in the emitted doc; saying them twice helps no one.
@@ -223,6 +283,8 @@ impl Lowerer<'_> {
             path_template: path.to_owned(),
             params,
             body,
+            other_bodies,
+            stream,
             auth,
             responses,
             deprecated: op.deprecated,
@@ -257,7 +319,7 @@ impl Lowerer<'_> {
 
     /// Whether the operation's security requirements (or the document's) ask for the
     /// bearer token. Schemes the client cannot satisfy are an error.
-    fn needs_auth(&self, op: &spec::Operation, ptr: &str) -> Result<bool, Located> {
+    fn needs_auth(&self, op: &spec::Operation, ptr: &str) -> Result<bool, Problem> {
         let (requirements, req_ptr) = match &op.security {
             Some(s) => (s, push_pointer(ptr, "security")),
             None => match &self.spec.security {
@@ -270,10 +332,10 @@ impl Lowerer<'_> {
             for scheme_name in requirement.keys() {
                 let at = push_pointer(&format!("{req_ptr}/{i}"), scheme_name);
                 let Some(scheme) = self.spec.components.security_schemes.get(scheme_name) else {
-                    return Err(Located::new(
+                    return Err(Problem::Refuse(Located::new(
                         at,
                         format!("unknown security scheme `{scheme_name}`"),
-                    ));
+                    )));
                 };
                 let kind = scheme.kind.as_deref().unwrap_or("");
                 let bearer = match kind {
@@ -285,7 +347,7 @@ impl Lowerer<'_> {
                     _ => false,
                 };
                 if !bearer {
-                    return Err(Located::new(
+                    return Err(Problem::skip(
                         push_pointer("/components/securitySchemes", scheme_name),
                         format!(
                             "security scheme `{scheme_name}` (type `{kind}`{}) is not supported; \
@@ -334,14 +396,8 @@ impl Lowerer<'_> {
         Ok((param, at))
     }
 
-    /// The request body argument.
-    fn body(
-        &mut self,
-        b: &RequestBody,
-        ptr: &str,
-        prefix: &str,
-        arg_names: &mut Scope,
-    ) -> Result<Body, Located> {
+    /// The request body arguments, one per supported media type in spec order.
+    fn bodies(&mut self, b: &RequestBody, ptr: &str, prefix: &str) -> Result<Vec<Body>, Problem> {
         let (body, at) = match &b.reference {
             Some(r) => {
                 let key = component_key(r, "requestBodies", ptr)?;
@@ -364,44 +420,54 @@ impl Lowerer<'_> {
             None => (b.clone(), ptr.to_owned()),
         };
         let content_ptr = push_pointer(&at, "content");
-        let pick = body
-            .content
-            .iter()
-            .find(|(m, _)| is_json(m))
-            .map(|(m, t)| (BodyKind::Json, m, t))
-            .or_else(|| {
-                body.content
-                    .iter()
-                    .find(|(m, _)| m.starts_with("application/x-www-form-urlencoded"))
-                    .map(|(m, t)| (BodyKind::Form, m, t))
-            });
-        let Some((kind, media, media_type)) = pick else {
-            let names: Vec<&str> = body.content.keys().map(String::as_str).collect();
-            return Err(Located::new(
-                content_ptr,
-                format!(
-                    "request body media types {names:?} are not supported \
-                     (application/json and application/x-www-form-urlencoded are)"
-                ),
-            ));
-        };
-        let schema_ptr = push_pointer(&push_pointer(&content_ptr, media), "schema");
-        let ty = match &media_type.schema {
-            Some(s) => self.ty(s, &schema_ptr, &format!("{prefix}Body"))?.0,
-            None => Ty::Json,
-        };
-        let doc = body
-            .description
-            .map(|d| d.trim().to_owned())
+        let doc = self
+            .text(body.description.as_ref(), &push_pointer(&at, "description"))
             .filter(|d| !d.is_empty())
             .unwrap_or_else(|| "The request body.".to_owned());
-        let _ = arg_names.claim("body".to_owned());
-        Ok(Body {
-            ty,
-            required: body.required,
-            kind,
-            doc,
-        })
+        let mut out = Vec::new();
+        let mut refused = Vec::new();
+        for (media, media_type) in &body.content {
+            let media_ptr = push_pointer(&content_ptr, media);
+            let Some(kind) = body_kind(media) else {
+                refused.push((media_ptr, media.clone()));
+                continue;
+            };
+            let schema_ptr = push_pointer(&media_ptr, "schema");
+            let ty = match (kind, &media_type.schema) {
+                (BodyKind::Json | BodyKind::Form, Some(s)) => {
+                    self.ty(s, &schema_ptr, &format!("{prefix}Body"))?.0
+                }
+                (BodyKind::Json | BodyKind::Form, None) => Ty::Json,
+                (BodyKind::Text, _) => Ty::String,
+                // The argument's type is fixed by the emitter (`impl Into<reqwest::Body>`).
+                (BodyKind::Binary, _) => Ty::Json,
+            };
+            let media = match media.split(';').next().unwrap_or("").trim() {
+                "*/*" | "application/*" | "" => "application/octet-stream".to_owned(),
+                _ => media.clone(),
+            };
+            out.push(Body {
+                ty,
+                required: body.required,
+                kind,
+                media,
+                doc: doc.clone(),
+            });
+        }
+        if out.is_empty() {
+            let names: Vec<&str> = body.content.keys().map(String::as_str).collect();
+            return Err(Problem::skip(
+                content_ptr,
+                format!("request body media types {names:?} are not supported"),
+            ));
+        }
+        for (media_ptr, media) in refused {
+            self.warn(
+                media_ptr,
+                format!("request body media type `{media}` is not supported; the operation is generated without it"),
+            );
+        }
+        Ok(out)
     }
 
     /// The documented responses, with variant names.
@@ -410,7 +476,7 @@ impl Lowerer<'_> {
         op: &spec::Operation,
         ptr: &str,
         prefix: &str,
-    ) -> Result<Vec<ResponseDef>, Located> {
+    ) -> Result<Vec<ResponseDef>, Problem> {
         let mut variants = Scope::default();
         let mut out = Vec::new();
         for (key, r) in &op.responses {
@@ -442,8 +508,15 @@ impl Lowerer<'_> {
                 StatusMatch::Default => "Default".to_owned(),
             };
             let content_ptr = push_pointer(&at, "content");
-            let payload = match resp.content.iter().find(|(m, _)| is_json(m)) {
-                Some((media, mt)) => match &mt.schema {
+            // JSON where the answer may be JSON, else text, else bytes.
+            let classes: Vec<(ResponseClass, &String, &spec::MediaType)> = resp
+                .content
+                .iter()
+                .map(|(m, t)| (response_class(m, t), m, t))
+                .collect();
+            let best = classes.iter().min_by_key(|(c, _, _)| *c);
+            let payload = match best {
+                Some((ResponseClass::Json, media, mt)) => match &mt.schema {
                     Some(s) => {
                         let hint = format!("{prefix}{variant}Body");
                         let schema_ptr = push_pointer(&push_pointer(&content_ptr, media), "schema");
@@ -452,13 +525,12 @@ impl Lowerer<'_> {
                     }
                     None => Payload::Json(Ty::Json),
                 },
-                None if resp.content.is_empty() => Payload::None,
-                None => Payload::Text,
+                Some((ResponseClass::Text, _, _)) => Payload::Text,
+                Some((ResponseClass::Bytes, _, _)) => Payload::Bytes,
+                None => Payload::None,
             };
-            let mut doc = resp
-                .description
-                .as_deref()
-                .map(|d| d.trim().to_owned())
+            let mut doc = self
+                .text(resp.description.as_ref(), &push_pointer(&at, "description"))
                 .filter(|d| !d.is_empty())
                 .unwrap_or_else(|| format!("Status `{key}`."));
             let note = level_note(resp.level.map(Level::as_str), resp.decision.as_ref());
@@ -510,15 +582,116 @@ fn component_key(reference: &str, section: &str, ptr: &str) -> Result<String, Lo
         })
 }
 
-/// Whether a media type is JSON (`application/json`, `application/problem+json`, ...).
-fn is_json(media: &str) -> bool {
-    let essence = media
+/// Names the emitted method body binds itself (see `emit::client`).
+const METHOD_LOCALS: &[&str] = &[
+    "request", "response", "status", "bytes", "url", "body", "value", "v", "item", "joined",
+    "cookies",
+];
+
+/// The media type without parameters, lower case.
+fn essence(media: &str) -> String {
+    media
         .split(';')
         .next()
         .unwrap_or("")
         .trim()
-        .to_ascii_lowercase();
-    essence == "application/json" || essence.ends_with("+json") || essence == "*/*"
+        .to_ascii_lowercase()
+}
+
+/// Whether a media type is JSON (`application/json`, `application/problem+json`, ...).
+fn is_json(media: &str) -> bool {
+    let essence = essence(media);
+    essence == "application/json" || essence.ends_with("+json")
+}
+
+/// How a request body of this media type is sent, or `None` when the client cannot
+/// send it (`multipart/form-data`).
+fn body_kind(media: &str) -> Option<BodyKind> {
+    let essence = essence(media);
+    if is_json(&essence) {
+        Some(BodyKind::Json)
+    } else if essence == "application/x-www-form-urlencoded" {
+        Some(BodyKind::Form)
+    } else if essence.starts_with("multipart/") {
+        None
+    } else if essence.starts_with("text/") {
+        Some(BodyKind::Text)
+    } else {
+        Some(BodyKind::Binary)
+    }
+}
+
+/// The method-name suffix of a body sent by its own method.
+fn kind_suffix(kind: BodyKind) -> &'static str {
+    match kind {
+        BodyKind::Json => "json",
+        BodyKind::Form => "form",
+        BodyKind::Text => "text",
+        BodyKind::Binary => "binary",
+    }
+}
+
+/// How a response body is read, best first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum ResponseClass {
+    Json,
+    Text,
+    Bytes,
+}
+
+/// JSON for JSON media types, and for `*/*` with a schema that is not a binary string;
+/// text for `text/*`; bytes for the rest.
+fn response_class(media: &str, mt: &spec::MediaType) -> ResponseClass {
+    let essence = essence(media);
+    if is_json(&essence) {
+        return ResponseClass::Json;
+    }
+    if essence.starts_with("text/") {
+        return ResponseClass::Text;
+    }
+    let binary_string = mt.schema.as_ref().is_some_and(|s| {
+        matches!(&s.kind, Some(spec::SchemaType::One(t)) if t == "string")
+            && matches!(s.format.as_deref(), Some("binary" | "byte"))
+    });
+    if essence == "*/*" && mt.schema.is_some() && !binary_string {
+        return ResponseClass::Json;
+    }
+    ResponseClass::Bytes
+}
+
+/// Why an operation cannot be generated: a broken spec refuses the whole document, a
+/// construct the client does not support leaves only that operation out (with a warning).
+pub(super) enum Problem {
+    /// Refuse the document.
+    Refuse(Located),
+    /// Leave the operation out.
+    Skip(Located),
+}
+
+impl Problem {
+    fn skip(pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        Problem::Skip(Located::new(pointer, message))
+    }
+}
+
+impl From<Located> for Problem {
+    fn from(located: Located) -> Self {
+        Problem::Refuse(located)
+    }
+}
+
+impl Lowerer<'_> {
+    /// A `summary` or `description` as trimmed text; one that is not a string is left out
+    /// with a warning at `pointer`.
+    fn text(&mut self, t: Option<&Text>, pointer: &str) -> Option<String> {
+        match t? {
+            Text::String(s) => Some(s.trim().to_owned()),
+            Text::NotAString(_) => {
+                self.warn(pointer, "not a string; left out of the documentation");
+                None
+            }
+        }
+    }
 }
 
 /// A response key as a status match.
@@ -560,7 +733,7 @@ fn list_encoding(
     ptr: &str,
 ) -> Result<ListEncoding, Located> {
     let default_style = match location {
-        ParamLocation::Query => "form",
+        ParamLocation::Query | ParamLocation::Cookie => "form",
         _ => "simple",
     };
     let style = p.style.as_deref().unwrap_or(default_style);
@@ -572,9 +745,8 @@ fn list_encoding(
         (ParamLocation::Query, "spaceDelimited") if !explode => Ok(ListEncoding::Join(" ".into())),
         (ParamLocation::Query, "pipeDelimited") if !explode => Ok(ListEncoding::Join("|".into())),
         (ParamLocation::Query, "spaceDelimited" | "pipeDelimited") => Ok(ListEncoding::Repeat),
-        (ParamLocation::Path | ParamLocation::Header, "simple") => {
-            Ok(ListEncoding::Join(",".into()))
-        }
+        (ParamLocation::Path | ParamLocation::Header, "simple")
+        | (ParamLocation::Cookie, "form") => Ok(ListEncoding::Join(",".into())),
         (_, other) => Err(Located::new(
             at(),
             format!("parameter style `{other}` is not supported here"),
