@@ -20,6 +20,12 @@ fn holds_json(ty: &Ty, json_aliases: &BTreeSet<String>) -> bool {
     }
 }
 
+/// Whether a type is a free-form object (`BTreeMap<String, Value>`), which promises an
+/// object at least.
+fn free_form(ty: &Ty) -> bool {
+    matches!(ty, Ty::Map(inner) if **inner == Ty::Json)
+}
+
 fn main() -> std::process::ExitCode {
     for path in std::env::args().skip(1) {
         let text = match std::fs::read_to_string(&path) {
@@ -73,10 +79,15 @@ fn main() -> std::process::ExitCode {
         let mut json_types = 0;
         let mut fields = 0;
         let mut json_fields = 0;
+        let mut free_form_fields = 0;
+        let mut free_form_types = 0;
         for t in &api.types {
             types += 1;
             match t {
-                TypeDef::Alias(a) if json_aliases.contains(&a.name) => json_types += 1,
+                TypeDef::Alias(a) if json_aliases.contains(&a.name) => {
+                    json_types += 1;
+                    free_form_types += usize::from(free_form(&a.ty));
+                }
                 TypeDef::Struct(s) => {
                     fields += s.fields.len();
                     json_fields += s
@@ -84,15 +95,20 @@ fn main() -> std::process::ExitCode {
                         .iter()
                         .filter(|f| holds_json(&f.ty, &json_aliases))
                         .count();
+                    free_form_fields += s.fields.iter().filter(|f| free_form(&f.ty)).count();
                 }
                 _ => {}
             }
         }
         println!(
-            "{path} ({scope}): {json_types} of {types} types and {json_fields} of {fields} \
-             fields hold serde_json::Value (directly or through an alias); {} warnings",
+            "{path} ({scope}): {json_types} of {types} types ({free_form_types} free-form \
+             maps) and {json_fields} of {fields} fields ({free_form_fields} free-form maps) \
+             hold serde_json::Value, directly or through an alias; {} warnings",
             warnings.len()
         );
+        for w in &warnings {
+            eprintln!("  warning at {}: {}", w.pointer, w.message);
+        }
     }
     std::process::ExitCode::SUCCESS
 }

@@ -77,6 +77,11 @@ fn lists_go_on_the_wire_as_their_style_says() {
 }
 "#;
 
+/// Added to the crate generated from `tests/specs/unions.yaml`: sample values of every
+/// union form decode into the variant they should and encode back to the same JSON,
+/// unknown shapes and tags included.
+const UNIONS_ROUND_TRIP_TEST: &str = include_str!("generated_tests/unions_round_trip.rs");
+
 #[test]
 fn fixture_and_focused_specs_compile_without_warnings() {
     let fixture = fixture();
@@ -117,6 +122,14 @@ fn fixture_and_focused_specs_compile_without_warnings() {
             );
             std::fs::create_dir_all(crate_dir.join("tests")).unwrap();
             std::fs::write(crate_dir.join("tests/wire.rs"), LIST_WIRE_TEST).unwrap();
+        }
+        if name == "unions" {
+            std::fs::create_dir_all(crate_dir.join("tests")).unwrap();
+            std::fs::write(
+                crate_dir.join("tests/round_trip.rs"),
+                UNIONS_ROUND_TRIP_TEST,
+            )
+            .unwrap();
         }
         std::fs::write(crate_dir.join("Cargo.toml"), manifest).unwrap();
         members.push(format!("\"{name}\""));
@@ -178,7 +191,14 @@ fn fixture_and_focused_specs_compile_without_warnings() {
     assert!(!stderr.contains("warning"), "warnings:\n{stderr}");
 
     let output = Command::new(&cargo)
-        .args(["test", "--offline", "--package", "gen-list-encodings"])
+        .args([
+            "test",
+            "--offline",
+            "--package",
+            "gen-list-encodings",
+            "--package",
+            "gen-unions",
+        ])
         .current_dir(dir.path())
         .env("CARGO_TARGET_DIR", &target)
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
@@ -186,7 +206,7 @@ fn fixture_and_focused_specs_compile_without_warnings() {
         .unwrap();
     assert!(
         output.status.success(),
-        "the list encodings' wire test failed:\n{}\n{}",
+        "the list encodings' wire test or the unions' round trip failed:\n{}\n{}",
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
