@@ -474,18 +474,36 @@ impl<'a> Lowerer<'a> {
                 Some(r) => self.resolve(r, prop_ptr)?.0.description.clone(),
                 None => None,
             };
-            let doc = doc_of(prop, || {
+            let mut doc = doc_of(prop, || {
                 target_doc
                     .map(|d| d.trim().to_owned())
                     .unwrap_or_else(|| format!("The `{wire}` field."))
             });
+            // A `readOnly` field never travels in a request and a `writeOnly` one never in
+            // a response, so one struct serves both ways only if neither is required: the
+            // field is an `Option`, left out when `None`.
+            let one_way = prop.read_only || prop.write_only;
+            if prop.read_only {
+                doc.push_str("\n\nRead-only: set by the server, leave it `None` in a request.");
+            }
+            if prop.write_only {
+                doc.push_str("\n\nWrite-only: sent in requests, absent from responses.");
+            }
+            // `byte` is base64 text and `binary` in JSON is a string too: kept as the
+            // `String` on the wire (decoding base64 would need a dependency the crate
+            // does not have).
+            match prop.format.as_deref() {
+                Some("byte") => doc.push_str("\n\nBase64-encoded bytes, as sent."),
+                Some("binary") => doc.push_str("\n\nBinary data, as the JSON string holds it."),
+                _ => {}
+            }
             fields.push(Field {
                 name: field_names.claim(snake(wire)),
                 wire: wire.clone(),
                 doc,
                 checks: self.checks(prop, &ty),
                 ty,
-                required: required.contains(wire),
+                required: required.contains(wire) && !one_way,
                 nullable,
                 boxed: false,
                 secret: prop.secret,
