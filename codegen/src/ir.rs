@@ -91,6 +91,8 @@ pub enum TypeDef {
     Enum(EnumDef),
     /// Any other named schema (`pub type Name = ...;`).
     Alias(AliasDef),
+    /// A `oneOf`/`anyOf` of several shapes.
+    Union(UnionDef),
 }
 
 impl TypeDef {
@@ -100,6 +102,7 @@ impl TypeDef {
             TypeDef::Struct(s) => &s.name,
             TypeDef::Enum(e) => &e.name,
             TypeDef::Alias(a) => &a.name,
+            TypeDef::Union(u) => &u.name,
         }
     }
 }
@@ -171,6 +174,42 @@ pub struct EnumDef {
     pub variants: Vec<(String, String)>,
     /// Name of the variant that keeps unknown values (`Unknown` unless taken).
     pub fallback: String,
+}
+
+/// A `oneOf`/`anyOf` of several shapes, as a Rust enum with a fallback variant that keeps
+/// a value none of the branches accepts (sent by a newer server) as it came.
+#[derive(Debug, Clone)]
+pub struct UnionDef {
+    /// Rust name.
+    pub name: String,
+    /// Rustdoc.
+    pub doc: String,
+    /// Wire name of the property that names the branch (an internally tagged enum), or
+    /// `None` (an untagged enum whose variants are tried in order).
+    pub tag: Option<String>,
+    /// Variants in the order they are tried.
+    pub variants: Vec<Variant>,
+    /// Name of the variant that keeps any other value (`None` when a variant already
+    /// accepts any JSON).
+    pub fallback: Option<String>,
+    /// Every variant is a scalar (string, number, boolean): the enum gets `Display`, so
+    /// it can stand in a path, query or header.
+    pub scalar: bool,
+}
+
+/// One variant of a [`UnionDef`].
+#[derive(Debug, Clone)]
+pub struct Variant {
+    /// Rust name.
+    pub name: String,
+    /// Rustdoc.
+    pub doc: String,
+    /// Value of the tag property for this variant (tagged unions only).
+    pub tag_value: Option<String>,
+    /// The variant's data (`None`: a tagged variant with no other property).
+    pub ty: Option<Ty>,
+    /// Boxed to break a cycle of unions.
+    pub boxed: bool,
 }
 
 /// A named alias.

@@ -408,6 +408,27 @@ pub struct Schema {
     /// `x-decision`: the decision row behind a `should`.
     #[serde(rename = "x-decision")]
     pub decision: Option<Value>,
+    /// Which property tells the branches of a `oneOf`/`anyOf` apart.
+    pub discriminator: Option<Discriminator>,
+    /// The value a consumer assumes when the property is absent.
+    pub default: Option<Value>,
+    /// Sent by the server only (`readOnly: true`).
+    #[serde(default)]
+    pub read_only: bool,
+    /// Sent by the client only (`writeOnly: true`).
+    #[serde(default)]
+    pub write_only: bool,
+}
+
+/// A `discriminator` object.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Discriminator {
+    /// The property whose value names the branch.
+    pub property_name: Option<String>,
+    /// Property value to `$ref` of the branch, where it is not the component's name.
+    #[serde(default)]
+    pub mapping: IndexMap<String, String>,
 }
 
 /// One `x-combined-max-length` rule.

@@ -8,7 +8,7 @@ use quote::quote;
 use super::checks;
 use super::docs;
 use super::types::{ident, is_copy, owned};
-use crate::ir::{AliasDef, Api, EnumDef, Field, StructDef, Ty, TypeDef};
+use crate::ir::{AliasDef, Api, EnumDef, Field, StructDef, Ty, TypeDef, UnionDef};
 use crate::lower::inner_named;
 
 /// The tokens of `models.rs`.
@@ -29,6 +29,27 @@ pub fn emit(api: &Api) -> TokenStream {
         TypeDef::Struct(s) => structure(s, &validating),
         TypeDef::Enum(e) => enumeration(e),
         TypeDef::Alias(a) => alias(a),
+        TypeDef::Union(u) => union(u),
+    });
+    let any_scalar_union = api
+        .types
+        .iter()
+        .any(|t| matches!(t, TypeDef::Union(u) if u.scalar));
+    let write_scalar = any_scalar_union.then(|| {
+        quote! {
+            /// Writes a union of scalars as a path, query or header value: a string as it
+            /// is, a number or boolean as its JSON text.
+            fn write_scalar<T: serde::Serialize>(
+                value: &T,
+                f: &mut std::fmt::Formatter<'_>,
+            ) -> std::fmt::Result {
+                match serde_json::to_value(value) {
+                    Ok(serde_json::Value::String(s)) => f.write_str(&s),
+                    Ok(other) => write!(f, "{other}"),
+                    Err(_) => Err(std::fmt::Error),
+                }
+            }
+        }
     });
     let redacted = any_secret.then(|| {
         quote! {
@@ -51,6 +72,7 @@ pub fn emit(api: &Api) -> TokenStream {
         #(#items)*
 
         #redacted
+        #write_scalar
     }
 }
 
@@ -258,5 +280,70 @@ fn alias(a: &AliasDef) -> TokenStream {
     quote! {
         #doc
         pub type #name = #ty;
+    }
+}
+
+/// A `oneOf`/`anyOf`: an internally tagged enum (`tag` set) or an untagged one, with a
+/// last variant that keeps any other value as JSON. serde's derive does all the work; the
+/// fallback is `#[serde(untagged)]`, so it is tried only after every named variant.
+/// Variants hold their data inline as the spec nests it, hence the allowed
+/// `large_enum_variant` (boxing would cost every access for the sake of size).
+fn union(u: &UnionDef) -> TokenStream {
+    let name = ident(&u.name);
+    let doc = docs::outer(&u.doc);
+    let representation = match &u.tag {
+        Some(tag) => quote!(#[serde(tag = #tag)]),
+        None => quote!(#[serde(untagged)]),
+    };
+    let variants = u.variants.iter().map(|v| {
+        let vname = ident(&v.name);
+        let vdoc = docs::outer(&v.doc);
+        let rename = v
+            .tag_value
+            .as_ref()
+            .map(|value| quote!(#[serde(rename = #value)]));
+        let data = v.ty.as_ref().map(|ty| {
+            let mut ty = owned(ty, &TokenStream::new());
+            if v.boxed {
+                ty = quote!(Box<#ty>);
+            }
+            quote!((#ty))
+        });
+        quote! {
+            #vdoc
+            #rename
+            #vname #data,
+        }
+    });
+    let fallback = u.fallback.as_ref().map(|f| {
+        let f = ident(f);
+        let untagged = u.tag.is_some().then(|| quote!(#[serde(untagged)]));
+        quote! {
+            /// A value none of the spec's branches accepts (sent by a newer server), kept
+            /// as it came and sent back unchanged.
+            #untagged
+            #f(serde_json::Value),
+        }
+    });
+    let display = u.scalar.then(|| {
+        quote! {
+            impl std::fmt::Display for #name {
+                fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    write_scalar(self, f)
+                }
+            }
+        }
+    });
+    quote! {
+        #doc
+        #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        #representation
+        #[allow(clippy::large_enum_variant)]
+        pub enum #name {
+            #(#variants)*
+            #fallback
+        }
+
+        #display
     }
 }

@@ -8,6 +8,7 @@ mod formats;
 mod operation;
 mod schema;
 mod status;
+mod union;
 
 pub(crate) use schema::inner_named;
 

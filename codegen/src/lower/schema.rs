@@ -18,12 +18,14 @@ enum Shape {
     Struct,
     /// A string enum.
     Enum,
+    /// A `oneOf`/`anyOf` of several non-null branches.
+    Union,
     /// Anything else: a primitive, a list, a map, a reference.
     Other,
 }
 
 /// The non-`null` type names of a schema and whether `null` was among them.
-fn type_names(s: &Schema) -> (Vec<&str>, bool) {
+pub(super) fn type_names(s: &Schema) -> (Vec<&str>, bool) {
     let all: Vec<&str> = match &s.kind {
         None => Vec::new(),
         Some(SchemaType::One(t)) => vec![t.as_str()],
@@ -32,6 +34,20 @@ fn type_names(s: &Schema) -> (Vec<&str>, bool) {
     let non_null: Vec<&str> = all.iter().copied().filter(|t| *t != "null").collect();
     let had_null = non_null.len() != all.len();
     (non_null, had_null)
+}
+
+/// Whether a schema says nothing about its value (`{}`, or a description alone): any JSON.
+fn is_any(s: &Schema) -> bool {
+    s.reference.is_none()
+        && s.kind.is_none()
+        && s.properties.is_empty()
+        && s.items.is_none()
+        && s.additional_properties.is_none()
+        && s.enumeration.is_none()
+        && s.constant.is_none()
+        && s.all_of.is_empty()
+        && s.one_of.is_empty()
+        && s.any_of.is_empty()
 }
 
 /// Whether a schema only admits `null` (`{type: "null"}`, `{enum: [null]}`).
@@ -55,6 +71,9 @@ fn shape(s: &Schema) -> Shape {
     if object && !s.properties.is_empty() {
         return Shape::Struct;
     }
+    if union_branches(s).1.len() > 1 {
+        return Shape::Union;
+    }
     let stringish = names.is_empty() || names == ["string"];
     let string_enum = s.enumeration.as_ref().is_some_and(|values| {
         values.iter().any(Value::is_string) && values.iter().all(|v| v.is_string() || v.is_null())
@@ -65,8 +84,24 @@ fn shape(s: &Schema) -> Shape {
     Shape::Other
 }
 
+/// The branches of a schema's `oneOf` (or else `anyOf`) that admit more than `null`, with
+/// their index, and the keyword they sit under.
+pub(super) fn union_branches(s: &Schema) -> (&'static str, Vec<(usize, &Schema)>) {
+    let (key, list) = if s.one_of.is_empty() {
+        ("anyOf", &s.any_of)
+    } else {
+        ("oneOf", &s.one_of)
+    };
+    let branches = list
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| !is_null_schema(x))
+        .collect();
+    (key, branches)
+}
+
 /// The rustdoc of a schema, or `fallback` when it has none.
-fn doc_of(s: &Schema, fallback: impl FnOnce() -> String) -> String {
+pub(super) fn doc_of(s: &Schema, fallback: impl FnOnce() -> String) -> String {
     let mut doc = s
         .description
         .as_deref()
@@ -91,6 +126,10 @@ impl<'a> Lowerer<'a> {
             Shape::Enum => {
                 let def = enum_def(name, s, ptr)?;
                 self.types.push(TypeDef::Enum(def));
+            }
+            Shape::Union => {
+                let def = self.union_def(name, s, ptr)?;
+                self.types.push(def);
             }
             Shape::Other => {
                 if let Some(r) = &s.reference
@@ -146,7 +185,11 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The schema a `$ref` points at, with its pointer.
-    fn resolve(&self, reference: &str, ptr: &str) -> Result<(&'a Schema, String), Located> {
+    pub(super) fn resolve(
+        &self,
+        reference: &str,
+        ptr: &str,
+    ) -> Result<(&'a Schema, String), Located> {
         let key = self
             .ref_key(reference, ptr)?
             .replace("~1", "/")
@@ -215,7 +258,14 @@ impl<'a> Lowerer<'a> {
                 let (ty, n) = self.ty(only, &format!("{ptr}/{key}/{i}"), hint)?;
                 return Ok((ty, n || nullable));
             }
-            return Ok((Ty::Json, nullable));
+            if !s.properties.is_empty() {
+                // An object with properties of its own: the struct below, which warns.
+                break;
+            }
+            let name = self.type_names.claim(pascal(hint));
+            let def = self.union_def(&name, s, ptr)?;
+            self.types.push(def);
+            return Ok((Ty::Named(name), nullable));
         }
         match shape(s) {
             Shape::Struct => {
@@ -236,16 +286,50 @@ impl<'a> Lowerer<'a> {
                 self.types.push(TypeDef::Enum(def));
                 return Ok((Ty::Named(name), nullable || had_null || null_value));
             }
-            Shape::Other => {}
+            Shape::Union | Shape::Other => {}
         }
         let (names, had_null) = type_names(s);
         nullable |= had_null;
         let kind = match names.as_slice() {
             [] if s.items.is_some() => "array",
             [] if s.additional_properties.is_some() => "object",
-            [] => return Ok((Ty::Json, nullable)),
+            [] => {
+                self.warn(
+                    ptr,
+                    if had_null {
+                        "a schema that allows only `null` becomes `serde_json::Value`"
+                    } else {
+                        "a schema with no `type` (any JSON value) becomes `serde_json::Value`"
+                    },
+                );
+                return Ok((Ty::Json, nullable));
+            }
             [one] => *one,
-            _ => return Ok((Ty::Json, nullable)),
+            several => {
+                // `type: [A, B]`: one branch per type, as if written with `oneOf`.
+                let branches = several
+                    .iter()
+                    .map(|t| Schema {
+                        kind: Some(SchemaType::One((*t).to_owned())),
+                        one_of: Vec::new(),
+                        any_of: Vec::new(),
+                        nullable: false,
+                        description: None,
+                        title: None,
+                        ..s.clone()
+                    })
+                    .collect();
+                let union = Schema {
+                    one_of: branches,
+                    description: s.description.clone(),
+                    title: s.title.clone(),
+                    ..Schema::default()
+                };
+                let name = self.type_names.claim(pascal(hint));
+                let def = self.union_def(&name, &union, ptr)?;
+                self.types.push(def);
+                return Ok((Ty::Named(name), nullable));
+            }
         };
         let ty = match kind {
             "string" => {
@@ -265,30 +349,52 @@ impl<'a> Lowerer<'a> {
             },
             "array" => match &s.items {
                 Some(items) => {
-                    let (item, item_null) =
-                        self.ty(items, &push_pointer(ptr, "items"), &format!("{hint}Item"))?;
+                    let items_ptr = push_pointer(ptr, "items");
+                    let (item, item_null) = self.ty(items, &items_ptr, &format!("{hint}Item"))?;
                     if item_null && item != Ty::Json {
                         // `Vec<Option<T>>` would be exact, but no spec we know needs it;
                         // `Value` items keep every element instead of failing on `null`.
+                        self.warn(
+                            items_ptr,
+                            "list items that may be `null` become `serde_json::Value`",
+                        );
                         Ty::Vec(Box::new(Ty::Json))
                     } else {
                         Ty::Vec(Box::new(item))
                     }
                 }
-                None => Ty::Vec(Box::new(Ty::Json)),
+                None => {
+                    self.warn(
+                        ptr,
+                        "a list without `items` holds `serde_json::Value` items",
+                    );
+                    Ty::Vec(Box::new(Ty::Json))
+                }
             },
             "object" => match &s.additional_properties {
-                Some(AdditionalProperties::Schema(values)) => {
-                    let (value, value_null) = self.ty(
-                        values,
-                        &push_pointer(ptr, "additionalProperties"),
-                        &format!("{hint}Value"),
-                    )?;
+                Some(AdditionalProperties::Schema(values)) if !is_any(values) => {
+                    let values_ptr = push_pointer(ptr, "additionalProperties");
+                    let (value, value_null) =
+                        self.ty(values, &values_ptr, &format!("{hint}Value"))?;
+                    if value_null && value != Ty::Json {
+                        self.warn(
+                            values_ptr,
+                            "map values that may be `null` become `serde_json::Value`",
+                        );
+                    }
                     Ty::Map(Box::new(if value_null { Ty::Json } else { value }))
                 }
-                _ => Ty::Json,
+                // A free-form object: a map of any JSON values, which at least promises
+                // an object.
+                _ => Ty::Map(Box::new(Ty::Json)),
             },
-            "null" => Ty::Json,
+            "null" => {
+                self.warn(
+                    ptr,
+                    "a schema of type `null` alone becomes `serde_json::Value`",
+                );
+                Ty::Json
+            }
             other => {
                 return Err(Located::new(
                     push_pointer(ptr, "type"),
@@ -300,7 +406,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Collects the properties of an object schema, following `allOf` parts.
-    fn collect_properties<'s>(
+    pub(super) fn collect_properties<'s>(
         &self,
         s: &'s Schema,
         ptr: &str,
@@ -335,9 +441,35 @@ impl<'a> Lowerer<'a> {
 
     /// A struct from an object schema.
     fn struct_def(&mut self, name: &str, s: &Schema, ptr: &str) -> Result<StructDef, Located> {
+        self.struct_def_except(name, s, ptr, None)
+    }
+
+    /// A struct from an object schema, leaving out the property `except` (the tag of an
+    /// internally tagged union, which the enum carries).
+    pub(super) fn struct_def_except(
+        &mut self,
+        name: &str,
+        s: &Schema,
+        ptr: &str,
+        except: Option<&str>,
+    ) -> Result<StructDef, Located> {
         let mut props = IndexMap::new();
         let mut required = BTreeSet::new();
         self.collect_properties(s, ptr, &mut props, &mut required, 0)?;
+        if let Some(except) = except {
+            props.shift_remove(except);
+        }
+        for (key, list) in [("oneOf", &s.one_of), ("anyOf", &s.any_of)] {
+            if list.iter().filter(|b| !is_null_schema(b)).count() > 1 {
+                self.warn(
+                    push_pointer(ptr, key),
+                    format!(
+                        "`{key}` beside `properties` is not supported: the struct has the \
+                         properties only, and the branches' own fields are not generated"
+                    ),
+                );
+            }
+        }
         let mut field_names = Scope::default();
         let mut fields = Vec::with_capacity(props.len());
         for (wire, (prop, prop_ptr)) in &props {
@@ -347,18 +479,36 @@ impl<'a> Lowerer<'a> {
                 Some(r) => self.resolve(r, prop_ptr)?.0.description.clone(),
                 None => None,
             };
-            let doc = doc_of(prop, || {
+            let mut doc = doc_of(prop, || {
                 target_doc
                     .map(|d| d.trim().to_owned())
                     .unwrap_or_else(|| format!("The `{wire}` field."))
             });
+            // A `readOnly` field never travels in a request and a `writeOnly` one never in
+            // a response, so one struct serves both ways only if neither is required: the
+            // field is an `Option`, left out when `None`.
+            let one_way = prop.read_only || prop.write_only;
+            if prop.read_only {
+                doc.push_str("\n\nRead-only: set by the server, leave it `None` in a request.");
+            }
+            if prop.write_only {
+                doc.push_str("\n\nWrite-only: sent in requests, absent from responses.");
+            }
+            // `byte` is base64 text and `binary` in JSON is a string too: kept as the
+            // `String` on the wire (decoding base64 would need a dependency the crate
+            // does not have).
+            match prop.format.as_deref() {
+                Some("byte") => doc.push_str("\n\nBase64-encoded bytes, as sent."),
+                Some("binary") => doc.push_str("\n\nBinary data, as the JSON string holds it."),
+                _ => {}
+            }
             fields.push(Field {
                 name: field_names.claim(snake(wire)),
                 wire: wire.clone(),
                 doc,
                 checks: self.checks(prop, &ty),
                 ty,
-                required: required.contains(wire),
+                required: required.contains(wire) && !one_way,
                 nullable,
                 boxed: false,
                 secret: prop.secret,
@@ -440,7 +590,7 @@ impl<'a> Lowerer<'a> {
 }
 
 /// A string enum with a fallback variant.
-fn enum_def(name: &str, s: &Schema, ptr: &str) -> Result<EnumDef, Located> {
+pub(super) fn enum_def(name: &str, s: &Schema, ptr: &str) -> Result<EnumDef, Located> {
     let values = s.enumeration.as_deref().unwrap_or_default();
     let mut scope = Scope::default();
     let mut variants = Vec::new();
@@ -473,27 +623,38 @@ fn enum_def(name: &str, s: &Schema, ptr: &str) -> Result<EnumDef, Located> {
     })
 }
 
-/// Boxes struct fields that would otherwise make a type contain itself.
+/// Boxes struct fields, then union variants, that would otherwise make a type contain
+/// itself. Lists and maps hold their items on the heap already and break no cycle that
+/// needs it; an `Option` does not, so an optional field is boxed like a required one.
 pub(super) fn box_cycles(types: &mut [TypeDef]) {
-    let mut direct: HashMap<String, Vec<String>> = HashMap::new();
-    for t in types.iter() {
-        let deps = match t {
-            TypeDef::Struct(s) => s
-                .fields
-                .iter()
-                .filter_map(|f| match &f.ty {
-                    Ty::Named(n) => Some(n.clone()),
-                    _ => None,
-                })
-                .collect(),
-            TypeDef::Alias(AliasDef {
-                ty: Ty::Named(n), ..
-            }) => vec![n.clone()],
-            _ => Vec::new(),
-        };
-        direct.insert(t.name().to_owned(), deps);
-    }
-    let reaches = |from: &str, to: &str| {
+    let deps = |types: &[TypeDef]| {
+        let mut direct: HashMap<String, Vec<String>> = HashMap::new();
+        for t in types {
+            let named = |ty: &Ty| match ty {
+                Ty::Named(n) => Some(n.clone()),
+                _ => None,
+            };
+            let deps = match t {
+                TypeDef::Struct(s) => s
+                    .fields
+                    .iter()
+                    .filter(|f| !f.boxed)
+                    .filter_map(|f| named(&f.ty))
+                    .collect(),
+                TypeDef::Alias(a) => named(&a.ty).into_iter().collect(),
+                TypeDef::Union(u) => u
+                    .variants
+                    .iter()
+                    .filter(|v| !v.boxed)
+                    .filter_map(|v| v.ty.as_ref().and_then(named))
+                    .collect(),
+                TypeDef::Enum(_) => Vec::new(),
+            };
+            direct.insert(t.name().to_owned(), deps);
+        }
+        direct
+    };
+    let reaches = |direct: &HashMap<String, Vec<String>>, from: &str, to: &str| {
         let mut stack = vec![from.to_owned()];
         let mut seen = BTreeSet::new();
         while let Some(n) = stack.pop() {
@@ -506,11 +667,24 @@ pub(super) fn box_cycles(types: &mut [TypeDef]) {
         }
         false
     };
+    let direct = deps(types);
     for t in types.iter_mut() {
         if let TypeDef::Struct(s) = t {
             for f in &mut s.fields {
                 if let Ty::Named(n) = &f.ty {
-                    f.boxed = reaches(n, &s.name);
+                    f.boxed = reaches(&direct, n, &s.name);
+                }
+            }
+        }
+    }
+    // A cycle through unions alone (a union variant that is, or leads only through
+    // unions and aliases to, the union itself) is broken at the union.
+    let direct = deps(types);
+    for t in types.iter_mut() {
+        if let TypeDef::Union(u) = t {
+            for v in &mut u.variants {
+                if let Some(Ty::Named(n)) = &v.ty {
+                    v.boxed = reaches(&direct, n, &u.name);
                 }
             }
         }

@@ -1,0 +1,33 @@
+//! No schema becomes `serde_json::Value` silently: each one that does is a warning naming
+//! its pointer and line, and free-form objects become maps rather than `Value`.
+
+use std::path::Path;
+
+#[test]
+fn every_value_is_a_warning_at_its_node() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/specs/any_json.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let generated = codegen::generate_str("any_json.yaml", &text, "any_json.yaml").unwrap();
+    let warnings: Vec<String> = generated.warnings.iter().map(ToString::to_string).collect();
+    insta::assert_snapshot!("any_json_warnings", warnings.join("\n"));
+
+    let models = &generated
+        .files
+        .iter()
+        .find(|f| f.path == "models.rs")
+        .unwrap()
+        .contents;
+    // Each `Value` outside a map or a union's fallback has its warning: the `Anything`
+    // alias and the fields `any`, `list`, `holes` and `nothing` (plus `sparse`, a map
+    // whose values may be null, six warnings in all); `free`, `open` and `open_schema`
+    // are free-form maps and warn of nothing.
+    let bare = models
+        .lines()
+        .filter(|l| {
+            l.contains("serde_json::Value") && !l.contains("BTreeMap<String, serde_json::Value>")
+        })
+        .filter(|l| !l.trim_start().starts_with("Unknown(") && !l.contains("Ok(serde_json::Value"))
+        .count();
+    assert_eq!(bare, 5, "{models}");
+    assert_eq!(warnings.len(), 6);
+}
