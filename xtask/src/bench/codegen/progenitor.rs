@@ -387,13 +387,13 @@ pub fn run(settings: &Settings) -> Result<(), String> {
     let check_target = target.join("bench-codegen-check");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     eprintln!("building the dependencies of every crate (cargo check --workspace) ...");
-    run_checked(
-        Command::new(&cargo)
-            .args(["check", "--workspace", "--quiet"])
-            .current_dir(&ws)
-            .env("CARGO_TARGET_DIR", &check_target)
-            .env_remove("RUSTFLAGS"),
-    )?;
+    // A crate that does not compile fails this step; it is reported per crate below.
+    let _ = Command::new(&cargo)
+        .args(["check", "--workspace", "--keep-going", "--quiet"])
+        .current_dir(&ws)
+        .env("CARGO_TARGET_DIR", &check_target)
+        .env_remove("RUSTFLAGS")
+        .status();
     println!(
         "cargo check of the generated crate alone (dependencies built), median of {} interleaved rounds; ratio = ours / progenitor",
         settings.check_rounds
@@ -401,9 +401,26 @@ pub fn run(settings: &Settings) -> Result<(), String> {
     for pair in &pairs {
         let mut ours = Vec::new();
         let mut theirs = Vec::new();
+        let mut failed = None;
         for _ in 0..settings.check_rounds {
-            ours.push(check(&cargo, &ws, &check_target, &pair.ours)?);
-            theirs.push(check(&cargo, &ws, &check_target, &pair.theirs)?);
+            match (
+                check(&cargo, &ws, &check_target, &pair.ours),
+                check(&cargo, &ws, &check_target, &pair.theirs),
+            ) {
+                (Ok(a), Ok(b)) => {
+                    ours.push(a);
+                    theirs.push(b);
+                }
+                (Err(e), _) | (_, Err(e)) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        if let Some(e) = failed {
+            let first = e.lines().find(|l| l.contains("error")).unwrap_or("").trim();
+            println!("{:<36} check   not compared: {first}", pair.label);
+            continue;
         }
         let (ours, theirs) = (median(ours), median(theirs));
         println!(
