@@ -20,14 +20,19 @@ fn manifest() -> &'static Path {
 enum Expect {
     /// Generates a crate that compiles clippy-clean.
     Compiles,
-    /// Generation refuses it with exactly this error (`file:line: at pointer: message`,
-    /// the file named `tests/corpus/<name>`).
-    Refused(&'static str),
     /// Generates, but the crate does not compile: exactly these compiler errors (file,
     /// code and message; line and column left out so that unrelated changes to the
     /// emitted code do not move them). A known defect, checked so that a fix (or a new
     /// error) shows up here and the entry is turned into `Compiles`.
     KnownCompileErrors(&'static [&'static str]),
+    /// Generates with exactly this many warnings; its crate is not compiled here, for the
+    /// reason given (said in the test's output, never silently).
+    GeneratesOnly {
+        /// Warnings generation reports.
+        warnings: usize,
+        /// Why the crate is not compiled by this test.
+        why: &'static str,
+    },
 }
 
 /// Every document of `tests/corpus/` and what it does today. A document added to the
@@ -35,42 +40,21 @@ enum Expect {
 /// compile (about 1,000 operations); it is refused before that today.
 const CORPUS: &[(&str, Expect)] = &[
     ("tradovate-openapi-2026-08-21.json", Expect::Compiles),
+    // About 1,000 operations: generating it is checked (and timed by the codegen bench);
+    // compiling its crate with clippy takes longer than this suite's share of CI on two
+    // cores, so it is left to `cargo xtask bench codegen --progenitor`'s check phase.
     (
         "api.github.com.json",
-        Expect::Refused(
-            "tests/corpus/api.github.com.json:5834: at /paths/~1markdown~1raw/post/requestBody/content: request body media types [\"text/plain\", \"text/x-markdown\"] are not supported (application/json and application/x-www-form-urlencoded are)",
-        ),
+        Expect::GeneratesOnly {
+            warnings: 7,
+            why: "compiling ~1,000 operations exceeds the suite's CI budget",
+        },
     ),
-    (
-        "buildomat.json",
-        Expect::Refused(
-            "tests/corpus/buildomat.json:259: at /paths/~1v1~1whoami~1name/put/requestBody/content: request body media types [\"text/plain\"] are not supported (application/json and application/x-www-form-urlencoded are)",
-        ),
-    ),
-    // Clippy's `match_single_binding` on an operation whose only documented answer is
-    // `default`: the client emitter's response match fixes it, and this entry becomes
-    // `Compiles`.
-    (
-        "cli-gen.json",
-        Expect::KnownCompileErrors(&[
-            "gen-cli-gen/src/client.rs: error: this match could be replaced by its body itself: help: consider using the match body instead: `Err(unexpected(status, &bytes))`",
-        ]),
-    ),
+    ("buildomat.json", Expect::Compiles),
+    ("cli-gen.json", Expect::Compiles),
     ("keeper.json", Expect::Compiles),
-    (
-        "nexus.json",
-        Expect::Refused(
-            "tests/corpus/nexus.json:739: at /paths/~1login~1{silo_name}~1saml~1{provider_name}/post/requestBody/content: request body media types [\"application/octet-stream\"] are not supported (application/json and application/x-www-form-urlencoded are)",
-        ),
-    ),
-    // A query parameter named `request` collides with a local of the generated method;
-    // hygienic names in the emitted client fix it, and this entry becomes `Compiles`.
-    (
-        "param-collision.json",
-        Expect::KnownCompileErrors(&[
-            "gen-param-collision/src/client.rs: error[E0277]: the trait bound `reqwest::RequestBuilder: serde::Serialize` is not satisfied: the trait `serde_core::ser::Serialize` is not implemented for `reqwest::RequestBuilder`",
-        ]),
-    ),
+    ("nexus.json", Expect::Compiles),
+    ("param-collision.json", Expect::Compiles),
     ("param-overrides.yaml", Expect::Compiles),
     // Clippy's `unnecessary_to_owned` on path parameters that are already strings: the
     // client emitter's path encoding fixes it, and this entry becomes `Compiles`.
@@ -115,7 +99,6 @@ fn compile_errors(stderr: &str) -> Vec<String> {
     errors
 }
 
-
 #[test]
 fn corpus_and_focused_specs_compile_without_warnings() {
     let corpus_dir = manifest().join("tests/corpus");
@@ -139,12 +122,16 @@ fn corpus_and_focused_specs_compile_without_warnings() {
         let path = corpus_dir.join(file);
         let shown = format!("tests/corpus/{file}");
         match expect {
-            Expect::Refused(message) => {
+            Expect::GeneratesOnly { warnings, why } => {
                 let text = std::fs::read_to_string(&path).unwrap();
-                match codegen::generate_str(&shown, &text, &shown) {
-                    Ok(_) => panic!("{shown} now generates: make its entry `Compiles`"),
-                    Err(e) => assert_eq!(e.to_string(), *message, "{shown} is refused differently"),
-                }
+                let generated = codegen::generate_str(&shown, &text, &shown)
+                    .unwrap_or_else(|e| panic!("{shown} no longer generates: {e}"));
+                assert_eq!(
+                    generated.warnings.len(),
+                    *warnings,
+                    "{shown}: warnings changed"
+                );
+                eprintln!("{shown}: generated, not compiled: {why}");
             }
             Expect::Compiles => specs.push((crate_name(&path), path, shown)),
             Expect::KnownCompileErrors(errors) => {
