@@ -34,7 +34,14 @@ pub const REQWEST: &str = "0.13";
 /// them.
 pub fn dependencies(api: &Api) -> Vec<Dependency> {
     let params = || api.operations.iter().flat_map(|op| op.params.iter());
-    let bodies = || api.operations.iter().filter_map(|op| op.body.as_ref());
+    // Every body an operation can send: its own and those of its other-encoding methods.
+    let bodies = || {
+        api.operations.iter().flat_map(|op| {
+            op.body
+                .iter()
+                .chain(op.other_bodies.iter().map(|(_, body)| body))
+        })
+    };
     // `RequestBuilder::query`: every query parameter but a list joined into the URL by
     // hand (see the client emitter's `add_joined_query`).
     let query = params().any(|p| {
