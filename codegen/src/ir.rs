@@ -13,6 +13,54 @@ pub struct Api {
     pub types: Vec<TypeDef>,
     /// Client methods, in spec order.
     pub operations: Vec<Operation>,
+    /// The security schemes some operation sends a credential for, in the order of
+    /// `components.securitySchemes`.
+    pub schemes: Vec<SecurityScheme>,
+}
+
+/// A security scheme whose credential the client holds and sends.
+#[derive(Debug, Clone)]
+pub struct SecurityScheme {
+    /// The scheme's name in `components.securitySchemes` (what `security` names).
+    pub key: String,
+    /// The snake-case stem of its accessors (`set_<stem>`, `clear_<stem>`, `has_<stem>`)
+    /// and of its field in the client's credentials; unique among the client's methods.
+    pub stem: String,
+    /// Rust name of its variant in the private `Scheme` enum.
+    pub variant: String,
+    /// How the credential is sent.
+    pub kind: SchemeKind,
+    /// The spec's description of the scheme (may be empty).
+    pub doc: String,
+}
+
+/// How a credential goes on the wire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SchemeKind {
+    /// `Authorization: Bearer <token>`: HTTP `bearer`, and `oauth2` / `openIdConnect`,
+    /// whose access tokens are obtained outside the client. The string says which spec
+    /// type it came from, for the docs.
+    Bearer(String),
+    /// `Authorization: Basic <base64(user:password)>`: HTTP `basic`.
+    Basic,
+    /// An API key under a name of the spec's choosing.
+    ApiKey {
+        /// Header, query or cookie.
+        location: ApiKeyLocation,
+        /// The header, query parameter or cookie name.
+        name: String,
+    },
+}
+
+/// Where an API key is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApiKeyLocation {
+    /// A request header.
+    Header,
+    /// A query parameter.
+    Query,
+    /// A cookie of the `Cookie` header.
+    Cookie,
 }
 
 /// A Rust type as the generated code spells it.
@@ -271,8 +319,10 @@ pub struct Operation {
     /// Name of the streaming twin (`Some` when a success answer carries a text or binary
     /// body): it returns the `reqwest::Response` once the status is a documented success.
     pub stream: Option<String>,
-    /// Whether the bearer token is sent.
-    pub auth: bool,
+    /// The security requirements, as alternatives: each inner list names (by
+    /// [`SecurityScheme::key`]) schemes that are all sent together. An empty inner list is
+    /// the anonymous alternative (`{}`); an empty outer list means no credentials at all.
+    pub security: Vec<Vec<String>>,
     /// Documented responses.
     pub responses: Vec<ResponseDef>,
     /// `deprecated: true`.

@@ -7,8 +7,9 @@
 /// Built from the base URL of the server, path prefix included (for example
 /// `http://127.0.0.1:8080/v1`); each operation's path is appended to it. Timeouts,
 /// proxies and TLS settings belong to the `reqwest::Client` given to
-/// [`Client::with_client`]. The bearer token can be set or replaced at any time,
-/// also while calls are in flight; `Debug` never shows it.
+/// [`Client::with_client`].
+///
+/// The credentials of the spec's security schemes (a `set_…` method each) can be set or replaced at any time, also while calls are in flight; each is sent only to the operations that declare its scheme, and `Debug` never shows one. A clone starts with the credentials set when it was made.
 ///
 /// An answer's body is read into memory up to a cap,
 /// [`Client::DEFAULT_MAX_RESPONSE_BYTES`] unless [`Client::set_max_response_bytes`]
@@ -18,7 +19,7 @@
 pub struct Client {
     base_url: String,
     http: reqwest::Client,
-    bearer: std::sync::RwLock<Option<reqwest::header::HeaderValue>>,
+    credentials: std::sync::RwLock<Credentials>,
     max_response_bytes: usize,
 }
 
@@ -41,7 +42,7 @@ impl Client {
         Self {
             base_url,
             http,
-            bearer: std::sync::RwLock::new(None),
+            credentials: std::sync::RwLock::new(Credentials::default()),
             max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
         }
     }
@@ -80,8 +81,40 @@ impl Client {
         &self.http
     }
 
-    /// Sets or replaces the bearer token sent as `Authorization: Bearer <token>`
-    /// on the operations the spec secures.
+    /// Sets or replaces the credential of security scheme `bearerAuth` (HTTP bearer, sent as `Authorization: Bearer <token>`). It is sent only to the operations that declare the scheme, from the next call on (also by calls already waiting to send); `Debug` never shows it.
+    ///
+    /// `Authorization: Bearer <ACCESS_TOKEN>`, the access token from the token exchange.
+    /// Required on every operation but the token exchange; a request without it, with a
+    /// malformed one or with an unknown or expired token is rejected, never answered 2xx
+    /// (decision 1), with `401` and `{"errorText": "Access is denied"}` (decision 1b).
+    ///
+    /// # Errors
+    ///
+    /// When the token holds characters an HTTP header cannot carry.
+    pub fn set_bearer_auth(&self, token: &str) -> Result<(), crate::InvalidCredential> {
+        let mut value = reqwest::header::HeaderValue::from_str(
+                &format!("Bearer {token}"),
+            )
+            .map_err(|_| crate::InvalidCredential {
+                scheme: "bearerAuth",
+                reason: "the token holds characters an HTTP header cannot carry",
+            })?;
+        value.set_sensitive(true);
+        write_credentials(&self.credentials).bearer_auth = Some(value);
+        Ok(())
+    }
+
+    /// Removes the credential of security scheme `bearerAuth`; operations that need it are then sent with another complete alternative, or without credentials.
+    pub fn clear_bearer_auth(&self) {
+        write_credentials(&self.credentials).bearer_auth = None;
+    }
+
+    /// Whether the credential of security scheme `bearerAuth` is set.
+    pub fn has_bearer_auth(&self) -> bool {
+        read_credentials(&self.credentials).bearer_auth.is_some()
+    }
+
+    /// Sets or replaces the bearer token sent as `Authorization: Bearer <token>` on the operations the spec secures with it. The spec's only bearer scheme is `bearerAuth`: the same as [`Client::set_bearer_auth`].
     ///
     /// # Errors
     ///
@@ -90,37 +123,17 @@ impl Client {
         &self,
         token: &str,
     ) -> Result<(), crate::InvalidBearerToken> {
-        let mut value = reqwest::header::HeaderValue::from_str(
-                &format!("Bearer {token}"),
-            )
-            .map_err(|_| crate::InvalidBearerToken)?;
-        value.set_sensitive(true);
-        *self.bearer.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(
-            value,
-        );
-        Ok(())
+        self.set_bearer_auth(token).map_err(|_| crate::InvalidBearerToken)
     }
 
-    /// Removes the bearer token; secured operations are then sent without one.
+    /// Removes the bearer token; secured operations are then sent without one. The same as [`Client::clear_bearer_auth`].
     pub fn clear_bearer_token(&self) {
-        *self.bearer.write().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        self.clear_bearer_auth();
     }
 
-    /// Whether a bearer token is set.
+    /// Whether a bearer token is set. The same as [`Client::has_bearer_auth`].
     pub fn has_bearer_token(&self) -> bool {
-        self.bearer.read().unwrap_or_else(std::sync::PoisonError::into_inner).is_some()
-    }
-
-    /// Adds the bearer token, if one is set, to a request of a secured operation.
-    fn authorize(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        let token = self
-            .bearer
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match token.as_ref() {
-            Some(value) => request.header(reqwest::header::AUTHORIZATION, value.clone()),
-            None => request,
-        }
+        self.has_bearer_auth()
     }
 
     /// Exchange an OAuth authorization code (or other grant) for an access token.
@@ -261,7 +274,9 @@ impl Client {
     /// failure is reported in the `200` body: `errorText` is non-empty on failure and empty
     /// on success.
     ///
-    /// `POST /contactInfo/updatecontactinfoname`, sent with the bearer token.
+    /// `POST /contactInfo/updatecontactinfoname`.
+    ///
+    /// Sent with the credentials of `bearerAuth` ([`Client::set_bearer_auth`]).
     ///
     /// # Arguments
     ///
@@ -280,8 +295,9 @@ impl Client {
         body.validate().map_err(crate::Error::Constraint)?;
         let url = format!("{}/contactInfo/updatecontactinfoname", self.base_url);
         let mut request = self.http.request(reqwest::Method::POST, url);
+        request = read_credentials(&self.credentials)
+            .authorize(request, &[&[Scheme::BearerAuth]]);
         request = request.json(body);
-        request = self.authorize(request);
         let (status, bytes) = self.execute(request).await?;
         match status {
             200 => decode_json(status, &bytes),
@@ -331,7 +347,9 @@ impl Client {
     /// is `masterid`. An unknown or empty category answers `[]` (decision 4). The order of
     /// the array is not part of the interface (decision 5).
     ///
-    /// `GET /categoryPositionLimit/deps`, sent with the bearer token.
+    /// `GET /categoryPositionLimit/deps`.
+    ///
+    /// Sent with the credentials of `bearerAuth` ([`Client::set_bearer_auth`]).
     ///
     /// # Arguments
     ///
@@ -353,7 +371,8 @@ impl Client {
             let value = masterid;
             request = request.query(&[("masterid", value)]);
         }
-        request = self.authorize(request);
+        request = read_credentials(&self.credentials)
+            .authorize(request, &[&[Scheme::BearerAuth]]);
         let (status, bytes) = self.execute(request).await?;
         match status {
             200 => decode_json(status, &bytes),
@@ -390,7 +409,9 @@ impl Client {
     /// Answers the CategoryPositionLimit whose `id` matches. An unknown id answers `404`
     /// (decision 3).
     ///
-    /// `GET /categoryPositionLimit/item`, sent with the bearer token.
+    /// `GET /categoryPositionLimit/item`.
+    ///
+    /// Sent with the credentials of `bearerAuth` ([`Client::set_bearer_auth`]).
     ///
     /// # Arguments
     ///
@@ -412,7 +433,8 @@ impl Client {
             let value = id;
             request = request.query(&[("id", value)]);
         }
-        request = self.authorize(request);
+        request = read_credentials(&self.credentials)
+            .authorize(request, &[&[Scheme::BearerAuth]]);
         let (status, bytes) = self.execute(request).await?;
         match status {
             200 => decode_json(status, &bytes),
@@ -463,7 +485,9 @@ impl Client {
     /// as a repeated parameter (`names=A&names=B`); servers also accept the comma form
     /// (`names=A,B`) (decision 6).
     ///
-    /// `GET /marketDataSubscriptionExchangeScope/finds`, sent with the bearer token.
+    /// `GET /marketDataSubscriptionExchangeScope/finds`.
+    ///
+    /// Sent with the credentials of `bearerAuth` ([`Client::set_bearer_auth`]).
     ///
     /// # Arguments
     ///
@@ -502,7 +526,8 @@ impl Client {
             request = request
                 .query(&value.iter().map(|item| ("names", item)).collect::<Vec<_>>());
         }
-        request = self.authorize(request);
+        request = read_credentials(&self.credentials)
+            .authorize(request, &[&[Scheme::BearerAuth]]);
         let (status, bytes) = self.execute(request).await?;
         match status {
             200 => decode_json(status, &bytes),
@@ -534,7 +559,9 @@ impl Client {
     /// (decision 8), at most `l` of them. `l = 0` answers `[]`; a negative `l` or an empty
     /// `t` is a malformed request (decisions 8b, 9).
     ///
-    /// `GET /riskCategory/suggest`, sent with the bearer token.
+    /// `GET /riskCategory/suggest`.
+    ///
+    /// Sent with the credentials of `bearerAuth` ([`Client::set_bearer_auth`]).
     ///
     /// # Arguments
     ///
@@ -595,7 +622,8 @@ impl Client {
             let value = l;
             request = request.query(&[("l", value)]);
         }
-        request = self.authorize(request);
+        request = read_credentials(&self.credentials)
+            .authorize(request, &[&[Scheme::BearerAuth]]);
         let (status, bytes) = self.execute(request).await?;
         match status {
             200 => decode_json(status, &bytes),
@@ -624,15 +652,12 @@ impl Client {
 
 impl Clone for Client {
     fn clone(&self) -> Self {
-        let token = self
-            .bearer
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
         Self {
             base_url: self.base_url.clone(),
             http: self.http.clone(),
-            bearer: std::sync::RwLock::new(token),
+            credentials: std::sync::RwLock::new(
+                read_credentials(&self.credentials).clone(),
+            ),
             max_response_bytes: self.max_response_bytes,
         }
     }
@@ -642,14 +667,108 @@ impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client")
             .field("base_url", &self.base_url)
-            .field(
-                "bearer_token",
-                &if self.has_bearer_token() { "<redacted>" } else { "<none>" },
-            )
+            .field("credentials", &*read_credentials(&self.credentials))
             .finish_non_exhaustive()
     }
 }
 
+/// A security scheme of the spec that some operation sends.
+#[derive(Clone, Copy)]
+enum Scheme {
+    /// Security scheme `bearerAuth`.
+    BearerAuth,
+}
+
+/// The credentials set on a [`Client`], one per security scheme. `Debug` shows only
+/// which are set.
+#[derive(Clone, Default)]
+struct Credentials {
+    /// The credential of `bearerAuth` (HTTP bearer, sent as `Authorization: Bearer <token>`).
+    bearer_auth: Option<reqwest::header::HeaderValue>,
+}
+
+impl Credentials {
+    /// Whether the credential of `scheme` is set.
+    fn is_set(&self, scheme: Scheme) -> bool {
+        match scheme {
+            Scheme::BearerAuth => self.bearer_auth.is_some(),
+        }
+    }
+
+    /// Puts on `request` the credentials of the first alternative whose every
+    /// credential is set; nothing when none is complete.
+    fn authorize(
+        &self,
+        mut request: reqwest::RequestBuilder,
+        alternatives: &[&[Scheme]],
+    ) -> reqwest::RequestBuilder {
+        let Some(chosen) = alternatives
+            .iter()
+            .find(|schemes| schemes.iter().all(|scheme| self.is_set(*scheme))) else {
+            return request;
+        };
+        for scheme in chosen.iter() {
+            match scheme {
+                Scheme::BearerAuth => {
+                    if let Some(value) = &self.bearer_auth {
+                        request = request
+                            .header(reqwest::header::AUTHORIZATION, value.clone());
+                    }
+                }
+            }
+        }
+        request
+    }
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let shown = |set: bool| if set { "<redacted>" } else { "<none>" };
+        f.debug_struct("Credentials")
+            .field("bearer_auth", &shown(self.bearer_auth.is_some()))
+            .finish()
+    }
+}
+
+/// Reads the credentials (a panic elsewhere while they were written leaves them
+/// usable: each write is one assignment).
+fn read_credentials(
+    lock: &std::sync::RwLock<Credentials>,
+) -> std::sync::RwLockReadGuard<'_, Credentials> {
+    lock.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Locks the credentials for a change.
+fn write_credentials(
+    lock: &std::sync::RwLock<Credentials>,
+) -> std::sync::RwLockWriteGuard<'_, Credentials> {
+    lock.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A credential that cannot be sent. Neither `Display` nor `Debug` shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidCredential {
+    scheme: &'static str,
+    reason: &'static str,
+}
+
+impl InvalidCredential {
+    /// The security scheme, as the spec names it.
+    pub fn scheme(&self) -> &'static str {
+        self.scheme
+    }
+}
+
+impl std::fmt::Display for InvalidCredential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f, "the credential of security scheme `{}` cannot be sent: {}", self.scheme,
+            self.reason
+        )
+    }
+}
+
+impl std::error::Error for InvalidCredential {}
 /// Documented error answers of [`Client::exchange_token`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExchangeTokenError {

@@ -39,3 +39,5 @@ pub use client::Client;
 pub use error::{Constraint, ConstraintViolation, Error};
 
 pub use error::{DocumentedError, InvalidBearerToken};
+
+pub use client::InvalidCredential;

@@ -306,6 +306,16 @@ pub struct SecurityScheme {
     pub kind: Option<String>,
     /// For `http`: `bearer`, `basic`, ...
     pub scheme: Option<String>,
+    /// For `apiKey`: where the key goes, `header`, `query` or `cookie`.
+    #[serde(rename = "in")]
+    pub location: Option<String>,
+    /// For `apiKey`: the name of the header, query parameter or cookie.
+    pub name: Option<String>,
+    /// What the credential is and how to obtain it.
+    pub description: Option<Text>,
+    /// For `http` `bearer`: a hint at the token's format (`JWT`).
+    #[serde(rename = "bearerFormat")]
+    pub bearer_format: Option<String>,
     /// `x-rejection`: what a server never answers to a request without valid credentials.
     #[serde(rename = "x-rejection")]
     pub rejection: Option<Rejection>,

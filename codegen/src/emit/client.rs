@@ -4,6 +4,7 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use super::auth;
 use super::checks;
 use super::docs;
 use super::types::{argument, ident, is_copy, owned};
@@ -21,7 +22,6 @@ struct Uses {
     unexpected: bool,
     path: bool,
     joined_query: bool,
-    auth: bool,
 }
 
 /// The tokens of `client.rs`.
@@ -39,7 +39,7 @@ pub fn emit(api: &Api) -> TokenStream {
     let mut all_methods = Vec::new();
     let mut enums = Vec::new();
     for op in &api.operations {
-        all_methods.push(methods(op, &models, &validating, &mut uses));
+        all_methods.push(methods(op, api, &models, &validating, &mut uses));
         enums.push(op_enums(op, &models));
     }
     let helpers = helpers(&uses, !api.operations.is_empty());
@@ -54,18 +54,13 @@ pub fn emit(api: &Api) -> TokenStream {
             }
         }
     });
-    let authorize = uses.auth.then(|| {
-        quote! {
-            /// Adds the bearer token, if one is set, to a request of a secured operation.
-            fn authorize(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-                let token = self.bearer.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-                match token.as_ref() {
-                    Some(value) => request.header(reqwest::header::AUTHORIZATION, value.clone()),
-                    None => request,
-                }
-            }
-        }
-    });
+    let credentials_doc = auth::client_doc(api);
+    let credentials = auth::field(api);
+    let credentials_init = auth::field_init(api);
+    let credentials_clone = auth::field_clone(api);
+    let credentials_debug = auth::field_debug(api);
+    let credential_methods = auth::client_methods(api);
+    let credential_items = auth::items(api);
     quote! {
         //! The async client: one method per operation of the spec.
 
@@ -74,8 +69,9 @@ pub fn emit(api: &Api) -> TokenStream {
         /// Built from the base URL of the server, path prefix included (for example
         /// `http://127.0.0.1:8080/v1`); each operation's path is appended to it. Timeouts,
         /// proxies and TLS settings belong to the `reqwest::Client` given to
-        /// [`Client::with_client`]. The bearer token can be set or replaced at any time,
-        /// also while calls are in flight; `Debug` never shows it.
+        /// [`Client::with_client`].
+        ///
+        #credentials_doc
         ///
         /// An answer's body is read into memory up to a cap,
         /// [`Client::DEFAULT_MAX_RESPONSE_BYTES`] unless [`Client::set_max_response_bytes`]
@@ -85,7 +81,7 @@ pub fn emit(api: &Api) -> TokenStream {
         pub struct Client {
             base_url: String,
             http: reqwest::Client,
-            bearer: std::sync::RwLock<Option<reqwest::header::HeaderValue>>,
+            #credentials
             max_response_bytes: usize,
         }
 
@@ -108,7 +104,7 @@ pub fn emit(api: &Api) -> TokenStream {
                 Self {
                     base_url,
                     http,
-                    bearer: std::sync::RwLock::new(None),
+                    #credentials_init
                     max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
                 }
             }
@@ -139,42 +135,17 @@ pub fn emit(api: &Api) -> TokenStream {
                 &self.http
             }
 
-            /// Sets or replaces the bearer token sent as `Authorization: Bearer <token>`
-            /// on the operations the spec secures.
-            ///
-            /// # Errors
-            ///
-            /// When the token holds characters an HTTP header cannot carry.
-            pub fn set_bearer_token(&self, token: &str) -> Result<(), crate::InvalidBearerToken> {
-                let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
-                    .map_err(|_| crate::InvalidBearerToken)?;
-                value.set_sensitive(true);
-                *self.bearer.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(value);
-                Ok(())
-            }
-
-            /// Removes the bearer token; secured operations are then sent without one.
-            pub fn clear_bearer_token(&self) {
-                *self.bearer.write().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
-            }
-
-            /// Whether a bearer token is set.
-            pub fn has_bearer_token(&self) -> bool {
-                self.bearer.read().unwrap_or_else(std::sync::PoisonError::into_inner).is_some()
-            }
-
-            #authorize
+            #credential_methods
 
             #(#all_methods)*
         }
 
         impl Clone for Client {
             fn clone(&self) -> Self {
-                let token = self.bearer.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
                 Self {
                     base_url: self.base_url.clone(),
                     http: self.http.clone(),
-                    bearer: std::sync::RwLock::new(token),
+                    #credentials_clone
                     max_response_bytes: self.max_response_bytes,
                 }
             }
@@ -184,10 +155,12 @@ pub fn emit(api: &Api) -> TokenStream {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.debug_struct("Client")
                     .field("base_url", &self.base_url)
-                    .field("bearer_token", &if self.has_bearer_token() { "<redacted>" } else { "<none>" })
+                    #credentials_debug
                     .finish_non_exhaustive()
             }
         }
+
+        #credential_items
 
         #(#enums)*
 
@@ -607,12 +580,14 @@ fn http_verb(m: Method) -> &'static str {
 /// streaming twin.
 fn methods(
     op: &Operation,
+    api: &Api,
     models: &TokenStream,
     validating: &[&str],
     uses: &mut Uses,
 ) -> TokenStream {
     let mut out = method(
         op,
+        api,
         &op.name,
         op.body.as_ref(),
         Flavour::Decoded,
@@ -623,6 +598,7 @@ fn methods(
     for (name, body) in &op.other_bodies {
         out.extend(method(
             op,
+            api,
             name,
             Some(body),
             Flavour::Decoded,
@@ -634,6 +610,7 @@ fn methods(
     if let Some(name) = &op.stream {
         out.extend(method(
             op,
+            api,
             name,
             op.body.as_ref(),
             Flavour::Stream,
@@ -713,8 +690,10 @@ fn essence_is_plain_json(media: &str) -> bool {
         .is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn method(
     op: &Operation,
+    api: &Api,
     method_name: &str,
     body: Option<&Body>,
     flavour: Flavour,
@@ -725,11 +704,8 @@ fn method(
     let name = ident(method_name);
     let http = http_verb(op.method);
     let mut doc = op.doc.clone();
-    doc.push_str(&format!("\n\n`{http} {}`", op.path_template));
-    if op.auth {
-        doc.push_str(", sent with the bearer token");
-    }
-    doc.push('.');
+    doc.push_str(&format!("\n\n`{http} {}`.", op.path_template));
+    doc.push_str(&auth::method_doc(op, api));
     if let Some(b) = body.filter(|_| op.body.is_some()) {
         let all: Vec<(&String, &Body)> = std::iter::once((&op.name, op.body.as_ref().unwrap_or(b)))
             .chain(op.other_bodies.iter().map(|(n, b)| (n, b)))
@@ -816,7 +792,8 @@ fn method(
     let has_cookies = op
         .params
         .iter()
-        .any(|p| p.location == ParamLocation::Cookie);
+        .any(|p| p.location == ParamLocation::Cookie)
+        || auth::sends_cookie(op, api);
     if has_cookies {
         uses.path = true;
     }
@@ -844,17 +821,14 @@ fn method(
         quote!(let mut url = #url; #(#joined)*)
     };
     let add_body = body.map(add_body);
-    let authorize = op.auth.then(|| {
-        uses.auth = true;
-        quote!(request = self.authorize(request);)
-    });
+    let authorize = auth::sends(op).then(|| auth::authorize(op, api, has_cookies));
     let err = error_enum_name(op);
     let mutable = if op
         .params
         .iter()
         .any(|p| p.location != ParamLocation::Path && !is_joined_query(p))
         || body.is_some()
-        || op.auth
+        || auth::sends(op)
     {
         quote!(mut)
     } else {
@@ -912,9 +886,9 @@ fn method(
             let #mutable request = self.http.request(reqwest::Method::#method_const, url);
             #cookie_vec
             #(#add_params)*
+            #authorize
             #cookie_header
             #add_body
-            #authorize
             #finish
         }
     }

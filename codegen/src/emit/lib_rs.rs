@@ -9,6 +9,11 @@ use crate::ir::Api;
 /// The tokens of `lib.rs`.
 pub fn emit(api: &Api) -> TokenStream {
     let doc = docs::inner(&api.doc);
+    let credential_error = (!api.schemes.is_empty()).then(|| {
+        quote! {
+            pub use client::InvalidCredential;
+        }
+    });
     quote! {
         #doc
         #![doc = ""]
@@ -33,5 +38,6 @@ pub fn emit(api: &Api) -> TokenStream {
         pub use error::{Constraint, ConstraintViolation, Error};
         // Two short lines: prettyplease and rustfmt wrap a long one differently.
         pub use error::{DocumentedError, InvalidBearerToken};
+        #credential_error
     }
 }

@@ -8,7 +8,7 @@
 //! the emitted code against (a test compares them with the root `Cargo.toml`).
 
 use crate::emit::File;
-use crate::ir::{Api, BodyKind, ListEncoding, ParamLocation, Ty};
+use crate::ir::{Api, ApiKeyLocation, BodyKind, ListEncoding, ParamLocation, SchemeKind, Ty};
 
 /// One dependency of the generated crate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,9 +44,18 @@ pub fn dependencies(api: &Api) -> Vec<Dependency> {
     };
     // `RequestBuilder::query`: every query parameter but a list joined into the URL by
     // hand (see the client emitter's `add_joined_query`).
+    // and an API key sent in the query.
     let query = params().any(|p| {
         p.location == ParamLocation::Query
             && !matches!((&p.ty, &p.list), (Ty::Vec(_), ListEncoding::Join(_)))
+    }) || api.schemes.iter().any(|s| {
+        matches!(
+            s.kind,
+            SchemeKind::ApiKey {
+                location: ApiKeyLocation::Query,
+                ..
+            }
+        )
     });
     let mut reqwest_features = Vec::new();
     if bodies().any(|b| b.kind == BodyKind::Json) {

@@ -4,6 +4,7 @@
 //! proves the tokens are valid Rust) and pretty-printed; the `@generated` header is put on
 //! top afterwards because the printer drops comments.
 
+mod auth;
 mod checks;
 mod client;
 mod docs;

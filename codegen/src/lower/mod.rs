@@ -7,6 +7,7 @@
 mod formats;
 mod operation;
 mod schema;
+mod security;
 mod status;
 mod union;
 
@@ -50,7 +51,7 @@ pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
         let name = lowerer.components[key].clone();
         lowerer.component(&name, schema, &pointer)?;
     }
-    let operations = lowerer.operations()?;
+    let (operations, schemes) = lowerer.operations()?;
     let mut types = lowerer.types;
     schema::box_cycles(&mut types);
     schema::mark_validating(&mut types);
@@ -58,6 +59,7 @@ pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
         doc: crate_doc(spec),
         types,
         operations,
+        schemes,
     };
     Ok((api, lowerer.warnings))
 }

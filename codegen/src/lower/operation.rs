@@ -5,15 +5,15 @@ use super::status::reason;
 use crate::error::{Located, push_pointer};
 use crate::ir::{
     Body, BodyKind, ListEncoding, Method, Operation, Param, ParamLocation, PathPart, Payload,
-    ResponseDef, StatusMatch, Ty,
+    ResponseDef, SecurityScheme, StatusMatch, Ty,
 };
 use crate::names::{Scope, pascal, snake};
 use spec_model::Level;
 use spec_model::model::{self as spec, Parameter, RequestBody, Response, Text};
 
 impl Lowerer<'_> {
-    /// Every operation of every path, in spec order.
-    pub(super) fn operations(&mut self) -> Result<Vec<Operation>, Located> {
+    /// Every operation of every path, in spec order, and the security schemes they send.
+    pub(super) fn operations(&mut self) -> Result<(Vec<Operation>, Vec<SecurityScheme>), Located> {
         let mut method_names = Scope::default();
         let mut prefixes = Scope::default();
         // operationId → where it was first seen: a duplicate is an error of the spec
@@ -75,7 +75,16 @@ impl Lowerer<'_> {
                 }
             }
         }
-        Ok(out)
+        // Only the schemes an operation of the client sends: an accessor for any other
+        // would set a credential that is never sent.
+        let mut used = Vec::new();
+        for key in out.iter().flat_map(|op| op.security.iter().flatten()) {
+            if !used.contains(key) {
+                used.push(key.clone());
+            }
+        }
+        let schemes = self.schemes(&used, &mut method_names)?;
+        Ok((out, schemes))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -95,8 +104,8 @@ impl Lowerer<'_> {
         };
         let name = method_names.claim(snake(&id));
         let type_prefix = prefixes.claim(pascal(&id));
-        let mut auth = self.needs_auth(op, ptr)?;
-        let bearer_defined = self.bearer_scheme().is_some();
+        let mut security = self.requirements(op, ptr)?;
+        let bearer = self.bearer_scheme();
 
         // Path-level parameters first, replaced by operation-level ones of the same key.
         let mut raw: Vec<(Parameter, String)> = Vec::new();
@@ -126,10 +135,15 @@ impl Lowerer<'_> {
                 Some("cookie") => ParamLocation::Cookie,
                 Some("path") => ParamLocation::Path,
                 Some("header") => {
-                    if wire.eq_ignore_ascii_case("authorization") && bearer_defined {
+                    if let Some(bearer) = bearer
+                        .as_ref()
+                        .filter(|_| wire.eq_ignore_ascii_case("authorization"))
+                    {
                         // The document spells the bearer scheme as a header parameter;
                         // the client's token covers it.
-                        auth = true;
+                        if security.iter().all(Vec::is_empty) {
+                            security = vec![vec![bearer.clone()]];
+                        }
                         continue;
                     }
                     if ["accept", "content-type"]
@@ -285,7 +299,7 @@ impl Lowerer<'_> {
             body,
             other_bodies,
             stream,
-            auth,
+            security,
             responses,
             deprecated: op.deprecated,
         })
@@ -296,74 +310,6 @@ impl Lowerer<'_> {
         self.types
             .iter()
             .any(|t| matches!(t, crate::ir::TypeDef::Struct(s) if s.name == name))
-    }
-
-    /// The name of an HTTP bearer (or OAuth 2 / OpenID Connect) security scheme, if any.
-    fn bearer_scheme(&self) -> Option<&str> {
-        self.spec
-            .components
-            .security_schemes
-            .iter()
-            .find_map(|(name, s)| {
-                let bearer = match s.kind.as_deref() {
-                    Some("http") => s
-                        .scheme
-                        .as_deref()
-                        .is_some_and(|x| x.eq_ignore_ascii_case("bearer")),
-                    Some("oauth2" | "openIdConnect") => true,
-                    _ => false,
-                };
-                bearer.then_some(name.as_str())
-            })
-    }
-
-    /// Whether the operation's security requirements (or the document's) ask for the
-    /// bearer token. Schemes the client cannot satisfy are an error.
-    fn needs_auth(&self, op: &spec::Operation, ptr: &str) -> Result<bool, Problem> {
-        let (requirements, req_ptr) = match &op.security {
-            Some(s) => (s, push_pointer(ptr, "security")),
-            None => match &self.spec.security {
-                Some(s) => (s, "/security".to_owned()),
-                None => return Ok(false),
-            },
-        };
-        let mut auth = false;
-        for (i, requirement) in requirements.iter().enumerate() {
-            for scheme_name in requirement.keys() {
-                let at = push_pointer(&format!("{req_ptr}/{i}"), scheme_name);
-                let Some(scheme) = self.spec.components.security_schemes.get(scheme_name) else {
-                    return Err(Problem::Refuse(Located::new(
-                        at,
-                        format!("unknown security scheme `{scheme_name}`"),
-                    )));
-                };
-                let kind = scheme.kind.as_deref().unwrap_or("");
-                let bearer = match kind {
-                    "http" => scheme
-                        .scheme
-                        .as_deref()
-                        .is_some_and(|x| x.eq_ignore_ascii_case("bearer")),
-                    "oauth2" | "openIdConnect" => true,
-                    _ => false,
-                };
-                if !bearer {
-                    return Err(Problem::skip(
-                        push_pointer("/components/securitySchemes", scheme_name),
-                        format!(
-                            "security scheme `{scheme_name}` (type `{kind}`{}) is not supported; \
-                             only bearer tokens are",
-                            scheme
-                                .scheme
-                                .as_deref()
-                                .map(|s| format!(", scheme `{s}`"))
-                                .unwrap_or_default()
-                        ),
-                    ));
-                }
-                auth = true;
-            }
-        }
-        Ok(auth)
     }
 
     /// A parameter with its `$ref` followed, and the pointer it was found at.

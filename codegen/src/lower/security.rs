@@ -1,0 +1,260 @@
+//! Security requirements to credentials: which schemes each operation sends, and how
+//! each scheme's credential goes on the wire.
+//!
+//! A spec says what a server accepts (`security` lists alternatives, each a set of
+//! schemes that are all required together); the client must turn that into what to send
+//! with the credentials the caller has set. The decisions taken here, so that the
+//! emitter only prints them:
+//! - `bearer`, `oauth2` and `openIdConnect` are all a bearer token (the flows that obtain
+//!   an OAuth or OpenID token happen outside an API client); `basic` is a user and a
+//!   password; `apiKey` names its header, query parameter or cookie.
+//! - `mutualTLS` has nothing to send: the client certificate is the TLS layer's, i.e. the
+//!   `reqwest::Client` the caller hands to `Client::with_client`. It is generated with a
+//!   warning that says so, never refused.
+//! - Any other scheme (HTTP `digest`, an unknown type) cannot be sent: an alternative that
+//!   needs one is left out with a warning; an operation left with no alternative is left
+//!   out of the client with a warning naming the scheme. Refusing the whole document would
+//!   deny the user every other operation for one scheme the client cannot speak.
+
+use super::Lowerer;
+use super::operation::Problem;
+use crate::error::{Located, push_pointer};
+use crate::ir::{ApiKeyLocation, SchemeKind, SecurityScheme};
+use crate::names::{Scope, pascal, snake};
+use spec_model::model::{self as spec, Text};
+
+/// What the client can do with a scheme.
+enum Support {
+    /// It sends a credential.
+    Sent(SchemeKind),
+    /// The transport satisfies it (`mutualTLS`): nothing is sent.
+    Transport,
+    /// It cannot: why.
+    Unsupported(String),
+}
+
+/// Methods of the generated `Client` that a credential accessor must not take.
+const CLIENT_METHODS: &[&str] = &[
+    "new",
+    "with_client",
+    "base_url",
+    "http_client",
+    "set_max_response_bytes",
+    "max_response_bytes",
+    "execute",
+    "authorize",
+    "set_bearer_token",
+    "clear_bearer_token",
+    "has_bearer_token",
+];
+
+impl Lowerer<'_> {
+    /// How the client treats the scheme `key` (which exists).
+    fn support(&self, key: &str, scheme: &spec::SecurityScheme) -> Result<Support, Located> {
+        let at = push_pointer("/components/securitySchemes", key);
+        let Some(kind) = scheme.kind.as_deref() else {
+            return Err(Located::new(at, "missing `type`"));
+        };
+        Ok(match kind {
+            "http" => {
+                let Some(name) = scheme.scheme.as_deref() else {
+                    return Err(Located::new(
+                        at,
+                        "missing `scheme` (an HTTP scheme is required for type `http`)",
+                    ));
+                };
+                match name.to_ascii_lowercase().as_str() {
+                    "bearer" => Support::Sent(SchemeKind::Bearer("HTTP bearer".to_owned())),
+                    "basic" => Support::Sent(SchemeKind::Basic),
+                    other => Support::Unsupported(format!(
+                        "security scheme `{key}` uses HTTP scheme `{other}`; the client sends `bearer` and `basic` only"
+                    )),
+                }
+            }
+            "oauth2" => Support::Sent(SchemeKind::Bearer("OAuth 2".to_owned())),
+            "openIdConnect" => Support::Sent(SchemeKind::Bearer("OpenID Connect".to_owned())),
+            "apiKey" => {
+                let location = match scheme.location.as_deref() {
+                    Some("header") => ApiKeyLocation::Header,
+                    Some("query") => ApiKeyLocation::Query,
+                    Some("cookie") => ApiKeyLocation::Cookie,
+                    Some(other) => {
+                        return Err(Located::new(
+                            push_pointer(&at, "in"),
+                            format!(
+                                "an API key goes in `header`, `query` or `cookie`, not `{other}`"
+                            ),
+                        ));
+                    }
+                    None => return Err(Located::new(at, "missing `in`")),
+                };
+                let name = match scheme.name.as_deref() {
+                    Some(n) if !n.is_empty() => n.to_owned(),
+                    _ => return Err(Located::new(at, "missing `name`")),
+                };
+                if location == ApiKeyLocation::Header && reqwest_header_name_invalid(&name) {
+                    return Err(Located::new(
+                        push_pointer(&at, "name"),
+                        format!("`{name}` is not a valid HTTP header name"),
+                    ));
+                }
+                Support::Sent(SchemeKind::ApiKey { location, name })
+            }
+            "mutualTLS" => Support::Transport,
+            other => Support::Unsupported(format!(
+                "security scheme `{key}` has type `{other}`, which the client cannot send"
+            )),
+        })
+    }
+
+    /// The operation's security requirements (its own, else the document's) as the
+    /// alternatives the client may send, each a list of scheme keys. An alternative the client cannot send is left out with a warning; an
+    /// operation with none left is skipped.
+    pub(super) fn requirements(
+        &mut self,
+        op: &spec::Operation,
+        ptr: &str,
+    ) -> Result<Vec<Vec<String>>, Problem> {
+        let (requirements, req_ptr) = match &op.security {
+            Some(s) => (s, push_pointer(ptr, "security")),
+            None => match &self.spec.security {
+                Some(s) => (s, "/security".to_owned()),
+                None => return Ok(Vec::new()),
+            },
+        };
+        let mut alternatives = Vec::new();
+        let mut left_out: Vec<(String, String)> = Vec::new();
+        for (i, requirement) in requirements.iter().enumerate() {
+            let entry_ptr = format!("{req_ptr}/{i}");
+            let mut schemes = Vec::new();
+            let mut sendable = true;
+            for key in requirement.keys() {
+                let Some(scheme) = self.spec.components.security_schemes.get(key) else {
+                    return Err(Problem::Refuse(Located::new(
+                        push_pointer(&entry_ptr, key),
+                        format!("unknown security scheme `{key}`"),
+                    )));
+                };
+                match self.support(key, scheme)? {
+                    Support::Sent(_) => schemes.push(key.clone()),
+                    Support::Transport => self.warn(
+                        push_pointer("/components/securitySchemes", key),
+                        format!(
+                            "security scheme `{key}` is mutual TLS: the client sends nothing for it; \
+                             the client certificate is the `reqwest::Client`'s to present (build one \
+                             with an identity and pass it to `Client::with_client`)"
+                        ),
+                    ),
+                    Support::Unsupported(why) => {
+                        sendable = false;
+                        left_out.push((push_pointer("/components/securitySchemes", key), why));
+                    }
+                }
+            }
+            if sendable {
+                alternatives.push(schemes);
+            }
+        }
+        if let Some((pointer, why)) = left_out.first().cloned() {
+            if alternatives.is_empty() {
+                return Err(Problem::Skip(Located::new(pointer, why)));
+            }
+            for (pointer, why) in left_out {
+                self.warn(
+                    pointer,
+                    format!(
+                        "{why}; the requirements that need it are left out, and operations \
+                         that accept another are generated with those"
+                    ),
+                );
+            }
+        }
+        Ok(alternatives)
+    }
+
+    /// The first scheme (in `components.securitySchemes` order) that sends a bearer
+    /// token: the one an `Authorization` header parameter stands for.
+    pub(super) fn bearer_scheme(&self) -> Option<String> {
+        self.spec
+            .components
+            .security_schemes
+            .iter()
+            .find(|(key, s)| {
+                matches!(
+                    self.support(key, s),
+                    Ok(Support::Sent(SchemeKind::Bearer(_)))
+                )
+            })
+            .map(|(key, _)| key.clone())
+    }
+
+    /// The schemes some operation sends, in `components.securitySchemes` order, with
+    /// accessor names that no operation method (in `methods`) takes.
+    pub(super) fn schemes(
+        &mut self,
+        used: &[String],
+        methods: &mut Scope,
+    ) -> Result<Vec<SecurityScheme>, Located> {
+        for taken in CLIENT_METHODS {
+            methods.claim((*taken).to_owned());
+        }
+        let mut variants = Scope::default();
+        let mut out = Vec::new();
+        let spec = self.spec;
+        for (key, scheme) in &spec.components.security_schemes {
+            if !used.contains(key) {
+                continue;
+            }
+            let Support::Sent(kind) = self.support(key, scheme)? else {
+                continue;
+            };
+            let base = snake(key);
+            let stem = (1..)
+                .map(|n| {
+                    if n == 1 {
+                        base.clone()
+                    } else {
+                        format!("{base}{n}")
+                    }
+                })
+                .find(|stem| {
+                    ["set", "clear", "has"]
+                        .iter()
+                        .all(|verb| !methods.contains(&format!("{verb}_{stem}")))
+                })
+                .unwrap_or(base);
+            for verb in ["set", "clear", "has"] {
+                methods.claim(format!("{verb}_{stem}"));
+            }
+            let doc = match &scheme.description {
+                Some(Text::String(s)) => s.trim().to_owned(),
+                Some(Text::NotAString(_)) => {
+                    self.warn(
+                        push_pointer(
+                            &push_pointer("/components/securitySchemes", key),
+                            "description",
+                        ),
+                        "not a string; left out of the documentation",
+                    );
+                    String::new()
+                }
+                None => String::new(),
+            };
+            out.push(SecurityScheme {
+                key: key.clone(),
+                stem,
+                variant: variants.claim(pascal(key)),
+                kind,
+                doc,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Whether `name` cannot be an HTTP header name (RFC 9110 `token`).
+fn reqwest_header_name_invalid(name: &str) -> bool {
+    !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
