@@ -351,13 +351,26 @@ pub enum ParamLocation {
     Cookie,
 }
 
-/// How a list value is put on the wire.
+/// How a list value is put on the wire (and, for `label` and `matrix` path parameters,
+/// a single value too).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ListEncoding {
     /// The name is repeated for each item (`names=A&names=B`).
     Repeat,
     /// The items are joined by a separator (`names=A,B`).
     Join(String),
+    /// A path parameter in `label` style (RFC 6570 `{.x}`, `{.x*}` with `explode`):
+    /// `.blue`, `.blue,black` or, exploded, `.blue.black`.
+    Label {
+        /// `explode`.
+        explode: bool,
+    },
+    /// A path parameter in `matrix` style (RFC 6570 `{;x}`, `{;x*}` with `explode`):
+    /// `;color=blue`, `;color=blue,black` or, exploded, `;color=blue;color=black`.
+    Matrix {
+        /// `explode`.
+        explode: bool,
+    },
 }
 
 /// A method argument taken from a parameter.

@@ -22,6 +22,8 @@ struct Uses {
     unexpected: bool,
     path: bool,
     joined_query: bool,
+    label: bool,
+    matrix: bool,
 }
 
 /// The tokens of `client.rs`.
@@ -332,7 +334,7 @@ fn decode(p: &Payload, err: &proc_macro2::Ident, uses: &mut Uses) -> Option<Toke
         }
         Payload::Text => {
             uses.text = true;
-            Some(quote!(decode_text(&bytes)))
+            Some(quote!(decode_text::<#err>(status, bytes)?))
         }
         Payload::Bytes => Some(quote!(bytes)),
     }
@@ -371,6 +373,10 @@ fn match_arms(op: &Operation, failures_only: bool, uses: &mut Uses) -> TokenStre
                 match (&r.payload, carries_status(r)) {
                     // `Ok(decode(..)?)` would be clippy's `needless_question_mark`.
                     (Payload::Json(_), false) => quote!(decode_json(status, &bytes)),
+                    (Payload::Text, false) => {
+                        uses.text = true;
+                        quote!(decode_text(status, bytes))
+                    }
                     (_, with_status) => {
                         let value = value.clone().unwrap_or(quote!(()));
                         if with_status {
@@ -434,7 +440,7 @@ fn add_param(p: &Param) -> TokenStream {
         (ParamLocation::Header, Ty::Vec(_), list) => {
             let sep = match list {
                 ListEncoding::Join(s) => s.clone(),
-                ListEncoding::Repeat => ",".to_owned(),
+                _ => ",".to_owned(),
             };
             quote! {
                 let joined = #value.iter().map(ToString::to_string).collect::<Vec<_>>().join(#sep);
@@ -534,8 +540,20 @@ fn url_expr(op: &Operation, uses: &mut Uses) -> (TokenStream, TokenStream) {
                 // The encoded value shadows the argument: no other name can collide.
                 let local = n.clone();
                 let p = op.params.iter().find(|p| &p.name == name);
+                if let Some(styled) = p.and_then(|p| styled_path_param(p, uses)) {
+                    lets.extend(quote!(let #local = #styled;));
+                    args.push(quote!(#local));
+                    continue;
+                }
                 lets.extend(match p.map(|p| &p.ty) {
                     // `simple` style: items encoded one by one, joined by literal commas.
+                    Some(Ty::Vec(item)) if **item == Ty::String => quote! {
+                        let #local = #n
+                            .iter()
+                            .map(|item| encode_path_segment(item))
+                            .collect::<Vec<_>>()
+                            .join(",");
+                    },
                     Some(Ty::Vec(_)) => quote! {
                         let #local = #n
                             .iter()
@@ -551,6 +569,47 @@ fn url_expr(op: &Operation, uses: &mut Uses) -> (TokenStream, TokenStream) {
         }
     }
     (lets, quote!(format!(#fmt, #(#args),*)))
+}
+
+/// The expression of a `label` or `matrix` path parameter's expansion, or `None` for
+/// `simple` style.
+fn styled_path_param(p: &Param, uses: &mut Uses) -> Option<TokenStream> {
+    let n = ident(&p.name);
+    let items = match &p.ty {
+        Ty::Vec(item) if **item == Ty::String => {
+            quote!(&#n.iter().map(|item| encode_path_segment(item)).collect::<Vec<_>>())
+        }
+        Ty::Vec(_) => {
+            quote!(&#n.iter().map(|item| encode_path_segment(&item.to_string())).collect::<Vec<_>>())
+        }
+        Ty::String => quote!(&[encode_path_segment(#n)]),
+        _ => quote!(&[encode_path_segment(&#n.to_string())]),
+    };
+    match p.list {
+        ListEncoding::Label { explode } => {
+            uses.label = true;
+            Some(quote!(label_style(#items, #explode)))
+        }
+        ListEncoding::Matrix { explode } => {
+            uses.matrix = true;
+            let name = percent_encode(&p.wire);
+            Some(quote!(matrix_style(#name, #items, #explode)))
+        }
+        _ => None,
+    }
+}
+
+/// The generated `encode_path_segment`, at generation time (for names fixed by the spec).
+fn percent_encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for byte in value.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
 }
 
 /// Which of an operation's methods is printed.
@@ -929,9 +988,20 @@ fn helpers(uses: &Uses, any_operation: bool) -> TokenStream {
     }
     if uses.text {
         out.extend(quote! {
-            /// A text body as a string (invalid UTF-8 replaced).
-            fn decode_text(bytes: &[u8]) -> String {
-                String::from_utf8_lossy(bytes).into_owned()
+            /// A text body as a string. Bytes that are not UTF-8 are an `Error::Decode`
+            /// naming the first bad byte, never replaced: a text the client cannot read
+            /// exactly is not passed on as if it were.
+            fn decode_text<E>(status: u16, bytes: Vec<u8>) -> Result<String, crate::Error<E>> {
+                String::from_utf8(bytes).map_err(|error| {
+                    let at = error.utf8_error().valid_up_to();
+                    crate::Error::Decode {
+                        status,
+                        body: String::from_utf8_lossy(error.as_bytes()).into_owned(),
+                        source: serde::de::Error::custom(format_args!(
+                            "the text body is not UTF-8 (first bad byte at offset {at})"
+                        )),
+                    }
+                })
             }
         });
     }
@@ -957,6 +1027,41 @@ fn helpers(uses: &Uses, any_operation: bool) -> TokenStream {
                     }
                 }
                 out
+            }
+        });
+    }
+    if uses.label {
+        out.extend(quote! {
+            /// RFC 6570 label expansion (`{.x}`, `{.x*}` when `explode`) of encoded items:
+            /// `.a,b` or `.a.b`; nothing for an empty list.
+            fn label_style(items: &[String], explode: bool) -> String {
+                if items.is_empty() {
+                    return String::new();
+                }
+                format!(".{}", items.join(if explode { "." } else { "," }))
+            }
+        });
+    }
+    if uses.matrix {
+        out.extend(quote! {
+            /// RFC 6570 path-style expansion (`{;x}`, `{;x*}` when `explode`) of encoded
+            /// items: `;x=a,b` or `;x=a;x=b`, `;x` for an empty value; nothing for an empty
+            /// list.
+            fn matrix_style(name: &str, items: &[String], explode: bool) -> String {
+                let pair = |value: &str| {
+                    if value.is_empty() {
+                        format!(";{name}")
+                    } else {
+                        format!(";{name}={value}")
+                    }
+                };
+                if items.is_empty() {
+                    String::new()
+                } else if explode {
+                    items.iter().map(|item| pair(item)).collect()
+                } else {
+                    pair(&items.join(","))
+                }
             }
         });
     }

@@ -342,29 +342,87 @@ impl Lowerer<'_> {
         Ok((param, at))
     }
 
-    /// The request body arguments, one per supported media type in spec order.
-    fn bodies(&mut self, b: &RequestBody, ptr: &str, prefix: &str) -> Result<Vec<Body>, Problem> {
-        let (body, at) = match &b.reference {
-            Some(r) => {
-                let key = component_key(r, "requestBodies", ptr)?;
+    /// A request body with its `$ref`s followed, and the pointer it was found at. A
+    /// reference may name a component (`#/components/requestBodies/Pet`) or another
+    /// operation's body (`#/paths/~1pets/post/requestBody`), which specs use to share a
+    /// body without a component.
+    fn resolve_request_body(
+        &self,
+        b: &RequestBody,
+        ptr: &str,
+    ) -> Result<(RequestBody, String), Located> {
+        let mut current = (b.clone(), ptr.to_owned());
+        // A chain longer than the document's bodies is a cycle.
+        let limit = self.spec.components.request_bodies.len() + self.spec.paths.len() * 8 + 1;
+        for _ in 0..=limit {
+            let Some(r) = current.0.reference.clone() else {
+                return Ok(current);
+            };
+            let at = &current.1;
+            let nothing = || {
+                Located::new(
+                    push_pointer(at, "$ref"),
+                    format!("$ref `{r}` points at nothing"),
+                )
+            };
+            current = if let Some(rest) = r.strip_prefix("#/paths/") {
+                let tokens: Vec<String> = rest
+                    .split('/')
+                    .map(|t| t.replace("~1", "/").replace("~0", "~"))
+                    .collect();
+                let [path, method, field] = tokens.as_slice() else {
+                    return Err(Located::new(
+                        push_pointer(at, "$ref"),
+                        format!(
+                            "unsupported $ref `{r}`: expected `#/paths/<path>/<method>/requestBody`"
+                        ),
+                    ));
+                };
+                if field != "requestBody" {
+                    return Err(Located::new(
+                        push_pointer(at, "$ref"),
+                        format!("$ref `{r}` does not point at a request body"),
+                    ));
+                }
+                let target = self
+                    .spec
+                    .paths
+                    .get(path)
+                    .and_then(|item| {
+                        item.operations()
+                            .into_iter()
+                            .find(|(m, _)| m == method)
+                            .and_then(|(_, op)| op.request_body.clone())
+                    })
+                    .ok_or_else(nothing)?;
+                let target_ptr = push_pointer(
+                    &push_pointer(&push_pointer("/paths", path), method),
+                    "requestBody",
+                );
+                (target, target_ptr)
+            } else {
+                let key = component_key(&r, "requestBodies", at)?;
                 let target = self
                     .spec
                     .components
                     .request_bodies
                     .get(&key)
-                    .ok_or_else(|| {
-                        Located::new(
-                            push_pointer(ptr, "$ref"),
-                            format!("$ref `{r}` points at nothing"),
-                        )
-                    })?;
+                    .ok_or_else(nothing)?;
                 (
                     target.clone(),
                     push_pointer("/components/requestBodies", &key),
                 )
-            }
-            None => (b.clone(), ptr.to_owned()),
-        };
+            };
+        }
+        Err(Located::new(
+            push_pointer(ptr, "$ref"),
+            "the request body's $refs form a cycle",
+        ))
+    }
+
+    /// The request body arguments, one per supported media type in spec order.
+    fn bodies(&mut self, b: &RequestBody, ptr: &str, prefix: &str) -> Result<Vec<Body>, Problem> {
+        let (body, at) = self.resolve_request_body(b, ptr)?;
         let content_ptr = push_pointer(&at, "content");
         let doc = self
             .text(body.description.as_ref(), &push_pointer(&at, "description"))
@@ -375,7 +433,7 @@ impl Lowerer<'_> {
         for (media, media_type) in &body.content {
             let media_ptr = push_pointer(&content_ptr, media);
             let Some(kind) = body_kind(media) else {
-                refused.push((media_ptr, media.clone()));
+                refused.push((media_ptr, media.clone(), String::new()));
                 continue;
             };
             let schema_ptr = push_pointer(&media_ptr, "schema");
@@ -402,15 +460,16 @@ impl Lowerer<'_> {
         }
         if out.is_empty() {
             let names: Vec<&str> = body.content.keys().map(String::as_str).collect();
+            let why: String = refused.iter().map(|(_, _, why)| why.as_str()).collect();
             return Err(Problem::skip(
                 content_ptr,
-                format!("request body media types {names:?} are not supported"),
+                format!("request body media types {names:?} are not supported{why}"),
             ));
         }
-        for (media_ptr, media) in refused {
+        for (media_ptr, media, why) in refused {
             self.warn(
                 media_ptr,
-                format!("request body media type `{media}` is not supported; the operation is generated without it"),
+                format!("request body media type `{media}` is not supported{why}; the operation is generated without it"),
             );
         }
         Ok(out)
@@ -691,8 +750,12 @@ fn list_encoding(
         (ParamLocation::Query, "spaceDelimited") if !explode => Ok(ListEncoding::Join(" ".into())),
         (ParamLocation::Query, "pipeDelimited") if !explode => Ok(ListEncoding::Join("|".into())),
         (ParamLocation::Query, "spaceDelimited" | "pipeDelimited") => Ok(ListEncoding::Repeat),
+        // `explode` changes nothing for a list in `simple` style (`blue,black`); objects,
+        // where it would, are not supported as parameters.
         (ParamLocation::Path | ParamLocation::Header, "simple")
         | (ParamLocation::Cookie, "form") => Ok(ListEncoding::Join(",".into())),
+        (ParamLocation::Path, "label") => Ok(ListEncoding::Label { explode }),
+        (ParamLocation::Path, "matrix") => Ok(ListEncoding::Matrix { explode }),
         (_, other) => Err(Located::new(
             at(),
             format!("parameter style `{other}` is not supported here"),

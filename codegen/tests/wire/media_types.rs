@@ -160,3 +160,29 @@ fn answers_come_back_as_json_text_exact_bytes_or_a_stream() {
     assert_eq!(seen[2].header("cookie"), Some("session=a%20b%3Bc; ids=1,2"));
     assert_eq!(seen[0].header("cookie"), None);
 }
+
+#[test]
+fn a_text_answer_that_is_not_utf8_is_a_decode_error_not_a_lossy_string() {
+    let (base, server) = serve(vec![
+        (200, "text/plain", b"ok\xff!".to_vec()),
+        (404, "text/plain", b"gone\xc3".to_vec()),
+    ]);
+    let client = gen_media_types::Client::new(base).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        match client.read_log(None, None).await {
+            Err(gen_media_types::Error::Decode { status: 200, source, .. }) => {
+                assert!(source.to_string().contains("offset 2"), "{source}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // A documented error answer's text goes through the same decoder.
+        match client.download_blob("b").await {
+            Err(gen_media_types::Error::Decode { status: 404, source, .. }) => {
+                assert!(source.to_string().contains("offset 4"), "{source}");
+            }
+            other => panic!("{other:?}"),
+        }
+    });
+    server.join().unwrap();
+}
