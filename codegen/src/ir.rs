@@ -405,6 +405,46 @@ pub enum BodyKind {
     Text,
     /// Anything else (`application/octet-stream`, `image/png`, `*/*`): bytes or a stream.
     Binary,
+    /// `multipart/form-data`: a struct of parts ([`Body::form`]).
+    Multipart,
+}
+
+/// The parts of a `multipart/form-data` body: a struct the client emits, one field per
+/// property of the body's schema.
+#[derive(Debug, Clone)]
+pub struct Form {
+    /// Rust name of the struct.
+    pub name: String,
+    /// The parts, in schema order.
+    pub parts: Vec<FormPart>,
+}
+
+/// One property of a multipart body.
+#[derive(Debug, Clone)]
+pub struct FormPart {
+    /// Rust field name.
+    pub name: String,
+    /// The part's name on the wire.
+    pub wire: String,
+    /// Rustdoc.
+    pub doc: String,
+    /// How its value is sent.
+    pub kind: FormPartKind,
+    /// A list: one part per item, all under the same name.
+    pub list: bool,
+    /// Listed in `required` (else an `Option`, and no part when `None`).
+    pub required: bool,
+}
+
+/// How a multipart property is sent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormPartKind {
+    /// A string, number, boolean or string enum: a text part.
+    Text(Ty),
+    /// `format: binary`: a file part (bytes, optional file name and content type).
+    File,
+    /// Anything else (an object): a JSON part (`application/json`).
+    Json(Ty),
 }
 
 /// The request body argument.
@@ -421,6 +461,8 @@ pub struct Body {
     pub media: String,
     /// Rustdoc.
     pub doc: String,
+    /// The parts of a `multipart/form-data` body (`None` for other kinds).
+    pub form: Option<Form>,
 }
 
 /// Which statuses a documented response covers.

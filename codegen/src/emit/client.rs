@@ -7,6 +7,7 @@ use quote::{format_ident, quote};
 use super::auth;
 use super::checks;
 use super::docs;
+use super::multipart;
 use super::types::{argument, ident, is_copy, owned};
 use crate::ir::{
     Api, Body, BodyKind, ListEncoding, Method, Operation, Param, ParamLocation, PathPart, Payload,
@@ -63,6 +64,7 @@ pub fn emit(api: &Api) -> TokenStream {
     let credentials_debug = auth::field_debug(api);
     let credential_methods = auth::client_methods(api);
     let credential_items = auth::items(api);
+    let form_items = multipart::items(api, &models);
     quote! {
         //! The async client: one method per operation of the spec.
 
@@ -163,6 +165,8 @@ pub fn emit(api: &Api) -> TokenStream {
         }
 
         #credential_items
+
+        #form_items
 
         #(#enums)*
 
@@ -688,6 +692,14 @@ fn body_type(b: &Body, models: &TokenStream) -> TokenStream {
         (BodyKind::Text, false) => quote!(Option<String>),
         (BodyKind::Binary, true) => quote!(impl Into<reqwest::Body>),
         (BodyKind::Binary, false) => quote!(Option<reqwest::Body>),
+        (BodyKind::Multipart, required) => {
+            let name = ident(b.form.as_ref().map_or("FilePart", |f| f.name.as_str()));
+            if required {
+                quote!(#name)
+            } else {
+                quote!(Option<#name>)
+            }
+        }
         (BodyKind::Json | BodyKind::Form, required) => {
             let t = match &b.ty {
                 Ty::Vec(inner) => {
@@ -732,6 +744,8 @@ fn add_body(b: &Body) -> TokenStream {
         }
         BodyKind::Text if b.required => quote!(request = request #content_type .body(body.into());),
         BodyKind::Text | BodyKind::Binary => quote!(request = request #content_type .body(body);),
+        // `multipart` sets `Content-Type` with the boundary itself.
+        BodyKind::Multipart => multipart::add_form(b),
     };
     if b.required {
         put

@@ -67,6 +67,9 @@ pub fn dependencies(api: &Api) -> Vec<Dependency> {
     if query {
         reqwest_features.push("query");
     }
+    if bodies().any(|b| b.kind == BodyKind::Multipart) {
+        reqwest_features.push("multipart");
+    }
     // HTTPS: without a TLS backend the client could only reach `http://` servers.
     reqwest_features.push("rustls");
     vec![
@@ -195,6 +198,15 @@ mod tests {
             "{HEAD}  /a:\n    post:\n      operationId: a\n      requestBody: {{content: {{application/json: {{schema: {{type: string}}}}}}}}\n      responses: {{'204': {{description: ok}}}}\n  /b:\n    post:\n      operationId: b\n      requestBody: {{content: {{application/x-www-form-urlencoded: {{schema: {{type: object}}}}}}}}\n      responses: {{'204': {{description: ok}}}}\n"
         );
         assert_eq!(reqwest_features(&bodies), ["json", "form", "rustls"]);
+        let multipart = format!(
+            "{HEAD}  /a:\n    post:\n      operationId: a\n      requestBody: {{content: {{multipart/form-data: {{schema: {{type: object, properties: {{f: {{type: string, format: binary}}}}}}}}}}}}\n      responses: {{'204': {{description: ok}}}}\n"
+        );
+        assert_eq!(reqwest_features(&multipart), ["multipart", "rustls"]);
+        // An API key in the query goes through `RequestBuilder::query`.
+        let query_key = format!(
+            "{HEAD}  /a:\n    get:\n      operationId: a\n      security: [{{k: []}}]\n      responses: {{'204': {{description: ok}}}}\ncomponents:\n  securitySchemes:\n    k: {{type: apiKey, in: query, name: key}}\n"
+        );
+        assert_eq!(reqwest_features(&query_key), ["query", "rustls"]);
     }
 
     /// The versions written into a generated crate are the ones this workspace compiles

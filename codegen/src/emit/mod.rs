@@ -11,6 +11,7 @@ mod docs;
 mod lib_rs;
 pub mod manifest;
 mod models;
+mod multipart;
 mod runtime;
 mod types;
 

@@ -5,6 +5,7 @@
 //! Problems are reported with the JSON pointer of the node at fault.
 
 mod formats;
+mod multipart;
 mod operation;
 mod schema;
 mod security;

@@ -437,7 +437,18 @@ impl Lowerer<'_> {
                 continue;
             };
             let schema_ptr = push_pointer(&media_ptr, "schema");
+            let mut form = None;
             let ty = match (kind, &media_type.schema) {
+                (BodyKind::Multipart, schema) => {
+                    match self.form(schema.as_ref(), &schema_ptr, prefix)? {
+                        Ok(f) => form = Some(f),
+                        Err(why) => {
+                            refused.push((media_ptr, media.clone(), format!(" ({why})")));
+                            continue;
+                        }
+                    }
+                    Ty::Json
+                }
                 (BodyKind::Json | BodyKind::Form, Some(s)) => {
                     self.ty(s, &schema_ptr, &format!("{prefix}Body"))?.0
                 }
@@ -456,6 +467,7 @@ impl Lowerer<'_> {
                 kind,
                 media,
                 doc: doc.clone(),
+                form,
             });
         }
         if out.is_empty() {
@@ -610,13 +622,15 @@ fn is_json(media: &str) -> bool {
 }
 
 /// How a request body of this media type is sent, or `None` when the client cannot
-/// send it (`multipart/form-data`).
+/// send it (multipart types other than `form-data`).
 fn body_kind(media: &str) -> Option<BodyKind> {
     let essence = essence(media);
     if is_json(&essence) {
         Some(BodyKind::Json)
     } else if essence == "application/x-www-form-urlencoded" {
         Some(BodyKind::Form)
+    } else if essence == "multipart/form-data" {
+        Some(BodyKind::Multipart)
     } else if essence.starts_with("multipart/") {
         None
     } else if essence.starts_with("text/") {
@@ -633,6 +647,7 @@ fn kind_suffix(kind: BodyKind) -> &'static str {
         BodyKind::Form => "form",
         BodyKind::Text => "text",
         BodyKind::Binary => "binary",
+        BodyKind::Multipart => "multipart",
     }
 }
 
