@@ -9,7 +9,10 @@
 //!   progenitor, ours, ...) so that load on the shared machine hits both alike.
 //! - Check: both crates are members of one workspace with one target directory; a first
 //!   `cargo check` builds every dependency (and both crates), then each round touches a
-//!   crate's `src/lib.rs` and times `cargo check --offline -p CRATE`, interleaved.
+//!   crate's `src/lib.rs` and times `cargo check --offline -p CRATE`, interleaved. Beside
+//!   the wall time, the processor time of the check (cargo and rustc, user and system,
+//!   from Linux's `/proc/self/stat`) is compared: on a machine shared with other builds
+//!   the wall time mostly measures waiting for a core, the processor time does not.
 //! - `serde_json::Value`: every Rust file of each crate's `src/` is parsed with `syn` and
 //!   every type whose path ends in `serde_json::Value` (leading `::` or not) is counted,
 //!   wherever a type stands (field, argument, alias, generic argument, return type).
@@ -206,13 +209,27 @@ struct Pair {
     theirs: String,
 }
 
+/// The processor time (user and system) of this process's waited-for children so far,
+/// from `/proc/self/stat` (`cutime` and `cstime`, in Linux's fixed 100 ticks a second);
+/// `None` where there is no such file.
+fn children_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces), from field 3 (`state`).
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i)?.parse::<u64>().ok();
+    let (user, system) = (ticks(16 - 3)?, ticks(17 - 3)?);
+    Some(Duration::from_millis((user + system) * 10))
+}
+
+/// What one `cargo check` took: wall time, and processor time when known.
+#[derive(Clone, Copy)]
+struct Took {
+    wall: Duration,
+    cpu: Option<Duration>,
+}
+
 /// `cargo check` of one crate of the workspace; its duration.
-fn check(
-    cargo: &std::ffi::OsStr,
-    ws: &Path,
-    target: &Path,
-    package: &str,
-) -> Result<Duration, String> {
+fn check(cargo: &std::ffi::OsStr, ws: &Path, target: &Path, package: &str) -> Result<Took, String> {
     let lib = ws.join(package).join("src/lib.rs");
     let file = std::fs::File::options()
         .append(true)
@@ -221,6 +238,7 @@ fn check(
     file.set_modified(std::time::SystemTime::now())
         .map_err(|e| format!("cannot touch {}: {e}", lib.display()))?;
     drop(file);
+    let cpu_before = children_cpu();
     let started = Instant::now();
     let output = Command::new(cargo)
         .args(["check", "--offline", "--quiet", "-p", package])
@@ -229,14 +247,17 @@ fn check(
         .env_remove("RUSTFLAGS")
         .output()
         .map_err(|e| format!("cannot start cargo: {e}"))?;
-    let took = started.elapsed();
+    let wall = started.elapsed();
+    let cpu = children_cpu()
+        .zip(cpu_before)
+        .map(|(after, before)| after.saturating_sub(before));
     if !output.status.success() {
         return Err(format!(
             "cargo check -p {package} failed:\n{}",
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    Ok(took)
+    Ok(Took { wall, cpu })
 }
 
 /// A crate name for a document: `PREFIX-` and its stem in lower case and dashes.
@@ -422,14 +443,30 @@ pub fn run(settings: &Settings) -> Result<(), String> {
             println!("{:<36} check   not compared: {first}", pair.label);
             continue;
         }
-        let (ours, theirs) = (median(ours), median(theirs));
+        let wall = |t: &[Took]| median(t.iter().map(|t| t.wall).collect());
+        let (ours_wall, theirs_wall) = (wall(&ours), wall(&theirs));
         println!(
             "{:<36} check   ours {:>7.2} s   progenitor {:>7.2} s   ratio {:.2}",
             pair.label,
-            ours.as_secs_f64(),
-            theirs.as_secs_f64(),
-            ours.as_secs_f64() / theirs.as_secs_f64().max(1e-9)
+            ours_wall.as_secs_f64(),
+            theirs_wall.as_secs_f64(),
+            ours_wall.as_secs_f64() / theirs_wall.as_secs_f64().max(1e-9)
         );
+        let cpu = |t: &[Took]| {
+            t.iter()
+                .map(|t| t.cpu)
+                .collect::<Option<Vec<_>>>()
+                .map(median)
+        };
+        if let (Some(ours_cpu), Some(theirs_cpu)) = (cpu(&ours), cpu(&theirs)) {
+            println!(
+                "{:<36} cpu     ours {:>7.2} s   progenitor {:>7.2} s   ratio {:.2}",
+                "",
+                ours_cpu.as_secs_f64(),
+                theirs_cpu.as_secs_f64(),
+                ours_cpu.as_secs_f64() / theirs_cpu.as_secs_f64().max(1e-9)
+            );
+        }
     }
     Ok(())
 }
@@ -449,6 +486,22 @@ mod tests {
         let mut counter = ValueTypes::default();
         counter.visit_file(&file);
         assert_eq!(counter.0, 4);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_childs_processor_time_is_counted_once_it_is_waited_for() {
+        let before = children_cpu().expect("/proc/self/stat has cutime and cstime");
+        let status = Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let spent = children_cpu().unwrap() - before;
+        assert!(
+            spent >= Duration::from_millis(20) && spent < Duration::from_secs(60),
+            "{spent:?}"
+        );
     }
 
     #[test]
