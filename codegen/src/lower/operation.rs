@@ -157,7 +157,7 @@ impl Lowerer<'_> {
             let schema = p.schema.clone().unwrap_or_default();
             let hint = format!("{type_prefix}{}", pascal(&wire));
             let (ty, _nullable) = self.ty(&schema, &push_pointer(p_ptr, "schema"), &hint)?;
-            if matches!(ty, Ty::Json | Ty::Map(_))
+            if matches!(ty, Ty::Json | Ty::Map(_) | Ty::Option(_) | Ty::Unit)
                 || matches!(&ty, Ty::Named(n) if self.is_struct(n))
             {
                 return Err(Problem::skip(
@@ -169,7 +169,7 @@ impl Lowerer<'_> {
             }
             if let Ty::Vec(item) = &ty {
                 let scalar = match item.as_ref() {
-                    Ty::Vec(_) | Ty::Map(_) | Ty::Json => false,
+                    Ty::Vec(_) | Ty::Map(_) | Ty::Json | Ty::Option(_) | Ty::Unit => false,
                     Ty::Named(n) => !self.is_struct(n),
                     _ => true,
                 };
@@ -639,8 +639,10 @@ enum ResponseClass {
     Bytes,
 }
 
-/// JSON for JSON media types, and for `*/*` with a schema that is not a binary string;
-/// text for `text/*`; bytes for the rest.
+/// JSON for JSON media types, and for `*/*` with a schema that describes a value and is
+/// not a binary string; text for `text/*`; bytes for the rest (`*/*` with `{}` says any
+/// content of any type: the bytes keep it exactly, where JSON decoding would fail on a
+/// body that is not JSON, such as the empty body of a `101`).
 fn response_class(media: &str, mt: &spec::MediaType) -> ResponseClass {
     let essence = essence(media);
     if is_json(&essence) {
@@ -653,7 +655,11 @@ fn response_class(media: &str, mt: &spec::MediaType) -> ResponseClass {
         matches!(&s.kind, Some(spec::SchemaType::One(t)) if t == "string")
             && matches!(s.format.as_deref(), Some("binary" | "byte"))
     });
-    if essence == "*/*" && mt.schema.is_some() && !binary_string {
+    let described = mt
+        .schema
+        .as_ref()
+        .is_some_and(|s| !super::schema::is_any(s));
+    if essence == "*/*" && described && !binary_string {
         return ResponseClass::Json;
     }
     ResponseClass::Bytes

@@ -70,7 +70,7 @@ fn string_values(s: &Schema) -> Option<Vec<serde_json::Value>> {
 
 /// How a branch's properties came out: wire name to (schema, pointer), and `required`.
 type Props<'s> = (
-    indexmap::IndexMap<String, (&'s Schema, String)>,
+    indexmap::IndexMap<String, (std::borrow::Cow<'s, Schema>, String)>,
     std::collections::BTreeSet<String>,
 );
 
