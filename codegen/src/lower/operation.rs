@@ -437,7 +437,13 @@ impl Lowerer<'_> {
                 (BodyKind::Json | BodyKind::Form, Some(s)) => {
                     self.ty(s, &schema_ptr, &format!("{prefix}Body"))?.0
                 }
-                (BodyKind::Json | BodyKind::Form, None) => Ty::Json,
+                (BodyKind::Json | BodyKind::Form, None) => {
+                    self.warn(
+                        &media_ptr,
+                        "a body without `schema` (any JSON value) becomes `serde_json::Value`",
+                    );
+                    Ty::Json
+                }
                 (BodyKind::Text, _) => Ty::String,
                 // The argument's type is fixed by the emitter (`impl Into<reqwest::Body>`).
                 (BodyKind::Binary, _) => Ty::Json,
@@ -521,9 +527,21 @@ impl Lowerer<'_> {
                         let hint = format!("{prefix}{variant}Body");
                         let schema_ptr = push_pointer(&push_pointer(&content_ptr, media), "schema");
                         let (ty, nullable) = self.ty(s, &schema_ptr, &hint)?;
-                        Payload::Json(if nullable { Ty::Json } else { ty })
+                        // A body that may be `null` decodes into an `Option`.
+                        Payload::Json(match ty {
+                            Ty::Json | Ty::Unit => ty,
+                            ty if nullable => Ty::Option(Box::new(ty)),
+                            ty => ty,
+                        })
                     }
-                    None => Payload::Json(Ty::Json),
+                    None => {
+                        self.warn(
+                            push_pointer(&content_ptr, media),
+                            "a JSON answer without `schema` (any JSON value) becomes \
+                             `serde_json::Value`",
+                        );
+                        Payload::Json(Ty::Json)
+                    }
                 },
                 Some((ResponseClass::Text, _, _)) => Payload::Text,
                 Some((ResponseClass::Bytes, _, _)) => Payload::Bytes,
