@@ -16,7 +16,7 @@ use crate::names::{Scope, pascal, snake};
 use spec_model::model::{AdditionalProperties, Schema, SchemaType};
 
 /// What a schema becomes when it gets a name of its own.
-enum Shape {
+pub(super) enum Shape {
     /// A struct (object with properties, or `allOf` of several objects).
     Struct,
     /// An enum of listed strings, integers or mixed values.
@@ -62,7 +62,7 @@ fn is_null_schema(s: &Schema) -> bool {
             .is_some_and(|e| !e.is_empty() && e.iter().all(Value::is_null))
 }
 
-fn shape(s: &Schema) -> Shape {
+pub(super) fn shape(s: &Schema) -> Shape {
     if s.reference.is_some() {
         return Shape::Other;
     }
