@@ -86,6 +86,10 @@ pub enum Ty {
     Vec(Box<Ty>),
     /// `BTreeMap<String, T>` (`additionalProperties`).
     Map(Box<Ty>),
+    /// `Option<T>` where `null` is one of a list's items (`Vec<Option<T>>`).
+    Option(Box<Ty>),
+    /// `()`: a schema that allows only `null`.
+    Unit,
 }
 
 /// How string lengths are counted for `maxLength`/`minLength`.
@@ -191,13 +195,34 @@ pub struct Field {
     pub secret: bool,
     /// Validation keywords.
     pub checks: Checks,
+    /// The map of the properties the schema does not name (`additionalProperties` beside
+    /// `properties`), flattened into the object on the wire. `ty` is the map.
+    pub flatten: bool,
+    /// The value used when the field is absent (a `default` the field's type can hold):
+    /// the field is then a plain value, not an `Option`.
+    pub default: Option<DefaultValue>,
 }
 
 impl Field {
     /// Whether the Rust field is an `Option`.
     pub fn optional(&self) -> bool {
-        !self.required || self.nullable
+        (!self.required || self.nullable) && !self.flatten && self.default.is_none()
     }
+}
+
+/// A `default` as the generated code spells it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DefaultValue {
+    /// `true` / `false`.
+    Bool(bool),
+    /// An integer (for `i32`/`i64` fields).
+    Int(i64),
+    /// A number (for `f32`/`f64` fields).
+    Float(f64),
+    /// A string.
+    Str(String),
+    /// A value of a generated enum, parsed from its wire spelling (`"asc"`, `1`).
+    Enum(serde_json::Value),
 }
 
 /// An `x-combined-max-length` rule.
@@ -211,17 +236,32 @@ pub struct CombinedRule {
     pub unit: LengthUnit,
 }
 
-/// A string enum with a fallback for values the spec does not list.
+/// An enum of listed values with a fallback for values the spec does not list.
 #[derive(Debug, Clone)]
 pub struct EnumDef {
     /// Rust name.
     pub name: String,
     /// Rustdoc.
     pub doc: String,
-    /// `(variant, wire value)` in spec order.
-    pub variants: Vec<(String, String)>,
+    /// `(variant, wire value)` in spec order; each value a string, number or boolean
+    /// (of the enum's [`EnumKind`]).
+    pub variants: Vec<(String, serde_json::Value)>,
     /// Name of the variant that keeps unknown values (`Unknown` unless taken).
     pub fallback: String,
+    /// What the values are, hence what the fallback holds.
+    pub kind: EnumKind,
+}
+
+/// The kind of an enum's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnumKind {
+    /// All strings: the fallback holds a `String`.
+    String,
+    /// All integers: the fallback holds an `i64`.
+    Integer,
+    /// Anything else (strings beside numbers, fractions, booleans): the fallback holds
+    /// the JSON value.
+    Mixed,
 }
 
 /// A `oneOf`/`anyOf` of several shapes, as a Rust enum with a fallback variant that keeps

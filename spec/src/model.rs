@@ -428,6 +428,10 @@ pub struct Schema {
     /// Sent by the client only (`writeOnly: true`).
     #[serde(default)]
     pub write_only: bool,
+    /// An example value (3.0's `example`, deprecated but kept by 3.1).
+    pub example: Option<Value>,
+    /// Example values (3.1's `examples`, a list).
+    pub examples: Option<Value>,
 }
 
 /// A `discriminator` object.

@@ -1,6 +1,6 @@
 //! `models.rs`: one type per schema.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -8,7 +8,9 @@ use quote::quote;
 use super::checks;
 use super::docs;
 use super::types::{ident, is_copy, owned};
-use crate::ir::{AliasDef, Api, EnumDef, Field, StructDef, Ty, TypeDef, UnionDef};
+use crate::ir::{
+    AliasDef, Api, DefaultValue, EnumDef, EnumKind, Field, StructDef, Ty, TypeDef, UnionDef,
+};
 use crate::lower::inner_named;
 
 /// The tokens of `models.rs`.
@@ -25,8 +27,16 @@ pub fn emit(api: &Api) -> TokenStream {
         .types
         .iter()
         .any(|t| matches!(t, TypeDef::Struct(s) if s.fields.iter().any(|f| f.secret)));
+    let enums: BTreeMap<&str, &EnumDef> = api
+        .types
+        .iter()
+        .filter_map(|t| match t {
+            TypeDef::Enum(e) => Some((e.name.as_str(), e)),
+            _ => None,
+        })
+        .collect();
     let items = api.types.iter().map(|t| match t {
-        TypeDef::Struct(s) => structure(s, &validating),
+        TypeDef::Struct(s) => structure(s, &validating, &enums),
         TypeDef::Enum(e) => enumeration(e),
         TypeDef::Alias(a) => alias(a),
         TypeDef::Union(u) => union(u),
@@ -88,10 +98,70 @@ fn field_type(f: &Field) -> TokenStream {
     }
 }
 
-fn structure(s: &StructDef, validating: &BTreeSet<&str>) -> TokenStream {
+/// The name of the associated function that gives a field's default.
+fn default_fn(f: &Field) -> proc_macro2::Ident {
+    ident(&format!("default_{}", f.name.trim_end_matches('_')))
+}
+
+/// The expression of a field's default value.
+fn default_expr(f: &Field, value: &DefaultValue, enums: &BTreeMap<&str, &EnumDef>) -> TokenStream {
+    match value {
+        DefaultValue::Bool(b) => quote!(#b),
+        DefaultValue::Int(n) => match f.ty {
+            Ty::I32 => {
+                let n = i32::try_from(*n).unwrap_or_default();
+                quote!(#n)
+            }
+            _ => quote!(#n),
+        },
+        DefaultValue::Float(x) => match f.ty {
+            Ty::F32 => {
+                #[allow(clippy::cast_possible_truncation)]
+                let x = *x as f32;
+                quote!(#x)
+            }
+            _ => quote!(#x),
+        },
+        DefaultValue::Str(text) => quote!(#text.to_owned()),
+        DefaultValue::Enum(wire) => {
+            let Ty::Named(type_name) = &f.ty else {
+                return quote!(Default::default());
+            };
+            let type_ident = ident(type_name);
+            let e = enums.get(type_name.as_str());
+            let variant = e.and_then(|e| e.variants.iter().find(|(_, w)| w == wire));
+            match (variant, e) {
+                (Some((v, _)), _) => {
+                    let v = ident(v);
+                    quote!(#type_ident::#v)
+                }
+                (None, Some(e)) => {
+                    let fallback = ident(&e.fallback);
+                    let held = fallback_value(e, wire);
+                    quote!(#type_ident::#fallback(#held))
+                }
+                (None, None) => quote!(Default::default()),
+            }
+        }
+    }
+}
+
+fn structure(
+    s: &StructDef,
+    validating: &BTreeSet<&str>,
+    enums: &BTreeMap<&str, &EnumDef>,
+) -> TokenStream {
     let name = ident(&s.name);
     let doc = docs::outer(&s.doc);
-    let all_optional = s.fields.iter().all(Field::optional);
+    let defaults: Vec<(&Field, &DefaultValue)> = s
+        .fields
+        .iter()
+        .filter_map(|f| f.default.as_ref().map(|d| (f, d)))
+        .collect();
+    let all_optional = s
+        .fields
+        .iter()
+        .all(|f| f.optional() || f.flatten || f.default.is_some());
     let secret = s.fields.iter().any(|f| f.secret);
     let mut derives = vec![
         quote!(Clone),
@@ -102,7 +172,7 @@ fn structure(s: &StructDef, validating: &BTreeSet<&str>) -> TokenStream {
     if !secret {
         derives.insert(0, quote!(Debug));
     }
-    if all_optional {
+    if all_optional && defaults.is_empty() {
         derives.push(quote!(Default));
     }
     let fields = s.fields.iter().map(|f| {
@@ -110,11 +180,16 @@ fn structure(s: &StructDef, validating: &BTreeSet<&str>) -> TokenStream {
         let fdoc = docs::outer(&f.doc);
         let ty = field_type(f);
         let mut serde_args = Vec::new();
-        if f.name != f.wire {
+        if f.name != f.wire && !f.flatten {
             let wire = &f.wire;
             serde_args.push(quote!(rename = #wire));
         }
-        if !f.required {
+        if f.flatten {
+            serde_args.push(quote!(flatten));
+        } else if f.default.is_some() {
+            let path = format!("{}::{}", s.name, default_fn(f));
+            serde_args.push(quote!(default = #path));
+        } else if !f.required {
             serde_args.push(quote!(default, skip_serializing_if = "Option::is_none"));
         }
         let serde_attr = (!serde_args.is_empty()).then(|| quote!(#[serde(#(#serde_args),*)]));
@@ -144,6 +219,48 @@ fn structure(s: &StructDef, validating: &BTreeSet<&str>) -> TokenStream {
         }
     });
     let validate = s.validates.then(|| validate(s, validating));
+    let default_fns = (!defaults.is_empty()).then(|| {
+        let fns = defaults.iter().map(|(f, value)| {
+            let fname = default_fn(f);
+            let ty = owned(&f.ty, &TokenStream::new());
+            let expr = default_expr(f, value, enums);
+            let fdoc = docs::outer(&format!(
+                "The spec's default for `{}`, used when it is absent.",
+                f.wire
+            ));
+            quote! {
+                #fdoc
+                pub fn #fname() -> #ty {
+                    #expr
+                }
+            }
+        });
+        quote! {
+            impl #name {
+                #(#fns)*
+            }
+        }
+    });
+    // With defaults, `Default` gives them (and `None`/empty for the rest), as decoding
+    // an empty object would.
+    let default_impl = (all_optional && !defaults.is_empty()).then(|| {
+        let inits = s.fields.iter().map(|f| {
+            let fname = ident(&f.name);
+            if f.default.is_some() {
+                let dfn = default_fn(f);
+                quote!(#fname: Self::#dfn())
+            } else {
+                quote!(#fname: Default::default())
+            }
+        });
+        quote! {
+            impl Default for #name {
+                fn default() -> Self {
+                    Self { #(#inits),* }
+                }
+            }
+        }
+    });
     quote! {
         #doc
         #[derive(#(#derives),*)]
@@ -151,6 +268,8 @@ fn structure(s: &StructDef, validating: &BTreeSet<&str>) -> TokenStream {
             #(#fields)*
         }
 
+        #default_fns
+        #default_impl
         #debug
         #validate
     }
@@ -212,12 +331,55 @@ fn validate(s: &StructDef, validating: &BTreeSet<&str>) -> TokenStream {
     }
 }
 
+/// A scalar JSON value as a `serde_json::Value` expression.
+fn json_expr(value: &serde_json::Value) -> TokenStream {
+    match value {
+        serde_json::Value::String(s) => quote!(serde_json::Value::from(#s)),
+        serde_json::Value::Bool(b) => quote!(serde_json::Value::from(#b)),
+        serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => quote!(serde_json::Value::from(#i)),
+            (None, Some(u), _) => quote!(serde_json::Value::from(#u)),
+            (_, _, Some(f)) => quote!(serde_json::Value::from(#f)),
+            _ => quote!(serde_json::Value::Null),
+        },
+        _ => quote!(serde_json::Value::Null),
+    }
+}
+
+/// What the fallback variant of `e` holds for an unlisted `value` (a default that is
+/// not among the listed values).
+fn fallback_value(e: &EnumDef, value: &serde_json::Value) -> TokenStream {
+    match (e.kind, value) {
+        (EnumKind::String, serde_json::Value::String(s)) => quote!(#s.to_owned()),
+        (EnumKind::Integer, serde_json::Value::Number(n)) => {
+            let n = n.as_i64().unwrap_or_default();
+            quote!(#n)
+        }
+        _ => json_expr(value),
+    }
+}
+
+/// An enum of listed values: strings (the usual case), integers, or a mix. Each keeps a
+/// value the spec does not list in its fallback variant, so a newer server's value
+/// decodes and is sent back as it came.
 fn enumeration(e: &EnumDef) -> TokenStream {
+    match e.kind {
+        EnumKind::String => string_enum(e),
+        EnumKind::Integer => integer_enum(e),
+        EnumKind::Mixed => mixed_enum(e),
+    }
+}
+
+fn string_enum(e: &EnumDef) -> TokenStream {
     let name = ident(&e.name);
     let doc = docs::outer(&e.doc);
     let fallback = ident(&e.fallback);
     let variants: Vec<_> = e.variants.iter().map(|(v, _)| ident(v)).collect();
-    let wires: Vec<&str> = e.variants.iter().map(|(_, w)| w.as_str()).collect();
+    let wires: Vec<&str> = e
+        .variants
+        .iter()
+        .map(|(_, w)| w.as_str().unwrap_or_default())
+        .collect();
     let variant_docs = wires.iter().map(|w| docs::outer(&format!("`{w}`")));
     quote! {
         #doc
@@ -268,6 +430,141 @@ fn enumeration(e: &EnumDef) -> TokenStream {
                     #( #wires => Self::#variants, )*
                     _ => Self::#fallback(value),
                 })
+            }
+        }
+    }
+}
+
+fn integer_enum(e: &EnumDef) -> TokenStream {
+    let name = ident(&e.name);
+    let doc = docs::outer(&e.doc);
+    let fallback = ident(&e.fallback);
+    let variants: Vec<_> = e.variants.iter().map(|(v, _)| ident(v)).collect();
+    let numbers: Vec<i64> = e
+        .variants
+        .iter()
+        .map(|(_, w)| w.as_i64().unwrap_or_default())
+        .collect();
+    let variant_docs = numbers.iter().map(|n| docs::outer(&format!("`{n}`")));
+    quote! {
+        #doc
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum #name {
+            #( #variant_docs #variants, )*
+            /// A value the spec does not list (sent by a newer server), kept as it came.
+            #fallback(i64),
+        }
+
+        impl #name {
+            /// The value as it is sent on the wire.
+            pub fn value(&self) -> i64 {
+                match self {
+                    #( Self::#variants => #numbers, )*
+                    Self::#fallback(value) => *value,
+                }
+            }
+        }
+
+        impl From<i64> for #name {
+            fn from(value: i64) -> Self {
+                match value {
+                    #( #numbers => Self::#variants, )*
+                    other => Self::#fallback(other),
+                }
+            }
+        }
+
+        impl std::fmt::Display for #name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}", self.value())
+            }
+        }
+
+        impl serde::Serialize for #name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_i64(self.value())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for #name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                <i64 as serde::Deserialize>::deserialize(deserializer).map(Self::from)
+            }
+        }
+    }
+}
+
+fn mixed_enum(e: &EnumDef) -> TokenStream {
+    let name = ident(&e.name);
+    let doc = docs::outer(&e.doc);
+    let fallback = ident(&e.fallback);
+    let variants: Vec<_> = e.variants.iter().map(|(v, _)| ident(v)).collect();
+    let variant_docs = e
+        .variants
+        .iter()
+        .map(|(_, w)| docs::outer(&format!("`{w}`")));
+    let values: Vec<TokenStream> = e.variants.iter().map(|(_, w)| json_expr(w)).collect();
+    // Matched by kind and value, without building a `Value` to compare with; a fraction
+    // is compared bit for bit (the same literal parses to the same `f64`).
+    let patterns = e.variants.iter().map(|(_, w)| match w {
+        serde_json::Value::String(s) => quote!(serde_json::Value::String(s) if s == #s),
+        serde_json::Value::Bool(b) => quote!(serde_json::Value::Bool(#b)),
+        serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => quote!(serde_json::Value::Number(n) if n.as_i64() == Some(#i)),
+            (None, Some(u), _) => quote!(serde_json::Value::Number(n) if n.as_u64() == Some(#u)),
+            (_, _, f) => {
+                let bits = f.unwrap_or_default().to_bits();
+                quote!(serde_json::Value::Number(n) if n.as_f64().map(f64::to_bits) == Some(#bits))
+            }
+        },
+        _ => quote!(serde_json::Value::Null),
+    });
+    quote! {
+        #doc
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum #name {
+            #( #variant_docs #variants, )*
+            /// A value the spec does not list (sent by a newer server), kept as it came.
+            #fallback(serde_json::Value),
+        }
+
+        impl #name {
+            /// The value as it is sent on the wire.
+            pub fn to_json(&self) -> serde_json::Value {
+                match self {
+                    #( Self::#variants => #values, )*
+                    Self::#fallback(value) => value.clone(),
+                }
+            }
+        }
+
+        impl From<serde_json::Value> for #name {
+            fn from(value: serde_json::Value) -> Self {
+                match &value {
+                    #( #patterns => Self::#variants, )*
+                    _ => Self::#fallback(value),
+                }
+            }
+        }
+
+        impl std::fmt::Display for #name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                match self.to_json() {
+                    serde_json::Value::String(s) => f.write_str(&s),
+                    other => write!(f, "{other}"),
+                }
+            }
+        }
+
+        impl serde::Serialize for #name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serde::Serialize::serialize(&self.to_json(), serializer)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for #name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                <serde_json::Value as serde::Deserialize>::deserialize(deserializer).map(Self::from)
             }
         }
     }

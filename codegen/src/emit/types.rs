@@ -33,6 +33,11 @@ pub fn owned(ty: &Ty, models: &TokenStream) -> TokenStream {
             let inner = owned(inner, models);
             quote!(std::collections::BTreeMap<String, #inner>)
         }
+        Ty::Option(inner) => {
+            let inner = owned(inner, models);
+            quote!(Option<#inner>)
+        }
+        Ty::Unit => quote!(()),
     }
 }
 

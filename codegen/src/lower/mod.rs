@@ -4,9 +4,11 @@
 //! where a `$ref` leads, how a parameter is encoded, which responses are successes.
 //! Problems are reported with the JSON pointer of the node at fault.
 
+mod examples;
 mod formats;
 mod multipart;
 mod operation;
+mod refs;
 mod schema;
 mod security;
 mod status;
@@ -37,6 +39,7 @@ pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
         components: IndexMap::new(),
         types: Vec::new(),
         warnings: Vec::new(),
+        absorbed: std::collections::BTreeSet::new(),
     };
     // Names the generated modules use themselves: a schema of that name gets a suffix
     // rather than shadowing them.
@@ -47,7 +50,11 @@ pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
         let name = lowerer.type_names.claim(pascal(key));
         lowerer.components.insert(key.clone(), name);
     }
+    lowerer.absorbed = lowerer.absorbed_components()?;
     for (key, schema) in &spec.components.schemas {
+        if lowerer.absorbed.contains(key) {
+            continue;
+        }
         let pointer = push_pointer("/components/schemas", key);
         let name = lowerer.components[key].clone();
         lowerer.component(&name, schema, &pointer)?;
@@ -124,6 +131,9 @@ struct Lowerer<'a> {
     types: Vec<TypeDef>,
     /// Tolerated problems, each at its node: reported, never silently dropped.
     warnings: Vec<Located>,
+    /// Components emitted only as a tagged union's variant (without the tag), under
+    /// their own name, because nothing else references them.
+    absorbed: std::collections::BTreeSet<String>,
 }
 
 impl Lowerer<'_> {

@@ -171,7 +171,7 @@ impl Lowerer<'_> {
             let schema = p.schema.clone().unwrap_or_default();
             let hint = format!("{type_prefix}{}", pascal(&wire));
             let (ty, _nullable) = self.ty(&schema, &push_pointer(p_ptr, "schema"), &hint)?;
-            if matches!(ty, Ty::Json | Ty::Map(_))
+            if matches!(ty, Ty::Json | Ty::Map(_) | Ty::Option(_) | Ty::Unit)
                 || matches!(&ty, Ty::Named(n) if self.is_struct(n))
             {
                 return Err(Problem::skip(
@@ -183,7 +183,7 @@ impl Lowerer<'_> {
             }
             if let Ty::Vec(item) = &ty {
                 let scalar = match item.as_ref() {
-                    Ty::Vec(_) | Ty::Map(_) | Ty::Json => false,
+                    Ty::Vec(_) | Ty::Map(_) | Ty::Json | Ty::Option(_) | Ty::Unit => false,
                     Ty::Named(n) => !self.is_struct(n),
                     _ => true,
                 };
@@ -452,7 +452,13 @@ impl Lowerer<'_> {
                 (BodyKind::Json | BodyKind::Form, Some(s)) => {
                     self.ty(s, &schema_ptr, &format!("{prefix}Body"))?.0
                 }
-                (BodyKind::Json | BodyKind::Form, None) => Ty::Json,
+                (BodyKind::Json | BodyKind::Form, None) => {
+                    self.warn(
+                        &media_ptr,
+                        "a body without `schema` (any JSON value) becomes `serde_json::Value`",
+                    );
+                    Ty::Json
+                }
                 (BodyKind::Text, _) => Ty::String,
                 // The argument's type is fixed by the emitter (`impl Into<reqwest::Body>`).
                 (BodyKind::Binary, _) => Ty::Json,
@@ -538,9 +544,21 @@ impl Lowerer<'_> {
                         let hint = format!("{prefix}{variant}Body");
                         let schema_ptr = push_pointer(&push_pointer(&content_ptr, media), "schema");
                         let (ty, nullable) = self.ty(s, &schema_ptr, &hint)?;
-                        Payload::Json(if nullable { Ty::Json } else { ty })
+                        // A body that may be `null` decodes into an `Option`.
+                        Payload::Json(match ty {
+                            Ty::Json | Ty::Unit => ty,
+                            ty if nullable => Ty::Option(Box::new(ty)),
+                            ty => ty,
+                        })
                     }
-                    None => Payload::Json(Ty::Json),
+                    None => {
+                        self.warn(
+                            push_pointer(&content_ptr, media),
+                            "a JSON answer without `schema` (any JSON value) becomes \
+                             `serde_json::Value`",
+                        );
+                        Payload::Json(Ty::Json)
+                    }
                 },
                 Some((ResponseClass::Text, _, _)) => Payload::Text,
                 Some((ResponseClass::Bytes, _, _)) => Payload::Bytes,
@@ -659,8 +677,10 @@ enum ResponseClass {
     Bytes,
 }
 
-/// JSON for JSON media types, and for `*/*` with a schema that is not a binary string;
-/// text for `text/*`; bytes for the rest.
+/// JSON for JSON media types, and for `*/*` with a schema that describes a value and is
+/// not a binary string; text for `text/*`; bytes for the rest (`*/*` with `{}` says any
+/// content of any type: the bytes keep it exactly, where JSON decoding would fail on a
+/// body that is not JSON, such as the empty body of a `101`).
 fn response_class(media: &str, mt: &spec::MediaType) -> ResponseClass {
     let essence = essence(media);
     if is_json(&essence) {
@@ -673,7 +693,11 @@ fn response_class(media: &str, mt: &spec::MediaType) -> ResponseClass {
         matches!(&s.kind, Some(spec::SchemaType::One(t)) if t == "string")
             && matches!(s.format.as_deref(), Some("binary" | "byte"))
     });
-    if essence == "*/*" && mt.schema.is_some() && !binary_string {
+    let described = mt
+        .schema
+        .as_ref()
+        .is_some_and(|s| !super::schema::is_any(s));
+    if essence == "*/*" && described && !binary_string {
         return ResponseClass::Json;
     }
     ResponseClass::Bytes

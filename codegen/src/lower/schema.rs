@@ -1,6 +1,7 @@
 //! Schemas to Rust types: structs, enums with a fallback, aliases, and the types of
 //! fields, parameters and bodies.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 use indexmap::IndexMap;
@@ -8,15 +9,17 @@ use serde_json::Value;
 
 use super::{Lowerer, formats, parse_unit};
 use crate::error::{Located, push_pointer};
-use crate::ir::{AliasDef, Checks, CombinedRule, EnumDef, Field, StructDef, Ty, TypeDef};
+use crate::ir::{
+    AliasDef, Checks, CombinedRule, DefaultValue, EnumDef, EnumKind, Field, StructDef, Ty, TypeDef,
+};
 use crate::names::{Scope, pascal, snake};
 use spec_model::model::{AdditionalProperties, Schema, SchemaType};
 
 /// What a schema becomes when it gets a name of its own.
-enum Shape {
+pub(super) enum Shape {
     /// A struct (object with properties, or `allOf` of several objects).
     Struct,
-    /// A string enum.
+    /// An enum of listed strings, integers or mixed values.
     Enum,
     /// A `oneOf`/`anyOf` of several non-null branches.
     Union,
@@ -37,7 +40,7 @@ pub(super) fn type_names(s: &Schema) -> (Vec<&str>, bool) {
 }
 
 /// Whether a schema says nothing about its value (`{}`, or a description alone): any JSON.
-fn is_any(s: &Schema) -> bool {
+pub(super) fn is_any(s: &Schema) -> bool {
     s.reference.is_none()
         && s.kind.is_none()
         && s.properties.is_empty()
@@ -59,7 +62,7 @@ fn is_null_schema(s: &Schema) -> bool {
             .is_some_and(|e| !e.is_empty() && e.iter().all(Value::is_null))
 }
 
-fn shape(s: &Schema) -> Shape {
+pub(super) fn shape(s: &Schema) -> Shape {
     if s.reference.is_some() {
         return Shape::Other;
     }
@@ -74,11 +77,7 @@ fn shape(s: &Schema) -> Shape {
     if union_branches(s).1.len() > 1 {
         return Shape::Union;
     }
-    let stringish = names.is_empty() || names == ["string"];
-    let string_enum = s.enumeration.as_ref().is_some_and(|values| {
-        values.iter().any(Value::is_string) && values.iter().all(|v| v.is_string() || v.is_null())
-    });
-    if stringish && string_enum {
+    if enum_kind(s).is_some() {
         return Shape::Enum;
     }
     Shape::Other
@@ -118,6 +117,7 @@ pub(super) fn doc_of(s: &Schema, fallback: impl FnOnce() -> String) -> String {
 impl<'a> Lowerer<'a> {
     /// Defines the type of a component schema under its already claimed name.
     pub(super) fn component(&mut self, name: &str, s: &Schema, ptr: &str) -> Result<(), Located> {
+        self.inspect(s, ptr);
         match shape(s) {
             Shape::Struct => {
                 let def = self.struct_def(name, s, ptr)?;
@@ -228,6 +228,7 @@ impl<'a> Lowerer<'a> {
     /// The Rust type of a schema used in place (field, item, parameter, body), and whether
     /// it admits `null`. Inline objects and enums become types named after `hint`.
     pub(super) fn ty(&mut self, s: &Schema, ptr: &str, hint: &str) -> Result<(Ty, bool), Located> {
+        self.inspect(s, ptr);
         let mut nullable = s.nullable;
         if let Some(r) = &s.reference {
             let key = self.ref_key(r, ptr)?.replace("~1", "/").replace("~0", "~");
@@ -288,6 +289,11 @@ impl<'a> Lowerer<'a> {
             }
             Shape::Union | Shape::Other => {}
         }
+        if is_null_schema(s) {
+            // Only `null` (`type: "null"`, `enum: [null]`): `()`, which serde reads from
+            // and writes as `null`; the type itself is the null, so not an `Option`.
+            return Ok((Ty::Unit, false));
+        }
         let (names, had_null) = type_names(s);
         nullable |= had_null;
         let kind = match names.as_slice() {
@@ -296,11 +302,7 @@ impl<'a> Lowerer<'a> {
             [] => {
                 self.warn(
                     ptr,
-                    if had_null {
-                        "a schema that allows only `null` becomes `serde_json::Value`"
-                    } else {
-                        "a schema with no `type` (any JSON value) becomes `serde_json::Value`"
-                    },
+                    "a schema with no `type` (any JSON value) becomes `serde_json::Value`",
                 );
                 return Ok((Ty::Json, nullable));
             }
@@ -316,6 +318,8 @@ impl<'a> Lowerer<'a> {
                         nullable: false,
                         description: None,
                         title: None,
+                        example: None,
+                        examples: None,
                         ..s.clone()
                     })
                     .collect();
@@ -351,14 +355,9 @@ impl<'a> Lowerer<'a> {
                 Some(items) => {
                     let items_ptr = push_pointer(ptr, "items");
                     let (item, item_null) = self.ty(items, &items_ptr, &format!("{hint}Item"))?;
-                    if item_null && item != Ty::Json {
-                        // `Vec<Option<T>>` would be exact, but no spec we know needs it;
-                        // `Value` items keep every element instead of failing on `null`.
-                        self.warn(
-                            items_ptr,
-                            "list items that may be `null` become `serde_json::Value`",
-                        );
-                        Ty::Vec(Box::new(Ty::Json))
+                    if item_null && !matches!(item, Ty::Json | Ty::Unit) {
+                        // Items that may be `null`: `Vec<Option<T>>` keeps both.
+                        Ty::Vec(Box::new(Ty::Option(Box::new(item))))
                     } else {
                         Ty::Vec(Box::new(item))
                     }
@@ -376,13 +375,12 @@ impl<'a> Lowerer<'a> {
                     let values_ptr = push_pointer(ptr, "additionalProperties");
                     let (value, value_null) =
                         self.ty(values, &values_ptr, &format!("{hint}Value"))?;
-                    if value_null && value != Ty::Json {
-                        self.warn(
-                            values_ptr,
-                            "map values that may be `null` become `serde_json::Value`",
-                        );
+                    if value_null && !matches!(value, Ty::Json | Ty::Unit) {
+                        // Values that may be `null`: `BTreeMap<String, Option<T>>`.
+                        Ty::Map(Box::new(Ty::Option(Box::new(value))))
+                    } else {
+                        Ty::Map(Box::new(value))
                     }
-                    Ty::Map(Box::new(if value_null { Ty::Json } else { value }))
                 }
                 // A free-form object: a map of any JSON values, which at least promises
                 // an object.
@@ -405,12 +403,18 @@ impl<'a> Lowerer<'a> {
         Ok((ty, nullable))
     }
 
-    /// Collects the properties of an object schema, following `allOf` parts.
+    /// Collects the properties of an object schema, following `allOf` parts (and a
+    /// `$ref` to another object), in order: a base's properties first, then each later
+    /// part's. `required` is the union of every part's. A property a later part lists
+    /// again is overridden: its schema wins, as JSON Schema's `allOf` requires both to
+    /// hold and the later one is the narrower in every spec seen; a later schema that
+    /// states no type of its own (`{description: ..., default: ...}`) refines the base's
+    /// instead of erasing it.
     pub(super) fn collect_properties<'s>(
         &self,
         s: &'s Schema,
         ptr: &str,
-        props: &mut IndexMap<String, (&'s Schema, String)>,
+        props: &mut IndexMap<String, (Cow<'s, Schema>, String)>,
         required: &mut BTreeSet<String>,
         depth: usize,
     ) -> Result<(), Located>
@@ -433,7 +437,13 @@ impl<'a> Lowerer<'a> {
         }
         for (wire, prop) in &s.properties {
             let prop_ptr = push_pointer(&push_pointer(ptr, "properties"), wire);
-            props.insert(wire.clone(), (prop, prop_ptr));
+            // A later part that names a property again refines it (see `refine`); the
+            // property keeps the place where it was first listed.
+            let merged = match props.get(wire) {
+                Some((base, _)) if is_any(prop) => Cow::Owned(refine(base, prop)),
+                _ => Cow::Borrowed(prop),
+            };
+            props.insert(wire.clone(), (merged, prop_ptr));
         }
         required.extend(s.required.iter().cloned());
         Ok(())
@@ -473,6 +483,7 @@ impl<'a> Lowerer<'a> {
         let mut field_names = Scope::default();
         let mut fields = Vec::with_capacity(props.len());
         for (wire, (prop, prop_ptr)) in &props {
+            let prop: &Schema = prop;
             let hint = format!("{name}{}", pascal(wire));
             let (ty, nullable) = self.ty(prop, prop_ptr, &hint)?;
             let target_doc = match &prop.reference {
@@ -502,16 +513,57 @@ impl<'a> Lowerer<'a> {
                 Some("binary") => doc.push_str("\n\nBinary data, as the JSON string holds it."),
                 _ => {}
             }
+            let required = required.contains(wire) && !one_way;
+            let default = match &prop.default {
+                Some(value) => {
+                    let default = self.default_value(prop, prop_ptr, &ty, value)?;
+                    // A required field is always sent, a nullable or one-way one stays an
+                    // `Option` (absent and `null`, or never sent one way, must stay
+                    // apart): the default is documented, not applied.
+                    let applied = default.filter(|_| !required && !nullable && !one_way);
+                    let json = serde_json::to_string(value).unwrap_or_default();
+                    if applied.is_some() {
+                        doc.push_str(&format!(
+                            "\n\nDefaults to `{json}` when absent (the spec's `default`)."
+                        ));
+                    } else if !required {
+                        doc.push_str(&format!(
+                            "\n\nThe spec's default is `{json}`: `None` leaves it to the other side."
+                        ));
+                    }
+                    applied
+                }
+                None => None,
+            };
             fields.push(Field {
                 name: field_names.claim(snake(wire)),
                 wire: wire.clone(),
                 doc,
                 checks: self.checks(prop, &ty),
                 ty,
-                required: required.contains(wire) && !one_way,
+                required,
                 nullable,
                 boxed: false,
                 secret: prop.secret,
+                flatten: false,
+                default,
+            });
+        }
+        if let Some(values) = self.extras(s, ptr, name)? {
+            fields.push(Field {
+                name: field_names.claim("extra".to_owned()),
+                wire: String::new(),
+                doc: "The properties the spec does not name (`additionalProperties`), by \
+                      wire name: flattened into the object on the wire."
+                    .to_owned(),
+                ty: Ty::Map(Box::new(values)),
+                required: true,
+                nullable: false,
+                boxed: false,
+                secret: false,
+                checks: Checks::default(),
+                flatten: true,
+                default: None,
             });
         }
         let mut combined = Vec::new();
@@ -566,6 +618,71 @@ impl<'a> Lowerer<'a> {
         })
     }
 
+    /// The value type of the extra properties of an object with `properties`: `Some` when
+    /// `additionalProperties` is `true` or a schema (a free-form `true`/`{}` gives
+    /// `serde_json::Value` values without a warning, like a free-form object: the spec
+    /// says any JSON, and the named properties stay typed); `None` when it is absent or
+    /// `false` (unknown properties are then ignored on decoding, as everywhere).
+    fn extras(&mut self, s: &Schema, ptr: &str, name: &str) -> Result<Option<Ty>, Located> {
+        if s.properties.is_empty() && s.all_of.is_empty() {
+            return Ok(None);
+        }
+        match &s.additional_properties {
+            None | Some(AdditionalProperties::Flag(false)) => Ok(None),
+            Some(AdditionalProperties::Flag(true)) => Ok(Some(Ty::Json)),
+            Some(AdditionalProperties::Schema(values)) if is_any(values) => Ok(Some(Ty::Json)),
+            Some(AdditionalProperties::Schema(values)) => {
+                let values_ptr = push_pointer(ptr, "additionalProperties");
+                let (value, value_null) = self.ty(values, &values_ptr, &format!("{name}Extra"))?;
+                if value_null && !matches!(value, Ty::Json | Ty::Unit) {
+                    return Ok(Some(Ty::Option(Box::new(value))));
+                }
+                Ok(Some(value))
+            }
+        }
+    }
+
+    /// The `default` of a property as the field's type holds it, or `None` when the
+    /// type cannot (a list, an object, a union: documented only). A default of the wrong
+    /// JSON type is a warning and is not applied.
+    fn default_value(
+        &mut self,
+        prop: &Schema,
+        ptr: &str,
+        ty: &Ty,
+        value: &Value,
+    ) -> Result<Option<DefaultValue>, Located> {
+        let default = match (ty, value) {
+            (Ty::Bool, Value::Bool(b)) => Some(DefaultValue::Bool(*b)),
+            (Ty::I32, Value::Number(n)) => n
+                .as_i64()
+                .filter(|n| i32::try_from(*n).is_ok())
+                .map(DefaultValue::Int),
+            (Ty::I64, Value::Number(n)) => n.as_i64().map(DefaultValue::Int),
+            (Ty::F32 | Ty::F64, Value::Number(n)) => n.as_f64().map(DefaultValue::Float),
+            (Ty::String, Value::String(s)) => Some(DefaultValue::Str(s.clone())),
+            (Ty::Named(_), Value::String(_) | Value::Number(_) | Value::Bool(_)) => {
+                let target = match &prop.reference {
+                    Some(r) => self.resolve(r, ptr)?.0,
+                    None => prop,
+                };
+                matches!(shape(target), Shape::Enum)
+                    .then(|| enum_accepts(target, value))
+                    .filter(|ok| *ok)
+                    .map(|_| DefaultValue::Enum(value.clone()))
+            }
+            (Ty::Bool | Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 | Ty::String, _) => {
+                self.warn(
+                    push_pointer(ptr, "default"),
+                    "a `default` that does not fit the property's type is not applied",
+                );
+                return Ok(None);
+            }
+            _ => None,
+        };
+        Ok(default)
+    }
+
     /// The validation keywords that apply to a value of type `ty`.
     pub(super) fn checks(&self, s: &Schema, ty: &Ty) -> Checks {
         let mut checks = Checks::default();
@@ -589,26 +706,118 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// A string enum with a fallback variant.
+/// A property's schema `base` with the annotations and constraints of a later `allOf`
+/// part that restates the property without a type (`over`): `over`'s keywords win where
+/// it has them, `base` gives the type.
+fn refine(base: &Schema, over: &Schema) -> Schema {
+    let base = base.clone();
+    Schema {
+        title: over.title.clone().or(base.title),
+        description: over.description.clone().or(base.description),
+        format: over.format.clone().or(base.format),
+        nullable: over.nullable || base.nullable,
+        max_length: over.max_length.or(base.max_length),
+        min_length: over.min_length.or(base.min_length),
+        minimum: over.minimum.or(base.minimum),
+        maximum: over.maximum.or(base.maximum),
+        min_items: over.min_items.or(base.min_items),
+        max_items: over.max_items.or(base.max_items),
+        deprecated: over.deprecated || base.deprecated,
+        secret: over.secret || base.secret,
+        default: over.default.clone().or(base.default),
+        read_only: over.read_only || base.read_only,
+        write_only: over.write_only || base.write_only,
+        ..base
+    }
+}
+
+/// Whether a value has the JSON kind of an enum's values (a newer value is kept by the
+/// fallback variant, so any value of that kind is one the type holds).
+fn enum_accepts(s: &Schema, value: &Value) -> bool {
+    s.enumeration
+        .as_deref()
+        .unwrap_or_default()
+        .iter()
+        .any(|v| std::mem::discriminant(v) == std::mem::discriminant(value))
+}
+
+/// The kind of enum a schema's `enum` makes, if it makes one: every non-`null` value a
+/// string, number or boolean, at least one value not a boolean (`enum: [true, false]`
+/// stays a `bool`), and each value of a type the schema's `type` lists (when it has one).
+pub(super) fn enum_kind(s: &Schema) -> Option<EnumKind> {
+    let values: Vec<&Value> = s
+        .enumeration
+        .as_deref()?
+        .iter()
+        .filter(|v| !v.is_null())
+        .collect();
+    if values.is_empty()
+        || values.iter().all(|v| v.is_boolean())
+        || values.iter().any(|v| v.is_array() || v.is_object())
+    {
+        return None;
+    }
+    let (names, _) = type_names(s);
+    let fits = |v: &Value| match v {
+        Value::String(_) => names.contains(&"string"),
+        Value::Bool(_) => names.contains(&"boolean"),
+        Value::Number(n) => {
+            names.contains(&"number") || (names.contains(&"integer") && (n.is_i64() || n.is_u64()))
+        }
+        _ => false,
+    };
+    if !names.is_empty() && !values.iter().all(|v| fits(v)) {
+        return None;
+    }
+    Some(if values.iter().all(|v| v.is_string()) {
+        EnumKind::String
+    } else if values.iter().all(|v| v.is_i64()) {
+        EnumKind::Integer
+    } else {
+        EnumKind::Mixed
+    })
+}
+
+/// The Rust variant name of an enum value.
+fn variant_of(value: &Value) -> String {
+    match value {
+        Value::String(s) => pascal(s),
+        Value::Bool(true) => "True".to_owned(),
+        Value::Bool(false) => "False".to_owned(),
+        Value::Number(n) => {
+            let text = n.to_string();
+            let (sign, digits) = match text.strip_prefix('-') {
+                Some(rest) => ("Minus", rest),
+                None => ("V", text.as_str()),
+            };
+            let digits: String = digits
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { 'p' })
+                .collect();
+            format!("{sign}{digits}")
+        }
+        _ => "Value".to_owned(),
+    }
+}
+
+/// An enum of listed values (strings, integers, or mixed) with a fallback variant.
 pub(super) fn enum_def(name: &str, s: &Schema, ptr: &str) -> Result<EnumDef, Located> {
+    let Some(kind) = enum_kind(s) else {
+        return Err(Located::new(
+            push_pointer(ptr, "enum"),
+            "an enum whose values are not strings, numbers or booleans of its `type`",
+        ));
+    };
     let values = s.enumeration.as_deref().unwrap_or_default();
     let mut scope = Scope::default();
     let mut variants = Vec::new();
-    let mut seen = BTreeSet::new();
-    for (i, value) in values.iter().enumerate() {
-        let Some(wire) = value.as_str() else {
-            if value.is_null() {
-                continue;
-            }
-            return Err(Located::new(
-                format!("{ptr}/enum/{i}"),
-                "a string enum with a non-string value",
-            ));
-        };
-        if !seen.insert(wire) {
+    let mut seen: Vec<&Value> = Vec::new();
+    for value in values {
+        if value.is_null() || seen.contains(&value) {
             continue;
         }
-        variants.push((scope.claim(pascal(wire)), wire.to_owned()));
+        seen.push(value);
+        variants.push((scope.claim(variant_of(value)), value.clone()));
     }
     let fallback = ["Unknown", "UnknownValue", "Unrecognized"]
         .into_iter()
@@ -620,6 +829,7 @@ pub(super) fn enum_def(name: &str, s: &Schema, ptr: &str) -> Result<EnumDef, Loc
         doc: doc_of(s, || format!("The `{name}` values.")),
         variants,
         fallback,
+        kind,
     })
 }
 

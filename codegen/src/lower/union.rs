@@ -32,7 +32,7 @@
 use spec_model::model::Schema;
 
 use super::Lowerer;
-use super::schema::{doc_of, enum_def, type_names, union_branches};
+use super::schema::{Shape, doc_of, enum_def, shape, type_names, union_branches};
 use crate::error::{Located, push_pointer};
 use crate::ir::{Ty, TypeDef, UnionDef, Variant};
 use crate::names::{Scope, pascal};
@@ -70,7 +70,7 @@ fn string_values(s: &Schema) -> Option<Vec<serde_json::Value>> {
 
 /// How a branch's properties came out: wire name to (schema, pointer), and `required`.
 type Props<'s> = (
-    indexmap::IndexMap<String, (&'s Schema, String)>,
+    indexmap::IndexMap<String, (std::borrow::Cow<'s, Schema>, String)>,
     std::collections::BTreeSet<String>,
 );
 
@@ -116,6 +116,63 @@ impl<'a> Lowerer<'a> {
             None => self.untagged(name, doc, key, &branches, ptr)?,
         };
         Ok(TypeDef::Union(def))
+    }
+
+    /// The component schemas that a tagged union of `components.schemas` would copy
+    /// into a variant without the tag and that nothing else references: each is then
+    /// emitted once, as that variant's data under its own name, instead of as a struct
+    /// no operation uses beside its tag-less copy. Warnings met on the way are left to
+    /// the lowering proper, which meets them again in order.
+    pub(super) fn absorbed_components(
+        &mut self,
+    ) -> Result<std::collections::BTreeSet<String>, Located> {
+        let counts = super::refs::schema_ref_counts(self.spec);
+        let saved = self.warnings.len();
+        let mut absorbed = std::collections::BTreeSet::new();
+        let spec: &'a spec_model::model::OpenApi = self.spec;
+        for (union_key, s) in &spec.components.schemas {
+            let ptr = push_pointer("/components/schemas", union_key);
+            let (key, branches) = union_branches(s);
+            if !matches!(shape(s), Shape::Union)
+                || branches.iter().all(|(_, b)| string_values(b).is_some())
+            {
+                continue;
+            }
+            let mut props = Vec::with_capacity(branches.len());
+            for (i, b) in &branches {
+                let mut p = Props::default();
+                self.collect_properties(b, &format!("{ptr}/{key}/{i}"), &mut p.0, &mut p.1, 0)?;
+                props.push(p);
+            }
+            let Some((tag, _)) = self.tag(s, key, &branches, &props, &ptr) else {
+                continue;
+            };
+            for ((_, b), (p, _)) in branches.iter().zip(&props) {
+                let Some(target) = b
+                    .reference
+                    .as_deref()
+                    .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                    .map(|k| k.replace("~1", "/").replace("~0", "~"))
+                else {
+                    continue;
+                };
+                let copied = p.contains_key(&tag) && !p.keys().all(|k| *k == tag);
+                let struct_shaped = spec
+                    .components
+                    .schemas
+                    .get(&target)
+                    .is_some_and(|t| t.one_of.is_empty() && t.any_of.is_empty());
+                if copied
+                    && struct_shaped
+                    && counts.get(&target) == Some(&1)
+                    && target != *union_key
+                {
+                    absorbed.insert(target);
+                }
+            }
+        }
+        self.warnings.truncate(saved);
+        Ok(absorbed)
     }
 
     /// The tag property and each branch's value of it, if the branches have one.
@@ -229,6 +286,24 @@ impl<'a> Lowerer<'a> {
                 let key = r.rsplit('/').next().unwrap_or_default();
                 let key = key.replace("~1", "/").replace("~0", "~");
                 Some(Ty::Named(self.components[&key].clone()))
+            } else if let Some(target) = self.absorbed_target(b) {
+                // The component only this branch uses: emitted here, once, under its own
+                // name and without the tag.
+                let (schema, target_ptr) =
+                    self.resolve(b.reference.as_deref().unwrap_or_default(), &b_ptr)?;
+                self.inspect(schema, &target_ptr);
+                let struct_name = self.components[&target].clone();
+                let mut def =
+                    self.struct_def_except(&struct_name, schema, &target_ptr, Some(tag))?;
+                if schema.description.is_none() && schema.title.is_none() {
+                    def.doc = format!("The fields of [`{name}::{vname}`].");
+                }
+                def.doc.push_str(&format!(
+                    "\n\nUsed only as [`{name}::{vname}`], which carries the `{tag}` property \
+                     (`{value}`) on the wire."
+                ));
+                self.types.push(TypeDef::Struct(def));
+                Some(Ty::Named(struct_name))
             } else {
                 let struct_name = self.type_names.claim(format!("{name}{vname}"));
                 let mut def = self.struct_def_except(&struct_name, b, &b_ptr, Some(tag))?;
@@ -255,6 +330,17 @@ impl<'a> Lowerer<'a> {
             fallback: Some(fallback),
             scalar: false,
         })
+    }
+
+    /// The component key of a branch that is a `$ref` to an absorbed component.
+    fn absorbed_target(&self, b: &Schema) -> Option<String> {
+        let key = b
+            .reference
+            .as_deref()?
+            .strip_prefix("#/components/schemas/")?
+            .replace("~1", "/")
+            .replace("~0", "~");
+        self.absorbed.contains(&key).then_some(key)
     }
 
     /// An untagged enum whose variants are tried most specific first.
