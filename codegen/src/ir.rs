@@ -277,6 +277,21 @@ pub struct Operation {
     pub responses: Vec<ResponseDef>,
     /// `deprecated: true`.
     pub deprecated: bool,
+    /// `x-business-error`: the fields of the success body that report a rejection when
+    /// non-empty (empty when the spec declares none or they could not be used).
+    pub business: Vec<BusinessField>,
+}
+
+/// A string field of an operation's success body that reports a rejection when non-empty
+/// (`x-business-error`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BusinessField {
+    /// Rust name of the field.
+    pub name: String,
+    /// Wire name.
+    pub wire: String,
+    /// Whether the Rust field is an `Option`.
+    pub optional: bool,
 }
 
 /// A piece of a path template.
@@ -403,4 +418,6 @@ pub struct ResponseDef {
     pub doc: String,
     /// Body.
     pub payload: Payload,
+    /// Every media type the spec lists for this answer, in spec order (for `Accept`).
+    pub media: Vec<String>,
 }

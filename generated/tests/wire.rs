@@ -321,18 +321,31 @@ async fn an_answer_over_the_size_cap_is_refused_unread() {
     match client.list_category_position_limits(1).await {
         Err(
             err @ Error::BodyTooLarge {
-                status: 200,
+                status: StatusCode::OK,
                 limit: 16,
+                ..
             },
         ) => {
-            assert_eq!(err.status(), Some(200));
+            assert_eq!(err.status(), Some(StatusCode::OK));
+            assert_eq!(
+                err.headers().unwrap()["content-type"],
+                "application/json",
+                "the headers of a refused answer are kept"
+            );
         }
         other => panic!("expected BodyTooLarge, got {other:?}"),
     }
     // At the cap exactly, the body is read.
     server.answer(200, "[]");
     client.set_max_response_bytes(2);
-    assert_eq!(client.list_category_position_limits(1).await.unwrap(), []);
+    assert_eq!(
+        client
+            .list_category_position_limits(1)
+            .await
+            .unwrap()
+            .into_inner(),
+        []
+    );
 }
 
 #[tokio::test]
@@ -362,7 +375,7 @@ async fn update_contact_info_name_sends_bearer_and_body() {
             json!({"firstName": "Ada", "lastName": "Lovelace", "country": "GB", "phone": "+44"}),
         ),
     });
-    let info = answer.contact_info.unwrap();
+    let info = answer.into_inner().contact_info.unwrap();
     assert_eq!(
         (info.user_id, info.street_address1.as_str()),
         (1, "12 St James's Square")
@@ -370,11 +383,33 @@ async fn update_contact_info_name_sends_bearer_and_body() {
     assert_eq!(info.mailing_is_different, Some(false));
     assert_eq!(info.street_address2, None);
 
-    // The business-level rejection is a 200 with errorText and no contactInfo.
+    // The business-level rejection is a 200 with errorText and no contactInfo: an error
+    // (`x-business-error`), carrying the decoded body, status and headers.
     server.answer(200, r#"{"errorText":"too long"}"#);
-    let rejected = client.update_contact_info_name(&body).await.unwrap();
-    assert_eq!(rejected.error_text.as_deref(), Some("too long"));
-    assert!(rejected.contact_info.is_none());
+    match client.update_contact_info_name(&body).await {
+        Err(
+            ref err @ Error::Business {
+                status,
+                ref headers,
+                field,
+                error:
+                    UpdateContactInfoNameError::Rejected {
+                        status: s,
+                        ref body,
+                    },
+            },
+        ) => {
+            assert_eq!((status, s, field), (StatusCode::OK, 200, "errorText"));
+            assert_eq!(headers["content-type"], "application/json");
+            assert_eq!(body.error_text.as_deref(), Some("too long"));
+            assert!(body.contact_info.is_none());
+            assert_eq!(
+                err.to_string(),
+                "request rejected: status 200 OK with a non-empty `errorText`"
+            );
+        }
+        other => panic!("expected Error::Business, got {other:?}"),
+    }
 }
 
 #[tokio::test]
@@ -573,6 +608,126 @@ async fn transport_failures_are_their_own_kind() {
     ));
 }
 
+#[tokio::test]
+async fn a_stalled_server_fails_with_a_timeout_within_the_configured_time() {
+    // Accepts connections and never answers: without a timeout the call would hang.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stall = tokio::spawn(async move {
+        let mut held = Vec::new();
+        loop {
+            let (socket, _) = listener.accept().await.unwrap();
+            held.push(socket);
+        }
+    });
+    let limit = std::time::Duration::from_millis(300);
+    let client = Client::builder(format!("http://{addr}/v1"))
+        .timeout(Some(limit))
+        .build()
+        .unwrap();
+    assert_eq!(client.timeout(), Some(limit));
+    let started = std::time::Instant::now();
+    let err = client.get_category_position_limit(1).await.unwrap_err();
+    let took = started.elapsed();
+    assert!(err.is_timeout(), "{err:?}");
+    assert!(err.to_string().starts_with("request timed out"), "{err}");
+    assert!(
+        took >= limit && took < limit * 10,
+        "timed out after {took:?}, configured {limit:?}"
+    );
+    // The setter applies to a client built around the caller's reqwest::Client too.
+    let mut client = Client::with_client(format!("http://{addr}/v1"), reqwest::Client::new());
+    assert_eq!(client.timeout(), Some(Client::DEFAULT_TIMEOUT));
+    client.set_timeout(Some(limit));
+    let started = std::time::Instant::now();
+    assert!(
+        client
+            .list_category_position_limits(1)
+            .await
+            .unwrap_err()
+            .is_timeout()
+    );
+    assert!(started.elapsed() < limit * 10);
+    stall.abort();
+}
+
+#[test]
+fn defaults_cannot_hang_and_are_documented_values() {
+    let client = Client::new("http://127.0.0.1:9/v1").unwrap();
+    assert_eq!(client.timeout(), Some(std::time::Duration::from_secs(30)));
+    assert_eq!(
+        Client::DEFAULT_CONNECT_TIMEOUT,
+        std::time::Duration::from_secs(10)
+    );
+    assert_eq!(
+        Client::DEFAULT_USER_AGENT,
+        format!("trading-api/{}", env!("CARGO_PKG_VERSION"))
+    );
+    let shown = format!("{client:?}");
+    assert!(shown.contains("timeout: Some(30s)"), "{shown}");
+}
+
+#[tokio::test]
+async fn every_request_names_the_crate_and_accepts_the_documented_media_types() {
+    let server = Recorder::start().await;
+    let client = server.client();
+    server.answer(200, "[]");
+    client.list_category_position_limits(1).await.unwrap();
+    let seen = server.only();
+    assert_eq!(
+        seen.header("user-agent"),
+        [format!("trading-api/{}", env!("CARGO_PKG_VERSION")).as_str()]
+    );
+    assert_eq!(seen.header("accept"), ["application/json"]);
+    // A builder's User-Agent replaces the default.
+    let client = Client::builder(server.base_url.as_str())
+        .user_agent("my-app/2.0")
+        .build()
+        .unwrap();
+    client.set_bearer_token(TOKEN).unwrap();
+    client.list_category_position_limits(1).await.unwrap();
+    assert_eq!(server.only().header("user-agent"), ["my-app/2.0"]);
+}
+
+#[tokio::test]
+async fn status_and_headers_come_with_successes_and_errors() {
+    let server = Recorder::start().await;
+    let client = server.client();
+    server.answer(200, limit_json("Overall").to_string());
+    let limit = client.get_category_position_limit(11).await.unwrap();
+    assert_eq!(limit.status(), StatusCode::OK);
+    assert_eq!(limit.headers()["content-type"], "application/json");
+    // Deref reaches the body's fields; into_parts hands everything back.
+    assert_eq!(limit.id, Some(11));
+    let (status, headers, body) = limit.into_parts();
+    assert_eq!((status, body.id), (StatusCode::OK, Some(11)));
+    assert!(headers.contains_key("content-length"));
+
+    server.answer(404, error_body("no such id").to_string());
+    let err = client.get_category_position_limit(999).await.unwrap_err();
+    assert_eq!(err.status(), Some(StatusCode::NOT_FOUND));
+    assert_eq!(err.headers().unwrap()["content-type"], "application/json");
+    assert!(matches!(
+        err.documented(),
+        Some(GetCategoryPositionLimitError::NotFound(body)) if body.error_text == "no such id"
+    ));
+    // Display names the status, never the decoded body.
+    assert_eq!(
+        err.to_string(),
+        "documented error answer, status 404 Not Found"
+    );
+
+    // A body that does not decode keeps the serde error as `source()`, for error chains.
+    server.answer(200, "{\"id\": \"not a number\"}");
+    let err = client.get_category_position_limit(11).await.unwrap_err();
+    let source = std::error::Error::source(&err).expect("Decode has a source");
+    assert!(
+        source.downcast_ref::<serde_json::Error>().is_some(),
+        "{source}"
+    );
+    assert!(!err.to_string().contains("not a number"), "{err}");
+}
+
 // ---------------------------------------------------------------------------------------
 // The status table: every (operation, documented status) pair, decoded on the wire.
 // ---------------------------------------------------------------------------------------
@@ -639,10 +794,12 @@ enum Outcome {
     Ok(Value),
     /// `Error::Response`: the variant's `status()`, its name, and its decoded body.
     Response(u16, &'static str, Value),
-    /// `Error::UnexpectedStatus` with its raw body.
-    UnexpectedStatus(u16, String),
-    /// `Error::Decode` with its raw body.
-    Decode(u16, String),
+    /// `Error::Business`: the field that reports the rejection and the decoded body.
+    Business(u16, &'static str, Value),
+    /// `Error::UnexpectedStatus` with its raw body, byte for byte.
+    UnexpectedStatus(u16, Vec<u8>),
+    /// `Error::Decode` with its raw body, byte for byte.
+    Decode(u16, Vec<u8>),
     /// Anything else (transport, constraint): never expected here.
     Other(String),
 }
@@ -654,24 +811,33 @@ trait Documented: std::fmt::Debug {
 }
 
 macro_rules! documented {
-    ($($ty:ident { $($variant:ident),+ $(,)? })+) => {$(
+    ($($ty:ident { $($variant:ident),+ $(,)? } $(+ $rejected:ident)?)+) => {$(
         impl Documented for $ty {
             fn parts(&self) -> (u16, &'static str, Value) {
-                match self {$(
-                    $ty::$variant(body) => (
-                        self.status(),
-                        stringify!($variant),
-                        serde_json::to_value(body).unwrap(),
-                    ),
-                )+}
+                match self {
+                    $(
+                        $ty::$variant(body) => (
+                            self.status(),
+                            stringify!($variant),
+                            serde_json::to_value(body).unwrap(),
+                        ),
+                    )+
+                    $(
+                        $ty::$rejected { body, .. } => (
+                            self.status(),
+                            stringify!($rejected),
+                            serde_json::to_value(body).unwrap(),
+                        ),
+                    )?
+                }
             }
         }
     )+};
 }
 
 documented! {
-    ExchangeTokenError { BadRequest, PayloadTooLarge, UnsupportedMediaType }
-    UpdateContactInfoNameError { BadRequest, Unauthorized, PayloadTooLarge, UnsupportedMediaType }
+    ExchangeTokenError { BadRequest, PayloadTooLarge, UnsupportedMediaType } + Rejected
+    UpdateContactInfoNameError { BadRequest, Unauthorized, PayloadTooLarge, UnsupportedMediaType } + Rejected
     ListCategoryPositionLimitsError { BadRequest, Unauthorized }
     GetCategoryPositionLimitError { BadRequest, Unauthorized, NotFound }
     FindExchangeScopesError { BadRequest, Unauthorized }
@@ -679,20 +845,33 @@ documented! {
 }
 
 fn outcome<T: serde::Serialize, E: Documented + trading_api::DocumentedError>(
-    result: Result<T, Error<E>>,
+    result: Result<trading_api::Response<T>, Error<E>>,
 ) -> Outcome {
     let err = match result {
-        Ok(value) => return Outcome::Ok(serde_json::to_value(&value).unwrap()),
+        Ok(value) => {
+            // Status and headers come with every success.
+            assert!(value.status().is_success(), "{}", value.status());
+            assert_eq!(value.headers()["content-type"], "application/json");
+            return Outcome::Ok(serde_json::to_value(value.into_inner()).unwrap());
+        }
         Err(err) => err,
     };
     // Every raw body the table sends on an error path contains "secret": none of it may
     // reach Debug or Display.
     let shown = format!("{err:?} {err}");
     assert!(!shown.contains("secret"), "a raw body leaked: {shown}");
-    let status = err.status();
+    let status = err.status().map(|s| s.as_u16());
+    // Every error that came from an answer carries its headers.
+    if !matches!(err, Error::Transport(_) | Error::Constraint(_)) {
+        assert!(
+            err.headers()
+                .is_some_and(|h| h.contains_key("content-type")),
+            "{err:?}"
+        );
+    }
     match err {
-        Error::Response(e) => {
-            let (s, name, body) = e.parts();
+        Error::Response { error, .. } => {
+            let (s, name, body) = error.parts();
             assert_eq!(
                 status,
                 Some(s),
@@ -700,15 +879,22 @@ fn outcome<T: serde::Serialize, E: Documented + trading_api::DocumentedError>(
             );
             Outcome::Response(s, name, body)
         }
-        Error::UnexpectedStatus { status: s, body } => {
-            assert_eq!(status, Some(s));
-            Outcome::UnexpectedStatus(s, body)
+        Error::Business { field, error, .. } => {
+            let (s, name, body) = error.parts();
+            assert_eq!((status, name), (Some(s), "Rejected"));
+            Outcome::Business(s, field, body)
+        }
+        Error::UnexpectedStatus {
+            status: s, body, ..
+        } => {
+            assert_eq!(status, Some(s.as_u16()));
+            Outcome::UnexpectedStatus(s.as_u16(), body)
         }
         Error::Decode {
             status: s, body, ..
         } => {
-            assert_eq!(status, Some(s));
-            Outcome::Decode(s, body)
+            assert_eq!(status, Some(s.as_u16()));
+            Outcome::Decode(s.as_u16(), body)
         }
         other => Outcome::Other(format!("{other:?}")),
     }
@@ -792,6 +978,27 @@ fn table() -> Vec<Row> {
             wire: invalid_grant.clone(),
             expect: Outcome::Response(400, "BadRequest", invalid_grant),
         },
+        // A 200 whose `error` is set is a failed exchange (`x-business-error`), not a token.
+        Row {
+            op: ExchangeToken,
+            status: 200,
+            wire: json!({"error": "invalid_grant", "error_description": ""}),
+            expect: Outcome::Business(
+                200,
+                "error",
+                json!({"error": "invalid_grant", "error_description": ""}),
+            ),
+        },
+        Row {
+            op: ExchangeToken,
+            status: 200,
+            wire: json!({"error": "", "error_description": "refused"}),
+            expect: Outcome::Business(
+                200,
+                "error_description",
+                json!({"error": "", "error_description": "refused"}),
+            ),
+        },
         error_row(ExchangeToken, 413, "PayloadTooLarge", "body over 64 KiB"),
         error_row(ExchangeToken, 415, "UnsupportedMediaType", "text/xml"),
         Row {
@@ -800,12 +1007,13 @@ fn table() -> Vec<Row> {
             wire: contact.clone(),
             expect: Outcome::Ok(contact),
         },
-        // The business-level rejection is a 200 too: errorText set, no contactInfo.
+        // The business-level rejection is a 200 too: errorText set, no contactInfo. The
+        // spec's `x-business-error` makes it an error.
         Row {
             op: UpdateContactInfoName,
             status: 200,
             wire: json!({"errorText": "names too long"}),
-            expect: Outcome::Ok(json!({"errorText": "names too long"})),
+            expect: Outcome::Business(200, "errorText", json!({"errorText": "names too long"})),
         },
         error_row(
             UpdateContactInfoName,
@@ -978,10 +1186,9 @@ async fn undecodable_bodies_on_documented_statuses_are_decode_errors() {
             for (content_type, body) in bodies {
                 server.answer_raw(status, content_type, body);
                 let got = op.call(&client).await;
-                let raw = String::from_utf8_lossy(body).into_owned();
                 assert_eq!(
                     got,
-                    Outcome::Decode(status, raw),
+                    Outcome::Decode(status, body.to_vec()),
                     "{op:?} answered {status} {content_type} {body:?}"
                 );
                 server.take();
@@ -1013,16 +1220,16 @@ async fn undocumented_statuses_keep_the_raw_body() {
             let got = op.call(&client).await;
             assert_eq!(
                 got,
-                Outcome::UnexpectedStatus(status, body),
+                Outcome::UnexpectedStatus(status, body.into_bytes()),
                 "{op:?} {status}"
             );
             checked += 1;
         }
-        // Non-JSON, non-UTF-8 bytes come back with replacement characters.
+        // Non-JSON, non-UTF-8 bytes come back exactly as sent.
         server.answer_raw(500, "text/plain", b"secret \xff trace".as_slice());
         assert_eq!(
             op.call(&client).await,
-            Outcome::UnexpectedStatus(500, "secret \u{fffd} trace".into()),
+            Outcome::UnexpectedStatus(500, b"secret \xff trace".to_vec()),
             "{op:?}"
         );
         server.take();

@@ -4,39 +4,215 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use crate::ir::{Api, Payload, StatusMatch};
+
+/// Which runtime helpers the client's operations call, so that only those are emitted
+/// (an unused private helper would fail `clippy -D warnings` in the generated crate).
+#[derive(Default)]
+struct Uses {
+    any: bool,
+    json: bool,
+    text: bool,
+    bytes: bool,
+    empty: bool,
+    success: bool,
+    success_with: bool,
+    success_unless: bool,
+    documented: bool,
+    unexpected: bool,
+}
+
+impl Uses {
+    fn of(api: &Api) -> Self {
+        let mut uses = Uses::default();
+        for op in &api.operations {
+            uses.any = true;
+            for r in &op.responses {
+                match r.payload {
+                    Payload::None => uses.empty = true,
+                    Payload::Json(_) => uses.json = true,
+                    Payload::Text => uses.text = true,
+                    Payload::Bytes => uses.bytes = true,
+                }
+                if !r.status.is_success() {
+                    uses.documented = true;
+                }
+            }
+            let ok: Vec<_> = op
+                .responses
+                .iter()
+                .filter(|r| r.status.is_success())
+                .collect();
+            match ok.as_slice() {
+                [] => {}
+                [one] if matches!(one.status, StatusMatch::Code(_)) => {
+                    if op.business.is_empty() {
+                        uses.success = true;
+                    } else {
+                        uses.success_unless = true;
+                    }
+                }
+                _ => uses.success_with = true,
+            }
+            if !op
+                .responses
+                .iter()
+                .any(|r| r.status == StatusMatch::Default)
+            {
+                uses.unexpected = true;
+            }
+        }
+        uses
+    }
+}
+
 /// The tokens of `error.rs`.
-pub fn emit() -> TokenStream {
+pub fn emit(api: &Api) -> TokenStream {
+    let uses = Uses::of(api);
+    let answer = answer(&uses);
     quote! {
-        //! Why a call failed, and the constraint checks derived from the spec.
+        //! The runtime every operation shares: what an answer carried ([`Response`]), why a
+        //! call failed ([`Error`]), and the constraint checks derived from the spec.
 
         use std::fmt;
 
+        use reqwest::StatusCode;
+        use reqwest::header::HeaderMap;
+
+        /// A documented success answer: the decoded body, with the status and headers it
+        /// came with.
+        ///
+        /// Derefs to the body, so `response.field` reads the body's field; `into_inner()`
+        /// keeps only the body. `Debug` shows the header names, not their values (a
+        /// `Set-Cookie` may carry a credential).
+        #[derive(Clone)]
+        pub struct Response<T> {
+            status: StatusCode,
+            headers: HeaderMap,
+            body: T,
+        }
+
+        impl<T> Response<T> {
+            /// A response from its parts (for tests and mocks of code that takes one).
+            pub fn new(status: StatusCode, headers: HeaderMap, body: T) -> Self {
+                Self { status, headers, body }
+            }
+
+            /// The HTTP status.
+            pub fn status(&self) -> StatusCode {
+                self.status
+            }
+
+            /// The headers of the answer.
+            pub fn headers(&self) -> &HeaderMap {
+                &self.headers
+            }
+
+            /// The decoded body.
+            pub fn body(&self) -> &T {
+                &self.body
+            }
+
+            /// The decoded body, dropping status and headers.
+            pub fn into_inner(self) -> T {
+                self.body
+            }
+
+            /// Status, headers and body.
+            pub fn into_parts(self) -> (StatusCode, HeaderMap, T) {
+                (self.status, self.headers, self.body)
+            }
+
+            /// The same answer with its body transformed.
+            pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Response<U> {
+                Response { status: self.status, headers: self.headers, body: f(self.body) }
+            }
+        }
+
+        impl<T> std::ops::Deref for Response<T> {
+            type Target = T;
+
+            fn deref(&self) -> &T {
+                &self.body
+            }
+        }
+
+        impl<T> std::ops::DerefMut for Response<T> {
+            fn deref_mut(&mut self) -> &mut T {
+                &mut self.body
+            }
+        }
+
+        impl<T: fmt::Debug> fmt::Debug for Response<T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct("Response")
+                    .field("status", &self.status)
+                    .field("headers", &HeaderNames(&self.headers))
+                    .field("body", &self.body)
+                    .finish()
+            }
+        }
+
+        /// `Debug` of a header map that lists the names only.
+        struct HeaderNames<'a>(&'a HeaderMap);
+
+        impl fmt::Debug for HeaderNames<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_list().entries(self.0.keys()).finish()
+            }
+        }
+
         /// Why a client call did not produce its documented success value.
         ///
-        /// `E` is the operation's enum of documented error responses. `Debug` and `Display`
-        /// never print raw bodies (they may hold credentials); read the `body` fields for
+        /// `E` is the operation's enum of documented error responses. Every variant that
+        /// came from an answer carries its status and headers. `Debug` and `Display` never
+        /// print bodies or header values (they may hold credentials); read the fields for
         /// those.
         pub enum Error<E> {
             /// The request could not be sent or the response not read (connection refused,
-            /// TLS, timeout, an invalid base URL).
+            /// TLS, a timeout, an invalid base URL). [`Error::is_timeout`] tells a timeout.
             Transport(reqwest::Error),
             /// The request breaks a constraint of the spec and was not sent.
             Constraint(ConstraintViolation),
             /// The server answered with a documented error status; the body is decoded.
-            Response(E),
+            Response {
+                /// The HTTP status.
+                status: StatusCode,
+                /// The headers of the answer.
+                headers: HeaderMap,
+                /// The documented answer, decoded.
+                error: E,
+            },
+            /// The server answered with a success status, but the body reports that the
+            /// request was rejected (a field the spec's `x-business-error` names is
+            /// non-empty). `error` is the operation's `Rejected` variant with the body.
+            Business {
+                /// The HTTP status (a success status on the wire).
+                status: StatusCode,
+                /// The headers of the answer.
+                headers: HeaderMap,
+                /// The wire name of the field that reports the rejection.
+                field: &'static str,
+                /// The decoded body, as the operation's `Rejected` variant.
+                error: E,
+            },
             /// The server answered with a status the spec does not document for this
             /// operation.
             UnexpectedStatus {
                 /// The HTTP status.
-                status: u16,
-                /// The body as received (invalid UTF-8 replaced).
-                body: String,
+                status: StatusCode,
+                /// The headers of the answer.
+                headers: HeaderMap,
+                /// The body exactly as received.
+                body: Vec<u8>,
             },
             /// The answer's body is longer than the client's cap
             /// (`Client::set_max_response_bytes`); it was not read to the end.
             BodyTooLarge {
                 /// The HTTP status.
-                status: u16,
+                status: StatusCode,
+                /// The headers of the answer.
+                headers: HeaderMap,
                 /// The cap, in bytes.
                 limit: usize,
             },
@@ -44,10 +220,13 @@ pub fn emit() -> TokenStream {
             /// documented type.
             Decode {
                 /// The HTTP status.
-                status: u16,
-                /// The body as received (invalid UTF-8 replaced).
-                body: String,
-                /// Why the body does not decode.
+                status: StatusCode,
+                /// The headers of the answer.
+                headers: HeaderMap,
+                /// The body exactly as received.
+                body: Vec<u8>,
+                /// Why the body does not decode (also `source()`; its message may quote
+                /// the body).
                 source: serde_json::Error,
             },
         }
@@ -59,39 +238,78 @@ pub fn emit() -> TokenStream {
             fn status(&self) -> u16;
         }
 
-        impl<E: DocumentedError> Error<E> {
+        impl<E> Error<E> {
             /// The HTTP status of the answer, when there was one.
-            pub fn status(&self) -> Option<u16> {
+            pub fn status(&self) -> Option<StatusCode> {
                 match self {
-                    Error::Transport(e) => e.status().map(|s| s.as_u16()),
+                    Error::Transport(e) => e.status(),
                     Error::Constraint(_) => None,
-                    Error::Response(e) => Some(e.status()),
-                    Error::UnexpectedStatus { status, .. }
+                    Error::Response { status, .. }
+                    | Error::Business { status, .. }
+                    | Error::UnexpectedStatus { status, .. }
                     | Error::BodyTooLarge { status, .. }
                     | Error::Decode { status, .. } => Some(*status),
                 }
             }
+
+            /// The headers of the answer, when there was one.
+            pub fn headers(&self) -> Option<&HeaderMap> {
+                match self {
+                    Error::Transport(_) | Error::Constraint(_) => None,
+                    Error::Response { headers, .. }
+                    | Error::Business { headers, .. }
+                    | Error::UnexpectedStatus { headers, .. }
+                    | Error::BodyTooLarge { headers, .. }
+                    | Error::Decode { headers, .. } => Some(headers),
+                }
+            }
+
+            /// The documented answer (an error status or a business rejection), decoded.
+            pub fn documented(&self) -> Option<&E> {
+                match self {
+                    Error::Response { error, .. } | Error::Business { error, .. } => Some(error),
+                    _ => None,
+                }
+            }
+
+            /// Whether the call failed because a connect or total timeout ran out.
+            pub fn is_timeout(&self) -> bool {
+                matches!(self, Error::Transport(e) if e.is_timeout())
+            }
         }
 
-        impl<E: fmt::Debug> fmt::Debug for Error<E> {
+        impl<E> fmt::Debug for Error<E> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self {
                     Error::Transport(e) => f.debug_tuple("Transport").field(e).finish(),
                     Error::Constraint(v) => f.debug_tuple("Constraint").field(v).finish(),
-                    Error::Response(e) => f.debug_tuple("Response").field(e).finish(),
-                    Error::UnexpectedStatus { status, body } => f
+                    Error::Response { status, headers, .. } => f
+                        .debug_struct("Response")
+                        .field("status", status)
+                        .field("headers", &HeaderNames(headers))
+                        .finish_non_exhaustive(),
+                    Error::Business { status, headers, field, .. } => f
+                        .debug_struct("Business")
+                        .field("status", status)
+                        .field("headers", &HeaderNames(headers))
+                        .field("field", field)
+                        .finish_non_exhaustive(),
+                    Error::UnexpectedStatus { status, headers, body } => f
                         .debug_struct("UnexpectedStatus")
                         .field("status", status)
+                        .field("headers", &HeaderNames(headers))
                         .field("body_bytes", &body.len())
                         .finish(),
-                    Error::BodyTooLarge { status, limit } => f
+                    Error::BodyTooLarge { status, headers, limit } => f
                         .debug_struct("BodyTooLarge")
                         .field("status", status)
+                        .field("headers", &HeaderNames(headers))
                         .field("limit", limit)
                         .finish(),
-                    Error::Decode { status, body, source } => f
+                    Error::Decode { status, headers, body, source } => f
                         .debug_struct("Decode")
                         .field("status", status)
+                        .field("headers", &HeaderNames(headers))
                         .field("body_bytes", &body.len())
                         .field("source", &format_args!("{}", json_error_summary(source)))
                         .finish(),
@@ -99,16 +317,20 @@ pub fn emit() -> TokenStream {
             }
         }
 
-        impl<E: fmt::Debug> fmt::Display for Error<E> {
+        impl<E> fmt::Display for Error<E> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self {
+                    Error::Transport(e) if e.is_timeout() => write!(f, "request timed out: {e}"),
                     Error::Transport(e) => write!(f, "request failed: {e}"),
                     Error::Constraint(v) => write!(f, "request not sent: {v}"),
-                    Error::Response(e) => write!(f, "error response: {e:?}"),
-                    Error::UnexpectedStatus { status, body } => {
+                    Error::Response { status, .. } => write!(f, "documented error answer, status {status}"),
+                    Error::Business { status, field, .. } => {
+                        write!(f, "request rejected: status {status} with a non-empty `{field}`")
+                    }
+                    Error::UnexpectedStatus { status, body, .. } => {
                         write!(f, "undocumented status {status} ({} bytes of body)", body.len())
                     }
-                    Error::BodyTooLarge { status, limit } => {
+                    Error::BodyTooLarge { status, limit, .. } => {
                         write!(f, "status {status}: body longer than the cap of {limit} bytes")
                     }
                     Error::Decode { status, source, .. } => {
@@ -118,20 +340,21 @@ pub fn emit() -> TokenStream {
             }
         }
 
-        impl<E: fmt::Debug> std::error::Error for Error<E> {
+        impl<E> std::error::Error for Error<E> {
             fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
                 match self {
                     Error::Transport(e) => Some(e),
                     Error::Constraint(v) => Some(v),
-                    // serde_json's message quotes the offending value, which may be a
-                    // credential; it stays in the `source` field for whoever wants it.
-                    Error::Response(_)
+                    Error::Decode { source, .. } => Some(source),
+                    Error::Response { .. }
+                    | Error::Business { .. }
                     | Error::UnexpectedStatus { .. }
-                    | Error::BodyTooLarge { .. }
-                    | Error::Decode { .. } => None,
+                    | Error::BodyTooLarge { .. } => None,
                 }
             }
         }
+
+        #answer
 
         /// Where and what kind of JSON error, without serde_json's message (which quotes
         /// the offending value).
@@ -261,4 +484,185 @@ pub fn emit() -> TokenStream {
 
         impl std::error::Error for InvalidBearerToken {}
     }
+}
+
+/// `Answer`, the answer read into memory, and the generic steps that turn it into an
+/// operation's result: each operation's own code only says which status is which variant.
+fn answer(uses: &Uses) -> TokenStream {
+    if !uses.any {
+        return TokenStream::new();
+    }
+    let mut out = quote! {
+        /// An answer read into memory (up to the client's cap), before it is decoded.
+        pub(crate) struct Answer {
+            /// The HTTP status.
+            pub(crate) status: StatusCode,
+            /// The headers.
+            pub(crate) headers: HeaderMap,
+            /// The body as received.
+            pub(crate) body: Vec<u8>,
+        }
+
+        impl Answer {
+            /// Reads the body of `response`, at most `limit` bytes: a declared or actual
+            /// length over it is `Error::BodyTooLarge`, and reading stops there.
+            pub(crate) async fn read<E>(mut response: reqwest::Response, limit: usize) -> Result<Self, Error<E>> {
+                let status = response.status();
+                let too_large = |response: reqwest::Response| Error::BodyTooLarge {
+                    status,
+                    headers: response.headers().clone(),
+                    limit,
+                };
+                if response.content_length().is_some_and(|length| length > limit as u64) {
+                    return Err(too_large(response));
+                }
+                let mut body = Vec::new();
+                while let Some(chunk) = response.chunk().await.map_err(Error::Transport)? {
+                    if body.len() + chunk.len() > limit {
+                        return Err(too_large(response));
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                let headers = std::mem::take(response.headers_mut());
+                Ok(Self { status, headers, body })
+            }
+        }
+    };
+    let mut methods = TokenStream::new();
+    if uses.success || uses.success_with || uses.success_unless || uses.documented {
+        methods.extend(quote! {
+            /// `Error::Decode` for this answer.
+            fn undecodable<E>(self, source: serde_json::Error) -> Error<E> {
+                Error::Decode { status: self.status, headers: self.headers, body: self.body, source }
+            }
+        });
+    }
+    if uses.success {
+        methods.extend(quote! {
+            /// A documented success: the decoded body with status and headers.
+            pub(crate) fn success<B, E>(
+                self,
+                decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+            ) -> Result<Response<B>, Error<E>> {
+                match decode(&self.body) {
+                    Ok(body) => Ok(Response { status: self.status, headers: self.headers, body }),
+                    Err(source) => Err(self.undecodable(source)),
+                }
+            }
+        });
+    }
+    if uses.success_with {
+        methods.extend(quote! {
+            /// A documented success, its body put into the operation's success type.
+            pub(crate) fn success_with<B, T, E>(
+                self,
+                decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+                wrap: impl FnOnce(B) -> T,
+            ) -> Result<Response<T>, Error<E>> {
+                match decode(&self.body) {
+                    Ok(body) => Ok(Response { status: self.status, headers: self.headers, body: wrap(body) }),
+                    Err(source) => Err(self.undecodable(source)),
+                }
+            }
+        });
+    }
+    if uses.success_unless {
+        methods.extend(quote! {
+            /// A documented success unless the body reports a rejection (`reported`
+            /// names the field that does): then `Error::Business` with `rejected(body)`.
+            pub(crate) fn success_unless<B, E>(
+                self,
+                decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+                reported: impl FnOnce(&B) -> Option<&'static str>,
+                rejected: impl FnOnce(u16, B) -> E,
+            ) -> Result<Response<B>, Error<E>> {
+                let body = match decode(&self.body) {
+                    Ok(body) => body,
+                    Err(source) => return Err(self.undecodable(source)),
+                };
+                match reported(&body) {
+                    None => Ok(Response { status: self.status, headers: self.headers, body }),
+                    Some(field) => Err(Error::Business {
+                        status: self.status,
+                        headers: self.headers,
+                        field,
+                        error: rejected(self.status.as_u16(), body),
+                    }),
+                }
+            }
+        });
+        out.extend(quote! {
+            /// The first of `fields` (wire name, value) whose value is a non-empty string.
+            pub(crate) fn first_reported(fields: &[(&'static str, Option<&str>)]) -> Option<&'static str> {
+                fields
+                    .iter()
+                    .find(|(_, value)| value.is_some_and(|v| !v.is_empty()))
+                    .map(|(name, _)| *name)
+            }
+        });
+    }
+    if uses.documented {
+        methods.extend(quote! {
+            /// A documented error answer: `Error::Response` with the decoded body.
+            pub(crate) fn documented<B, E>(
+                self,
+                decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+                wrap: impl FnOnce(B) -> E,
+            ) -> Error<E> {
+                match decode(&self.body) {
+                    Ok(body) => Error::Response { status: self.status, headers: self.headers, error: wrap(body) },
+                    Err(source) => self.undecodable(source),
+                }
+            }
+        });
+    }
+    if uses.unexpected {
+        methods.extend(quote! {
+            /// A status the spec does not document: the body kept as received.
+            pub(crate) fn unexpected<E>(self) -> Error<E> {
+                Error::UnexpectedStatus { status: self.status, headers: self.headers, body: self.body }
+            }
+        });
+    }
+    // `result_large_err`: these build the `Error` the public `async` methods return (which
+    // the lint does not look at); it carries the answer's headers and body by design.
+    out.extend(quote! {
+        #[allow(clippy::result_large_err)]
+        impl Answer {
+            #methods
+        }
+    });
+    if uses.json {
+        out.extend(quote! {
+            /// Decodes a JSON body.
+            pub(crate) fn json<B: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<B, serde_json::Error> {
+                serde_json::from_slice(bytes)
+            }
+        });
+    }
+    if uses.text {
+        out.extend(quote! {
+            /// A text body as a string (invalid UTF-8 replaced); never fails.
+            pub(crate) fn text(bytes: &[u8]) -> Result<String, serde_json::Error> {
+                Ok(String::from_utf8_lossy(bytes).into_owned())
+            }
+        });
+    }
+    if uses.bytes {
+        out.extend(quote! {
+            /// A body of any other media type, as received; never fails.
+            pub(crate) fn bytes(bytes: &[u8]) -> Result<Vec<u8>, serde_json::Error> {
+                Ok(bytes.to_vec())
+            }
+        });
+    }
+    if uses.empty {
+        out.extend(quote! {
+            /// An answer documented without a body: whatever came is ignored.
+            pub(crate) fn empty(_: &[u8]) -> Result<(), serde_json::Error> {
+                Ok(())
+            }
+        });
+    }
+    out
 }

@@ -239,6 +239,7 @@ impl Lowerer<'_> {
             })
             .collect();
         let responses = self.responses(op, ptr, &type_prefix)?;
+        let business = self.business_fields(op, ptr, &responses);
         let stream = responses
             .iter()
             .any(|r| r.status.is_success() && matches!(r.payload, Payload::Text | Payload::Bytes))
@@ -288,6 +289,7 @@ impl Lowerer<'_> {
             auth,
             responses,
             deprecated: op.deprecated,
+            business,
         })
     }
 
@@ -542,6 +544,7 @@ impl Lowerer<'_> {
                 variant: variants.claim(variant),
                 doc,
                 payload,
+                media: resp.content.keys().cloned().collect(),
             });
         }
         Ok(out)
