@@ -280,6 +280,21 @@ pub struct Operation {
     /// `x-business-error`: the fields of the success body that report a rejection when
     /// non-empty (empty when the spec declares none or they could not be used).
     pub business: Vec<BusinessField>,
+    /// `x-penalty`: how a success answer's body says "wait, then resend with a ticket".
+    pub penalty: Option<PenaltyShape>,
+}
+
+/// Wire names of the fields of a penalty answer (`x-penalty`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PenaltyShape {
+    /// Answer field holding the ticket.
+    pub ticket: String,
+    /// Answer field holding the seconds to wait.
+    pub wait: String,
+    /// Answer field that is `true` when a person must log in.
+    pub captcha: Option<String>,
+    /// Request body field the ticket goes back in.
+    pub resend: String,
 }
 
 /// A string field of an operation's success body that reports a rejection when non-empty

@@ -27,6 +27,7 @@ pub struct Client {
     bearer: std::sync::RwLock<Option<reqwest::header::HeaderValue>>,
     max_response_bytes: usize,
     timeout: Option<std::time::Duration>,
+    retry: Option<crate::RetryPolicy>,
 }
 
 /// Settings of a [`Client`] before it is built: timeouts, body cap, `User-Agent`.
@@ -38,6 +39,7 @@ pub struct ClientBuilder {
     timeout: Option<std::time::Duration>,
     max_response_bytes: usize,
     user_agent: String,
+    retry: Option<crate::RetryPolicy>,
 }
 
 impl ClientBuilder {
@@ -62,6 +64,13 @@ impl ClientBuilder {
         self
     }
 
+    /// Sends failed calls again as `policy` says (see [`crate::RetryPolicy`]); off
+    /// unless set.
+    pub fn retry_policy(mut self, policy: crate::RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
     /// The `User-Agent` header; [`Client::DEFAULT_USER_AGENT`] unless set.
     pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
         self.user_agent = user_agent.into();
@@ -82,6 +91,7 @@ impl ClientBuilder {
         let mut client = Client::with_client(self.base_url, http);
         client.timeout = self.timeout;
         client.max_response_bytes = self.max_response_bytes;
+        client.retry = self.retry;
         Ok(client)
     }
 }
@@ -104,6 +114,7 @@ impl Client {
             timeout: Some(Self::DEFAULT_TIMEOUT),
             max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
             user_agent: Self::DEFAULT_USER_AGENT.to_owned(),
+            retry: None,
         }
     }
 
@@ -122,6 +133,7 @@ impl Client {
             bearer: std::sync::RwLock::new(None),
             max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
             timeout: Some(Self::DEFAULT_TIMEOUT),
+            retry: None,
         }
     }
 
@@ -158,31 +170,84 @@ impl Client {
         self.timeout
     }
 
-    /// Sends a request with the client's `Accept` and total timeout.
-    async fn send<E>(
+    /// Sets (or with `None` switches off) the retry policy.
+    pub fn set_retry_policy(&mut self, policy: Option<crate::RetryPolicy>) {
+        self.retry = policy;
+    }
+
+    /// The retry policy, if one is set.
+    pub fn retry_policy(&self) -> Option<&crate::RetryPolicy> {
+        self.retry.as_ref()
+    }
+
+    /// Builds a request with the client's `Accept` and total timeout.
+    #[allow(clippy::result_large_err)]
+    fn prepare<E>(
         &self,
-        mut request: reqwest::RequestBuilder,
+        request: reqwest::RequestBuilder,
         accept: &'static str,
-    ) -> Result<reqwest::Response, crate::Error<E>> {
+    ) -> Result<reqwest::Request, crate::Error<E>> {
+        let mut request = request.build().map_err(crate::Error::Transport)?;
         if !accept.is_empty() {
-            request = request.header(reqwest::header::ACCEPT, accept);
+            request
+                .headers_mut()
+                .insert(
+                    reqwest::header::ACCEPT,
+                    reqwest::header::HeaderValue::from_static(accept),
+                );
         }
         if let Some(timeout) = self.timeout {
-            request = request.timeout(timeout);
+            *request.timeout_mut() = Some(timeout);
         }
-        request.send().await.map_err(crate::Error::Transport)
+        Ok(request)
     }
 
     /// Sends a request, reads the answer up to the size cap and hands it to the
-    /// operation's `answer`.
+    /// operation's `answer`; with a retry policy, sends it again while the policy
+    /// allows (a penalty's resend carries its ticket).
     async fn execute<T, E>(
         &self,
         request: reqwest::RequestBuilder,
         accept: &'static str,
         answer: fn(crate::error::Answer) -> Result<crate::Response<T>, crate::Error<E>>,
     ) -> Result<crate::Response<T>, crate::Error<E>> {
-        let response = self.send(request, accept).await?;
-        answer(crate::error::Answer::read(response, self.max_response_bytes).await?)
+        let mut request = self.prepare(request, accept)?;
+        let idempotent = request.method().is_idempotent();
+        let mut attempt = 1;
+        let mut waited = std::time::Duration::ZERO;
+        loop {
+            let again = self.retry.as_ref().and_then(|_| request.try_clone());
+            let result = match self.http.execute(request).await {
+                Ok(response) => {
+                    match crate::error::Answer::read(response, self.max_response_bytes)
+                        .await
+                    {
+                        Ok(read) => answer(read),
+                        Err(error) => Err(error),
+                    }
+                }
+                Err(error) => Err(crate::Error::Transport(error)),
+            };
+            let (Err(error), Some(policy), Some(mut next)) = (
+                &result,
+                &self.retry,
+                again,
+            ) else {
+                return result;
+            };
+            let Some(wait) = policy.delay(error, idempotent, attempt, waited) else {
+                return result;
+            };
+            if let crate::Error::Penalty { ticket, resend, .. } = error
+                && !crate::error::with_ticket(&mut next, resend, ticket)
+            {
+                return result;
+            }
+            tokio::time::sleep(wait).await;
+            waited += wait;
+            attempt += 1;
+            request = next;
+        }
     }
 
     /// The base URL, without a trailing slash.
@@ -550,6 +615,7 @@ impl Clone for Client {
             bearer: std::sync::RwLock::new(token),
             max_response_bytes: self.max_response_bytes,
             timeout: self.timeout,
+            retry: self.retry.clone(),
         }
     }
 }
@@ -560,6 +626,7 @@ impl std::fmt::Debug for Client {
             .field("base_url", &self.base_url)
             .field("timeout", &self.timeout)
             .field("max_response_bytes", &self.max_response_bytes)
+            .field("retry", &self.retry)
             .field(
                 "bearer_token",
                 &if self.has_bearer_token() { "<redacted>" } else { "<none>" },
@@ -611,6 +678,15 @@ impl ExchangeTokenError {
     fn answer(
         answer: crate::error::Answer,
     ) -> Result<crate::Response<crate::models::OAuthTokenResponse>, crate::Error<Self>> {
+        let answer = answer
+            .unless_penalty(
+                &crate::error::PenaltyShape {
+                    ticket: "p-ticket",
+                    wait: "p-time",
+                    captcha: Some("p-captcha"),
+                    resend: "p-ticket",
+                },
+            )?;
         match answer.status.as_u16() {
             200 => {
                 answer

@@ -36,6 +36,6 @@ pub mod models;
 
 pub use client::{Client, ClientBuilder};
 
-pub use error::{Constraint, ConstraintViolation, Error, Response};
+pub use error::{Constraint, ConstraintViolation, Error, Response, RetryPolicy};
 
 pub use error::{DocumentedError, InvalidBearerToken};

@@ -1237,3 +1237,298 @@ async fn undocumented_statuses_keep_the_raw_body() {
     // exchangeToken documents no 401 and the list operations no 404: both are covered.
     assert!(checked >= 6 * 10, "{checked}");
 }
+
+// ---------------------------------------------------------------------------------------
+// Rate limits and penalties: a server that answers from a script, one answer per request.
+// ---------------------------------------------------------------------------------------
+
+/// One scripted answer: status, extra headers, JSON body.
+type Scripted = (u16, Vec<(&'static str, String)>, String);
+
+/// A server that answers the scripted answers in order (the last one again once they run
+/// out) and records every request.
+struct Script {
+    seen: Arc<Mutex<Vec<Seen>>>,
+    base_url: String,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Script {
+    async fn start(answers: Vec<Scripted>) -> Self {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let queue = Arc::new(Mutex::new(std::collections::VecDeque::from(answers)));
+        let record = seen.clone();
+        let app = axum::Router::new().fallback(
+            move |method: Method, uri: Uri, headers: HeaderMap, body: Bytes| {
+                let (record, queue) = (record.clone(), queue.clone());
+                async move {
+                    record.lock().unwrap().push(Seen {
+                        method,
+                        path: uri.path().to_owned(),
+                        query: uri.query().map(str::to_owned),
+                        headers,
+                        body,
+                    });
+                    let mut queue = queue.lock().unwrap();
+                    let (status, extra, body) = if queue.len() > 1 {
+                        queue.pop_front().unwrap()
+                    } else {
+                        queue.front().cloned().unwrap()
+                    };
+                    let mut response = (
+                        StatusCode::from_u16(status).unwrap(),
+                        [("content-type", "application/json")],
+                        body,
+                    )
+                        .into_response();
+                    for (name, value) in extra {
+                        response.headers_mut().insert(name, value.parse().unwrap());
+                    }
+                    response
+                }
+            },
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app).await.unwrap();
+        });
+        Self {
+            seen,
+            base_url: format!("http://{addr}/v1"),
+            task,
+        }
+    }
+
+    fn client(&self, policy: Option<trading_api::RetryPolicy>) -> Client {
+        let mut client = Client::new(self.base_url.as_str()).unwrap();
+        client.set_bearer_token(TOKEN).unwrap();
+        client.set_retry_policy(policy);
+        client
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Script {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+fn too_many(retry_after: &str) -> Scripted {
+    (
+        429,
+        vec![("retry-after", retry_after.to_owned())],
+        error_body("slow down").to_string(),
+    )
+}
+
+fn ok_empty_list() -> Scripted {
+    (200, Vec::new(), "[]".to_owned())
+}
+
+fn token_json() -> String {
+    json!({"access_token": "AT", "token_type": "Bearer", "expires_in": 5400, "error": "", "error_description": ""})
+        .to_string()
+}
+
+#[test]
+fn retry_after_reads_seconds_and_http_dates() {
+    let with = |value: &str| {
+        let mut headers = HeaderMap::new();
+        headers.insert("retry-after", value.parse().unwrap());
+        Error::<()>::UnexpectedStatus {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            headers,
+            body: Vec::new(),
+        }
+    };
+    assert_eq!(
+        with("120").retry_after(),
+        Some(std::time::Duration::from_secs(120))
+    );
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(90);
+    let wait = with(&httpdate::fmt_http_date(later)).retry_after().unwrap();
+    assert!(
+        wait > std::time::Duration::from_secs(85) && wait <= std::time::Duration::from_secs(90),
+        "{wait:?}"
+    );
+    // A date in the past means "now"; garbage means no wait was given.
+    assert_eq!(
+        with("Wed, 21 Oct 2015 07:28:00 GMT").retry_after(),
+        Some(std::time::Duration::ZERO)
+    );
+    assert_eq!(with("soon").retry_after(), None);
+    assert!(with("1").is_retryable());
+}
+
+#[tokio::test]
+async fn a_429_is_retried_after_retry_after_in_both_forms() {
+    for as_date in [false, true] {
+        let retry_after = if as_date {
+            let later = std::time::SystemTime::now() + std::time::Duration::from_secs(2);
+            httpdate::fmt_http_date(later)
+        } else {
+            "1".to_owned()
+        };
+        let server = Script::start(vec![too_many(&retry_after), ok_empty_list()]).await;
+        let client = server.client(Some(trading_api::RetryPolicy::default()));
+        let started = std::time::Instant::now();
+        let limits = client.list_category_position_limits(1).await.unwrap();
+        assert!(limits.is_empty());
+        assert_eq!(server.seen().len(), 2, "one retry after {retry_after}");
+        let took = started.elapsed();
+        // The date form has one-second resolution: it waits between 1 and 2 seconds.
+        assert!(
+            took >= std::time::Duration::from_millis(900)
+                && took < std::time::Duration::from_secs(5),
+            "{retry_after}: {took:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_429_whose_wait_passes_the_budget_is_reported_with_its_headers() {
+    let server = Script::start(vec![too_many("30")]).await;
+    let policy = trading_api::RetryPolicy::default().budget(std::time::Duration::from_secs(1));
+    let client = server.client(Some(policy));
+    let started = std::time::Instant::now();
+    let err = client.list_category_position_limits(1).await.unwrap_err();
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(server.seen().len(), 1, "a 30 s wait is over the 1 s budget");
+    assert_eq!(err.status(), Some(StatusCode::TOO_MANY_REQUESTS));
+    assert_eq!(err.headers().unwrap()["retry-after"], "30");
+    assert_eq!(err.retry_after(), Some(std::time::Duration::from_secs(30)));
+    assert!(err.is_retryable());
+
+    // Attempts run out too: three sends, then the last 429 comes back.
+    let server = Script::start(vec![too_many("0")]).await;
+    let client = server.client(Some(trading_api::RetryPolicy::default().max_attempts(3)));
+    let err = client.list_category_position_limits(1).await.unwrap_err();
+    assert_eq!(server.seen().len(), 3);
+    assert_eq!(err.status(), Some(StatusCode::TOO_MANY_REQUESTS));
+
+    // Without a policy nothing is retried.
+    let server = Script::start(vec![too_many("0"), ok_empty_list()]).await;
+    let client = server.client(None);
+    assert!(client.list_category_position_limits(1).await.is_err());
+    assert_eq!(server.seen().len(), 1);
+}
+
+#[tokio::test]
+async fn a_503_is_retried_for_a_get_but_never_for_a_post() {
+    let unavailable = (503, Vec::new(), error_body("maintenance").to_string());
+    let fast = trading_api::RetryPolicy::default()
+        .initial_backoff(std::time::Duration::from_millis(10))
+        .max_backoff(std::time::Duration::from_millis(20));
+    let server = Script::start(vec![unavailable.clone(), ok_empty_list()]).await;
+    let client = server.client(Some(fast.clone()));
+    client.list_category_position_limits(1).await.unwrap();
+    assert_eq!(server.seen().len(), 2);
+
+    let server = Script::start(vec![unavailable, ok_empty_list()]).await;
+    let client = server.client(Some(fast));
+    let body = UpdateContactInfoName {
+        first_name: "Ada".into(),
+        last_name: "Lovelace".into(),
+        country: "GB".into(),
+        phone: "+44".into(),
+    };
+    let err = client.update_contact_info_name(&body).await.unwrap_err();
+    assert_eq!(err.status(), Some(StatusCode::SERVICE_UNAVAILABLE));
+    assert_eq!(server.seen().len(), 1, "a POST may have been acted on");
+}
+
+#[tokio::test]
+async fn a_penalty_is_waited_out_and_resent_with_its_ticket() {
+    let penalty = (
+        200,
+        Vec::new(),
+        json!({"p-ticket": "ticket-1", "p-time": 1, "p-captcha": false}).to_string(),
+    );
+    let request = OAuthToken {
+        code: Some("the-code".into()),
+        client_id: Some("demo-client".into()),
+        ..grant("authorization_code")
+    };
+    // Without a policy the penalty is an error that says how long to wait.
+    let server = Script::start(vec![penalty.clone()]).await;
+    let err = server
+        .client(None)
+        .exchange_token(&request)
+        .await
+        .unwrap_err();
+    match &err {
+        Error::Penalty {
+            status,
+            wait,
+            ticket,
+            resend,
+            ..
+        } => {
+            assert_eq!(
+                (*status, *wait, ticket.as_str(), *resend),
+                (
+                    StatusCode::OK,
+                    std::time::Duration::from_secs(1),
+                    "ticket-1",
+                    "p-ticket"
+                )
+            );
+        }
+        other => panic!("expected a penalty, got {other:?}"),
+    }
+    assert_eq!(err.retry_after(), Some(std::time::Duration::from_secs(1)));
+    assert!(err.is_retryable());
+    assert!(!format!("{err:?} {err}").contains("ticket-1"), "{err:?}");
+
+    // With one, the call waits p-time and sends the same body plus the ticket.
+    let server = Script::start(vec![penalty.clone(), (200, Vec::new(), token_json())]).await;
+    let client = server.client(Some(trading_api::RetryPolicy::default()));
+    let started = std::time::Instant::now();
+    let token = client.exchange_token(&request).await.unwrap();
+    assert!(started.elapsed() >= std::time::Duration::from_millis(950));
+    assert_eq!(token.access_token.as_deref(), Some("AT"));
+    let seen = server.seen();
+    assert_eq!(seen.len(), 2);
+    let first = seen[0].json();
+    let mut second = seen[1].json();
+    assert_eq!(second["p-ticket"], "ticket-1");
+    second.as_object_mut().unwrap().remove("p-ticket");
+    assert_eq!(
+        first, second,
+        "the resend is the same request plus the ticket"
+    );
+
+    // The form encoding gets the ticket as one more pair.
+    let server = Script::start(vec![penalty, (200, Vec::new(), token_json())]).await;
+    let client = server.client(Some(trading_api::RetryPolicy::default()));
+    client.exchange_token_form(&request).await.unwrap();
+    let seen = server.seen();
+    assert_eq!(
+        std::str::from_utf8(&seen[1].body).unwrap(),
+        "grant_type=authorization_code&code=the-code&client_id=demo-client&p-ticket=ticket-1"
+    );
+}
+
+#[tokio::test]
+async fn a_captcha_is_never_retried() {
+    let captcha = (
+        200,
+        Vec::new(),
+        json!({"p-ticket": "ticket-2", "p-time": 0, "p-captcha": true}).to_string(),
+    );
+    let server = Script::start(vec![captcha, (200, Vec::new(), token_json())]).await;
+    let client = server.client(Some(trading_api::RetryPolicy::default()));
+    let err = client
+        .exchange_token(&grant("refresh_token"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::LoginRequired { .. }), "{err:?}");
+    assert!(!err.is_retryable());
+    assert!(err.to_string().contains("log in"), "{err}");
+    assert_eq!(server.seen().len(), 1);
+}

@@ -42,27 +42,59 @@ pub fn emit(api: &Api) -> TokenStream {
     let helpers = helpers(&uses);
     let execute = (!api.operations.is_empty()).then(|| {
         quote! {
-            /// Sends a request with the client's `Accept` and total timeout.
-            async fn send<E>(&self, mut request: reqwest::RequestBuilder, accept: &'static str) -> Result<reqwest::Response, crate::Error<E>> {
+            /// Builds a request with the client's `Accept` and total timeout.
+            #[allow(clippy::result_large_err)] // the `Error` of the public methods
+            fn prepare<E>(&self, request: reqwest::RequestBuilder, accept: &'static str) -> Result<reqwest::Request, crate::Error<E>> {
+                let mut request = request.build().map_err(crate::Error::Transport)?;
                 if !accept.is_empty() {
-                    request = request.header(reqwest::header::ACCEPT, accept);
+                    request
+                        .headers_mut()
+                        .insert(reqwest::header::ACCEPT, reqwest::header::HeaderValue::from_static(accept));
                 }
                 if let Some(timeout) = self.timeout {
-                    request = request.timeout(timeout);
+                    *request.timeout_mut() = Some(timeout);
                 }
-                request.send().await.map_err(crate::Error::Transport)
+                Ok(request)
             }
 
             /// Sends a request, reads the answer up to the size cap and hands it to the
-            /// operation's `answer`.
+            /// operation's `answer`; with a retry policy, sends it again while the policy
+            /// allows (a penalty's resend carries its ticket).
             async fn execute<T, E>(
                 &self,
                 request: reqwest::RequestBuilder,
                 accept: &'static str,
                 answer: fn(crate::error::Answer) -> Result<crate::Response<T>, crate::Error<E>>,
             ) -> Result<crate::Response<T>, crate::Error<E>> {
-                let response = self.send(request, accept).await?;
-                answer(crate::error::Answer::read(response, self.max_response_bytes).await?)
+                let mut request = self.prepare(request, accept)?;
+                let idempotent = request.method().is_idempotent();
+                let mut attempt = 1;
+                let mut waited = std::time::Duration::ZERO;
+                loop {
+                    let again = self.retry.as_ref().and_then(|_| request.try_clone());
+                    let result = match self.http.execute(request).await {
+                        Ok(response) => match crate::error::Answer::read(response, self.max_response_bytes).await {
+                            Ok(read) => answer(read),
+                            Err(error) => Err(error),
+                        },
+                        Err(error) => Err(crate::Error::Transport(error)),
+                    };
+                    let (Err(error), Some(policy), Some(mut next)) = (&result, &self.retry, again) else {
+                        return result;
+                    };
+                    let Some(wait) = policy.delay(error, idempotent, attempt, waited) else {
+                        return result;
+                    };
+                    if let crate::Error::Penalty { ticket, resend, .. } = error
+                        && !crate::error::with_ticket(&mut next, resend, ticket)
+                    {
+                        return result;
+                    }
+                    tokio::time::sleep(wait).await;
+                    waited += wait;
+                    attempt += 1;
+                    request = next;
+                }
             }
         }
     });
@@ -106,6 +138,7 @@ pub fn emit(api: &Api) -> TokenStream {
             bearer: std::sync::RwLock<Option<reqwest::header::HeaderValue>>,
             max_response_bytes: usize,
             timeout: Option<std::time::Duration>,
+            retry: Option<crate::RetryPolicy>,
         }
 
         /// Settings of a [`Client`] before it is built: timeouts, body cap, `User-Agent`.
@@ -117,6 +150,7 @@ pub fn emit(api: &Api) -> TokenStream {
             timeout: Option<std::time::Duration>,
             max_response_bytes: usize,
             user_agent: String,
+            retry: Option<crate::RetryPolicy>,
         }
 
         impl ClientBuilder {
@@ -141,6 +175,13 @@ pub fn emit(api: &Api) -> TokenStream {
                 self
             }
 
+            /// Sends failed calls again as `policy` says (see [`crate::RetryPolicy`]); off
+            /// unless set.
+            pub fn retry_policy(mut self, policy: crate::RetryPolicy) -> Self {
+                self.retry = Some(policy);
+                self
+            }
+
             /// The `User-Agent` header; [`Client::DEFAULT_USER_AGENT`] unless set.
             pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
                 self.user_agent = user_agent.into();
@@ -161,6 +202,7 @@ pub fn emit(api: &Api) -> TokenStream {
                 let mut client = Client::with_client(self.base_url, http);
                 client.timeout = self.timeout;
                 client.max_response_bytes = self.max_response_bytes;
+                client.retry = self.retry;
                 Ok(client)
             }
         }
@@ -183,6 +225,7 @@ pub fn emit(api: &Api) -> TokenStream {
                     timeout: Some(Self::DEFAULT_TIMEOUT),
                     max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
                     user_agent: Self::DEFAULT_USER_AGENT.to_owned(),
+                    retry: None,
                 }
             }
 
@@ -201,6 +244,7 @@ pub fn emit(api: &Api) -> TokenStream {
                     bearer: std::sync::RwLock::new(None),
                     max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
                     timeout: Some(Self::DEFAULT_TIMEOUT),
+                    retry: None,
                 }
             }
 
@@ -235,6 +279,16 @@ pub fn emit(api: &Api) -> TokenStream {
             /// How long a whole call may take (`None`: no limit).
             pub fn timeout(&self) -> Option<std::time::Duration> {
                 self.timeout
+            }
+
+            /// Sets (or with `None` switches off) the retry policy.
+            pub fn set_retry_policy(&mut self, policy: Option<crate::RetryPolicy>) {
+                self.retry = policy;
+            }
+
+            /// The retry policy, if one is set.
+            pub fn retry_policy(&self) -> Option<&crate::RetryPolicy> {
+                self.retry.as_ref()
             }
 
             #execute
@@ -287,6 +341,7 @@ pub fn emit(api: &Api) -> TokenStream {
                     bearer: std::sync::RwLock::new(token),
                     max_response_bytes: self.max_response_bytes,
                     timeout: self.timeout,
+                    retry: self.retry.clone(),
                 }
             }
         }
@@ -297,6 +352,7 @@ pub fn emit(api: &Api) -> TokenStream {
                     .field("base_url", &self.base_url)
                     .field("timeout", &self.timeout)
                     .field("max_response_bytes", &self.max_response_bytes)
+                    .field("retry", &self.retry)
                     .field("bearer_token", &if self.has_bearer_token() { "<redacted>" } else { "<none>" })
                     .finish_non_exhaustive()
             }
@@ -628,9 +684,25 @@ fn answer_fns(op: &Operation, models: &TokenStream) -> TokenStream {
             })
         }
     };
+    let penalty = op.penalty.as_ref().map(|p| {
+        let (ticket, wait, resend) = (&p.ticket, &p.wait, &p.resend);
+        let captcha = match &p.captcha {
+            Some(c) => quote!(Some(#c)),
+            None => quote!(None),
+        };
+        quote! {
+            let answer = answer.unless_penalty(&crate::error::PenaltyShape {
+                ticket: #ticket,
+                wait: #wait,
+                captcha: #captcha,
+                resend: #resend,
+            })?;
+        }
+    });
     quote! {
         /// Turns an answer of the operation into its result.
         fn answer(answer: crate::error::Answer) -> Result<crate::Response<#ok_type>, crate::Error<Self>> {
+            #penalty
             #answer_body
         }
 
@@ -1094,7 +1166,8 @@ fn method(
             (
                 quote!(reqwest::Response),
                 quote! {
-                    let response = self.send(request, #accept).await?;
+                    let request = self.prepare(request, #accept)?;
+                    let response = self.http.execute(request).await.map_err(crate::Error::Transport)?;
                     if matches!(response.status().as_u16(), #(#pats)|*) {
                         return Ok(response);
                     }

@@ -30,7 +30,7 @@ pub fn emit(api: &Api) -> TokenStream {
         pub mod models;
 
         pub use client::{Client, ClientBuilder};
-        pub use error::{Constraint, ConstraintViolation, Error, Response};
+        pub use error::{Constraint, ConstraintViolation, Error, Response, RetryPolicy};
         // Two short lines: prettyplease and rustfmt wrap a long one differently.
         pub use error::{DocumentedError, InvalidBearerToken};
     }

@@ -20,6 +20,7 @@ struct Uses {
     success_unless: bool,
     documented: bool,
     unexpected: bool,
+    penalty: bool,
 }
 
 impl Uses {
@@ -27,6 +28,7 @@ impl Uses {
         let mut uses = Uses::default();
         for op in &api.operations {
             uses.any = true;
+            uses.penalty |= op.penalty.is_some();
             for r in &op.responses {
                 match r.payload {
                     Payload::None => uses.empty = true,
@@ -196,6 +198,29 @@ pub fn emit(api: &Api) -> TokenStream {
                 /// The decoded body, as the operation's `Rejected` variant.
                 error: E,
             },
+            /// The server answered with a penalty (`x-penalty`): wait `wait`, then send the
+            /// same request again with `ticket` in its `resend` field. A client with a
+            /// [`RetryPolicy`] does both itself.
+            Penalty {
+                /// The HTTP status (a success status on the wire).
+                status: StatusCode,
+                /// The headers of the answer.
+                headers: HeaderMap,
+                /// How long the server asks to wait.
+                wait: std::time::Duration,
+                /// The ticket to send back (opaque; `Debug` shows its length only).
+                ticket: String,
+                /// The request body field the ticket goes back in.
+                resend: &'static str,
+            },
+            /// The server asks for a person to log in interactively (a penalty answer with a
+            /// captcha): sending again cannot help, so it is never retried.
+            LoginRequired {
+                /// The HTTP status (a success status on the wire).
+                status: StatusCode,
+                /// The headers of the answer.
+                headers: HeaderMap,
+            },
             /// The server answered with a status the spec does not document for this
             /// operation.
             UnexpectedStatus {
@@ -246,6 +271,8 @@ pub fn emit(api: &Api) -> TokenStream {
                     Error::Constraint(_) => None,
                     Error::Response { status, .. }
                     | Error::Business { status, .. }
+                    | Error::Penalty { status, .. }
+                    | Error::LoginRequired { status, .. }
                     | Error::UnexpectedStatus { status, .. }
                     | Error::BodyTooLarge { status, .. }
                     | Error::Decode { status, .. } => Some(*status),
@@ -258,6 +285,8 @@ pub fn emit(api: &Api) -> TokenStream {
                     Error::Transport(_) | Error::Constraint(_) => None,
                     Error::Response { headers, .. }
                     | Error::Business { headers, .. }
+                    | Error::Penalty { headers, .. }
+                    | Error::LoginRequired { headers, .. }
                     | Error::UnexpectedStatus { headers, .. }
                     | Error::BodyTooLarge { headers, .. }
                     | Error::Decode { headers, .. } => Some(headers),
@@ -275,6 +304,32 @@ pub fn emit(api: &Api) -> TokenStream {
             /// Whether the call failed because a connect or total timeout ran out.
             pub fn is_timeout(&self) -> bool {
                 matches!(self, Error::Transport(e) if e.is_timeout())
+            }
+
+            /// How long the server asked to wait before sending again: the `Retry-After`
+            /// header of the answer (seconds or an HTTP date), or the wait of a penalty.
+            pub fn retry_after(&self) -> Option<std::time::Duration> {
+                match self {
+                    Error::Penalty { wait, .. } => Some(*wait),
+                    _ => self.headers().and_then(retry_after),
+                }
+            }
+
+            /// Whether sending the same request again may succeed: a connection failure
+            /// or timeout, `429 Too Many Requests`, `503 Service Unavailable`, or a
+            /// penalty. Never a documented error, a business rejection, a constraint
+            /// violation or [`Error::LoginRequired`]. Whether it is *safe* to send again
+            /// depends on the operation as well; [`RetryPolicy`] says which it retries.
+            pub fn is_retryable(&self) -> bool {
+                match self {
+                    Error::Transport(e) => e.is_timeout() || e.is_connect(),
+                    Error::Penalty { .. } => true,
+                    Error::LoginRequired { .. } => false,
+                    _ => matches!(
+                        self.status(),
+                        Some(StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE)
+                    ),
+                }
             }
         }
 
@@ -294,6 +349,19 @@ pub fn emit(api: &Api) -> TokenStream {
                         .field("headers", &HeaderNames(headers))
                         .field("field", field)
                         .finish_non_exhaustive(),
+                    Error::Penalty { status, headers, wait, ticket, resend } => f
+                        .debug_struct("Penalty")
+                        .field("status", status)
+                        .field("headers", &HeaderNames(headers))
+                        .field("wait", wait)
+                        .field("ticket_bytes", &ticket.len())
+                        .field("resend", resend)
+                        .finish(),
+                    Error::LoginRequired { status, headers } => f
+                        .debug_struct("LoginRequired")
+                        .field("status", status)
+                        .field("headers", &HeaderNames(headers))
+                        .finish(),
                     Error::UnexpectedStatus { status, headers, body } => f
                         .debug_struct("UnexpectedStatus")
                         .field("status", status)
@@ -327,6 +395,12 @@ pub fn emit(api: &Api) -> TokenStream {
                     Error::Business { status, field, .. } => {
                         write!(f, "request rejected: status {status} with a non-empty `{field}`")
                     }
+                    Error::Penalty { wait, .. } => {
+                        write!(f, "penalty: the server asks to wait {} ms and send again with its ticket", wait.as_millis())
+                    }
+                    Error::LoginRequired { .. } => f.write_str(
+                        "the server asks for a person to log in interactively (captcha); retrying cannot help",
+                    ),
                     Error::UnexpectedStatus { status, body, .. } => {
                         write!(f, "undocumented status {status} ({} bytes of body)", body.len())
                     }
@@ -348,10 +422,82 @@ pub fn emit(api: &Api) -> TokenStream {
                     Error::Decode { source, .. } => Some(source),
                     Error::Response { .. }
                     | Error::Business { .. }
+                    | Error::Penalty { .. }
+                    | Error::LoginRequired { .. }
                     | Error::UnexpectedStatus { .. }
                     | Error::BodyTooLarge { .. } => None,
                 }
             }
+        }
+
+        /// `Retry-After` as a wait: delay-seconds, or an HTTP date (zero once it has passed).
+        fn retry_after(headers: &HeaderMap) -> Option<std::time::Duration> {
+            let value = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim();
+            if let Ok(seconds) = value.parse::<u64>() {
+                return Some(std::time::Duration::from_secs(seconds));
+            }
+            let when = httpdate::parse_http_date(value).ok()?;
+            Some(when.duration_since(std::time::SystemTime::now()).unwrap_or_default())
+        }
+
+        /// When a client sends a failed call again: opt in with `Client::set_retry_policy`
+        /// or `ClientBuilder::retry_policy`.
+        ///
+        /// Retried: `429 Too Many Requests` and penalty answers (the server did not act on
+        /// the request) for every operation; connection failures, timeouts and
+        /// `503 Service Unavailable` only for idempotent methods (`GET`, `PUT`, `DELETE`,
+        /// `HEAD`, `OPTIONS`, `TRACE`), since a `POST` may have been acted on. Each wait is
+        /// the server's (`Retry-After`, a penalty's wait) or else exponential backoff with
+        /// jitter; a penalty is sent again with its ticket. Never retried: a captcha
+        /// ([`Error::LoginRequired`]), a documented error, a business rejection. When the
+        /// attempts or the total wait budget run out, the last error comes back with its
+        /// status and headers. Streaming (`…_stream`) methods are never retried.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct RetryPolicy {
+            max_attempts: u32,
+            initial_backoff: std::time::Duration,
+            max_backoff: std::time::Duration,
+            budget: std::time::Duration,
+        }
+
+        impl Default for RetryPolicy {
+            /// 4 attempts, backoff from 200 ms up to 10 s, at most 60 s of waiting in all.
+            fn default() -> Self {
+                Self {
+                    max_attempts: 4,
+                    initial_backoff: std::time::Duration::from_millis(200),
+                    max_backoff: std::time::Duration::from_secs(10),
+                    budget: std::time::Duration::from_secs(60),
+                }
+            }
+        }
+
+        impl RetryPolicy {
+            /// How many times a call is sent at most, the first included (at least 1).
+            pub fn max_attempts(mut self, attempts: u32) -> Self {
+                self.max_attempts = attempts.max(1);
+                self
+            }
+
+            /// The first backoff (doubled each attempt) when the server names no wait.
+            pub fn initial_backoff(mut self, backoff: std::time::Duration) -> Self {
+                self.initial_backoff = backoff;
+                self
+            }
+
+            /// The longest single backoff.
+            pub fn max_backoff(mut self, backoff: std::time::Duration) -> Self {
+                self.max_backoff = backoff;
+                self
+            }
+
+            /// The most time a call may spend waiting between attempts, in all; a wait
+            /// that would pass it is not made and the last error is returned.
+            pub fn budget(mut self, budget: std::time::Duration) -> Self {
+                self.budget = budget;
+                self
+            }
+
         }
 
         #answer
@@ -528,6 +674,146 @@ fn answer(uses: &Uses) -> TokenStream {
             }
         }
     };
+    out.extend(quote! {
+        impl RetryPolicy {
+                        /// How long to wait before attempt `attempt + 1` after `error`, having waited
+            /// `waited` so far; `None` when the call must not be sent again.
+            pub(crate) fn delay<E>(&self, error: &Error<E>, idempotent: bool, attempt: u32, waited: std::time::Duration) -> Option<std::time::Duration> {
+                if attempt >= self.max_attempts {
+                    return None;
+                }
+                let safe = match error {
+                    Error::Penalty { .. } => true,
+                    Error::Transport(e) => idempotent && (e.is_timeout() || e.is_connect()),
+                    _ => match error.status() {
+                        Some(StatusCode::TOO_MANY_REQUESTS) => true,
+                        Some(StatusCode::SERVICE_UNAVAILABLE) => idempotent,
+                        _ => false,
+                    },
+                };
+                if !safe {
+                    return None;
+                }
+                let wait = error.retry_after().unwrap_or_else(|| self.backoff(attempt));
+                (waited + wait <= self.budget).then_some(wait)
+            }
+
+            /// Exponential backoff with jitter: a random point in the upper half of
+            /// `initial × 2^(attempt-1)`, capped at `max_backoff`.
+            fn backoff(&self, attempt: u32) -> std::time::Duration {
+                use std::hash::{BuildHasher, Hasher};
+                let exp = self.initial_backoff.saturating_mul(1 << attempt.saturating_sub(1).min(16));
+                let full = exp.min(self.max_backoff);
+                // A fresh `RandomState` is randomly keyed: enough to spread clients apart.
+                let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+                hasher.write_u32(attempt);
+                let fraction = (hasher.finish() % 1000) as u32;
+                full / 2 + full / 2 * fraction / 1000
+            }
+
+        }
+
+        /// Puts `ticket` into the `field` of the request's body for a penalty's resend: a
+        /// JSON object gains the field, a form gains the pair. `false` when the body is
+        /// neither (or a stream), so the request cannot carry it.
+        pub(crate) fn with_ticket(request: &mut reqwest::Request, field: &str, ticket: &str) -> bool {
+            let form = request
+                .headers()
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
+            let Some(bytes) = request.body().and_then(reqwest::Body::as_bytes) else {
+                return false;
+            };
+            let body = if form {
+                let mut body = bytes.to_vec();
+                if !body.is_empty() {
+                    body.push(b'&');
+                }
+                for (i, part) in [field, ticket].iter().enumerate() {
+                    if i == 1 {
+                        body.push(b'=');
+                    }
+                    for byte in part.bytes() {
+                        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+                            body.push(byte);
+                        } else {
+                            body.extend_from_slice(format!("%{byte:02X}").as_bytes());
+                        }
+                    }
+                }
+                body
+            } else {
+                let Ok(serde_json::Value::Object(mut object)) = serde_json::from_slice(bytes) else {
+                    return false;
+                };
+                object.insert(field.to_owned(), serde_json::Value::String(ticket.to_owned()));
+                match serde_json::to_vec(&object) {
+                    Ok(body) => body,
+                    Err(_) => return false,
+                }
+            };
+            request.headers_mut().remove(reqwest::header::CONTENT_LENGTH);
+            *request.body_mut() = Some(reqwest::Body::from(body));
+            true
+        }
+    });
+    if uses.penalty {
+        out.extend(quote! {
+            /// Wire names of a penalty answer's fields (`x-penalty`).
+            pub(crate) struct PenaltyShape {
+                /// Answer field holding the ticket.
+                pub(crate) ticket: &'static str,
+                /// Answer field holding the seconds to wait.
+                pub(crate) wait: &'static str,
+                /// Answer field that is `true` when a person must log in.
+                pub(crate) captcha: Option<&'static str>,
+                /// Request body field the ticket goes back in.
+                pub(crate) resend: &'static str,
+            }
+
+            impl Answer {
+                /// The answer itself, unless it is a success whose body is a penalty
+                /// (`Error::Penalty`) or asks for a person to log in
+                /// (`Error::LoginRequired`).
+                #[allow(clippy::result_large_err)]
+                pub(crate) fn unless_penalty<E>(self, shape: &PenaltyShape) -> Result<Self, Error<E>> {
+                    let mentions = |name: &str| {
+                        let quoted = format!("\"{name}\"");
+                        self.body.windows(quoted.len()).any(|w| w == quoted.as_bytes())
+                    };
+                    // Most answers are no penalty: look for the names before parsing.
+                    if !self.status.is_success()
+                        || !(mentions(shape.ticket) || shape.captcha.is_some_and(mentions))
+                    {
+                        return Ok(self);
+                    }
+                    let Ok(serde_json::Value::Object(fields)) = serde_json::from_slice(&self.body) else {
+                        return Ok(self);
+                    };
+                    if shape.captcha.and_then(|c| fields.get(c)).and_then(serde_json::Value::as_bool) == Some(true) {
+                        return Err(Error::LoginRequired { status: self.status, headers: self.headers });
+                    }
+                    let Some(ticket) = fields.get(shape.ticket).and_then(serde_json::Value::as_str).filter(|t| !t.is_empty()) else {
+                        return Ok(self);
+                    };
+                    let wait = fields
+                        .get(shape.wait)
+                        .and_then(serde_json::Value::as_f64)
+                        .filter(|s| s.is_finite() && *s >= 0.0)
+                        .map(std::time::Duration::from_secs_f64)
+                        .unwrap_or_default();
+                    Err(Error::Penalty {
+                        status: self.status,
+                        headers: self.headers,
+                        wait,
+                        ticket: ticket.to_owned(),
+                        resend: shape.resend,
+                    })
+                }
+            }
+        });
+    }
     let mut methods = TokenStream::new();
     if uses.success || uses.success_with || uses.success_unless || uses.documented {
         methods.extend(quote! {

@@ -290,6 +290,12 @@ impl Lowerer<'_> {
             responses,
             deprecated: op.deprecated,
             business,
+            penalty: op.penalty.as_ref().map(|p| crate::ir::PenaltyShape {
+                ticket: p.ticket.clone(),
+                wait: p.wait.clone(),
+                captcha: p.captcha.clone(),
+                resend: p.resend.clone(),
+            }),
         })
     }
 
