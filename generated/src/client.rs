@@ -202,46 +202,69 @@ impl Client {
         Ok(request)
     }
 
-    /// Sends a request, reads the answer up to the size cap and hands it to the
-    /// operation's `answer`; with a retry policy, sends it again while the policy
-    /// allows (a penalty's resend carries its ticket).
+    /// Sends a request and hands the answer to the operation's `answer`: the only
+    /// part of sending that is generic over the operation's types.
     async fn execute<T, E>(
         &self,
         request: reqwest::RequestBuilder,
         accept: &'static str,
-        answer: fn(crate::error::Answer) -> Result<crate::Response<T>, crate::Error<E>>,
+        penalty: Option<&crate::error::PenaltyShape>,
+        answer: impl FnOnce(
+            crate::error::Answer,
+        ) -> Result<crate::Response<T>, crate::Error<E>>,
     ) -> Result<crate::Response<T>, crate::Error<E>> {
-        let mut request = self.prepare(request, accept)?;
+        let request = self.prepare(request, accept)?;
+        match self.exchange(request, penalty).await {
+            Ok(read) => answer(read),
+            Err(crate::Error::UnexpectedStatus { status, headers, body }) => {
+                answer(crate::error::Answer {
+                    status,
+                    headers,
+                    body,
+                })
+            }
+            Err(error) => Err(error.widen()),
+        }
+    }
+
+    /// Sends a request and reads the answer up to the size cap; with a retry
+    /// policy, sends it again while the policy allows (a penalty's resend carries
+    /// its ticket). Not generic, so every operation shares one copy.
+    async fn exchange(
+        &self,
+        mut request: reqwest::Request,
+        penalty: Option<&crate::error::PenaltyShape>,
+    ) -> Result<crate::error::Answer, crate::Error<std::convert::Infallible>> {
         let idempotent = request.method().is_idempotent();
         let mut attempt = 1;
         let mut waited = std::time::Duration::ZERO;
         loop {
             let again = self.retry.as_ref().and_then(|_| request.try_clone());
-            let result = match self.http.execute(request).await {
+            let outcome = match self.http.execute(request).await {
                 Ok(response) => {
                     match crate::error::Answer::read(response, self.max_response_bytes)
                         .await
                     {
-                        Ok(read) => answer(read),
+                        Ok(read) => read.screen(penalty),
                         Err(error) => Err(error),
                     }
                 }
                 Err(error) => Err(crate::Error::Transport(error)),
             };
             let (Err(error), Some(policy), Some(mut next)) = (
-                &result,
+                &outcome,
                 &self.retry,
                 again,
             ) else {
-                return result;
+                return outcome;
             };
             let Some(wait) = policy.delay(error, idempotent, attempt, waited) else {
-                return result;
+                return outcome;
             };
             if let crate::Error::Penalty { ticket, resend, .. } = error
                 && !crate::error::with_ticket(&mut next, resend, ticket)
             {
-                return result;
+                return outcome;
             }
             tokio::time::sleep(wait).await;
             waited += wait;
@@ -335,7 +358,20 @@ impl Client {
         let url = format!("{}/auth/oauthtoken", self.base_url);
         let mut request = self.http.request(reqwest::Method::POST, url);
         request = request.json(body);
-        self.execute(request, "application/json", ExchangeTokenError::answer).await
+        self.execute(
+                request,
+                "application/json",
+                Some(
+                    &crate::error::PenaltyShape {
+                        ticket: "p-ticket",
+                        wait: "p-time",
+                        captcha: Some("p-captcha"),
+                        resend: "p-ticket",
+                    },
+                ),
+                ExchangeTokenError::answer,
+            )
+            .await
     }
 
     /// Exchange an OAuth authorization code (or other grant) for an access token.
@@ -370,7 +406,20 @@ impl Client {
         let url = format!("{}/auth/oauthtoken", self.base_url);
         let mut request = self.http.request(reqwest::Method::POST, url);
         request = request.form(body);
-        self.execute(request, "application/json", ExchangeTokenError::answer).await
+        self.execute(
+                request,
+                "application/json",
+                Some(
+                    &crate::error::PenaltyShape {
+                        ticket: "p-ticket",
+                        wait: "p-time",
+                        captcha: Some("p-captcha"),
+                        resend: "p-ticket",
+                    },
+                ),
+                ExchangeTokenError::answer,
+            )
+            .await
     }
 
     /// Update the name and phone data of the authenticated user's contact record.
@@ -406,7 +455,12 @@ impl Client {
         let mut request = self.http.request(reqwest::Method::POST, url);
         request = request.json(body);
         request = self.authorize(request);
-        self.execute(request, "application/json", UpdateContactInfoNameError::answer)
+        self.execute(
+                request,
+                "application/json",
+                None,
+                UpdateContactInfoNameError::answer,
+            )
             .await
     }
 
@@ -442,6 +496,7 @@ impl Client {
         self.execute(
                 request,
                 "application/json",
+                None,
                 ListCategoryPositionLimitsError::answer,
             )
             .await
@@ -475,7 +530,12 @@ impl Client {
             request = request.query(&[("id", value)]);
         }
         request = self.authorize(request);
-        self.execute(request, "application/json", GetCategoryPositionLimitError::answer)
+        self.execute(
+                request,
+                "application/json",
+                None,
+                GetCategoryPositionLimitError::answer,
+            )
             .await
     }
 
@@ -526,7 +586,8 @@ impl Client {
                 .query(&value.iter().map(|item| ("names", item)).collect::<Vec<_>>());
         }
         request = self.authorize(request);
-        self.execute(request, "application/json", FindExchangeScopesError::answer).await
+        self.execute(request, "application/json", None, FindExchangeScopesError::answer)
+            .await
     }
 
     /// Search risk categories by text.
@@ -597,7 +658,12 @@ impl Client {
             request = request.query(&[("l", value)]);
         }
         request = self.authorize(request);
-        self.execute(request, "application/json", SuggestRiskCategoriesError::answer)
+        self.execute(
+                request,
+                "application/json",
+                None,
+                SuggestRiskCategoriesError::answer,
+            )
             .await
     }
 }
@@ -670,23 +736,12 @@ impl ExchangeTokenError {
             Self::Rejected { status, .. } => *status,
         }
     }
-}
 
-#[allow(clippy::result_large_err)]
-impl ExchangeTokenError {
     /// Turns an answer of the operation into its result.
+    #[allow(clippy::result_large_err)]
     fn answer(
         answer: crate::error::Answer,
     ) -> Result<crate::Response<crate::models::OAuthTokenResponse>, crate::Error<Self>> {
-        let answer = answer
-            .unless_penalty(
-                &crate::error::PenaltyShape {
-                    ticket: "p-ticket",
-                    wait: "p-time",
-                    captcha: Some("p-captcha"),
-                    resend: "p-ticket",
-                },
-            )?;
         match answer.status.as_u16() {
             200 => {
                 answer
@@ -706,6 +761,7 @@ impl ExchangeTokenError {
     }
 
     /// Turns an answer that is not a documented success into the operation's error.
+    #[allow(clippy::result_large_err)]
     fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
         match answer.status.as_u16() {
             400 => answer.documented(crate::error::json, Self::BadRequest),
@@ -763,11 +819,9 @@ impl UpdateContactInfoNameError {
             Self::Rejected { status, .. } => *status,
         }
     }
-}
 
-#[allow(clippy::result_large_err)]
-impl UpdateContactInfoNameError {
     /// Turns an answer of the operation into its result.
+    #[allow(clippy::result_large_err)]
     fn answer(
         answer: crate::error::Answer,
     ) -> Result<
@@ -790,6 +844,7 @@ impl UpdateContactInfoNameError {
     }
 
     /// Turns an answer that is not a documented success into the operation's error.
+    #[allow(clippy::result_large_err)]
     fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
         match answer.status.as_u16() {
             400 => answer.documented(crate::error::json, Self::BadRequest),
@@ -809,7 +864,6 @@ impl crate::DocumentedError for UpdateContactInfoNameError {
 
 /// Documented error answers of [`Client::list_category_position_limits`].
 #[derive(Clone, Debug, PartialEq)]
-#[allow(clippy::large_enum_variant)]
 pub enum ListCategoryPositionLimitsError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
     /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
@@ -830,11 +884,9 @@ impl ListCategoryPositionLimitsError {
             Self::Unauthorized(_) => 401,
         }
     }
-}
 
-#[allow(clippy::result_large_err)]
-impl ListCategoryPositionLimitsError {
     /// Turns an answer of the operation into its result.
+    #[allow(clippy::result_large_err)]
     fn answer(
         answer: crate::error::Answer,
     ) -> Result<
@@ -848,6 +900,7 @@ impl ListCategoryPositionLimitsError {
     }
 
     /// Turns an answer that is not a documented success into the operation's error.
+    #[allow(clippy::result_large_err)]
     fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
         match answer.status.as_u16() {
             400 => answer.documented(crate::error::json, Self::BadRequest),
@@ -865,7 +918,6 @@ impl crate::DocumentedError for ListCategoryPositionLimitsError {
 
 /// Documented error answers of [`Client::get_category_position_limit`].
 #[derive(Clone, Debug, PartialEq)]
-#[allow(clippy::large_enum_variant)]
 pub enum GetCategoryPositionLimitError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
     /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
@@ -891,11 +943,9 @@ impl GetCategoryPositionLimitError {
             Self::NotFound(_) => 404,
         }
     }
-}
 
-#[allow(clippy::result_large_err)]
-impl GetCategoryPositionLimitError {
     /// Turns an answer of the operation into its result.
+    #[allow(clippy::result_large_err)]
     fn answer(
         answer: crate::error::Answer,
     ) -> Result<
@@ -909,6 +959,7 @@ impl GetCategoryPositionLimitError {
     }
 
     /// Turns an answer that is not a documented success into the operation's error.
+    #[allow(clippy::result_large_err)]
     fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
         match answer.status.as_u16() {
             400 => answer.documented(crate::error::json, Self::BadRequest),
@@ -927,7 +978,6 @@ impl crate::DocumentedError for GetCategoryPositionLimitError {
 
 /// Documented error answers of [`Client::find_exchange_scopes`].
 #[derive(Clone, Debug, PartialEq)]
-#[allow(clippy::large_enum_variant)]
 pub enum FindExchangeScopesError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
     /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
@@ -948,11 +998,9 @@ impl FindExchangeScopesError {
             Self::Unauthorized(_) => 401,
         }
     }
-}
 
-#[allow(clippy::result_large_err)]
-impl FindExchangeScopesError {
     /// Turns an answer of the operation into its result.
+    #[allow(clippy::result_large_err)]
     fn answer(
         answer: crate::error::Answer,
     ) -> Result<
@@ -966,6 +1014,7 @@ impl FindExchangeScopesError {
     }
 
     /// Turns an answer that is not a documented success into the operation's error.
+    #[allow(clippy::result_large_err)]
     fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
         match answer.status.as_u16() {
             400 => answer.documented(crate::error::json, Self::BadRequest),
@@ -983,7 +1032,6 @@ impl crate::DocumentedError for FindExchangeScopesError {
 
 /// Documented error answers of [`Client::suggest_risk_categories`].
 #[derive(Clone, Debug, PartialEq)]
-#[allow(clippy::large_enum_variant)]
 pub enum SuggestRiskCategoriesError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
     /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
@@ -1004,11 +1052,9 @@ impl SuggestRiskCategoriesError {
             Self::Unauthorized(_) => 401,
         }
     }
-}
 
-#[allow(clippy::result_large_err)]
-impl SuggestRiskCategoriesError {
     /// Turns an answer of the operation into its result.
+    #[allow(clippy::result_large_err)]
     fn answer(
         answer: crate::error::Answer,
     ) -> Result<crate::Response<Vec<crate::models::RiskCategory>>, crate::Error<Self>> {
@@ -1019,6 +1065,7 @@ impl SuggestRiskCategoriesError {
     }
 
     /// Turns an answer that is not a documented success into the operation's error.
+    #[allow(clippy::result_large_err)]
     fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
         match answer.status.as_u16() {
             400 => answer.documented(crate::error::json, Self::BadRequest),

@@ -586,6 +586,84 @@ pub(crate) fn with_ticket(
     true
 }
 
+impl Answer {
+    /// What the retry loop looks at before the operation decodes anything: a
+    /// penalty (`x-penalty`) or a `429`/`503` comes back as an error (the latter
+    /// as `Error::UnexpectedStatus`, turned back into an answer if not retried).
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn screen(
+        self,
+        penalty: Option<&PenaltyShape>,
+    ) -> Result<Self, Error<std::convert::Infallible>> {
+        let answer = match penalty {
+            Some(shape) => self.unless_penalty(shape)?,
+            None => self,
+        };
+        if matches!(
+            answer.status, StatusCode::TOO_MANY_REQUESTS |
+            StatusCode::SERVICE_UNAVAILABLE
+        ) {
+            return Err(Error::UnexpectedStatus {
+                status: answer.status,
+                headers: answer.headers,
+                body: answer.body,
+            });
+        }
+        Ok(answer)
+    }
+}
+
+impl Error<std::convert::Infallible> {
+    /// The same error as an error of an operation (none of these carries a
+    /// documented answer).
+    pub(crate) fn widen<E>(self) -> Error<E> {
+        match self {
+            Error::Transport(e) => Error::Transport(e),
+            Error::Constraint(v) => Error::Constraint(v),
+            Error::Response { error, .. } | Error::Business { error, .. } => {
+                match error {}
+            }
+            Error::Penalty { status, headers, wait, ticket, resend } => {
+                Error::Penalty {
+                    status,
+                    headers,
+                    wait,
+                    ticket,
+                    resend,
+                }
+            }
+            Error::LoginRequired { status, headers } => {
+                Error::LoginRequired {
+                    status,
+                    headers,
+                }
+            }
+            Error::UnexpectedStatus { status, headers, body } => {
+                Error::UnexpectedStatus {
+                    status,
+                    headers,
+                    body,
+                }
+            }
+            Error::BodyTooLarge { status, headers, limit } => {
+                Error::BodyTooLarge {
+                    status,
+                    headers,
+                    limit,
+                }
+            }
+            Error::Decode { status, headers, body, source } => {
+                Error::Decode {
+                    status,
+                    headers,
+                    body,
+                    source,
+                }
+            }
+        }
+    }
+}
+
 /// Wire names of a penalty answer's fields (`x-penalty`).
 pub(crate) struct PenaltyShape {
     /// Answer field holding the ticket.

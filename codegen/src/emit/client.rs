@@ -19,6 +19,8 @@ struct Uses {
     path: bool,
     joined_query: bool,
     auth: bool,
+    /// Some operation has `x-penalty`: `execute` takes each operation's penalty shape.
+    penalty: bool,
 }
 
 /// The tokens of `client.rs`.
@@ -32,7 +34,10 @@ pub fn emit(api: &Api) -> TokenStream {
             _ => None,
         })
         .collect();
-    let mut uses = Uses::default();
+    let mut uses = Uses {
+        penalty: api.operations.iter().any(|op| op.penalty.is_some()),
+        ..Uses::default()
+    };
     let mut all_methods = Vec::new();
     let mut enums = Vec::new();
     for op in &api.operations {
@@ -40,6 +45,34 @@ pub fn emit(api: &Api) -> TokenStream {
         enums.push(op_enums(op, &models));
     }
     let helpers = helpers(&uses);
+    let (penalty_param, penalty_pass, penalty_pass_comma) = if uses.penalty {
+        (
+            quote!(penalty: Option<&crate::error::PenaltyShape>,),
+            quote!(penalty),
+            quote!(penalty,),
+        )
+    } else {
+        (TokenStream::new(), TokenStream::new(), TokenStream::new())
+    };
+    let only = api
+        .operations
+        .iter()
+        .any(|op| simple_success(op).is_some())
+        .then(|| {
+            quote! {
+            /// `execute` for an operation that documents one success and nothing else.
+            async fn only<T, E>(
+                &self,
+                request: reqwest::RequestBuilder,
+                accept: &'static str,
+                #penalty_param
+                status: u16,
+                decode: fn(&[u8]) -> Result<T, serde_json::Error>,
+            ) -> Result<crate::Response<T>, crate::Error<E>> {
+                self.execute(request, accept, #penalty_pass_comma |answer| answer.only(status, decode)).await
+            }
+            }
+        });
     let execute = (!api.operations.is_empty()).then(|| {
         quote! {
             /// Builds a request with the client's `Accept` and total timeout.
@@ -57,38 +90,59 @@ pub fn emit(api: &Api) -> TokenStream {
                 Ok(request)
             }
 
-            /// Sends a request, reads the answer up to the size cap and hands it to the
-            /// operation's `answer`; with a retry policy, sends it again while the policy
-            /// allows (a penalty's resend carries its ticket).
+            /// Sends a request and hands the answer to the operation's `answer`: the only
+            /// part of sending that is generic over the operation's types.
             async fn execute<T, E>(
                 &self,
                 request: reqwest::RequestBuilder,
                 accept: &'static str,
-                answer: fn(crate::error::Answer) -> Result<crate::Response<T>, crate::Error<E>>,
+                #penalty_param
+                answer: impl FnOnce(crate::error::Answer) -> Result<crate::Response<T>, crate::Error<E>>,
             ) -> Result<crate::Response<T>, crate::Error<E>> {
-                let mut request = self.prepare(request, accept)?;
+                let request = self.prepare(request, accept)?;
+                match self.exchange(request, #penalty_pass).await {
+                    Ok(read) => answer(read),
+                    // A 429 or 503 not retried (no policy, or it ran out): decoded as usual.
+                    Err(crate::Error::UnexpectedStatus { status, headers, body }) => {
+                        answer(crate::error::Answer { status, headers, body })
+                    }
+                    Err(error) => Err(error.widen()),
+                }
+            }
+
+            #only
+
+
+            /// Sends a request and reads the answer up to the size cap; with a retry
+            /// policy, sends it again while the policy allows (a penalty's resend carries
+            /// its ticket). Not generic, so every operation shares one copy.
+            async fn exchange(
+                &self,
+                mut request: reqwest::Request,
+                #penalty_param
+            ) -> Result<crate::error::Answer, crate::Error<std::convert::Infallible>> {
                 let idempotent = request.method().is_idempotent();
                 let mut attempt = 1;
                 let mut waited = std::time::Duration::ZERO;
                 loop {
                     let again = self.retry.as_ref().and_then(|_| request.try_clone());
-                    let result = match self.http.execute(request).await {
+                    let outcome = match self.http.execute(request).await {
                         Ok(response) => match crate::error::Answer::read(response, self.max_response_bytes).await {
-                            Ok(read) => answer(read),
+                            Ok(read) => read.screen(#penalty_pass),
                             Err(error) => Err(error),
                         },
                         Err(error) => Err(crate::Error::Transport(error)),
                     };
-                    let (Err(error), Some(policy), Some(mut next)) = (&result, &self.retry, again) else {
-                        return result;
+                    let (Err(error), Some(policy), Some(mut next)) = (&outcome, &self.retry, again) else {
+                        return outcome;
                     };
                     let Some(wait) = policy.delay(error, idempotent, attempt, waited) else {
-                        return result;
+                        return outcome;
                     };
                     if let crate::Error::Penalty { ticket, resend, .. } = error
                         && !crate::error::with_ticket(&mut next, resend, ticket)
                     {
-                        return result;
+                        return outcome;
                     }
                     tokio::time::sleep(wait).await;
                     waited += wait;
@@ -407,6 +461,7 @@ fn response_enum(
     doc: &str,
     responses: &[&ResponseDef],
     models: &TokenStream,
+    private: TokenStream,
 ) -> TokenStream {
     let doc = docs::outer(doc);
     let variants = responses.iter().map(|r| {
@@ -449,11 +504,16 @@ fn response_enum(
         quote!(match self { #(#arms)* })
     };
     // Bodies are held inline as the spec nests them (the same choice as the unions of
-    // `models.rs`): boxing would cost every match for the sake of size.
+    // `models.rs`): boxing would cost every match for the sake of size. Only an enum with
+    // a `Rejected` variant (a whole success body beside small error bodies) needs saying.
+    let allow = responses
+        .iter()
+        .any(|r| r.variant == "Rejected" && r.media.is_empty())
+        .then(|| quote!(#[allow(clippy::large_enum_variant)]));
     quote! {
         #doc
         #[derive(Clone, Debug, PartialEq)]
-        #[allow(clippy::large_enum_variant)]
+        #allow
         pub enum #name {
             #(#variants)*
         }
@@ -463,6 +523,8 @@ fn response_enum(
             pub fn status(&self) -> u16 {
                 #status_fn
             }
+
+            #private
         }
     }
 }
@@ -473,23 +535,27 @@ fn op_enums(op: &Operation, models: &TokenStream) -> TokenStream {
     let ok = successes(op);
     if ok.len() > 1 {
         let doc = format!("Documented success answers of [`Client::{method}`].");
-        out.extend(response_enum(&success_enum_name(op), &doc, &ok, models));
+        out.extend(response_enum(
+            &success_enum_name(op),
+            &doc,
+            &ok,
+            models,
+            TokenStream::new(),
+        ));
     }
     let doc = format!("Documented error answers of [`Client::{method}`].");
     let name = error_enum_name(op);
     let rejected = rejected_variant(op);
     let mut errors = failures(op);
     errors.extend(rejected.as_ref());
-    out.extend(response_enum(&name, &doc, &errors, models));
-    let answer = answer_fns(op, models);
-    // `result_large_err`: the public methods return the same `Error` (the lint does not
-    // look at `async fn`s); it carries the answer's headers and decoded body by design.
+    out.extend(response_enum(
+        &name,
+        &doc,
+        &errors,
+        models,
+        answer_fns(op, models),
+    ));
     out.extend(quote! {
-        #[allow(clippy::result_large_err)]
-        impl #name {
-            #answer
-        }
-
         impl crate::DocumentedError for #name {
             fn status(&self) -> u16 {
                 #name::status(self)
@@ -605,11 +671,30 @@ fn rejected_variant(op: &Operation) -> Option<ResponseDef> {
     })
 }
 
+/// The one documented answer of an operation that documents nothing else, when it is a
+/// success with an exact status and no business check: such an operation (the
+/// common case) needs no code of its own to read its answer, only `Answer::only`.
+/// (A penalty is screened before any operation's own code.)
+pub(super) fn simple_success(op: &Operation) -> Option<&ResponseDef> {
+    match op.responses.as_slice() {
+        [one]
+            if matches!(one.status, StatusMatch::Code(c) if (200..300).contains(&c))
+                && op.business.is_empty() =>
+        {
+            Some(one)
+        }
+        _ => None,
+    }
+}
+
 /// The private functions of an operation's error enum that turn an answer into the
 /// operation's result: `answer` for every status, `failure` for the error statuses (the
 /// streaming twin calls it once it knows the answer is not a success). Every method of
 /// the operation (one per body encoding) shares them.
 fn answer_fns(op: &Operation, models: &TokenStream) -> TokenStream {
+    if simple_success(op).is_some() {
+        return TokenStream::new();
+    }
     let ok = successes(op);
     let ok_type = success_type(op, models);
     let ok_name = success_enum_name(op);
@@ -652,15 +737,20 @@ fn answer_fns(op: &Operation, models: &TokenStream) -> TokenStream {
         let expr = with_status(r, expr);
         ok_arms.push(quote!(#pat => #expr,));
     }
+    let failures = match_order(failures(op).into_iter());
+    let otherwise = if failures.is_empty() {
+        quote!(answer.unexpected())
+    } else {
+        quote!(Self::failure(answer))
+    };
     let answer_body = if ok_arms.is_empty() {
-        quote!(Err(Self::failure(answer)))
+        quote!(Err(#otherwise))
     } else {
         quote!(match answer.status.as_u16() {
             #(#ok_arms)*
-            _ => Err(Self::failure(answer)),
+            _ => Err(#otherwise),
         })
     };
-    let failures = match_order(failures(op).into_iter());
     let fail_arm = |r: &ResponseDef| {
         let dec = decoder(&r.payload);
         let wrap = wrap(r, &this);
@@ -668,7 +758,7 @@ fn answer_fns(op: &Operation, models: &TokenStream) -> TokenStream {
     };
     let has_default = failures.iter().any(|r| r.status == StatusMatch::Default);
     let failure_body = match failures.as_slice() {
-        [] => quote!(answer.unexpected()),
+        [] => TokenStream::new(),
         // A lone catch-all arm is clippy's `match_single_binding`.
         [only] if only.status == StatusMatch::Default => fail_arm(only),
         _ => {
@@ -684,32 +774,25 @@ fn answer_fns(op: &Operation, models: &TokenStream) -> TokenStream {
             })
         }
     };
-    let penalty = op.penalty.as_ref().map(|p| {
-        let (ticket, wait, resend) = (&p.ticket, &p.wait, &p.resend);
-        let captcha = match &p.captcha {
-            Some(c) => quote!(Some(#c)),
-            None => quote!(None),
-        };
+    let failure = (!failures.is_empty()).then(|| {
         quote! {
-            let answer = answer.unless_penalty(&crate::error::PenaltyShape {
-                ticket: #ticket,
-                wait: #wait,
-                captcha: #captcha,
-                resend: #resend,
-            })?;
+            /// Turns an answer that is not a documented success into the operation's error.
+            #[allow(clippy::result_large_err)]
+            fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
+                #failure_body
+            }
         }
     });
+    // `result_large_err`: the public methods return the same `Error` (the lint does not
+    // look at `async fn`s); it carries the answer's headers and decoded body by design.
     quote! {
         /// Turns an answer of the operation into its result.
+        #[allow(clippy::result_large_err)]
         fn answer(answer: crate::error::Answer) -> Result<crate::Response<#ok_type>, crate::Error<Self>> {
-            #penalty
             #answer_body
         }
 
-        /// Turns an answer that is not a documented success into the operation's error.
-        fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
-            #failure_body
-        }
+        #failure
     }
 }
 
@@ -1153,16 +1236,47 @@ fn method(
         TokenStream::new()
     };
     let accept = accept(op);
+    // The operation's penalty shape, when the client screens answers for penalties.
+    let penalty = uses.penalty.then(|| match &op.penalty {
+        Some(p) => {
+            let (ticket, wait, resend) = (&p.ticket, &p.wait, &p.resend);
+            let captcha = match &p.captcha {
+                Some(c) => quote!(Some(#c)),
+                None => quote!(None),
+            };
+            quote! {
+                Some(&crate::error::PenaltyShape {
+                    ticket: #ticket,
+                    wait: #wait,
+                    captcha: #captcha,
+                    resend: #resend,
+                }),
+            }
+        }
+        None => quote!(None,),
+    });
     let (ret, finish) = match flavour {
         Flavour::Decoded => {
             let ok = success_type(op, models);
             (
                 quote!(crate::Response<#ok>),
-                quote!(self.execute(request, #accept, #err::answer).await),
+                match simple_success(op) {
+                    Some(r) => {
+                        let status = status_pattern(&r.status);
+                        let dec = decoder(&r.payload);
+                        quote!(self.only(request, #accept, #penalty #status, #dec).await)
+                    }
+                    None => quote!(self.execute(request, #accept, #penalty #err::answer).await),
+                },
             )
         }
         Flavour::Stream => {
             let pats = successes(op).into_iter().map(|r| status_pattern(&r.status));
+            let stream_failure = if failures(op).is_empty() {
+                quote!(Err(answer.unexpected()))
+            } else {
+                quote!(Err(#err::failure(answer)))
+            };
             (
                 quote!(reqwest::Response),
                 quote! {
@@ -1172,7 +1286,7 @@ fn method(
                         return Ok(response);
                     }
                     let answer = crate::error::Answer::read(response, self.max_response_bytes).await?;
-                    Err(#err::failure(answer))
+                    #stream_failure
                 },
             )
         }

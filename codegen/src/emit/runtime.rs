@@ -20,6 +20,7 @@ struct Uses {
     success_unless: bool,
     documented: bool,
     unexpected: bool,
+    only: bool,
     penalty: bool,
 }
 
@@ -39,6 +40,12 @@ impl Uses {
                 if !r.status.is_success() {
                     uses.documented = true;
                 }
+            }
+            if super::client::simple_success(op).is_some() {
+                uses.only = true;
+                // The streaming twin's error path.
+                uses.unexpected |= op.stream.is_some();
+                continue;
             }
             let ok: Vec<_> = op
                 .responses
@@ -758,6 +765,63 @@ fn answer(uses: &Uses) -> TokenStream {
             true
         }
     });
+    let (shape_param, shape_use) = if uses.penalty {
+        (
+            quote!(penalty: Option<&PenaltyShape>),
+            quote! {
+                let answer = match penalty {
+                    Some(shape) => self.unless_penalty(shape)?,
+                    None => self,
+                };
+            },
+        )
+    } else {
+        (TokenStream::new(), quote!(let answer = self;))
+    };
+    out.extend(quote! {
+        impl Answer {
+            /// What the retry loop looks at before the operation decodes anything: a
+            /// penalty (`x-penalty`) or a `429`/`503` comes back as an error (the latter
+            /// as `Error::UnexpectedStatus`, turned back into an answer if not retried).
+            #[allow(clippy::result_large_err)]
+            pub(crate) fn screen(self, #shape_param) -> Result<Self, Error<std::convert::Infallible>> {
+                #shape_use
+                if matches!(answer.status, StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE) {
+                    return Err(Error::UnexpectedStatus {
+                        status: answer.status,
+                        headers: answer.headers,
+                        body: answer.body,
+                    });
+                }
+                Ok(answer)
+            }
+        }
+
+        impl Error<std::convert::Infallible> {
+            /// The same error as an error of an operation (none of these carries a
+            /// documented answer).
+            pub(crate) fn widen<E>(self) -> Error<E> {
+                match self {
+                    Error::Transport(e) => Error::Transport(e),
+                    Error::Constraint(v) => Error::Constraint(v),
+                    Error::Response { error, .. } | Error::Business { error, .. } => match error {},
+                    Error::Penalty { status, headers, wait, ticket, resend } => {
+                        Error::Penalty { status, headers, wait, ticket, resend }
+                    }
+                    Error::LoginRequired { status, headers } => Error::LoginRequired { status, headers },
+                    Error::UnexpectedStatus { status, headers, body } => {
+                        Error::UnexpectedStatus { status, headers, body }
+                    }
+                    Error::BodyTooLarge { status, headers, limit } => {
+                        Error::BodyTooLarge { status, headers, limit }
+                    }
+                    Error::Decode { status, headers, body, source } => {
+                        Error::Decode { status, headers, body, source }
+                    }
+                }
+            }
+        }
+    });
     if uses.penalty {
         out.extend(quote! {
             /// Wire names of a penalty answer's fields (`x-penalty`).
@@ -815,7 +879,7 @@ fn answer(uses: &Uses) -> TokenStream {
         });
     }
     let mut methods = TokenStream::new();
-    if uses.success || uses.success_with || uses.success_unless || uses.documented {
+    if uses.success || uses.success_with || uses.success_unless || uses.documented || uses.only {
         methods.extend(quote! {
             /// `Error::Decode` for this answer.
             fn undecodable<E>(self, source: serde_json::Error) -> Error<E> {
@@ -898,6 +962,25 @@ fn answer(uses: &Uses) -> TokenStream {
                 match decode(&self.body) {
                     Ok(body) => Error::Response { status: self.status, headers: self.headers, error: wrap(body) },
                     Err(source) => self.undecodable(source),
+                }
+            }
+        });
+    }
+    if uses.only {
+        methods.extend(quote! {
+            /// The answer of an operation that documents one success and nothing else:
+            /// that status decoded, any other `Error::UnexpectedStatus`.
+            pub(crate) fn only<B, E>(
+                self,
+                status: u16,
+                decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+            ) -> Result<Response<B>, Error<E>> {
+                if self.status.as_u16() != status {
+                    return Err(Error::UnexpectedStatus { status: self.status, headers: self.headers, body: self.body });
+                }
+                match decode(&self.body) {
+                    Ok(body) => Ok(Response { status: self.status, headers: self.headers, body }),
+                    Err(source) => Err(self.undecodable(source)),
                 }
             }
         });
