@@ -367,6 +367,36 @@ pub struct Operation {
     pub responses: Vec<ResponseDef>,
     /// `deprecated: true`.
     pub deprecated: bool,
+    /// `x-business-error`: the fields of the success body that report a rejection when
+    /// non-empty (empty when the spec declares none or they could not be used).
+    pub business: Vec<BusinessField>,
+    /// `x-penalty`: how a success answer's body says "wait, then resend with a ticket".
+    pub penalty: Option<PenaltyShape>,
+}
+
+/// Wire names of the fields of a penalty answer (`x-penalty`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PenaltyShape {
+    /// Answer field holding the ticket.
+    pub ticket: String,
+    /// Answer field holding the seconds to wait.
+    pub wait: String,
+    /// Answer field that is `true` when a person must log in.
+    pub captcha: Option<String>,
+    /// Request body field the ticket goes back in.
+    pub resend: String,
+}
+
+/// A string field of an operation's success body that reports a rejection when non-empty
+/// (`x-business-error`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BusinessField {
+    /// Rust name of the field.
+    pub name: String,
+    /// Wire name.
+    pub wire: String,
+    /// Whether the Rust field is an `Option`.
+    pub optional: bool,
 }
 
 /// A piece of a path template.
@@ -548,4 +578,6 @@ pub struct ResponseDef {
     pub doc: String,
     /// Body.
     pub payload: Payload,
+    /// Every media type the spec lists for this answer, in spec order (for `Accept`).
+    pub media: Vec<String>,
 }

@@ -11,6 +11,13 @@
 ///
 /// The credentials of the spec's security schemes (a `set_…` method each) can be set or replaced at any time, also while calls are in flight; each is sent only to the operations that declare its scheme, and `Debug` never shows one. A clone starts with the credentials set when it was made.
 ///
+/// No call can hang: [`Client::new`] and [`Client::builder`] connect within
+/// [`Client::DEFAULT_CONNECT_TIMEOUT`] and give every call
+/// [`Client::DEFAULT_TIMEOUT`] in all (sending, waiting, reading the body); a call
+/// that runs out is `Error::Transport` with [`crate::Error::is_timeout`]. Every
+/// request says `User-Agent: <crate>/<version>` and `Accept` lists the media types
+/// the operation's answers may have.
+///
 /// An answer's body is read into memory up to a cap,
 /// [`Client::DEFAULT_MAX_RESPONSE_BYTES`] unless [`Client::set_max_response_bytes`]
 /// says otherwise; a longer one is `Error::BodyTooLarge`. Operations that answer
@@ -21,19 +28,102 @@ pub struct Client {
     http: reqwest::Client,
     credentials: std::sync::RwLock<Credentials>,
     max_response_bytes: usize,
+    timeout: Option<std::time::Duration>,
+    retry: Option<crate::RetryPolicy>,
+}
+
+/// Settings of a [`Client`] before it is built: timeouts, body cap, `User-Agent`.
+/// Made by [`Client::builder`].
+#[derive(Debug, Clone)]
+pub struct ClientBuilder {
+    base_url: String,
+    connect_timeout: std::time::Duration,
+    timeout: Option<std::time::Duration>,
+    max_response_bytes: usize,
+    user_agent: String,
+    retry: Option<crate::RetryPolicy>,
+}
+
+impl ClientBuilder {
+    /// How long connecting (TCP and TLS) may take;
+    /// [`Client::DEFAULT_CONNECT_TIMEOUT`] unless set.
+    pub fn connect_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How long a whole call may take, from sending to the end of the body;
+    /// [`Client::DEFAULT_TIMEOUT`] unless set. `None` lets a call wait forever.
+    pub fn timeout(mut self, timeout: Option<std::time::Duration>) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The largest answer body read into memory;
+    /// [`Client::DEFAULT_MAX_RESPONSE_BYTES`] unless set.
+    pub fn max_response_bytes(mut self, limit: usize) -> Self {
+        self.max_response_bytes = limit;
+        self
+    }
+
+    /// Sends failed calls again as `policy` says (see [`crate::RetryPolicy`]); off
+    /// unless set.
+    pub fn retry_policy(mut self, policy: crate::RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
+    /// The `User-Agent` header; [`Client::DEFAULT_USER_AGENT`] unless set.
+    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
+        self.user_agent = user_agent.into();
+        self
+    }
+
+    /// The client.
+    ///
+    /// # Errors
+    ///
+    /// When `reqwest` cannot build its client (no TLS backend, or a `User-Agent`
+    /// an HTTP header cannot carry).
+    pub fn build(self) -> Result<Client, reqwest::Error> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(self.connect_timeout)
+            .user_agent(self.user_agent)
+            .build()?;
+        let mut client = Client::with_client(self.base_url, http);
+        client.timeout = self.timeout;
+        client.max_response_bytes = self.max_response_bytes;
+        client.retry = self.retry;
+        Ok(client)
+    }
 }
 
 impl Client {
-    /// A client with a default `reqwest::Client`.
+    /// A client with the default settings (see [`Client::builder`]).
     ///
     /// # Errors
     ///
     /// When `reqwest` cannot build its client (no TLS backend).
     pub fn new(base_url: impl Into<String>) -> Result<Self, reqwest::Error> {
-        Ok(Self::with_client(base_url, reqwest::Client::builder().build()?))
+        Self::builder(base_url).build()
     }
 
-    /// A client that sends through the caller's `reqwest::Client`.
+    /// Settings for a client of `base_url`, starting from the defaults.
+    pub fn builder(base_url: impl Into<String>) -> ClientBuilder {
+        ClientBuilder {
+            base_url: base_url.into(),
+            connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
+            timeout: Some(Self::DEFAULT_TIMEOUT),
+            max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
+            user_agent: Self::DEFAULT_USER_AGENT.to_owned(),
+            retry: None,
+        }
+    }
+
+    /// A client that sends through the caller's `reqwest::Client`: its connect
+    /// timeout, proxies, TLS settings and `User-Agent` apply. The total timeout of
+    /// each call is still [`Client::DEFAULT_TIMEOUT`] unless
+    /// [`Client::set_timeout`] says otherwise.
     pub fn with_client(base_url: impl Into<String>, http: reqwest::Client) -> Self {
         let mut base_url = base_url.into();
         while base_url.ends_with('/') {
@@ -44,9 +134,21 @@ impl Client {
             http,
             credentials: std::sync::RwLock::new(Credentials::default()),
             max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
+            timeout: Some(Self::DEFAULT_TIMEOUT),
+            retry: None,
         }
     }
 
+    /// The default time connecting may take: 10 seconds.
+    pub const DEFAULT_CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(
+        10,
+    );
+    /// The default time a whole call may take: 30 seconds.
+    pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+    /// The default `User-Agent`: this crate's name and version.
+    pub const DEFAULT_USER_AGENT: &'static str = concat!(
+        env!("CARGO_PKG_NAME"), "/", env!("CARGO_PKG_VERSION")
+    );
     /// The default cap on the size of an answer's body read into memory: 64 MiB.
     pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
     /// Sets the largest answer body (in bytes) a method reads into memory; a
@@ -60,15 +162,117 @@ impl Client {
         self.max_response_bytes
     }
 
-    /// Sends a request and reads the answer's body, up to the size cap.
-    async fn execute<E>(
+    /// Sets how long a whole call may take (`None`: no limit).
+    pub fn set_timeout(&mut self, timeout: Option<std::time::Duration>) {
+        self.timeout = timeout;
+    }
+
+    /// How long a whole call may take (`None`: no limit).
+    pub fn timeout(&self) -> Option<std::time::Duration> {
+        self.timeout
+    }
+
+    /// Sets (or with `None` switches off) the retry policy.
+    pub fn set_retry_policy(&mut self, policy: Option<crate::RetryPolicy>) {
+        self.retry = policy;
+    }
+
+    /// The retry policy, if one is set.
+    pub fn retry_policy(&self) -> Option<&crate::RetryPolicy> {
+        self.retry.as_ref()
+    }
+
+    /// Builds a request with the client's `Accept` and total timeout.
+    #[allow(clippy::result_large_err)]
+    fn prepare<E>(
         &self,
         request: reqwest::RequestBuilder,
-    ) -> Result<(u16, Vec<u8>), crate::Error<E>> {
-        let response = request.send().await.map_err(crate::Error::Transport)?;
-        let status = response.status().as_u16();
-        let bytes = read_body(response, self.max_response_bytes).await?;
-        Ok((status, bytes))
+        accept: &'static str,
+    ) -> Result<reqwest::Request, crate::Error<E>> {
+        let mut request = request.build().map_err(crate::Error::Transport)?;
+        if !accept.is_empty() {
+            request
+                .headers_mut()
+                .insert(
+                    reqwest::header::ACCEPT,
+                    reqwest::header::HeaderValue::from_static(accept),
+                );
+        }
+        if let Some(timeout) = self.timeout {
+            *request.timeout_mut() = Some(timeout);
+        }
+        Ok(request)
+    }
+
+    /// Sends a request and hands the answer to the operation's `answer`: the only
+    /// part of sending that is generic over the operation's types.
+    async fn execute<T, E>(
+        &self,
+        request: reqwest::RequestBuilder,
+        accept: &'static str,
+        penalty: Option<&crate::error::PenaltyShape>,
+        answer: impl FnOnce(
+            crate::error::Answer,
+        ) -> Result<crate::Response<T>, crate::Error<E>>,
+    ) -> Result<crate::Response<T>, crate::Error<E>> {
+        let request = self.prepare(request, accept)?;
+        match self.exchange(request, penalty).await {
+            Ok(read) => answer(read),
+            Err(crate::Error::UnexpectedStatus { status, headers, body }) => {
+                answer(crate::error::Answer {
+                    status,
+                    headers,
+                    body,
+                })
+            }
+            Err(error) => Err(error.widen()),
+        }
+    }
+
+    /// Sends a request and reads the answer up to the size cap; with a retry
+    /// policy, sends it again while the policy allows (a penalty's resend carries
+    /// its ticket). Not generic, so every operation shares one copy.
+    async fn exchange(
+        &self,
+        mut request: reqwest::Request,
+        penalty: Option<&crate::error::PenaltyShape>,
+    ) -> Result<crate::error::Answer, crate::Error<std::convert::Infallible>> {
+        let idempotent = request.method().is_idempotent();
+        let mut attempt = 1;
+        let mut waited = std::time::Duration::ZERO;
+        loop {
+            let again = self.retry.as_ref().and_then(|_| request.try_clone());
+            let outcome = match self.http.execute(request).await {
+                Ok(response) => {
+                    match crate::error::Answer::read(response, self.max_response_bytes)
+                        .await
+                    {
+                        Ok(read) => read.screen(penalty),
+                        Err(error) => Err(error),
+                    }
+                }
+                Err(error) => Err(crate::Error::Transport(error)),
+            };
+            let (Err(error), Some(policy), Some(mut next)) = (
+                &outcome,
+                &self.retry,
+                again,
+            ) else {
+                return outcome;
+            };
+            let Some(wait) = policy.delay(error, idempotent, attempt, waited) else {
+                return outcome;
+            };
+            if let crate::Error::Penalty { ticket, resend, .. } = error
+                && !crate::error::with_ticket(&mut next, resend, ticket)
+            {
+                return outcome;
+            }
+            tokio::time::sleep(wait).await;
+            waited += wait;
+            attempt += 1;
+            request = next;
+        }
     }
 
     /// The base URL, without a trailing slash.
@@ -157,46 +361,31 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
+    /// `Error::Business` for a success status whose body reports a rejection, `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn exchange_token(
         &self,
         body: &crate::models::OAuthToken,
-    ) -> Result<crate::models::OAuthTokenResponse, crate::Error<ExchangeTokenError>> {
+    ) -> Result<
+        crate::Response<crate::models::OAuthTokenResponse>,
+        crate::Error<ExchangeTokenError>,
+    > {
         let url = format!("{}/auth/oauthtoken", self.base_url);
         let mut request = self.http.request(reqwest::Method::POST, url);
         request = request.json(body);
-        let (status, bytes) = self.execute(request).await?;
-        match status {
-            200 => decode_json(status, &bytes),
-            400 => {
-                Err(
-                    crate::Error::Response(
-                        ExchangeTokenError::BadRequest(
-                            decode_json::<_, ExchangeTokenError>(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            413 => {
-                Err(
-                    crate::Error::Response(
-                        ExchangeTokenError::PayloadTooLarge(
-                            decode_json::<_, ExchangeTokenError>(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            415 => {
-                Err(
-                    crate::Error::Response(
-                        ExchangeTokenError::UnsupportedMediaType(
-                            decode_json::<_, ExchangeTokenError>(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            _ => Err(unexpected(status, &bytes)),
-        }
+        self.execute(
+                request,
+                "application/json",
+                Some(
+                    &crate::error::PenaltyShape {
+                        ticket: "p-ticket",
+                        wait: "p-time",
+                        captcha: Some("p-captcha"),
+                        resend: "p-ticket",
+                    },
+                ),
+                ExchangeTokenError::answer,
+            )
+            .await
     }
 
     /// Exchange an OAuth authorization code (or other grant) for an access token.
@@ -220,46 +409,31 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
+    /// `Error::Business` for a success status whose body reports a rejection, `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn exchange_token_form(
         &self,
         body: &crate::models::OAuthToken,
-    ) -> Result<crate::models::OAuthTokenResponse, crate::Error<ExchangeTokenError>> {
+    ) -> Result<
+        crate::Response<crate::models::OAuthTokenResponse>,
+        crate::Error<ExchangeTokenError>,
+    > {
         let url = format!("{}/auth/oauthtoken", self.base_url);
         let mut request = self.http.request(reqwest::Method::POST, url);
         request = request.form(body);
-        let (status, bytes) = self.execute(request).await?;
-        match status {
-            200 => decode_json(status, &bytes),
-            400 => {
-                Err(
-                    crate::Error::Response(
-                        ExchangeTokenError::BadRequest(
-                            decode_json::<_, ExchangeTokenError>(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            413 => {
-                Err(
-                    crate::Error::Response(
-                        ExchangeTokenError::PayloadTooLarge(
-                            decode_json::<_, ExchangeTokenError>(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            415 => {
-                Err(
-                    crate::Error::Response(
-                        ExchangeTokenError::UnsupportedMediaType(
-                            decode_json::<_, ExchangeTokenError>(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            _ => Err(unexpected(status, &bytes)),
-        }
+        self.execute(
+                request,
+                "application/json",
+                Some(
+                    &crate::error::PenaltyShape {
+                        ticket: "p-ticket",
+                        wait: "p-time",
+                        captcha: Some("p-captcha"),
+                        resend: "p-ticket",
+                    },
+                ),
+                ExchangeTokenError::answer,
+            )
+            .await
     }
 
     /// Update the name and phone data of the authenticated user's contact record.
@@ -284,12 +458,12 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
+    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Business` for a success status whose body reports a rejection, `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn update_contact_info_name(
         &self,
         body: &crate::models::UpdateContactInfoName,
     ) -> Result<
-        crate::models::UpdateContactInfoResponse,
+        crate::Response<crate::models::UpdateContactInfoResponse>,
         crate::Error<UpdateContactInfoNameError>,
     > {
         body.validate().map_err(crate::Error::Constraint)?;
@@ -298,47 +472,13 @@ impl Client {
         request = read_credentials(&self.credentials)
             .authorize(request, &[&[Scheme::BearerAuth]]);
         request = request.json(body);
-        let (status, bytes) = self.execute(request).await?;
-        match status {
-            200 => decode_json(status, &bytes),
-            400 => {
-                Err(
-                    crate::Error::Response(
-                        UpdateContactInfoNameError::BadRequest(
-                            decode_json::<_, UpdateContactInfoNameError>(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            401 => {
-                Err(
-                    crate::Error::Response(
-                        UpdateContactInfoNameError::Unauthorized(
-                            decode_json::<_, UpdateContactInfoNameError>(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            413 => {
-                Err(
-                    crate::Error::Response(
-                        UpdateContactInfoNameError::PayloadTooLarge(
-                            decode_json::<_, UpdateContactInfoNameError>(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            415 => {
-                Err(
-                    crate::Error::Response(
-                        UpdateContactInfoNameError::UnsupportedMediaType(
-                            decode_json::<_, UpdateContactInfoNameError>(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            _ => Err(unexpected(status, &bytes)),
-        }
+        self.execute(
+                request,
+                "application/json",
+                None,
+                UpdateContactInfoNameError::answer,
+            )
+            .await
     }
 
     /// Read the position-limit records that belong to a risk category.
@@ -357,12 +497,12 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
+    /// `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn list_category_position_limits(
         &self,
         masterid: i64,
     ) -> Result<
-        Vec<crate::models::CategoryPositionLimit>,
+        crate::Response<Vec<crate::models::CategoryPositionLimit>>,
         crate::Error<ListCategoryPositionLimitsError>,
     > {
         let url = format!("{}/categoryPositionLimit/deps", self.base_url);
@@ -373,35 +513,13 @@ impl Client {
         }
         request = read_credentials(&self.credentials)
             .authorize(request, &[&[Scheme::BearerAuth]]);
-        let (status, bytes) = self.execute(request).await?;
-        match status {
-            200 => decode_json(status, &bytes),
-            400 => {
-                Err(
-                    crate::Error::Response(
-                        ListCategoryPositionLimitsError::BadRequest(
-                            decode_json::<
-                                _,
-                                ListCategoryPositionLimitsError,
-                            >(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            401 => {
-                Err(
-                    crate::Error::Response(
-                        ListCategoryPositionLimitsError::Unauthorized(
-                            decode_json::<
-                                _,
-                                ListCategoryPositionLimitsError,
-                            >(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            _ => Err(unexpected(status, &bytes)),
-        }
+        self.execute(
+                request,
+                "application/json",
+                None,
+                ListCategoryPositionLimitsError::answer,
+            )
+            .await
     }
 
     /// Read a single position-limit record by id.
@@ -419,12 +537,12 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
+    /// `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn get_category_position_limit(
         &self,
         id: i64,
     ) -> Result<
-        crate::models::CategoryPositionLimit,
+        crate::Response<crate::models::CategoryPositionLimit>,
         crate::Error<GetCategoryPositionLimitError>,
     > {
         let url = format!("{}/categoryPositionLimit/item", self.base_url);
@@ -435,47 +553,13 @@ impl Client {
         }
         request = read_credentials(&self.credentials)
             .authorize(request, &[&[Scheme::BearerAuth]]);
-        let (status, bytes) = self.execute(request).await?;
-        match status {
-            200 => decode_json(status, &bytes),
-            400 => {
-                Err(
-                    crate::Error::Response(
-                        GetCategoryPositionLimitError::BadRequest(
-                            decode_json::<
-                                _,
-                                GetCategoryPositionLimitError,
-                            >(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            401 => {
-                Err(
-                    crate::Error::Response(
-                        GetCategoryPositionLimitError::Unauthorized(
-                            decode_json::<
-                                _,
-                                GetCategoryPositionLimitError,
-                            >(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            404 => {
-                Err(
-                    crate::Error::Response(
-                        GetCategoryPositionLimitError::NotFound(
-                            decode_json::<
-                                _,
-                                GetCategoryPositionLimitError,
-                            >(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            _ => Err(unexpected(status, &bytes)),
-        }
+        self.execute(
+                request,
+                "application/json",
+                None,
+                GetCategoryPositionLimitError::answer,
+            )
+            .await
     }
 
     /// Look up market data subscription exchange scopes by name.
@@ -495,12 +579,12 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
+    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn find_exchange_scopes(
         &self,
         names: &[&str],
     ) -> Result<
-        Vec<crate::models::MarketDataSubscriptionExchangeScope>,
+        crate::Response<Vec<crate::models::MarketDataSubscriptionExchangeScope>>,
         crate::Error<FindExchangeScopesError>,
     > {
         {
@@ -528,29 +612,8 @@ impl Client {
         }
         request = read_credentials(&self.credentials)
             .authorize(request, &[&[Scheme::BearerAuth]]);
-        let (status, bytes) = self.execute(request).await?;
-        match status {
-            200 => decode_json(status, &bytes),
-            400 => {
-                Err(
-                    crate::Error::Response(
-                        FindExchangeScopesError::BadRequest(
-                            decode_json::<_, FindExchangeScopesError>(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            401 => {
-                Err(
-                    crate::Error::Response(
-                        FindExchangeScopesError::Unauthorized(
-                            decode_json::<_, FindExchangeScopesError>(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            _ => Err(unexpected(status, &bytes)),
-        }
+        self.execute(request, "application/json", None, FindExchangeScopesError::answer)
+            .await
     }
 
     /// Search risk categories by text.
@@ -570,13 +633,13 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
+    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn suggest_risk_categories(
         &self,
         t: &str,
         l: i32,
     ) -> Result<
-        Vec<crate::models::RiskCategory>,
+        crate::Response<Vec<crate::models::RiskCategory>>,
         crate::Error<SuggestRiskCategoriesError>,
     > {
         {
@@ -624,29 +687,13 @@ impl Client {
         }
         request = read_credentials(&self.credentials)
             .authorize(request, &[&[Scheme::BearerAuth]]);
-        let (status, bytes) = self.execute(request).await?;
-        match status {
-            200 => decode_json(status, &bytes),
-            400 => {
-                Err(
-                    crate::Error::Response(
-                        SuggestRiskCategoriesError::BadRequest(
-                            decode_json::<_, SuggestRiskCategoriesError>(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            401 => {
-                Err(
-                    crate::Error::Response(
-                        SuggestRiskCategoriesError::Unauthorized(
-                            decode_json::<_, SuggestRiskCategoriesError>(status, &bytes)?,
-                        ),
-                    ),
-                )
-            }
-            _ => Err(unexpected(status, &bytes)),
-        }
+        self.execute(
+                request,
+                "application/json",
+                None,
+                SuggestRiskCategoriesError::answer,
+            )
+            .await
     }
 }
 
@@ -659,6 +706,8 @@ impl Clone for Client {
                 read_credentials(&self.credentials).clone(),
             ),
             max_response_bytes: self.max_response_bytes,
+            timeout: self.timeout,
+            retry: self.retry.clone(),
         }
     }
 }
@@ -667,6 +716,9 @@ impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client")
             .field("base_url", &self.base_url)
+            .field("timeout", &self.timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("retry", &self.retry)
             .field("credentials", &*read_credentials(&self.credentials))
             .finish_non_exhaustive()
     }
@@ -771,6 +823,7 @@ impl std::fmt::Display for InvalidCredential {
 impl std::error::Error for InvalidCredential {}
 /// Documented error answers of [`Client::exchange_token`].
 #[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum ExchangeTokenError {
     /// The exchange failed; `error` holds an RFC 6749 §5.2 error code.
     ///
@@ -784,6 +837,13 @@ pub enum ExchangeTokenError {
     ///
     /// Spec (level SHOULD, decision 21).
     UnsupportedMediaType(crate::models::ErrorResponse),
+    /// A success status whose body reports that the request was rejected: `error` or `error_description` is non-empty (`x-business-error`). Comes as `Error::Business`.
+    Rejected {
+        /// The HTTP status.
+        status: u16,
+        /// The decoded body.
+        body: crate::models::OAuthTokenResponse,
+    },
 }
 
 impl ExchangeTokenError {
@@ -793,6 +853,41 @@ impl ExchangeTokenError {
             Self::BadRequest(_) => 400,
             Self::PayloadTooLarge(_) => 413,
             Self::UnsupportedMediaType(_) => 415,
+            Self::Rejected { status, .. } => *status,
+        }
+    }
+
+    /// Turns an answer of the operation into its result.
+    #[allow(clippy::result_large_err)]
+    fn answer(
+        answer: crate::error::Answer,
+    ) -> Result<crate::Response<crate::models::OAuthTokenResponse>, crate::Error<Self>> {
+        match answer.status.as_u16() {
+            200 => {
+                answer
+                    .success_unless(
+                        crate::error::json,
+                        |body: &crate::models::OAuthTokenResponse| crate::error::first_reported(
+                            &[
+                                ("error", body.error.as_deref()),
+                                ("error_description", body.error_description.as_deref()),
+                            ],
+                        ),
+                        |status, body| Self::Rejected { status, body },
+                    )
+            }
+            _ => Err(Self::failure(answer)),
+        }
+    }
+
+    /// Turns an answer that is not a documented success into the operation's error.
+    #[allow(clippy::result_large_err)]
+    fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
+        match answer.status.as_u16() {
+            400 => answer.documented(crate::error::json, Self::BadRequest),
+            413 => answer.documented(crate::error::json, Self::PayloadTooLarge),
+            415 => answer.documented(crate::error::json, Self::UnsupportedMediaType),
+            _ => answer.unexpected(),
         }
     }
 }
@@ -805,6 +900,7 @@ impl crate::DocumentedError for ExchangeTokenError {
 
 /// Documented error answers of [`Client::update_contact_info_name`].
 #[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum UpdateContactInfoNameError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
     /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
@@ -823,6 +919,13 @@ pub enum UpdateContactInfoNameError {
     ///
     /// Spec (level SHOULD, decision 21).
     UnsupportedMediaType(crate::models::ErrorResponse),
+    /// A success status whose body reports that the request was rejected: `errorText` is non-empty (`x-business-error`). Comes as `Error::Business`.
+    Rejected {
+        /// The HTTP status.
+        status: u16,
+        /// The decoded body.
+        body: crate::models::UpdateContactInfoResponse,
+    },
 }
 
 impl UpdateContactInfoNameError {
@@ -833,6 +936,42 @@ impl UpdateContactInfoNameError {
             Self::Unauthorized(_) => 401,
             Self::PayloadTooLarge(_) => 413,
             Self::UnsupportedMediaType(_) => 415,
+            Self::Rejected { status, .. } => *status,
+        }
+    }
+
+    /// Turns an answer of the operation into its result.
+    #[allow(clippy::result_large_err)]
+    fn answer(
+        answer: crate::error::Answer,
+    ) -> Result<
+        crate::Response<crate::models::UpdateContactInfoResponse>,
+        crate::Error<Self>,
+    > {
+        match answer.status.as_u16() {
+            200 => {
+                answer
+                    .success_unless(
+                        crate::error::json,
+                        |body: &crate::models::UpdateContactInfoResponse| crate::error::first_reported(
+                            &[("errorText", body.error_text.as_deref())],
+                        ),
+                        |status, body| Self::Rejected { status, body },
+                    )
+            }
+            _ => Err(Self::failure(answer)),
+        }
+    }
+
+    /// Turns an answer that is not a documented success into the operation's error.
+    #[allow(clippy::result_large_err)]
+    fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
+        match answer.status.as_u16() {
+            400 => answer.documented(crate::error::json, Self::BadRequest),
+            401 => answer.documented(crate::error::json, Self::Unauthorized),
+            413 => answer.documented(crate::error::json, Self::PayloadTooLarge),
+            415 => answer.documented(crate::error::json, Self::UnsupportedMediaType),
+            _ => answer.unexpected(),
         }
     }
 }
@@ -863,6 +1002,30 @@ impl ListCategoryPositionLimitsError {
         match self {
             Self::BadRequest(_) => 400,
             Self::Unauthorized(_) => 401,
+        }
+    }
+
+    /// Turns an answer of the operation into its result.
+    #[allow(clippy::result_large_err)]
+    fn answer(
+        answer: crate::error::Answer,
+    ) -> Result<
+        crate::Response<Vec<crate::models::CategoryPositionLimit>>,
+        crate::Error<Self>,
+    > {
+        match answer.status.as_u16() {
+            200 => answer.success(crate::error::json),
+            _ => Err(Self::failure(answer)),
+        }
+    }
+
+    /// Turns an answer that is not a documented success into the operation's error.
+    #[allow(clippy::result_large_err)]
+    fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
+        match answer.status.as_u16() {
+            400 => answer.documented(crate::error::json, Self::BadRequest),
+            401 => answer.documented(crate::error::json, Self::Unauthorized),
+            _ => answer.unexpected(),
         }
     }
 }
@@ -900,6 +1063,31 @@ impl GetCategoryPositionLimitError {
             Self::NotFound(_) => 404,
         }
     }
+
+    /// Turns an answer of the operation into its result.
+    #[allow(clippy::result_large_err)]
+    fn answer(
+        answer: crate::error::Answer,
+    ) -> Result<
+        crate::Response<crate::models::CategoryPositionLimit>,
+        crate::Error<Self>,
+    > {
+        match answer.status.as_u16() {
+            200 => answer.success(crate::error::json),
+            _ => Err(Self::failure(answer)),
+        }
+    }
+
+    /// Turns an answer that is not a documented success into the operation's error.
+    #[allow(clippy::result_large_err)]
+    fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
+        match answer.status.as_u16() {
+            400 => answer.documented(crate::error::json, Self::BadRequest),
+            401 => answer.documented(crate::error::json, Self::Unauthorized),
+            404 => answer.documented(crate::error::json, Self::NotFound),
+            _ => answer.unexpected(),
+        }
+    }
 }
 
 impl crate::DocumentedError for GetCategoryPositionLimitError {
@@ -928,6 +1116,30 @@ impl FindExchangeScopesError {
         match self {
             Self::BadRequest(_) => 400,
             Self::Unauthorized(_) => 401,
+        }
+    }
+
+    /// Turns an answer of the operation into its result.
+    #[allow(clippy::result_large_err)]
+    fn answer(
+        answer: crate::error::Answer,
+    ) -> Result<
+        crate::Response<Vec<crate::models::MarketDataSubscriptionExchangeScope>>,
+        crate::Error<Self>,
+    > {
+        match answer.status.as_u16() {
+            200 => answer.success(crate::error::json),
+            _ => Err(Self::failure(answer)),
+        }
+    }
+
+    /// Turns an answer that is not a documented success into the operation's error.
+    #[allow(clippy::result_large_err)]
+    fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
+        match answer.status.as_u16() {
+            400 => answer.documented(crate::error::json, Self::BadRequest),
+            401 => answer.documented(crate::error::json, Self::Unauthorized),
+            _ => answer.unexpected(),
         }
     }
 }
@@ -960,55 +1172,31 @@ impl SuggestRiskCategoriesError {
             Self::Unauthorized(_) => 401,
         }
     }
+
+    /// Turns an answer of the operation into its result.
+    #[allow(clippy::result_large_err)]
+    fn answer(
+        answer: crate::error::Answer,
+    ) -> Result<crate::Response<Vec<crate::models::RiskCategory>>, crate::Error<Self>> {
+        match answer.status.as_u16() {
+            200 => answer.success(crate::error::json),
+            _ => Err(Self::failure(answer)),
+        }
+    }
+
+    /// Turns an answer that is not a documented success into the operation's error.
+    #[allow(clippy::result_large_err)]
+    fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
+        match answer.status.as_u16() {
+            400 => answer.documented(crate::error::json, Self::BadRequest),
+            401 => answer.documented(crate::error::json, Self::Unauthorized),
+            _ => answer.unexpected(),
+        }
+    }
 }
 
 impl crate::DocumentedError for SuggestRiskCategoriesError {
     fn status(&self) -> u16 {
         SuggestRiskCategoriesError::status(self)
-    }
-}
-
-/// Reads a body of at most `limit` bytes: a declared or actual length over it is
-/// `Error::BodyTooLarge`, and reading stops there.
-async fn read_body<E>(
-    mut response: reqwest::Response,
-    limit: usize,
-) -> Result<Vec<u8>, crate::Error<E>> {
-    let status = response.status().as_u16();
-    let too_large = crate::Error::BodyTooLarge {
-        status,
-        limit,
-    };
-    if response.content_length().is_some_and(|length| length > limit as u64) {
-        return Err(too_large);
-    }
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(crate::Error::Transport)? {
-        if body.len() + chunk.len() > limit {
-            return Err(too_large);
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
-}
-
-/// Decodes a JSON body, keeping the raw text when it is not the documented type.
-fn decode_json<T: serde::de::DeserializeOwned, E>(
-    status: u16,
-    bytes: &[u8],
-) -> Result<T, crate::Error<E>> {
-    serde_json::from_slice(bytes)
-        .map_err(|source| crate::Error::Decode {
-            status,
-            body: String::from_utf8_lossy(bytes).into_owned(),
-            source,
-        })
-}
-
-/// The error for a status the spec does not document.
-fn unexpected<E>(status: u16, bytes: &[u8]) -> crate::Error<E> {
-    crate::Error::UnexpectedStatus {
-        status,
-        body: String::from_utf8_lossy(bytes).into_owned(),
     }
 }

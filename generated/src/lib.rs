@@ -34,9 +34,9 @@ mod error;
 #[rustfmt::skip]
 pub mod models;
 
-pub use client::Client;
+pub use client::{Client, ClientBuilder};
 
-pub use error::{Constraint, ConstraintViolation, Error};
+pub use error::{Constraint, ConstraintViolation, Error, Response, RetryPolicy};
 
 pub use error::{DocumentedError, InvalidBearerToken};
 

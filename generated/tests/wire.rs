@@ -321,18 +321,31 @@ async fn an_answer_over_the_size_cap_is_refused_unread() {
     match client.list_category_position_limits(1).await {
         Err(
             err @ Error::BodyTooLarge {
-                status: 200,
+                status: StatusCode::OK,
                 limit: 16,
+                ..
             },
         ) => {
-            assert_eq!(err.status(), Some(200));
+            assert_eq!(err.status(), Some(StatusCode::OK));
+            assert_eq!(
+                err.headers().unwrap()["content-type"],
+                "application/json",
+                "the headers of a refused answer are kept"
+            );
         }
         other => panic!("expected BodyTooLarge, got {other:?}"),
     }
     // At the cap exactly, the body is read.
     server.answer(200, "[]");
     client.set_max_response_bytes(2);
-    assert_eq!(client.list_category_position_limits(1).await.unwrap(), []);
+    assert_eq!(
+        client
+            .list_category_position_limits(1)
+            .await
+            .unwrap()
+            .into_inner(),
+        []
+    );
 }
 
 #[tokio::test]
@@ -362,7 +375,7 @@ async fn update_contact_info_name_sends_bearer_and_body() {
             json!({"firstName": "Ada", "lastName": "Lovelace", "country": "GB", "phone": "+44"}),
         ),
     });
-    let info = answer.contact_info.unwrap();
+    let info = answer.into_inner().contact_info.unwrap();
     assert_eq!(
         (info.user_id, info.street_address1.as_str()),
         (1, "12 St James's Square")
@@ -370,11 +383,33 @@ async fn update_contact_info_name_sends_bearer_and_body() {
     assert_eq!(info.mailing_is_different, Some(false));
     assert_eq!(info.street_address2, None);
 
-    // The business-level rejection is a 200 with errorText and no contactInfo.
+    // The business-level rejection is a 200 with errorText and no contactInfo: an error
+    // (`x-business-error`), carrying the decoded body, status and headers.
     server.answer(200, r#"{"errorText":"too long"}"#);
-    let rejected = client.update_contact_info_name(&body).await.unwrap();
-    assert_eq!(rejected.error_text.as_deref(), Some("too long"));
-    assert!(rejected.contact_info.is_none());
+    match client.update_contact_info_name(&body).await {
+        Err(
+            ref err @ Error::Business {
+                status,
+                ref headers,
+                field,
+                error:
+                    UpdateContactInfoNameError::Rejected {
+                        status: s,
+                        ref body,
+                    },
+            },
+        ) => {
+            assert_eq!((status, s, field), (StatusCode::OK, 200, "errorText"));
+            assert_eq!(headers["content-type"], "application/json");
+            assert_eq!(body.error_text.as_deref(), Some("too long"));
+            assert!(body.contact_info.is_none());
+            assert_eq!(
+                err.to_string(),
+                "request rejected: status 200 OK with a non-empty `errorText`"
+            );
+        }
+        other => panic!("expected Error::Business, got {other:?}"),
+    }
 }
 
 #[tokio::test]
@@ -573,6 +608,126 @@ async fn transport_failures_are_their_own_kind() {
     ));
 }
 
+#[tokio::test]
+async fn a_stalled_server_fails_with_a_timeout_within_the_configured_time() {
+    // Accepts connections and never answers: without a timeout the call would hang.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stall = tokio::spawn(async move {
+        let mut held = Vec::new();
+        loop {
+            let (socket, _) = listener.accept().await.unwrap();
+            held.push(socket);
+        }
+    });
+    let limit = std::time::Duration::from_millis(300);
+    let client = Client::builder(format!("http://{addr}/v1"))
+        .timeout(Some(limit))
+        .build()
+        .unwrap();
+    assert_eq!(client.timeout(), Some(limit));
+    let started = std::time::Instant::now();
+    let err = client.get_category_position_limit(1).await.unwrap_err();
+    let took = started.elapsed();
+    assert!(err.is_timeout(), "{err:?}");
+    assert!(err.to_string().starts_with("request timed out"), "{err}");
+    assert!(
+        took >= limit && took < limit * 10,
+        "timed out after {took:?}, configured {limit:?}"
+    );
+    // The setter applies to a client built around the caller's reqwest::Client too.
+    let mut client = Client::with_client(format!("http://{addr}/v1"), reqwest::Client::new());
+    assert_eq!(client.timeout(), Some(Client::DEFAULT_TIMEOUT));
+    client.set_timeout(Some(limit));
+    let started = std::time::Instant::now();
+    assert!(
+        client
+            .list_category_position_limits(1)
+            .await
+            .unwrap_err()
+            .is_timeout()
+    );
+    assert!(started.elapsed() < limit * 10);
+    stall.abort();
+}
+
+#[test]
+fn defaults_cannot_hang_and_are_documented_values() {
+    let client = Client::new("http://127.0.0.1:9/v1").unwrap();
+    assert_eq!(client.timeout(), Some(std::time::Duration::from_secs(30)));
+    assert_eq!(
+        Client::DEFAULT_CONNECT_TIMEOUT,
+        std::time::Duration::from_secs(10)
+    );
+    assert_eq!(
+        Client::DEFAULT_USER_AGENT,
+        format!("trading-api/{}", env!("CARGO_PKG_VERSION"))
+    );
+    let shown = format!("{client:?}");
+    assert!(shown.contains("timeout: Some(30s)"), "{shown}");
+}
+
+#[tokio::test]
+async fn every_request_names_the_crate_and_accepts_the_documented_media_types() {
+    let server = Recorder::start().await;
+    let client = server.client();
+    server.answer(200, "[]");
+    client.list_category_position_limits(1).await.unwrap();
+    let seen = server.only();
+    assert_eq!(
+        seen.header("user-agent"),
+        [format!("trading-api/{}", env!("CARGO_PKG_VERSION")).as_str()]
+    );
+    assert_eq!(seen.header("accept"), ["application/json"]);
+    // A builder's User-Agent replaces the default.
+    let client = Client::builder(server.base_url.as_str())
+        .user_agent("my-app/2.0")
+        .build()
+        .unwrap();
+    client.set_bearer_token(TOKEN).unwrap();
+    client.list_category_position_limits(1).await.unwrap();
+    assert_eq!(server.only().header("user-agent"), ["my-app/2.0"]);
+}
+
+#[tokio::test]
+async fn status_and_headers_come_with_successes_and_errors() {
+    let server = Recorder::start().await;
+    let client = server.client();
+    server.answer(200, limit_json("Overall").to_string());
+    let limit = client.get_category_position_limit(11).await.unwrap();
+    assert_eq!(limit.status(), StatusCode::OK);
+    assert_eq!(limit.headers()["content-type"], "application/json");
+    // Deref reaches the body's fields; into_parts hands everything back.
+    assert_eq!(limit.id, Some(11));
+    let (status, headers, body) = limit.into_parts();
+    assert_eq!((status, body.id), (StatusCode::OK, Some(11)));
+    assert!(headers.contains_key("content-length"));
+
+    server.answer(404, error_body("no such id").to_string());
+    let err = client.get_category_position_limit(999).await.unwrap_err();
+    assert_eq!(err.status(), Some(StatusCode::NOT_FOUND));
+    assert_eq!(err.headers().unwrap()["content-type"], "application/json");
+    assert!(matches!(
+        err.documented(),
+        Some(GetCategoryPositionLimitError::NotFound(body)) if body.error_text == "no such id"
+    ));
+    // Display names the status, never the decoded body.
+    assert_eq!(
+        err.to_string(),
+        "documented error answer, status 404 Not Found"
+    );
+
+    // A body that does not decode keeps the serde error as `source()`, for error chains.
+    server.answer(200, "{\"id\": \"not a number\"}");
+    let err = client.get_category_position_limit(11).await.unwrap_err();
+    let source = std::error::Error::source(&err).expect("Decode has a source");
+    assert!(
+        source.downcast_ref::<serde_json::Error>().is_some(),
+        "{source}"
+    );
+    assert!(!err.to_string().contains("not a number"), "{err}");
+}
+
 // ---------------------------------------------------------------------------------------
 // The status table: every (operation, documented status) pair, decoded on the wire.
 // ---------------------------------------------------------------------------------------
@@ -639,10 +794,12 @@ enum Outcome {
     Ok(Value),
     /// `Error::Response`: the variant's `status()`, its name, and its decoded body.
     Response(u16, &'static str, Value),
-    /// `Error::UnexpectedStatus` with its raw body.
-    UnexpectedStatus(u16, String),
-    /// `Error::Decode` with its raw body.
-    Decode(u16, String),
+    /// `Error::Business`: the field that reports the rejection and the decoded body.
+    Business(u16, &'static str, Value),
+    /// `Error::UnexpectedStatus` with its raw body, byte for byte.
+    UnexpectedStatus(u16, Vec<u8>),
+    /// `Error::Decode` with its raw body, byte for byte.
+    Decode(u16, Vec<u8>),
     /// Anything else (transport, constraint): never expected here.
     Other(String),
 }
@@ -654,24 +811,33 @@ trait Documented: std::fmt::Debug {
 }
 
 macro_rules! documented {
-    ($($ty:ident { $($variant:ident),+ $(,)? })+) => {$(
+    ($($ty:ident { $($variant:ident),+ $(,)? } $(+ $rejected:ident)?)+) => {$(
         impl Documented for $ty {
             fn parts(&self) -> (u16, &'static str, Value) {
-                match self {$(
-                    $ty::$variant(body) => (
-                        self.status(),
-                        stringify!($variant),
-                        serde_json::to_value(body).unwrap(),
-                    ),
-                )+}
+                match self {
+                    $(
+                        $ty::$variant(body) => (
+                            self.status(),
+                            stringify!($variant),
+                            serde_json::to_value(body).unwrap(),
+                        ),
+                    )+
+                    $(
+                        $ty::$rejected { body, .. } => (
+                            self.status(),
+                            stringify!($rejected),
+                            serde_json::to_value(body).unwrap(),
+                        ),
+                    )?
+                }
             }
         }
     )+};
 }
 
 documented! {
-    ExchangeTokenError { BadRequest, PayloadTooLarge, UnsupportedMediaType }
-    UpdateContactInfoNameError { BadRequest, Unauthorized, PayloadTooLarge, UnsupportedMediaType }
+    ExchangeTokenError { BadRequest, PayloadTooLarge, UnsupportedMediaType } + Rejected
+    UpdateContactInfoNameError { BadRequest, Unauthorized, PayloadTooLarge, UnsupportedMediaType } + Rejected
     ListCategoryPositionLimitsError { BadRequest, Unauthorized }
     GetCategoryPositionLimitError { BadRequest, Unauthorized, NotFound }
     FindExchangeScopesError { BadRequest, Unauthorized }
@@ -679,20 +845,33 @@ documented! {
 }
 
 fn outcome<T: serde::Serialize, E: Documented + trading_api::DocumentedError>(
-    result: Result<T, Error<E>>,
+    result: Result<trading_api::Response<T>, Error<E>>,
 ) -> Outcome {
     let err = match result {
-        Ok(value) => return Outcome::Ok(serde_json::to_value(&value).unwrap()),
+        Ok(value) => {
+            // Status and headers come with every success.
+            assert!(value.status().is_success(), "{}", value.status());
+            assert_eq!(value.headers()["content-type"], "application/json");
+            return Outcome::Ok(serde_json::to_value(value.into_inner()).unwrap());
+        }
         Err(err) => err,
     };
     // Every raw body the table sends on an error path contains "secret": none of it may
     // reach Debug or Display.
     let shown = format!("{err:?} {err}");
     assert!(!shown.contains("secret"), "a raw body leaked: {shown}");
-    let status = err.status();
+    let status = err.status().map(|s| s.as_u16());
+    // Every error that came from an answer carries its headers.
+    if !matches!(err, Error::Transport(_) | Error::Constraint(_)) {
+        assert!(
+            err.headers()
+                .is_some_and(|h| h.contains_key("content-type")),
+            "{err:?}"
+        );
+    }
     match err {
-        Error::Response(e) => {
-            let (s, name, body) = e.parts();
+        Error::Response { error, .. } => {
+            let (s, name, body) = error.parts();
             assert_eq!(
                 status,
                 Some(s),
@@ -700,15 +879,22 @@ fn outcome<T: serde::Serialize, E: Documented + trading_api::DocumentedError>(
             );
             Outcome::Response(s, name, body)
         }
-        Error::UnexpectedStatus { status: s, body } => {
-            assert_eq!(status, Some(s));
-            Outcome::UnexpectedStatus(s, body)
+        Error::Business { field, error, .. } => {
+            let (s, name, body) = error.parts();
+            assert_eq!((status, name), (Some(s), "Rejected"));
+            Outcome::Business(s, field, body)
+        }
+        Error::UnexpectedStatus {
+            status: s, body, ..
+        } => {
+            assert_eq!(status, Some(s.as_u16()));
+            Outcome::UnexpectedStatus(s.as_u16(), body)
         }
         Error::Decode {
             status: s, body, ..
         } => {
-            assert_eq!(status, Some(s));
-            Outcome::Decode(s, body)
+            assert_eq!(status, Some(s.as_u16()));
+            Outcome::Decode(s.as_u16(), body)
         }
         other => Outcome::Other(format!("{other:?}")),
     }
@@ -792,6 +978,27 @@ fn table() -> Vec<Row> {
             wire: invalid_grant.clone(),
             expect: Outcome::Response(400, "BadRequest", invalid_grant),
         },
+        // A 200 whose `error` is set is a failed exchange (`x-business-error`), not a token.
+        Row {
+            op: ExchangeToken,
+            status: 200,
+            wire: json!({"error": "invalid_grant", "error_description": ""}),
+            expect: Outcome::Business(
+                200,
+                "error",
+                json!({"error": "invalid_grant", "error_description": ""}),
+            ),
+        },
+        Row {
+            op: ExchangeToken,
+            status: 200,
+            wire: json!({"error": "", "error_description": "refused"}),
+            expect: Outcome::Business(
+                200,
+                "error_description",
+                json!({"error": "", "error_description": "refused"}),
+            ),
+        },
         error_row(ExchangeToken, 413, "PayloadTooLarge", "body over 64 KiB"),
         error_row(ExchangeToken, 415, "UnsupportedMediaType", "text/xml"),
         Row {
@@ -800,12 +1007,13 @@ fn table() -> Vec<Row> {
             wire: contact.clone(),
             expect: Outcome::Ok(contact),
         },
-        // The business-level rejection is a 200 too: errorText set, no contactInfo.
+        // The business-level rejection is a 200 too: errorText set, no contactInfo. The
+        // spec's `x-business-error` makes it an error.
         Row {
             op: UpdateContactInfoName,
             status: 200,
             wire: json!({"errorText": "names too long"}),
-            expect: Outcome::Ok(json!({"errorText": "names too long"})),
+            expect: Outcome::Business(200, "errorText", json!({"errorText": "names too long"})),
         },
         error_row(
             UpdateContactInfoName,
@@ -978,10 +1186,9 @@ async fn undecodable_bodies_on_documented_statuses_are_decode_errors() {
             for (content_type, body) in bodies {
                 server.answer_raw(status, content_type, body);
                 let got = op.call(&client).await;
-                let raw = String::from_utf8_lossy(body).into_owned();
                 assert_eq!(
                     got,
-                    Outcome::Decode(status, raw),
+                    Outcome::Decode(status, body.to_vec()),
                     "{op:?} answered {status} {content_type} {body:?}"
                 );
                 server.take();
@@ -1013,20 +1220,315 @@ async fn undocumented_statuses_keep_the_raw_body() {
             let got = op.call(&client).await;
             assert_eq!(
                 got,
-                Outcome::UnexpectedStatus(status, body),
+                Outcome::UnexpectedStatus(status, body.into_bytes()),
                 "{op:?} {status}"
             );
             checked += 1;
         }
-        // Non-JSON, non-UTF-8 bytes come back with replacement characters.
+        // Non-JSON, non-UTF-8 bytes come back exactly as sent.
         server.answer_raw(500, "text/plain", b"secret \xff trace".as_slice());
         assert_eq!(
             op.call(&client).await,
-            Outcome::UnexpectedStatus(500, "secret \u{fffd} trace".into()),
+            Outcome::UnexpectedStatus(500, b"secret \xff trace".to_vec()),
             "{op:?}"
         );
         server.take();
     }
     // exchangeToken documents no 401 and the list operations no 404: both are covered.
     assert!(checked >= 6 * 10, "{checked}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Rate limits and penalties: a server that answers from a script, one answer per request.
+// ---------------------------------------------------------------------------------------
+
+/// One scripted answer: status, extra headers, JSON body.
+type Scripted = (u16, Vec<(&'static str, String)>, String);
+
+/// A server that answers the scripted answers in order (the last one again once they run
+/// out) and records every request.
+struct Script {
+    seen: Arc<Mutex<Vec<Seen>>>,
+    base_url: String,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Script {
+    async fn start(answers: Vec<Scripted>) -> Self {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let queue = Arc::new(Mutex::new(std::collections::VecDeque::from(answers)));
+        let record = seen.clone();
+        let app = axum::Router::new().fallback(
+            move |method: Method, uri: Uri, headers: HeaderMap, body: Bytes| {
+                let (record, queue) = (record.clone(), queue.clone());
+                async move {
+                    record.lock().unwrap().push(Seen {
+                        method,
+                        path: uri.path().to_owned(),
+                        query: uri.query().map(str::to_owned),
+                        headers,
+                        body,
+                    });
+                    let mut queue = queue.lock().unwrap();
+                    let (status, extra, body) = if queue.len() > 1 {
+                        queue.pop_front().unwrap()
+                    } else {
+                        queue.front().cloned().unwrap()
+                    };
+                    let mut response = (
+                        StatusCode::from_u16(status).unwrap(),
+                        [("content-type", "application/json")],
+                        body,
+                    )
+                        .into_response();
+                    for (name, value) in extra {
+                        response.headers_mut().insert(name, value.parse().unwrap());
+                    }
+                    response
+                }
+            },
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app).await.unwrap();
+        });
+        Self {
+            seen,
+            base_url: format!("http://{addr}/v1"),
+            task,
+        }
+    }
+
+    fn client(&self, policy: Option<trading_api::RetryPolicy>) -> Client {
+        let mut client = Client::new(self.base_url.as_str()).unwrap();
+        client.set_bearer_token(TOKEN).unwrap();
+        client.set_retry_policy(policy);
+        client
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Script {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+fn too_many(retry_after: &str) -> Scripted {
+    (
+        429,
+        vec![("retry-after", retry_after.to_owned())],
+        error_body("slow down").to_string(),
+    )
+}
+
+fn ok_empty_list() -> Scripted {
+    (200, Vec::new(), "[]".to_owned())
+}
+
+fn token_json() -> String {
+    json!({"access_token": "AT", "token_type": "Bearer", "expires_in": 5400, "error": "", "error_description": ""})
+        .to_string()
+}
+
+#[test]
+fn retry_after_reads_seconds_and_http_dates() {
+    let with = |value: &str| {
+        let mut headers = HeaderMap::new();
+        headers.insert("retry-after", value.parse().unwrap());
+        Error::<()>::UnexpectedStatus {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            headers,
+            body: Vec::new(),
+        }
+    };
+    assert_eq!(
+        with("120").retry_after(),
+        Some(std::time::Duration::from_secs(120))
+    );
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(90);
+    let wait = with(&httpdate::fmt_http_date(later)).retry_after().unwrap();
+    assert!(
+        wait > std::time::Duration::from_secs(85) && wait <= std::time::Duration::from_secs(90),
+        "{wait:?}"
+    );
+    // A date in the past means "now"; garbage means no wait was given.
+    assert_eq!(
+        with("Wed, 21 Oct 2015 07:28:00 GMT").retry_after(),
+        Some(std::time::Duration::ZERO)
+    );
+    assert_eq!(with("soon").retry_after(), None);
+    assert!(with("1").is_retryable());
+}
+
+#[tokio::test]
+async fn a_429_is_retried_after_retry_after_in_both_forms() {
+    for as_date in [false, true] {
+        let retry_after = if as_date {
+            let later = std::time::SystemTime::now() + std::time::Duration::from_secs(2);
+            httpdate::fmt_http_date(later)
+        } else {
+            "1".to_owned()
+        };
+        let server = Script::start(vec![too_many(&retry_after), ok_empty_list()]).await;
+        let client = server.client(Some(trading_api::RetryPolicy::default()));
+        let started = std::time::Instant::now();
+        let limits = client.list_category_position_limits(1).await.unwrap();
+        assert!(limits.is_empty());
+        assert_eq!(server.seen().len(), 2, "one retry after {retry_after}");
+        let took = started.elapsed();
+        // The date form has one-second resolution: it waits between 1 and 2 seconds.
+        assert!(
+            took >= std::time::Duration::from_millis(900)
+                && took < std::time::Duration::from_secs(5),
+            "{retry_after}: {took:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_429_whose_wait_passes_the_budget_is_reported_with_its_headers() {
+    let server = Script::start(vec![too_many("30")]).await;
+    let policy = trading_api::RetryPolicy::default().budget(std::time::Duration::from_secs(1));
+    let client = server.client(Some(policy));
+    let started = std::time::Instant::now();
+    let err = client.list_category_position_limits(1).await.unwrap_err();
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(server.seen().len(), 1, "a 30 s wait is over the 1 s budget");
+    assert_eq!(err.status(), Some(StatusCode::TOO_MANY_REQUESTS));
+    assert_eq!(err.headers().unwrap()["retry-after"], "30");
+    assert_eq!(err.retry_after(), Some(std::time::Duration::from_secs(30)));
+    assert!(err.is_retryable());
+
+    // Attempts run out too: three sends, then the last 429 comes back.
+    let server = Script::start(vec![too_many("0")]).await;
+    let client = server.client(Some(trading_api::RetryPolicy::default().max_attempts(3)));
+    let err = client.list_category_position_limits(1).await.unwrap_err();
+    assert_eq!(server.seen().len(), 3);
+    assert_eq!(err.status(), Some(StatusCode::TOO_MANY_REQUESTS));
+
+    // Without a policy nothing is retried.
+    let server = Script::start(vec![too_many("0"), ok_empty_list()]).await;
+    let client = server.client(None);
+    assert!(client.list_category_position_limits(1).await.is_err());
+    assert_eq!(server.seen().len(), 1);
+}
+
+#[tokio::test]
+async fn a_503_is_retried_for_a_get_but_never_for_a_post() {
+    let unavailable = (503, Vec::new(), error_body("maintenance").to_string());
+    let fast = trading_api::RetryPolicy::default()
+        .initial_backoff(std::time::Duration::from_millis(10))
+        .max_backoff(std::time::Duration::from_millis(20));
+    let server = Script::start(vec![unavailable.clone(), ok_empty_list()]).await;
+    let client = server.client(Some(fast.clone()));
+    client.list_category_position_limits(1).await.unwrap();
+    assert_eq!(server.seen().len(), 2);
+
+    let server = Script::start(vec![unavailable, ok_empty_list()]).await;
+    let client = server.client(Some(fast));
+    let body = UpdateContactInfoName {
+        first_name: "Ada".into(),
+        last_name: "Lovelace".into(),
+        country: "GB".into(),
+        phone: "+44".into(),
+    };
+    let err = client.update_contact_info_name(&body).await.unwrap_err();
+    assert_eq!(err.status(), Some(StatusCode::SERVICE_UNAVAILABLE));
+    assert_eq!(server.seen().len(), 1, "a POST may have been acted on");
+}
+
+#[tokio::test]
+async fn a_penalty_is_waited_out_and_resent_with_its_ticket() {
+    let penalty = (
+        200,
+        Vec::new(),
+        json!({"p-ticket": "ticket-1", "p-time": 1, "p-captcha": false}).to_string(),
+    );
+    let request = OAuthToken {
+        code: Some("the-code".into()),
+        client_id: Some("demo-client".into()),
+        ..grant("authorization_code")
+    };
+    // Without a policy the penalty is an error that says how long to wait.
+    let server = Script::start(vec![penalty.clone()]).await;
+    let err = server
+        .client(None)
+        .exchange_token(&request)
+        .await
+        .unwrap_err();
+    match &err {
+        Error::Penalty {
+            status,
+            wait,
+            ticket,
+            resend,
+            ..
+        } => {
+            assert_eq!(
+                (*status, *wait, ticket.as_str(), *resend),
+                (
+                    StatusCode::OK,
+                    std::time::Duration::from_secs(1),
+                    "ticket-1",
+                    "p-ticket"
+                )
+            );
+        }
+        other => panic!("expected a penalty, got {other:?}"),
+    }
+    assert_eq!(err.retry_after(), Some(std::time::Duration::from_secs(1)));
+    assert!(err.is_retryable());
+    assert!(!format!("{err:?} {err}").contains("ticket-1"), "{err:?}");
+
+    // With one, the call waits p-time and sends the same body plus the ticket.
+    let server = Script::start(vec![penalty.clone(), (200, Vec::new(), token_json())]).await;
+    let client = server.client(Some(trading_api::RetryPolicy::default()));
+    let started = std::time::Instant::now();
+    let token = client.exchange_token(&request).await.unwrap();
+    assert!(started.elapsed() >= std::time::Duration::from_millis(950));
+    assert_eq!(token.access_token.as_deref(), Some("AT"));
+    let seen = server.seen();
+    assert_eq!(seen.len(), 2);
+    let first = seen[0].json();
+    let mut second = seen[1].json();
+    assert_eq!(second["p-ticket"], "ticket-1");
+    second.as_object_mut().unwrap().remove("p-ticket");
+    assert_eq!(
+        first, second,
+        "the resend is the same request plus the ticket"
+    );
+
+    // The form encoding gets the ticket as one more pair.
+    let server = Script::start(vec![penalty, (200, Vec::new(), token_json())]).await;
+    let client = server.client(Some(trading_api::RetryPolicy::default()));
+    client.exchange_token_form(&request).await.unwrap();
+    let seen = server.seen();
+    assert_eq!(
+        std::str::from_utf8(&seen[1].body).unwrap(),
+        "grant_type=authorization_code&code=the-code&client_id=demo-client&p-ticket=ticket-1"
+    );
+}
+
+#[tokio::test]
+async fn a_captcha_is_never_retried() {
+    let captcha = (
+        200,
+        Vec::new(),
+        json!({"p-ticket": "ticket-2", "p-time": 0, "p-captcha": true}).to_string(),
+    );
+    let server = Script::start(vec![captcha, (200, Vec::new(), token_json())]).await;
+    let client = server.client(Some(trading_api::RetryPolicy::default()));
+    let err = client
+        .exchange_token(&grant("refresh_token"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::LoginRequired { .. }), "{err:?}");
+    assert!(!err.is_retryable());
+    assert!(err.to_string().contains("log in"), "{err}");
+    assert_eq!(server.seen().len(), 1);
 }

@@ -380,6 +380,32 @@ pub struct BusinessError {
     pub description: Option<String>,
 }
 
+/// `x-penalty` (operation): how a `2xx` answer says "too many requests: wait, then send
+/// the same request again with this ticket", the penalty mechanism some platforms use
+/// instead of `429`. The fields are wire names of top-level fields of the answer's JSON
+/// body (they need not be declared in its schema) and of the request's body.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Penalty {
+    /// Answer field holding the ticket; its presence (a non-empty string) makes the
+    /// answer a penalty.
+    pub ticket: String,
+    /// Answer field holding how many seconds to wait before sending again.
+    pub wait: String,
+    /// Answer field that is `true` when a person must solve a captcha (log in
+    /// interactively): such an answer is never retried.
+    #[serde(default)]
+    pub captcha: Option<String>,
+    /// Request body field the ticket is sent back in on the next attempt.
+    pub resend: String,
+    /// The decision row behind it.
+    #[serde(default)]
+    pub decision: Option<Value>,
+    /// Why.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
 /// `x-encoding-levels` (parameter): how binding it is that a server answers the encodings
 /// of a list parameter (the declared one and those of `x-alternate-encodings`).
 #[derive(Debug, Clone, Deserialize)]

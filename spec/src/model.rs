@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::extensions::{
-    BodyLimit, BusinessError, ConstraintLevels, EncodingLevels, Level, NonBmp, Rejection,
+    BodyLimit, BusinessError, ConstraintLevels, EncodingLevels, Level, NonBmp, Penalty, Rejection,
     RejectionResponse, RejectionShape, Rule, ServerErrors, UndeclaredRoute,
 };
 
@@ -178,6 +178,9 @@ pub struct Operation {
     /// `x-business-error`: fields of a 2xx body that report a failure when non-empty.
     #[serde(rename = "x-business-error")]
     pub business_error: Option<BusinessError>,
+    /// `x-penalty`: how a 2xx body says "wait, then send again with this ticket".
+    #[serde(rename = "x-penalty")]
+    pub penalty: Option<Penalty>,
 }
 
 /// A parameter (or a `$ref` to one).

@@ -18,13 +18,12 @@ use crate::lower::inner_named;
 /// What the operation methods use of the private helpers, so that only those are emitted.
 #[derive(Default)]
 struct Uses {
-    json: bool,
-    text: bool,
-    unexpected: bool,
     path: bool,
     joined_query: bool,
     label: bool,
     matrix: bool,
+    /// Some operation has `x-penalty`: `execute` takes each operation's penalty shape.
+    penalty: bool,
 }
 
 /// The tokens of `client.rs`.
@@ -38,22 +37,122 @@ pub fn emit(api: &Api) -> TokenStream {
             _ => None,
         })
         .collect();
-    let mut uses = Uses::default();
+    let mut uses = Uses {
+        penalty: api.operations.iter().any(|op| op.penalty.is_some()),
+        ..Uses::default()
+    };
     let mut all_methods = Vec::new();
     let mut enums = Vec::new();
     for op in &api.operations {
         all_methods.push(methods(op, api, &models, &validating, &mut uses));
         enums.push(op_enums(op, &models));
     }
-    let helpers = helpers(&uses, !api.operations.is_empty());
+    let helpers = helpers(&uses);
+    let (penalty_param, penalty_pass, penalty_pass_comma) = if uses.penalty {
+        (
+            quote!(penalty: Option<&crate::error::PenaltyShape>,),
+            quote!(penalty),
+            quote!(penalty,),
+        )
+    } else {
+        (TokenStream::new(), TokenStream::new(), TokenStream::new())
+    };
+    let only = api
+        .operations
+        .iter()
+        .any(|op| simple_success(op).is_some())
+        .then(|| {
+            quote! {
+            /// `execute` for an operation that documents one success and nothing else.
+            #[allow(clippy::result_large_err)] // the closure returns the methods' `Error`
+            async fn only<T, E>(
+                &self,
+                request: reqwest::RequestBuilder,
+                accept: &'static str,
+                #penalty_param
+                status: u16,
+                decode: fn(&[u8]) -> Result<T, serde_json::Error>,
+            ) -> Result<crate::Response<T>, crate::Error<E>> {
+                self.execute(request, accept, #penalty_pass_comma |answer| answer.only(status, decode)).await
+            }
+            }
+        });
     let execute = (!api.operations.is_empty()).then(|| {
         quote! {
-            /// Sends a request and reads the answer's body, up to the size cap.
-            async fn execute<E>(&self, request: reqwest::RequestBuilder) -> Result<(u16, Vec<u8>), crate::Error<E>> {
-                let response = request.send().await.map_err(crate::Error::Transport)?;
-                let status = response.status().as_u16();
-                let bytes = read_body(response, self.max_response_bytes).await?;
-                Ok((status, bytes))
+            /// Builds a request with the client's `Accept` and total timeout.
+            #[allow(clippy::result_large_err)] // the `Error` of the public methods
+            fn prepare<E>(&self, request: reqwest::RequestBuilder, accept: &'static str) -> Result<reqwest::Request, crate::Error<E>> {
+                let mut request = request.build().map_err(crate::Error::Transport)?;
+                if !accept.is_empty() {
+                    request
+                        .headers_mut()
+                        .insert(reqwest::header::ACCEPT, reqwest::header::HeaderValue::from_static(accept));
+                }
+                if let Some(timeout) = self.timeout {
+                    *request.timeout_mut() = Some(timeout);
+                }
+                Ok(request)
+            }
+
+            /// Sends a request and hands the answer to the operation's `answer`: the only
+            /// part of sending that is generic over the operation's types.
+            async fn execute<T, E>(
+                &self,
+                request: reqwest::RequestBuilder,
+                accept: &'static str,
+                #penalty_param
+                answer: impl FnOnce(crate::error::Answer) -> Result<crate::Response<T>, crate::Error<E>>,
+            ) -> Result<crate::Response<T>, crate::Error<E>> {
+                let request = self.prepare(request, accept)?;
+                match self.exchange(request, #penalty_pass).await {
+                    Ok(read) => answer(read),
+                    // A 429 or 503 not retried (no policy, or it ran out): decoded as usual.
+                    Err(crate::Error::UnexpectedStatus { status, headers, body }) => {
+                        answer(crate::error::Answer { status, headers, body })
+                    }
+                    Err(error) => Err(error.widen()),
+                }
+            }
+
+            #only
+
+
+            /// Sends a request and reads the answer up to the size cap; with a retry
+            /// policy, sends it again while the policy allows (a penalty's resend carries
+            /// its ticket). Not generic, so every operation shares one copy.
+            async fn exchange(
+                &self,
+                mut request: reqwest::Request,
+                #penalty_param
+            ) -> Result<crate::error::Answer, crate::Error<std::convert::Infallible>> {
+                let idempotent = request.method().is_idempotent();
+                let mut attempt = 1;
+                let mut waited = std::time::Duration::ZERO;
+                loop {
+                    let again = self.retry.as_ref().and_then(|_| request.try_clone());
+                    let outcome = match self.http.execute(request).await {
+                        Ok(response) => match crate::error::Answer::read(response, self.max_response_bytes).await {
+                            Ok(read) => read.screen(#penalty_pass),
+                            Err(error) => Err(error),
+                        },
+                        Err(error) => Err(crate::Error::Transport(error)),
+                    };
+                    let (Err(error), Some(policy), Some(mut next)) = (&outcome, &self.retry, again) else {
+                        return outcome;
+                    };
+                    let Some(wait) = policy.delay(error, idempotent, attempt, waited) else {
+                        return outcome;
+                    };
+                    if let crate::Error::Penalty { ticket, resend, .. } = error
+                        && !crate::error::with_ticket(&mut next, resend, ticket)
+                    {
+                        return outcome;
+                    }
+                    tokio::time::sleep(wait).await;
+                    waited += wait;
+                    attempt += 1;
+                    request = next;
+                }
             }
         }
     });
@@ -77,6 +176,13 @@ pub fn emit(api: &Api) -> TokenStream {
         ///
         #credentials_doc
         ///
+        /// No call can hang: [`Client::new`] and [`Client::builder`] connect within
+        /// [`Client::DEFAULT_CONNECT_TIMEOUT`] and give every call
+        /// [`Client::DEFAULT_TIMEOUT`] in all (sending, waiting, reading the body); a call
+        /// that runs out is `Error::Transport` with [`crate::Error::is_timeout`]. Every
+        /// request says `User-Agent: <crate>/<version>` and `Accept` lists the media types
+        /// the operation's answers may have.
+        ///
         /// An answer's body is read into memory up to a cap,
         /// [`Client::DEFAULT_MAX_RESPONSE_BYTES`] unless [`Client::set_max_response_bytes`]
         /// says otherwise; a longer one is `Error::BodyTooLarge`. Operations that answer
@@ -87,19 +193,102 @@ pub fn emit(api: &Api) -> TokenStream {
             http: reqwest::Client,
             #credentials
             max_response_bytes: usize,
+            timeout: Option<std::time::Duration>,
+            retry: Option<crate::RetryPolicy>,
+        }
+
+        /// Settings of a [`Client`] before it is built: timeouts, body cap, `User-Agent`.
+        /// Made by [`Client::builder`].
+        #[derive(Debug, Clone)]
+        pub struct ClientBuilder {
+            base_url: String,
+            connect_timeout: std::time::Duration,
+            timeout: Option<std::time::Duration>,
+            max_response_bytes: usize,
+            user_agent: String,
+            retry: Option<crate::RetryPolicy>,
+        }
+
+        impl ClientBuilder {
+            /// How long connecting (TCP and TLS) may take;
+            /// [`Client::DEFAULT_CONNECT_TIMEOUT`] unless set.
+            pub fn connect_timeout(mut self, timeout: std::time::Duration) -> Self {
+                self.connect_timeout = timeout;
+                self
+            }
+
+            /// How long a whole call may take, from sending to the end of the body;
+            /// [`Client::DEFAULT_TIMEOUT`] unless set. `None` lets a call wait forever.
+            pub fn timeout(mut self, timeout: Option<std::time::Duration>) -> Self {
+                self.timeout = timeout;
+                self
+            }
+
+            /// The largest answer body read into memory;
+            /// [`Client::DEFAULT_MAX_RESPONSE_BYTES`] unless set.
+            pub fn max_response_bytes(mut self, limit: usize) -> Self {
+                self.max_response_bytes = limit;
+                self
+            }
+
+            /// Sends failed calls again as `policy` says (see [`crate::RetryPolicy`]); off
+            /// unless set.
+            pub fn retry_policy(mut self, policy: crate::RetryPolicy) -> Self {
+                self.retry = Some(policy);
+                self
+            }
+
+            /// The `User-Agent` header; [`Client::DEFAULT_USER_AGENT`] unless set.
+            pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
+                self.user_agent = user_agent.into();
+                self
+            }
+
+            /// The client.
+            ///
+            /// # Errors
+            ///
+            /// When `reqwest` cannot build its client (no TLS backend, or a `User-Agent`
+            /// an HTTP header cannot carry).
+            pub fn build(self) -> Result<Client, reqwest::Error> {
+                let http = reqwest::Client::builder()
+                    .connect_timeout(self.connect_timeout)
+                    .user_agent(self.user_agent)
+                    .build()?;
+                let mut client = Client::with_client(self.base_url, http);
+                client.timeout = self.timeout;
+                client.max_response_bytes = self.max_response_bytes;
+                client.retry = self.retry;
+                Ok(client)
+            }
         }
 
         impl Client {
-            /// A client with a default `reqwest::Client`.
+            /// A client with the default settings (see [`Client::builder`]).
             ///
             /// # Errors
             ///
             /// When `reqwest` cannot build its client (no TLS backend).
             pub fn new(base_url: impl Into<String>) -> Result<Self, reqwest::Error> {
-                Ok(Self::with_client(base_url, reqwest::Client::builder().build()?))
+                Self::builder(base_url).build()
             }
 
-            /// A client that sends through the caller's `reqwest::Client`.
+            /// Settings for a client of `base_url`, starting from the defaults.
+            pub fn builder(base_url: impl Into<String>) -> ClientBuilder {
+                ClientBuilder {
+                    base_url: base_url.into(),
+                    connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
+                    timeout: Some(Self::DEFAULT_TIMEOUT),
+                    max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
+                    user_agent: Self::DEFAULT_USER_AGENT.to_owned(),
+                    retry: None,
+                }
+            }
+
+            /// A client that sends through the caller's `reqwest::Client`: its connect
+            /// timeout, proxies, TLS settings and `User-Agent` apply. The total timeout of
+            /// each call is still [`Client::DEFAULT_TIMEOUT`] unless
+            /// [`Client::set_timeout`] says otherwise.
             pub fn with_client(base_url: impl Into<String>, http: reqwest::Client) -> Self {
                 let mut base_url = base_url.into();
                 while base_url.ends_with('/') {
@@ -110,8 +299,19 @@ pub fn emit(api: &Api) -> TokenStream {
                     http,
                     #credentials_init
                     max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
+                    timeout: Some(Self::DEFAULT_TIMEOUT),
+                    retry: None,
                 }
             }
+
+            /// The default time connecting may take: 10 seconds.
+            pub const DEFAULT_CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+            /// The default time a whole call may take: 30 seconds.
+            pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+            /// The default `User-Agent`: this crate's name and version.
+            pub const DEFAULT_USER_AGENT: &'static str = concat!(env!("CARGO_PKG_NAME"), "/", env!("CARGO_PKG_VERSION"));
 
             /// The default cap on the size of an answer's body read into memory: 64 MiB.
             pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
@@ -125,6 +325,26 @@ pub fn emit(api: &Api) -> TokenStream {
             /// The largest answer body a method reads into memory.
             pub fn max_response_bytes(&self) -> usize {
                 self.max_response_bytes
+            }
+
+            /// Sets how long a whole call may take (`None`: no limit).
+            pub fn set_timeout(&mut self, timeout: Option<std::time::Duration>) {
+                self.timeout = timeout;
+            }
+
+            /// How long a whole call may take (`None`: no limit).
+            pub fn timeout(&self) -> Option<std::time::Duration> {
+                self.timeout
+            }
+
+            /// Sets (or with `None` switches off) the retry policy.
+            pub fn set_retry_policy(&mut self, policy: Option<crate::RetryPolicy>) {
+                self.retry = policy;
+            }
+
+            /// The retry policy, if one is set.
+            pub fn retry_policy(&self) -> Option<&crate::RetryPolicy> {
+                self.retry.as_ref()
             }
 
             #execute
@@ -151,6 +371,8 @@ pub fn emit(api: &Api) -> TokenStream {
                     http: self.http.clone(),
                     #credentials_clone
                     max_response_bytes: self.max_response_bytes,
+                    timeout: self.timeout,
+                    retry: self.retry.clone(),
                 }
             }
         }
@@ -159,6 +381,9 @@ pub fn emit(api: &Api) -> TokenStream {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.debug_struct("Client")
                     .field("base_url", &self.base_url)
+                    .field("timeout", &self.timeout)
+                    .field("max_response_bytes", &self.max_response_bytes)
+                    .field("retry", &self.retry)
                     #credentials_debug
                     .finish_non_exhaustive()
             }
@@ -217,6 +442,7 @@ fn response_enum(
     doc: &str,
     responses: &[&ResponseDef],
     models: &TokenStream,
+    private: TokenStream,
 ) -> TokenStream {
     let doc = docs::outer(doc);
     let variants = responses.iter().map(|r| {
@@ -258,9 +484,17 @@ fn response_enum(
     } else {
         quote!(match self { #(#arms)* })
     };
+    // Bodies are held inline as the spec nests them (the same choice as the unions of
+    // `models.rs`): boxing would cost every match for the sake of size. Only an enum with
+    // a `Rejected` variant (a whole success body beside small error bodies) needs saying.
+    let allow = responses
+        .iter()
+        .any(|r| r.variant == "Rejected" && r.media.is_empty())
+        .then(|| quote!(#[allow(clippy::large_enum_variant)]));
     quote! {
         #doc
         #[derive(Clone, Debug, PartialEq)]
+        #allow
         pub enum #name {
             #(#variants)*
         }
@@ -270,6 +504,8 @@ fn response_enum(
             pub fn status(&self) -> u16 {
                 #status_fn
             }
+
+            #private
         }
     }
 }
@@ -280,11 +516,26 @@ fn op_enums(op: &Operation, models: &TokenStream) -> TokenStream {
     let ok = successes(op);
     if ok.len() > 1 {
         let doc = format!("Documented success answers of [`Client::{method}`].");
-        out.extend(response_enum(&success_enum_name(op), &doc, &ok, models));
+        out.extend(response_enum(
+            &success_enum_name(op),
+            &doc,
+            &ok,
+            models,
+            TokenStream::new(),
+        ));
     }
     let doc = format!("Documented error answers of [`Client::{method}`].");
     let name = error_enum_name(op);
-    out.extend(response_enum(&name, &doc, &failures(op), models));
+    let rejected = rejected_variant(op);
+    let mut errors = failures(op);
+    errors.extend(rejected.as_ref());
+    out.extend(response_enum(
+        &name,
+        &doc,
+        &errors,
+        models,
+        answer_fns(op, models),
+    ));
     out.extend(quote! {
         impl crate::DocumentedError for #name {
             fn status(&self) -> u16 {
@@ -328,98 +579,216 @@ fn status_pattern(s: &StatusMatch) -> TokenStream {
     }
 }
 
-/// The expression decoding the body of a response into its payload type.
-fn decode(p: &Payload, err: &proc_macro2::Ident, uses: &mut Uses) -> Option<TokenStream> {
+/// The runtime decoder of a payload (`crate::error::json` and its siblings).
+fn decoder(p: &Payload) -> TokenStream {
     match p {
-        Payload::None => None,
-        Payload::Json(_) => {
-            uses.json = true;
-            Some(quote!(decode_json::<_, #err>(status, &bytes)?))
-        }
-        Payload::Text => {
-            uses.text = true;
-            Some(quote!(decode_text::<#err>(status, bytes)?))
-        }
-        Payload::Bytes => Some(quote!(bytes)),
+        Payload::None => quote!(crate::error::empty),
+        Payload::Json(_) => quote!(crate::error::json),
+        Payload::Text => quote!(crate::error::text),
+        Payload::Bytes => quote!(crate::error::bytes),
     }
 }
 
-/// The arms of the `match status` that turns an answer into the method's result; with
-/// `failures_only` (the streaming twin, which has returned on a success already) only the
-/// error answers.
-fn match_arms(op: &Operation, failures_only: bool, uses: &mut Uses) -> TokenStream {
-    let ok = successes(op);
-    let single = ok.len() == 1;
-    let err_name = error_enum_name(op);
-    let ok_name = success_enum_name(op);
-    let mut ordered: Vec<&ResponseDef> = op.responses.iter().collect();
+/// The closure (or variant constructor) putting a decoded body into `enum_name::variant`.
+fn wrap(r: &ResponseDef, enum_name: &TokenStream) -> TokenStream {
+    let v = ident(&r.variant);
+    match (carries_status(r), r.payload == Payload::None) {
+        (false, true) => quote!(|()| #enum_name::#v),
+        (false, false) => quote!(#enum_name::#v),
+        (true, true) => quote!(|()| #enum_name::#v { status }),
+        (true, false) => quote!(|body| #enum_name::#v { status, body }),
+    }
+}
+
+/// `{ let status = …; expr }` when a variant carries the status, else `expr`.
+fn with_status(r: &ResponseDef, expr: TokenStream) -> TokenStream {
+    if carries_status(r) {
+        quote!({
+            let status = answer.status.as_u16();
+            #expr
+        })
+    } else {
+        expr
+    }
+}
+
+/// Responses in match order: exact statuses before classes before `default`.
+fn match_order<'a>(responses: impl Iterator<Item = &'a ResponseDef>) -> Vec<&'a ResponseDef> {
+    let mut ordered: Vec<&ResponseDef> = responses.collect();
     ordered.sort_by_key(|r| match r.status {
         StatusMatch::Code(_) => 0,
         StatusMatch::Class(_) => 1,
         StatusMatch::Default => 2,
     });
-    let mut arms = Vec::new();
-    for r in &ordered {
-        if failures_only && r.status.is_success() {
-            continue;
+    ordered
+}
+
+/// Whether the operation checks its success body for a business rejection: the lowering
+/// resolved `x-business-error` only for one success with an exact status.
+fn checks_business(op: &Operation) -> bool {
+    !op.business.is_empty()
+}
+
+/// The `Rejected` variant of the error enum: a success status whose body reports a
+/// rejection (`x-business-error`).
+fn rejected_variant(op: &Operation) -> Option<ResponseDef> {
+    let ok = successes(op);
+    let first = ok.first().filter(|_| checks_business(op))?;
+    let fields: Vec<String> = op
+        .business
+        .iter()
+        .map(|f| format!("`{}`", f.wire))
+        .collect();
+    Some(ResponseDef {
+        status: StatusMatch::Class(2),
+        variant: "Rejected".to_owned(),
+        doc: format!(
+            "A success status whose body reports that the request was rejected: {} is \
+             non-empty (`x-business-error`). Comes as `Error::Business`.",
+            fields.join(" or ")
+        ),
+        payload: first.payload.clone(),
+        media: Vec::new(),
+    })
+}
+
+/// The one documented answer of an operation that documents nothing else, when it is a
+/// success with an exact status and no business check: such an operation (the
+/// common case) needs no code of its own to read its answer, only `Answer::only`.
+/// (A penalty is screened before any operation's own code.)
+pub(super) fn simple_success(op: &Operation) -> Option<&ResponseDef> {
+    match op.responses.as_slice() {
+        [one]
+            if matches!(one.status, StatusMatch::Code(c) if (200..300).contains(&c))
+                && op.business.is_empty() =>
+        {
+            Some(one)
         }
+        _ => None,
+    }
+}
+
+/// The private functions of an operation's error enum that turn an answer into the
+/// operation's result: `answer` for every status, `failure` for the error statuses (the
+/// streaming twin calls it once it knows the answer is not a success). Every method of
+/// the operation (one per body encoding) shares them.
+fn answer_fns(op: &Operation, models: &TokenStream) -> TokenStream {
+    if simple_success(op).is_some() {
+        return TokenStream::new();
+    }
+    let ok = successes(op);
+    let ok_type = success_type(op, models);
+    let ok_name = success_enum_name(op);
+    let ok_path = quote!(#ok_name);
+    let this = quote!(Self);
+    let mut ok_arms = Vec::new();
+    for r in match_order(ok.iter().copied()) {
         let pat = status_pattern(&r.status);
-        let value = decode(&r.payload, &err_name, uses);
-        let v = ident(&r.variant);
-        let build = |enum_name: &proc_macro2::Ident| match (carries_status(r), &value) {
-            (false, None) => quote!(#enum_name::#v),
-            (false, Some(d)) => quote!(#enum_name::#v(#d)),
-            (true, None) => quote!(#enum_name::#v { status }),
-            (true, Some(d)) => quote!(#enum_name::#v { status, body: #d }),
-        };
-        let arm = if r.status.is_success() {
-            if single {
-                match (&r.payload, carries_status(r)) {
-                    // `Ok(decode(..)?)` would be clippy's `needless_question_mark`.
-                    (Payload::Json(_), false) => quote!(decode_json(status, &bytes)),
-                    (Payload::Text, false) => {
-                        uses.text = true;
-                        quote!(decode_text(status, bytes))
-                    }
-                    (_, with_status) => {
-                        let value = value.clone().unwrap_or(quote!(()));
-                        if with_status {
-                            quote!(Ok((status, #value)))
-                        } else {
-                            quote!(Ok(#value))
-                        }
-                    }
-                }
+        let dec = decoder(&r.payload);
+        let expr = if ok.len() > 1 {
+            let wrap = wrap(r, &ok_path);
+            quote!(answer.success_with(#dec, #wrap))
+        } else if carries_status(r) {
+            let none = r.payload == Payload::None;
+            let wrap = if none {
+                quote!(|()| (status, ()))
             } else {
-                let built = build(&ok_name);
-                quote!(Ok(#built))
-            }
+                quote!(|body| (status, body))
+            };
+            quote!(answer.success_with(#dec, #wrap))
+        } else if checks_business(op) {
+            let fields = op.business.iter().map(|f| {
+                let name = ident(&f.name);
+                let wire = &f.wire;
+                if f.optional {
+                    quote!((#wire, body.#name.as_deref()))
+                } else {
+                    quote!((#wire, Some(body.#name.as_str())))
+                }
+            });
+            let t = payload_type(&r.payload, models);
+            quote!(answer.success_unless(
+                #dec,
+                |body: &#t| crate::error::first_reported(&[#(#fields),*]),
+                |status, body| Self::Rejected { status, body },
+            ))
         } else {
-            let built = build(&err_name);
-            quote!(Err(crate::Error::Response(#built)))
+            quote!(answer.success(#dec))
         };
-        arms.push(quote!(#pat => #arm,));
+        let expr = with_status(r, expr);
+        ok_arms.push(quote!(#pat => #expr,));
     }
-    if let [only] = ordered.as_slice()
-        && only.status == StatusMatch::Default
-        && !(failures_only && only.status.is_success())
-    {
+    let failures = match_order(failures(op).into_iter());
+    let otherwise = if failures.is_empty() {
+        quote!(answer.unexpected())
+    } else {
+        quote!(Self::failure(answer))
+    };
+    let answer_body = if ok_arms.is_empty() {
+        quote!(Err(#otherwise))
+    } else {
+        quote!(match answer.status.as_u16() {
+            #(#ok_arms)*
+            _ => Err(#otherwise),
+        })
+    };
+    let fail_arm = |r: &ResponseDef| {
+        let dec = decoder(&r.payload);
+        let wrap = wrap(r, &this);
+        with_status(r, quote!(answer.documented(#dec, #wrap)))
+    };
+    let has_default = failures.iter().any(|r| r.status == StatusMatch::Default);
+    let failure_body = match failures.as_slice() {
+        [] => TokenStream::new(),
         // A lone catch-all arm is clippy's `match_single_binding`.
-        let r = only;
-        let v = ident(&r.variant);
-        let value = decode(&r.payload, &err_name, uses);
-        let body = value.map(|d| quote!(, body: #d));
-        return quote!(Err(crate::Error::Response(#err_name::#v { status #body })));
-    }
-    if !ordered.iter().any(|r| r.status == StatusMatch::Default) {
-        uses.unexpected = true;
-        if arms.is_empty() {
-            // A lone catch-all arm is clippy's `match_single_binding`.
-            return quote!(Err(unexpected(status, &bytes)));
+        [only] if only.status == StatusMatch::Default => fail_arm(only),
+        _ => {
+            let arms = failures.iter().map(|r| {
+                let pat = status_pattern(&r.status);
+                let expr = fail_arm(r);
+                quote!(#pat => #expr,)
+            });
+            let rest = (!has_default).then(|| quote!(_ => answer.unexpected(),));
+            quote!(match answer.status.as_u16() {
+                #(#arms)*
+                #rest
+            })
         }
-        arms.push(quote!(_ => Err(unexpected(status, &bytes)),));
+    };
+    let failure = (!failures.is_empty()).then(|| {
+        quote! {
+            /// Turns an answer that is not a documented success into the operation's error.
+            #[allow(clippy::result_large_err)]
+            fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
+                #failure_body
+            }
+        }
+    });
+    // `result_large_err`: the public methods return the same `Error` (the lint does not
+    // look at `async fn`s); it carries the answer's headers and decoded body by design.
+    quote! {
+        /// Turns an answer of the operation into its result.
+        #[allow(clippy::result_large_err)]
+        fn answer(answer: crate::error::Answer) -> Result<crate::Response<#ok_type>, crate::Error<Self>> {
+            #answer_body
+        }
+
+        #failure
     }
-    quote!(match status { #(#arms)* })
+}
+
+/// The `Accept` header of an operation: every media type its answers may have, in spec
+/// order, or empty when none is documented.
+fn accept(op: &Operation) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for r in &op.responses {
+        for m in &r.media {
+            if !seen.iter().any(|s| s.eq_ignore_ascii_case(m)) {
+                seen.push(m);
+            }
+        }
+    }
+    seen.join(", ")
 }
 
 fn param_type(p: &Param, models: &TokenStream) -> TokenStream {
@@ -826,9 +1195,13 @@ fn method(
              sent), ",
         );
     }
+    if checks_business(op) {
+        doc.push_str("`Error::Business` for a success status whose body reports a rejection, ");
+    }
     doc.push_str(
-        "`Error::Response` for a documented error status, and `Error::Transport`, \
-         `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.",
+        "`Error::Response` for a documented error status, and `Error::Transport` (a \
+         timeout included), `Error::UnexpectedStatus`, `Error::Decode` or \
+         `Error::BodyTooLarge` otherwise.",
     );
     let doc = docs::outer(&doc);
     let method_const = format_ident!("{}", http);
@@ -907,42 +1280,58 @@ fn method(
     } else {
         TokenStream::new()
     };
-    // Every answer documented without a body and no catch-all for the rest: the body
-    // read (to keep the connection reusable) is never looked at.
-    let bytes_binding = if op.responses.iter().all(|r| r.payload == Payload::None)
-        && op
-            .responses
-            .iter()
-            .any(|r| r.status == StatusMatch::Default)
-    {
-        quote!(_)
-    } else {
-        quote!(bytes)
-    };
+    let accept = accept(op);
+    // The operation's penalty shape, when the client screens answers for penalties.
+    let penalty = uses.penalty.then(|| match &op.penalty {
+        Some(p) => {
+            let (ticket, wait, resend) = (&p.ticket, &p.wait, &p.resend);
+            let captcha = match &p.captcha {
+                Some(c) => quote!(Some(#c)),
+                None => quote!(None),
+            };
+            quote! {
+                Some(&crate::error::PenaltyShape {
+                    ticket: #ticket,
+                    wait: #wait,
+                    captcha: #captcha,
+                    resend: #resend,
+                }),
+            }
+        }
+        None => quote!(None,),
+    });
     let (ret, finish) = match flavour {
         Flavour::Decoded => {
-            let arms = match_arms(op, false, uses);
+            let ok = success_type(op, models);
             (
-                success_type(op, models),
-                quote! {
-                    let (status, #bytes_binding) = self.execute(request).await?;
-                    #arms
+                quote!(crate::Response<#ok>),
+                match simple_success(op) {
+                    Some(r) => {
+                        let status = status_pattern(&r.status);
+                        let dec = decoder(&r.payload);
+                        quote!(self.only(request, #accept, #penalty #status, #dec).await)
+                    }
+                    None => quote!(self.execute(request, #accept, #penalty #err::answer).await),
                 },
             )
         }
         Flavour::Stream => {
-            let arms = match_arms(op, true, uses);
             let pats = successes(op).into_iter().map(|r| status_pattern(&r.status));
+            let stream_failure = if failures(op).is_empty() {
+                quote!(Err(answer.unexpected()))
+            } else {
+                quote!(Err(#err::failure(answer)))
+            };
             (
                 quote!(reqwest::Response),
                 quote! {
-                    let response = request.send().await.map_err(crate::Error::Transport)?;
-                    let status = response.status().as_u16();
-                    if matches!(status, #(#pats)|*) {
+                    let request = self.prepare(request, #accept)?;
+                    let response = self.http.execute(request).await.map_err(crate::Error::Transport)?;
+                    if matches!(response.status().as_u16(), #(#pats)|*) {
                         return Ok(response);
                     }
-                    let bytes = read_body(response, self.max_response_bytes).await?;
-                    #arms
+                    let answer = crate::error::Answer::read(response, self.max_response_bytes).await?;
+                    #stream_failure
                 },
             )
         }
@@ -967,66 +1356,8 @@ fn method(
     }
 }
 
-fn helpers(uses: &Uses, any_operation: bool) -> TokenStream {
+fn helpers(uses: &Uses) -> TokenStream {
     let mut out = TokenStream::new();
-    out.extend(any_operation.then(|| quote! {
-        /// Reads a body of at most `limit` bytes: a declared or actual length over it is
-        /// `Error::BodyTooLarge`, and reading stops there.
-        async fn read_body<E>(mut response: reqwest::Response, limit: usize) -> Result<Vec<u8>, crate::Error<E>> {
-            let status = response.status().as_u16();
-            let too_large = crate::Error::BodyTooLarge { status, limit };
-            if response.content_length().is_some_and(|length| length > limit as u64) {
-                return Err(too_large);
-            }
-            let mut body = Vec::new();
-            while let Some(chunk) = response.chunk().await.map_err(crate::Error::Transport)? {
-                if body.len() + chunk.len() > limit {
-                    return Err(too_large);
-                }
-                body.extend_from_slice(&chunk);
-            }
-            Ok(body)
-        }
-    }));
-    if uses.json {
-        out.extend(quote! {
-            /// Decodes a JSON body, keeping the raw text when it is not the documented type.
-            fn decode_json<T: serde::de::DeserializeOwned, E>(status: u16, bytes: &[u8]) -> Result<T, crate::Error<E>> {
-                serde_json::from_slice(bytes).map_err(|source| crate::Error::Decode {
-                    status,
-                    body: String::from_utf8_lossy(bytes).into_owned(),
-                    source,
-                })
-            }
-        });
-    }
-    if uses.text {
-        out.extend(quote! {
-            /// A text body as a string. Bytes that are not UTF-8 are an `Error::Decode`
-            /// naming the first bad byte, never replaced: a text the client cannot read
-            /// exactly is not passed on as if it were.
-            fn decode_text<E>(status: u16, bytes: Vec<u8>) -> Result<String, crate::Error<E>> {
-                String::from_utf8(bytes).map_err(|error| {
-                    let at = error.utf8_error().valid_up_to();
-                    crate::Error::Decode {
-                        status,
-                        body: String::from_utf8_lossy(error.as_bytes()).into_owned(),
-                        source: serde::de::Error::custom(format_args!(
-                            "the text body is not UTF-8 (first bad byte at offset {at})"
-                        )),
-                    }
-                })
-            }
-        });
-    }
-    if uses.unexpected {
-        out.extend(quote! {
-            /// The error for a status the spec does not document.
-            fn unexpected<E>(status: u16, bytes: &[u8]) -> crate::Error<E> {
-                crate::Error::UnexpectedStatus { status, body: String::from_utf8_lossy(bytes).into_owned() }
-            }
-        });
-    }
     if uses.path {
         out.extend(quote! {
             /// Percent-encodes a path parameter: everything but RFC 3986's unreserved

@@ -34,8 +34,8 @@ pub fn emit(api: &Api) -> TokenStream {
         #[rustfmt::skip]
         pub mod models;
 
-        pub use client::Client;
-        pub use error::{Constraint, ConstraintViolation, Error};
+        pub use client::{Client, ClientBuilder};
+        pub use error::{Constraint, ConstraintViolation, Error, Response, RetryPolicy};
         // Two short lines: prettyplease and rustfmt wrap a long one differently.
         pub use error::{DocumentedError, InvalidBearerToken};
         #credential_error

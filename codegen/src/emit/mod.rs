@@ -48,7 +48,7 @@ pub fn emit(api: &Api, spec_name: &str) -> Result<Vec<File>, Error> {
         let models = scope.spawn(|| build("models.rs", models::emit));
         let client = scope.spawn(|| build("client.rs", client::emit));
         let lib = build("lib.rs", lib_rs::emit);
-        let error = build("error.rs", |_| runtime::emit());
+        let error = build("error.rs", runtime::emit);
         let join = |handle: std::thread::ScopedJoinHandle<'_, Result<File, Error>>, path: &str| {
             handle.join().unwrap_or_else(|_| {
                 Err(Error::Internal {

@@ -4,39 +4,247 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use crate::ir::{Api, Payload, StatusMatch};
+
+/// Which runtime helpers the client's operations call, so that only those are emitted
+/// (an unused private helper would fail `clippy -D warnings` in the generated crate).
+#[derive(Default)]
+struct Uses {
+    any: bool,
+    json: bool,
+    text: bool,
+    bytes: bool,
+    empty: bool,
+    success: bool,
+    success_with: bool,
+    success_unless: bool,
+    documented: bool,
+    unexpected: bool,
+    only: bool,
+    penalty: bool,
+}
+
+impl Uses {
+    fn of(api: &Api) -> Self {
+        let mut uses = Uses::default();
+        for op in &api.operations {
+            uses.any = true;
+            uses.penalty |= op.penalty.is_some();
+            for r in &op.responses {
+                match r.payload {
+                    Payload::None => uses.empty = true,
+                    Payload::Json(_) => uses.json = true,
+                    Payload::Text => uses.text = true,
+                    Payload::Bytes => uses.bytes = true,
+                }
+                if !r.status.is_success() {
+                    uses.documented = true;
+                }
+            }
+            if super::client::simple_success(op).is_some() {
+                uses.only = true;
+                // The streaming twin's error path.
+                uses.unexpected |= op.stream.is_some();
+                continue;
+            }
+            let ok: Vec<_> = op
+                .responses
+                .iter()
+                .filter(|r| r.status.is_success())
+                .collect();
+            match ok.as_slice() {
+                [] => {}
+                [one] if matches!(one.status, StatusMatch::Code(_)) => {
+                    if op.business.is_empty() {
+                        uses.success = true;
+                    } else {
+                        uses.success_unless = true;
+                    }
+                }
+                _ => uses.success_with = true,
+            }
+            if !op
+                .responses
+                .iter()
+                .any(|r| r.status == StatusMatch::Default)
+            {
+                uses.unexpected = true;
+            }
+        }
+        uses
+    }
+}
+
 /// The tokens of `error.rs`.
-pub fn emit() -> TokenStream {
+pub fn emit(api: &Api) -> TokenStream {
+    let uses = Uses::of(api);
+    let answer = answer(&uses);
     quote! {
-        //! Why a call failed, and the constraint checks derived from the spec.
+        //! The runtime every operation shares: what an answer carried ([`Response`]), why a
+        //! call failed ([`Error`]), and the constraint checks derived from the spec.
 
         use std::fmt;
 
+        use reqwest::StatusCode;
+        use reqwest::header::HeaderMap;
+
+        /// A documented success answer: the decoded body, with the status and headers it
+        /// came with.
+        ///
+        /// Derefs to the body, so `response.field` reads the body's field; `into_inner()`
+        /// keeps only the body. `Debug` shows the header names, not their values (a
+        /// `Set-Cookie` may carry a credential).
+        #[derive(Clone)]
+        pub struct Response<T> {
+            status: StatusCode,
+            headers: HeaderMap,
+            body: T,
+        }
+
+        impl<T> Response<T> {
+            /// A response from its parts (for tests and mocks of code that takes one).
+            pub fn new(status: StatusCode, headers: HeaderMap, body: T) -> Self {
+                Self { status, headers, body }
+            }
+
+            /// The HTTP status.
+            pub fn status(&self) -> StatusCode {
+                self.status
+            }
+
+            /// The headers of the answer.
+            pub fn headers(&self) -> &HeaderMap {
+                &self.headers
+            }
+
+            /// The decoded body.
+            pub fn body(&self) -> &T {
+                &self.body
+            }
+
+            /// The decoded body, dropping status and headers.
+            pub fn into_inner(self) -> T {
+                self.body
+            }
+
+            /// Status, headers and body.
+            pub fn into_parts(self) -> (StatusCode, HeaderMap, T) {
+                (self.status, self.headers, self.body)
+            }
+
+            /// The same answer with its body transformed.
+            pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Response<U> {
+                Response { status: self.status, headers: self.headers, body: f(self.body) }
+            }
+        }
+
+        impl<T> std::ops::Deref for Response<T> {
+            type Target = T;
+
+            fn deref(&self) -> &T {
+                &self.body
+            }
+        }
+
+        impl<T> std::ops::DerefMut for Response<T> {
+            fn deref_mut(&mut self) -> &mut T {
+                &mut self.body
+            }
+        }
+
+        impl<T: fmt::Debug> fmt::Debug for Response<T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct("Response")
+                    .field("status", &self.status)
+                    .field("headers", &HeaderNames(&self.headers))
+                    .field("body", &self.body)
+                    .finish()
+            }
+        }
+
+        /// `Debug` of a header map that lists the names only.
+        struct HeaderNames<'a>(&'a HeaderMap);
+
+        impl fmt::Debug for HeaderNames<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_list().entries(self.0.keys()).finish()
+            }
+        }
+
         /// Why a client call did not produce its documented success value.
         ///
-        /// `E` is the operation's enum of documented error responses. `Debug` and `Display`
-        /// never print raw bodies (they may hold credentials); read the `body` fields for
+        /// `E` is the operation's enum of documented error responses. Every variant that
+        /// came from an answer carries its status and headers. `Debug` and `Display` never
+        /// print bodies or header values (they may hold credentials); read the fields for
         /// those.
         pub enum Error<E> {
             /// The request could not be sent or the response not read (connection refused,
-            /// TLS, timeout, an invalid base URL).
+            /// TLS, a timeout, an invalid base URL). [`Error::is_timeout`] tells a timeout.
             Transport(reqwest::Error),
             /// The request breaks a constraint of the spec and was not sent.
             Constraint(ConstraintViolation),
             /// The server answered with a documented error status; the body is decoded.
-            Response(E),
+            Response {
+                /// The HTTP status.
+                status: StatusCode,
+                /// The headers of the answer.
+                headers: HeaderMap,
+                /// The documented answer, decoded.
+                error: E,
+            },
+            /// The server answered with a success status, but the body reports that the
+            /// request was rejected (a field the spec's `x-business-error` names is
+            /// non-empty). `error` is the operation's `Rejected` variant with the body.
+            Business {
+                /// The HTTP status (a success status on the wire).
+                status: StatusCode,
+                /// The headers of the answer.
+                headers: HeaderMap,
+                /// The wire name of the field that reports the rejection.
+                field: &'static str,
+                /// The decoded body, as the operation's `Rejected` variant.
+                error: E,
+            },
+            /// The server answered with a penalty (`x-penalty`): wait `wait`, then send the
+            /// same request again with `ticket` in its `resend` field. A client with a
+            /// [`RetryPolicy`] does both itself.
+            Penalty {
+                /// The HTTP status (a success status on the wire).
+                status: StatusCode,
+                /// The headers of the answer.
+                headers: HeaderMap,
+                /// How long the server asks to wait.
+                wait: std::time::Duration,
+                /// The ticket to send back (opaque; `Debug` shows its length only).
+                ticket: String,
+                /// The request body field the ticket goes back in.
+                resend: &'static str,
+            },
+            /// The server asks for a person to log in interactively (a penalty answer with a
+            /// captcha): sending again cannot help, so it is never retried.
+            LoginRequired {
+                /// The HTTP status (a success status on the wire).
+                status: StatusCode,
+                /// The headers of the answer.
+                headers: HeaderMap,
+            },
             /// The server answered with a status the spec does not document for this
             /// operation.
             UnexpectedStatus {
                 /// The HTTP status.
-                status: u16,
-                /// The body as received (invalid UTF-8 replaced).
-                body: String,
+                status: StatusCode,
+                /// The headers of the answer.
+                headers: HeaderMap,
+                /// The body exactly as received.
+                body: Vec<u8>,
             },
             /// The answer's body is longer than the client's cap
             /// (`Client::set_max_response_bytes`); it was not read to the end.
             BodyTooLarge {
                 /// The HTTP status.
-                status: u16,
+                status: StatusCode,
+                /// The headers of the answer.
+                headers: HeaderMap,
                 /// The cap, in bytes.
                 limit: usize,
             },
@@ -44,10 +252,13 @@ pub fn emit() -> TokenStream {
             /// documented type.
             Decode {
                 /// The HTTP status.
-                status: u16,
-                /// The body as received (invalid UTF-8 replaced).
-                body: String,
-                /// Why the body does not decode.
+                status: StatusCode,
+                /// The headers of the answer.
+                headers: HeaderMap,
+                /// The body exactly as received.
+                body: Vec<u8>,
+                /// Why the body does not decode (also `source()`; its message may quote
+                /// the body).
                 source: serde_json::Error,
             },
         }
@@ -59,39 +270,121 @@ pub fn emit() -> TokenStream {
             fn status(&self) -> u16;
         }
 
-        impl<E: DocumentedError> Error<E> {
+        impl<E> Error<E> {
             /// The HTTP status of the answer, when there was one.
-            pub fn status(&self) -> Option<u16> {
+            pub fn status(&self) -> Option<StatusCode> {
                 match self {
-                    Error::Transport(e) => e.status().map(|s| s.as_u16()),
+                    Error::Transport(e) => e.status(),
                     Error::Constraint(_) => None,
-                    Error::Response(e) => Some(e.status()),
-                    Error::UnexpectedStatus { status, .. }
+                    Error::Response { status, .. }
+                    | Error::Business { status, .. }
+                    | Error::Penalty { status, .. }
+                    | Error::LoginRequired { status, .. }
+                    | Error::UnexpectedStatus { status, .. }
                     | Error::BodyTooLarge { status, .. }
                     | Error::Decode { status, .. } => Some(*status),
                 }
             }
+
+            /// The headers of the answer, when there was one.
+            pub fn headers(&self) -> Option<&HeaderMap> {
+                match self {
+                    Error::Transport(_) | Error::Constraint(_) => None,
+                    Error::Response { headers, .. }
+                    | Error::Business { headers, .. }
+                    | Error::Penalty { headers, .. }
+                    | Error::LoginRequired { headers, .. }
+                    | Error::UnexpectedStatus { headers, .. }
+                    | Error::BodyTooLarge { headers, .. }
+                    | Error::Decode { headers, .. } => Some(headers),
+                }
+            }
+
+            /// The documented answer (an error status or a business rejection), decoded.
+            pub fn documented(&self) -> Option<&E> {
+                match self {
+                    Error::Response { error, .. } | Error::Business { error, .. } => Some(error),
+                    _ => None,
+                }
+            }
+
+            /// Whether the call failed because a connect or total timeout ran out.
+            pub fn is_timeout(&self) -> bool {
+                matches!(self, Error::Transport(e) if e.is_timeout())
+            }
+
+            /// How long the server asked to wait before sending again: the `Retry-After`
+            /// header of the answer (seconds or an HTTP date), or the wait of a penalty.
+            pub fn retry_after(&self) -> Option<std::time::Duration> {
+                match self {
+                    Error::Penalty { wait, .. } => Some(*wait),
+                    _ => self.headers().and_then(retry_after),
+                }
+            }
+
+            /// Whether sending the same request again may succeed: a connection failure
+            /// or timeout, `429 Too Many Requests`, `503 Service Unavailable`, or a
+            /// penalty. Never a documented error, a business rejection, a constraint
+            /// violation or [`Error::LoginRequired`]. Whether it is *safe* to send again
+            /// depends on the operation as well; [`RetryPolicy`] says which it retries.
+            pub fn is_retryable(&self) -> bool {
+                match self {
+                    Error::Transport(e) => e.is_timeout() || e.is_connect(),
+                    Error::Penalty { .. } => true,
+                    Error::LoginRequired { .. } => false,
+                    _ => matches!(
+                        self.status(),
+                        Some(StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE)
+                    ),
+                }
+            }
         }
 
-        impl<E: fmt::Debug> fmt::Debug for Error<E> {
+        impl<E> fmt::Debug for Error<E> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self {
                     Error::Transport(e) => f.debug_tuple("Transport").field(e).finish(),
                     Error::Constraint(v) => f.debug_tuple("Constraint").field(v).finish(),
-                    Error::Response(e) => f.debug_tuple("Response").field(e).finish(),
-                    Error::UnexpectedStatus { status, body } => f
+                    Error::Response { status, headers, .. } => f
+                        .debug_struct("Response")
+                        .field("status", status)
+                        .field("headers", &HeaderNames(headers))
+                        .finish_non_exhaustive(),
+                    Error::Business { status, headers, field, .. } => f
+                        .debug_struct("Business")
+                        .field("status", status)
+                        .field("headers", &HeaderNames(headers))
+                        .field("field", field)
+                        .finish_non_exhaustive(),
+                    Error::Penalty { status, headers, wait, ticket, resend } => f
+                        .debug_struct("Penalty")
+                        .field("status", status)
+                        .field("headers", &HeaderNames(headers))
+                        .field("wait", wait)
+                        .field("ticket_bytes", &ticket.len())
+                        .field("resend", resend)
+                        .finish(),
+                    Error::LoginRequired { status, headers } => f
+                        .debug_struct("LoginRequired")
+                        .field("status", status)
+                        .field("headers", &HeaderNames(headers))
+                        .finish(),
+                    Error::UnexpectedStatus { status, headers, body } => f
                         .debug_struct("UnexpectedStatus")
                         .field("status", status)
+                        .field("headers", &HeaderNames(headers))
                         .field("body_bytes", &body.len())
                         .finish(),
-                    Error::BodyTooLarge { status, limit } => f
+                    Error::BodyTooLarge { status, headers, limit } => f
                         .debug_struct("BodyTooLarge")
                         .field("status", status)
+                        .field("headers", &HeaderNames(headers))
                         .field("limit", limit)
                         .finish(),
-                    Error::Decode { status, body, source } => f
+                    Error::Decode { status, headers, body, source } => f
                         .debug_struct("Decode")
                         .field("status", status)
+                        .field("headers", &HeaderNames(headers))
                         .field("body_bytes", &body.len())
                         .field("source", &format_args!("{}", json_error_summary(source)))
                         .finish(),
@@ -99,16 +392,26 @@ pub fn emit() -> TokenStream {
             }
         }
 
-        impl<E: fmt::Debug> fmt::Display for Error<E> {
+        impl<E> fmt::Display for Error<E> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self {
+                    Error::Transport(e) if e.is_timeout() => write!(f, "request timed out: {e}"),
                     Error::Transport(e) => write!(f, "request failed: {e}"),
                     Error::Constraint(v) => write!(f, "request not sent: {v}"),
-                    Error::Response(e) => write!(f, "error response: {e:?}"),
-                    Error::UnexpectedStatus { status, body } => {
+                    Error::Response { status, .. } => write!(f, "documented error answer, status {status}"),
+                    Error::Business { status, field, .. } => {
+                        write!(f, "request rejected: status {status} with a non-empty `{field}`")
+                    }
+                    Error::Penalty { wait, .. } => {
+                        write!(f, "penalty: the server asks to wait {} ms and send again with its ticket", wait.as_millis())
+                    }
+                    Error::LoginRequired { .. } => f.write_str(
+                        "the server asks for a person to log in interactively (captcha); retrying cannot help",
+                    ),
+                    Error::UnexpectedStatus { status, body, .. } => {
                         write!(f, "undocumented status {status} ({} bytes of body)", body.len())
                     }
-                    Error::BodyTooLarge { status, limit } => {
+                    Error::BodyTooLarge { status, limit, .. } => {
                         write!(f, "status {status}: body longer than the cap of {limit} bytes")
                     }
                     Error::Decode { status, source, .. } => {
@@ -118,20 +421,93 @@ pub fn emit() -> TokenStream {
             }
         }
 
-        impl<E: fmt::Debug> std::error::Error for Error<E> {
+        impl<E> std::error::Error for Error<E> {
             fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
                 match self {
                     Error::Transport(e) => Some(e),
                     Error::Constraint(v) => Some(v),
-                    // serde_json's message quotes the offending value, which may be a
-                    // credential; it stays in the `source` field for whoever wants it.
-                    Error::Response(_)
+                    Error::Decode { source, .. } => Some(source),
+                    Error::Response { .. }
+                    | Error::Business { .. }
+                    | Error::Penalty { .. }
+                    | Error::LoginRequired { .. }
                     | Error::UnexpectedStatus { .. }
-                    | Error::BodyTooLarge { .. }
-                    | Error::Decode { .. } => None,
+                    | Error::BodyTooLarge { .. } => None,
                 }
             }
         }
+
+        /// `Retry-After` as a wait: delay-seconds, or an HTTP date (zero once it has passed).
+        fn retry_after(headers: &HeaderMap) -> Option<std::time::Duration> {
+            let value = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim();
+            if let Ok(seconds) = value.parse::<u64>() {
+                return Some(std::time::Duration::from_secs(seconds));
+            }
+            let when = httpdate::parse_http_date(value).ok()?;
+            Some(when.duration_since(std::time::SystemTime::now()).unwrap_or_default())
+        }
+
+        /// When a client sends a failed call again: opt in with `Client::set_retry_policy`
+        /// or `ClientBuilder::retry_policy`.
+        ///
+        /// Retried: `429 Too Many Requests` and penalty answers (the server did not act on
+        /// the request) for every operation; connection failures, timeouts and
+        /// `503 Service Unavailable` only for idempotent methods (`GET`, `PUT`, `DELETE`,
+        /// `HEAD`, `OPTIONS`, `TRACE`), since a `POST` may have been acted on. Each wait is
+        /// the server's (`Retry-After`, a penalty's wait) or else exponential backoff with
+        /// jitter; a penalty is sent again with its ticket. Never retried: a captcha
+        /// ([`Error::LoginRequired`]), a documented error, a business rejection. When the
+        /// attempts or the total wait budget run out, the last error comes back with its
+        /// status and headers. Streaming (`…_stream`) methods are never retried.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct RetryPolicy {
+            max_attempts: u32,
+            initial_backoff: std::time::Duration,
+            max_backoff: std::time::Duration,
+            budget: std::time::Duration,
+        }
+
+        impl Default for RetryPolicy {
+            /// 4 attempts, backoff from 200 ms up to 10 s, at most 60 s of waiting in all.
+            fn default() -> Self {
+                Self {
+                    max_attempts: 4,
+                    initial_backoff: std::time::Duration::from_millis(200),
+                    max_backoff: std::time::Duration::from_secs(10),
+                    budget: std::time::Duration::from_secs(60),
+                }
+            }
+        }
+
+        impl RetryPolicy {
+            /// How many times a call is sent at most, the first included (at least 1).
+            pub fn max_attempts(mut self, attempts: u32) -> Self {
+                self.max_attempts = attempts.max(1);
+                self
+            }
+
+            /// The first backoff (doubled each attempt) when the server names no wait.
+            pub fn initial_backoff(mut self, backoff: std::time::Duration) -> Self {
+                self.initial_backoff = backoff;
+                self
+            }
+
+            /// The longest single backoff.
+            pub fn max_backoff(mut self, backoff: std::time::Duration) -> Self {
+                self.max_backoff = backoff;
+                self
+            }
+
+            /// The most time a call may spend waiting between attempts, in all; a wait
+            /// that would pass it is not made and the last error is returned.
+            pub fn budget(mut self, budget: std::time::Duration) -> Self {
+                self.budget = budget;
+                self
+            }
+
+        }
+
+        #answer
 
         /// Where and what kind of JSON error, without serde_json's message (which quotes
         /// the offending value).
@@ -261,4 +637,408 @@ pub fn emit() -> TokenStream {
 
         impl std::error::Error for InvalidBearerToken {}
     }
+}
+
+/// `Answer`, the answer read into memory, and the generic steps that turn it into an
+/// operation's result: each operation's own code only says which status is which variant.
+fn answer(uses: &Uses) -> TokenStream {
+    if !uses.any {
+        return TokenStream::new();
+    }
+    let mut out = quote! {
+        /// An answer read into memory (up to the client's cap), before it is decoded.
+        pub(crate) struct Answer {
+            /// The HTTP status.
+            pub(crate) status: StatusCode,
+            /// The headers.
+            pub(crate) headers: HeaderMap,
+            /// The body as received.
+            pub(crate) body: Vec<u8>,
+        }
+
+        impl Answer {
+            /// Reads the body of `response`, at most `limit` bytes: a declared or actual
+            /// length over it is `Error::BodyTooLarge`, and reading stops there.
+            pub(crate) async fn read<E>(mut response: reqwest::Response, limit: usize) -> Result<Self, Error<E>> {
+                let status = response.status();
+                let too_large = |response: reqwest::Response| Error::BodyTooLarge {
+                    status,
+                    headers: response.headers().clone(),
+                    limit,
+                };
+                if response.content_length().is_some_and(|length| length > limit as u64) {
+                    return Err(too_large(response));
+                }
+                let mut body = Vec::new();
+                while let Some(chunk) = response.chunk().await.map_err(Error::Transport)? {
+                    if body.len() + chunk.len() > limit {
+                        return Err(too_large(response));
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                let headers = std::mem::take(response.headers_mut());
+                Ok(Self { status, headers, body })
+            }
+        }
+    };
+    out.extend(quote! {
+        impl RetryPolicy {
+                        /// How long to wait before attempt `attempt + 1` after `error`, having waited
+            /// `waited` so far; `None` when the call must not be sent again.
+            pub(crate) fn delay<E>(&self, error: &Error<E>, idempotent: bool, attempt: u32, waited: std::time::Duration) -> Option<std::time::Duration> {
+                if attempt >= self.max_attempts {
+                    return None;
+                }
+                let safe = match error {
+                    Error::Penalty { .. } => true,
+                    Error::Transport(e) => idempotent && (e.is_timeout() || e.is_connect()),
+                    _ => match error.status() {
+                        Some(StatusCode::TOO_MANY_REQUESTS) => true,
+                        Some(StatusCode::SERVICE_UNAVAILABLE) => idempotent,
+                        _ => false,
+                    },
+                };
+                if !safe {
+                    return None;
+                }
+                let wait = error.retry_after().unwrap_or_else(|| self.backoff(attempt));
+                (waited + wait <= self.budget).then_some(wait)
+            }
+
+            /// Exponential backoff with jitter: a random point in the upper half of
+            /// `initial × 2^(attempt-1)`, capped at `max_backoff`.
+            fn backoff(&self, attempt: u32) -> std::time::Duration {
+                use std::hash::{BuildHasher, Hasher};
+                let exp = self.initial_backoff.saturating_mul(1 << attempt.saturating_sub(1).min(16));
+                let full = exp.min(self.max_backoff);
+                // A fresh `RandomState` is randomly keyed: enough to spread clients apart.
+                let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+                hasher.write_u32(attempt);
+                let fraction = (hasher.finish() % 1000) as u32;
+                full / 2 + full / 2 * fraction / 1000
+            }
+
+        }
+
+        /// Puts `ticket` into the `field` of the request's body for a penalty's resend: a
+        /// JSON object gains the field, a form gains the pair. `false` when the body is
+        /// neither (or a stream), so the request cannot carry it.
+        pub(crate) fn with_ticket(request: &mut reqwest::Request, field: &str, ticket: &str) -> bool {
+            let form = request
+                .headers()
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
+            let Some(bytes) = request.body().and_then(reqwest::Body::as_bytes) else {
+                return false;
+            };
+            let body = if form {
+                let mut body = bytes.to_vec();
+                if !body.is_empty() {
+                    body.push(b'&');
+                }
+                for (i, part) in [field, ticket].iter().enumerate() {
+                    if i == 1 {
+                        body.push(b'=');
+                    }
+                    for byte in part.bytes() {
+                        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+                            body.push(byte);
+                        } else {
+                            body.extend_from_slice(format!("%{byte:02X}").as_bytes());
+                        }
+                    }
+                }
+                body
+            } else {
+                let Ok(serde_json::Value::Object(mut object)) = serde_json::from_slice(bytes) else {
+                    return false;
+                };
+                object.insert(field.to_owned(), serde_json::Value::String(ticket.to_owned()));
+                match serde_json::to_vec(&object) {
+                    Ok(body) => body,
+                    Err(_) => return false,
+                }
+            };
+            request.headers_mut().remove(reqwest::header::CONTENT_LENGTH);
+            *request.body_mut() = Some(reqwest::Body::from(body));
+            true
+        }
+    });
+    let (shape_param, shape_use) = if uses.penalty {
+        (
+            quote!(penalty: Option<&PenaltyShape>),
+            quote! {
+                let answer = match penalty {
+                    Some(shape) => self.unless_penalty(shape)?,
+                    None => self,
+                };
+            },
+        )
+    } else {
+        (TokenStream::new(), quote!(let answer = self;))
+    };
+    out.extend(quote! {
+        impl Answer {
+            /// What the retry loop looks at before the operation decodes anything: a
+            /// penalty (`x-penalty`) or a `429`/`503` comes back as an error (the latter
+            /// as `Error::UnexpectedStatus`, turned back into an answer if not retried).
+            #[allow(clippy::result_large_err)]
+            pub(crate) fn screen(self, #shape_param) -> Result<Self, Error<std::convert::Infallible>> {
+                #shape_use
+                if matches!(answer.status, StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE) {
+                    return Err(Error::UnexpectedStatus {
+                        status: answer.status,
+                        headers: answer.headers,
+                        body: answer.body,
+                    });
+                }
+                Ok(answer)
+            }
+        }
+
+        impl Error<std::convert::Infallible> {
+            /// The same error as an error of an operation (none of these carries a
+            /// documented answer).
+            pub(crate) fn widen<E>(self) -> Error<E> {
+                match self {
+                    Error::Transport(e) => Error::Transport(e),
+                    Error::Constraint(v) => Error::Constraint(v),
+                    Error::Response { error, .. } | Error::Business { error, .. } => match error {},
+                    Error::Penalty { status, headers, wait, ticket, resend } => {
+                        Error::Penalty { status, headers, wait, ticket, resend }
+                    }
+                    Error::LoginRequired { status, headers } => Error::LoginRequired { status, headers },
+                    Error::UnexpectedStatus { status, headers, body } => {
+                        Error::UnexpectedStatus { status, headers, body }
+                    }
+                    Error::BodyTooLarge { status, headers, limit } => {
+                        Error::BodyTooLarge { status, headers, limit }
+                    }
+                    Error::Decode { status, headers, body, source } => {
+                        Error::Decode { status, headers, body, source }
+                    }
+                }
+            }
+        }
+    });
+    if uses.penalty {
+        out.extend(quote! {
+            /// Wire names of a penalty answer's fields (`x-penalty`).
+            pub(crate) struct PenaltyShape {
+                /// Answer field holding the ticket.
+                pub(crate) ticket: &'static str,
+                /// Answer field holding the seconds to wait.
+                pub(crate) wait: &'static str,
+                /// Answer field that is `true` when a person must log in.
+                pub(crate) captcha: Option<&'static str>,
+                /// Request body field the ticket goes back in.
+                pub(crate) resend: &'static str,
+            }
+
+            impl Answer {
+                /// The answer itself, unless it is a success whose body is a penalty
+                /// (`Error::Penalty`) or asks for a person to log in
+                /// (`Error::LoginRequired`).
+                #[allow(clippy::result_large_err)]
+                pub(crate) fn unless_penalty<E>(self, shape: &PenaltyShape) -> Result<Self, Error<E>> {
+                    let mentions = |name: &str| {
+                        let quoted = format!("\"{name}\"");
+                        self.body.windows(quoted.len()).any(|w| w == quoted.as_bytes())
+                    };
+                    // Most answers are no penalty: look for the names before parsing.
+                    if !self.status.is_success()
+                        || !(mentions(shape.ticket) || shape.captcha.is_some_and(mentions))
+                    {
+                        return Ok(self);
+                    }
+                    let Ok(serde_json::Value::Object(fields)) = serde_json::from_slice(&self.body) else {
+                        return Ok(self);
+                    };
+                    if shape.captcha.and_then(|c| fields.get(c)).and_then(serde_json::Value::as_bool) == Some(true) {
+                        return Err(Error::LoginRequired { status: self.status, headers: self.headers });
+                    }
+                    let Some(ticket) = fields.get(shape.ticket).and_then(serde_json::Value::as_str).filter(|t| !t.is_empty()) else {
+                        return Ok(self);
+                    };
+                    let wait = fields
+                        .get(shape.wait)
+                        .and_then(serde_json::Value::as_f64)
+                        .filter(|s| s.is_finite() && *s >= 0.0)
+                        .map(std::time::Duration::from_secs_f64)
+                        .unwrap_or_default();
+                    Err(Error::Penalty {
+                        status: self.status,
+                        headers: self.headers,
+                        wait,
+                        ticket: ticket.to_owned(),
+                        resend: shape.resend,
+                    })
+                }
+            }
+        });
+    }
+    let mut methods = TokenStream::new();
+    if uses.success || uses.success_with || uses.success_unless || uses.documented || uses.only {
+        methods.extend(quote! {
+            /// `Error::Decode` for this answer.
+            fn undecodable<E>(self, source: serde_json::Error) -> Error<E> {
+                Error::Decode { status: self.status, headers: self.headers, body: self.body, source }
+            }
+        });
+    }
+    if uses.success {
+        methods.extend(quote! {
+            /// A documented success: the decoded body with status and headers.
+            pub(crate) fn success<B, E>(
+                self,
+                decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+            ) -> Result<Response<B>, Error<E>> {
+                match decode(&self.body) {
+                    Ok(body) => Ok(Response { status: self.status, headers: self.headers, body }),
+                    Err(source) => Err(self.undecodable(source)),
+                }
+            }
+        });
+    }
+    if uses.success_with {
+        methods.extend(quote! {
+            /// A documented success, its body put into the operation's success type.
+            pub(crate) fn success_with<B, T, E>(
+                self,
+                decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+                wrap: impl FnOnce(B) -> T,
+            ) -> Result<Response<T>, Error<E>> {
+                match decode(&self.body) {
+                    Ok(body) => Ok(Response { status: self.status, headers: self.headers, body: wrap(body) }),
+                    Err(source) => Err(self.undecodable(source)),
+                }
+            }
+        });
+    }
+    if uses.success_unless {
+        methods.extend(quote! {
+            /// A documented success unless the body reports a rejection (`reported`
+            /// names the field that does): then `Error::Business` with `rejected(body)`.
+            pub(crate) fn success_unless<B, E>(
+                self,
+                decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+                reported: impl FnOnce(&B) -> Option<&'static str>,
+                rejected: impl FnOnce(u16, B) -> E,
+            ) -> Result<Response<B>, Error<E>> {
+                let body = match decode(&self.body) {
+                    Ok(body) => body,
+                    Err(source) => return Err(self.undecodable(source)),
+                };
+                match reported(&body) {
+                    None => Ok(Response { status: self.status, headers: self.headers, body }),
+                    Some(field) => Err(Error::Business {
+                        status: self.status,
+                        headers: self.headers,
+                        field,
+                        error: rejected(self.status.as_u16(), body),
+                    }),
+                }
+            }
+        });
+        out.extend(quote! {
+            /// The first of `fields` (wire name, value) whose value is a non-empty string.
+            pub(crate) fn first_reported(fields: &[(&'static str, Option<&str>)]) -> Option<&'static str> {
+                fields
+                    .iter()
+                    .find(|(_, value)| value.is_some_and(|v| !v.is_empty()))
+                    .map(|(name, _)| *name)
+            }
+        });
+    }
+    if uses.documented {
+        methods.extend(quote! {
+            /// A documented error answer: `Error::Response` with the decoded body.
+            pub(crate) fn documented<B, E>(
+                self,
+                decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+                wrap: impl FnOnce(B) -> E,
+            ) -> Error<E> {
+                match decode(&self.body) {
+                    Ok(body) => Error::Response { status: self.status, headers: self.headers, error: wrap(body) },
+                    Err(source) => self.undecodable(source),
+                }
+            }
+        });
+    }
+    if uses.only {
+        methods.extend(quote! {
+            /// The answer of an operation that documents one success and nothing else:
+            /// that status decoded, any other `Error::UnexpectedStatus`.
+            pub(crate) fn only<B, E>(
+                self,
+                status: u16,
+                decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+            ) -> Result<Response<B>, Error<E>> {
+                if self.status.as_u16() != status {
+                    return Err(Error::UnexpectedStatus { status: self.status, headers: self.headers, body: self.body });
+                }
+                match decode(&self.body) {
+                    Ok(body) => Ok(Response { status: self.status, headers: self.headers, body }),
+                    Err(source) => Err(self.undecodable(source)),
+                }
+            }
+        });
+    }
+    if uses.unexpected {
+        methods.extend(quote! {
+            /// A status the spec does not document: the body kept as received.
+            pub(crate) fn unexpected<E>(self) -> Error<E> {
+                Error::UnexpectedStatus { status: self.status, headers: self.headers, body: self.body }
+            }
+        });
+    }
+    // `result_large_err`: these build the `Error` the public `async` methods return (which
+    // the lint does not look at); it carries the answer's headers and body by design.
+    out.extend(quote! {
+        #[allow(clippy::result_large_err)]
+        impl Answer {
+            #methods
+        }
+    });
+    if uses.json {
+        out.extend(quote! {
+            /// Decodes a JSON body.
+            pub(crate) fn json<B: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<B, serde_json::Error> {
+                serde_json::from_slice(bytes)
+            }
+        });
+    }
+    if uses.text {
+        out.extend(quote! {
+            /// A text body as a string. Bytes that are not UTF-8 fail, naming the first bad
+            /// byte, and are never replaced: a text the client cannot read exactly is not
+            /// passed on as if it were (the error keeps the bytes).
+            pub(crate) fn text(bytes: &[u8]) -> Result<String, serde_json::Error> {
+                String::from_utf8(bytes.to_vec()).map_err(|error| {
+                    let at = error.utf8_error().valid_up_to();
+                    serde::de::Error::custom(format_args!(
+                        "the text body is not UTF-8 (first bad byte at offset {at})"
+                    ))
+                })
+            }
+        });
+    }
+    if uses.bytes {
+        out.extend(quote! {
+            /// A body of any other media type, as received; never fails.
+            pub(crate) fn bytes(bytes: &[u8]) -> Result<Vec<u8>, serde_json::Error> {
+                Ok(bytes.to_vec())
+            }
+        });
+    }
+    if uses.empty {
+        out.extend(quote! {
+            /// An answer documented without a body: whatever came is ignored.
+            pub(crate) fn empty(_: &[u8]) -> Result<(), serde_json::Error> {
+                Ok(())
+            }
+        });
+    }
+    out
 }

@@ -4,6 +4,7 @@
 //! where a `$ref` leads, how a parameter is encoded, which responses are successes.
 //! Problems are reported with the JSON pointer of the node at fault.
 
+mod business;
 mod examples;
 mod formats;
 mod multipart;

@@ -253,6 +253,7 @@ impl Lowerer<'_> {
             })
             .collect();
         let responses = self.responses(op, ptr, &type_prefix)?;
+        let business = self.business_fields(op, ptr, &responses);
         let stream = responses
             .iter()
             .any(|r| r.status.is_success() && matches!(r.payload, Payload::Text | Payload::Bytes))
@@ -302,6 +303,13 @@ impl Lowerer<'_> {
             security,
             responses,
             deprecated: op.deprecated,
+            business,
+            penalty: op.penalty.as_ref().map(|p| crate::ir::PenaltyShape {
+                ticket: p.ticket.clone(),
+                wait: p.wait.clone(),
+                captcha: p.captcha.clone(),
+                resend: p.resend.clone(),
+            }),
         })
     }
 
@@ -577,6 +585,7 @@ impl Lowerer<'_> {
                 variant: variants.claim(variant),
                 doc,
                 payload,
+                media: resp.content.keys().cloned().collect(),
             });
         }
         Ok(out)

@@ -95,7 +95,8 @@ fn each_encoding_sends_its_content_type_and_bytes() {
         client.put_note_markdown(String::from("# title")).await.unwrap();
         client.upload_blob("a b", vec![0xff_u8, 0, 0xfe]).await.unwrap();
         let accepted = client.send_anything(None).await.unwrap();
-        assert_eq!(accepted, gen_media_types::client::SendAnythingResponse::Accepted);
+        assert_eq!(accepted.status(), reqwest::StatusCode::ACCEPTED);
+        assert_eq!(accepted.into_inner(), gen_media_types::client::SendAnythingResponse::Accepted);
     });
     let seen = server.join().unwrap();
     assert_eq!(seen[0].header("content-type"), Some("application/json"));
@@ -129,15 +130,17 @@ fn answers_come_back_as_json_text_exact_bytes_or_a_stream() {
     let mut client = gen_media_types::Client::new(base).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async {
-        assert_eq!(client.download_blob("b").await.unwrap(), blob);
+        assert_eq!(client.download_blob("b").await.unwrap().into_inner(), blob);
         match client.download_blob("b").await {
-            Err(gen_media_types::Error::Response(
-                gen_media_types::client::DownloadBlobError::NotFound(text),
-            )) => assert_eq!(text, "no such blob"),
+            Err(gen_media_types::Error::Response {
+                status,
+                error: gen_media_types::client::DownloadBlobError::NotFound(text),
+                ..
+            }) => assert_eq!((status.as_u16(), text.as_str()), (404, "no such blob")),
             other => panic!("{other:?}"),
         }
         assert_eq!(
-            client.read_log(Some("a b;c"), Some(&[1, 2])).await.unwrap(),
+            client.read_log(Some("a b;c"), Some(&[1, 2])).await.unwrap().into_inner(),
             "caf\u{e9}"
         );
         let mut response = client.download_blob_stream("b").await.unwrap();
@@ -146,18 +149,20 @@ fn answers_come_back_as_json_text_exact_bytes_or_a_stream() {
             streamed.extend_from_slice(&chunk);
         }
         assert_eq!(streamed, blob);
-        match client.send_anything(Some(reqwest::Body::from("x"))).await.unwrap() {
+        match client.send_anything(Some(reqwest::Body::from("x"))).await.unwrap().into_inner() {
             gen_media_types::client::SendAnythingResponse::Ok(note) => assert_eq!(note.text, "any"),
             other => panic!("{other:?}"),
         }
         client.set_max_response_bytes(63);
         assert!(matches!(
             client.download_blob("b").await,
-            Err(gen_media_types::Error::BodyTooLarge { status: 200, limit: 63 })
+            Err(gen_media_types::Error::BodyTooLarge { status: reqwest::StatusCode::OK, limit: 63, .. })
         ));
     });
     let seen = server.join().unwrap();
     assert_eq!(seen[2].header("cookie"), Some("session=a%20b%3Bc; ids=1,2"));
+    // `Accept` lists every media type the operation's answers may have.
+    assert_eq!(seen[0].header("accept"), Some("application/octet-stream, text/plain"));
     assert_eq!(seen[0].header("cookie"), None);
 }
 
