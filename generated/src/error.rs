@@ -13,6 +13,9 @@ pub enum Error<E> {
     /// The request could not be sent or the response not read (connection refused,
     /// TLS, timeout, an invalid base URL).
     Transport(reqwest::Error),
+    /// The client's token source could not supply a bearer token; nothing was
+    /// sent.
+    Token(TokenError),
     /// The request breaks a constraint of the spec and was not sent.
     Constraint(ConstraintViolation),
     /// The server answered with a documented error status; the body is decoded.
@@ -57,7 +60,7 @@ impl<E: DocumentedError> Error<E> {
     pub fn status(&self) -> Option<u16> {
         match self {
             Error::Transport(e) => e.status().map(|s| s.as_u16()),
-            Error::Constraint(_) => None,
+            Error::Constraint(_) | Error::Token(_) => None,
             Error::Response(e) => Some(e.status()),
             Error::UnexpectedStatus { status, .. }
             | Error::BodyTooLarge { status, .. }
@@ -71,6 +74,7 @@ impl<E: fmt::Debug> fmt::Debug for Error<E> {
         match self {
             Error::Transport(e) => f.debug_tuple("Transport").field(e).finish(),
             Error::Constraint(v) => f.debug_tuple("Constraint").field(v).finish(),
+            Error::Token(e) => f.debug_tuple("Token").field(e).finish(),
             Error::Response(e) => f.debug_tuple("Response").field(e).finish(),
             Error::UnexpectedStatus { status, body } => {
                 f.debug_struct("UnexpectedStatus")
@@ -100,6 +104,7 @@ impl<E: fmt::Debug> fmt::Display for Error<E> {
         match self {
             Error::Transport(e) => write!(f, "request failed: {e}"),
             Error::Constraint(v) => write!(f, "request not sent: {v}"),
+            Error::Token(e) => write!(f, "request not sent: {e}"),
             Error::Response(e) => write!(f, "error response: {e:?}"),
             Error::UnexpectedStatus { status, body } => {
                 write!(f, "undocumented status {status} ({} bytes of body)", body.len())
@@ -122,6 +127,7 @@ impl<E: fmt::Debug> std::error::Error for Error<E> {
         match self {
             Error::Transport(e) => Some(e),
             Error::Constraint(v) => Some(v),
+            Error::Token(e) => Some(e),
             Error::Response(_)
             | Error::UnexpectedStatus { .. }
             | Error::BodyTooLarge { .. }
@@ -256,3 +262,29 @@ impl fmt::Display for InvalidBearerToken {
 }
 
 impl std::error::Error for InvalidBearerToken {}
+/// Why a token source (`client::TokenSource`) has no token to give: the refresh
+/// failed, or a token it got cannot be sent. Shows no token.
+#[derive(Debug)]
+pub struct TokenError {
+    source: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl TokenError {
+    /// Wraps why the source failed (an error or a message); its `Display` must
+    /// not show a token.
+    pub fn new(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self { source: source.into() }
+    }
+}
+
+impl fmt::Display for TokenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "no bearer token: {}", self.source)
+    }
+}
+
+impl std::error::Error for TokenError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.source)
+    }
+}

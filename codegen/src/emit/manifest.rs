@@ -29,6 +29,8 @@ pub const SERDE: &str = "1";
 pub const SERDE_JSON: &str = "1";
 /// `reqwest` version requirement of the emitted code.
 pub const REQWEST: &str = "0.13";
+/// `tokio` version requirement of the emitted code (its `sync` lock only).
+pub const TOKIO: &str = "1.54";
 
 /// The dependencies the code emitted for `api` uses, in the order the manifest lists
 /// them.
@@ -72,7 +74,7 @@ pub fn dependencies(api: &Api) -> Vec<Dependency> {
     }
     // HTTPS: without a TLS backend the client could only reach `http://` servers.
     reqwest_features.push("rustls");
-    vec![
+    let mut out = vec![
         // Models derive `Serialize`/`Deserialize`; the client's decoder is generic over
         // `DeserializeOwned`.
         Dependency {
@@ -94,7 +96,17 @@ pub fn dependencies(api: &Api) -> Vec<Dependency> {
             default_features: false,
             features: reqwest_features,
         },
-    ]
+    ];
+    // A refreshing token source holds its tokens under an async lock across the refresh.
+    if !crate::emit::auth::refreshing(api).is_empty() {
+        out.push(Dependency {
+            name: "tokio",
+            version: TOKIO,
+            default_features: false,
+            features: vec!["sync"],
+        });
+    }
+    out
 }
 
 /// What a crate written by the generator is called and how it is regenerated.
@@ -221,6 +233,7 @@ mod tests {
             ("serde", SERDE),
             ("serde_json", SERDE_JSON),
             ("reqwest", REQWEST),
+            ("tokio", TOKIO),
         ] {
             let line = root
                 .lines()

@@ -20,6 +20,9 @@ pub fn emit() -> TokenStream {
             /// The request could not be sent or the response not read (connection refused,
             /// TLS, timeout, an invalid base URL).
             Transport(reqwest::Error),
+            /// The client's token source could not supply a bearer token; nothing was
+            /// sent.
+            Token(TokenError),
             /// The request breaks a constraint of the spec and was not sent.
             Constraint(ConstraintViolation),
             /// The server answered with a documented error status; the body is decoded.
@@ -64,7 +67,7 @@ pub fn emit() -> TokenStream {
             pub fn status(&self) -> Option<u16> {
                 match self {
                     Error::Transport(e) => e.status().map(|s| s.as_u16()),
-                    Error::Constraint(_) => None,
+                    Error::Constraint(_) | Error::Token(_) => None,
                     Error::Response(e) => Some(e.status()),
                     Error::UnexpectedStatus { status, .. }
                     | Error::BodyTooLarge { status, .. }
@@ -78,6 +81,7 @@ pub fn emit() -> TokenStream {
                 match self {
                     Error::Transport(e) => f.debug_tuple("Transport").field(e).finish(),
                     Error::Constraint(v) => f.debug_tuple("Constraint").field(v).finish(),
+                    Error::Token(e) => f.debug_tuple("Token").field(e).finish(),
                     Error::Response(e) => f.debug_tuple("Response").field(e).finish(),
                     Error::UnexpectedStatus { status, body } => f
                         .debug_struct("UnexpectedStatus")
@@ -104,6 +108,7 @@ pub fn emit() -> TokenStream {
                 match self {
                     Error::Transport(e) => write!(f, "request failed: {e}"),
                     Error::Constraint(v) => write!(f, "request not sent: {v}"),
+                    Error::Token(e) => write!(f, "request not sent: {e}"),
                     Error::Response(e) => write!(f, "error response: {e:?}"),
                     Error::UnexpectedStatus { status, body } => {
                         write!(f, "undocumented status {status} ({} bytes of body)", body.len())
@@ -123,6 +128,7 @@ pub fn emit() -> TokenStream {
                 match self {
                     Error::Transport(e) => Some(e),
                     Error::Constraint(v) => Some(v),
+                    Error::Token(e) => Some(e),
                     // serde_json's message quotes the offending value, which may be a
                     // credential; it stays in the `source` field for whoever wants it.
                     Error::Response(_)
@@ -260,5 +266,32 @@ pub fn emit() -> TokenStream {
         }
 
         impl std::error::Error for InvalidBearerToken {}
+
+        /// Why a token source (`client::TokenSource`) has no token to give: the refresh
+        /// failed, or a token it got cannot be sent. Shows no token.
+        #[derive(Debug)]
+        pub struct TokenError {
+            source: Box<dyn std::error::Error + Send + Sync>,
+        }
+
+        impl TokenError {
+            /// Wraps why the source failed (an error or a message); its `Display` must
+            /// not show a token.
+            pub fn new(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+                Self { source: source.into() }
+            }
+        }
+
+        impl fmt::Display for TokenError {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "no bearer token: {}", self.source)
+            }
+        }
+
+        impl std::error::Error for TokenError {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&*self.source)
+            }
+        }
     }
 }
