@@ -725,7 +725,7 @@ pub type TokenFuture<'a, T> = std::pin::Pin<
 /// Supplies the bearer token of a security scheme, asked before each request that
 /// sends it (set with the client's `set_…_source` methods). Implement it to take
 /// tokens from elsewhere (a vault, another process); a fixed token needs no source
-/// (`set_bearer_token`).
+/// (the scheme's `set_…` method takes one).
 pub trait TokenSource: Send + Sync {
     /// The token to send now; `Ok(None)` sends the request without one.
     ///

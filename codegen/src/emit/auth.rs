@@ -668,7 +668,7 @@ fn token_source_items(api: &Api) -> TokenStream {
         /// Supplies the bearer token of a security scheme, asked before each request that
         /// sends it (set with the client's `set_…_source` methods). Implement it to take
         /// tokens from elsewhere (a vault, another process); a fixed token needs no source
-        /// (`set_bearer_token`).
+        /// (the scheme's `set_…` method takes one).
         pub trait TokenSource: Send + Sync {
             /// The token to send now; `Ok(None)` sends the request without one.
             ///
