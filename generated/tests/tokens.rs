@@ -130,13 +130,14 @@ async fn fifty_concurrent_calls_share_one_refresh() {
 
 #[tokio::test]
 async fn a_token_is_renewed_before_its_lifetime_runs_out_with_the_rotated_refresh_token() {
-    // A 1 s lifetime is shorter than twice the default margin: renewed after 0.5 s.
-    let (seen, client, server) = start(1).await;
+    // A 2 s lifetime is shorter than twice the default margin: renewed half-way, 1 s
+    // after the refresh started (the margin leaves slow machines room before that).
+    let (seen, client, server) = start(2).await;
     client.set_token_source(refreshing(&client));
     client.list_category_position_limits(1).await.unwrap();
     client.list_category_position_limits(1).await.unwrap();
     assert_eq!(seen.refreshes.load(Ordering::SeqCst), 1, "still fresh");
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    tokio::time::sleep(Duration::from_millis(1100)).await;
     client.list_category_position_limits(1).await.unwrap();
     assert_eq!(seen.refreshes.load(Ordering::SeqCst), 2, "renewed half-way");
     assert_eq!(
