@@ -32,6 +32,24 @@ pub struct SecurityScheme {
     pub kind: SchemeKind,
     /// The spec's description of the scheme (may be empty).
     pub doc: String,
+    /// How a bearer token of the scheme is renewed (`x-token-refresh`), when the spec says.
+    pub refresh: Option<TokenRefresh>,
+}
+
+/// A bearer scheme's token refresh through one of the spec's operations
+/// (`x-token-refresh`); every field name is a wire name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenRefresh {
+    /// The client method of the token operation (a JSON body).
+    pub method: String,
+    /// Fixed body fields of the refresh grant, as name and string value.
+    pub grant: Vec<(String, String)>,
+    /// Body field of the refresh token, and answer field of a rotated one.
+    pub refresh_token: String,
+    /// Answer field of the new access token.
+    pub access_token: String,
+    /// Answer field of the token's lifetime in seconds.
+    pub expires_in: Option<String>,
 }
 
 /// How a credential goes on the wire.

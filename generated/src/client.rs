@@ -9,7 +9,7 @@
 /// proxies and TLS settings belong to the `reqwest::Client` given to
 /// [`Client::with_client`].
 ///
-/// The credentials of the spec's security schemes (a `set_…` method each) can be set or replaced at any time, also while calls are in flight; each is sent only to the operations that declare its scheme, and `Debug` never shows one. A clone starts with the credentials set when it was made.
+/// The credentials of the spec's security schemes (a `set_…` method each) can be set or replaced at any time, also while calls are in flight; each is sent only to the operations that declare its scheme, and `Debug` never shows one. Every clone of a client shares its credentials: setting, clearing or refreshing one through any clone changes it for all.
 ///
 /// No call can hang: [`Client::new`] and [`Client::builder`] connect within
 /// [`Client::DEFAULT_CONNECT_TIMEOUT`] and give every call
@@ -26,7 +26,7 @@
 pub struct Client {
     base_url: String,
     http: reqwest::Client,
-    credentials: std::sync::RwLock<Credentials>,
+    credentials: std::sync::Arc<std::sync::RwLock<Credentials>>,
     max_response_bytes: usize,
     timeout: Option<std::time::Duration>,
     retry: Option<crate::RetryPolicy>,
@@ -132,7 +132,9 @@ impl Client {
         Self {
             base_url,
             http,
-            credentials: std::sync::RwLock::new(Credentials::default()),
+            credentials: std::sync::Arc::new(
+                std::sync::RwLock::new(Credentials::default()),
+            ),
             max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
             timeout: Some(Self::DEFAULT_TIMEOUT),
             retry: None,
@@ -285,6 +287,11 @@ impl Client {
         &self.http
     }
 
+    /// Asks `source` for the token of security scheme `bearerAuth` before each request that sends it, instead of a fixed token (replacing one). Every clone of the client shares the source.
+    pub fn set_bearer_auth_source(&self, source: std::sync::Arc<dyn TokenSource>) {
+        write_credentials(&self.credentials).bearer_auth = Some(Bearer::Source(source));
+    }
+
     /// Sets or replaces the credential of security scheme `bearerAuth` (HTTP bearer, sent as `Authorization: Bearer <token>`). It is sent only to the operations that declare the scheme, from the next call on (also by calls already waiting to send); `Debug` never shows it.
     ///
     /// `Authorization: Bearer <ACCESS_TOKEN>`, the access token from the token exchange.
@@ -304,7 +311,7 @@ impl Client {
                 reason: "the token holds characters an HTTP header cannot carry",
             })?;
         value.set_sensitive(true);
-        write_credentials(&self.credentials).bearer_auth = Some(value);
+        write_credentials(&self.credentials).bearer_auth = Some(Bearer::Fixed(value));
         Ok(())
     }
 
@@ -316,6 +323,11 @@ impl Client {
     /// Whether the credential of security scheme `bearerAuth` is set.
     pub fn has_bearer_auth(&self) -> bool {
         read_credentials(&self.credentials).bearer_auth.is_some()
+    }
+
+    /// Sends the tokens of `source` as `Authorization: Bearer <token>` on the operations the spec secures with a bearer token, asking it before each request. The same as [`Client::set_bearer_auth_source`].
+    pub fn set_token_source(&self, source: std::sync::Arc<dyn TokenSource>) {
+        self.set_bearer_auth_source(source);
     }
 
     /// Sets or replaces the bearer token sent as `Authorization: Bearer <token>` on the operations the spec secures with it. The spec's only bearer scheme is `bearerAuth`: the same as [`Client::set_bearer_auth`].
@@ -338,6 +350,31 @@ impl Client {
     /// Whether a bearer token is set. The same as [`Client::has_bearer_auth`].
     pub fn has_bearer_token(&self) -> bool {
         self.has_bearer_auth()
+    }
+
+    /// Puts on `request` the credentials of the first complete alternative, asking
+    /// the token sources among them (outside the lock: a source may await a refresh).
+    async fn authorize(
+        &self,
+        request: reqwest::RequestBuilder,
+        alternatives: &[&[Scheme]],
+    ) -> Result<reqwest::RequestBuilder, crate::TokenError> {
+        let mut sources = Vec::new();
+        let mut request = read_credentials(&self.credentials)
+            .authorize(request, alternatives, &mut sources);
+        for source in sources {
+            if let Some(token) = source.token().await? {
+                let mut value = reqwest::header::HeaderValue::from_str(
+                        &format!("Bearer {token}"),
+                    )
+                    .map_err(|_| crate::TokenError::new(
+                        "the token source gave a token an HTTP header cannot carry",
+                    ))?;
+                value.set_sensitive(true);
+                request = request.header(reqwest::header::AUTHORIZATION, value);
+            }
+        }
+        Ok(request)
     }
 
     /// Exchange an OAuth authorization code (or other grant) for an access token.
@@ -469,8 +506,10 @@ impl Client {
         body.validate().map_err(crate::Error::Constraint)?;
         let url = format!("{}/contactInfo/updatecontactinfoname", self.base_url);
         let mut request = self.http.request(reqwest::Method::POST, url);
-        request = read_credentials(&self.credentials)
-            .authorize(request, &[&[Scheme::BearerAuth]]);
+        request = self
+            .authorize(request, &[&[Scheme::BearerAuth]])
+            .await
+            .map_err(crate::Error::Token)?;
         request = request.json(body);
         self.execute(
                 request,
@@ -511,8 +550,10 @@ impl Client {
             let value = masterid;
             request = request.query(&[("masterid", value)]);
         }
-        request = read_credentials(&self.credentials)
-            .authorize(request, &[&[Scheme::BearerAuth]]);
+        request = self
+            .authorize(request, &[&[Scheme::BearerAuth]])
+            .await
+            .map_err(crate::Error::Token)?;
         self.execute(
                 request,
                 "application/json",
@@ -551,8 +592,10 @@ impl Client {
             let value = id;
             request = request.query(&[("id", value)]);
         }
-        request = read_credentials(&self.credentials)
-            .authorize(request, &[&[Scheme::BearerAuth]]);
+        request = self
+            .authorize(request, &[&[Scheme::BearerAuth]])
+            .await
+            .map_err(crate::Error::Token)?;
         self.execute(
                 request,
                 "application/json",
@@ -610,8 +653,10 @@ impl Client {
             request = request
                 .query(&value.iter().map(|item| ("names", item)).collect::<Vec<_>>());
         }
-        request = read_credentials(&self.credentials)
-            .authorize(request, &[&[Scheme::BearerAuth]]);
+        request = self
+            .authorize(request, &[&[Scheme::BearerAuth]])
+            .await
+            .map_err(crate::Error::Token)?;
         self.execute(request, "application/json", None, FindExchangeScopesError::answer)
             .await
     }
@@ -685,8 +730,10 @@ impl Client {
             let value = l;
             request = request.query(&[("l", value)]);
         }
-        request = read_credentials(&self.credentials)
-            .authorize(request, &[&[Scheme::BearerAuth]]);
+        request = self
+            .authorize(request, &[&[Scheme::BearerAuth]])
+            .await
+            .map_err(crate::Error::Token)?;
         self.execute(
                 request,
                 "application/json",
@@ -702,9 +749,7 @@ impl Clone for Client {
         Self {
             base_url: self.base_url.clone(),
             http: self.http.clone(),
-            credentials: std::sync::RwLock::new(
-                read_credentials(&self.credentials).clone(),
-            ),
+            credentials: std::sync::Arc::clone(&self.credentials),
             max_response_bytes: self.max_response_bytes,
             timeout: self.timeout,
             retry: self.retry.clone(),
@@ -724,6 +769,235 @@ impl std::fmt::Debug for Client {
     }
 }
 
+/// The future a [`TokenSource`] answers with.
+pub type TokenFuture<'a, T> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = T> + Send + 'a>,
+>;
+
+/// Supplies the bearer token of a security scheme, asked before each request that
+/// sends it (set with the client's `set_…_source` methods). Implement it to take
+/// tokens from elsewhere (a vault, another process); a fixed token needs no source
+/// (the scheme's `set_…` method takes one).
+pub trait TokenSource: Send + Sync {
+    /// The token to send now; `Ok(None)` sends the request without one.
+    ///
+    /// # Errors
+    ///
+    /// When no token can be had (a refresh failed); the call then fails with
+    /// `Error::Token` without sending.
+    fn token(&self) -> TokenFuture<'_, Result<Option<String>, crate::TokenError>>;
+    /// Told that the server refused `token` (`401`): a source that can renew
+    /// drops it, so that the next [`TokenSource::token`] renews. Does nothing by
+    /// default. The client does not call it on its own: a caller whose secured
+    /// call failed with `401` calls it, then retries.
+    fn invalidate<'a>(&'a self, _token: &'a str) -> TokenFuture<'a, ()> {
+        Box::pin(async {})
+    }
+}
+
+/// A bearer scheme's credential: a fixed token or a source asked per request.
+enum Bearer {
+    /// `Bearer <token>`, marked sensitive.
+    Fixed(reqwest::header::HeaderValue),
+    /// Asked before each request.
+    Source(std::sync::Arc<dyn TokenSource>),
+}
+
+/// When a token valid for `lifetime` from `from` is renewed: `margin` before its
+/// end, or half-way when it lives less than twice the margin.
+fn renew_at(
+    from: std::time::Instant,
+    lifetime: std::time::Duration,
+    margin: std::time::Duration,
+) -> std::time::Instant {
+    from + lifetime - margin.min(lifetime / 2)
+}
+
+/// The tokens a refreshing source holds. Never shown.
+struct RefreshState {
+    /// The access token, while it may be sent.
+    access: Option<String>,
+    /// The refresh token (replaced when the server rotates it).
+    refresh: String,
+    /// When the access token is to be renewed (`None`: when the server refuses it).
+    renew_at: Option<std::time::Instant>,
+}
+
+impl RefreshState {
+    /// The access token, unless it is time to renew it.
+    fn fresh(&self) -> Option<String> {
+        let due = self.renew_at.is_some_and(|at| std::time::Instant::now() >= at);
+        self.access.clone().filter(|_| !due)
+    }
+}
+
+/// A [`TokenSource`] for security scheme `bearerAuth` that renews the access token through [`Client::exchange_token`] with the refresh grant the spec declares (`x-token-refresh`): before the token's lifetime (the `expires_in` of the answer) runs out, less a margin, and when it is told the server refused the token ([`TokenSource::invalidate`]). One refresh at a time: tasks that need a token while a refresh runs wait for its result instead of starting their own. Install it with [`Client::set_bearer_auth_source`]; every clone of the client shares it. `Debug` shows no token.
+pub struct RefreshingToken {
+    /// A client of its own (same base URL and connections) for the token operation.
+    client: Client,
+    /// Body fields the caller adds to every refresh (client id and secret).
+    fields: serde_json::Map<String, serde_json::Value>,
+    /// How long before the end of its lifetime a token is renewed.
+    margin: std::time::Duration,
+    /// The tokens; held across a refresh, which makes refreshes one at a time.
+    state: tokio::sync::Mutex<RefreshState>,
+}
+
+impl RefreshingToken {
+    /// How long before the end of its lifetime a token is renewed, unless
+    /// [`Self::with_margin`] says otherwise: 60 s.
+    pub const DEFAULT_MARGIN: std::time::Duration = std::time::Duration::from_secs(60);
+    /// A source that renews with `refresh_token` through `client`'s token
+    /// operation. It keeps a client of its own with `client`'s base URL, `reqwest`
+    /// client (connections, timeouts) and body cap, so that installing it in
+    /// `client` makes no reference cycle. The first token comes from a refresh,
+    /// unless [`Self::with_access_token`] gives one.
+    pub fn new(client: &Client, refresh_token: impl Into<String>) -> Self {
+        let mut own = Client::with_client(
+            client.base_url(),
+            client.http_client().clone(),
+        );
+        own.set_max_response_bytes(client.max_response_bytes());
+        Self {
+            client: own,
+            fields: serde_json::Map::new(),
+            margin: Self::DEFAULT_MARGIN,
+            state: tokio::sync::Mutex::new(RefreshState {
+                access: None,
+                refresh: refresh_token.into(),
+                renew_at: None,
+            }),
+        }
+    }
+
+    /// Starts with an access token already obtained (by the first token exchange),
+    /// valid for `expires_in` from now (`None`: until the server refuses it).
+    pub fn with_access_token(
+        mut self,
+        access_token: impl Into<String>,
+        expires_in: Option<std::time::Duration>,
+    ) -> Self {
+        let margin = self.margin;
+        let state = self.state.get_mut();
+        state.access = Some(access_token.into());
+        state.renew_at = expires_in
+            .map(|lifetime| renew_at(std::time::Instant::now(), lifetime, margin));
+        self
+    }
+
+    /// Adds a field to the body of every refresh request (the client id and secret
+    /// the token operation may ask for). The grant fields of the spec and the refresh
+    /// token are set by the source and win over one of the same name.
+    pub fn with_field(
+        mut self,
+        name: impl Into<String>,
+        value: impl Into<serde_json::Value>,
+    ) -> Self {
+        self.fields.insert(name.into(), value.into());
+        self
+    }
+
+    /// How long before the end of its lifetime a token is renewed; a lifetime
+    /// shorter than twice the margin is renewed half-way.
+    pub fn with_margin(mut self, margin: std::time::Duration) -> Self {
+        self.margin = margin;
+        self
+    }
+
+    /// Renews the token now, whatever its lifetime, and returns it (after a
+    /// refresh already running, if any).
+    ///
+    /// # Errors
+    ///
+    /// When the token operation fails or its answer holds no access token.
+    pub async fn refresh(&self) -> Result<String, crate::TokenError> {
+        let mut state = self.state.lock().await;
+        self.renew(&mut state).await
+    }
+
+    /// One refresh, with the lock held.
+    async fn renew(
+        &self,
+        state: &mut RefreshState,
+    ) -> Result<String, crate::TokenError> {
+        let started = std::time::Instant::now();
+        let mut body = self.fields.clone();
+        body.insert("grant_type".to_owned(), serde_json::Value::from("refresh_token"));
+        body.insert(
+            "refresh_token".to_owned(),
+            serde_json::Value::from(state.refresh.clone()),
+        );
+        let body = serde_json::from_value(serde_json::Value::Object(body))
+            .map_err(|_| {
+                crate::TokenError::new(
+                    "the refresh grant does not fit the token operation's request body",
+                )
+            })?;
+        let answer = self
+            .client
+            .exchange_token(&body)
+            .await
+            .map_err(crate::TokenError::new)?;
+        let answer = serde_json::to_value(answer.body())
+            .map_err(|_| crate::TokenError::new(
+                "the token operation's answer cannot be read",
+            ))?;
+        let access = answer
+            .get("access_token")
+            .and_then(serde_json::Value::as_str)
+            .filter(|token| !token.is_empty())
+            .ok_or_else(|| crate::TokenError::new(
+                "the token operation's answer has no `access_token`",
+            ))?
+            .to_owned();
+        if let Some(rotated) = answer
+            .get("refresh_token")
+            .and_then(serde_json::Value::as_str)
+            .filter(|token| !token.is_empty())
+        {
+            state.refresh = rotated.to_owned();
+        }
+        let lifetime = answer
+            .get("expires_in")
+            .and_then(|v| v.as_u64().or_else(|| v.as_str()?.parse().ok()))
+            .map(std::time::Duration::from_secs);
+        state.renew_at = lifetime
+            .map(|lifetime| renew_at(started, lifetime, self.margin));
+        state.access = Some(access.clone());
+        Ok(access)
+    }
+}
+
+impl TokenSource for RefreshingToken {
+    fn token(&self) -> TokenFuture<'_, Result<Option<String>, crate::TokenError>> {
+        Box::pin(async move {
+            let mut state = self.state.lock().await;
+            match state.fresh() {
+                Some(access) => Ok(Some(access)),
+                None => self.renew(&mut state).await.map(Some),
+            }
+        })
+    }
+
+    fn invalidate<'a>(&'a self, token: &'a str) -> TokenFuture<'a, ()> {
+        Box::pin(async move {
+            let mut state = self.state.lock().await;
+            if state.access.as_deref() == Some(token) {
+                state.access = None;
+            }
+        })
+    }
+}
+
+impl std::fmt::Debug for RefreshingToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RefreshingToken")
+            .field("base_url", &self.client.base_url())
+            .field("margin", &self.margin)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A security scheme of the spec that some operation sends.
 #[derive(Clone, Copy)]
 enum Scheme {
@@ -733,10 +1007,10 @@ enum Scheme {
 
 /// The credentials set on a [`Client`], one per security scheme. `Debug` shows only
 /// which are set.
-#[derive(Clone, Default)]
+#[derive(Default)]
 struct Credentials {
     /// The credential of `bearerAuth` (HTTP bearer, sent as `Authorization: Bearer <token>`).
-    bearer_auth: Option<reqwest::header::HeaderValue>,
+    bearer_auth: Option<Bearer>,
 }
 
 impl Credentials {
@@ -747,12 +1021,12 @@ impl Credentials {
         }
     }
 
-    /// Puts on `request` the credentials of the first alternative whose every
-    /// credential is set; nothing when none is complete.
+    /// Puts on `request` the credentials of the first alternative whose every credential is set; nothing when none is complete. The token sources of the chosen bearer schemes are pushed on `sources`, to be asked outside the lock.
     fn authorize(
         &self,
         mut request: reqwest::RequestBuilder,
         alternatives: &[&[Scheme]],
+        sources: &mut Vec<std::sync::Arc<dyn TokenSource>>,
     ) -> reqwest::RequestBuilder {
         let Some(chosen) = alternatives
             .iter()
@@ -762,9 +1036,15 @@ impl Credentials {
         for scheme in chosen.iter() {
             match scheme {
                 Scheme::BearerAuth => {
-                    if let Some(value) = &self.bearer_auth {
-                        request = request
-                            .header(reqwest::header::AUTHORIZATION, value.clone());
+                    match &self.bearer_auth {
+                        Some(Bearer::Fixed(value)) => {
+                            request = request
+                                .header(reqwest::header::AUTHORIZATION, value.clone());
+                        }
+                        Some(Bearer::Source(source)) => {
+                            sources.push(std::sync::Arc::clone(source))
+                        }
+                        None => {}
                     }
                 }
             }

@@ -105,6 +105,9 @@ pub enum Error<E> {
     /// The request could not be sent or the response not read (connection refused,
     /// TLS, a timeout, an invalid base URL). [`Error::is_timeout`] tells a timeout.
     Transport(reqwest::Error),
+    /// The client's token source could not supply a bearer token; nothing was
+    /// sent.
+    Token(TokenError),
     /// The request breaks a constraint of the spec and was not sent.
     Constraint(ConstraintViolation),
     /// The server answered with a documented error status; the body is decoded.
@@ -199,7 +202,7 @@ impl<E> Error<E> {
     pub fn status(&self) -> Option<StatusCode> {
         match self {
             Error::Transport(e) => e.status(),
-            Error::Constraint(_) => None,
+            Error::Constraint(_) | Error::Token(_) => None,
             Error::Response { status, .. }
             | Error::Business { status, .. }
             | Error::Penalty { status, .. }
@@ -213,7 +216,7 @@ impl<E> Error<E> {
     /// The headers of the answer, when there was one.
     pub fn headers(&self) -> Option<&HeaderMap> {
         match self {
-            Error::Transport(_) | Error::Constraint(_) => None,
+            Error::Transport(_) | Error::Constraint(_) | Error::Token(_) => None,
             Error::Response { headers, .. }
             | Error::Business { headers, .. }
             | Error::Penalty { headers, .. }
@@ -271,6 +274,7 @@ impl<E> fmt::Debug for Error<E> {
         match self {
             Error::Transport(e) => f.debug_tuple("Transport").field(e).finish(),
             Error::Constraint(v) => f.debug_tuple("Constraint").field(v).finish(),
+            Error::Token(e) => f.debug_tuple("Token").field(e).finish(),
             Error::Response { status, headers, .. } => {
                 f.debug_struct("Response")
                     .field("status", status)
@@ -331,6 +335,7 @@ impl<E> fmt::Display for Error<E> {
             Error::Transport(e) if e.is_timeout() => write!(f, "request timed out: {e}"),
             Error::Transport(e) => write!(f, "request failed: {e}"),
             Error::Constraint(v) => write!(f, "request not sent: {v}"),
+            Error::Token(e) => write!(f, "request not sent: {e}"),
             Error::Response { status, .. } => {
                 write!(f, "documented error answer, status {status}")
             }
@@ -371,6 +376,7 @@ impl<E> std::error::Error for Error<E> {
             Error::Transport(e) => Some(e),
             Error::Constraint(v) => Some(v),
             Error::Decode { source, .. } => Some(source),
+            Error::Token(e) => Some(e),
             Error::Response { .. }
             | Error::Business { .. }
             | Error::Penalty { .. }
@@ -620,6 +626,7 @@ impl Error<std::convert::Infallible> {
         match self {
             Error::Transport(e) => Error::Transport(e),
             Error::Constraint(v) => Error::Constraint(v),
+            Error::Token(e) => Error::Token(e),
             Error::Response { error, .. } | Error::Business { error, .. } => {
                 match error {}
             }
@@ -959,3 +966,29 @@ impl fmt::Display for InvalidBearerToken {
 }
 
 impl std::error::Error for InvalidBearerToken {}
+/// Why a token source (`client::TokenSource`) has no token to give: the refresh
+/// failed, or a token it got cannot be sent. Shows no token.
+#[derive(Debug)]
+pub struct TokenError {
+    source: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl TokenError {
+    /// Wraps why the source failed (an error or a message); its `Display` must
+    /// not show a token.
+    pub fn new(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self { source: source.into() }
+    }
+}
+
+impl fmt::Display for TokenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "no bearer token: {}", self.source)
+    }
+}
+
+impl std::error::Error for TokenError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.source)
+    }
+}

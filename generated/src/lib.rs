@@ -40,4 +40,10 @@ pub use error::{Constraint, ConstraintViolation, Error, Response, RetryPolicy};
 
 pub use error::{DocumentedError, InvalidBearerToken};
 
+pub use error::TokenError;
+
+pub use client::{TokenFuture, TokenSource};
+
+pub use client::RefreshingToken;
+
 pub use client::InvalidCredential;

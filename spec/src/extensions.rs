@@ -406,6 +406,26 @@ pub struct Penalty {
     pub description: Option<String>,
 }
 
+/// `x-token-refresh` (security scheme of a bearer token): how a client renews the token
+/// through one of the spec's operations with a refresh grant. The generator reads it to
+/// emit a token source that refreshes itself; every name is a wire name of the spec.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TokenRefresh {
+    /// The `operationId` of the token operation (its request body is JSON).
+    pub operation_id: String,
+    /// Fixed fields of the refresh request body (`{grant_type: refresh_token}`).
+    #[serde(default)]
+    pub grant: Map<String, Value>,
+    /// The body field that carries the refresh token; the answer field of a rotated one.
+    pub refresh_token: String,
+    /// The answer field with the new access token.
+    pub access_token: String,
+    /// The answer field with the access token's lifetime in seconds, when there is one.
+    #[serde(default)]
+    pub expires_in: Option<String>,
+}
+
 /// `x-encoding-levels` (parameter): how binding it is that a server answers the encodings
 /// of a list parameter (the declared one and those of `x-alternate-encodings`).
 #[derive(Debug, Clone, Deserialize)]

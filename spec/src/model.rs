@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::extensions::{
     BodyLimit, BusinessError, ConstraintLevels, EncodingLevels, Level, NonBmp, Penalty, Rejection,
-    RejectionResponse, RejectionShape, Rule, ServerErrors, UndeclaredRoute,
+    RejectionResponse, RejectionShape, Rule, ServerErrors, TokenRefresh, UndeclaredRoute,
 };
 
 /// Prose that OpenAPI says is a string (`summary`, `description`). Real-world documents
@@ -325,6 +325,9 @@ pub struct SecurityScheme {
     /// `x-rejection-response`: the answer expected to such a request.
     #[serde(rename = "x-rejection-response")]
     pub rejection_response: Option<RejectionResponse>,
+    /// `x-token-refresh`: how the token is renewed through the spec's token operation.
+    #[serde(rename = "x-token-refresh")]
+    pub token_refresh: Option<TokenRefresh>,
 }
 
 /// `type`: one name (3.0 and 3.1) or a list of names (3.1, e.g. `[string, "null"]`).

@@ -3,7 +3,14 @@
 //!
 //! They live in one private `Credentials` struct behind a lock in the `Client`, so that a
 //! setter (`&self`) takes effect for every later call while other calls are in flight,
-//! and so that `Debug` and `Clone` of the client have one place to redact and copy. The
+//! and so that `Debug` of the client has one place to redact. The lock is behind an
+//! `Arc` that every clone of the client shares: a token replaced or refreshed through one
+//! clone is the token of all, as tasks holding clones expect.
+//!
+//! A bearer scheme takes either a fixed token or a `TokenSource` asked before each
+//! request (outside the lock, as it may await a refresh). A scheme whose spec declares
+//! `x-token-refresh` also gets a ready source that renews the token through the spec's
+//! token operation, one refresh at a time. The
 //! rule for several alternatives is decided here once and documented on every method
 //! that has them: the first alternative (in spec order) whose credentials are all set is
 //! sent; the anonymous alternative (`{}`) only when no other is complete.
@@ -20,8 +27,9 @@ pub fn client_doc(api: &Api) -> TokenStream {
     let text = if any(api) {
         "The credentials of the spec's security schemes (a `set_…` method each) can be set \
          or replaced at any time, also while calls are in flight; each is sent only to the \
-         operations that declare its scheme, and `Debug` never shows one. A clone starts \
-         with the credentials set when it was made."
+         operations that declare its scheme, and `Debug` never shows one. Every clone of a \
+         client shares its credentials: setting, clearing or refreshing one through any clone \
+         changes it for all."
     } else {
         "No operation of the spec asks for credentials the client could send."
     };
@@ -31,6 +39,32 @@ pub fn client_doc(api: &Api) -> TokenStream {
 /// Whether the client holds credentials at all.
 pub fn any(api: &Api) -> bool {
     !api.schemes.is_empty()
+}
+
+/// Whether some scheme sends a bearer token (the client then takes token sources).
+pub fn bearer(api: &Api) -> bool {
+    api.schemes
+        .iter()
+        .any(|s| matches!(s.kind, SchemeKind::Bearer(_)))
+}
+
+/// The schemes that declare a token refresh, with the name of their refreshing source:
+/// `RefreshingToken`, or `<Scheme>RefreshingToken` when several schemes declare one.
+pub fn refreshing(api: &Api) -> Vec<(&SecurityScheme, String)> {
+    let declared: Vec<&SecurityScheme> =
+        api.schemes.iter().filter(|s| s.refresh.is_some()).collect();
+    let several = declared.len() > 1;
+    declared
+        .into_iter()
+        .map(|s| {
+            let name = if several {
+                format!("{}RefreshingToken", s.variant)
+            } else {
+                "RefreshingToken".to_owned()
+            };
+            (s, name)
+        })
+        .collect()
 }
 
 /// Whether some scheme is a cookie (its requests collect a `Cookie` header).
@@ -144,8 +178,15 @@ pub fn authorize(op: &Operation, api: &Api, op_has_cookies: bool) -> TokenStream
         (true, true) => quote!(&mut cookies,),
         (true, false) => quote!(&mut Vec::new(),),
     };
-    quote! {
-        request = read_credentials(&self.credentials).authorize(request, #cookies &[#(#alternatives),*]);
+    if bearer(api) {
+        // A token source may await (a refresh): asked outside the lock, by `Client::authorize`.
+        quote! {
+            request = self.authorize(request, #cookies &[#(#alternatives),*]).await.map_err(crate::Error::Token)?;
+        }
+    } else {
+        quote! {
+            request = read_credentials(&self.credentials).authorize(request, #cookies &[#(#alternatives),*]);
+        }
     }
 }
 
@@ -154,7 +195,7 @@ pub fn field(api: &Api) -> TokenStream {
     if !any(api) {
         return TokenStream::new();
     }
-    quote!(credentials: std::sync::RwLock<Credentials>,)
+    quote!(credentials: std::sync::Arc<std::sync::RwLock<Credentials>>,)
 }
 
 /// Its initial value in `with_client`.
@@ -162,15 +203,15 @@ pub fn field_init(api: &Api) -> TokenStream {
     if !any(api) {
         return TokenStream::new();
     }
-    quote!(credentials: std::sync::RwLock::new(Credentials::default()),)
+    quote!(credentials: std::sync::Arc::new(std::sync::RwLock::new(Credentials::default())),)
 }
 
-/// Its copy in `Clone`: the credentials as they are when the client is cloned.
+/// Its share in `Clone`: the same credentials, so a change through one clone is seen by all.
 pub fn field_clone(api: &Api) -> TokenStream {
     if !any(api) {
         return TokenStream::new();
     }
-    quote!(credentials: std::sync::RwLock::new(read_credentials(&self.credentials).clone()),)
+    quote!(credentials: std::sync::Arc::clone(&self.credentials),)
 }
 
 /// Its line in `Debug`: which credentials are set, never their values.
@@ -184,6 +225,11 @@ pub fn field_debug(api: &Api) -> TokenStream {
 /// The accessors of every scheme, and the bearer-token shorthand.
 pub fn client_methods(api: &Api) -> TokenStream {
     let mut out = TokenStream::new();
+    let (cookie_param, cookie_arg) = if cookie_schemes(api) {
+        (quote!(cookies: &mut Vec<String>,), quote!(cookies,))
+    } else {
+        (TokenStream::new(), TokenStream::new())
+    };
     for s in &api.schemes {
         out.extend(accessors(s));
     }
@@ -211,7 +257,18 @@ pub fn client_methods(api: &Api) -> TokenStream {
         let see_has = docs::outer(&format!(
             "Whether a bearer token is set. The same as [`Client::{has}`]."
         ));
+        let source = ident(&format!("set_{}_source", only.stem));
+        let see_source = docs::outer(&format!(
+            "Sends the tokens of `source` as `Authorization: Bearer <token>` on the operations \
+             the spec secures with a bearer token, asking it before each request. The same as \
+             [`Client::{source}`]."
+        ));
         out.extend(quote! {
+            #see_source
+            pub fn set_token_source(&self, source: std::sync::Arc<dyn TokenSource>) {
+                self.#source(source);
+            }
+
             #see
             ///
             /// # Errors
@@ -229,6 +286,30 @@ pub fn client_methods(api: &Api) -> TokenStream {
             #see_has
             pub fn has_bearer_token(&self) -> bool {
                 self.#has()
+            }
+        });
+    }
+    if !bearers.is_empty() {
+        out.extend(quote! {
+            /// Puts on `request` the credentials of the first complete alternative, asking
+            /// the token sources among them (outside the lock: a source may await a refresh).
+            async fn authorize(
+                &self,
+                request: reqwest::RequestBuilder,
+                #cookie_param
+                alternatives: &[&[Scheme]],
+            ) -> Result<reqwest::RequestBuilder, crate::TokenError> {
+                let mut sources = Vec::new();
+                let mut request = read_credentials(&self.credentials).authorize(request, #cookie_arg alternatives, &mut sources);
+                for source in sources {
+                    if let Some(token) = source.token().await? {
+                        let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
+                            .map_err(|_| crate::TokenError::new("the token source gave a token an HTTP header cannot carry"))?;
+                        value.set_sensitive(true);
+                        request = request.header(reqwest::header::AUTHORIZATION, value);
+                    }
+                }
+                Ok(request)
             }
         });
     }
@@ -263,7 +344,7 @@ fn accessors(s: &SecurityScheme) -> TokenStream {
                     let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
                         .map_err(|_| #err)?;
                     value.set_sensitive(true);
-                    write_credentials(&self.credentials).#field = Some(value);
+                    write_credentials(&self.credentials).#field = Some(Bearer::Fixed(value));
                 },
             )
         }
@@ -344,7 +425,23 @@ fn accessors(s: &SecurityScheme) -> TokenStream {
     let doc = docs::outer(&format!("{doc}{errors_doc}"));
     let clear_doc = docs::outer(&clear_doc);
     let has_doc = docs::outer(&has_doc);
+    let source = matches!(s.kind, SchemeKind::Bearer(_)).then(|| {
+        let set_source = ident(&format!("set_{}_source", s.stem));
+        let doc = docs::outer(&format!(
+            "Asks `source` for the token of security scheme `{key}` before each request that \
+             sends it, instead of a fixed token (replacing one). Every clone of the client \
+             shares the source."
+        ));
+        quote! {
+            #doc
+            pub fn #set_source(&self, source: std::sync::Arc<dyn TokenSource>) {
+                write_credentials(&self.credentials).#field = Some(Bearer::Source(source));
+            }
+        }
+    });
     quote! {
+        #source
+
         #doc
         pub fn #set(&self, #signature) #ret {
             #body
@@ -376,8 +473,8 @@ pub fn items(api: &Api) -> TokenStream {
         .map(|s| format!(" Security scheme `{}`.", s.key));
     let fields: Vec<_> = api.schemes.iter().map(|s| ident(&s.stem)).collect();
     let field_types = api.schemes.iter().map(|s| match &s.kind {
-        SchemeKind::Bearer(_)
-        | SchemeKind::ApiKey {
+        SchemeKind::Bearer(_) => quote!(Option<Bearer>),
+        SchemeKind::ApiKey {
             location: ApiKeyLocation::Header,
             ..
         } => quote!(Option<reqwest::header::HeaderValue>),
@@ -395,8 +492,12 @@ pub fn items(api: &Api) -> TokenStream {
         let f = ident(&s.stem);
         let put = match &s.kind {
             SchemeKind::Bearer(_) => quote! {
-                if let Some(value) = &self.#f {
-                    request = request.header(reqwest::header::AUTHORIZATION, value.clone());
+                match &self.#f {
+                    Some(Bearer::Fixed(value)) => {
+                        request = request.header(reqwest::header::AUTHORIZATION, value.clone());
+                    }
+                    Some(Bearer::Source(source)) => sources.push(std::sync::Arc::clone(source)),
+                    None => {}
                 }
             },
             SchemeKind::Basic => quote! {
@@ -429,7 +530,21 @@ pub fn items(api: &Api) -> TokenStream {
         let f = ident(&s.stem);
         quote!(Scheme::#v => self.#f.is_some(),)
     });
+    let has_bearer = bearer(api);
+    let sources_param =
+        has_bearer.then(|| quote!(, sources: &mut Vec<std::sync::Arc<dyn TokenSource>>));
+    let sources_doc = if has_bearer {
+        " The token sources of the chosen bearer schemes are pushed on `sources`, to be asked outside the lock."
+    } else {
+        ""
+    };
+    let authorize_doc = format!(
+        " Puts on `request` the credentials of the first alternative whose every credential is set; nothing when none is complete.{sources_doc}"
+    );
+    let bearer_items = has_bearer.then(|| token_source_items(api));
     quote! {
+        #bearer_items
+
         /// A security scheme of the spec that some operation sends.
         #[derive(Clone, Copy)]
         enum Scheme {
@@ -438,7 +553,7 @@ pub fn items(api: &Api) -> TokenStream {
 
         /// The credentials set on a [`Client`], one per security scheme. `Debug` shows only
         /// which are set.
-        #[derive(Clone, Default)]
+        #[derive(Default)]
         struct Credentials {
             #(#[doc = #field_docs] #fields: #field_types,)*
         }
@@ -451,9 +566,8 @@ pub fn items(api: &Api) -> TokenStream {
                 }
             }
 
-            /// Puts on `request` the credentials of the first alternative whose every
-            /// credential is set; nothing when none is complete.
-            fn authorize(&self, mut request: reqwest::RequestBuilder, #cookie_param alternatives: &[&[Scheme]]) -> reqwest::RequestBuilder {
+            #[doc = #authorize_doc]
+            fn authorize(&self, mut request: reqwest::RequestBuilder, #cookie_param alternatives: &[&[Scheme]] #sources_param) -> reqwest::RequestBuilder {
                 let Some(chosen) = alternatives
                     .iter()
                     .find(|schemes| schemes.iter().all(|scheme| self.is_set(*scheme)))
@@ -510,5 +624,255 @@ pub fn items(api: &Api) -> TokenStream {
         }
 
         impl std::error::Error for InvalidCredential {}
+    }
+}
+
+/// The public token-source API (`TokenSource`, `TokenFuture`), the private `Bearer`
+/// credential, and a refreshing source per scheme that declares `x-token-refresh`.
+fn token_source_items(api: &Api) -> TokenStream {
+    let refreshing: Vec<TokenStream> = refreshing(api)
+        .into_iter()
+        .map(|(s, name)| refreshing_source(s, &name))
+        .collect();
+    let state = (!refreshing.is_empty()).then(|| {
+        quote! {
+            /// When a token valid for `lifetime` from `from` is renewed: `margin` before its
+            /// end, or half-way when it lives less than twice the margin.
+            fn renew_at(from: std::time::Instant, lifetime: std::time::Duration, margin: std::time::Duration) -> std::time::Instant {
+                from + lifetime - margin.min(lifetime / 2)
+            }
+
+            /// The tokens a refreshing source holds. Never shown.
+            struct RefreshState {
+                /// The access token, while it may be sent.
+                access: Option<String>,
+                /// The refresh token (replaced when the server rotates it).
+                refresh: String,
+                /// When the access token is to be renewed (`None`: when the server refuses it).
+                renew_at: Option<std::time::Instant>,
+            }
+
+            impl RefreshState {
+                /// The access token, unless it is time to renew it.
+                fn fresh(&self) -> Option<String> {
+                    let due = self.renew_at.is_some_and(|at| std::time::Instant::now() >= at);
+                    self.access.clone().filter(|_| !due)
+                }
+            }
+        }
+    });
+    quote! {
+        /// The future a [`TokenSource`] answers with.
+        pub type TokenFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+        /// Supplies the bearer token of a security scheme, asked before each request that
+        /// sends it (set with the client's `set_…_source` methods). Implement it to take
+        /// tokens from elsewhere (a vault, another process); a fixed token needs no source
+        /// (the scheme's `set_…` method takes one).
+        pub trait TokenSource: Send + Sync {
+            /// The token to send now; `Ok(None)` sends the request without one.
+            ///
+            /// # Errors
+            ///
+            /// When no token can be had (a refresh failed); the call then fails with
+            /// `Error::Token` without sending.
+            fn token(&self) -> TokenFuture<'_, Result<Option<String>, crate::TokenError>>;
+
+            /// Told that the server refused `token` (`401`): a source that can renew
+            /// drops it, so that the next [`TokenSource::token`] renews. Does nothing by
+            /// default. The client does not call it on its own: a caller whose secured
+            /// call failed with `401` calls it, then retries.
+            fn invalidate<'a>(&'a self, _token: &'a str) -> TokenFuture<'a, ()> {
+                Box::pin(async {})
+            }
+        }
+
+        /// A bearer scheme's credential: a fixed token or a source asked per request.
+        enum Bearer {
+            /// `Bearer <token>`, marked sensitive.
+            Fixed(reqwest::header::HeaderValue),
+            /// Asked before each request.
+            Source(std::sync::Arc<dyn TokenSource>),
+        }
+
+        #state
+        #(#refreshing)*
+    }
+}
+
+/// The refreshing token source of scheme `s`, named `name`.
+fn refreshing_source(s: &SecurityScheme, name: &str) -> TokenStream {
+    let Some(refresh) = &s.refresh else {
+        return TokenStream::new();
+    };
+    let ty = ident(name);
+    let method = ident(&refresh.method);
+    let key = &s.key;
+    let set_source = format!("set_{}_source", s.stem);
+    let lifetime = match &refresh.expires_in {
+        Some(field) => format!("the `{field}` of the answer"),
+        None => "none: the spec names no lifetime field".to_owned(),
+    };
+    let doc = docs::outer(&format!(
+        "A [`TokenSource`] for security scheme `{key}` that renews the access token through \
+         [`Client::{}`] with the refresh grant the spec declares (`x-token-refresh`): before \
+         the token's lifetime ({lifetime}) runs out, less a margin, and when it is told the \
+         server refused the token ([`TokenSource::invalidate`]). One refresh at a time: tasks that need a \
+         token while a refresh runs wait for its result instead of starting their own. Install \
+         it with [`Client::{set_source}`]; every clone of the client shares it. `Debug` shows \
+         no token.",
+        refresh.method
+    ));
+    let grant_names = refresh.grant.iter().map(|(n, _)| n.as_str());
+    let grant_values = refresh.grant.iter().map(|(_, v)| v.as_str());
+    let refresh_field = &refresh.refresh_token;
+    let access_field = &refresh.access_token;
+    let no_access = format!("the token operation's answer has no `{access_field}`");
+    let lifetime_read = match &refresh.expires_in {
+        Some(field) => quote! {
+            let lifetime = answer
+                .get(#field)
+                .and_then(|v| v.as_u64().or_else(|| v.as_str()?.parse().ok()))
+                .map(std::time::Duration::from_secs);
+        },
+        None => quote!(let lifetime: Option<std::time::Duration> = None;),
+    };
+    quote! {
+        #doc
+        pub struct #ty {
+            /// A client of its own (same base URL and connections) for the token operation.
+            client: Client,
+            /// Body fields the caller adds to every refresh (client id and secret).
+            fields: serde_json::Map<String, serde_json::Value>,
+            /// How long before the end of its lifetime a token is renewed.
+            margin: std::time::Duration,
+            /// The tokens; held across a refresh, which makes refreshes one at a time.
+            state: tokio::sync::Mutex<RefreshState>,
+        }
+
+        impl #ty {
+            /// How long before the end of its lifetime a token is renewed, unless
+            /// [`Self::with_margin`] says otherwise: 60 s.
+            pub const DEFAULT_MARGIN: std::time::Duration = std::time::Duration::from_secs(60);
+
+            /// A source that renews with `refresh_token` through `client`'s token
+            /// operation. It keeps a client of its own with `client`'s base URL, `reqwest`
+            /// client (connections, timeouts) and body cap, so that installing it in
+            /// `client` makes no reference cycle. The first token comes from a refresh,
+            /// unless [`Self::with_access_token`] gives one.
+            pub fn new(client: &Client, refresh_token: impl Into<String>) -> Self {
+                let mut own = Client::with_client(client.base_url(), client.http_client().clone());
+                own.set_max_response_bytes(client.max_response_bytes());
+                Self {
+                    client: own,
+                    fields: serde_json::Map::new(),
+                    margin: Self::DEFAULT_MARGIN,
+                    state: tokio::sync::Mutex::new(RefreshState {
+                        access: None,
+                        refresh: refresh_token.into(),
+                        renew_at: None,
+                    }),
+                }
+            }
+
+            /// Starts with an access token already obtained (by the first token exchange),
+            /// valid for `expires_in` from now (`None`: until the server refuses it).
+            pub fn with_access_token(mut self, access_token: impl Into<String>, expires_in: Option<std::time::Duration>) -> Self {
+                let margin = self.margin;
+                let state = self.state.get_mut();
+                state.access = Some(access_token.into());
+                state.renew_at = expires_in.map(|lifetime| renew_at(std::time::Instant::now(), lifetime, margin));
+                self
+            }
+
+            /// Adds a field to the body of every refresh request (the client id and secret
+            /// the token operation may ask for). The grant fields of the spec and the refresh
+            /// token are set by the source and win over one of the same name.
+            pub fn with_field(mut self, name: impl Into<String>, value: impl Into<serde_json::Value>) -> Self {
+                self.fields.insert(name.into(), value.into());
+                self
+            }
+
+            /// How long before the end of its lifetime a token is renewed; a lifetime
+            /// shorter than twice the margin is renewed half-way.
+            pub fn with_margin(mut self, margin: std::time::Duration) -> Self {
+                self.margin = margin;
+                self
+            }
+
+            /// Renews the token now, whatever its lifetime, and returns it (after a
+            /// refresh already running, if any).
+            ///
+            /// # Errors
+            ///
+            /// When the token operation fails or its answer holds no access token.
+            pub async fn refresh(&self) -> Result<String, crate::TokenError> {
+                let mut state = self.state.lock().await;
+                self.renew(&mut state).await
+            }
+
+            /// One refresh, with the lock held.
+            async fn renew(&self, state: &mut RefreshState) -> Result<String, crate::TokenError> {
+                let started = std::time::Instant::now();
+                let mut body = self.fields.clone();
+                #(body.insert(#grant_names.to_owned(), serde_json::Value::from(#grant_values));)*
+                body.insert(#refresh_field.to_owned(), serde_json::Value::from(state.refresh.clone()));
+                // The serde error is left out: its message may quote a token.
+                let body = serde_json::from_value(serde_json::Value::Object(body)).map_err(|_| {
+                    crate::TokenError::new("the refresh grant does not fit the token operation's request body")
+                })?;
+                let answer = self.client.#method(&body).await.map_err(crate::TokenError::new)?;
+                let answer = serde_json::to_value(answer.body())
+                    .map_err(|_| crate::TokenError::new("the token operation's answer cannot be read"))?;
+                let access = answer
+                    .get(#access_field)
+                    .and_then(serde_json::Value::as_str)
+                    .filter(|token| !token.is_empty())
+                    .ok_or_else(|| crate::TokenError::new(#no_access))?
+                    .to_owned();
+                if let Some(rotated) = answer
+                    .get(#refresh_field)
+                    .and_then(serde_json::Value::as_str)
+                    .filter(|token| !token.is_empty())
+                {
+                    state.refresh = rotated.to_owned();
+                }
+                #lifetime_read
+                state.renew_at = lifetime.map(|lifetime| renew_at(started, lifetime, self.margin));
+                state.access = Some(access.clone());
+                Ok(access)
+            }
+        }
+
+        impl TokenSource for #ty {
+            fn token(&self) -> TokenFuture<'_, Result<Option<String>, crate::TokenError>> {
+                Box::pin(async move {
+                    let mut state = self.state.lock().await;
+                    match state.fresh() {
+                        Some(access) => Ok(Some(access)),
+                        None => self.renew(&mut state).await.map(Some),
+                    }
+                })
+            }
+
+            fn invalidate<'a>(&'a self, token: &'a str) -> TokenFuture<'a, ()> {
+                Box::pin(async move {
+                    let mut state = self.state.lock().await;
+                    // A token renewed meanwhile is kept: one refusal, one refresh.
+                    if state.access.as_deref() == Some(token) {
+                        state.access = None;
+                    }
+                })
+            }
+        }
+
+        impl std::fmt::Debug for #ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(#name)
+                    .field("base_url", &self.client.base_url())
+                    .field("margin", &self.margin)
+                    .finish_non_exhaustive()
+            }
+        }
     }
 }

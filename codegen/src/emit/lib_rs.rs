@@ -14,6 +14,19 @@ pub fn emit(api: &Api) -> TokenStream {
             pub use client::InvalidCredential;
         }
     });
+    let bearer = api
+        .schemes
+        .iter()
+        .any(|s| matches!(s.kind, crate::ir::SchemeKind::Bearer(_)));
+    let refreshing = super::auth::refreshing(api)
+        .into_iter()
+        .map(|(_, name)| super::types::ident(&name));
+    let token_source = bearer.then(|| {
+        quote! {
+            pub use client::{TokenFuture, TokenSource};
+            #(pub use client::#refreshing;)*
+        }
+    });
     quote! {
         #doc
         #![doc = ""]
@@ -38,6 +51,8 @@ pub fn emit(api: &Api) -> TokenStream {
         pub use error::{Constraint, ConstraintViolation, Error, Response, RetryPolicy};
         // Two short lines: prettyplease and rustfmt wrap a long one differently.
         pub use error::{DocumentedError, InvalidBearerToken};
+        pub use error::TokenError;
+        #token_source
         #credential_error
     }
 }

@@ -103,7 +103,12 @@ pub fn dependencies(api: &Api) -> Vec<Dependency> {
             name: "tokio",
             version: TOKIO,
             default_features: false,
-            features: vec!["time"],
+            features: if crate::emit::auth::refreshing(api).is_empty() {
+                vec!["time"]
+            } else {
+                // A refreshing token source holds its tokens under an async lock.
+                vec!["time", "sync"]
+            },
         },
         // `Retry-After` in its HTTP-date form.
         Dependency {

@@ -20,6 +20,8 @@ impl Lowerer<'_> {
         // (OpenAPI requires them unique), not a name to quietly suffix.
         let mut ids: std::collections::HashMap<&str, String> = std::collections::HashMap::new();
         let mut out = Vec::new();
+        // operationId → client method, for extensions that name an operation.
+        let mut methods_by_id: Vec<(String, String)> = Vec::new();
         for (path, item) in &self.spec.paths {
             let item_ptr = push_pointer("/paths", path);
             if item.reference.is_some() {
@@ -63,7 +65,12 @@ impl Lowerer<'_> {
                     &mut method_names,
                     &mut prefixes,
                 ) {
-                    Ok(lowered) => out.push(lowered),
+                    Ok(lowered) => {
+                        if let Some(id) = &op.operation_id {
+                            methods_by_id.push((id.clone(), lowered.name.clone()));
+                        }
+                        out.push(lowered);
+                    }
                     Err(Problem::Refuse(located)) => return Err(located),
                     Err(Problem::Skip(located)) => {
                         let message = format!(
@@ -83,7 +90,7 @@ impl Lowerer<'_> {
                 used.push(key.clone());
             }
         }
-        let schemes = self.schemes(&used, &mut method_names)?;
+        let schemes = self.schemes(&used, &mut method_names, &out, &methods_by_id)?;
         Ok((out, schemes))
     }
 

@@ -19,7 +19,7 @@
 use super::Lowerer;
 use super::operation::Problem;
 use crate::error::{Located, push_pointer};
-use crate::ir::{ApiKeyLocation, SchemeKind, SecurityScheme};
+use crate::ir::{ApiKeyLocation, BodyKind, Operation, SchemeKind, SecurityScheme, TokenRefresh};
 use crate::names::{Scope, pascal, snake};
 use spec_model::model::{self as spec, Text};
 
@@ -46,6 +46,7 @@ const CLIENT_METHODS: &[&str] = &[
     "set_bearer_token",
     "clear_bearer_token",
     "has_bearer_token",
+    "set_token_source",
 ];
 
 impl Lowerer<'_> {
@@ -194,6 +195,8 @@ impl Lowerer<'_> {
         &mut self,
         used: &[String],
         methods: &mut Scope,
+        operations: &[Operation],
+        methods_by_id: &[(String, String)],
     ) -> Result<Vec<SecurityScheme>, Located> {
         for taken in CLIENT_METHODS {
             methods.claim((*taken).to_owned());
@@ -218,14 +221,18 @@ impl Lowerer<'_> {
                     }
                 })
                 .find(|stem| {
-                    ["set", "clear", "has"]
+                    accessor_names(stem)
                         .iter()
-                        .all(|verb| !methods.contains(&format!("{verb}_{stem}")))
+                        .all(|name| !methods.contains(name))
                 })
                 .unwrap_or(base);
-            for verb in ["set", "clear", "has"] {
-                methods.claim(format!("{verb}_{stem}"));
+            for name in accessor_names(&stem) {
+                methods.claim(name);
             }
+            let refresh = match &scheme.token_refresh {
+                None => None,
+                Some(declared) => Some(refresh(key, &kind, declared, operations, methods_by_id)?),
+            };
             let doc = match &scheme.description {
                 Some(Text::String(s)) => s.trim().to_owned(),
                 Some(Text::NotAString(_)) => {
@@ -246,10 +253,77 @@ impl Lowerer<'_> {
                 variant: variants.claim(pascal(key)),
                 kind,
                 doc,
+                refresh,
             });
         }
         Ok(out)
     }
+}
+
+/// The client methods a scheme with accessor stem `stem` takes.
+fn accessor_names(stem: &str) -> [String; 4] {
+    [
+        format!("set_{stem}"),
+        format!("clear_{stem}"),
+        format!("has_{stem}"),
+        format!("set_{stem}_source"),
+    ]
+}
+
+/// The scheme's `x-token-refresh` checked against the operations of the client: a bearer
+/// scheme, an operation of the client with a JSON body, and string grant values.
+fn refresh(
+    key: &str,
+    kind: &SchemeKind,
+    declared: &spec_model::extensions::TokenRefresh,
+    operations: &[Operation],
+    methods_by_id: &[(String, String)],
+) -> Result<TokenRefresh, Located> {
+    let at = push_pointer(
+        &push_pointer("/components/securitySchemes", key),
+        "x-token-refresh",
+    );
+    if !matches!(kind, SchemeKind::Bearer(_)) {
+        return Err(Located::new(
+            at,
+            "only a scheme that sends a bearer token (HTTP bearer, oauth2, openIdConnect) can be refreshed",
+        ));
+    }
+    let id = &declared.operation_id;
+    let Some((_, method)) = methods_by_id.iter().find(|(op_id, _)| op_id == id) else {
+        return Err(Located::new(
+            push_pointer(&at, "operationId"),
+            format!("no operation of the client has operationId `{id}`"),
+        ));
+    };
+    let json_body = operations
+        .iter()
+        .find(|op| &op.name == method)
+        .and_then(|op| op.body.as_ref())
+        .is_some_and(|body| body.kind == BodyKind::Json);
+    if !json_body {
+        return Err(Located::new(
+            push_pointer(&at, "operationId"),
+            format!("operation `{id}` has no JSON request body to carry the refresh grant"),
+        ));
+    }
+    let mut grant = Vec::new();
+    for (field, value) in &declared.grant {
+        let Some(value) = value.as_str() else {
+            return Err(Located::new(
+                push_pointer(&push_pointer(&at, "grant"), field),
+                "a grant field's value must be a string",
+            ));
+        };
+        grant.push((field.clone(), value.to_owned()));
+    }
+    Ok(TokenRefresh {
+        method: method.clone(),
+        grant,
+        refresh_token: declared.refresh_token.clone(),
+        access_token: declared.access_token.clone(),
+        expires_in: declared.expires_in.clone(),
+    })
 }
 
 /// Whether `name` cannot be an HTTP header name (RFC 9110 `token`).

@@ -211,16 +211,17 @@ fn an_incomplete_combination_sends_nothing() {
 }
 
 #[test]
-fn clones_start_with_the_credentials_set_and_replacements_apply_to_later_calls() {
+fn clones_share_credentials_and_replacements_apply_to_later_calls() {
     let (base, server) = serve(3);
     let client = Client::new(base).unwrap();
     client.set_header_key("first").unwrap();
     let clone = client.clone();
+    // Replaced through the original, cleared through the clone: both see each change.
     client.set_header_key("second").unwrap();
     runtime().block_on(async {
         clone.get_header_key().await.unwrap();
         client.get_header_key().await.unwrap();
-        client.clear_header_key();
+        clone.clear_header_key();
         client.get_header_key().await.unwrap();
     });
     let keys: Vec<Vec<String>> = server
@@ -231,7 +232,7 @@ fn clones_start_with_the_credentials_set_and_replacements_apply_to_later_calls()
         .collect();
     assert_eq!(
         keys,
-        [vec!["first".to_owned()], vec!["second".to_owned()], vec![]]
+        [vec!["second".to_owned()], vec!["second".to_owned()], vec![]]
     );
 }
 
