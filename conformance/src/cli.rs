@@ -62,6 +62,10 @@ pub struct Args {
     /// Write a JSON report here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Write a self-contained HTML report here (no network fetches: open it from a CI
+    /// artifact).
+    #[arg(long)]
+    pub html: Option<PathBuf>,
     /// Write every exchange here (secrets redacted), for `--replay` against another target.
     #[arg(long, conflicts_with = "replay")]
     pub record: Option<PathBuf>,

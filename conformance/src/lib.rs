@@ -275,17 +275,16 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         let xml = report::junit::render(&results, args.strict).map_err(HarnessError::Io)?;
         write(p, &xml)?;
     }
-    if let Some(p) = &args.json {
-        write(
-            p,
-            &report::json::render(
-                &ctx.secrets.redact_in_url(&base_url),
-                args.seed,
-                args.strict,
-                exit_code,
-                &results,
-            ),
-        )?;
+    if args.json.is_some() || args.html.is_some() {
+        let target = ctx.secrets.redact_in_url(&base_url);
+        let doc =
+            report::json::JsonReport::new(&target, args.seed, args.strict, exit_code, &results);
+        if let Some(p) = &args.json {
+            write(p, &report::json::render(&doc))?;
+        }
+        if let Some(p) = &args.html {
+            write(p, &report::html::render(&doc))?;
+        }
     }
     if let Some(p) = &args.record {
         write(

@@ -71,6 +71,7 @@ fn run_args(base_url: String, token: &str, dir: &tempfile::TempDir) -> Args {
     a.timeout = Duration::from_secs(5);
     a.json = Some(dir.path().join("report.json"));
     a.junit = Some(dir.path().join("junit.xml"));
+    a.html = Some(dir.path().join("report.html"));
     a.record = Some(dir.path().join("record.json"));
     a
 }
@@ -87,12 +88,13 @@ async fn echoed_token_is_redacted_everywhere() {
         .await
         .expect("run completes");
     assert_eq!(out.exit_code, 1);
-    let (json, junit, record) = (
+    let (json, junit, record, html) = (
         a.json.clone().unwrap(),
         a.junit.clone().unwrap(),
         a.record.clone().unwrap(),
+        a.html.clone().unwrap(),
     );
-    for (where_, text) in everything_shown(&out, &[&json, &junit, &record]) {
+    for (where_, text) in everything_shown(&out, &[&json, &junit, &record, &html]) {
         assert!(!text.is_empty(), "{where_} is empty");
         assert!(!text.contains(token), "the token leaked into {where_}");
         assert!(
@@ -201,12 +203,13 @@ async fn base_url_password_is_never_printed() {
         curl.contains("tester:<redacted>@"),
         "the password is not shown redacted: {curl}"
     );
-    let (json, junit, record) = (
+    let (json, junit, record, html) = (
         a.json.clone().unwrap(),
         a.junit.clone().unwrap(),
         a.record.clone().unwrap(),
+        a.html.clone().unwrap(),
     );
-    for (where_, text) in everything_shown(&out, &[&json, &junit, &record]) {
+    for (where_, text) in everything_shown(&out, &[&json, &junit, &record, &html]) {
         assert!(
             !text.contains(password),
             "the password leaked into {where_}"

@@ -72,22 +72,28 @@ impl<'a> JsonResult<'a> {
     }
 }
 
+impl<'a> JsonReport<'a> {
+    /// The report of a run: its parameters, totals and every result in case order.
+    pub fn new(
+        target: &'a str,
+        seed: u64,
+        strict: bool,
+        exit_code: u8,
+        results: &'a [CheckResult],
+    ) -> JsonReport<'a> {
+        JsonReport {
+            format: 1,
+            target,
+            seed,
+            strict,
+            totals: Totals::of(results, strict),
+            exit_code,
+            results: results.iter().map(|r| JsonResult::of(r, strict)).collect(),
+        }
+    }
+}
+
 /// Renders the JSON report.
-pub fn render(
-    target: &str,
-    seed: u64,
-    strict: bool,
-    exit_code: u8,
-    results: &[CheckResult],
-) -> String {
-    let doc = JsonReport {
-        format: 1,
-        target,
-        seed,
-        strict,
-        totals: Totals::of(results, strict),
-        exit_code,
-        results: results.iter().map(|r| JsonResult::of(r, strict)).collect(),
-    };
-    serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+pub fn render(report: &JsonReport<'_>) -> String {
+    serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }

@@ -1,6 +1,7 @@
-//! Reports of a run: the terminal (progress, failures as they happen, a summary), JUnit XML
-//! and JSON. All are printed from the same sorted results.
+//! Reports of a run: the terminal (progress, failures as they happen, a summary), JUnit XML,
+//! JSON and HTML. All are printed from the same sorted results.
 
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod terminal;
