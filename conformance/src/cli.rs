@@ -82,6 +82,69 @@ pub struct Args {
     /// No progress bar and no live failure lines (the summary is still printed).
     #[arg(long)]
     pub quiet: bool,
+    /// A header sent with every request, `NAME:VALUE` (repeatable; an API key, a tenant).
+    /// Its value is a secret: reports and curl lines show `$NAME` instead (see
+    /// `--public-header`).
+    #[arg(short = 'H', long = "header", value_name = "NAME:VALUE", value_parser = parse_header)]
+    pub headers: Vec<(String, String)>,
+    /// Like `--header`, for a value that is not secret and may be printed.
+    #[arg(long = "public-header", value_name = "NAME:VALUE", value_parser = parse_header)]
+    pub public_headers: Vec<(String, String)>,
+    /// A PEM file of CA certificates the target's TLS certificate may chain to, beside the
+    /// built-in roots (a staging server with a private CA).
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+    /// Accept any TLS certificate of the target (self-signed, expired, wrong name).
+    #[arg(long)]
+    pub insecure: bool,
+    /// Send every request through this proxy (`http://`, `https://` or `socks5://` URL;
+    /// without it the usual `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` variables apply).
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
+    /// Start at most this many requests per second, evenly spaced, so that a staging
+    /// server's rate limiter is never hit: `10`, `10/s` or `600/m`.
+    #[arg(long, value_name = "N/s", value_parser = parse_rate)]
+    pub rate_limit: Option<f64>,
+}
+
+/// `NAME:VALUE`, with a header name HTTP accepts and a value it can carry.
+fn parse_header(s: &str) -> Result<(String, String), String> {
+    let (name, value) = s
+        .split_once(':')
+        .ok_or_else(|| "expected NAME:VALUE".to_string())?;
+    let name = name.trim();
+    let value = value.trim();
+    reqwest::header::HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| format!("`{name}` is not a valid header name"))?;
+    reqwest::header::HeaderValue::from_str(value)
+        .map_err(|_| format!("the value of `{name}` holds characters a header cannot carry"))?;
+    Ok((name.to_ascii_lowercase(), value.to_string()))
+}
+
+/// Requests per second from `N`, `N/s` or `N/m`.
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let (n, per) = match s.split_once('/') {
+        Some((n, unit)) => (
+            n,
+            match unit.trim() {
+                "s" | "sec" | "second" => 1.0,
+                "m" | "min" | "minute" => 60.0,
+                other => return Err(format!("unknown unit `{other}`: use /s or /m")),
+            },
+        ),
+        None => (s, 1.0),
+    };
+    let n: f64 = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("not a number of requests: {n}"))?;
+    let rate = n / per;
+    if !(rate > 0.0 && rate <= 10_000.0) {
+        return Err(format!(
+            "the rate must be above 0 and at most 10000/s (got {s})"
+        ));
+    }
+    Ok(rate)
 }
 
 fn parse_seconds(s: &str) -> Result<Duration, String> {
@@ -116,5 +179,31 @@ impl Args {
             args: Args,
         }
         Wrapper::parse_from(["conformance"]).args
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_is_name_colon_value() {
+        assert_eq!(
+            parse_header("X-Api-Key: abc:def").unwrap(),
+            ("x-api-key".to_string(), "abc:def".to_string())
+        );
+        assert!(parse_header("no-colon").is_err());
+        assert!(parse_header("bad name:v").is_err());
+        assert!(parse_header("x:line\nbreak").is_err());
+    }
+
+    #[test]
+    fn rate_takes_a_unit() {
+        assert_eq!(parse_rate("10").unwrap(), 10.0);
+        assert_eq!(parse_rate("10/s").unwrap(), 10.0);
+        assert_eq!(parse_rate("600/m").unwrap(), 10.0);
+        assert!(parse_rate("0").is_err());
+        assert!(parse_rate("5/h").is_err());
+        assert!(parse_rate("x/s").is_err());
     }
 }

@@ -186,10 +186,16 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         // A code given explicitly is used rather than one the authorize step would fetch.
         fixtures.authorize_url = None;
     }
-    let transport = Transport::new(args.timeout)
-        .map_err(HarnessError::Io)?
+    let transport = Transport::with_options(args.timeout, &transport_options(args)?)
+        .map_err(HarnessError::Config)?
         .with_wait_budget(args.max_wait);
     let mut secrets = Secrets::new(spec.secret_fields.clone());
+    for (name, value) in &args.headers {
+        secrets.add_header(name, value, true);
+    }
+    for (name, value) in &args.public_headers {
+        secrets.add_header(name, value, false);
+    }
 
     let (oauth, token) = auth::credentials(
         &spec,
@@ -301,6 +307,29 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         exchanges,
         base_url,
         summary,
+    })
+}
+
+/// The transport options of the command line; an unreadable CA file is a configuration
+/// error.
+fn transport_options(args: &Args) -> Result<transport::Options, HarnessError> {
+    let ca_pem = match &args.ca_cert {
+        Some(p) => Some(std::fs::read(p).map_err(|e| {
+            HarnessError::Config(format!("cannot read --ca-cert {}: {e}", p.display()))
+        })?),
+        None => None,
+    };
+    Ok(transport::Options {
+        headers: args
+            .headers
+            .iter()
+            .chain(&args.public_headers)
+            .cloned()
+            .collect(),
+        ca_pem,
+        insecure: args.insecure,
+        proxy: args.proxy.clone(),
+        rate: args.rate_limit,
     })
 }
 

@@ -21,6 +21,8 @@ pub const UNKNOWN_TOKEN: &str = "conformance-unknown-token-0000000000";
 pub struct Secrets {
     values: Vec<(String, String)>,
     fields: BTreeSet<String>,
+    /// The `--header`s the transport adds to every request, for curl lines.
+    headers: Vec<(String, String)>,
 }
 
 impl std::fmt::Debug for Secrets {
@@ -45,7 +47,18 @@ impl Secrets {
         Secrets {
             values: Vec::new(),
             fields,
+            headers: Vec::new(),
         }
+    }
+
+    /// Registers a header sent with every request (`--header`), so curl lines show it; a
+    /// secret value is shown as `$NAME` (upper case, `-` as `_`).
+    pub fn add_header(&mut self, name: &str, value: &str, secret: bool) {
+        if secret {
+            let placeholder = format!("${}", name.to_ascii_uppercase().replace('-', "_"));
+            self.add(value, &placeholder);
+        }
+        self.headers.push((name.to_string(), value.to_string()));
     }
 
     /// Registers a secret value (ignored when empty).
@@ -409,6 +422,14 @@ pub fn curl_line(
     }
     for (k, v) in &req.headers {
         if k != "authorization" {
+            line.push_str(&format!(
+                " -H {}",
+                quote(&secrets.redact(&format!("{k}: {v}")))
+            ));
+        }
+    }
+    for (k, v) in &secrets.headers {
+        if !req.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(k)) {
             line.push_str(&format!(
                 " -H {}",
                 quote(&secrets.redact(&format!("{k}: {v}")))
