@@ -79,6 +79,11 @@ pub struct Args {
     /// binary].
     #[arg(long, value_name = "DIR")]
     pub contracts: Option<PathBuf>,
+    /// A YAML file of accepted failures (check, case or operation; reason; ticket;
+    /// optional `expires` date): a matching failure is reported as known and does not fail
+    /// the run until the entry expires.
+    #[arg(long, value_name = "FILE")]
+    pub known_failures: Option<PathBuf>,
     /// No progress bar and no live failure lines (the summary is still printed).
     #[arg(long)]
     pub quiet: bool,

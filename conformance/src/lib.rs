@@ -17,6 +17,7 @@ pub mod contracts;
 pub mod embedded;
 pub mod error;
 pub mod fixtures;
+pub mod known;
 pub mod outcome;
 pub mod plan;
 pub mod replay;
@@ -118,6 +119,10 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     };
     check_filters(args, &spec, &contracts)?;
     check_header_values(args)?;
+    let known = match &args.known_failures {
+        Some(path) => known::KnownFailures::load(path).map_err(HarnessError::Config)?,
+        None => known::KnownFailures::default(),
+    };
     if args.record.is_some() && args.replay.is_some() {
         return Err(HarnessError::Config(
             "--record cannot be combined with --replay (a replay sends no new exchanges to record)"
@@ -274,9 +279,17 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             recorded.as_deref(),
         )));
     }
+    let mut results = results;
+    let known_notes = known.apply(&mut results, chrono::Utc::now().date_naive());
     let totals = Totals::of(&results, args.strict);
     let exit_code = u8::from(totals.failed > 0);
-    let summary = report::terminal::render(&results, args.strict);
+    let mut summary = report::terminal::render(&results, args.strict);
+    if !known_notes.is_empty() {
+        // Above the totals line, which stays the last.
+        let totals_line = summary.rfind('\n').map_or(0, |i| i + 1);
+        let notes: String = known_notes.iter().map(|n| format!("  {n}\n")).collect();
+        summary.insert_str(totals_line, &format!("\nKnown-failure notes:\n{notes}"));
+    }
     if let Some(p) = &args.junit {
         let xml = report::junit::render(&results, args.strict).map_err(HarnessError::Io)?;
         write(p, &xml)?;

@@ -14,6 +14,9 @@ pub enum Verdict {
     Failed,
     /// It could not be judged; `message` says why.
     Skipped,
+    /// It failed, as an entry of `--known-failures` says it will; `message` names the
+    /// entry's ticket and reason. It does not fail the run.
+    Known,
 }
 
 /// What came back, bounded for reports.
@@ -73,6 +76,7 @@ impl CheckResult {
         match self.verdict {
             Verdict::Passed => ReportedVerdict::Passed,
             Verdict::Skipped => ReportedVerdict::Skipped,
+            Verdict::Known => ReportedVerdict::Known,
             Verdict::Failed if self.is_failure(strict) => ReportedVerdict::Failed,
             Verdict::Failed => ReportedVerdict::Warning,
         }
@@ -92,6 +96,8 @@ pub enum ReportedVerdict {
     Warning,
     /// It could not be judged.
     Skipped,
+    /// A failure listed in `--known-failures`.
+    Known,
 }
 
 /// Counts over a run.
@@ -105,6 +111,8 @@ pub struct Totals {
     pub warnings: usize,
     /// Checks that could not be judged.
     pub skipped: usize,
+    /// Failures listed in `--known-failures`.
+    pub known: usize,
 }
 
 impl Totals {
@@ -117,6 +125,7 @@ impl Totals {
                 ReportedVerdict::Skipped => t.skipped += 1,
                 ReportedVerdict::Failed => t.failed += 1,
                 ReportedVerdict::Warning => t.warnings += 1,
+                ReportedVerdict::Known => t.known += 1,
             }
         }
         t

@@ -39,6 +39,7 @@ pub fn render(report: &JsonReport<'_>) -> String {
                     p #totals {
                         (report.totals.failed) " failed · "
                         (report.totals.warnings) " warnings · "
+                        (report.totals.known) " known · "
                         (report.totals.skipped) " skipped · "
                         (report.totals.passed) " passed · exit code " (report.exit_code)
                     }
@@ -71,6 +72,7 @@ pub fn render(report: &JsonReport<'_>) -> String {
                             option value="" selected[report.totals.failed + report.totals.warnings + report.totals.skipped == 0] { "all" }
                             option value="failed" { "failed" }
                             option value="warning" { "warning" }
+                            option value="known" { "known" }
                             option value="skipped" { "skipped" }
                             option value="passed" { "passed" }
                         }
@@ -111,6 +113,7 @@ fn operation(op: &str, results: &[&JsonResult<'_>]) -> Markup {
                 small {
                     " " (count(ReportedVerdict::Failed)) " failed · "
                     (count(ReportedVerdict::Warning)) " warnings · "
+                    (count(ReportedVerdict::Known)) " known · "
                     (count(ReportedVerdict::Skipped)) " skipped · "
                     (count(ReportedVerdict::Passed)) " passed"
                 }
@@ -129,8 +132,9 @@ fn rank(v: ReportedVerdict) -> u8 {
     match v {
         ReportedVerdict::Failed => 0,
         ReportedVerdict::Warning => 1,
-        ReportedVerdict::Skipped => 2,
-        ReportedVerdict::Passed => 3,
+        ReportedVerdict::Known => 2,
+        ReportedVerdict::Skipped => 3,
+        ReportedVerdict::Passed => 4,
     }
 }
 
@@ -140,6 +144,7 @@ fn verdict_word(v: ReportedVerdict) -> &'static str {
         ReportedVerdict::Failed => "failed",
         ReportedVerdict::Warning => "warning",
         ReportedVerdict::Skipped => "skipped",
+        ReportedVerdict::Known => "known",
     }
 }
 
@@ -203,65 +208,12 @@ fn preview(body: &str) -> String {
     }
 }
 
-const STYLE: &str = r#"
-body { font: 14px/1.4 system-ui, sans-serif; margin: 0 2em 2em; color: #1b1b1b; }
-.verdict { padding: .6em 1em; margin: 0 -2em 1em; color: #fff; }
-.verdict h1 { margin: 0; font-size: 1.6em; }
-.verdict p { margin: .2em 0 0; }
-.verdict.passed { background: #1a7f37; }
-.verdict.failed { background: #c62828; }
-.verdict.incomplete { background: #9a6700; }
-#run dl { display: grid; grid-template-columns: max-content 1fr; gap: .2em 1em; }
-#run dt { font-weight: 600; }
-#run dd { margin: 0; }
-#filters { position: sticky; top: 0; background: #f6f8fa; padding: .5em; display: flex; gap: 1.5em; }
-table { border-collapse: collapse; width: 100%; margin-bottom: 1.5em; table-layout: fixed; }
-th:nth-child(1) { width: 6em; } th:nth-child(2) { width: 5em; }
-th:nth-child(3) { width: 28%; } th:nth-child(4) { width: 18%; }
-td { overflow-wrap: anywhere; }
-th, td { border-bottom: 1px solid #d0d7de; padding: .3em .5em; text-align: left; vertical-align: top; }
-td.verdict { font-weight: 600; text-transform: uppercase; font-size: .85em; }
-tr.failed td.verdict { color: #c62828; }
-tr.warning td.verdict { color: #9a6700; }
-tr.skipped td.verdict { color: #57606a; }
-tr.passed td.verdict { color: #1a7f37; }
-td.details p { margin: 0; }
-td.details dl { display: grid; grid-template-columns: max-content 1fr; gap: .2em .8em; margin: .3em 0; }
-td.details dt { color: #57606a; }
-td.details dd { margin: 0; }
-pre { margin: 0; white-space: pre-wrap; word-break: break-all; background: #f6f8fa; padding: .3em; }
-h2 small { font-weight: normal; color: #57606a; font-size: .7em; }
-"#;
+/// The page's style sheet, inline.
+const STYLE: &str = include_str!("html/report.css");
 
 /// Shows the rows the two filters select and hides the operations left empty; marks the
 /// page ready so a headless browser test can tell the script ran.
-const SCRIPT: &str = r#"
-(function () {
-  var level = document.getElementById('level-filter');
-  var verdict = document.getElementById('verdict-filter');
-  function apply() {
-    var shown = 0, total = 0;
-    document.querySelectorAll('section.operation').forEach(function (section) {
-      var visible = 0;
-      section.querySelectorAll('tr.result').forEach(function (row) {
-        total += 1;
-        var v = row.dataset.verdict;
-        var okLevel = !level.value || row.dataset.level === level.value;
-        var okVerdict = !verdict.value || (verdict.value === 'problems' ? v !== 'passed' : v === verdict.value);
-        row.hidden = !(okLevel && okVerdict);
-        if (!row.hidden) { visible += 1; }
-      });
-      section.hidden = visible === 0;
-      shown += visible;
-    });
-    document.getElementById('shown').textContent = shown + ' of ' + total + ' results shown';
-  }
-  level.addEventListener('change', apply);
-  verdict.addEventListener('change', apply);
-  apply();
-  document.body.dataset.ready = 'true';
-})();
-"#;
+const SCRIPT: &str = include_str!("html/report.js");
 
 #[cfg(test)]
 mod tests {

@@ -34,6 +34,11 @@ pub fn render(results: &[CheckResult], strict: bool) -> Result<String, String> {
                     s.set_description(super::details(r));
                     s
                 }
+                ReportedVerdict::Known => {
+                    let mut s = TestCaseStatus::skipped();
+                    s.set_message(r.message.clone());
+                    s
+                }
                 // A warning passes; its details go to system-out below.
                 ReportedVerdict::Warning => TestCaseStatus::success(),
             };

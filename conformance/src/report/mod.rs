@@ -55,6 +55,7 @@ pub fn label(r: &CheckResult) -> &'static str {
     match r.verdict {
         Verdict::Passed => "PASS",
         Verdict::Skipped => "SKIP",
+        Verdict::Known => "KNOWN",
         Verdict::Failed if r.level == crate::spec::Level::Should => "WARN",
         Verdict::Failed => "FAIL",
     }
