@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::registry::CheckId;
 use crate::spec::{Level, RejectionShape, Style};
 
 /// What `Authorization` header a request carries.
@@ -142,7 +143,7 @@ pub struct Case {
     /// The operation it is reported under.
     pub operation: String,
     /// The check its expectation reports under.
-    pub check: String,
+    pub check: CheckId,
     /// The level of its expectation.
     pub level: Level,
     /// The requests.

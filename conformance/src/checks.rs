@@ -6,16 +6,17 @@ use serde_json::Value;
 
 use crate::case::{AssertKind, Assertion, Expect};
 use crate::outcome::Verdict;
+use crate::registry::{Check, CheckId};
 use crate::schema::Validators;
-use crate::spec::{Level, Operation, Rule, RuleCheck, When};
+use crate::spec::{Level, Operation, Rule, When};
 use crate::transport::Response;
 use crate::vars::{Vars, pointer};
 
 /// One judged check before it is attached to its case.
 #[derive(Debug, Clone)]
 pub struct Finding {
-    /// Check name.
-    pub check: String,
+    /// The check it reports under.
+    pub check: CheckId,
     /// Level of the expectation.
     pub level: Level,
     /// Verdict.
@@ -28,7 +29,7 @@ pub struct Finding {
 
 impl Finding {
     fn new(
-        check: &str,
+        check: impl Into<CheckId>,
         level: Level,
         expected: impl Into<String>,
         outcome: Result<(), String>,
@@ -48,7 +49,7 @@ impl Finding {
 
     /// A check that could not be judged.
     pub fn skipped(
-        check: &str,
+        check: impl Into<CheckId>,
         level: Level,
         expected: impl Into<String>,
         why: impl Into<String>,
@@ -89,7 +90,7 @@ pub fn generic(
 ) -> Vec<Finding> {
     let mut out = vec![match never_5xx {
         Some(level) => Finding::new(
-            "not_a_server_error",
+            Check::NotAServerError,
             level,
             "a status below 500",
             if resp.status >= 500 {
@@ -99,7 +100,7 @@ pub fn generic(
             },
         ),
         None => Finding::skipped(
-            "not_a_server_error",
+            Check::NotAServerError,
             Level::Must,
             "a status below 500",
             "the spec states no `x-server-errors`",
@@ -109,7 +110,7 @@ pub fn generic(
     let expected_status = format!("one of the declared statuses {}", declared.join(", "));
     let Some(decl) = op.response(resp.status) else {
         out.push(Finding::new(
-            "status_code_conformance",
+            Check::StatusCodeConformance,
             Level::Should,
             expected_status,
             Err(format!(
@@ -117,7 +118,10 @@ pub fn generic(
                 resp.status, op.id
             )),
         ));
-        for check in ["content_type_conformance", "response_schema_conformance"] {
+        for check in [
+            Check::ContentTypeConformance,
+            Check::ResponseSchemaConformance,
+        ] {
             out.push(Finding::skipped(
                 check,
                 Level::Should,
@@ -128,7 +132,7 @@ pub fn generic(
         return out;
     };
     out.push(Finding::new(
-        "status_code_conformance",
+        Check::StatusCodeConformance,
         decl.level,
         expected_status,
         Ok(()),
@@ -142,7 +146,7 @@ pub fn generic(
         .as_deref()
         .and_then(|g| decl.content.iter().find(|(m, _)| m.eq_ignore_ascii_case(g)));
     out.push(Finding::new(
-        "content_type_conformance",
+        Check::ContentTypeConformance,
         decl.level,
         format!("Content-Type {}", mimes.join(" or ")),
         match (&got, matching) {
@@ -165,7 +169,7 @@ pub fn generic(
             Some(r) => r,
             None => {
                 out.push(Finding::skipped(
-                    "response_schema_conformance",
+                    Check::ResponseSchemaConformance,
                     decl.level,
                     expected,
                     "no schema declared",
@@ -175,7 +179,7 @@ pub fn generic(
         },
     };
     out.push(Finding::new(
-        "response_schema_conformance",
+        Check::ResponseSchemaConformance,
         decl.level,
         expected,
         outcome,
@@ -193,7 +197,7 @@ fn describe_answer(op: &Operation, resp: &Response) -> String {
 /// Judges the case's expectation; `None` for `Observe`.
 pub fn expectation(
     op: &Operation,
-    check: &str,
+    check: &CheckId,
     level: Level,
     expect: &Expect,
     resp: &Response,
@@ -404,7 +408,9 @@ pub fn rules(op: &Operation, expect: &Expect, resp: &Response, input: &RuleInput
             // ErrorResponse) is not the operation's own answer type.
             continue;
         }
-        let check = rule.check_name();
+        let Some(check) = Check::of_rule(rule) else {
+            continue;
+        };
         if when == When::Success && !(200..300).contains(&resp.status) {
             // The expectation already failed; judging a success rule on an error answer
             // says nothing. A 2xx that reports an error in its body is still judged: the
@@ -432,7 +438,7 @@ fn same_body_type(op: &Operation, status: u16) -> bool {
     }
 }
 
-fn judge_rule(rule: &Rule, check: &str, level: Level, body: &Value, input: &RuleInput) -> Finding {
+fn judge_rule(rule: &Rule, check: Check, level: Level, body: &Value, input: &RuleInput) -> Finding {
     let param = |name: &str| input.params.get(name);
     let items = body.as_array();
     let need_items = |expected: String| -> Result<&Vec<Value>, Finding> {
@@ -770,7 +776,7 @@ fn diff_except(before: &Value, after: &Value, except: &[&str]) -> Result<(), Str
 
 /// Judges a contract-file assertion.
 pub fn assertion(
-    check: &str,
+    check: &CheckId,
     level: Level,
     a: &Assertion,
     body: Option<&Value>,
@@ -938,7 +944,14 @@ mod tests {
         let spec = spec();
         let op = spec.operation("updateContactInfoName").unwrap();
         let r = resp(200, json!({"errorText": "too long"}));
-        let f = expectation(op, "c", Level::Must, &Expect::Success, &r).unwrap();
+        let f = expectation(
+            op,
+            &Check::Contract.into(),
+            Level::Must,
+            &Expect::Success,
+            &r,
+        )
+        .unwrap();
         assert_eq!(f.verdict, Verdict::Failed);
         assert!(f.message.contains("errorText"), "{}", f.message);
     }
@@ -953,18 +966,25 @@ mod tests {
         };
         let f = expectation(
             op,
-            "c",
+            &Check::Contract.into(),
             Level::Must,
             &expect,
             &resp(400, json!({"errorText": "x"})),
         )
         .unwrap();
         assert_eq!((f.verdict, f.level), (Verdict::Failed, Level::Should));
-        let f = expectation(op, "c", Level::Must, &expect, &resp(200, json!({"id": 1}))).unwrap();
+        let f = expectation(
+            op,
+            &Check::Contract.into(),
+            Level::Must,
+            &expect,
+            &resp(200, json!({"id": 1})),
+        )
+        .unwrap();
         assert_eq!((f.verdict, f.level), (Verdict::Failed, Level::Must));
         let f = expectation(
             op,
-            "c",
+            &Check::Contract.into(),
             Level::Must,
             &expect,
             &resp(404, json!({"errorText": "x"})),
@@ -1101,7 +1121,16 @@ mod tests {
             allow_header: true,
         };
         let mut r = resp(405, json!({"errorText": "no"}));
-        let judge = |r: &Response| expectation(op, "m", Level::Should, &expect, r).unwrap();
+        let judge = |r: &Response| {
+            expectation(
+                op,
+                &Check::UndeclaredMethod.into(),
+                Level::Should,
+                &expect,
+                r,
+            )
+            .unwrap()
+        };
         assert!(judge(&r).message.contains("Allow"), "no Allow header");
         r.headers.push(("allow".into(), "GET, HEAD".into()));
         assert_eq!(judge(&r).verdict, Verdict::Passed);

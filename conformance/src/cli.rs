@@ -78,6 +78,10 @@ pub struct Args {
     /// No progress bar and no live failure lines (the summary is still printed).
     #[arg(long)]
     pub quiet: bool,
+    /// Print every check the run can report (name, family, level, where the level comes
+    /// from, what it judges), with the contract files' own, and exit without a run.
+    #[arg(long)]
+    pub list_checks: bool,
 }
 
 fn parse_seconds(s: &str) -> Result<Duration, String> {

@@ -19,6 +19,7 @@ pub mod error;
 pub mod fixtures;
 pub mod outcome;
 pub mod plan;
+pub mod registry;
 pub mod replay;
 pub mod report;
 pub mod request;
@@ -39,23 +40,16 @@ pub use error::HarnessError;
 use contracts::Contracts;
 use fixtures::Fixtures;
 use outcome::{CheckResult, Totals};
+use registry::{Check, CheckId};
 use request::Secrets;
 use runner::{CaseReport, Context, Exchange};
 use schema::Validators;
-use spec::{Rule, RuleCheck, Spec};
+use spec::Spec;
 use transport::Transport;
 use vars::Vars;
 
 /// The fixtures used against the embedded reference server: what its data set holds.
 const REFERENCE_FIXTURES: &str = include_str!("reference_fixtures.yaml");
-
-/// The checks every answer gets.
-pub const GENERIC_CHECKS: &[&str] = &[
-    "not_a_server_error",
-    "status_code_conformance",
-    "content_type_conformance",
-    "response_schema_conformance",
-];
 
 /// What a run produced.
 pub struct Outcome {
@@ -91,6 +85,18 @@ pub fn main_with(args: Args) -> u8 {
             return 2;
         }
     };
+    if args.list_checks {
+        return match list_checks(&args) {
+            Ok(table) => {
+                print!("{table}");
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                2
+            }
+        };
+    }
     let outcome = runtime.block_on(execute(&args, embedded::ServerConfig::default()));
     match outcome {
         Ok(o) => {
@@ -102,6 +108,20 @@ pub fn main_with(args: Args) -> u8 {
             2
         }
     }
+}
+
+/// The check registry as `--list-checks` prints it: the built-in checks and those the
+/// contract files (`--contracts`, or the built-in ones) declare.
+pub fn list_checks(args: &Args) -> Result<String, HarnessError> {
+    let spec = match &args.spec {
+        Some(path) => Spec::load(path)?,
+        None => Spec::load_builtin()?,
+    };
+    let contracts = match &args.contracts {
+        Some(dir) => Contracts::load_dir(dir, &spec)?,
+        None => Contracts::load_builtin(&spec)?,
+    };
+    Ok(contracts.registry.render())
 }
 
 /// Runs against `args.base_url`, or against a reference server started with `server`
@@ -116,7 +136,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         Some(dir) => Contracts::load_dir(dir, &spec)?,
         None => Contracts::load_builtin(&spec)?,
     };
-    check_filters(args, &spec, &contracts)?;
+    let selected = check_filters(args, &spec, &contracts)?;
     check_header_values(args)?;
     if args.record.is_some() && args.replay.is_some() {
         return Err(HarnessError::Config(
@@ -250,11 +270,19 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             Vec::new(),
         )
     } else {
-        run_all(args, &ctx, &contracts, fixtures.allow_writes, vars).await
+        run_all(
+            args,
+            &selected,
+            &ctx,
+            &contracts,
+            fixtures.allow_writes,
+            vars,
+        )
+        .await
     };
     let results: Vec<CheckResult> = results
         .into_iter()
-        .filter(|r| args.check.is_empty() || args.check.contains(&r.check))
+        .filter(|r| selected.is_empty() || selected.contains(&r.check))
         .filter(|r| args.operation.is_empty() || args.operation.contains(&r.operation))
         .collect();
     if results.is_empty() {
@@ -307,6 +335,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
 
 async fn run_all(
     args: &Args,
+    selected: &[CheckId],
     ctx: &Arc<Context>,
     contracts: &Contracts,
     allow_writes: bool,
@@ -336,11 +365,13 @@ async fn run_all(
         }
     }
     cases.extend(explicit);
-    let response_level: BTreeSet<String> = response_checks(&ctx.spec);
-    let every_case = args.check.is_empty() || args.check.iter().any(|c| response_level.contains(c));
+    let every_case = selected.is_empty()
+        || selected
+            .iter()
+            .any(|c| c.builtin().is_some_and(Check::judges_every_answer));
     cases.retain(|c| {
         (args.operation.is_empty() || args.operation.contains(&c.operation))
-            && (every_case || args.check.contains(&c.check))
+            && (every_case || selected.contains(&c.check))
     });
     let progress = report::terminal::Progress::new(cases.len(), args.strict, args.quiet);
     progress.report(&discovery.results);
@@ -358,21 +389,12 @@ async fn run_all(
     (results, exchanges)
 }
 
-/// Checks judged on every answer (generic ones and the spec's rules), as opposed to
-/// checks that name a kind of case.
-fn response_checks(spec: &Spec) -> BTreeSet<String> {
-    let mut s: BTreeSet<String> = GENERIC_CHECKS.iter().map(|c| c.to_string()).collect();
-    for op in &spec.operations {
-        for r in &op.rules {
-            if !matches!(r, Rule::Unordered { .. }) {
-                s.insert(r.check_name().to_string());
-            }
-        }
-    }
-    s
-}
-
-fn check_filters(args: &Args, spec: &Spec, contracts: &Contracts) -> Result<(), HarnessError> {
+/// Checks the `--operation` names and resolves the `--check` names in the registry.
+fn check_filters(
+    args: &Args,
+    spec: &Spec,
+    contracts: &Contracts,
+) -> Result<Vec<CheckId>, HarnessError> {
     for op in &args.operation {
         if spec.operation(op).is_none() {
             let known: Vec<&str> = spec.operations.iter().map(|o| o.id.as_str()).collect();
@@ -382,22 +404,17 @@ fn check_filters(args: &Args, spec: &Spec, contracts: &Contracts) -> Result<(), 
             )));
         }
     }
-    let mut known = response_checks(spec);
-    known.extend(plan::DERIVED_CHECKS.iter().map(|c| c.to_string()));
-    for c in &contracts.cases {
-        known.insert(c.check.clone());
-    }
-    known.insert(replay::CHECK.into());
-    known.insert("discovery".into());
-    for c in &args.check {
-        if !known.contains(c) {
-            return Err(HarnessError::Config(format!(
-                "--check {c}: no such check; known: {}",
-                known.into_iter().collect::<Vec<_>>().join(", ")
-            )));
-        }
-    }
-    Ok(())
+    args.check
+        .iter()
+        .map(|c| {
+            contracts.registry.resolve(c).ok_or_else(|| {
+                HarnessError::Config(format!(
+                    "--check {c}: no such check; known: {}",
+                    contracts.registry.names().join(", ")
+                ))
+            })
+        })
+        .collect()
 }
 
 /// Values given on the command line (or in the environment) that go into request headers

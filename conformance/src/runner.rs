@@ -14,7 +14,7 @@ use crate::case::{BodyTemplate, Case, Expect, RequestTemplate, Step};
 use crate::checks::{self, Finding, RuleInput};
 use crate::contracts::Discover;
 use crate::outcome::{CheckResult, Got, Verdict};
-use crate::plan::ALTERNATE_ENCODINGS;
+use crate::registry::Check;
 use crate::request::{BuildError, Built, Secrets, build};
 use crate::schema::Validators;
 use crate::spec::{Level, Rule, Spec, Style};
@@ -144,7 +144,7 @@ pub async fn discover(ctx: &Context, steps: &[Discover], vars: &mut Vars) -> Cas
             let case = Case {
                 id: id.clone(),
                 operation: d.request.op.clone(),
-                check: "discovery".into(),
+                check: Check::Discovery.into(),
                 level: Level::Must,
                 steps: vec![step.clone()],
                 serial: true,
@@ -290,7 +290,7 @@ pub async fn run_case(ctx: &Context, index: usize, case: &Case, vars: &Vars) -> 
     for (i, step) in case.steps.iter().enumerate() {
         let (results, exchange, resp) = run_step(ctx, case, index, i, step, &mut local).await;
         let stop = resp.is_none();
-        if case.check == ALTERNATE_ENCODINGS {
+        if case.check == Check::AlternateEncodings {
             let ok = resp.is_some() && results.iter().all(|r| r.verdict != Verdict::Failed);
             let failed = results.iter().find(|r| r.verdict == Verdict::Failed);
             step_ok.push(StepVerdict {
@@ -300,8 +300,10 @@ pub async fn run_case(ctx: &Context, index: usize, case: &Case, vars: &Vars) -> 
                 curl: failed.and_then(|r| r.curl.clone()),
             });
             report.results.extend(results.into_iter().filter(|r| {
-                r.check != ALTERNATE_ENCODINGS
-                    && !r.check.starts_with("items_")
+                // Its own verdict is judged across the steps (below), and rules about
+                // each item say nothing about an encoding.
+                r.check != Check::AlternateEncodings
+                    && !r.check.builtin().is_some_and(Check::judges_each_item)
                     && r.verdict != Verdict::Skipped
             }));
         } else {
@@ -312,7 +314,7 @@ pub async fn run_case(ctx: &Context, index: usize, case: &Case, vars: &Vars) -> 
             break;
         }
     }
-    if case.check == ALTERNATE_ENCODINGS && step_ok.len() == case.steps.len() {
+    if case.check == Check::AlternateEncodings && step_ok.len() == case.steps.len() {
         report
             .results
             .extend(judge_encodings(ctx, case, index, &step_ok));
@@ -380,7 +382,7 @@ fn judge_encodings(
             step: shown.map_or(0, |(i, _)| i),
             case: case.id.clone(),
             operation: case.operation.clone(),
-            check: ALTERNATE_ENCODINGS.into(),
+            check: Check::AlternateEncodings.into(),
             level,
             verdict: if ok { Verdict::Passed } else { Verdict::Failed },
             message: summary.clone(),
@@ -437,7 +439,7 @@ async fn run_step(
         case: case.id.clone(),
         operation: case.operation.clone(),
         level: match case.cap {
-            Some(cap) if f.check != "not_a_server_error" => f.level.max(cap),
+            Some(cap) if f.check != Check::NotAServerError => f.level.max(cap),
             _ => f.level,
         },
         check: f.check,
@@ -537,7 +539,7 @@ async fn run_step(
                     .map_or(0, |(_, b)| b.len() >> 10)
             );
             let mut out = vec![skipped(case, index, reason.clone())];
-            out[0].check = "not_a_server_error".into();
+            out[0].check = Check::NotAServerError.into();
             out.push(skipped(case, index, reason));
             return (out, exchange, None);
         }
@@ -550,7 +552,7 @@ async fn run_step(
             });
             let mut out = vec![result(
                 Finding {
-                    check: "not_a_server_error".into(),
+                    check: Check::NotAServerError.into(),
                     level: Level::Must,
                     verdict: Verdict::Failed,
                     message: transport_message(&e),

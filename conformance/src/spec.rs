@@ -164,36 +164,6 @@ pub struct ResponseSpec {
     pub content: Vec<(String, Option<Value>)>,
 }
 
-/// The name a rule's check reports under.
-pub trait RuleCheck {
-    /// The check name.
-    fn check_name(&self) -> &'static str;
-}
-
-impl RuleCheck for Rule {
-    fn check_name(&self) -> &'static str {
-        rule_check_name(self)
-    }
-}
-
-fn rule_check_name(rule: &Rule) -> &'static str {
-    match rule {
-        Rule::FieldsEqual { .. } => "fields_equal",
-        Rule::FieldsNonEmpty { .. } => "fields_non_empty",
-        Rule::FieldsAbsent { .. } => "fields_absent",
-        Rule::FieldOneOf { .. } => "field_one_of",
-        Rule::EchoesRequest { .. } => "echoes_request",
-        Rule::PreservesOtherFields { .. } => "preserves_other_fields",
-        Rule::ItemsFieldEqualsParam { .. } => "items_field_equals_param",
-        Rule::FieldEqualsParam { .. } => "field_equals_param",
-        Rule::ItemsFieldInParam { .. } => "items_field_in_param",
-        Rule::ItemsUnique { .. } => "items_unique",
-        Rule::MaxItemsParam { .. } => "max_items_param",
-        Rule::ItemsContainParam { .. } => "items_contain_param",
-        Rule::Unordered { .. } => "unordered",
-    }
-}
-
 /// One operation of the spec.
 #[derive(Debug, Clone)]
 pub struct Operation {

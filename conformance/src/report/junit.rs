@@ -30,7 +30,7 @@ pub fn render(results: &[CheckResult], strict: bool) -> Result<String, String> {
                 ReportedVerdict::Failed => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     s.set_message(format!("[{}] {}", r.level.as_str(), r.message));
-                    s.set_type(r.check.clone());
+                    s.set_type(r.check.to_string());
                     s.set_description(super::details(r));
                     s
                 }
