@@ -154,8 +154,6 @@ pub struct Case {
     pub skip: Option<String>,
     /// Variables that must hold at least this many items, else the case is skipped.
     pub requires: Vec<(String, usize)>,
-    /// Where it came from (`derived` or a contract file).
-    pub source: String,
     /// The most any finding of this case counts, whatever the rule's own level, except
     /// `not_a_server_error` (DECISIONS row 20). Set to `Should` where the decisions leave
     /// the reading of the input itself to the server (characters outside the BMP, row 18),

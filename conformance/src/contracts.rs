@@ -520,7 +520,6 @@ impl Contracts {
                 serial,
                 skip: None,
                 requires: c.requires.into_iter().collect(),
-                source: name.rsplit('/').next().unwrap_or(name).to_string(),
                 cap: None,
             });
         }

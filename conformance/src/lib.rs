@@ -8,41 +8,45 @@
 //! responses and `x-` rules) and the contract files; with no `--base-url` it starts the
 //! reference server in-process and runs against it.
 
-pub mod auth;
-pub mod builtin;
-pub mod case;
-pub mod checks;
+// Used from outside the crate (the binary, the tests, the benches, xtask's arguments).
 pub mod cli;
-pub mod contracts;
 pub mod embedded;
 pub mod error;
-pub mod fixtures;
 pub mod outcome;
-pub mod plan;
 pub mod registry;
-pub mod replay;
-pub mod report;
-pub mod request;
-pub mod runner;
-pub mod schema;
 pub mod spec;
 pub mod transport;
-pub mod vars;
 
-use std::collections::BTreeSet;
+// The harness's own rooms.
+mod auth;
+mod builtin;
+mod case;
+mod checks;
+mod config;
+mod contracts;
+mod fixtures;
+mod plan;
+mod replay;
+mod report;
+mod request;
+mod runner;
+mod schema;
+mod vars;
+
 use std::sync::Arc;
 
 use serde_json::Value;
 
 pub use cli::Args;
 pub use error::HarnessError;
+pub use runner::Exchange;
 
 use contracts::Contracts;
 use fixtures::Fixtures;
 use outcome::{CheckResult, Totals};
 use registry::{Check, CheckId};
 use request::Secrets;
-use runner::{CaseReport, Context, Exchange};
+use runner::{CaseReport, Context};
 use schema::Validators;
 use spec::Spec;
 use transport::Transport;
@@ -136,24 +140,13 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         Some(dir) => Contracts::load_dir(dir, &spec)?,
         None => Contracts::load_builtin(&spec)?,
     };
-    let selected = check_filters(args, &spec, &contracts)?;
-    check_header_values(args)?;
-    if args.record.is_some() && args.replay.is_some() {
-        return Err(HarnessError::Config(
-            "--record cannot be combined with --replay (a replay sends no new exchanges to record)"
-                .into(),
-        ));
-    }
+    let selected = config::check_filters(args, &spec, &contracts)?;
+    config::check_args(args)?;
     // A record file is read and checked before anything is started or sent.
     let recorded = match &args.replay {
         Some(path) => Some(replay::load(path, &spec)?),
         None => None,
     };
-    if args.workers == 0 || args.workers > 256 {
-        return Err(HarnessError::Config(
-            "--workers must be between 1 and 256".into(),
-        ));
-    }
     let embedded = match &args.base_url {
         Some(_) => None,
         None => Some(
@@ -163,17 +156,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         ),
     };
     let base_url = match (&args.base_url, &embedded) {
-        (Some(u), _) => {
-            let parsed = reqwest::Url::parse(u)
-                .map_err(|e| HarnessError::Config(format!("--base-url {u}: {e}")))?;
-            if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-                return Err(HarnessError::Config(format!(
-                    "--base-url {u}: must be an http:// or https:// URL with a host (got scheme `{}`)",
-                    parsed.scheme()
-                )));
-            }
-            u.trim_end_matches('/').to_string()
-        }
+        (Some(u), _) => config::base_url(u)?,
         (None, Some(s)) => s.base_url(),
         (None, None) => {
             return Err(HarnessError::Config(
@@ -184,28 +167,13 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     let fixtures = match (&args.fixtures, &embedded) {
         (Some(p), _) => {
             let f = Fixtures::load(p)?;
-            check_fixture_keys(p, &f, &contracts)?;
+            config::check_fixture_keys(p, &f, &contracts)?;
             f
         }
         (None, Some(_)) => Fixtures::parse(REFERENCE_FIXTURES).map_err(HarnessError::Config)?,
         (None, None) => Fixtures::default(),
     };
-    let mut fixtures = fixtures;
-    // The command line and the environment override the fixtures' OAuth settings.
-    for (given, slot) in [
-        (&args.client_id, &mut fixtures.client_id),
-        (&args.client_secret, &mut fixtures.client_secret),
-        (&args.redirect_uri, &mut fixtures.redirect_uri),
-        (&args.auth_code, &mut fixtures.code),
-    ] {
-        if let Some(v) = given {
-            *slot = Some(v.clone());
-        }
-    }
-    if args.auth_code.is_some() {
-        // A code given explicitly is used rather than one the authorize step would fetch.
-        fixtures.authorize_url = None;
-    }
+    let fixtures = fixtures.overridden_by(args);
     let transport = Transport::new(args.timeout)
         .map_err(HarnessError::Io)?
         .with_wait_budget(args.max_wait);
@@ -291,7 +259,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         if let Some(s) = embedded {
             s.shutdown().await;
         }
-        return Err(HarnessError::Config(empty_selection(
+        return Err(HarnessError::Config(config::empty_selection(
             args,
             recorded.as_deref(),
         )));
@@ -299,28 +267,13 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     let totals = Totals::of(&results, args.strict);
     let exit_code = u8::from(totals.failed > 0);
     let summary = report::terminal::render(&results, args.strict);
-    if let Some(p) = &args.junit {
-        let xml = report::junit::render(&results, args.strict).map_err(HarnessError::Io)?;
-        write(p, &xml)?;
-    }
-    if let Some(p) = &args.json {
-        write(
-            p,
-            &report::json::render(
-                &ctx.secrets.redact_in_url(&base_url),
-                args.seed,
-                args.strict,
-                exit_code,
-                &results,
-            ),
-        )?;
-    }
-    if let Some(p) = &args.record {
-        write(
-            p,
-            &serde_json::to_string_pretty(&exchanges).unwrap_or_default(),
-        )?;
-    }
+    report::write_files(
+        args,
+        &ctx.secrets.redact_in_url(&base_url),
+        exit_code,
+        &results,
+        &exchanges,
+    )?;
     if let Some(s) = embedded {
         s.shutdown().await;
     }
@@ -387,108 +340,4 @@ async fn run_all(
         exchanges.extend(r.exchanges);
     }
     (results, exchanges)
-}
-
-/// Checks the `--operation` names and resolves the `--check` names in the registry.
-fn check_filters(
-    args: &Args,
-    spec: &Spec,
-    contracts: &Contracts,
-) -> Result<Vec<CheckId>, HarnessError> {
-    for op in &args.operation {
-        if spec.operation(op).is_none() {
-            let known: Vec<&str> = spec.operations.iter().map(|o| o.id.as_str()).collect();
-            return Err(HarnessError::Config(format!(
-                "--operation {op}: no such operation; known: {}",
-                known.join(", ")
-            )));
-        }
-    }
-    args.check
-        .iter()
-        .map(|c| {
-            contracts.registry.resolve(c).ok_or_else(|| {
-                HarnessError::Config(format!(
-                    "--check {c}: no such check; known: {}",
-                    contracts.registry.names().join(", ")
-                ))
-            })
-        })
-        .collect()
-}
-
-/// Values given on the command line (or in the environment) that go into request headers
-/// must be valid there: a token that cannot be sent would otherwise fail every secured
-/// check and blame the target. The messages never show the value.
-fn check_header_values(args: &Args) -> Result<(), HarnessError> {
-    if let Some(t) = &args.token {
-        if t.trim().is_empty() {
-            return Err(HarnessError::Config(
-                "--token (or CONFORMANCE_TOKEN) is empty: give the bearer token or leave it out"
-                    .into(),
-            ));
-        }
-        // A bearer token is visible ASCII with no spaces (RFC 6750 `b64token`); anything
-        // else cannot be sent as it is, or not as the target would read it.
-        if reqwest::header::HeaderValue::from_str(&format!("Bearer {t}")).is_err()
-            || !t.bytes().all(|b| b.is_ascii_graphic())
-        {
-            return Err(HarnessError::Config(
-                "--token (or CONFORMANCE_TOKEN) cannot be sent in an Authorization header: \
-                 it may hold only visible ASCII characters, with no spaces, line breaks or \
-                 control characters (value not shown)"
-                    .into(),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Why a run judged nothing, naming what selected it.
-fn empty_selection(args: &Args, recorded: Option<&[Exchange]>) -> String {
-    let mut filters = Vec::new();
-    if let Some(p) = &args.replay {
-        filters.push(format!("--replay {}", p.display()));
-    }
-    filters.extend(args.check.iter().map(|c| format!("--check {c}")));
-    filters.extend(args.operation.iter().map(|o| format!("--operation {o}")));
-    let why = match recorded {
-        Some([]) => " (the record file holds no exchange)".to_string(),
-        _ => String::new(),
-    };
-    if filters.is_empty() {
-        format!("the run holds no check{why}; nothing was judged")
-    } else {
-        format!(
-            "the selection {} holds no check{why}; nothing was judged",
-            filters.join(" ")
-        )
-    }
-}
-
-/// A top-level fixtures key must be one the fixtures or the contract files read (`vars`
-/// defaults or `fixtures:` declarations); a misspelt key would otherwise only skip checks.
-fn check_fixture_keys(
-    path: &std::path::Path,
-    fixtures: &Fixtures,
-    contracts: &Contracts,
-) -> Result<(), HarnessError> {
-    let mut known: BTreeSet<String> = fixtures::KEYS.iter().map(|k| k.to_string()).collect();
-    known.extend(contracts.vars.keys().cloned());
-    known.extend(contracts.fixture_vars.iter().cloned());
-    for k in fixtures.vars.keys() {
-        if !known.contains(k) {
-            return Err(HarnessError::Config(format!(
-                "fixtures {}: unknown key `{k}`; known keys: {}",
-                path.display(),
-                known.into_iter().collect::<Vec<_>>().join(", ")
-            )));
-        }
-    }
-    Ok(())
-}
-
-fn write(path: &std::path::Path, text: &str) -> Result<(), HarnessError> {
-    std::fs::write(path, text)
-        .map_err(|e| HarnessError::Io(format!("cannot write {}: {e}", path.display())))
 }

@@ -123,7 +123,6 @@ impl Builder<'_> {
             serial: writes,
             skip,
             requires: Vec::new(),
-            source: "derived".into(),
             cap: None,
         });
     }
@@ -332,7 +331,6 @@ fn unknown_path(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
         serial: false,
         skip: None,
         requires: Vec::new(),
-        source: "derived".into(),
         cap: None,
     });
 }
@@ -480,7 +478,6 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
             None
         },
         requires: Vec::new(),
-        source: "derived".into(),
         cap: None,
     });
     // A body far over the spec's `x-max-body` (valid JSON padded with spaces), where the
@@ -714,7 +711,6 @@ fn undeclared_method(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) 
         serial: false,
         skip: None,
         requires: Vec::new(),
-        source: "derived".into(),
         cap: None,
     });
 }
@@ -772,7 +768,6 @@ fn encodings(b: &mut Builder, op: &Operation, base: &Base) {
             serial: op.writes(),
             skip: None,
             requires: Vec::new(),
-            source: "derived".into(),
             cap: None,
         });
     }

@@ -13,7 +13,7 @@ use crate::error::HarnessError;
 use crate::outcome::{CheckResult, Got, Verdict};
 use crate::registry::Check;
 use crate::request::{Secrets, curl_line};
-use crate::runner::Exchange;
+use crate::runner::{Exchange, recorded_text};
 use crate::spec::{Level, Spec};
 use crate::transport::{Request, Transport};
 
@@ -414,11 +414,7 @@ pub async fn replay(
                     .json
                     .as_ref()
                     .map(|j| secrets.redact_json(j))
-                    .unwrap_or_else(|| {
-                        Value::String(secrets.redact(&String::from_utf8_lossy(
-                            &resp.body[..resp.body.len().min(64 * 1024)],
-                        )))
-                    });
+                    .unwrap_or_else(|| recorded_text(secrets, &resp.body));
                 result.got = Some(Got {
                     status: Some(resp.status),
                     headers: Vec::new(),
