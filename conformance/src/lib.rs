@@ -135,7 +135,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         Some(path) => Spec::load(path)?,
         None => Spec::load_builtin()?,
     };
-    let validators = Validators::compile(&spec).map_err(HarnessError::Schema)?;
+    let validators = Validators::compile(&spec)?;
     let contracts = match &args.contracts {
         Some(dir) => Contracts::load_dir(dir, &spec)?,
         None => Contracts::load_builtin(&spec)?,
@@ -149,11 +149,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     };
     let embedded = match &args.base_url {
         Some(_) => None,
-        None => Some(
-            embedded::Embedded::spawn(server)
-                .await
-                .map_err(HarnessError::Io)?,
-        ),
+        None => Some(embedded::Embedded::spawn(server).await?),
     };
     let base_url = match (&args.base_url, &embedded) {
         (Some(u), _) => config::base_url(u)?,
@@ -174,9 +170,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         (None, None) => Fixtures::default(),
     };
     let fixtures = fixtures.overridden_by(args);
-    let transport = Transport::new(args.timeout)
-        .map_err(HarnessError::Io)?
-        .with_wait_budget(args.max_wait);
+    let transport = Transport::new(args.timeout)?.with_wait_budget(args.max_wait);
     let mut secrets = Secrets::new(spec.secret_fields.clone());
 
     let (oauth, token) = auth::credentials(

@@ -126,14 +126,14 @@ pub struct Transport {
 
 impl Transport {
     /// A client that follows no redirects (a redirect is an answer to judge, not to chase).
-    pub fn new(timeout: Duration) -> Result<Transport, String> {
+    pub fn new(timeout: Duration) -> Result<Transport, crate::error::HarnessError> {
         let build = |idle: usize| {
             reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .connect_timeout(timeout)
                 .pool_max_idle_per_host(idle)
                 .build()
-                .map_err(|e| format!("cannot build HTTP client: {e}"))
+                .map_err(crate::error::HarnessError::HttpClient)
         };
         Ok(Transport {
             client: build(32)?,

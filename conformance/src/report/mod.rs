@@ -22,7 +22,7 @@ pub fn write_files(
     exchanges: &[Exchange],
 ) -> Result<(), HarnessError> {
     if let Some(p) = &args.junit {
-        let xml = junit::render(results, args.strict).map_err(HarnessError::Io)?;
+        let xml = junit::render(results, args.strict)?;
         write(p, &xml)?;
     }
     if let Some(p) = &args.json {
@@ -39,8 +39,10 @@ pub fn write_files(
 }
 
 fn write(path: &std::path::Path, text: &str) -> Result<(), HarnessError> {
-    std::fs::write(path, text)
-        .map_err(|e| HarnessError::Io(format!("cannot write {}: {e}", path.display())))
+    std::fs::write(path, text).map_err(|source| HarnessError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// The multi-line description of a failed or skipped result: level, check, expectation,
