@@ -159,7 +159,7 @@ pub const TABLE: &[Entry] = &[
         F::SchemaStatus,
         Should,
         "the status is one the operation declares",
-        "spec x-level of the declared response; x-undeclared-status for any other",
+        "spec x-level of the declared response; spec x-undeclared-status for any other (SHOULD when absent)",
     ),
     row(
         Check::ContentTypeConformance,

@@ -237,6 +237,9 @@ pub struct AuthRejection {
 pub struct Decisions {
     /// `x-server-errors`: the level of "never 5xx", when the spec states it.
     pub server_errors: Option<Level>,
+    /// `x-undeclared-status`: the level of an answer whose status its operation does not
+    /// declare; SHOULD when unstated (OpenAPI does not require every status declared).
+    pub undeclared_status: Level,
     /// `x-unknown-path`: status and level of the answer to an undeclared path.
     pub unknown_path: Option<(u16, Level)>,
     /// `x-undeclared-method`: status, whether `Allow` is required, and level.
@@ -319,6 +322,10 @@ impl Spec {
 fn decisions(model: &OpenApi) -> Decisions {
     Decisions {
         server_errors: model.server_errors.as_ref().map(|s| s.level),
+        undeclared_status: model
+            .undeclared_status
+            .as_ref()
+            .map_or(Level::Should, |u| u.level),
         unknown_path: model.unknown_path.as_ref().map(|r| (r.status, r.level)),
         undeclared_method: model
             .undeclared_method

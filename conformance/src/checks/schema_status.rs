@@ -4,18 +4,18 @@
 use super::Finding;
 use crate::registry::Check;
 use crate::schema::Validators;
-use crate::spec::{Level, Operation};
+use crate::spec::{Decisions, Level, Operation};
 use crate::transport::Response;
 
-/// The checks every answer gets.
-/// `never_5xx` is the level of the spec's `x-server-errors`, `None` when it states none.
+/// The checks every answer gets, at the levels of the spec's root `decisions`
+/// (`x-server-errors`, `x-undeclared-status`) and of the declared response.
 pub fn generic(
     op: &Operation,
     validators: &Validators,
     resp: &Response,
-    never_5xx: Option<Level>,
+    decisions: &Decisions,
 ) -> Vec<Finding> {
-    let mut out = vec![match never_5xx {
+    let mut out = vec![match decisions.server_errors {
         Some(level) => Finding::new(
             Check::NotAServerError,
             level,
@@ -38,7 +38,7 @@ pub fn generic(
     let Some(decl) = op.response(resp.status) else {
         out.push(Finding::new(
             Check::StatusCodeConformance,
-            Level::Should,
+            decisions.undeclared_status,
             expected_status,
             Err(format!(
                 "status {} is not declared for {}",
@@ -51,7 +51,7 @@ pub fn generic(
         ] {
             out.push(Finding::skipped(
                 check,
-                Level::Should,
+                decisions.undeclared_status,
                 "a declared response",
                 "the status is not declared",
             ));
@@ -130,7 +130,7 @@ mod tests {
             200,
             json!({"active": true, "totalBy": "Nope", "riskCategoryId": 1}),
         );
-        let f = generic(op, &v, &r, Some(Level::Must));
+        let f = generic(op, &v, &r, &spec.decisions);
         assert_eq!(
             f.iter()
                 .find(|x| x.check == "response_schema_conformance")
@@ -140,15 +140,31 @@ mod tests {
         );
         r.headers = vec![("content-type".into(), "text/plain".into())];
         assert_eq!(
-            generic(op, &v, &r, Some(Level::Must))
+            generic(op, &v, &r, &spec.decisions)
                 .iter()
                 .find(|x| x.check == "content_type_conformance")
                 .unwrap()
                 .verdict,
             Verdict::Failed
         );
-        let f = generic(op, &v, &resp(503, json!({})), Some(Level::Must));
+        let f = generic(op, &v, &resp(503, json!({})), &spec.decisions);
         assert_eq!(f[0].verdict, Verdict::Failed);
         assert_eq!(f[1].verdict, Verdict::Failed, "503 is not declared");
+    }
+
+    #[test]
+    fn an_undeclared_status_is_judged_at_the_spec_s_level() {
+        let mut spec = spec();
+        let v = Validators::compile(&spec).unwrap();
+        let op = spec.operation("getCategoryPositionLimit").unwrap().clone();
+        let level = |spec: &crate::spec::Spec| {
+            let f = generic(&op, &v, &resp(418, json!({})), &spec.decisions);
+            assert_eq!(f[1].check, Check::StatusCodeConformance);
+            assert_eq!(f[1].verdict, Verdict::Failed);
+            f[1].level
+        };
+        assert_eq!(level(&spec), Level::Should, "x-undeclared-status: should");
+        spec.decisions.undeclared_status = Level::Must;
+        assert_eq!(level(&spec), Level::Must);
     }
 }

@@ -273,8 +273,7 @@ pub(super) async fn run_step(
         Ok(r) => r,
     };
     let got = Some(got_of(ctx, &resp));
-    let mut findings =
-        checks::generic(op, &ctx.validators, &resp, ctx.spec.decisions.server_errors);
+    let mut findings = checks::generic(op, &ctx.validators, &resp, &ctx.spec.decisions);
     if step.request.method.is_some() {
         // The spec declares no answer for an undeclared method: only "not a server
         // error" applies besides the case's own expectation (no rules either, below).
