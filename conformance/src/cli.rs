@@ -110,6 +110,10 @@ pub struct Args {
     /// server's rate limiter is never hit: `10`, `10/s` or `600/m`.
     #[arg(long, value_name = "N/s", value_parser = parse_rate)]
     pub rate_limit: Option<f64>,
+    /// Print every check the run can report (name, family, level, where the level comes
+    /// from, what it judges), with the contract files' own, and exit without a run.
+    #[arg(long)]
+    pub list_checks: bool,
 }
 
 /// `NAME:VALUE`, with a header name HTTP accepts and a value it can carry.

@@ -13,6 +13,7 @@ use crate::case::{
     AssertKind, Assertion, AuthMode, BodyTemplate, Case, Expect, RequestTemplate, Step,
 };
 use crate::error::HarnessError;
+use crate::registry::{Check, CheckId, Declared, Registry};
 use crate::spec::{Level, Spec};
 
 #[derive(Debug, Deserialize)]
@@ -26,6 +27,8 @@ struct FileDoc {
     discover: Vec<DiscoverDoc>,
     #[serde(default)]
     defaults: BTreeMap<String, DefaultsDoc>,
+    #[serde(default)]
+    checks: BTreeMap<String, String>,
     #[serde(default)]
     cases: Vec<CaseDoc>,
 }
@@ -75,18 +78,14 @@ struct CaseDoc {
     id: String,
     #[serde(rename = "operationId", default)]
     operation_id: Option<String>,
-    #[serde(default = "default_check")]
-    check: String,
+    #[serde(default)]
+    check: Option<String>,
     level: Level,
     #[serde(default)]
     description: Option<String>,
     #[serde(default)]
     requires: BTreeMap<String, usize>,
     steps: Vec<StepDoc>,
-}
-
-fn default_check() -> String {
-    "contract".into()
 }
 
 #[derive(Debug, Deserialize)]
@@ -195,6 +194,8 @@ pub struct Contracts {
     pub cases: Vec<Case>,
     /// Variables the files read from `--fixtures` without a default (`fixtures:`).
     pub fixture_vars: BTreeSet<String>,
+    /// The built-in checks and those the files declare (`checks:`).
+    pub registry: Registry,
     /// Names some section can bind: `vars`, `fixtures`, discovery and step captures.
     bindable: BTreeSet<String>,
     /// Every `${name}` used: (file, line, name), checked once all files are loaded.
@@ -368,8 +369,44 @@ impl Contracts {
                 },
             );
         }
+        for (check, description) in doc.checks {
+            let line = lines.find(0, &check, None);
+            if let Some(known) = self.registry.resolve(&check) {
+                let whose = match known {
+                    CheckId::Builtin(_) => "a built-in check".to_string(),
+                    CheckId::Declared(_) => self
+                        .registry
+                        .declared
+                        .iter()
+                        .find(|d| *d.name == *check)
+                        .map_or_else(String::new, |d| format!("declared in {}", d.file)),
+                };
+                return Err(err(
+                    line,
+                    format!("check `{check}` is already {whose}: declare each check once"),
+                ));
+            }
+            self.registry.declared.push(Declared {
+                name: check.into(),
+                description,
+                file: name.to_string(),
+            });
+        }
         for c in doc.cases {
             let case_line = lines.find(0, "id", Some(&c.id));
+            let check = match &c.check {
+                None => CheckId::Builtin(Check::Contract),
+                Some(given) => self.registry.resolve(given).ok_or_else(|| {
+                    err(
+                        lines.find(case_line, "check", Some(given)),
+                        format!(
+                            "case {}: unknown check `{given}`; declare it under `checks:` in this file or an earlier one, or name one of: {}",
+                            c.id,
+                            self.registry.names().join(", ")
+                        ),
+                    )
+                })?,
+            };
             if c.steps.is_empty() {
                 return Err(err(case_line, format!("case {} has no steps", c.id)));
             }
@@ -477,13 +514,12 @@ impl Contracts {
             self.cases.push(Case {
                 id,
                 operation,
-                check: c.check,
+                check,
                 level: c.level,
                 steps,
                 serial,
                 skip: None,
                 requires: c.requires.into_iter().collect(),
-                source: name.rsplit('/').next().unwrap_or(name).to_string(),
                 cap: None,
             });
         }

@@ -1,6 +1,8 @@
 //! The reference server as the run's default target. Behind the `embedded` feature (on by
 //! default) so the harness can be built alone to test third-party servers.
 
+use crate::error::HarnessError;
+
 /// How to start the embedded server (faults for the harness's own tests).
 #[cfg(feature = "embedded")]
 pub type ServerConfig = reference_server::Config;
@@ -30,21 +32,23 @@ pub struct Embedded {
 
 impl Embedded {
     /// Starts the server on a free port of 127.0.0.1.
-    pub async fn spawn(config: ServerConfig) -> Result<Embedded, String> {
+    pub async fn spawn(config: ServerConfig) -> Result<Embedded, HarnessError> {
         #[cfg(feature = "embedded")]
         {
             reference_server::spawn(config)
                 .await
                 .map(|server| Embedded { server })
-                .map_err(|e| format!("cannot start the reference server: {e}"))
+                .map_err(|e| {
+                    HarnessError::Embedded(format!("cannot start the reference server: {e}"))
+                })
         }
         #[cfg(not(feature = "embedded"))]
         {
             let _ = config;
-            Err(
+            Err(HarnessError::Embedded(
                 "this build has no embedded reference server (feature `embedded`): give --base-url"
                     .into(),
-            )
+            ))
         }
     }
 

@@ -8,55 +8,53 @@
 //! responses and `x-` rules) and the contract files; with no `--base-url` it starts the
 //! reference server in-process and runs against it.
 
-pub mod auth;
-pub mod builtin;
-pub mod case;
-pub mod checks;
+// Used from outside the crate (the binary, the tests, the benches, xtask's arguments).
 pub mod cli;
-pub mod contracts;
 pub mod embedded;
 pub mod error;
-pub mod fixtures;
-pub mod known;
 pub mod outcome;
-pub mod plan;
-pub mod replay;
-pub mod report;
-pub mod request;
-pub mod runner;
-pub mod schema;
+pub mod registry;
 pub mod spec;
 pub mod transport;
-pub mod vars;
 
-use std::collections::BTreeSet;
+// The harness's own rooms.
+mod auth;
+mod builtin;
+mod case;
+mod checks;
+mod config;
+mod contracts;
+mod fixtures;
+mod known;
+mod plan;
+mod replay;
+mod report;
+mod request;
+mod runner;
+mod schema;
+mod vars;
+
 use std::sync::Arc;
 
 use serde_json::Value;
 
 pub use cli::Args;
 pub use error::HarnessError;
+pub use runner::Exchange;
 
 use contracts::Contracts;
 use fixtures::Fixtures;
 use outcome::{CheckResult, Totals};
+use registry::{Check, CheckId};
 use request::Secrets;
-use runner::{CaseReport, Context, Exchange};
+use runner::{CaseReport, Context};
 use schema::Validators;
-use spec::{Rule, RuleCheck, Spec};
+use spec::Spec;
 use transport::Transport;
 use vars::Vars;
 
 /// The fixtures used against the embedded reference server: what its data set holds.
 const REFERENCE_FIXTURES: &str = include_str!("reference_fixtures.yaml");
-
-/// The checks every answer gets.
-pub const GENERIC_CHECKS: &[&str] = &[
-    "not_a_server_error",
-    "status_code_conformance",
-    "content_type_conformance",
-    "response_schema_conformance",
-];
 
 /// What a run produced.
 pub struct Outcome {
@@ -92,6 +90,18 @@ pub fn main_with(args: Args) -> u8 {
             return 2;
         }
     };
+    if args.list_checks {
+        return match list_checks(&args) {
+            Ok(table) => {
+                print!("{table}");
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                2
+            }
+        };
+    }
     let outcome = runtime.block_on(execute(&args, embedded::ServerConfig::default()));
     match outcome {
         Ok(o) => {
@@ -105,6 +115,20 @@ pub fn main_with(args: Args) -> u8 {
     }
 }
 
+/// The check registry as `--list-checks` prints it: the built-in checks and those the
+/// contract files (`--contracts`, or the built-in ones) declare.
+pub fn list_checks(args: &Args) -> Result<String, HarnessError> {
+    let spec = match &args.spec {
+        Some(path) => Spec::load(path)?,
+        None => Spec::load_builtin()?,
+    };
+    let contracts = match &args.contracts {
+        Some(dir) => Contracts::load_dir(dir, &spec)?,
+        None => Contracts::load_builtin(&spec)?,
+    };
+    Ok(contracts.registry.render())
+}
+
 /// Runs against `args.base_url`, or against a reference server started with `server`
 /// when no URL is given (tests pass faults this way), and writes the requested reports.
 pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outcome, HarnessError> {
@@ -112,53 +136,34 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         Some(path) => Spec::load(path)?,
         None => Spec::load_builtin()?,
     };
-    let validators = Validators::compile(&spec).map_err(HarnessError::Schema)?;
+    let validators = Validators::compile(&spec)?;
     let contracts = match &args.contracts {
         Some(dir) => Contracts::load_dir(dir, &spec)?,
         None => Contracts::load_builtin(&spec)?,
     };
-    check_filters(args, &spec, &contracts)?;
-    check_header_values(args)?;
+    let selected = config::check_filters(args, &spec, &contracts)?;
+    config::check_args(args)?;
     let known = match &args.known_failures {
-        Some(path) => known::KnownFailures::load(path).map_err(HarnessError::Config)?,
+        Some(path) => {
+            let known = known::KnownFailures::load(path).map_err(HarnessError::Config)?;
+            known.check_names(&contracts.registry, &spec).map_err(|e| {
+                HarnessError::Config(format!("known failures {}: {e}", path.display()))
+            })?;
+            known
+        }
         None => known::KnownFailures::default(),
     };
-    if args.record.is_some() && args.replay.is_some() {
-        return Err(HarnessError::Config(
-            "--record cannot be combined with --replay (a replay sends no new exchanges to record)"
-                .into(),
-        ));
-    }
     // A record file is read and checked before anything is started or sent.
     let recorded = match &args.replay {
         Some(path) => Some(replay::load(path, &spec)?),
         None => None,
     };
-    if args.workers == 0 || args.workers > 256 {
-        return Err(HarnessError::Config(
-            "--workers must be between 1 and 256".into(),
-        ));
-    }
     let embedded = match &args.base_url {
         Some(_) => None,
-        None => Some(
-            embedded::Embedded::spawn(server)
-                .await
-                .map_err(HarnessError::Io)?,
-        ),
+        None => Some(embedded::Embedded::spawn(server).await?),
     };
     let base_url = match (&args.base_url, &embedded) {
-        (Some(u), _) => {
-            let parsed = reqwest::Url::parse(u)
-                .map_err(|e| HarnessError::Config(format!("--base-url {u}: {e}")))?;
-            if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-                return Err(HarnessError::Config(format!(
-                    "--base-url {u}: must be an http:// or https:// URL with a host (got scheme `{}`)",
-                    parsed.scheme()
-                )));
-            }
-            u.trim_end_matches('/').to_string()
-        }
+        (Some(u), _) => config::base_url(u)?,
         (None, Some(s)) => s.base_url(),
         (None, None) => {
             return Err(HarnessError::Config(
@@ -169,30 +174,14 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     let fixtures = match (&args.fixtures, &embedded) {
         (Some(p), _) => {
             let f = Fixtures::load(p)?;
-            check_fixture_keys(p, &f, &contracts)?;
+            config::check_fixture_keys(p, &f, &contracts)?;
             f
         }
         (None, Some(_)) => Fixtures::parse(REFERENCE_FIXTURES).map_err(HarnessError::Config)?,
         (None, None) => Fixtures::default(),
     };
-    let mut fixtures = fixtures;
-    // The command line and the environment override the fixtures' OAuth settings.
-    for (given, slot) in [
-        (&args.client_id, &mut fixtures.client_id),
-        (&args.client_secret, &mut fixtures.client_secret),
-        (&args.redirect_uri, &mut fixtures.redirect_uri),
-        (&args.auth_code, &mut fixtures.code),
-    ] {
-        if let Some(v) = given {
-            *slot = Some(v.clone());
-        }
-    }
-    if args.auth_code.is_some() {
-        // A code given explicitly is used rather than one the authorize step would fetch.
-        fixtures.authorize_url = None;
-    }
-    let transport = Transport::with_options(args.timeout, &transport_options(args)?)
-        .map_err(HarnessError::Config)?
+    let fixtures = fixtures.overridden_by(args);
+    let transport = Transport::with_options(args.timeout, &config::transport_options(args)?)?
         .with_wait_budget(args.max_wait);
     let mut secrets = Secrets::new(spec.secret_fields.clone());
     for (name, value) in &args.headers {
@@ -261,11 +250,19 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             Vec::new(),
         )
     } else {
-        run_all(args, &ctx, &contracts, fixtures.allow_writes, vars).await
+        run_all(
+            args,
+            &selected,
+            &ctx,
+            &contracts,
+            fixtures.allow_writes,
+            vars,
+        )
+        .await
     };
     let results: Vec<CheckResult> = results
         .into_iter()
-        .filter(|r| args.check.is_empty() || args.check.contains(&r.check))
+        .filter(|r| selected.is_empty() || selected.contains(&r.check))
         .filter(|r| args.operation.is_empty() || args.operation.contains(&r.operation))
         .collect();
     if results.is_empty() {
@@ -274,7 +271,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         if let Some(s) = embedded {
             s.shutdown().await;
         }
-        return Err(HarnessError::Config(empty_selection(
+        return Err(HarnessError::Config(config::empty_selection(
             args,
             recorded.as_deref(),
         )));
@@ -290,27 +287,13 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         let notes: String = known_notes.iter().map(|n| format!("  {n}\n")).collect();
         summary.insert_str(totals_line, &format!("\nKnown-failure notes:\n{notes}"));
     }
-    if let Some(p) = &args.junit {
-        let xml = report::junit::render(&results, args.strict).map_err(HarnessError::Io)?;
-        write(p, &xml)?;
-    }
-    if args.json.is_some() || args.html.is_some() {
-        let target = ctx.secrets.redact_in_url(&base_url);
-        let doc =
-            report::json::JsonReport::new(&target, args.seed, args.strict, exit_code, &results);
-        if let Some(p) = &args.json {
-            write(p, &report::json::render(&doc))?;
-        }
-        if let Some(p) = &args.html {
-            write(p, &report::html::render(&doc))?;
-        }
-    }
-    if let Some(p) = &args.record {
-        write(
-            p,
-            &serde_json::to_string_pretty(&exchanges).unwrap_or_default(),
-        )?;
-    }
+    report::write_files(
+        args,
+        &ctx.secrets.redact_in_url(&base_url),
+        exit_code,
+        &results,
+        &exchanges,
+    )?;
     if let Some(s) = embedded {
         s.shutdown().await;
     }
@@ -323,31 +306,9 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     })
 }
 
-/// The transport options of the command line; an unreadable CA file is a configuration
-/// error.
-fn transport_options(args: &Args) -> Result<transport::Options, HarnessError> {
-    let ca_pem = match &args.ca_cert {
-        Some(p) => Some(std::fs::read(p).map_err(|e| {
-            HarnessError::Config(format!("cannot read --ca-cert {}: {e}", p.display()))
-        })?),
-        None => None,
-    };
-    Ok(transport::Options {
-        headers: args
-            .headers
-            .iter()
-            .chain(&args.public_headers)
-            .cloned()
-            .collect(),
-        ca_pem,
-        insecure: args.insecure,
-        proxy: args.proxy.clone(),
-        rate: args.rate_limit,
-    })
-}
-
 async fn run_all(
     args: &Args,
+    selected: &[CheckId],
     ctx: &Arc<Context>,
     contracts: &Contracts,
     allow_writes: bool,
@@ -377,11 +338,13 @@ async fn run_all(
         }
     }
     cases.extend(explicit);
-    let response_level: BTreeSet<String> = response_checks(&ctx.spec);
-    let every_case = args.check.is_empty() || args.check.iter().any(|c| response_level.contains(c));
+    let every_case = selected.is_empty()
+        || selected
+            .iter()
+            .any(|c| c.builtin().is_some_and(Check::judges_every_answer));
     cases.retain(|c| {
         (args.operation.is_empty() || args.operation.contains(&c.operation))
-            && (every_case || args.check.contains(&c.check))
+            && (every_case || selected.contains(&c.check))
     });
     let progress = report::terminal::Progress::new(cases.len(), args.strict, args.quiet);
     progress.report(&discovery.results);
@@ -397,122 +360,4 @@ async fn run_all(
         exchanges.extend(r.exchanges);
     }
     (results, exchanges)
-}
-
-/// Checks judged on every answer (generic ones and the spec's rules), as opposed to
-/// checks that name a kind of case.
-fn response_checks(spec: &Spec) -> BTreeSet<String> {
-    let mut s: BTreeSet<String> = GENERIC_CHECKS.iter().map(|c| c.to_string()).collect();
-    for op in &spec.operations {
-        for r in &op.rules {
-            if !matches!(r, Rule::Unordered { .. }) {
-                s.insert(r.check_name().to_string());
-            }
-        }
-    }
-    s
-}
-
-fn check_filters(args: &Args, spec: &Spec, contracts: &Contracts) -> Result<(), HarnessError> {
-    for op in &args.operation {
-        if spec.operation(op).is_none() {
-            let known: Vec<&str> = spec.operations.iter().map(|o| o.id.as_str()).collect();
-            return Err(HarnessError::Config(format!(
-                "--operation {op}: no such operation; known: {}",
-                known.join(", ")
-            )));
-        }
-    }
-    let mut known = response_checks(spec);
-    known.extend(plan::DERIVED_CHECKS.iter().map(|c| c.to_string()));
-    for c in &contracts.cases {
-        known.insert(c.check.clone());
-    }
-    known.insert(replay::CHECK.into());
-    known.insert("discovery".into());
-    for c in &args.check {
-        if !known.contains(c) {
-            return Err(HarnessError::Config(format!(
-                "--check {c}: no such check; known: {}",
-                known.into_iter().collect::<Vec<_>>().join(", ")
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Values given on the command line (or in the environment) that go into request headers
-/// must be valid there: a token that cannot be sent would otherwise fail every secured
-/// check and blame the target. The messages never show the value.
-fn check_header_values(args: &Args) -> Result<(), HarnessError> {
-    if let Some(t) = &args.token {
-        if t.trim().is_empty() {
-            return Err(HarnessError::Config(
-                "--token (or CONFORMANCE_TOKEN) is empty: give the bearer token or leave it out"
-                    .into(),
-            ));
-        }
-        // A bearer token is visible ASCII with no spaces (RFC 6750 `b64token`); anything
-        // else cannot be sent as it is, or not as the target would read it.
-        if reqwest::header::HeaderValue::from_str(&format!("Bearer {t}")).is_err()
-            || !t.bytes().all(|b| b.is_ascii_graphic())
-        {
-            return Err(HarnessError::Config(
-                "--token (or CONFORMANCE_TOKEN) cannot be sent in an Authorization header: \
-                 it may hold only visible ASCII characters, with no spaces, line breaks or \
-                 control characters (value not shown)"
-                    .into(),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Why a run judged nothing, naming what selected it.
-fn empty_selection(args: &Args, recorded: Option<&[Exchange]>) -> String {
-    let mut filters = Vec::new();
-    if let Some(p) = &args.replay {
-        filters.push(format!("--replay {}", p.display()));
-    }
-    filters.extend(args.check.iter().map(|c| format!("--check {c}")));
-    filters.extend(args.operation.iter().map(|o| format!("--operation {o}")));
-    let why = match recorded {
-        Some([]) => " (the record file holds no exchange)".to_string(),
-        _ => String::new(),
-    };
-    if filters.is_empty() {
-        format!("the run holds no check{why}; nothing was judged")
-    } else {
-        format!(
-            "the selection {} holds no check{why}; nothing was judged",
-            filters.join(" ")
-        )
-    }
-}
-
-/// A top-level fixtures key must be one the fixtures or the contract files read (`vars`
-/// defaults or `fixtures:` declarations); a misspelt key would otherwise only skip checks.
-fn check_fixture_keys(
-    path: &std::path::Path,
-    fixtures: &Fixtures,
-    contracts: &Contracts,
-) -> Result<(), HarnessError> {
-    let mut known: BTreeSet<String> = fixtures::KEYS.iter().map(|k| k.to_string()).collect();
-    known.extend(contracts.vars.keys().cloned());
-    known.extend(contracts.fixture_vars.iter().cloned());
-    for k in fixtures.vars.keys() {
-        if !known.contains(k) {
-            return Err(HarnessError::Config(format!(
-                "fixtures {}: unknown key `{k}`; known keys: {}",
-                path.display(),
-                known.into_iter().collect::<Vec<_>>().join(", ")
-            )));
-        }
-    }
-    Ok(())
-}
-
-fn write(path: &std::path::Path, text: &str) -> Result<(), HarnessError> {
-    std::fs::write(path, text)
-        .map_err(|e| HarnessError::Io(format!("cannot write {}: {e}", path.display())))
 }

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::registry::CheckId;
 use crate::spec::Level;
 
 /// The verdict of one check.
@@ -43,8 +44,8 @@ pub struct CheckResult {
     pub case: String,
     /// The operation reported under.
     pub operation: String,
-    /// The check name.
-    pub check: String,
+    /// The check it reports under.
+    pub check: CheckId,
     /// Level of the expectation judged.
     pub level: Level,
     /// The verdict.

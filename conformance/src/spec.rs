@@ -164,36 +164,6 @@ pub struct ResponseSpec {
     pub content: Vec<(String, Option<Value>)>,
 }
 
-/// The name a rule's check reports under.
-pub trait RuleCheck {
-    /// The check name.
-    fn check_name(&self) -> &'static str;
-}
-
-impl RuleCheck for Rule {
-    fn check_name(&self) -> &'static str {
-        rule_check_name(self)
-    }
-}
-
-fn rule_check_name(rule: &Rule) -> &'static str {
-    match rule {
-        Rule::FieldsEqual { .. } => "fields_equal",
-        Rule::FieldsNonEmpty { .. } => "fields_non_empty",
-        Rule::FieldsAbsent { .. } => "fields_absent",
-        Rule::FieldOneOf { .. } => "field_one_of",
-        Rule::EchoesRequest { .. } => "echoes_request",
-        Rule::PreservesOtherFields { .. } => "preserves_other_fields",
-        Rule::ItemsFieldEqualsParam { .. } => "items_field_equals_param",
-        Rule::FieldEqualsParam { .. } => "field_equals_param",
-        Rule::ItemsFieldInParam { .. } => "items_field_in_param",
-        Rule::ItemsUnique { .. } => "items_unique",
-        Rule::MaxItemsParam { .. } => "max_items_param",
-        Rule::ItemsContainParam { .. } => "items_contain_param",
-        Rule::Unordered { .. } => "unordered",
-    }
-}
-
 /// One operation of the spec.
 #[derive(Debug, Clone)]
 pub struct Operation {
@@ -267,6 +237,9 @@ pub struct AuthRejection {
 pub struct Decisions {
     /// `x-server-errors`: the level of "never 5xx", when the spec states it.
     pub server_errors: Option<Level>,
+    /// `x-undeclared-status`: the level of an answer whose status its operation does not
+    /// declare; SHOULD when unstated (OpenAPI does not require every status declared).
+    pub undeclared_status: Level,
     /// `x-unknown-path`: status and level of the answer to an undeclared path.
     pub unknown_path: Option<(u16, Level)>,
     /// `x-undeclared-method`: status, whether `Allow` is required, and level.
@@ -349,6 +322,10 @@ impl Spec {
 fn decisions(model: &OpenApi) -> Decisions {
     Decisions {
         server_errors: model.server_errors.as_ref().map(|s| s.level),
+        undeclared_status: model
+            .undeclared_status
+            .as_ref()
+            .map_or(Level::Should, |u| u.level),
         unknown_path: model.unknown_path.as_ref().map(|r| (r.status, r.level)),
         undeclared_method: model
             .undeclared_method

@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use reqwest::Url;
+
+use crate::error::HarnessError;
 use serde_json::Value;
 
 /// Largest body read; more fails the request as "body too large".
@@ -168,24 +170,28 @@ impl Pacer {
 
 impl Transport {
     /// A client that follows no redirects (a redirect is an answer to judge, not to chase).
-    pub fn new(timeout: Duration) -> Result<Transport, String> {
+    pub fn new(timeout: Duration) -> Result<Transport, HarnessError> {
         Transport::with_options(timeout, &Options::default())
     }
 
-    /// Like [`Transport::new`], reaching the target as `options` say.
-    pub fn with_options(timeout: Duration, options: &Options) -> Result<Transport, String> {
+    /// Like [`Transport::new`], reaching the target as `options` say; a CA file without a
+    /// certificate or an unusable proxy URL is a configuration error.
+    pub fn with_options(timeout: Duration, options: &Options) -> Result<Transport, HarnessError> {
         let certs = match &options.ca_pem {
-            Some(pem) => reqwest::Certificate::from_pem_bundle(pem)
-                .map_err(|e| format!("cannot read the CA certificates: {e}"))?,
+            Some(pem) => reqwest::Certificate::from_pem_bundle(pem).map_err(|e| {
+                HarnessError::Config(format!("cannot read the CA certificates: {e}"))
+            })?,
             None => Vec::new(),
         };
         if options.ca_pem.is_some() && certs.is_empty() {
-            return Err("the CA certificate file holds no PEM certificate".into());
+            return Err(HarnessError::Config(
+                "the CA certificate file holds no PEM certificate".into(),
+            ));
         }
         let proxy = match &options.proxy {
             Some(url) => Some(
                 reqwest::Proxy::all(url.as_str())
-                    .map_err(|e| format!("cannot use proxy {url}: {e}"))?,
+                    .map_err(|e| HarnessError::Config(format!("cannot use proxy {url}: {e}")))?,
             ),
             None => None,
         };
@@ -199,8 +205,7 @@ impl Transport {
             if let Some(p) = &proxy {
                 b = b.proxy(p.clone());
             }
-            b.build()
-                .map_err(|e| format!("cannot build HTTP client: {e}"))
+            b.build().map_err(HarnessError::HttpClient)
         };
         Ok(Transport {
             client: build(32)?,

@@ -203,3 +203,47 @@ fn the_binary_passes_the_clean_server_and_never_prints_the_token() {
         "{text}"
     );
 }
+
+#[test]
+fn list_checks_prints_the_registry() {
+    let out = bin().arg("--list-checks").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    insta::assert_snapshot!("list_checks", String::from_utf8_lossy(&out.stdout));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_check_in_a_contract_file_is_exit_2_naming_file_and_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("contracts");
+    for e in std::fs::read_dir(&root).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "yaml") {
+            let text = std::fs::read_to_string(&p).unwrap();
+            // A typo in one case's check name (declared as `finds_matching`).
+            let text = text.replacen("check: finds_matching", "check: finds_matchng", 1);
+            std::fs::write(dir.path().join(p.file_name().unwrap()), text).unwrap();
+        }
+    }
+    let out = bin()
+        .arg("--contracts")
+        .arg(dir.path())
+        .arg("--list-checks")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("30-scopes.yaml:"), "{err}");
+    assert!(err.contains("unknown check `finds_matchng`"), "{err}");
+    // The same file is refused by a run too, before anything is sent.
+    let mut a = args();
+    a.contracts = Some(dir.path().to_path_buf());
+    let e = match execute(&a, Default::default()).await {
+        Ok(_) => panic!("a contract file with an unknown check ran"),
+        Err(e) => e,
+    };
+    assert!(
+        matches!(e, conformance::HarnessError::Contract { ref file, .. } if file.ends_with("30-scopes.yaml")),
+        "{e}"
+    );
+    assert!(e.to_string().contains("finds_matchng"), "{e}");
+}

@@ -227,7 +227,7 @@ mod tests {
             step: 0,
             case: "op-<b>case</b>".into(),
             operation: "op".into(),
-            check: "response_schema_conformance".into(),
+            check: crate::registry::Check::ResponseSchemaConformance.into(),
             level: Level::Must,
             verdict: Verdict::Failed,
             message: "body </td></tr><script>alert(1)</script>".into(),

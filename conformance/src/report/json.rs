@@ -61,7 +61,7 @@ impl<'a> JsonResult<'a> {
             step: r.step,
             case: &r.case,
             operation: &r.operation,
-            check: &r.check,
+            check: r.check.as_str(),
             level: r.level,
             verdict: r.reported_verdict(strict),
             message: &r.message,

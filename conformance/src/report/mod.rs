@@ -1,14 +1,56 @@
 //! Reports of a run: the terminal (progress, failures as they happen, a summary), JUnit XML,
 //! JSON and HTML. All are printed from the same sorted results.
 
-pub mod html;
-pub mod json;
-pub mod junit;
+mod html;
+mod json;
+mod junit;
 pub mod terminal;
 
 use std::fmt::Write as _;
 
+use crate::cli::Args;
+use crate::error::HarnessError;
 use crate::outcome::{CheckResult, Verdict};
+use crate::runner::Exchange;
+
+/// Writes the report files the command line asks for (`--junit`, `--json`, `--html`,
+/// `--record`);
+/// `base_url` is the target's URL as a report may show it (secrets redacted).
+pub fn write_files(
+    args: &Args,
+    base_url: &str,
+    exit_code: u8,
+    results: &[CheckResult],
+    exchanges: &[Exchange],
+) -> Result<(), HarnessError> {
+    if let Some(p) = &args.junit {
+        let xml = junit::render(results, args.strict)?;
+        write(p, &xml)?;
+    }
+    if args.json.is_some() || args.html.is_some() {
+        let doc = json::JsonReport::new(base_url, args.seed, args.strict, exit_code, results);
+        if let Some(p) = &args.json {
+            write(p, &json::render(&doc))?;
+        }
+        if let Some(p) = &args.html {
+            write(p, &html::render(&doc))?;
+        }
+    }
+    if let Some(p) = &args.record {
+        write(
+            p,
+            &serde_json::to_string_pretty(exchanges).unwrap_or_default(),
+        )?;
+    }
+    Ok(())
+}
+
+fn write(path: &std::path::Path, text: &str) -> Result<(), HarnessError> {
+    std::fs::write(path, text).map_err(|source| HarnessError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
 
 /// The multi-line description of a failed or skipped result: level, check, expectation,
 /// what came back and how to reproduce it.

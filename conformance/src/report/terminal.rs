@@ -106,7 +106,7 @@ pub fn render(results: &[CheckResult], strict: bool) -> String {
     let notes: Vec<&CheckResult> = results
         .iter()
         .filter(|r| {
-            r.check == crate::plan::ALTERNATE_ENCODINGS
+            r.check == crate::registry::Check::AlternateEncodings
                 && r.verdict == Verdict::Passed
                 && r.level == crate::spec::Level::Must
         })
