@@ -33,12 +33,29 @@ pub struct Args {
     /// oauth.client_id / client_secret / redirect_uri / code / authorize_url).
     #[arg(long)]
     pub fixtures: Option<PathBuf>,
-    /// Only these operations (operationId; repeatable).
-    #[arg(long)]
+    /// Only these operations (operationId; repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',')]
     pub operation: Vec<String>,
-    /// Only these checks (repeatable).
-    #[arg(long)]
+    /// Leave these operations out (repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub exclude_operation: Vec<String>,
+    /// Only the operations carrying one of these tags of the spec (repeatable or
+    /// comma-separated; adds to --operation).
+    #[arg(long, value_delimiter = ',')]
+    pub tag: Vec<String>,
+    /// Leave out the operations carrying one of these tags (repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub exclude_tag: Vec<String>,
+    /// Only these checks (repeatable or comma-separated; `--list-checks` names them).
+    #[arg(long, value_delimiter = ',')]
     pub check: Vec<String>,
+    /// Leave these checks out (repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub exclude_check: Vec<String>,
+    /// Exit 0 rather than 3 when MUST checks could not run for want of a credential or
+    /// fixture (the run is still reported as incomplete).
+    #[arg(long)]
+    pub allow_incomplete: bool,
     /// Count SHOULD breaches as failures.
     #[arg(long)]
     pub strict: bool,
@@ -204,6 +221,31 @@ mod tests {
         assert!(parse_header("no-colon").is_err());
         assert!(parse_header("bad name:v").is_err());
         assert!(parse_header("x:line\nbreak").is_err());
+    }
+
+    #[test]
+    fn lists_take_commas_or_repeats() {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Wrapper {
+            #[command(flatten)]
+            args: Args,
+        }
+        let a = Wrapper::parse_from([
+            "conformance",
+            "--exclude-operation",
+            "a,b",
+            "--exclude-operation",
+            "c",
+            "--check",
+            "x,y",
+            "--tag",
+            "Risks",
+        ])
+        .args;
+        assert_eq!(a.exclude_operation, ["a", "b", "c"]);
+        assert_eq!(a.check, ["x", "y"]);
+        assert_eq!(a.tag, ["Risks"]);
     }
 
     #[test]

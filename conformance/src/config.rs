@@ -8,9 +8,7 @@ use crate::cli::Args;
 use crate::contracts::Contracts;
 use crate::error::HarnessError;
 use crate::fixtures::{self, Fixtures};
-use crate::registry::CheckId;
 use crate::runner::Exchange;
-use crate::spec::Spec;
 
 /// Arguments that cannot go together or are out of range.
 pub fn check_args(args: &Args) -> Result<(), HarnessError> {
@@ -42,34 +40,6 @@ pub fn base_url(given: &str) -> Result<String, HarnessError> {
     Ok(given.trim_end_matches('/').to_string())
 }
 
-/// Checks the `--operation` names and resolves the `--check` names in the registry.
-pub fn check_filters(
-    args: &Args,
-    spec: &Spec,
-    contracts: &Contracts,
-) -> Result<Vec<CheckId>, HarnessError> {
-    for op in &args.operation {
-        if spec.operation(op).is_none() {
-            let known: Vec<&str> = spec.operations.iter().map(|o| o.id.as_str()).collect();
-            return Err(HarnessError::Config(format!(
-                "--operation {op}: no such operation; known: {}",
-                known.join(", ")
-            )));
-        }
-    }
-    args.check
-        .iter()
-        .map(|c| {
-            contracts.registry.resolve(c).ok_or_else(|| {
-                HarnessError::Config(format!(
-                    "--check {c}: no such check; known: {}",
-                    contracts.registry.names().join(", ")
-                ))
-            })
-        })
-        .collect()
-}
-
 /// Values given on the command line (or in the environment) that go into request headers
 /// must be valid there: a token that cannot be sent would otherwise fail every secured
 /// check and blame the target. The messages never show the value.
@@ -98,13 +68,18 @@ fn check_header_values(args: &Args) -> Result<(), HarnessError> {
 }
 
 /// Why a run judged nothing, naming what selected it.
-pub fn empty_selection(args: &Args, recorded: Option<&[Exchange]>) -> String {
+pub fn empty_selection(
+    args: &Args,
+    selection: &crate::selection::Selection,
+    recorded: Option<&[Exchange]>,
+) -> String {
     let mut filters = Vec::new();
     if let Some(p) = &args.replay {
         filters.push(format!("--replay {}", p.display()));
     }
-    filters.extend(args.check.iter().map(|c| format!("--check {c}")));
-    filters.extend(args.operation.iter().map(|o| format!("--operation {o}")));
+    if selection.is_narrowed() {
+        filters.push(selection.describe());
+    }
     let why = match recorded {
         Some([]) => " (the record file holds no exchange)".to_string(),
         _ => String::new(),

@@ -177,6 +177,7 @@ mod tests {
             expected: String::new(),
             got: None,
             curl: None,
+            missing_input: false,
         }
     }
 
@@ -231,7 +232,10 @@ mod tests {
     #[test]
     fn an_entry_is_accepted_through_its_last_day() {
         let known = KnownFailures::parse(FILE).unwrap();
-        let mut results = vec![failed("getCategoryPositionLimit/positive", "field_equals_param")];
+        let mut results = vec![failed(
+            "getCategoryPositionLimit/positive",
+            "field_equals_param",
+        )];
         known.apply(&mut results, day("2026-01-31"));
         assert_eq!(results[0].verdict, Verdict::Known);
     }

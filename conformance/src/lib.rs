@@ -1,6 +1,6 @@
 //! The conformance harness: replays spec-derived checks and contract cases against any
 //! implementation of the trading platform's six operations and gives a verdict CI can gate
-//! on (exit 0 / 1 / 2).
+//! on (exit 0 / 1 / 2 / 3).
 //!
 //! Data flows one way: spec and contract files → cases ([`plan`], [`contracts`]) →
 //! requests ([`request`]) → answers ([`transport`]) → verdicts ([`checks`]) → reports
@@ -25,6 +25,7 @@ mod checks;
 mod config;
 mod contracts;
 mod fixtures;
+mod header;
 mod known;
 mod plan;
 mod replay;
@@ -32,6 +33,7 @@ mod report;
 mod request;
 mod runner;
 mod schema;
+mod selection;
 mod vars;
 
 use std::sync::Arc;
@@ -45,7 +47,6 @@ pub use runner::Exchange;
 use contracts::Contracts;
 use fixtures::Fixtures;
 use outcome::{CheckResult, Totals};
-use registry::{Check, CheckId};
 use request::Secrets;
 use runner::{CaseReport, Context};
 use schema::Validators;
@@ -58,7 +59,7 @@ const REFERENCE_FIXTURES: &str = include_str!("reference_fixtures.yaml");
 
 /// What a run produced.
 pub struct Outcome {
-    /// 0 no failure, 1 a failure, 2 the run could not be carried out.
+    /// 0 no failure, 1 a failure, 3 incomplete ([`EXIT_INCOMPLETE`]); errors are 2.
     pub exit_code: u8,
     /// Every result in case order.
     pub results: Vec<CheckResult>,
@@ -141,7 +142,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         Some(dir) => Contracts::load_dir(dir, &spec)?,
         None => Contracts::load_builtin(&spec)?,
     };
-    let selected = config::check_filters(args, &spec, &contracts)?;
+    let selection = selection::Selection::from_args(args, &spec, &contracts)?;
     config::check_args(args)?;
     let known = match &args.known_failures {
         Some(path) => {
@@ -236,6 +237,17 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         oauth,
     ));
 
+    let header = header::RunHeader {
+        target: ctx.secrets.redact_in_url(&base_url),
+        embedded: embedded.is_some(),
+        spec: ctx.spec.identity.clone(),
+        seed: args.seed,
+        selection: selection.describe(),
+        credentials: credentials_present(args, ctx.token.is_some(), client.is_some(), &fixtures),
+    };
+    if !args.quiet {
+        println!("{}", header.render());
+    }
     let (results, exchanges) = if let Some(recorded) = &recorded {
         (
             replay::replay(
@@ -250,20 +262,28 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             Vec::new(),
         )
     } else {
-        run_all(
+        match run_all(
             args,
-            &selected,
+            &selection,
             &ctx,
             &contracts,
             fixtures.allow_writes,
             vars,
         )
         .await
+        {
+            Ok(ran) => ran,
+            Err(e) => {
+                if let Some(s) = embedded {
+                    s.shutdown().await;
+                }
+                return Err(e);
+            }
+        }
     };
     let results: Vec<CheckResult> = results
         .into_iter()
-        .filter(|r| selected.is_empty() || selected.contains(&r.check))
-        .filter(|r| args.operation.is_empty() || args.operation.contains(&r.operation))
+        .filter(|r| selection.check(&r.check) && selection.operation(&r.operation))
         .collect();
     if results.is_empty() {
         // Nothing passes by default: a selection that judged nothing is a usage error, not
@@ -273,27 +293,42 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         }
         return Err(HarnessError::Config(config::empty_selection(
             args,
+            &selection,
             recorded.as_deref(),
         )));
     }
     let mut results = results;
     let known_notes = known.apply(&mut results, chrono::Utc::now().date_naive());
     let totals = Totals::of(&results, args.strict);
-    let exit_code = u8::from(totals.failed > 0);
+    let incomplete = outcome::incomplete(&results).count();
+    let exit_code = if totals.failed > 0 {
+        1
+    } else if incomplete > 0 && !args.allow_incomplete {
+        EXIT_INCOMPLETE
+    } else {
+        0
+    };
     let mut summary = report::terminal::render(&results, args.strict);
+    let mut notes = String::new();
     if !known_notes.is_empty() {
-        // Above the totals line, which stays the last.
-        let totals_line = summary.rfind('\n').map_or(0, |i| i + 1);
-        let notes: String = known_notes.iter().map(|n| format!("  {n}\n")).collect();
-        summary.insert_str(totals_line, &format!("\nKnown-failure notes:\n{notes}"));
+        notes.push_str("\nKnown-failure notes:\n");
+        notes.extend(known_notes.iter().map(|n| format!("  {n}\n")));
     }
-    report::write_files(
-        args,
-        &ctx.secrets.redact_in_url(&base_url),
-        exit_code,
-        &results,
-        &exchanges,
-    )?;
+    if incomplete > 0 {
+        notes.push_str(&incomplete_note(
+            &results,
+            incomplete,
+            args.allow_incomplete,
+        ));
+    }
+    // Above the totals line, which stays the last.
+    let totals_line = summary.rfind('\n').map_or(0, |i| i + 1);
+    summary.insert_str(totals_line, &notes);
+    if args.quiet {
+        // A quiet run prints no header first: the summary names the target instead.
+        summary.insert_str(0, &header.render());
+    }
+    report::write_files(args, &header, exit_code, &results, &exchanges)?;
     if let Some(s) = embedded {
         s.shutdown().await;
     }
@@ -306,15 +341,90 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     })
 }
 
+/// The exit code of a run in which MUST checks could not run for want of a credential or
+/// fixture (and nothing failed): neither green nor red, so CI does not pass it by mistake.
+pub const EXIT_INCOMPLETE: u8 = 3;
+
+/// Why the run is incomplete: the MUST checks that could not run, grouped by reason.
+fn incomplete_note(results: &[CheckResult], count: usize, allowed: bool) -> String {
+    let mut reasons: std::collections::BTreeMap<&str, usize> = Default::default();
+    for r in outcome::incomplete(results) {
+        *reasons.entry(r.message.as_str()).or_default() += 1;
+    }
+    let mut note = format!(
+        "\nINCOMPLETE: {count} MUST check(s) could not run for want of a credential or fixture{}:\n",
+        if allowed {
+            " (accepted by --allow-incomplete)"
+        } else {
+            " (exit 3; --allow-incomplete accepts it, or leave them out with --exclude-operation / --exclude-check)"
+        }
+    );
+    for (why, n) in reasons {
+        note.push_str(&format!("  {n:>3} × {why}\n"));
+    }
+    note
+}
+
+/// The credentials a run has, by name only.
+fn credentials_present(
+    args: &Args,
+    token: bool,
+    oauth_client: bool,
+    fixtures: &Fixtures,
+) -> Vec<String> {
+    let mut present = Vec::new();
+    match (&args.token, token) {
+        (Some(_), _) => present.push("bearer token (given)".to_string()),
+        (None, true) => present.push("bearer token (obtained through OAuth)".to_string()),
+        (None, false) => {}
+    }
+    if oauth_client {
+        present.push("OAuth client".into());
+    }
+    if fixtures.code.is_some() {
+        present.push("authorization code".into());
+    }
+    for (name, _) in &args.headers {
+        present.push(format!("{name} header (secret)"));
+    }
+    for (name, _) in &args.public_headers {
+        present.push(format!("{name} header"));
+    }
+    present
+}
+
+/// A token the target rejects on discovery's secured reads is a configuration problem:
+/// stopping here says so once instead of failing every secured case.
+fn preflight(ctx: &Context, discovery: &CaseReport) -> Result<(), HarnessError> {
+    if ctx.token.is_none() {
+        return Ok(());
+    }
+    let rejected = discovery
+        .exchanges
+        .iter()
+        .find(|e| e.auth.as_deref() == Some("token") && matches!(e.status, Some(401 | 403)));
+    match rejected {
+        Some(e) => Err(HarnessError::Config(format!(
+            "pre-flight: the target answered {} to {} {} sent with the bearer token: it \
+             rejects the token (check --token or the OAuth fixtures); no case was run",
+            e.status.unwrap_or_default(),
+            e.method,
+            e.path
+        ))),
+        None => Ok(()),
+    }
+}
+
 async fn run_all(
     args: &Args,
-    selected: &[CheckId],
+    selection: &selection::Selection,
     ctx: &Arc<Context>,
     contracts: &Contracts,
     allow_writes: bool,
     mut vars: Vars,
-) -> (Vec<CheckResult>, Vec<Exchange>) {
+) -> Result<(Vec<CheckResult>, Vec<Exchange>), HarnessError> {
     let discovery = runner::discover(ctx, &contracts.discover, &mut vars).await;
+    preflight(ctx, &discovery)?;
     let mut cases = plan::derive(
         &ctx.spec,
         contracts,
@@ -338,14 +448,7 @@ async fn run_all(
         }
     }
     cases.extend(explicit);
-    let every_case = selected.is_empty()
-        || selected
-            .iter()
-            .any(|c| c.builtin().is_some_and(Check::judges_every_answer));
-    cases.retain(|c| {
-        (args.operation.is_empty() || args.operation.contains(&c.operation))
-            && (every_case || selected.contains(&c.check))
-    });
+    cases.retain(|c| selection.operation(&c.operation) && selection.runs_case_of(&c.check));
     let progress = report::terminal::Progress::new(cases.len(), args.strict, args.quiet);
     progress.report(&discovery.results);
     let reports: Vec<CaseReport> = runner::run_cases(ctx.clone(), cases, vars, args.workers, |r| {
@@ -359,5 +462,5 @@ async fn run_all(
         results.extend(r.results);
         exchanges.extend(r.exchanges);
     }
-    (results, exchanges)
+    Ok((results, exchanges))
 }

@@ -58,6 +58,11 @@ pub struct CheckResult {
     pub got: Option<Got>,
     /// A curl line reproducing the request, token as `$TOKEN`.
     pub curl: Option<String>,
+    /// Skipped because an input the run was not given is missing (a credential, or a
+    /// fixture discovery could not find): a MUST check skipped so leaves the run
+    /// incomplete.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub missing_input: bool,
 }
 
 impl CheckResult {
@@ -131,4 +136,12 @@ impl Totals {
         }
         t
     }
+}
+
+/// The MUST checks that could not run for want of a credential or fixture: any makes the
+/// run incomplete (exit 3 unless `--allow-incomplete`).
+pub fn incomplete(results: &[CheckResult]) -> impl Iterator<Item = &CheckResult> {
+    results
+        .iter()
+        .filter(|r| r.missing_input && r.verdict == Verdict::Skipped && r.level == Level::Must)
 }

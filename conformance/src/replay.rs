@@ -305,6 +305,7 @@ pub async fn replay(
             ),
             got: None,
             curl: None,
+            missing_input: false,
         };
         let mut fill = Fill {
             token,

@@ -185,6 +185,8 @@ pub struct Operation {
     pub rules: Vec<Rule>,
     /// `x-business-error`: body fields of a 2xx that report a failure when non-empty.
     pub business_error: Vec<String>,
+    /// The operation's tags (for `--tag` / `--exclude-tag`).
+    pub tags: Vec<String>,
 }
 
 impl Operation {
@@ -263,6 +265,20 @@ pub struct Spec {
     pub auth_rejection: AuthRejection,
     /// Property names marked `x-secret: true` anywhere in the components.
     pub secret_fields: BTreeSet<String>,
+    /// `info.title`, `info.version` and a digest of the document's text, for the run
+    /// header: which spec a report judged against.
+    pub identity: Identity,
+}
+
+/// Which spec a run used.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Identity {
+    /// `info.title`.
+    pub title: String,
+    /// `info.version`.
+    pub version: String,
+    /// SHA-256 of the document's text, hex, first 16 digits.
+    pub digest: String,
 }
 
 impl Spec {
@@ -303,12 +319,22 @@ impl Spec {
         }
         .build()
         .map_err(|l| source.error(l))?;
+        let identity = Identity {
+            title: model.info.title.clone().unwrap_or_default(),
+            version: model.info.version.clone().unwrap_or_default(),
+            digest: {
+                use sha2::Digest as _;
+                let hash = sha2::Sha256::digest(source.text.as_bytes());
+                hash.iter().take(8).map(|b| format!("{b:02x}")).collect()
+            },
+        };
         Ok(Spec {
             decisions: decisions(&model),
             doc,
             operations,
             auth_rejection,
             secret_fields,
+            identity,
         })
     }
 
@@ -541,6 +567,11 @@ impl<'a> View<'a> {
                 .as_ref()
                 .map(|b| b.fields.clone())
                 .unwrap_or_default(),
+            tags: op
+                .tags
+                .iter()
+                .filter_map(|t| t.as_str().map(str::to_owned))
+                .collect(),
         })
     }
 

@@ -53,7 +53,17 @@ async fn failed_run_shows_every_result_and_each_failure_with_its_curl_line() {
     assert_eq!(text(&doc, "header#verdict h1"), "FAILED");
     let header = doc.select(&sel("header#verdict")).next().unwrap();
     assert_eq!(header.value().attr("data-exit-code"), Some("1"));
-    assert_eq!(text(&doc, "#target"), json["target"].as_str().unwrap());
+    assert_eq!(
+        text(&doc, "#target"),
+        format!(
+            "{} (embedded reference server)",
+            json["target"].as_str().unwrap()
+        )
+    );
+    assert_eq!(json["run"]["embedded"], true);
+    assert!(text(&doc, "#spec").contains(json["run"]["spec"]["digest"].as_str().unwrap()));
+    assert_eq!(text(&doc, "#selection"), "all operations and checks");
+    assert!(text(&doc, "#credentials").contains("bearer token"));
     assert_eq!(text(&doc, "#seed"), json["seed"].to_string());
     let totals = text(&doc, "#totals");
     assert!(

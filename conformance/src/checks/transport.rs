@@ -76,6 +76,7 @@ pub fn judge_encodings(
             expected: expected.into(),
             got: shown.and_then(|(_, v)| v.got.clone()),
             curl: shown.and_then(|(_, v)| v.curl.clone()),
+            missing_input: false,
         }
     };
     let first_failed = step_ok.iter().position(|v| !v.ok);

@@ -46,8 +46,25 @@ pub fn render(report: &JsonReport<'_>) -> String {
                 }
                 section #run {
                     dl {
-                        dt { "Target" } dd #target { (report.target) }
+                        dt { "Target" } dd #target {
+                            (report.target)
+                            @if report.run.embedded { " (embedded reference server)" }
+                        }
+                        dt { "Spec" } dd #spec {
+                            (report.run.spec.title) " " (report.run.spec.version)
+                            " (sha256 " (report.run.spec.digest) ")"
+                        }
                         dt { "Seed" } dd #seed { (report.seed) }
+                        dt { "Selection" } dd #selection { (report.run.selection) }
+                        dt { "Credentials" } dd #credentials {
+                            @if report.run.credentials.is_empty() { "none" }
+                            @else { (report.run.credentials.join(", ")) }
+                        }
+                        @if report.incomplete > 0 {
+                            dt { "Incomplete" } dd #incomplete {
+                                (report.incomplete) " MUST checks could not run for want of a credential or fixture"
+                            }
+                        }
                         dt { "Strict" } dd #strict {
                             @if report.strict { "yes: SHOULD breaches fail the run" }
                             @else { "no: SHOULD breaches are warnings" }
@@ -91,7 +108,8 @@ pub fn render(report: &JsonReport<'_>) -> String {
     page.into_string()
 }
 
-/// `PASSED`, `FAILED`, or `INCOMPLETE` when the run ended without judging everything.
+/// `PASSED`, `FAILED`, or `INCOMPLETE` when MUST checks could not run (exit 3, or a
+/// run that did not finish).
 fn run_verdict(report: &JsonReport<'_>) -> &'static str {
     match report.exit_code {
         0 => "PASSED",
@@ -221,6 +239,17 @@ mod tests {
     use crate::outcome::{CheckResult, Got, Verdict};
     use crate::spec::Level;
 
+    fn header() -> crate::header::RunHeader {
+        crate::header::RunHeader {
+            target: "http://127.0.0.1:1/v1".into(),
+            embedded: false,
+            spec: crate::spec::Identity::default(),
+            seed: 7,
+            selection: "all operations and checks".into(),
+            credentials: vec!["x-api-key header".into()],
+        }
+    }
+
     fn hostile() -> CheckResult {
         CheckResult {
             case_index: 0,
@@ -239,13 +268,15 @@ mod tests {
                 error: None,
             }),
             curl: Some("curl -X GET 'http://127.0.0.1:1/op?a=<x>'".into()),
+            missing_input: false,
         }
     }
 
     #[test]
     fn answers_from_the_target_are_escaped_and_bodies_cut() {
         let results = [hostile()];
-        let doc = JsonReport::new("http://127.0.0.1:1", 7, false, 1, &results);
+        let run = header();
+        let doc = JsonReport::new(&run, false, 1, &results);
         let page = render(&doc);
         assert_eq!(
             page.matches("<script>").count(),
@@ -263,7 +294,8 @@ mod tests {
     #[test]
     fn verdict_names_an_unfinished_run() {
         let results = [hostile()];
-        let page = render(&JsonReport::new("t", 7, false, 3, &results));
+        let run = header();
+        let page = render(&JsonReport::new(&run, false, 3, &results));
         assert!(page.contains("<h1>INCOMPLETE</h1>"));
         // One class attribute per row: a second one would be dropped by the browser.
         assert!(page.contains(r#"<tr class="result failed" data-level="MUST""#));

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::header::RunHeader;
+
 use crate::outcome::{CheckResult, Got, ReportedVerdict, Totals};
 use crate::spec::Level;
 
@@ -13,6 +15,8 @@ pub struct JsonReport<'a> {
     pub format: u32,
     /// The target's base URL.
     pub target: &'a str,
+    /// Target, spec, seed, selection and credentials present (the run header).
+    pub run: &'a RunHeader,
     /// The seed of generated values.
     pub seed: u64,
     /// Whether SHOULD breaches counted as failures.
@@ -21,6 +25,9 @@ pub struct JsonReport<'a> {
     pub totals: Totals,
     /// Exit code of the run.
     pub exit_code: u8,
+    /// MUST checks that could not run for want of a credential or fixture; the run is
+    /// incomplete when there are any.
+    pub incomplete: usize,
     /// Every result in case order.
     pub results: Vec<JsonResult<'a>>,
 }
@@ -75,19 +82,20 @@ impl<'a> JsonResult<'a> {
 impl<'a> JsonReport<'a> {
     /// The report of a run: its parameters, totals and every result in case order.
     pub fn new(
-        target: &'a str,
-        seed: u64,
+        run: &'a RunHeader,
         strict: bool,
         exit_code: u8,
         results: &'a [CheckResult],
     ) -> JsonReport<'a> {
         JsonReport {
-            format: 1,
-            target,
-            seed,
+            format: 2,
+            target: &run.target,
+            run,
+            seed: run.seed,
             strict,
             totals: Totals::of(results, strict),
             exit_code,
+            incomplete: crate::outcome::incomplete(results).count(),
             results: results.iter().map(|r| JsonResult::of(r, strict)).collect(),
         }
     }

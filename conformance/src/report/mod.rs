@@ -15,10 +15,10 @@ use crate::runner::Exchange;
 
 /// Writes the report files the command line asks for (`--junit`, `--json`, `--html`,
 /// `--record`);
-/// `base_url` is the target's URL as a report may show it (secrets redacted).
+/// `run` is the run header (target as a report may show it, secrets redacted).
 pub fn write_files(
     args: &Args,
-    base_url: &str,
+    run: &crate::header::RunHeader,
     exit_code: u8,
     results: &[CheckResult],
     exchanges: &[Exchange],
@@ -28,7 +28,7 @@ pub fn write_files(
         write(p, &xml)?;
     }
     if args.json.is_some() || args.html.is_some() {
-        let doc = json::JsonReport::new(base_url, args.seed, args.strict, exit_code, results);
+        let doc = json::JsonReport::new(run, args.strict, exit_code, results);
         if let Some(p) = &args.json {
             write(p, &json::render(&doc))?;
         }

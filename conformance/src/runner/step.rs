@@ -21,6 +21,12 @@ pub const CODE_VAR: &str = "oauth.code";
 /// Variable holding the last code a step of the case used (to try it twice).
 pub const LAST_CODE_VAR: &str = "oauth.last_code";
 
+/// Marks a skip as caused by an input the run lacks (see [`CheckResult::missing_input`]).
+fn missing_input(mut r: CheckResult) -> CheckResult {
+    r.missing_input = true;
+    r
+}
+
 pub(super) fn skipped(case: &Case, index: usize, why: String) -> CheckResult {
     CheckResult {
         case_index: index,
@@ -34,6 +40,7 @@ pub(super) fn skipped(case: &Case, index: usize, why: String) -> CheckResult {
         expected: String::new(),
         got: None,
         curl: None,
+        missing_input: false,
     }
 }
 
@@ -148,6 +155,7 @@ pub(super) async fn run_step(
         } else {
             built.map(|b| b.curl.clone())
         },
+        missing_input: false,
     };
     if needs_code(&step.request) {
         match ctx.oauth.fresh_code(&ctx.transport).await {
@@ -155,7 +163,7 @@ pub(super) async fn run_step(
                 vars.set(CODE_VAR, Value::String(code.clone()));
                 vars.set(LAST_CODE_VAR, Value::String(code));
             }
-            Err(why) => return (vec![skipped(case, index, why)], None, None),
+            Err(why) => return (vec![missing_input(skipped(case, index, why))], None, None),
         }
     }
     let built = match build(
@@ -175,25 +183,25 @@ pub(super) async fn run_step(
         }
         Err(BuildError::Unbound(v)) => {
             return (
-                vec![skipped(
+                vec![missing_input(skipped(
                     case,
                     index,
                     format!(
                         "variable `{v}` is not bound: neither discovered on the target nor given by --fixtures"
                     ),
-                )],
+                ))],
                 None,
                 None,
             );
         }
         Err(BuildError::NoToken) => {
             return (
-                vec![skipped(
+                vec![missing_input(skipped(
                     case,
                     index,
                     "no bearer token: give --token (or CONFORMANCE_TOKEN) or OAuth client fixtures"
                         .into(),
-                )],
+                ))],
                 None,
                 None,
             );
