@@ -52,6 +52,11 @@ pub struct Args {
     /// Leave these checks out (repeatable or comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub exclude_check: Vec<String>,
+    /// Most requests the data sweep sends (every category's limits, every limit, every
+    /// scope name of the fixtures, several search texts); what it cannot read within the
+    /// budget is reported as a skipped sweep.
+    #[arg(long, default_value_t = 5000)]
+    pub max_requests: usize,
     /// Exit 0 rather than 3 when MUST checks could not run for want of a credential or
     /// fixture (the run is still reported as incomplete).
     #[arg(long)]

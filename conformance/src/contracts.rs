@@ -43,7 +43,16 @@ struct DiscoverDoc {
     params: Map<String, Value>,
     #[serde(default)]
     try_each: Option<TryEach>,
+    /// The data sweep: the request is sent for every value (within `max` and the run's
+    /// `--max-requests`), and every answer is judged.
+    #[serde(default)]
+    each: Option<TryEach>,
+    #[serde(default)]
     capture: BTreeMap<String, String>,
+    /// (variable, pointer) whose values are gathered from every answer of `each` into one
+    /// list.
+    #[serde(default)]
+    collect: BTreeMap<String, String>,
 }
 
 /// Send the request once per value of a list variable until every capture resolves.
@@ -170,6 +179,10 @@ pub struct Discover {
     pub try_each: Option<TryEach>,
     /// (variable, pointer); pointer `$param` is the value `try_each` used.
     pub capture: Vec<(String, String)>,
+    /// The sweep: every value of a list variable, each answer judged.
+    pub each: Option<TryEach>,
+    /// (variable, pointer): values gathered from every answer of `each` into one list.
+    pub collect: Vec<(String, String)>,
 }
 
 /// Default inputs of one operation, replacing the spec's examples.
@@ -314,20 +327,38 @@ impl Contracts {
                 None,
             )
             .map_err(|(l, m)| err(l, m))?;
-            if let Some(t) = &d.try_each
-                && spec
+            if d.try_each.is_some() && d.each.is_some() {
+                return Err(err(
+                    lines.find(at, "each", None),
+                    format!("{}: `try_each` and `each` exclude each other", d.id),
+                ));
+            }
+            if !d.collect.is_empty() && d.each.is_none() {
+                return Err(err(
+                    lines.find(at, "collect", None),
+                    format!("{}: `collect` gathers the answers of `each`", d.id),
+                ));
+            }
+            for t in d.try_each.iter().chain(&d.each) {
+                if spec
                     .operation(&d.operation_id)
                     .and_then(|o| o.param(&t.param))
                     .is_none()
-            {
-                return Err(err(
-                    lines.find(at, "param", Some(&t.param)),
-                    format!("{}: no parameter {}", d.operation_id, t.param),
-                ));
+                {
+                    return Err(err(
+                        lines.find(at, "param", Some(&t.param)),
+                        format!("{}: no parameter {}", d.operation_id, t.param),
+                    ));
+                }
             }
             self.note_refs(name, &lines, at, &Value::Object(d.params.clone()));
-            if let Some(t) = &d.try_each {
+            for t in d.try_each.iter().chain(&d.each) {
                 self.note_refs(name, &lines, at, &Value::String(t.values.clone()));
+            }
+            for (var, ptr) in &d.collect {
+                self.bindable.insert(var.clone());
+                check_pointer(spec, &d.operation_id, ptr)
+                    .map_err(|m| err(lines.find(at, var, Some(ptr)), m))?;
             }
             for (var, ptr) in &d.capture {
                 self.bindable.insert(var.clone());
@@ -341,6 +372,8 @@ impl Contracts {
                 request,
                 try_each: d.try_each,
                 capture: d.capture.into_iter().collect(),
+                each: d.each,
+                collect: d.collect.into_iter().collect(),
             });
         }
         for (op_id, dflt) in doc.defaults {

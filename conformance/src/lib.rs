@@ -423,7 +423,8 @@ async fn run_all(
     allow_writes: bool,
     mut vars: Vars,
 ) -> Result<(Vec<CheckResult>, Vec<Exchange>), HarnessError> {
-    let discovery = runner::discover(ctx, &contracts.discover, &mut vars).await;
+    let mut budget = args.max_requests;
+    let discovery = runner::discover(ctx, &contracts.discover, &mut vars, &mut budget).await;
     preflight(ctx, &discovery)?;
     let mut cases = plan::derive(
         &ctx.spec,

@@ -1,24 +1,36 @@
 //! Discovery: the contract files' first steps, run in order before any case, binding
-//! variables from the target's own data (the first value whose captures all resolve).
+//! variables from the target's own data (the first value whose captures all resolve), and
+//! the data sweep (`each`): every record discovery can reach, read and judged, within the
+//! run's request budget.
 
 use serde_json::Value;
 
 use super::step::run_step;
 use super::{CaseReport, Context, finalise};
 use crate::case::{Case, Expect, Step};
-use crate::contracts::Discover;
+use crate::contracts::{Discover, TryEach};
 use crate::registry::Check;
 use crate::spec::Level;
 use crate::vars::{Vars, pointer};
 
 /// Runs discovery steps in order, binding variables; their answers are checked too.
-pub async fn discover(ctx: &Context, steps: &[Discover], vars: &mut Vars) -> CaseReport {
+/// `budget` is how many requests the sweep steps (`each`) may still send.
+pub async fn discover(
+    ctx: &Context,
+    steps: &[Discover],
+    vars: &mut Vars,
+    budget: &mut usize,
+) -> CaseReport {
     let mut report = CaseReport {
         index: 0,
         results: Vec::new(),
         exchanges: Vec::new(),
     };
     for d in steps {
+        if let Some(each) = &d.each {
+            sweep(ctx, d, each, vars, budget, &mut report).await;
+            continue;
+        }
         let id = format!("discover/{}", d.id);
         let values: Vec<Option<Value>> = match &d.try_each {
             None => vec![None],
@@ -81,6 +93,99 @@ pub async fn discover(ctx: &Context, steps: &[Discover], vars: &mut Vars) -> Cas
     finalise(ctx, report)
 }
 
+/// One sweep step: the request for every value of the list (at most `each.max`, and no
+/// more than the budget), every answer judged; `collect` gathers values from all answers.
+async fn sweep(
+    ctx: &Context,
+    d: &Discover,
+    each: &TryEach,
+    vars: &mut Vars,
+    budget: &mut usize,
+    report: &mut CaseReport,
+) {
+    let id = format!("discover/{}", d.id);
+    let values: Vec<Value> = match vars.substitute(&Value::String(each.values.clone())) {
+        Ok(Value::Array(a)) => a.into_iter().take(each.max).collect(),
+        Ok(one) => vec![one],
+        // Nothing to sweep (an earlier step found no data); the cases that need the
+        // variable say so when they skip.
+        Err(_) => Vec::new(),
+    };
+    let mut gathered: Vec<Vec<Value>> = vec![Vec::new(); d.collect.len()];
+    let total = values.len();
+    for (sent, value) in values.into_iter().enumerate() {
+        if *budget == 0 {
+            report
+                .results
+                .push(budget_spent(&id, &d.request.op, total - sent));
+            break;
+        }
+        *budget -= 1;
+        let mut tpl = d.request.clone();
+        tpl.params.retain(|(n, _)| *n != each.param);
+        tpl.params.push((each.param.clone(), value));
+        let step = Step {
+            request: tpl,
+            expect: Expect::Observe,
+            capture: Vec::new(),
+            asserts: Vec::new(),
+        };
+        let case = Case {
+            id: id.clone(),
+            operation: d.request.op.clone(),
+            check: Check::Discovery.into(),
+            level: Level::Must,
+            steps: vec![step.clone()],
+            serial: true,
+            skip: None,
+            requires: Vec::new(),
+            cap: None,
+        };
+        let mut local = vars.clone();
+        let (results, exchange, resp) = run_step(ctx, &case, 0, 0, &step, &mut local).await;
+        report.results.extend(results);
+        report.exchanges.extend(exchange);
+        let Some(body) = resp.and_then(|r| r.json) else {
+            continue;
+        };
+        for ((_, ptr), list) in d.collect.iter().zip(&mut gathered) {
+            match pointer(&body, ptr) {
+                Some(Value::Array(items)) => list.extend(items),
+                Some(Value::Null) | None => {}
+                Some(v) => list.push(v),
+            }
+        }
+    }
+    for ((var, _), mut list) in d.collect.iter().zip(gathered) {
+        // Several answers name the same record (a category found by many texts): each is
+        // swept once, in the order first seen.
+        let mut seen = std::collections::HashSet::new();
+        list.retain(|v| seen.insert(v.to_string()));
+        vars.set(var.clone(), Value::Array(list));
+    }
+}
+
+/// The result that says a sweep stopped at the request budget: the records it did not
+/// read were not judged (a SHOULD skip: raise `--max-requests` to read them all).
+fn budget_spent(id: &str, op: &str, left: usize) -> crate::outcome::CheckResult {
+    crate::outcome::CheckResult {
+        case_index: 0,
+        step: 0,
+        case: id.to_string(),
+        operation: op.to_string(),
+        check: Check::Discovery.into(),
+        level: Level::Should,
+        verdict: crate::outcome::Verdict::Skipped,
+        message: format!(
+            "the --max-requests budget is spent: {left} value(s) of this sweep were not read"
+        ),
+        expected: String::new(),
+        got: None,
+        curl: None,
+        missing_input: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use axum::Router;
@@ -88,7 +193,6 @@ mod tests {
     use axum::routing::get;
 
     use super::*;
-    use crate::contracts::TryEach;
     use crate::runner::test_support::{context, request};
 
     /// Category 1 has no limits, category 2 has limit 9: the step must stop at 2.
@@ -128,8 +232,10 @@ mod tests {
                 ("category".into(), "$param".into()),
                 ("limit".into(), "/0/id".into()),
             ],
+            each: None,
+            collect: Vec::new(),
         }];
-        let report = discover(&ctx, &steps, &mut vars).await;
+        let report = discover(&ctx, &steps, &mut vars, &mut 100).await;
         assert_eq!(report.exchanges.len(), 2, "value 3 is never tried");
         assert_eq!(vars.get("category"), Some(&serde_json::json!(2)));
         assert_eq!(vars.get("limit"), Some(&serde_json::json!(9)));
@@ -153,8 +259,10 @@ mod tests {
                 max: 1,
             }),
             capture: vec![("limit".into(), "/0/id".into())],
+            each: None,
+            collect: Vec::new(),
         }];
-        let report = discover(&ctx, &steps, &mut vars).await;
+        let report = discover(&ctx, &steps, &mut vars, &mut 100).await;
         assert_eq!(report.exchanges.len(), 1, "`max` bounds the tries");
         assert_eq!(vars.get("limit"), None);
     }
