@@ -2,9 +2,9 @@
 //! implementation of the trading platform's six operations and gives a verdict CI can gate
 //! on (exit 0 / 1 / 2).
 //!
-//! Data flows one way: spec and contract files → cases ([`plan`], [`contracts`]) →
-//! requests ([`request`]) → answers ([`transport`]) → verdicts ([`checks`]) → reports
-//! ([`report`]). The harness knows the API only through `spec/openapi.yaml` (its schemas,
+//! Data flows one way: spec and contract files → cases (`plan`, `contracts`) → requests
+//! (`request`, `runner/`) → answers ([`transport`]) → verdicts (`checks/`, named by the
+//! [`registry`]) → reports (`report/`). The harness knows the API only through `spec/openapi.yaml` (its schemas,
 //! responses and `x-` rules) and the contract files; with no `--base-url` it starts the
 //! reference server in-process and runs against it.
 
