@@ -1,6 +1,7 @@
 //! The reference server as the run's default target. Behind the `embedded` feature (on by
 //! default) so the harness can be built alone to test third-party servers.
 
+use crate::auth::OAuthClient;
 use crate::error::HarnessError;
 
 /// How to start the embedded server (faults for the harness's own tests).
@@ -12,16 +13,6 @@ pub type ServerConfig = reference_server::Config;
 #[derive(Debug, Clone, Default)]
 pub struct ServerConfig {
     _nothing: (),
-}
-
-/// The demo OAuth client of the embedded server.
-pub struct Client {
-    /// Client id.
-    pub client_id: String,
-    /// Client secret.
-    pub client_secret: String,
-    /// Redirect URI.
-    pub redirect_uri: String,
 }
 
 /// A running embedded server.
@@ -68,12 +59,12 @@ impl Embedded {
         unreachable!("never constructed without the feature")
     }
 
-    /// The demo OAuth client.
-    pub fn demo_client(&self) -> Client {
+    /// The demo OAuth client (its secret is never printed, `Debug` included).
+    pub fn demo_client(&self) -> OAuthClient {
         #[cfg(feature = "embedded")]
         {
             let d = self.server.demo_client();
-            Client {
+            OAuthClient {
                 client_id: d.client_id,
                 client_secret: d.client_secret,
                 redirect_uri: d.redirect_uri,

@@ -2,9 +2,9 @@
 //! implementation of the trading platform's six operations and gives a verdict CI can gate
 //! on (exit 0 / 1 / 2 / 3).
 //!
-//! Data flows one way: spec and contract files → cases ([`plan`], [`contracts`]) →
-//! requests ([`request`]) → answers ([`transport`]) → verdicts ([`checks`]) → reports
-//! ([`report`]). The harness knows the API only through `spec/openapi.yaml` (its schemas,
+//! Data flows one way: spec and contract files → cases (`plan`, `contracts`) → requests
+//! (`request`, `runner/`) → answers ([`transport`]) → verdicts (`checks/`, named by the
+//! [`registry`]) → reports (`report/`). The harness knows the API only through `spec/openapi.yaml` (its schemas,
 //! responses and `x-` rules) and the contract files; with no `--base-url` it starts the
 //! reference server in-process and runs against it.
 
@@ -28,6 +28,7 @@ mod fixtures;
 mod header;
 mod known;
 mod plan;
+mod redact;
 mod replay;
 mod report;
 mod request;
@@ -47,7 +48,7 @@ pub use runner::Exchange;
 use contracts::Contracts;
 use fixtures::Fixtures;
 use outcome::{CheckResult, Totals};
-use request::Secrets;
+use redact::Secrets;
 use runner::{CaseReport, Context};
 use schema::Validators;
 use spec::Spec;

@@ -292,7 +292,7 @@ impl Spec {
         })?)
     }
 
-    /// Parses the spec built into the binary ([`crate::builtin::SPEC`]).
+    /// Parses the spec built into the binary (`builtin::SPEC`).
     pub fn load_builtin() -> Result<Spec, HarnessError> {
         let (name, text) = crate::builtin::SPEC;
         Ok(Spec::from_source(&Source {

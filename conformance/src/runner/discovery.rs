@@ -215,26 +215,31 @@ mod tests {
         format!("http://{addr}/v1")
     }
 
-    #[tokio::test]
-    async fn try_each_stops_at_the_first_value_whose_captures_all_resolve() {
-        let ctx = context(&stub().await);
-        let mut vars = Vars::default();
-        vars.set("ids", serde_json::json!([1, 2, 3]));
-        let steps = [Discover {
+    /// A step trying each of `${ids}` as `masterid`, at most `max` of them.
+    fn limits(max: usize, capture: &[(&str, &str)]) -> Discover {
+        Discover {
             id: "limits".into(),
             request: request("listCategoryPositionLimits", Vec::new()),
             try_each: Some(TryEach {
                 param: "masterid".into(),
                 values: "${ids}".into(),
-                max: 10,
+                max,
             }),
-            capture: vec![
-                ("category".into(), "$param".into()),
-                ("limit".into(), "/0/id".into()),
-            ],
+            capture: capture
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
             each: None,
             collect: Vec::new(),
-        }];
+        }
+    }
+
+    #[tokio::test]
+    async fn try_each_stops_at_the_first_value_whose_captures_all_resolve() {
+        let ctx = context(&stub().await);
+        let mut vars = Vars::default();
+        vars.set("ids", serde_json::json!([1, 2, 3]));
+        let steps = [limits(10, &[("category", "$param"), ("limit", "/0/id")])];
         let report = discover(&ctx, &steps, &mut vars, &mut 100).await;
         assert_eq!(report.exchanges.len(), 2, "value 3 is never tried");
         assert_eq!(vars.get("category"), Some(&serde_json::json!(2)));
@@ -250,18 +255,7 @@ mod tests {
         let ctx = context(&stub().await);
         let mut vars = Vars::default();
         vars.set("ids", serde_json::json!([1, 3]));
-        let steps = [Discover {
-            id: "limits".into(),
-            request: request("listCategoryPositionLimits", Vec::new()),
-            try_each: Some(TryEach {
-                param: "masterid".into(),
-                values: "${ids}".into(),
-                max: 1,
-            }),
-            capture: vec![("limit".into(), "/0/id".into())],
-            each: None,
-            collect: Vec::new(),
-        }];
+        let steps = [limits(1, &[("limit", "/0/id")])];
         let report = discover(&ctx, &steps, &mut vars, &mut 100).await;
         assert_eq!(report.exchanges.len(), 1, "`max` bounds the tries");
         assert_eq!(vars.get("limit"), None);

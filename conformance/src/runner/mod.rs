@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::auth::OAuth;
 use crate::outcome::CheckResult;
-use crate::request::Secrets;
+use crate::redact::Secrets;
 use crate::schema::Validators;
 use crate::spec::Spec;
 use crate::transport::Transport;
@@ -100,8 +100,8 @@ pub(crate) mod test_support {
     use super::Context;
     use crate::auth::{CodeSource, OAuth};
     use crate::case::{AuthMode, Case, Expect, RequestTemplate, Step};
+    use crate::redact::Secrets;
     use crate::registry::Check;
-    use crate::request::Secrets;
     use crate::schema::Validators;
     use crate::spec::{Level, Spec};
     use crate::transport::Transport;

@@ -7,7 +7,8 @@ use serde_json::Value;
 use super::Context;
 use super::step::{LAST_CODE_VAR, needs_code};
 use crate::case::{BodyTemplate, Case, Step};
-use crate::request::{Built, Secrets};
+use crate::redact::Secrets;
+use crate::request::Built;
 use crate::transport::{Response, TransportError};
 use crate::vars::Vars;
 
