@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::registry::CheckId;
 use crate::spec::{Level, RejectionShape, Style};
 
 /// What `Authorization` header a request carries.
@@ -142,7 +143,7 @@ pub struct Case {
     /// The operation it is reported under.
     pub operation: String,
     /// The check its expectation reports under.
-    pub check: String,
+    pub check: CheckId,
     /// The level of its expectation.
     pub level: Level,
     /// The requests.
@@ -153,8 +154,6 @@ pub struct Case {
     pub skip: Option<String>,
     /// Variables that must hold at least this many items, else the case is skipped.
     pub requires: Vec<(String, usize)>,
-    /// Where it came from (`derived` or a contract file).
-    pub source: String,
     /// The most any finding of this case counts, whatever the rule's own level, except
     /// `not_a_server_error` (DECISIONS row 20). Set to `Should` where the decisions leave
     /// the reading of the input itself to the server (characters outside the BMP, row 18),

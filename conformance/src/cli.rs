@@ -33,12 +33,34 @@ pub struct Args {
     /// oauth.client_id / client_secret / redirect_uri / code / authorize_url).
     #[arg(long)]
     pub fixtures: Option<PathBuf>,
-    /// Only these operations (operationId; repeatable).
-    #[arg(long)]
+    /// Only these operations (operationId; repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',')]
     pub operation: Vec<String>,
-    /// Only these checks (repeatable).
-    #[arg(long)]
+    /// Leave these operations out (repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub exclude_operation: Vec<String>,
+    /// Only the operations carrying one of these tags of the spec (repeatable or
+    /// comma-separated; adds to --operation).
+    #[arg(long, value_delimiter = ',')]
+    pub tag: Vec<String>,
+    /// Leave out the operations carrying one of these tags (repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub exclude_tag: Vec<String>,
+    /// Only these checks (repeatable or comma-separated; `--list-checks` names them).
+    #[arg(long, value_delimiter = ',')]
     pub check: Vec<String>,
+    /// Leave these checks out (repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub exclude_check: Vec<String>,
+    /// Most requests the data sweep sends (every category's limits, every limit, every
+    /// scope name of the fixtures, several search texts); what it cannot read within the
+    /// budget is reported as a skipped sweep.
+    #[arg(long, default_value_t = 5000)]
+    pub max_requests: usize,
+    /// Exit 0 rather than 3 when MUST checks could not run for want of a credential or
+    /// fixture (the run is still reported as incomplete).
+    #[arg(long)]
+    pub allow_incomplete: bool,
     /// Count SHOULD breaches as failures.
     #[arg(long)]
     pub strict: bool,
@@ -62,6 +84,10 @@ pub struct Args {
     /// Write a JSON report here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Write a self-contained HTML report here (no network fetches: open it from a CI
+    /// artifact).
+    #[arg(long)]
+    pub html: Option<PathBuf>,
     /// Write every exchange here (secrets redacted), for `--replay` against another target.
     #[arg(long, conflicts_with = "replay")]
     pub record: Option<PathBuf>,
@@ -75,9 +101,81 @@ pub struct Args {
     /// binary].
     #[arg(long, value_name = "DIR")]
     pub contracts: Option<PathBuf>,
+    /// A YAML file of accepted failures (check, case or operation; reason; ticket;
+    /// optional `expires` date): a matching failure is reported as known and does not fail
+    /// the run until the entry expires.
+    #[arg(long, value_name = "FILE")]
+    pub known_failures: Option<PathBuf>,
     /// No progress bar and no live failure lines (the summary is still printed).
     #[arg(long)]
     pub quiet: bool,
+    /// A header sent with every request, `NAME:VALUE` (repeatable; an API key, a tenant).
+    /// Its value is a secret: reports and curl lines show `$NAME` instead (see
+    /// `--public-header`).
+    #[arg(short = 'H', long = "header", value_name = "NAME:VALUE", value_parser = parse_header)]
+    pub headers: Vec<(String, String)>,
+    /// Like `--header`, for a value that is not secret and may be printed.
+    #[arg(long = "public-header", value_name = "NAME:VALUE", value_parser = parse_header)]
+    pub public_headers: Vec<(String, String)>,
+    /// A PEM file of CA certificates the target's TLS certificate may chain to, beside the
+    /// built-in roots (a staging server with a private CA).
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+    /// Accept any TLS certificate of the target (self-signed, expired, wrong name).
+    #[arg(long)]
+    pub insecure: bool,
+    /// Send every request through this proxy (`http://`, `https://` or `socks5://` URL;
+    /// without it the usual `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` variables apply).
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
+    /// Start at most this many requests per second, evenly spaced, so that a staging
+    /// server's rate limiter is never hit: `10`, `10/s` or `600/m`.
+    #[arg(long, value_name = "N/s", value_parser = parse_rate)]
+    pub rate_limit: Option<f64>,
+    /// Print every check the run can report (name, family, level, where the level comes
+    /// from, what it judges), with the contract files' own, and exit without a run.
+    #[arg(long)]
+    pub list_checks: bool,
+}
+
+/// `NAME:VALUE`, with a header name HTTP accepts and a value it can carry.
+fn parse_header(s: &str) -> Result<(String, String), String> {
+    let (name, value) = s
+        .split_once(':')
+        .ok_or_else(|| "expected NAME:VALUE".to_string())?;
+    let name = name.trim();
+    let value = value.trim();
+    reqwest::header::HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| format!("`{name}` is not a valid header name"))?;
+    reqwest::header::HeaderValue::from_str(value)
+        .map_err(|_| format!("the value of `{name}` holds characters a header cannot carry"))?;
+    Ok((name.to_ascii_lowercase(), value.to_string()))
+}
+
+/// Requests per second from `N`, `N/s` or `N/m`.
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let (n, per) = match s.split_once('/') {
+        Some((n, unit)) => (
+            n,
+            match unit.trim() {
+                "s" | "sec" | "second" => 1.0,
+                "m" | "min" | "minute" => 60.0,
+                other => return Err(format!("unknown unit `{other}`: use /s or /m")),
+            },
+        ),
+        None => (s, 1.0),
+    };
+    let n: f64 = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("not a number of requests: {n}"))?;
+    let rate = n / per;
+    if !(rate > 0.0 && rate <= 10_000.0) {
+        return Err(format!(
+            "the rate must be above 0 and at most 10000/s (got {s})"
+        ));
+    }
+    Ok(rate)
 }
 
 fn parse_seconds(s: &str) -> Result<Duration, String> {
@@ -112,5 +210,56 @@ impl Args {
             args: Args,
         }
         Wrapper::parse_from(["conformance"]).args
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_is_name_colon_value() {
+        assert_eq!(
+            parse_header("X-Api-Key: abc:def").unwrap(),
+            ("x-api-key".to_string(), "abc:def".to_string())
+        );
+        assert!(parse_header("no-colon").is_err());
+        assert!(parse_header("bad name:v").is_err());
+        assert!(parse_header("x:line\nbreak").is_err());
+    }
+
+    #[test]
+    fn lists_take_commas_or_repeats() {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Wrapper {
+            #[command(flatten)]
+            args: Args,
+        }
+        let a = Wrapper::parse_from([
+            "conformance",
+            "--exclude-operation",
+            "a,b",
+            "--exclude-operation",
+            "c",
+            "--check",
+            "x,y",
+            "--tag",
+            "Risks",
+        ])
+        .args;
+        assert_eq!(a.exclude_operation, ["a", "b", "c"]);
+        assert_eq!(a.check, ["x", "y"]);
+        assert_eq!(a.tag, ["Risks"]);
+    }
+
+    #[test]
+    fn rate_takes_a_unit() {
+        assert_eq!(parse_rate("10").unwrap(), 10.0);
+        assert_eq!(parse_rate("10/s").unwrap(), 10.0);
+        assert_eq!(parse_rate("600/m").unwrap(), 10.0);
+        assert!(parse_rate("0").is_err());
+        assert!(parse_rate("5/h").is_err());
+        assert!(parse_rate("x/s").is_err());
     }
 }

@@ -13,6 +13,7 @@ use crate::case::{
     AssertKind, Assertion, AuthMode, BodyTemplate, Case, Expect, RequestTemplate, Step,
 };
 use crate::error::HarnessError;
+use crate::registry::{Check, CheckId, Declared, Registry};
 use crate::spec::{Level, Spec};
 
 #[derive(Debug, Deserialize)]
@@ -27,6 +28,8 @@ struct FileDoc {
     #[serde(default)]
     defaults: BTreeMap<String, DefaultsDoc>,
     #[serde(default)]
+    checks: BTreeMap<String, String>,
+    #[serde(default)]
     cases: Vec<CaseDoc>,
 }
 
@@ -40,7 +43,16 @@ struct DiscoverDoc {
     params: Map<String, Value>,
     #[serde(default)]
     try_each: Option<TryEach>,
+    /// The data sweep: the request is sent for every value (within `max` and the run's
+    /// `--max-requests`), and every answer is judged.
+    #[serde(default)]
+    each: Option<TryEach>,
+    #[serde(default)]
     capture: BTreeMap<String, String>,
+    /// (variable, pointer) whose values are gathered from every answer of `each` into one
+    /// list.
+    #[serde(default)]
+    collect: BTreeMap<String, String>,
 }
 
 /// Send the request once per value of a list variable until every capture resolves.
@@ -75,18 +87,14 @@ struct CaseDoc {
     id: String,
     #[serde(rename = "operationId", default)]
     operation_id: Option<String>,
-    #[serde(default = "default_check")]
-    check: String,
+    #[serde(default)]
+    check: Option<String>,
     level: Level,
     #[serde(default)]
     description: Option<String>,
     #[serde(default)]
     requires: BTreeMap<String, usize>,
     steps: Vec<StepDoc>,
-}
-
-fn default_check() -> String {
-    "contract".into()
 }
 
 #[derive(Debug, Deserialize)]
@@ -171,6 +179,10 @@ pub struct Discover {
     pub try_each: Option<TryEach>,
     /// (variable, pointer); pointer `$param` is the value `try_each` used.
     pub capture: Vec<(String, String)>,
+    /// The sweep: every value of a list variable, each answer judged.
+    pub each: Option<TryEach>,
+    /// (variable, pointer): values gathered from every answer of `each` into one list.
+    pub collect: Vec<(String, String)>,
 }
 
 /// Default inputs of one operation, replacing the spec's examples.
@@ -195,6 +207,8 @@ pub struct Contracts {
     pub cases: Vec<Case>,
     /// Variables the files read from `--fixtures` without a default (`fixtures:`).
     pub fixture_vars: BTreeSet<String>,
+    /// The built-in checks and those the files declare (`checks:`).
+    pub registry: Registry,
     /// Names some section can bind: `vars`, `fixtures`, discovery and step captures.
     bindable: BTreeSet<String>,
     /// Every `${name}` used: (file, line, name), checked once all files are loaded.
@@ -313,20 +327,38 @@ impl Contracts {
                 None,
             )
             .map_err(|(l, m)| err(l, m))?;
-            if let Some(t) = &d.try_each
-                && spec
+            if d.try_each.is_some() && d.each.is_some() {
+                return Err(err(
+                    lines.find(at, "each", None),
+                    format!("{}: `try_each` and `each` exclude each other", d.id),
+                ));
+            }
+            if !d.collect.is_empty() && d.each.is_none() {
+                return Err(err(
+                    lines.find(at, "collect", None),
+                    format!("{}: `collect` gathers the answers of `each`", d.id),
+                ));
+            }
+            for t in d.try_each.iter().chain(&d.each) {
+                if spec
                     .operation(&d.operation_id)
                     .and_then(|o| o.param(&t.param))
                     .is_none()
-            {
-                return Err(err(
-                    lines.find(at, "param", Some(&t.param)),
-                    format!("{}: no parameter {}", d.operation_id, t.param),
-                ));
+                {
+                    return Err(err(
+                        lines.find(at, "param", Some(&t.param)),
+                        format!("{}: no parameter {}", d.operation_id, t.param),
+                    ));
+                }
             }
             self.note_refs(name, &lines, at, &Value::Object(d.params.clone()));
-            if let Some(t) = &d.try_each {
+            for t in d.try_each.iter().chain(&d.each) {
                 self.note_refs(name, &lines, at, &Value::String(t.values.clone()));
+            }
+            for (var, ptr) in &d.collect {
+                self.bindable.insert(var.clone());
+                check_pointer(spec, &d.operation_id, ptr)
+                    .map_err(|m| err(lines.find(at, var, Some(ptr)), m))?;
             }
             for (var, ptr) in &d.capture {
                 self.bindable.insert(var.clone());
@@ -340,6 +372,8 @@ impl Contracts {
                 request,
                 try_each: d.try_each,
                 capture: d.capture.into_iter().collect(),
+                each: d.each,
+                collect: d.collect.into_iter().collect(),
             });
         }
         for (op_id, dflt) in doc.defaults {
@@ -368,8 +402,44 @@ impl Contracts {
                 },
             );
         }
+        for (check, description) in doc.checks {
+            let line = lines.find(0, &check, None);
+            if let Some(known) = self.registry.resolve(&check) {
+                let whose = match known {
+                    CheckId::Builtin(_) => "a built-in check".to_string(),
+                    CheckId::Declared(_) => self
+                        .registry
+                        .declared
+                        .iter()
+                        .find(|d| *d.name == *check)
+                        .map_or_else(String::new, |d| format!("declared in {}", d.file)),
+                };
+                return Err(err(
+                    line,
+                    format!("check `{check}` is already {whose}: declare each check once"),
+                ));
+            }
+            self.registry.declared.push(Declared {
+                name: check.into(),
+                description,
+                file: name.to_string(),
+            });
+        }
         for c in doc.cases {
             let case_line = lines.find(0, "id", Some(&c.id));
+            let check = match &c.check {
+                None => CheckId::Builtin(Check::Contract),
+                Some(given) => self.registry.resolve(given).ok_or_else(|| {
+                    err(
+                        lines.find(case_line, "check", Some(given)),
+                        format!(
+                            "case {}: unknown check `{given}`; declare it under `checks:` in this file or an earlier one, or name one of: {}",
+                            c.id,
+                            self.registry.names().join(", ")
+                        ),
+                    )
+                })?,
+            };
             if c.steps.is_empty() {
                 return Err(err(case_line, format!("case {} has no steps", c.id)));
             }
@@ -477,13 +547,12 @@ impl Contracts {
             self.cases.push(Case {
                 id,
                 operation,
-                check: c.check,
+                check,
                 level: c.level,
                 steps,
                 serial,
                 skip: None,
                 requires: c.requires.into_iter().collect(),
-                source: name.rsplit('/').next().unwrap_or(name).to_string(),
                 cap: None,
             });
         }

@@ -1,6 +1,9 @@
 //! The reference server as the run's default target. Behind the `embedded` feature (on by
 //! default) so the harness can be built alone to test third-party servers.
 
+use crate::auth::OAuthClient;
+use crate::error::HarnessError;
+
 /// How to start the embedded server (faults for the harness's own tests).
 #[cfg(feature = "embedded")]
 pub type ServerConfig = reference_server::Config;
@@ -12,16 +15,6 @@ pub struct ServerConfig {
     _nothing: (),
 }
 
-/// The demo OAuth client of the embedded server.
-pub struct Client {
-    /// Client id.
-    pub client_id: String,
-    /// Client secret.
-    pub client_secret: String,
-    /// Redirect URI.
-    pub redirect_uri: String,
-}
-
 /// A running embedded server.
 pub struct Embedded {
     #[cfg(feature = "embedded")]
@@ -30,21 +23,23 @@ pub struct Embedded {
 
 impl Embedded {
     /// Starts the server on a free port of 127.0.0.1.
-    pub async fn spawn(config: ServerConfig) -> Result<Embedded, String> {
+    pub async fn spawn(config: ServerConfig) -> Result<Embedded, HarnessError> {
         #[cfg(feature = "embedded")]
         {
             reference_server::spawn(config)
                 .await
                 .map(|server| Embedded { server })
-                .map_err(|e| format!("cannot start the reference server: {e}"))
+                .map_err(|e| {
+                    HarnessError::Embedded(format!("cannot start the reference server: {e}"))
+                })
         }
         #[cfg(not(feature = "embedded"))]
         {
             let _ = config;
-            Err(
+            Err(HarnessError::Embedded(
                 "this build has no embedded reference server (feature `embedded`): give --base-url"
                     .into(),
-            )
+            ))
         }
     }
 
@@ -64,12 +59,12 @@ impl Embedded {
         unreachable!("never constructed without the feature")
     }
 
-    /// The demo OAuth client.
-    pub fn demo_client(&self) -> Client {
+    /// The demo OAuth client (its secret is never printed, `Debug` included).
+    pub fn demo_client(&self) -> OAuthClient {
         #[cfg(feature = "embedded")]
         {
             let d = self.server.demo_client();
-            Client {
+            OAuthClient {
                 client_id: d.client_id,
                 client_secret: d.client_secret,
                 redirect_uri: d.redirect_uri,

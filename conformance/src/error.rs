@@ -1,4 +1,7 @@
 //! Errors that stop a run before or instead of a verdict: each maps to exit code 2.
+//! One variant per kind of cause, so callers (and tests) can tell them apart.
+
+use std::path::PathBuf;
 
 /// A run could not be carried out as asked.
 #[derive(Debug, thiserror::Error)]
@@ -6,9 +9,16 @@ pub enum HarnessError {
     /// The spec could not be read or understood (with pointer and line).
     #[error("spec error: {0}")]
     Spec(#[from] spec_model::SpecError),
-    /// A schema of the spec could not be compiled into a validator.
-    #[error("spec error: {0}")]
-    Schema(String),
+    /// A response schema of the spec could not be compiled into a validator.
+    #[error("spec error: {operation}: response {status} schema {problem}")]
+    Schema {
+        /// The operation declaring it.
+        operation: String,
+        /// The response status.
+        status: String,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// A contract file is malformed or names something the spec lacks.
     #[error("contract error: {file}:{line}: {message}")]
     Contract {
@@ -22,7 +32,21 @@ pub enum HarnessError {
     /// Command-line or fixtures problem.
     #[error("configuration error: {0}")]
     Config(String),
-    /// The embedded server or the report files failed.
+    /// The embedded reference server could not start (or this build has none).
     #[error("{0}")]
-    Io(String),
+    Embedded(String),
+    /// The HTTP client could not be built.
+    #[error("cannot build HTTP client: {0}")]
+    HttpClient(#[source] reqwest::Error),
+    /// The JUnit report could not be rendered.
+    #[error("cannot render the JUnit report: {0}")]
+    Junit(#[from] quick_junit::SerializeError),
+    /// A report file could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The report file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
 }

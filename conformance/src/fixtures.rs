@@ -52,6 +52,26 @@ impl std::fmt::Debug for Fixtures {
 }
 
 impl Fixtures {
+    /// These fixtures with the command line's (and the environment's) OAuth settings in
+    /// place of their own; a code given explicitly is used rather than one the authorize
+    /// step would fetch.
+    pub fn overridden_by(mut self, args: &crate::cli::Args) -> Fixtures {
+        for (given, slot) in [
+            (&args.client_id, &mut self.client_id),
+            (&args.client_secret, &mut self.client_secret),
+            (&args.redirect_uri, &mut self.redirect_uri),
+            (&args.auth_code, &mut self.code),
+        ] {
+            if let Some(v) = given {
+                *slot = Some(v.clone());
+            }
+        }
+        if args.auth_code.is_some() {
+            self.authorize_url = None;
+        }
+        self
+    }
+
     /// Reads a fixtures file.
     pub fn load(path: &Path) -> Result<Fixtures, HarnessError> {
         let text = std::fs::read_to_string(path).map_err(|e| {

@@ -1,65 +1,66 @@
 //! The conformance harness: replays spec-derived checks and contract cases against any
 //! implementation of the trading platform's six operations and gives a verdict CI can gate
-//! on (exit 0 / 1 / 2).
+//! on (exit 0 / 1 / 2 / 3).
 //!
-//! Data flows one way: spec and contract files → cases ([`plan`], [`contracts`]) →
-//! requests ([`request`]) → answers ([`transport`]) → verdicts ([`checks`]) → reports
-//! ([`report`]). The harness knows the API only through `spec/openapi.yaml` (its schemas,
+//! Data flows one way: spec and contract files → cases (`plan`, `contracts`) → requests
+//! (`request`, `runner/`) → answers ([`transport`]) → verdicts (`checks/`, named by the
+//! [`registry`]) → reports (`report/`). The harness knows the API only through `spec/openapi.yaml` (its schemas,
 //! responses and `x-` rules) and the contract files; with no `--base-url` it starts the
 //! reference server in-process and runs against it.
 
-pub mod auth;
-pub mod builtin;
-pub mod case;
-pub mod checks;
+// Used from outside the crate (the binary, the tests, the benches, xtask's arguments).
 pub mod cli;
-pub mod contracts;
 pub mod embedded;
 pub mod error;
-pub mod fixtures;
 pub mod outcome;
-pub mod plan;
-pub mod replay;
-pub mod report;
-pub mod request;
-pub mod runner;
-pub mod schema;
+pub mod registry;
 pub mod spec;
 pub mod transport;
-pub mod vars;
 
-use std::collections::BTreeSet;
+// The harness's own rooms.
+mod auth;
+mod builtin;
+mod case;
+mod checks;
+mod config;
+mod contracts;
+mod fixtures;
+mod header;
+mod known;
+mod plan;
+mod redact;
+mod replay;
+mod report;
+mod request;
+mod runner;
+mod schema;
+mod selection;
+mod vars;
+
 use std::sync::Arc;
 
 use serde_json::Value;
 
 pub use cli::Args;
 pub use error::HarnessError;
+pub use runner::Exchange;
 
 use contracts::Contracts;
 use fixtures::Fixtures;
 use outcome::{CheckResult, Totals};
-use request::Secrets;
-use runner::{CaseReport, Context, Exchange};
+use redact::Secrets;
+use runner::{CaseReport, Context};
 use schema::Validators;
-use spec::{Rule, RuleCheck, Spec};
+use spec::Spec;
 use transport::Transport;
 use vars::Vars;
 
 /// The fixtures used against the embedded reference server: what its data set holds.
 const REFERENCE_FIXTURES: &str = include_str!("reference_fixtures.yaml");
 
-/// The checks every answer gets.
-pub const GENERIC_CHECKS: &[&str] = &[
-    "not_a_server_error",
-    "status_code_conformance",
-    "content_type_conformance",
-    "response_schema_conformance",
-];
-
 /// What a run produced.
 pub struct Outcome {
-    /// 0 no failure, 1 a failure, 2 the run could not be carried out.
+    /// 0 no failure, 1 a failure, 3 incomplete ([`EXIT_INCOMPLETE`]); errors are 2.
     pub exit_code: u8,
     /// Every result in case order.
     pub results: Vec<CheckResult>,
@@ -91,6 +92,18 @@ pub fn main_with(args: Args) -> u8 {
             return 2;
         }
     };
+    if args.list_checks {
+        return match list_checks(&args) {
+            Ok(table) => {
+                print!("{table}");
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                2
+            }
+        };
+    }
     let outcome = runtime.block_on(execute(&args, embedded::ServerConfig::default()));
     match outcome {
         Ok(o) => {
@@ -104,6 +117,20 @@ pub fn main_with(args: Args) -> u8 {
     }
 }
 
+/// The check registry as `--list-checks` prints it: the built-in checks and those the
+/// contract files (`--contracts`, or the built-in ones) declare.
+pub fn list_checks(args: &Args) -> Result<String, HarnessError> {
+    let spec = match &args.spec {
+        Some(path) => Spec::load(path)?,
+        None => Spec::load_builtin()?,
+    };
+    let contracts = match &args.contracts {
+        Some(dir) => Contracts::load_dir(dir, &spec)?,
+        None => Contracts::load_builtin(&spec)?,
+    };
+    Ok(contracts.registry.render())
+}
+
 /// Runs against `args.base_url`, or against a reference server started with `server`
 /// when no URL is given (tests pass faults this way), and writes the requested reports.
 pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outcome, HarnessError> {
@@ -111,49 +138,34 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         Some(path) => Spec::load(path)?,
         None => Spec::load_builtin()?,
     };
-    let validators = Validators::compile(&spec).map_err(HarnessError::Schema)?;
+    let validators = Validators::compile(&spec)?;
     let contracts = match &args.contracts {
         Some(dir) => Contracts::load_dir(dir, &spec)?,
         None => Contracts::load_builtin(&spec)?,
     };
-    check_filters(args, &spec, &contracts)?;
-    check_header_values(args)?;
-    if args.record.is_some() && args.replay.is_some() {
-        return Err(HarnessError::Config(
-            "--record cannot be combined with --replay (a replay sends no new exchanges to record)"
-                .into(),
-        ));
-    }
+    let selection = selection::Selection::from_args(args, &spec, &contracts)?;
+    config::check_args(args)?;
+    let known = match &args.known_failures {
+        Some(path) => {
+            let known = known::KnownFailures::load(path).map_err(HarnessError::Config)?;
+            known.check_names(&contracts.registry, &spec).map_err(|e| {
+                HarnessError::Config(format!("known failures {}: {e}", path.display()))
+            })?;
+            known
+        }
+        None => known::KnownFailures::default(),
+    };
     // A record file is read and checked before anything is started or sent.
     let recorded = match &args.replay {
         Some(path) => Some(replay::load(path, &spec)?),
         None => None,
     };
-    if args.workers == 0 || args.workers > 256 {
-        return Err(HarnessError::Config(
-            "--workers must be between 1 and 256".into(),
-        ));
-    }
     let embedded = match &args.base_url {
         Some(_) => None,
-        None => Some(
-            embedded::Embedded::spawn(server)
-                .await
-                .map_err(HarnessError::Io)?,
-        ),
+        None => Some(embedded::Embedded::spawn(server).await?),
     };
     let base_url = match (&args.base_url, &embedded) {
-        (Some(u), _) => {
-            let parsed = reqwest::Url::parse(u)
-                .map_err(|e| HarnessError::Config(format!("--base-url {u}: {e}")))?;
-            if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-                return Err(HarnessError::Config(format!(
-                    "--base-url {u}: must be an http:// or https:// URL with a host (got scheme `{}`)",
-                    parsed.scheme()
-                )));
-            }
-            u.trim_end_matches('/').to_string()
-        }
+        (Some(u), _) => config::base_url(u)?,
         (None, Some(s)) => s.base_url(),
         (None, None) => {
             return Err(HarnessError::Config(
@@ -164,32 +176,22 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     let fixtures = match (&args.fixtures, &embedded) {
         (Some(p), _) => {
             let f = Fixtures::load(p)?;
-            check_fixture_keys(p, &f, &contracts)?;
+            config::check_fixture_keys(p, &f, &contracts)?;
             f
         }
         (None, Some(_)) => Fixtures::parse(REFERENCE_FIXTURES).map_err(HarnessError::Config)?,
         (None, None) => Fixtures::default(),
     };
-    let mut fixtures = fixtures;
-    // The command line and the environment override the fixtures' OAuth settings.
-    for (given, slot) in [
-        (&args.client_id, &mut fixtures.client_id),
-        (&args.client_secret, &mut fixtures.client_secret),
-        (&args.redirect_uri, &mut fixtures.redirect_uri),
-        (&args.auth_code, &mut fixtures.code),
-    ] {
-        if let Some(v) = given {
-            *slot = Some(v.clone());
-        }
-    }
-    if args.auth_code.is_some() {
-        // A code given explicitly is used rather than one the authorize step would fetch.
-        fixtures.authorize_url = None;
-    }
-    let transport = Transport::new(args.timeout)
-        .map_err(HarnessError::Io)?
+    let fixtures = fixtures.overridden_by(args);
+    let transport = Transport::with_options(args.timeout, &config::transport_options(args)?)?
         .with_wait_budget(args.max_wait);
     let mut secrets = Secrets::new(spec.secret_fields.clone());
+    for (name, value) in &args.headers {
+        secrets.add_header(name, value, true);
+    }
+    for (name, value) in &args.public_headers {
+        secrets.add_header(name, value, false);
+    }
 
     let (oauth, token) = auth::credentials(
         &spec,
@@ -236,6 +238,17 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         oauth,
     ));
 
+    let header = header::RunHeader {
+        target: ctx.secrets.redact_in_url(&base_url),
+        embedded: embedded.is_some(),
+        spec: ctx.spec.identity.clone(),
+        seed: args.seed,
+        selection: selection.describe(),
+        credentials: credentials_present(args, ctx.token.is_some(), client.is_some(), &fixtures),
+    };
+    if !args.quiet {
+        println!("{}", header.render());
+    }
     let (results, exchanges) = if let Some(recorded) = &recorded {
         (
             replay::replay(
@@ -250,12 +263,28 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             Vec::new(),
         )
     } else {
-        run_all(args, &ctx, &contracts, fixtures.allow_writes, vars).await
+        match run_all(
+            args,
+            &selection,
+            &ctx,
+            &contracts,
+            fixtures.allow_writes,
+            vars,
+        )
+        .await
+        {
+            Ok(ran) => ran,
+            Err(e) => {
+                if let Some(s) = embedded {
+                    s.shutdown().await;
+                }
+                return Err(e);
+            }
+        }
     };
     let results: Vec<CheckResult> = results
         .into_iter()
-        .filter(|r| args.check.is_empty() || args.check.contains(&r.check))
-        .filter(|r| args.operation.is_empty() || args.operation.contains(&r.operation))
+        .filter(|r| selection.check(&r.check) && selection.operation(&r.operation))
         .collect();
     if results.is_empty() {
         // Nothing passes by default: a selection that judged nothing is a usage error, not
@@ -263,36 +292,44 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         if let Some(s) = embedded {
             s.shutdown().await;
         }
-        return Err(HarnessError::Config(empty_selection(
+        return Err(HarnessError::Config(config::empty_selection(
             args,
+            &selection,
             recorded.as_deref(),
         )));
     }
+    let mut results = results;
+    let known_notes = known.apply(&mut results, chrono::Utc::now().date_naive());
     let totals = Totals::of(&results, args.strict);
-    let exit_code = u8::from(totals.failed > 0);
-    let summary = report::terminal::render(&results, args.strict);
-    if let Some(p) = &args.junit {
-        let xml = report::junit::render(&results, args.strict).map_err(HarnessError::Io)?;
-        write(p, &xml)?;
+    let incomplete = outcome::incomplete(&results).count();
+    let exit_code = if totals.failed > 0 {
+        1
+    } else if incomplete > 0 && !args.allow_incomplete {
+        EXIT_INCOMPLETE
+    } else {
+        0
+    };
+    let mut summary = report::terminal::render(&results, args.strict);
+    let mut notes = String::new();
+    if !known_notes.is_empty() {
+        notes.push_str("\nKnown-failure notes:\n");
+        notes.extend(known_notes.iter().map(|n| format!("  {n}\n")));
     }
-    if let Some(p) = &args.json {
-        write(
-            p,
-            &report::json::render(
-                &ctx.secrets.redact_in_url(&base_url),
-                args.seed,
-                args.strict,
-                exit_code,
-                &results,
-            ),
-        )?;
+    if incomplete > 0 {
+        notes.push_str(&incomplete_note(
+            &results,
+            incomplete,
+            args.allow_incomplete,
+        ));
     }
-    if let Some(p) = &args.record {
-        write(
-            p,
-            &serde_json::to_string_pretty(&exchanges).unwrap_or_default(),
-        )?;
+    // Above the totals line, which stays the last.
+    let totals_line = summary.rfind('\n').map_or(0, |i| i + 1);
+    summary.insert_str(totals_line, &notes);
+    if args.quiet {
+        // A quiet run prints no header first: the summary names the target instead.
+        summary.insert_str(0, &header.render());
     }
+    report::write_files(args, &header, exit_code, &results, &exchanges)?;
     if let Some(s) = embedded {
         s.shutdown().await;
     }
@@ -305,14 +342,91 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     })
 }
 
+/// The exit code of a run in which MUST checks could not run for want of a credential or
+/// fixture (and nothing failed): neither green nor red, so CI does not pass it by mistake.
+pub const EXIT_INCOMPLETE: u8 = 3;
+
+/// Why the run is incomplete: the MUST checks that could not run, grouped by reason.
+fn incomplete_note(results: &[CheckResult], count: usize, allowed: bool) -> String {
+    let mut reasons: std::collections::BTreeMap<&str, usize> = Default::default();
+    for r in outcome::incomplete(results) {
+        *reasons.entry(r.message.as_str()).or_default() += 1;
+    }
+    let mut note = format!(
+        "\nINCOMPLETE: {count} MUST check(s) could not run for want of a credential or fixture{}:\n",
+        if allowed {
+            " (accepted by --allow-incomplete)"
+        } else {
+            " (exit 3; --allow-incomplete accepts it, or leave them out with --exclude-operation / --exclude-check)"
+        }
+    );
+    for (why, n) in reasons {
+        note.push_str(&format!("  {n:>3} × {why}\n"));
+    }
+    note
+}
+
+/// The credentials a run has, by name only.
+fn credentials_present(
+    args: &Args,
+    token: bool,
+    oauth_client: bool,
+    fixtures: &Fixtures,
+) -> Vec<String> {
+    let mut present = Vec::new();
+    match (&args.token, token) {
+        (Some(_), _) => present.push("bearer token (given)".to_string()),
+        (None, true) => present.push("bearer token (obtained through OAuth)".to_string()),
+        (None, false) => {}
+    }
+    if oauth_client {
+        present.push("OAuth client".into());
+    }
+    if fixtures.code.is_some() {
+        present.push("authorization code".into());
+    }
+    for (name, _) in &args.headers {
+        present.push(format!("{name} header (secret)"));
+    }
+    for (name, _) in &args.public_headers {
+        present.push(format!("{name} header"));
+    }
+    present
+}
+
+/// A token the target rejects on discovery's secured reads is a configuration problem:
+/// stopping here says so once instead of failing every secured case.
+fn preflight(ctx: &Context, discovery: &CaseReport) -> Result<(), HarnessError> {
+    if ctx.token.is_none() {
+        return Ok(());
+    }
+    let rejected = discovery
+        .exchanges
+        .iter()
+        .find(|e| e.auth.as_deref() == Some("token") && matches!(e.status, Some(401 | 403)));
+    match rejected {
+        Some(e) => Err(HarnessError::Config(format!(
+            "pre-flight: the target answered {} to {} {} sent with the bearer token: it \
+             rejects the token (check --token or the OAuth fixtures); no case was run",
+            e.status.unwrap_or_default(),
+            e.method,
+            e.path
+        ))),
+        None => Ok(()),
+    }
+}
+
 async fn run_all(
     args: &Args,
+    selection: &selection::Selection,
     ctx: &Arc<Context>,
     contracts: &Contracts,
     allow_writes: bool,
     mut vars: Vars,
-) -> (Vec<CheckResult>, Vec<Exchange>) {
-    let discovery = runner::discover(ctx, &contracts.discover, &mut vars).await;
+) -> Result<(Vec<CheckResult>, Vec<Exchange>), HarnessError> {
+    let mut budget = args.max_requests;
+    let discovery = runner::discover(ctx, &contracts.discover, &mut vars, &mut budget).await;
+    preflight(ctx, &discovery)?;
     let mut cases = plan::derive(
         &ctx.spec,
         contracts,
@@ -336,12 +450,7 @@ async fn run_all(
         }
     }
     cases.extend(explicit);
-    let response_level: BTreeSet<String> = response_checks(&ctx.spec);
-    let every_case = args.check.is_empty() || args.check.iter().any(|c| response_level.contains(c));
-    cases.retain(|c| {
-        (args.operation.is_empty() || args.operation.contains(&c.operation))
-            && (every_case || args.check.contains(&c.check))
-    });
+    cases.retain(|c| selection.operation(&c.operation) && selection.runs_case_of(&c.check));
     let progress = report::terminal::Progress::new(cases.len(), args.strict, args.quiet);
     progress.report(&discovery.results);
     let reports: Vec<CaseReport> = runner::run_cases(ctx.clone(), cases, vars, args.workers, |r| {
@@ -355,123 +464,5 @@ async fn run_all(
         results.extend(r.results);
         exchanges.extend(r.exchanges);
     }
-    (results, exchanges)
-}
-
-/// Checks judged on every answer (generic ones and the spec's rules), as opposed to
-/// checks that name a kind of case.
-fn response_checks(spec: &Spec) -> BTreeSet<String> {
-    let mut s: BTreeSet<String> = GENERIC_CHECKS.iter().map(|c| c.to_string()).collect();
-    for op in &spec.operations {
-        for r in &op.rules {
-            if !matches!(r, Rule::Unordered { .. }) {
-                s.insert(r.check_name().to_string());
-            }
-        }
-    }
-    s
-}
-
-fn check_filters(args: &Args, spec: &Spec, contracts: &Contracts) -> Result<(), HarnessError> {
-    for op in &args.operation {
-        if spec.operation(op).is_none() {
-            let known: Vec<&str> = spec.operations.iter().map(|o| o.id.as_str()).collect();
-            return Err(HarnessError::Config(format!(
-                "--operation {op}: no such operation; known: {}",
-                known.join(", ")
-            )));
-        }
-    }
-    let mut known = response_checks(spec);
-    known.extend(plan::DERIVED_CHECKS.iter().map(|c| c.to_string()));
-    for c in &contracts.cases {
-        known.insert(c.check.clone());
-    }
-    known.insert(replay::CHECK.into());
-    known.insert("discovery".into());
-    for c in &args.check {
-        if !known.contains(c) {
-            return Err(HarnessError::Config(format!(
-                "--check {c}: no such check; known: {}",
-                known.into_iter().collect::<Vec<_>>().join(", ")
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Values given on the command line (or in the environment) that go into request headers
-/// must be valid there: a token that cannot be sent would otherwise fail every secured
-/// check and blame the target. The messages never show the value.
-fn check_header_values(args: &Args) -> Result<(), HarnessError> {
-    if let Some(t) = &args.token {
-        if t.trim().is_empty() {
-            return Err(HarnessError::Config(
-                "--token (or CONFORMANCE_TOKEN) is empty: give the bearer token or leave it out"
-                    .into(),
-            ));
-        }
-        // A bearer token is visible ASCII with no spaces (RFC 6750 `b64token`); anything
-        // else cannot be sent as it is, or not as the target would read it.
-        if reqwest::header::HeaderValue::from_str(&format!("Bearer {t}")).is_err()
-            || !t.bytes().all(|b| b.is_ascii_graphic())
-        {
-            return Err(HarnessError::Config(
-                "--token (or CONFORMANCE_TOKEN) cannot be sent in an Authorization header: \
-                 it may hold only visible ASCII characters, with no spaces, line breaks or \
-                 control characters (value not shown)"
-                    .into(),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Why a run judged nothing, naming what selected it.
-fn empty_selection(args: &Args, recorded: Option<&[Exchange]>) -> String {
-    let mut filters = Vec::new();
-    if let Some(p) = &args.replay {
-        filters.push(format!("--replay {}", p.display()));
-    }
-    filters.extend(args.check.iter().map(|c| format!("--check {c}")));
-    filters.extend(args.operation.iter().map(|o| format!("--operation {o}")));
-    let why = match recorded {
-        Some([]) => " (the record file holds no exchange)".to_string(),
-        _ => String::new(),
-    };
-    if filters.is_empty() {
-        format!("the run holds no check{why}; nothing was judged")
-    } else {
-        format!(
-            "the selection {} holds no check{why}; nothing was judged",
-            filters.join(" ")
-        )
-    }
-}
-
-/// A top-level fixtures key must be one the fixtures or the contract files read (`vars`
-/// defaults or `fixtures:` declarations); a misspelt key would otherwise only skip checks.
-fn check_fixture_keys(
-    path: &std::path::Path,
-    fixtures: &Fixtures,
-    contracts: &Contracts,
-) -> Result<(), HarnessError> {
-    let mut known: BTreeSet<String> = fixtures::KEYS.iter().map(|k| k.to_string()).collect();
-    known.extend(contracts.vars.keys().cloned());
-    known.extend(contracts.fixture_vars.iter().cloned());
-    for k in fixtures.vars.keys() {
-        if !known.contains(k) {
-            return Err(HarnessError::Config(format!(
-                "fixtures {}: unknown key `{k}`; known keys: {}",
-                path.display(),
-                known.into_iter().collect::<Vec<_>>().join(", ")
-            )));
-        }
-    }
-    Ok(())
-}
-
-fn write(path: &std::path::Path, text: &str) -> Result<(), HarnessError> {
-    std::fs::write(path, text)
-        .map_err(|e| HarnessError::Io(format!("cannot write {}: {e}", path.display())))
+    Ok((results, exchanges))
 }

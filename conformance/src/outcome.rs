@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::registry::CheckId;
 use crate::spec::Level;
 
 /// The verdict of one check.
@@ -14,6 +15,9 @@ pub enum Verdict {
     Failed,
     /// It could not be judged; `message` says why.
     Skipped,
+    /// It failed, as an entry of `--known-failures` says it will; `message` names the
+    /// entry's ticket and reason. It does not fail the run.
+    Known,
 }
 
 /// What came back, bounded for reports.
@@ -40,8 +44,8 @@ pub struct CheckResult {
     pub case: String,
     /// The operation reported under.
     pub operation: String,
-    /// The check name.
-    pub check: String,
+    /// The check it reports under.
+    pub check: CheckId,
     /// Level of the expectation judged.
     pub level: Level,
     /// The verdict.
@@ -54,6 +58,11 @@ pub struct CheckResult {
     pub got: Option<Got>,
     /// A curl line reproducing the request, token as `$TOKEN`.
     pub curl: Option<String>,
+    /// Skipped because an input the run was not given is missing (a credential, or a
+    /// fixture discovery could not find): a MUST check skipped so leaves the run
+    /// incomplete.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub missing_input: bool,
 }
 
 impl CheckResult {
@@ -73,6 +82,7 @@ impl CheckResult {
         match self.verdict {
             Verdict::Passed => ReportedVerdict::Passed,
             Verdict::Skipped => ReportedVerdict::Skipped,
+            Verdict::Known => ReportedVerdict::Known,
             Verdict::Failed if self.is_failure(strict) => ReportedVerdict::Failed,
             Verdict::Failed => ReportedVerdict::Warning,
         }
@@ -92,6 +102,8 @@ pub enum ReportedVerdict {
     Warning,
     /// It could not be judged.
     Skipped,
+    /// A failure listed in `--known-failures`.
+    Known,
 }
 
 /// Counts over a run.
@@ -105,6 +117,8 @@ pub struct Totals {
     pub warnings: usize,
     /// Checks that could not be judged.
     pub skipped: usize,
+    /// Failures listed in `--known-failures`.
+    pub known: usize,
 }
 
 impl Totals {
@@ -117,8 +131,17 @@ impl Totals {
                 ReportedVerdict::Skipped => t.skipped += 1,
                 ReportedVerdict::Failed => t.failed += 1,
                 ReportedVerdict::Warning => t.warnings += 1,
+                ReportedVerdict::Known => t.known += 1,
             }
         }
         t
     }
+}
+
+/// The MUST checks that could not run for want of a credential or fixture: any makes the
+/// run incomplete (exit 3 unless `--allow-incomplete`).
+pub fn incomplete(results: &[CheckResult]) -> impl Iterator<Item = &CheckResult> {
+    results
+        .iter()
+        .filter(|r| r.missing_input && r.verdict == Verdict::Skipped && r.level == Level::Must)
 }

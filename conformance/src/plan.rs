@@ -11,6 +11,7 @@ use crate::case::{
     AssertKind, Assertion, AuthMode, BodyTemplate, Case, Expect, RequestTemplate, Step,
 };
 use crate::contracts::Contracts;
+use crate::registry::Check;
 use crate::spec::{Level, Location, Operation, Rule, Spec};
 
 /// A small deterministic generator (SplitMix64): enough to vary test strings by seed
@@ -97,7 +98,7 @@ impl Builder<'_> {
     fn push(
         &mut self,
         name: String,
-        check: &str,
+        check: Check,
         level: Level,
         request: RequestTemplate,
         expect: Expect,
@@ -122,7 +123,6 @@ impl Builder<'_> {
             serial: writes,
             skip,
             requires: Vec::new(),
-            source: "derived".into(),
             cap: None,
         });
     }
@@ -317,7 +317,7 @@ fn unknown_path(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
     b.cases.push(Case {
         id: format!("{}/unknown-path", op.id),
         operation: op.id.clone(),
-        check: "unknown_path".into(),
+        check: Check::UnknownPath.into(),
         level,
         steps: vec![Step {
             request,
@@ -331,7 +331,6 @@ fn unknown_path(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
         serial: false,
         skip: None,
         requires: Vec::new(),
-        source: "derived".into(),
         cap: None,
     });
 }
@@ -340,7 +339,7 @@ fn positive(b: &mut Builder, base: &Base) {
     let op = b.op;
     b.push(
         "positive".into(),
-        "positive_data_acceptance",
+        Check::PositiveDataAcceptance,
         Level::Must,
         request(op, base.params.clone(), base.body.clone(), AuthMode::Token),
         Expect::Success,
@@ -363,7 +362,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
             .collect();
         b.push(
             format!("missing-param/{}", p.name),
-            "negative_data_rejection",
+            Check::NegativeDataRejection,
             Level::Must,
             request(op, params, base.body.clone(), AuthMode::Token),
             malformed(op),
@@ -414,7 +413,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
                 .collect();
             b.push(
                 name,
-                "negative_data_rejection",
+                Check::NegativeDataRejection,
                 level,
                 request(op, params, base.body.clone(), AuthMode::Token),
                 malformed(op),
@@ -429,7 +428,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
         m.remove(&f);
         b.push(
             format!("missing-field/{f}"),
-            "negative_data_rejection",
+            Check::NegativeDataRejection,
             Level::Must,
             request(
                 op,
@@ -449,7 +448,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
             m.insert(f.clone(), bad);
             b.push(
                 format!("mistyped-field/{f}"),
-                "negative_data_rejection",
+                Check::NegativeDataRejection,
                 Level::Must,
                 request(
                     op,
@@ -464,7 +463,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
     b.cases.push(Case {
         id: format!("{}/unparsable-body", op.id),
         operation: op.id.clone(),
-        check: "negative_data_rejection".into(),
+        check: Check::NegativeDataRejection.into(),
         level: Level::Must,
         steps: vec![Step {
             request: raw_body_request(op, base, "application/json", "{\"unterminated\": ".into()),
@@ -479,7 +478,6 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
             None
         },
         requires: Vec::new(),
-        source: "derived".into(),
         cap: None,
     });
     // A body far over the spec's `x-max-body` (valid JSON padded with spaces), where the
@@ -498,7 +496,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
         };
         b.push(
             "payload-too-large".into(),
-            "payload_too_large",
+            Check::PayloadTooLarge,
             level,
             request,
             expect,
@@ -520,7 +518,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
         };
         b.push(
             "unsupported-media-type".into(),
-            "unsupported_media_type",
+            Check::UnsupportedMediaType,
             Level::Must,
             request,
             expect,
@@ -532,7 +530,7 @@ fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng, non_bmp:
     let (Some(decl), Some(Value::Object(body))) = (&op.body, &base.body) else {
         return;
     };
-    let mut variants: Vec<(String, String, Map<String, Value>, Level)> = Vec::new();
+    let mut variants: Vec<(String, Check, Map<String, Value>, Level)> = Vec::new();
     let with = |pairs: &[(&str, String)]| {
         let mut m = body.clone();
         for (k, v) in pairs {
@@ -552,7 +550,7 @@ fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng, non_bmp:
                 let v = rng.string(alphabet, n);
                 variants.push((
                     format!("{f}={n}-{label}"),
-                    "length_boundaries".into(),
+                    Check::LengthBoundaries,
                     with(&[(&f, v)]),
                     Level::Must,
                 ));
@@ -565,7 +563,7 @@ fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng, non_bmp:
         {
             variants.push((
                 format!("{f}=empty"),
-                "length_boundaries".into(),
+                Check::LengthBoundaries,
                 with(&[(&f, String::new())]),
                 Level::Must,
             ));
@@ -573,7 +571,7 @@ fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng, non_bmp:
         if schema.get("pattern").is_some() {
             variants.push((
                 format!("{f}=blank"),
-                "length_boundaries".into(),
+                Check::LengthBoundaries,
                 with(&[(&f, "   ".into())]),
                 Level::Must,
             ));
@@ -602,7 +600,7 @@ fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng, non_bmp:
                     .collect();
                 variants.push((
                     format!("combined={total}-{label}"),
-                    "combined_length".into(),
+                    Check::CombinedLength,
                     with(&pairs),
                     level,
                 ));
@@ -617,7 +615,7 @@ fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng, non_bmp:
         let level = level.max(predicted_level);
         b.push(
             name,
-            &check,
+            check,
             level,
             request(op, base.params.clone(), Some(bodyv), AuthMode::Token),
             expect,
@@ -659,7 +657,7 @@ fn ignored_auth(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
     ] {
         b.push(
             format!("ignored-auth/{name}"),
-            "ignored_auth",
+            Check::IgnoredAuth,
             rej.level,
             request(op, params.clone(), body.clone(), mode),
             expect.clone(),
@@ -698,7 +696,7 @@ fn undeclared_method(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) 
     b.cases.push(Case {
         id: format!("{}/undeclared-method/{method}", op.id),
         operation: op.id.clone(),
-        check: "undeclared_method".into(),
+        check: Check::UndeclaredMethod.into(),
         level,
         steps: vec![Step {
             request,
@@ -713,7 +711,6 @@ fn undeclared_method(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) 
         serial: false,
         skip: None,
         requires: Vec::new(),
-        source: "derived".into(),
         cap: None,
     });
 }
@@ -765,40 +762,22 @@ fn encodings(b: &mut Builder, op: &Operation, base: &Base) {
         b.cases.push(Case {
             id: format!("{}/encodings/{}", op.id, p.name),
             operation: op.id.clone(),
-            check: ALTERNATE_ENCODINGS.into(),
+            check: Check::AlternateEncodings.into(),
             level: Level::Must,
             steps,
             serial: op.writes(),
             skip: None,
             requires: Vec::new(),
-            source: "derived".into(),
             cap: None,
         });
     }
 }
-
-/// The check name of the list-encoding cases, which the runner judges across their steps.
-pub const ALTERNATE_ENCODINGS: &str = "alternate_encodings";
 
 /// Padding in the payload-too-large case, in multiples of the spec's `x-max-body`: far
 /// enough over that any limit near it triggers, yet (for a limit of some KiB) small enough
 /// to sit in loopback socket buffers, so a server that answers before reading it all is
 /// still heard.
 const PAYLOAD_FACTOR: usize = 4;
-
-/// The check names of derived cases (each case reports its expectation under one).
-pub const DERIVED_CHECKS: &[&str] = &[
-    "positive_data_acceptance",
-    "negative_data_rejection",
-    "length_boundaries",
-    "combined_length",
-    "ignored_auth",
-    "unsupported_media_type",
-    "payload_too_large",
-    "undeclared_method",
-    "unknown_path",
-    ALTERNATE_ENCODINGS,
-];
 
 #[cfg(test)]
 mod tests {
@@ -891,13 +870,13 @@ mod tests {
         assert!(
             update
                 .iter()
-                .filter(|c| c.check != "ignored_auth" && c.check != "undeclared_method")
+                .filter(|c| c.check != Check::IgnoredAuth && c.check != Check::UndeclaredMethod)
                 .all(|c| c.skip.is_some())
         );
         assert!(
             update
                 .iter()
-                .filter(|c| c.check == "ignored_auth")
+                .filter(|c| c.check == Check::IgnoredAuth)
                 .all(|c| c.skip.is_none())
         );
     }
@@ -913,7 +892,10 @@ mod tests {
                 allow_writes: true,
             },
         );
-        let unknown: Vec<_> = cases.iter().filter(|c| c.check == "unknown_path").collect();
+        let unknown: Vec<_> = cases
+            .iter()
+            .filter(|c| c.check == Check::UnknownPath)
+            .collect();
         assert_eq!(unknown.len(), 1);
         let path = unknown[0].steps[0].request.path.as_deref().unwrap();
         assert!(spec.operations.iter().all(|o| o.path != path));

@@ -11,13 +11,12 @@ use serde_json::Value;
 use crate::auth::OAuth;
 use crate::error::HarnessError;
 use crate::outcome::{CheckResult, Got, Verdict};
-use crate::request::{Secrets, curl_line};
-use crate::runner::Exchange;
+use crate::redact::Secrets;
+use crate::registry::Check;
+use crate::request::curl_line;
+use crate::runner::{Exchange, recorded_text};
 use crate::spec::{Level, Spec};
 use crate::transport::{Request, Transport};
-
-/// The check name differences are reported under.
-pub const CHECK: &str = "replay_consistency";
 
 /// Reads a record file and checks each entry (see [`validate`]).
 pub fn load(path: &Path, spec: &Spec) -> Result<Vec<Exchange>, HarnessError> {
@@ -297,7 +296,7 @@ pub async fn replay(
             step: ex.step,
             case: ex.case.clone(),
             operation: ex.operation.clone(),
-            check: CHECK.into(),
+            check: Check::ReplayConsistency.into(),
             level: Level::Must,
             verdict: Verdict::Passed,
             message: String::new(),
@@ -307,6 +306,7 @@ pub async fn replay(
             ),
             got: None,
             curl: None,
+            missing_input: false,
         };
         let mut fill = Fill {
             token,
@@ -416,11 +416,7 @@ pub async fn replay(
                     .json
                     .as_ref()
                     .map(|j| secrets.redact_json(j))
-                    .unwrap_or_else(|| {
-                        Value::String(secrets.redact(&String::from_utf8_lossy(
-                            &resp.body[..resp.body.len().min(64 * 1024)],
-                        )))
-                    });
+                    .unwrap_or_else(|| recorded_text(secrets, &resp.body));
                 result.got = Some(Got {
                     status: Some(resp.status),
                     headers: Vec::new(),

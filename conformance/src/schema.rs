@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
+use crate::error::HarnessError;
 use crate::spec::Spec;
 
 /// Compiled validators keyed by (operationId, status, media type).
@@ -15,7 +16,7 @@ pub struct Validators {
 
 impl Validators {
     /// Compiles every response schema of the spec.
-    pub fn compile(spec: &Spec) -> Result<Validators, String> {
+    pub fn compile(spec: &Spec) -> Result<Validators, HarnessError> {
         let mut components = spec.doc.get("components").cloned().unwrap_or(json!({}));
         inject_integer_ranges(&mut components);
         let mut compiled = HashMap::new();
@@ -26,20 +27,20 @@ impl Validators {
                     let mut root = schema.clone();
                     inject_integer_ranges(&mut root);
                     let Value::Object(map) = &mut root else {
-                        return Err(format!(
-                            "{}: response {} schema is not an object",
-                            op.id, resp.status
-                        ));
+                        return Err(HarnessError::Schema {
+                            operation: op.id.clone(),
+                            status: resp.status.clone(),
+                            problem: "is not an object".into(),
+                        });
                     };
                     map.insert("components".into(), components.clone());
                     let validator =
                         jsonschema::draft202012::options()
                             .build(&root)
-                            .map_err(|e| {
-                                format!(
-                                    "{}: response {} schema does not compile: {e}",
-                                    op.id, resp.status
-                                )
+                            .map_err(|e| HarnessError::Schema {
+                                operation: op.id.clone(),
+                                status: resp.status.clone(),
+                                problem: format!("does not compile: {e}"),
                             })?;
                     compiled.insert(
                         (op.id.clone(), resp.status.clone(), mime.clone()),

@@ -164,36 +164,6 @@ pub struct ResponseSpec {
     pub content: Vec<(String, Option<Value>)>,
 }
 
-/// The name a rule's check reports under.
-pub trait RuleCheck {
-    /// The check name.
-    fn check_name(&self) -> &'static str;
-}
-
-impl RuleCheck for Rule {
-    fn check_name(&self) -> &'static str {
-        rule_check_name(self)
-    }
-}
-
-fn rule_check_name(rule: &Rule) -> &'static str {
-    match rule {
-        Rule::FieldsEqual { .. } => "fields_equal",
-        Rule::FieldsNonEmpty { .. } => "fields_non_empty",
-        Rule::FieldsAbsent { .. } => "fields_absent",
-        Rule::FieldOneOf { .. } => "field_one_of",
-        Rule::EchoesRequest { .. } => "echoes_request",
-        Rule::PreservesOtherFields { .. } => "preserves_other_fields",
-        Rule::ItemsFieldEqualsParam { .. } => "items_field_equals_param",
-        Rule::FieldEqualsParam { .. } => "field_equals_param",
-        Rule::ItemsFieldInParam { .. } => "items_field_in_param",
-        Rule::ItemsUnique { .. } => "items_unique",
-        Rule::MaxItemsParam { .. } => "max_items_param",
-        Rule::ItemsContainParam { .. } => "items_contain_param",
-        Rule::Unordered { .. } => "unordered",
-    }
-}
-
 /// One operation of the spec.
 #[derive(Debug, Clone)]
 pub struct Operation {
@@ -215,6 +185,8 @@ pub struct Operation {
     pub rules: Vec<Rule>,
     /// `x-business-error`: body fields of a 2xx that report a failure when non-empty.
     pub business_error: Vec<String>,
+    /// The operation's tags (for `--tag` / `--exclude-tag`).
+    pub tags: Vec<String>,
 }
 
 impl Operation {
@@ -267,6 +239,9 @@ pub struct AuthRejection {
 pub struct Decisions {
     /// `x-server-errors`: the level of "never 5xx", when the spec states it.
     pub server_errors: Option<Level>,
+    /// `x-undeclared-status`: the level of an answer whose status its operation does not
+    /// declare; SHOULD when unstated (OpenAPI does not require every status declared).
+    pub undeclared_status: Level,
     /// `x-unknown-path`: status and level of the answer to an undeclared path.
     pub unknown_path: Option<(u16, Level)>,
     /// `x-undeclared-method`: status, whether `Allow` is required, and level.
@@ -290,6 +265,20 @@ pub struct Spec {
     pub auth_rejection: AuthRejection,
     /// Property names marked `x-secret: true` anywhere in the components.
     pub secret_fields: BTreeSet<String>,
+    /// `info.title`, `info.version` and a digest of the document's text, for the run
+    /// header: which spec a report judged against.
+    pub identity: Identity,
+}
+
+/// Which spec a run used.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Identity {
+    /// `info.title`.
+    pub title: String,
+    /// `info.version`.
+    pub version: String,
+    /// SHA-256 of the document's text, hex, first 16 digits.
+    pub digest: String,
 }
 
 impl Spec {
@@ -303,7 +292,7 @@ impl Spec {
         })?)
     }
 
-    /// Parses the spec built into the binary ([`crate::builtin::SPEC`]).
+    /// Parses the spec built into the binary (`builtin::SPEC`).
     pub fn load_builtin() -> Result<Spec, HarnessError> {
         let (name, text) = crate::builtin::SPEC;
         Ok(Spec::from_source(&Source {
@@ -330,12 +319,22 @@ impl Spec {
         }
         .build()
         .map_err(|l| source.error(l))?;
+        let identity = Identity {
+            title: model.info.title.clone().unwrap_or_default(),
+            version: model.info.version.clone().unwrap_or_default(),
+            digest: {
+                use sha2::Digest as _;
+                let hash = sha2::Sha256::digest(source.text.as_bytes());
+                hash.iter().take(8).map(|b| format!("{b:02x}")).collect()
+            },
+        };
         Ok(Spec {
             decisions: decisions(&model),
             doc,
             operations,
             auth_rejection,
             secret_fields,
+            identity,
         })
     }
 
@@ -349,6 +348,10 @@ impl Spec {
 fn decisions(model: &OpenApi) -> Decisions {
     Decisions {
         server_errors: model.server_errors.as_ref().map(|s| s.level),
+        undeclared_status: model
+            .undeclared_status
+            .as_ref()
+            .map_or(Level::Should, |u| u.level),
         unknown_path: model.unknown_path.as_ref().map(|r| (r.status, r.level)),
         undeclared_method: model
             .undeclared_method
@@ -564,6 +567,11 @@ impl<'a> View<'a> {
                 .as_ref()
                 .map(|b| b.fields.clone())
                 .unwrap_or_default(),
+            tags: op
+                .tags
+                .iter()
+                .filter_map(|t| t.as_str().map(str::to_owned))
+                .collect(),
         })
     }
 

@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use reqwest::Url;
+
+use crate::error::HarnessError;
 use serde_json::Value;
 
 /// Largest body read; more fails the request as "body too large".
@@ -122,18 +124,88 @@ pub struct Transport {
     max_body: usize,
     /// What is left of the run's wait budget, shared by every clone and every request.
     budget: Arc<Mutex<Duration>>,
+    /// `--header`s, sent with every request that does not set the header itself.
+    headers: Arc<Vec<(String, String)>>,
+    /// `--rate-limit`, shared by every clone.
+    pacer: Option<Arc<Pacer>>,
+}
+
+/// How the run reaches the target beyond the defaults: headers on every request, TLS
+/// trust, a proxy and a pace (`--header`, `--ca-cert`, `--insecure`, `--proxy`,
+/// `--rate-limit`). Not `Debug`: header values may be secrets.
+#[derive(Clone, Default)]
+pub struct Options {
+    /// Sent with every request that does not set the header itself.
+    pub headers: Vec<(String, String)>,
+    /// PEM text of extra CA certificates.
+    pub ca_pem: Option<Vec<u8>>,
+    /// Accept any certificate.
+    pub insecure: bool,
+    /// Proxy URL for every request.
+    pub proxy: Option<String>,
+    /// Most requests started per second.
+    pub rate: Option<f64>,
+}
+
+/// Spaces request starts evenly: each takes the next free slot, so no burst ever exceeds
+/// the rate (a token bucket would allow one).
+#[derive(Debug)]
+struct Pacer {
+    interval: Duration,
+    next: tokio::sync::Mutex<tokio::time::Instant>,
+}
+
+impl Pacer {
+    async fn wait_turn(&self) {
+        let start = {
+            let mut next = self.next.lock().await;
+            let now = tokio::time::Instant::now();
+            let start = (*next).max(now);
+            *next = start + self.interval;
+            start
+        };
+        tokio::time::sleep_until(start).await;
+    }
 }
 
 impl Transport {
     /// A client that follows no redirects (a redirect is an answer to judge, not to chase).
-    pub fn new(timeout: Duration) -> Result<Transport, String> {
+    pub fn new(timeout: Duration) -> Result<Transport, HarnessError> {
+        Transport::with_options(timeout, &Options::default())
+    }
+
+    /// Like [`Transport::new`], reaching the target as `options` say; a CA file without a
+    /// certificate or an unusable proxy URL is a configuration error.
+    pub fn with_options(timeout: Duration, options: &Options) -> Result<Transport, HarnessError> {
+        let certs = match &options.ca_pem {
+            Some(pem) => reqwest::Certificate::from_pem_bundle(pem).map_err(|e| {
+                HarnessError::Config(format!("cannot read the CA certificates: {e}"))
+            })?,
+            None => Vec::new(),
+        };
+        if options.ca_pem.is_some() && certs.is_empty() {
+            return Err(HarnessError::Config(
+                "the CA certificate file holds no PEM certificate".into(),
+            ));
+        }
+        let proxy = match &options.proxy {
+            Some(url) => Some(
+                reqwest::Proxy::all(url.as_str())
+                    .map_err(|e| HarnessError::Config(format!("cannot use proxy {url}: {e}")))?,
+            ),
+            None => None,
+        };
         let build = |idle: usize| {
-            reqwest::Client::builder()
+            let mut b = reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .connect_timeout(timeout)
                 .pool_max_idle_per_host(idle)
-                .build()
-                .map_err(|e| format!("cannot build HTTP client: {e}"))
+                .tls_certs_merge(certs.clone())
+                .tls_danger_accept_invalid_certs(options.insecure);
+            if let Some(p) = &proxy {
+                b = b.proxy(p.clone());
+            }
+            b.build().map_err(HarnessError::HttpClient)
         };
         Ok(Transport {
             client: build(32)?,
@@ -141,6 +213,13 @@ impl Transport {
             timeout,
             max_body: MAX_BODY,
             budget: Arc::new(Mutex::new(DEFAULT_WAIT_BUDGET)),
+            headers: Arc::new(options.headers.clone()),
+            pacer: options.rate.map(|rate| {
+                Arc::new(Pacer {
+                    interval: Duration::from_secs_f64(1.0 / rate),
+                    next: tokio::sync::Mutex::new(tokio::time::Instant::now()),
+                })
+            }),
         })
     }
 
@@ -236,11 +315,19 @@ impl Transport {
         client: &reqwest::Client,
         req: &Request,
     ) -> Result<Response, Exchange> {
+        if let Some(p) = &self.pacer {
+            p.wait_turn().await;
+        }
         let started = Instant::now();
         let work = async {
             let mut builder = client.request(req.method.clone(), req.url.clone());
             for (k, v) in &req.headers {
                 builder = builder.header(k, v);
+            }
+            for (k, v) in self.headers.iter() {
+                if !req.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(k)) {
+                    builder = builder.header(k, v);
+                }
             }
             if let Some((ctype, bytes)) = &req.body {
                 builder = builder.header("content-type", ctype).body(bytes.clone());

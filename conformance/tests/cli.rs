@@ -26,7 +26,15 @@ fn bin() -> Command {
 
 /// Replaces the OS-chosen port so snapshots are stable.
 fn scrub(text: &str, base_url: &str) -> String {
-    text.replace(base_url.trim_end_matches("/v1"), "http://127.0.0.1:PORT")
+    let text = text.replace(base_url.trim_end_matches("/v1"), "http://127.0.0.1:PORT");
+    // The spec's digest changes with every edit of the spec; its place is what counts.
+    match text.find("(sha256 ") {
+        Some(i) => {
+            let end = text[i..].find(')').map_or(text.len(), |e| i + e);
+            format!("{}(sha256 DIGEST{}", &text[..i], &text[end..])
+        }
+        None => text,
+    }
 }
 
 /// Leaves of a JSON value replaced by their type; arrays reduced to their first item.
@@ -180,7 +188,7 @@ fn usage_and_config_errors_are_exit_2() {
 }
 
 #[test]
-fn the_binary_passes_the_clean_server_and_never_prints_the_token() {
+fn the_binary_stops_on_a_rejected_token_and_never_prints_it() {
     let out = bin()
         .args([
             "--quiet",
@@ -188,18 +196,61 @@ fn the_binary_passes_the_clean_server_and_never_prints_the_token() {
             "super-secret-token-value",
             "--operation",
             "suggestRiskCategories",
-            "--check",
-            "ignored_auth",
         ])
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    // The given token is unknown to the fresh reference server, so ignored_auth still passes
-    // (its cases send no valid token) while nothing prints the token.
-    assert!(!text.contains("super-secret-token-value"));
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The fresh reference server never issued this token: the pre-flight step finds it
+    // rejected on discovery's secured read and stops with a configuration error, instead
+    // of failing every secured case.
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("pre-flight"), "{stderr}");
+    assert!(stderr.contains("rejects the token"), "{stderr}");
+    assert!(!stdout.contains("super-secret-token-value"));
+    assert!(!stderr.contains("super-secret-token-value"));
+}
+
+#[test]
+fn list_checks_prints_the_registry() {
+    let out = bin().arg("--list-checks").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    insta::assert_snapshot!("list_checks", String::from_utf8_lossy(&out.stdout));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_check_in_a_contract_file_is_exit_2_naming_file_and_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("contracts");
+    for e in std::fs::read_dir(&root).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "yaml") {
+            let text = std::fs::read_to_string(&p).unwrap();
+            // A typo in one case's check name (declared as `finds_matching`).
+            let text = text.replacen("check: finds_matching", "check: finds_matchng", 1);
+            std::fs::write(dir.path().join(p.file_name().unwrap()), text).unwrap();
+        }
+    }
+    let out = bin()
+        .arg("--contracts")
+        .arg(dir.path())
+        .arg("--list-checks")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("30-scopes.yaml:"), "{err}");
+    assert!(err.contains("unknown check `finds_matchng`"), "{err}");
+    // The same file is refused by a run too, before anything is sent.
+    let mut a = args();
+    a.contracts = Some(dir.path().to_path_buf());
+    let e = match execute(&a, Default::default()).await {
+        Ok(_) => panic!("a contract file with an unknown check ran"),
+        Err(e) => e,
+    };
     assert!(
-        text.trim_end().ends_with("3 passed, 0 failed, 0 skipped"),
-        "{text}"
+        matches!(e, conformance::HarnessError::Contract { ref file, .. } if file.ends_with("30-scopes.yaml")),
+        "{e}"
     );
+    assert!(e.to_string().contains("finds_matchng"), "{e}");
 }

@@ -18,7 +18,10 @@ fn catcher(f: Fault) -> (&'static str, bool) {
         "limit-ignored" => ("max_items_param", false),
         "combined-rule-off-by-one" | "bytes-counted" => ("combined_length", false),
         "deps-leaks-other-category" => ("items_field_equals_param", false),
-        "enum-misspelled" | "required-field-dropped" => ("response_schema_conformance", false),
+        "enum-misspelled"
+        | "required-field-dropped"
+        | "deep-enum-misspelled"
+        | "deep-required-field-dropped" => ("response_schema_conformance", false),
         "update-clobbers-address" => ("preserves_other_fields", false),
         "server-error-on-unknown-id" | "stall" => ("not_a_server_error", false),
         "error-on-success" => ("fields_equal", false),
@@ -100,4 +103,39 @@ async fn every_fault_fails_the_run_with_its_check() {
         }
     }
     assert!(missed.is_empty(), "faults not caught: {missed:#?}");
+}
+
+/// The deep faults sit in records the first category's limits never show: only the data
+/// sweep reads them. With its request budget at zero the run cannot see them (and says it
+/// did not read them); with the default budget it catches both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_data_sweep_reaches_the_deep_faults() {
+    for fault in [Fault::DeepEnumMisspelled, Fault::DeepRequiredFieldDropped] {
+        let config = || Config {
+            faults: vec![fault],
+            ..Config::default()
+        };
+        let blind = execute(
+            &Args {
+                max_requests: 0,
+                ..common::embedded_args()
+            },
+            config(),
+        )
+        .await
+        .expect("run completes");
+        assert_eq!(blind.exit_code, 0, "{fault}: caught without the sweep?");
+        assert!(
+            blind.summary.contains("the --max-requests budget is spent"),
+            "{}",
+            blind.summary
+        );
+        let swept = execute(&common::embedded_args(), config())
+            .await
+            .expect("run completes");
+        assert_eq!(swept.exit_code, 1, "{fault}: not caught by the sweep");
+        assert!(swept.results.iter().any(|r| r.verdict == Verdict::Failed
+            && r.check == "response_schema_conformance"
+            && r.case.starts_with("discover/sweep-")));
+    }
 }

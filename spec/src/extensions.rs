@@ -333,6 +333,18 @@ pub struct UndeclaredRoute {
     pub decision: Option<Value>,
 }
 
+/// `x-undeclared-status` (root): how binding it is that every answer has a status its
+/// operation declares (OpenAPI does not require a document to list every status).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UndeclaredStatus {
+    /// The level of a verdict on an answer whose status the operation does not declare.
+    pub level: Level,
+    /// The decision row behind it.
+    #[serde(default)]
+    pub decision: Option<Value>,
+}
+
 /// `x-max-body` (root): the largest request body a server must accept, and the answer
 /// to a larger one.
 #[derive(Debug, Clone, Deserialize)]

@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::extensions::{
     BodyLimit, BusinessError, ConstraintLevels, EncodingLevels, Level, NonBmp, Penalty, Rejection,
     RejectionResponse, RejectionShape, Rule, ServerErrors, TokenRefresh, UndeclaredRoute,
+    UndeclaredStatus,
 };
 
 /// Prose that OpenAPI says is a string (`summary`, `description`). Real-world documents
@@ -75,6 +76,10 @@ pub struct OpenApi {
     /// `x-undeclared-method`: the answer to a method a declared path does not take.
     #[serde(rename = "x-undeclared-method")]
     pub undeclared_method: Option<UndeclaredRoute>,
+    /// `x-undeclared-status`: the level of an answer with a status its operation does not
+    /// declare.
+    #[serde(rename = "x-undeclared-status")]
+    pub undeclared_status: Option<UndeclaredStatus>,
     /// `x-max-body`: the request-body limit.
     #[serde(rename = "x-max-body")]
     pub max_body: Option<BodyLimit>,

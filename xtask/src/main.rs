@@ -4,6 +4,7 @@
 //! when `generated/` does not, and `cargo xtask codegen` can always rewrite it.
 
 mod bench;
+mod browser;
 mod child;
 mod codegen;
 mod conformance;
@@ -43,7 +44,11 @@ enum Command {
     Schemathesis(schemathesis::Args),
     /// Install Stoplight Prism and run the conformance crate's Prism tests against its mock.
     Prism(prism::Args),
-    /// Run the whole test suite: cargo tests, spec validation, Schemathesis, Prism.
+    /// Install Chromium and run the conformance crate's headless-browser test of the HTML
+    /// report.
+    Browser,
+    /// Run the whole test suite: cargo tests, spec validation, Schemathesis, Prism, the
+    /// browser test.
     Test(test::Args),
     /// Benchmarks whose figures go into BENCHMARKS.md.
     Bench(bench::Args),
@@ -58,6 +63,7 @@ fn main() -> ExitCode {
         Command::ValidateSpec(args) => validate_spec::run(args),
         Command::Schemathesis(args) => schemathesis::run(args),
         Command::Prism(args) => prism::run(args),
+        Command::Browser => browser::run(),
         Command::Test(args) => test::run(args),
         Command::Bench(args) => bench::run(args),
     }

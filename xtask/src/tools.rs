@@ -105,3 +105,38 @@ pub fn npm_tool(package: &str, bin: &str) -> Result<PathBuf, String> {
         .map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
     Ok(exe)
 }
+
+/// A program from a Debian package (`apt-get install`), for tools that cannot live under
+/// `target/tools/` (a browser). Returns the program's path when it is on `PATH` already;
+/// otherwise installs the package, which needs root (CI and the project's machines run as
+/// root). Not pinned: Debian's stable archive is the pin.
+pub fn debian_program(package: &str, program: &str) -> Result<PathBuf, String> {
+    if let Some(found) = on_path(program) {
+        return Ok(found);
+    }
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !root {
+        return Err(format!(
+            "`{program}` is not installed and installing Debian's `{package}` needs root: \
+             run `apt-get install {package}` as root"
+        ));
+    }
+    eprintln!("installing Debian's {package} (apt-get)");
+    run_checked(Command::new("apt-get").args(["update", "-qq"]))?;
+    run_checked(
+        Command::new("apt-get")
+            .args(["install", "-y", "-qq", "--no-install-recommends", package])
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+    )?;
+    on_path(program).ok_or_else(|| format!("`{package}` installed but `{program}` is not on PATH"))
+}
+
+/// The first `PATH` entry holding an executable named `program`.
+fn on_path(program: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+}

@@ -1,5 +1,6 @@
-//! The router and the layers around it: request logging, the 404/405 answers with an
-//! `errorText` body, and the panic guard.
+//! The router and the layers around it: request logging, the answers to unknown paths and
+//! undeclared methods (status and `Allow` from the spec) with an `errorText` body, and the
+//! panic guard.
 
 use std::any::Any;
 use std::sync::Arc;
@@ -43,7 +44,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
 }
 
 async fn not_found(request: Request) -> Response {
-    ApiError::NotFound(format!(
+    ApiError::UnknownPath(format!(
         "no operation at {}",
         crate::request::excerpt(request.uri().path())
     ))
@@ -52,8 +53,9 @@ async fn not_found(request: Request) -> Response {
 
 /// One line per request: method, path (never the query, which may carry a code or a
 /// state), status and latency; headers and bodies, where tokens live, are not logged.
-/// Also gives axum's own 405 (known path, unrouted method; `Allow` is set by the
-/// router) the `errorText` body every other error has (decision 21).
+/// Also turns axum's own 405 (known path, unrouted method; `Allow` is set by the router)
+/// into the spec's `x-undeclared-method` answer, with the `errorText` body every other
+/// error has.
 async fn log_and_complete(request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
@@ -73,9 +75,19 @@ async fn log_and_complete(request: Request, next: Next) -> Response {
 }
 
 fn with_error_body(response: Response, method: &Method) -> Response {
+    let contract = crate::contract::contract();
     let (mut parts, _) = response.into_parts();
+    parts.status = StatusCode::from_u16(contract.undeclared_method_status).unwrap_or(parts.status);
+    if !contract.undeclared_method_allow {
+        parts.headers.remove(header::ALLOW);
+    }
+    let see = if contract.undeclared_method_allow {
+        "; see the Allow header"
+    } else {
+        ""
+    };
     let body = serde_json::json!({
-        "errorText": format!("method {method} is not allowed on this path; see the Allow header")
+        "errorText": format!("method {method} is not allowed on this path{see}")
     });
     parts.headers.insert(
         header::CONTENT_TYPE,

@@ -1,5 +1,5 @@
-//! What the server takes from the spec instead of code: the body of a `401` and the
-//! request-body limit, read once through `spec_model` from the spec built into the binary.
+//! What the server takes from the spec instead of code: the `401` answer, the body limit and
+//! the answers to unknown paths and undeclared methods, read once through `spec_model`.
 //!
 //! The spec is the project's truth (`spec/README.md`); a server that hard-coded these
 //! would drift from it silently. A unit test keeps the built-in spec readable.
@@ -22,6 +22,13 @@ pub(crate) struct Contract {
     pub(crate) unauthorized_text: String,
     /// The largest request body accepted, in bytes (`x-max-body`).
     pub(crate) max_body: usize,
+    /// Status of the answer to a path the spec does not declare (`x-unknown-path`).
+    pub(crate) unknown_path_status: u16,
+    /// Status of the answer to a method a declared path does not take
+    /// (`x-undeclared-method`).
+    pub(crate) undeclared_method_status: u16,
+    /// Whether that answer carries `Allow` naming the methods the path takes.
+    pub(crate) undeclared_method_allow: bool,
 }
 
 /// The contract, read on first use.
@@ -52,10 +59,18 @@ fn read(text: &str) -> Result<Contract, String> {
         .as_ref()
         .and_then(|b| usize::try_from(b.bytes).ok())
         .ok_or("no x-max-body")?;
+    let unknown_path = spec.unknown_path.as_ref().ok_or("no x-unknown-path")?;
+    let undeclared_method = spec
+        .undeclared_method
+        .as_ref()
+        .ok_or("no x-undeclared-method")?;
     Ok(Contract {
         unauthorized_status: rejection.status,
         unauthorized_text,
         max_body,
+        unknown_path_status: unknown_path.status,
+        undeclared_method_status: undeclared_method.status,
+        undeclared_method_allow: undeclared_method.allow_header,
     })
 }
 
@@ -67,5 +82,29 @@ mod tests {
         assert_eq!(c.unauthorized_status, 401);
         assert_eq!(c.unauthorized_text, "Access is denied");
         assert_eq!(c.max_body, 64 * 1024);
+        assert_eq!(c.unknown_path_status, 404);
+        assert_eq!(
+            (c.undeclared_method_status, c.undeclared_method_allow),
+            (405, true)
+        );
+    }
+
+    #[test]
+    fn the_route_answers_follow_the_spec_not_the_code() {
+        let text = super::SPEC
+            .replace(
+                "x-unknown-path:\n  status: 404",
+                "x-unknown-path:\n  status: 400",
+            )
+            .replace(
+                "x-undeclared-method:\n  status: 405\n  allow-header: true",
+                "x-undeclared-method:\n  status: 400\n  allow-header: false",
+            );
+        let c = super::read(&text).expect("readable");
+        assert_eq!(c.unknown_path_status, 400);
+        assert_eq!(
+            (c.undeclared_method_status, c.undeclared_method_allow),
+            (400, false)
+        );
     }
 }

@@ -44,8 +44,10 @@ pub enum ApiError {
     BadRequest(String),
     /// 401: missing, malformed, unknown or expired token (decision 1b).
     Unauthorized,
-    /// 404: unknown id or path (decisions 3, 21).
+    /// 404: unknown id (decision 3).
     NotFound(String),
+    /// A path the spec does not declare: the spec's `x-unknown-path` status.
+    UnknownPath(String),
     /// 413: body over the spec's `x-max-body`.
     PayloadTooLarge,
     /// 408: the body did not arrive within the server's read timeout.
@@ -65,6 +67,10 @@ impl ApiError {
                     .unwrap_or(StatusCode::UNAUTHORIZED)
             }
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::UnknownPath(_) => {
+                StatusCode::from_u16(crate::contract::contract().unknown_path_status)
+                    .unwrap_or(StatusCode::NOT_FOUND)
+            }
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -87,6 +93,7 @@ impl ApiError {
             ),
             ApiError::BadRequest(t)
             | ApiError::NotFound(t)
+            | ApiError::UnknownPath(t)
             | ApiError::UnsupportedMediaType(t)
             | ApiError::Internal(t) => t.clone(),
         }

@@ -86,6 +86,12 @@ faults! {
     /// A successful token exchange says `token_type: mac`.
     TokenTypeWrong = "token-type-wrong":
         "a successful token exchange has token_type \"mac\"; caught by the fields-equal rule token_type = Bearer (SHOULD, decision 10: fails under --strict)",
+    /// One position limit deep in the data set has a `totalBy` outside the enum.
+    DeepEnumMisspelled = "deep-enum-misspelled":
+        "the last position limit of the data set (in the last category, never the first one discovery picks) is sent with totalBy lower-cased; caught by response_schema_conformance on the data sweep's deps and item answers",
+    /// One position limit deep in the data set lacks its required `active` field.
+    DeepRequiredFieldDropped = "deep-required-field-dropped":
+        "the last-but-one position limit of the data set (in another category than the first) is sent without its required `active`; caught by response_schema_conformance on the data sweep's deps and item answers",
     /// Any syntactically valid bearer token is accepted on `deps`.
     UnknownTokenAccepted = "unknown-token-accepted":
         "categoryPositionLimit/deps accepts any well-formed bearer token, known or not; caught by ignored_auth with an unknown token (MUST, decision 1)",

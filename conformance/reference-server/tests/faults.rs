@@ -40,6 +40,17 @@ async fn probe(fault: Fault, server: &RunningServer) -> Value {
                 .await
                 .2
         }
+        // The deep records: the last limit (category 7) and the last but one (category 6).
+        Fault::DeepEnumMisspelled => {
+            get(&format!("{base}/categoryPositionLimit/deps?masterid=7"), t)
+                .await
+                .2
+        }
+        Fault::DeepRequiredFieldDropped => {
+            get(&format!("{base}/categoryPositionLimit/deps?masterid=6"), t)
+                .await
+                .2
+        }
         Fault::UpdateClobbersAddress | Fault::UpdateKeepsOldNames => {
             let body =
                 json!({"firstName": "New", "lastName": "Name", "country": "X", "phone": "Y"});

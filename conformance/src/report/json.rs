@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::header::RunHeader;
+
 use crate::outcome::{CheckResult, Got, ReportedVerdict, Totals};
 use crate::spec::Level;
 
@@ -13,6 +15,8 @@ pub struct JsonReport<'a> {
     pub format: u32,
     /// The target's base URL.
     pub target: &'a str,
+    /// Target, spec, seed, selection and credentials present (the run header).
+    pub run: &'a RunHeader,
     /// The seed of generated values.
     pub seed: u64,
     /// Whether SHOULD breaches counted as failures.
@@ -21,6 +25,9 @@ pub struct JsonReport<'a> {
     pub totals: Totals,
     /// Exit code of the run.
     pub exit_code: u8,
+    /// MUST checks that could not run for want of a credential or fixture; the run is
+    /// incomplete when there are any.
+    pub incomplete: usize,
     /// Every result in case order.
     pub results: Vec<JsonResult<'a>>,
 }
@@ -61,7 +68,7 @@ impl<'a> JsonResult<'a> {
             step: r.step,
             case: &r.case,
             operation: &r.operation,
-            check: &r.check,
+            check: r.check.as_str(),
             level: r.level,
             verdict: r.reported_verdict(strict),
             message: &r.message,
@@ -72,22 +79,29 @@ impl<'a> JsonResult<'a> {
     }
 }
 
+impl<'a> JsonReport<'a> {
+    /// The report of a run: its parameters, totals and every result in case order.
+    pub fn new(
+        run: &'a RunHeader,
+        strict: bool,
+        exit_code: u8,
+        results: &'a [CheckResult],
+    ) -> JsonReport<'a> {
+        JsonReport {
+            format: 2,
+            target: &run.target,
+            run,
+            seed: run.seed,
+            strict,
+            totals: Totals::of(results, strict),
+            exit_code,
+            incomplete: crate::outcome::incomplete(results).count(),
+            results: results.iter().map(|r| JsonResult::of(r, strict)).collect(),
+        }
+    }
+}
+
 /// Renders the JSON report.
-pub fn render(
-    target: &str,
-    seed: u64,
-    strict: bool,
-    exit_code: u8,
-    results: &[CheckResult],
-) -> String {
-    let doc = JsonReport {
-        format: 1,
-        target,
-        seed,
-        strict,
-        totals: Totals::of(results, strict),
-        exit_code,
-        results: results.iter().map(|r| JsonResult::of(r, strict)).collect(),
-    };
-    serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+pub fn render(report: &JsonReport<'_>) -> String {
+    serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }

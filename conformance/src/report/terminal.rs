@@ -106,7 +106,7 @@ pub fn render(results: &[CheckResult], strict: bool) -> String {
     let notes: Vec<&CheckResult> = results
         .iter()
         .filter(|r| {
-            r.check == crate::plan::ALTERNATE_ENCODINGS
+            r.check == crate::registry::Check::AlternateEncodings
                 && r.verdict == Verdict::Passed
                 && r.level == crate::spec::Level::Must
         })
@@ -138,11 +138,27 @@ pub fn render(results: &[CheckResult], strict: bool) -> String {
             let _ = writeln!(s, "  {n:>3} × {why}");
         }
     }
+    let known: Vec<&CheckResult> = results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Known)
+        .collect();
+    if !known.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nKnown failures (--known-failures; they do not fail the run):"
+        );
+        for r in known {
+            let _ = writeln!(s, "  {} :: {}: {}", r.case, r.check, r.message);
+        }
+    }
     let _ = write!(
         s,
         "\n{} passed, {} failed, {} skipped",
         total.passed, total.failed, total.skipped
     );
+    if total.known > 0 {
+        let _ = write!(s, ", {} known", total.known);
+    }
     s
 }
 
@@ -152,5 +168,6 @@ fn add(a: Totals, b: Totals) -> Totals {
         failed: a.failed + b.failed,
         warnings: a.warnings + b.warnings,
         skipped: a.skipped + b.skipped,
+        known: a.known + b.known,
     }
 }

@@ -114,19 +114,35 @@ fn item_inner(
 
 /// Whether a fault rewrites limits on the wire (the clean path serialises directly).
 fn wire_faults(state: &AppState) -> bool {
-    state.has(Fault::EnumMisspelled) || state.has(Fault::RequiredFieldDropped)
+    state.has(Fault::EnumMisspelled)
+        || state.has(Fault::RequiredFieldDropped)
+        || state.has(Fault::DeepEnumMisspelled)
+        || state.has(Fault::DeepRequiredFieldDropped)
+}
+
+/// Whether `limit` is the record at `from_end` places before the end of the data set: the
+/// deep records the `deep-…` faults spoil, far from the first one discovery reads.
+fn is_deep(state: &AppState, limit: &CategoryPositionLimit, from_end: usize) -> bool {
+    let limits = &state.data.position_limits;
+    limits
+        .len()
+        .checked_sub(from_end + 1)
+        .and_then(|i| limits.get(i))
+        .is_some_and(|deep| deep.id == limit.id)
 }
 
 /// A limit as sent on the wire, with the enum and required-field faults applied.
 fn limit_json(state: &AppState, limit: &CategoryPositionLimit) -> Value {
     let mut value = serde_json::to_value(limit).unwrap_or(Value::Null);
     if let Value::Object(map) = &mut value {
-        if state.has(Fault::EnumMisspelled)
-            && let Some(Value::String(s)) = map.get_mut("totalBy")
-        {
+        let misspelled = state.has(Fault::EnumMisspelled)
+            || (state.has(Fault::DeepEnumMisspelled) && is_deep(state, limit, 0));
+        if misspelled && let Some(Value::String(s)) = map.get_mut("totalBy") {
             *s = s.to_lowercase();
         }
-        if state.has(Fault::RequiredFieldDropped) {
+        if state.has(Fault::RequiredFieldDropped)
+            || (state.has(Fault::DeepRequiredFieldDropped) && is_deep(state, limit, 1))
+        {
             map.remove("active");
         }
     }

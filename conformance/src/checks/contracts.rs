@@ -1,0 +1,149 @@
+//! Contract-file assertions on a step's JSON answer: equals, non-empty, absent, unchanged
+//! but for some fields, covers a list, at most N items.
+
+use serde_json::Value;
+
+use super::rules::diff_except;
+use super::{Finding, compact, non_empty, text};
+use crate::case::{AssertKind, Assertion};
+use crate::registry::CheckId;
+use crate::spec::Level;
+use crate::vars::{Vars, pointer};
+
+/// Judges a contract-file assertion.
+pub fn assertion(
+    check: &CheckId,
+    level: Level,
+    a: &Assertion,
+    body: Option<&Value>,
+    vars: &Vars,
+) -> Finding {
+    let at = if a.pointer.is_empty() {
+        "the body".to_string()
+    } else {
+        a.pointer.clone()
+    };
+    let Some(body) = body else {
+        return Finding::new(
+            check,
+            level,
+            format!("a JSON body at {at}"),
+            Err("the body is not JSON".into()),
+        );
+    };
+    let got = pointer(body, &a.pointer);
+    let sub = |v: &Value| vars.substitute(v);
+    match &a.kind {
+        AssertKind::Equals(v) => match sub(v) {
+            Err(name) => Finding::skipped(
+                check,
+                level,
+                format!("{at} equals {v}"),
+                format!("variable {name} is not bound"),
+            ),
+            Ok(want) => Finding::new(
+                check,
+                level,
+                format!("{at} equals {}", compact(&want)),
+                if got.as_ref() == Some(&want) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "{at} is {}",
+                        got.as_ref().map_or("absent".into(), compact)
+                    ))
+                },
+            ),
+        },
+        AssertKind::NonEmpty => Finding::new(
+            check,
+            level,
+            format!("{at} non-empty"),
+            if non_empty(got.as_ref()) {
+                Ok(())
+            } else {
+                Err(format!("{at} is empty or missing"))
+            },
+        ),
+        AssertKind::Absent => Finding::new(
+            check,
+            level,
+            format!("{at} absent"),
+            if got.as_ref().is_none_or(Value::is_null) {
+                Ok(())
+            } else {
+                Err(format!("{at} is present"))
+            },
+        ),
+        AssertKind::SameExcept { value, except } => match sub(value) {
+            Err(name) => Finding::skipped(
+                check,
+                level,
+                format!("{at} unchanged"),
+                format!("variable {name} is not bound"),
+            ),
+            Ok(want) => {
+                let ex: Vec<&str> = except.iter().map(String::as_str).collect();
+                Finding::new(
+                    check,
+                    level,
+                    format!(
+                        "{at} equal to the earlier value except {}",
+                        except.join(", ")
+                    ),
+                    match &got {
+                        None => Err(format!("{at} is absent")),
+                        Some(g) => diff_except(&want, g, &ex),
+                    },
+                )
+            }
+        },
+        AssertKind::Covers { field, values } => match sub(values) {
+            Err(name) => Finding::skipped(
+                check,
+                level,
+                format!("every requested {field} returned"),
+                format!("variable {name} is not bound"),
+            ),
+            Ok(want) => {
+                let want: Vec<String> = want
+                    .as_array()
+                    .map(|a| a.iter().map(text).collect())
+                    .unwrap_or_else(|| vec![text(&want)]);
+                let have: Vec<String> = got
+                    .as_ref()
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|i| i.get(field.as_str()).map(text))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let missing: Vec<&String> = want.iter().filter(|w| !have.contains(w)).collect();
+                Finding::new(
+                    check,
+                    level,
+                    format!("items with {field} {want:?}"),
+                    if missing.is_empty() {
+                        Ok(())
+                    } else {
+                        Err(format!("missing {field} {missing:?}"))
+                    },
+                )
+            }
+        },
+        AssertKind::MaxItems(n) => {
+            let len = got.as_ref().and_then(Value::as_array).map(Vec::len);
+            Finding::new(
+                check,
+                level,
+                format!("at most {n} items at {at}"),
+                match len {
+                    Some(l) if l <= *n => Ok(()),
+                    Some(l) => Err(format!("{l} items")),
+                    None => Err(format!("{at} is not an array")),
+                },
+            )
+        }
+    }
+}

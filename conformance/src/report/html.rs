@@ -1,0 +1,303 @@
+//! The HTML report: one self-contained file a person opens from a CI artifact. It shows the
+//! same document as the JSON report (verdict, run header, every result), grouped per
+//! operation, failures first, with filters by level and verdict.
+//!
+//! The page fetches nothing: the style sheet and the filter script are inline, and every
+//! value from the target is escaped by `maud`'s templates, so a hostile answer body cannot
+//! inject markup into the page.
+
+use std::collections::BTreeMap;
+
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+
+use super::json::{JsonReport, JsonResult};
+use crate::outcome::ReportedVerdict;
+
+/// The most characters of an answer body shown in a row; the JSON report has them all.
+const BODY_PREVIEW_CHARS: usize = 600;
+
+/// Renders the report as a standalone HTML page.
+pub fn render(report: &JsonReport<'_>) -> String {
+    let verdict = run_verdict(report);
+    let mut by_operation: BTreeMap<&str, Vec<&JsonResult<'_>>> = BTreeMap::new();
+    for r in &report.results {
+        by_operation.entry(r.operation).or_default().push(r);
+    }
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { "Conformance " (verdict) ": " (report.target) }
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                header #verdict class=(format!("verdict {}", verdict.to_lowercase()))
+                    data-exit-code=(report.exit_code) {
+                    h1 { (verdict) }
+                    p #totals {
+                        (report.totals.failed) " failed · "
+                        (report.totals.warnings) " warnings · "
+                        (report.totals.known) " known · "
+                        (report.totals.skipped) " skipped · "
+                        (report.totals.passed) " passed · exit code " (report.exit_code)
+                    }
+                }
+                section #run {
+                    dl {
+                        dt { "Target" } dd #target {
+                            (report.target)
+                            @if report.run.embedded { " (embedded reference server)" }
+                        }
+                        dt { "Spec" } dd #spec {
+                            (report.run.spec.title) " " (report.run.spec.version)
+                            " (sha256 " (report.run.spec.digest) ")"
+                        }
+                        dt { "Seed" } dd #seed { (report.seed) }
+                        dt { "Selection" } dd #selection { (report.run.selection) }
+                        dt { "Credentials" } dd #credentials {
+                            @if report.run.credentials.is_empty() { "none" }
+                            @else { (report.run.credentials.join(", ")) }
+                        }
+                        @if report.incomplete > 0 {
+                            dt { "Incomplete" } dd #incomplete {
+                                (report.incomplete) " MUST checks could not run for want of a credential or fixture"
+                            }
+                        }
+                        dt { "Strict" } dd #strict {
+                            @if report.strict { "yes: SHOULD breaches fail the run" }
+                            @else { "no: SHOULD breaches are warnings" }
+                        }
+                    }
+                }
+                nav #filters {
+                    label {
+                        "Level "
+                        select #level-filter {
+                            option value="" { "all" }
+                            option value="MUST" { "MUST" }
+                            option value="SHOULD" { "SHOULD" }
+                        }
+                    }
+                    label {
+                        "Verdict "
+                        select #verdict-filter {
+                            option value="problems" selected[report.totals.failed + report.totals.warnings + report.totals.skipped > 0] {
+                                "failed, warnings, skipped"
+                            }
+                            option value="" selected[report.totals.failed + report.totals.warnings + report.totals.skipped == 0] { "all" }
+                            option value="failed" { "failed" }
+                            option value="warning" { "warning" }
+                            option value="known" { "known" }
+                            option value="skipped" { "skipped" }
+                            option value="passed" { "passed" }
+                        }
+                    }
+                    span #shown {}
+                }
+                main {
+                    @for (op, results) in &by_operation {
+                        (operation(op, results))
+                    }
+                }
+                script { (PreEscaped(SCRIPT)) }
+            }
+        }
+    };
+    page.into_string()
+}
+
+/// `PASSED`, `FAILED`, or `INCOMPLETE` when MUST checks could not run (exit 3, or a
+/// run that did not finish).
+fn run_verdict(report: &JsonReport<'_>) -> &'static str {
+    match report.exit_code {
+        0 => "PASSED",
+        1 => "FAILED",
+        _ => "INCOMPLETE",
+    }
+}
+
+/// One operation's table: its counts in the heading, then its results, failures first.
+fn operation(op: &str, results: &[&JsonResult<'_>]) -> Markup {
+    let count = |v: ReportedVerdict| results.iter().filter(|r| r.verdict == v).count();
+    let mut rows: Vec<&JsonResult<'_>> = results.to_vec();
+    // Stable: within a verdict, results keep case order.
+    rows.sort_by_key(|r| rank(r.verdict));
+    html! {
+        section.operation data-operation=(op) {
+            h2 {
+                code { (op) }
+                small {
+                    " " (count(ReportedVerdict::Failed)) " failed · "
+                    (count(ReportedVerdict::Warning)) " warnings · "
+                    (count(ReportedVerdict::Known)) " known · "
+                    (count(ReportedVerdict::Skipped)) " skipped · "
+                    (count(ReportedVerdict::Passed)) " passed"
+                }
+            }
+            table {
+                thead { tr { th { "Verdict" } th { "Level" } th { "Case" } th { "Check" } th { "Details" } } }
+                tbody {
+                    @for r in rows { (row(r)) }
+                }
+            }
+        }
+    }
+}
+
+fn rank(v: ReportedVerdict) -> u8 {
+    match v {
+        ReportedVerdict::Failed => 0,
+        ReportedVerdict::Warning => 1,
+        ReportedVerdict::Known => 2,
+        ReportedVerdict::Skipped => 3,
+        ReportedVerdict::Passed => 4,
+    }
+}
+
+fn verdict_word(v: ReportedVerdict) -> &'static str {
+    match v {
+        ReportedVerdict::Passed => "passed",
+        ReportedVerdict::Failed => "failed",
+        ReportedVerdict::Warning => "warning",
+        ReportedVerdict::Skipped => "skipped",
+        ReportedVerdict::Known => "known",
+    }
+}
+
+/// One result: a failure or warning shows what was expected, what came back, the start of
+/// the body and the curl line that reproduces it.
+fn row(r: &JsonResult<'_>) -> Markup {
+    let verdict = verdict_word(r.verdict);
+    let case = if r.step > 0 {
+        format!("{} #{}", r.case, r.step)
+    } else {
+        r.case.to_owned()
+    };
+    let problem = matches!(
+        r.verdict,
+        ReportedVerdict::Failed | ReportedVerdict::Warning
+    );
+    html! {
+        tr class=(format!("result {verdict}")) data-level=(r.level.as_str()) data-verdict=(verdict) {
+            td.verdict { (verdict) }
+            td.level { (r.level.as_str()) }
+            td.case { code { (case) } }
+            td.check { code { (r.check) } }
+            td.details {
+                @if !r.message.is_empty() { p.message { (r.message) } }
+                @if problem {
+                    dl {
+                        @if !r.expected.is_empty() { dt { "expected" } dd.expected { (r.expected) } }
+                        @if let Some(got) = r.got {
+                            dt { "got" }
+                            dd.got {
+                                @match (got.status, &got.error) {
+                                    (_, Some(e)) => { "no answer: " (e) }
+                                    (Some(status), None) => {
+                                        "status " (status)
+                                        @for (k, v) in &got.headers { br; code { (k) ": " (v) } }
+                                    }
+                                    (None, None) => { "nothing" }
+                                }
+                            }
+                            @if !got.body.is_empty() {
+                                dt { "body" }
+                                dd { pre.body { (preview(&got.body)) } }
+                            }
+                        }
+                        @if let Some(curl) = r.curl {
+                            dt { "repro" }
+                            dd { pre { code.curl { (curl) } } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The start of a body, cut on a character boundary, with a mark when it was cut.
+fn preview(body: &str) -> String {
+    match body.char_indices().nth(BODY_PREVIEW_CHARS) {
+        Some((cut, _)) => format!("{}… (cut; the JSON report has it all)", &body[..cut]),
+        None => body.to_owned(),
+    }
+}
+
+/// The page's style sheet, inline.
+const STYLE: &str = include_str!("html/report.css");
+
+/// Shows the rows the two filters select and hides the operations left empty; marks the
+/// page ready so a headless browser test can tell the script ran.
+const SCRIPT: &str = include_str!("html/report.js");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::{CheckResult, Got, Verdict};
+    use crate::spec::Level;
+
+    fn header() -> crate::header::RunHeader {
+        crate::header::RunHeader {
+            target: "http://127.0.0.1:1/v1".into(),
+            embedded: false,
+            spec: crate::spec::Identity::default(),
+            seed: 7,
+            selection: "all operations and checks".into(),
+            credentials: vec!["x-api-key header".into()],
+        }
+    }
+
+    fn hostile() -> CheckResult {
+        CheckResult {
+            case_index: 0,
+            step: 0,
+            case: "op-<b>case</b>".into(),
+            operation: "op".into(),
+            check: crate::registry::Check::ResponseSchemaConformance.into(),
+            level: Level::Must,
+            verdict: Verdict::Failed,
+            message: "body </td></tr><script>alert(1)</script>".into(),
+            expected: "a & b".into(),
+            got: Some(Got {
+                status: Some(200),
+                headers: vec![("content-type".into(), "text/html".into())],
+                body: format!("<img src=x onerror=alert(1)>{}", "é".repeat(700)),
+                error: None,
+            }),
+            curl: Some("curl -X GET 'http://127.0.0.1:1/op?a=<x>'".into()),
+            missing_input: false,
+        }
+    }
+
+    #[test]
+    fn answers_from_the_target_are_escaped_and_bodies_cut() {
+        let results = [hostile()];
+        let run = header();
+        let doc = JsonReport::new(&run, false, 1, &results);
+        let page = render(&doc);
+        assert_eq!(
+            page.matches("<script>").count(),
+            1,
+            "only the filter script"
+        );
+        assert!(!page.contains("<img"));
+        assert!(!page.contains("<b>case"));
+        assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(page.contains("a &amp; b"));
+        assert!(page.contains("… (cut; the JSON report has it all)"));
+        assert!(!page.contains(&"é".repeat(601)));
+    }
+
+    #[test]
+    fn verdict_names_an_unfinished_run() {
+        let results = [hostile()];
+        let run = header();
+        let page = render(&JsonReport::new(&run, false, 3, &results));
+        assert!(page.contains("<h1>INCOMPLETE</h1>"));
+        // One class attribute per row: a second one would be dropped by the browser.
+        assert!(page.contains(r#"<tr class="result failed" data-level="MUST""#));
+    }
+}

@@ -1,0 +1,263 @@
+//! Discovery: the contract files' first steps, run in order before any case, binding
+//! variables from the target's own data (the first value whose captures all resolve), and
+//! the data sweep (`each`): every record discovery can reach, read and judged, within the
+//! run's request budget.
+
+use serde_json::Value;
+
+use super::step::run_step;
+use super::{CaseReport, Context, finalise};
+use crate::case::{Case, Expect, Step};
+use crate::contracts::{Discover, TryEach};
+use crate::registry::Check;
+use crate::spec::Level;
+use crate::vars::{Vars, pointer};
+
+/// Runs discovery steps in order, binding variables; their answers are checked too.
+/// `budget` is how many requests the sweep steps (`each`) may still send.
+pub async fn discover(
+    ctx: &Context,
+    steps: &[Discover],
+    vars: &mut Vars,
+    budget: &mut usize,
+) -> CaseReport {
+    let mut report = CaseReport {
+        index: 0,
+        results: Vec::new(),
+        exchanges: Vec::new(),
+    };
+    for d in steps {
+        if let Some(each) = &d.each {
+            sweep(ctx, d, each, vars, budget, &mut report).await;
+            continue;
+        }
+        let id = format!("discover/{}", d.id);
+        let values: Vec<Option<Value>> = match &d.try_each {
+            None => vec![None],
+            Some(t) => match vars.substitute(&Value::String(t.values.clone())) {
+                Ok(Value::Array(a)) => a.into_iter().take(t.max).map(Some).collect(),
+                _ => Vec::new(),
+            },
+        };
+        for value in values {
+            let mut tpl = d.request.clone();
+            if let (Some(t), Some(v)) = (&d.try_each, &value) {
+                tpl.params.retain(|(n, _)| *n != t.param);
+                tpl.params.push((t.param.clone(), v.clone()));
+            }
+            let step = Step {
+                request: tpl,
+                expect: Expect::Observe,
+                capture: Vec::new(),
+                asserts: Vec::new(),
+            };
+            let case = Case {
+                id: id.clone(),
+                operation: d.request.op.clone(),
+                check: Check::Discovery.into(),
+                level: Level::Must,
+                steps: vec![step.clone()],
+                serial: true,
+                skip: None,
+                requires: Vec::new(),
+                cap: None,
+            };
+            let mut local = vars.clone();
+            let (results, exchange, resp) = run_step(ctx, &case, 0, 0, &step, &mut local).await;
+            report.results.extend(results);
+            report.exchanges.extend(exchange);
+            let Some(body) = resp.and_then(|r| r.json) else {
+                continue;
+            };
+            let captured: Option<Vec<(String, Value)>> = d
+                .capture
+                .iter()
+                .map(|(name, ptr)| {
+                    let v = if ptr == "$param" {
+                        value.clone()
+                    } else {
+                        pointer(&body, ptr)
+                    };
+                    v.filter(|v| !v.is_null() && v != &Value::Array(Vec::new()))
+                        .map(|v| (name.clone(), v))
+                })
+                .collect();
+            if let Some(c) = captured {
+                for (k, v) in c {
+                    vars.set(k, v);
+                }
+                break;
+            }
+        }
+    }
+    finalise(ctx, report)
+}
+
+/// One sweep step: the request for every value of the list (at most `each.max`, and no
+/// more than the budget), every answer judged; `collect` gathers values from all answers.
+async fn sweep(
+    ctx: &Context,
+    d: &Discover,
+    each: &TryEach,
+    vars: &mut Vars,
+    budget: &mut usize,
+    report: &mut CaseReport,
+) {
+    let id = format!("discover/{}", d.id);
+    let values: Vec<Value> = match vars.substitute(&Value::String(each.values.clone())) {
+        Ok(Value::Array(a)) => a.into_iter().take(each.max).collect(),
+        Ok(one) => vec![one],
+        // Nothing to sweep (an earlier step found no data); the cases that need the
+        // variable say so when they skip.
+        Err(_) => Vec::new(),
+    };
+    let mut gathered: Vec<Vec<Value>> = vec![Vec::new(); d.collect.len()];
+    let total = values.len();
+    for (sent, value) in values.into_iter().enumerate() {
+        if *budget == 0 {
+            report
+                .results
+                .push(budget_spent(&id, &d.request.op, total - sent));
+            break;
+        }
+        *budget -= 1;
+        let mut tpl = d.request.clone();
+        tpl.params.retain(|(n, _)| *n != each.param);
+        tpl.params.push((each.param.clone(), value));
+        let step = Step {
+            request: tpl,
+            expect: Expect::Observe,
+            capture: Vec::new(),
+            asserts: Vec::new(),
+        };
+        let case = Case {
+            id: id.clone(),
+            operation: d.request.op.clone(),
+            check: Check::Discovery.into(),
+            level: Level::Must,
+            steps: vec![step.clone()],
+            serial: true,
+            skip: None,
+            requires: Vec::new(),
+            cap: None,
+        };
+        let mut local = vars.clone();
+        let (results, exchange, resp) = run_step(ctx, &case, 0, 0, &step, &mut local).await;
+        report.results.extend(results);
+        report.exchanges.extend(exchange);
+        let Some(body) = resp.and_then(|r| r.json) else {
+            continue;
+        };
+        for ((_, ptr), list) in d.collect.iter().zip(&mut gathered) {
+            match pointer(&body, ptr) {
+                Some(Value::Array(items)) => list.extend(items),
+                Some(Value::Null) | None => {}
+                Some(v) => list.push(v),
+            }
+        }
+    }
+    for ((var, _), mut list) in d.collect.iter().zip(gathered) {
+        // Several answers name the same record (a category found by many texts): each is
+        // swept once, in the order first seen.
+        let mut seen = std::collections::HashSet::new();
+        list.retain(|v| seen.insert(v.to_string()));
+        vars.set(var.clone(), Value::Array(list));
+    }
+}
+
+/// The result that says a sweep stopped at the request budget: the records it did not
+/// read were not judged (a SHOULD skip: raise `--max-requests` to read them all).
+fn budget_spent(id: &str, op: &str, left: usize) -> crate::outcome::CheckResult {
+    crate::outcome::CheckResult {
+        case_index: 0,
+        step: 0,
+        case: id.to_string(),
+        operation: op.to_string(),
+        check: Check::Discovery.into(),
+        level: Level::Should,
+        verdict: crate::outcome::Verdict::Skipped,
+        message: format!(
+            "the --max-requests budget is spent: {left} value(s) of this sweep were not read"
+        ),
+        expected: String::new(),
+        got: None,
+        curl: None,
+        missing_input: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::Router;
+    use axum::http::Uri;
+    use axum::routing::get;
+
+    use super::*;
+    use crate::runner::test_support::{context, request};
+
+    /// Category 1 has no limits, category 2 has limit 9: the step must stop at 2.
+    async fn stub() -> String {
+        let app = Router::new().route(
+            "/v1/categoryPositionLimit/deps",
+            get(|uri: Uri| async move {
+                let body = match uri.query() {
+                    Some("masterid=2") => {
+                        r#"[{"id":9,"active":true,"totalBy":"Contract","riskCategoryId":2}]"#
+                    }
+                    _ => "[]",
+                };
+                ([("content-type", "application/json")], body)
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        format!("http://{addr}/v1")
+    }
+
+    /// A step trying each of `${ids}` as `masterid`, at most `max` of them.
+    fn limits(max: usize, capture: &[(&str, &str)]) -> Discover {
+        Discover {
+            id: "limits".into(),
+            request: request("listCategoryPositionLimits", Vec::new()),
+            try_each: Some(TryEach {
+                param: "masterid".into(),
+                values: "${ids}".into(),
+                max,
+            }),
+            capture: capture
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            each: None,
+            collect: Vec::new(),
+        }
+    }
+
+    #[tokio::test]
+    async fn try_each_stops_at_the_first_value_whose_captures_all_resolve() {
+        let ctx = context(&stub().await);
+        let mut vars = Vars::default();
+        vars.set("ids", serde_json::json!([1, 2, 3]));
+        let steps = [limits(10, &[("category", "$param"), ("limit", "/0/id")])];
+        let report = discover(&ctx, &steps, &mut vars, &mut 100).await;
+        assert_eq!(report.exchanges.len(), 2, "value 3 is never tried");
+        assert_eq!(vars.get("category"), Some(&serde_json::json!(2)));
+        assert_eq!(vars.get("limit"), Some(&serde_json::json!(9)));
+        assert!(
+            report.results.iter().all(|r| r.case == "discover/limits"),
+            "answers are judged under the step's id"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_step_whose_captures_never_resolve_binds_nothing() {
+        let ctx = context(&stub().await);
+        let mut vars = Vars::default();
+        vars.set("ids", serde_json::json!([1, 3]));
+        let steps = [limits(1, &[("limit", "/0/id")])];
+        let report = discover(&ctx, &steps, &mut vars, &mut 100).await;
+        assert_eq!(report.exchanges.len(), 1, "`max` bounds the tries");
+        assert_eq!(vars.get("limit"), None);
+    }
+}

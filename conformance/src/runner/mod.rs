@@ -1,0 +1,160 @@
+//! Running cases against a target, in four rooms: [`schedule`] (which case runs when),
+//! [`discovery`] (binding variables first), [`step`] (build, send, judge) and [`record`].
+//!
+//! Discovery runs first, in order; then every case, writes one at a time in case order and
+//! reads in parallel on `--workers` tasks. Results are sorted by case order at the end, so
+//! parallelism never changes a report.
+
+mod discovery;
+mod record;
+mod schedule;
+mod step;
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde_json::Value;
+
+use crate::auth::OAuth;
+use crate::outcome::CheckResult;
+use crate::redact::Secrets;
+use crate::schema::Validators;
+use crate::spec::Spec;
+use crate::transport::Transport;
+
+pub use discovery::discover;
+pub use record::{Exchange, recorded_text};
+pub use schedule::run_cases;
+
+/// Everything a case needs, shared by all workers.
+pub struct Context {
+    /// The spec.
+    pub spec: Spec,
+    /// Compiled response schemas.
+    pub validators: Validators,
+    /// HTTP client with the run's bounds.
+    pub transport: Transport,
+    /// Base URL including `/v1`.
+    pub base_url: String,
+    /// Bearer token.
+    pub token: Option<String>,
+    /// Values and fields never printed.
+    pub secrets: Secrets,
+    /// Authorization codes.
+    pub oauth: OAuth,
+    /// Last seen state of each `preserves-other-fields` target, per operation.
+    state: Mutex<HashMap<String, Value>>,
+}
+
+impl Context {
+    /// Bundles the run's shared pieces.
+    pub fn new(
+        spec: Spec,
+        validators: Validators,
+        transport: Transport,
+        base_url: String,
+        token: Option<String>,
+        secrets: Secrets,
+        oauth: OAuth,
+    ) -> Context {
+        let mut secrets = secrets;
+        secrets.add_url_password(&base_url);
+        Context {
+            spec,
+            validators,
+            transport,
+            base_url,
+            token,
+            secrets,
+            oauth,
+            state: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+/// What one case produced.
+pub struct CaseReport {
+    /// Case index.
+    pub index: usize,
+    /// Its results.
+    pub results: Vec<CheckResult>,
+    /// Its exchanges.
+    pub exchanges: Vec<Exchange>,
+}
+
+/// The one place a case's (or discovery's) results become shown: every text in them is
+/// redacted with the run's secrets, whichever check built them.
+fn finalise(ctx: &Context, mut report: CaseReport) -> CaseReport {
+    report.results = report
+        .results
+        .into_iter()
+        .map(|r| ctx.secrets.redact_result(r))
+        .collect();
+    report
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use std::time::Duration;
+
+    use super::Context;
+    use crate::auth::{CodeSource, OAuth};
+    use crate::case::{AuthMode, Case, Expect, RequestTemplate, Step};
+    use crate::redact::Secrets;
+    use crate::registry::Check;
+    use crate::schema::Validators;
+    use crate::spec::{Level, Spec};
+    use crate::transport::Transport;
+
+    /// A context over the built-in spec against `base_url`, with token `tok`.
+    pub fn context(base_url: &str) -> Context {
+        let spec = Spec::load_builtin().unwrap();
+        let validators = Validators::compile(&spec).unwrap();
+        Context::new(
+            spec,
+            validators,
+            Transport::new(Duration::from_secs(5)).unwrap(),
+            base_url.into(),
+            Some("tok".into()),
+            Secrets::new(["client_secret".to_string()].into()),
+            OAuth {
+                client: None,
+                codes: CodeSource::Unavailable,
+            },
+        )
+    }
+
+    /// A GET request of `op` with these parameters.
+    pub fn request(op: &str, params: Vec<(String, serde_json::Value)>) -> RequestTemplate {
+        RequestTemplate {
+            op: op.into(),
+            params,
+            body: None,
+            auth: AuthMode::Token,
+            explode: None,
+            style: None,
+            method: None,
+            path: None,
+        }
+    }
+
+    /// A one-step case of `suggestRiskCategories`.
+    pub fn case(id: &str, serial: bool, skip: Option<String>) -> Case {
+        Case {
+            id: id.into(),
+            operation: "suggestRiskCategories".into(),
+            check: Check::PositiveDataAcceptance.into(),
+            level: Level::Must,
+            steps: vec![Step {
+                request: request("suggestRiskCategories", Vec::new()),
+                expect: Expect::Success,
+                capture: Vec::new(),
+                asserts: Vec::new(),
+            }],
+            serial,
+            skip,
+            requires: Vec::new(),
+            cap: None,
+        }
+    }
+}

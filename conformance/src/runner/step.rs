@@ -1,0 +1,414 @@
+//! Step execution: a case's steps in order, each built from its template, sent and judged;
+//! OAuth codes fetched per step; an encodings case judged across its steps at the end.
+
+use serde_json::Value;
+
+use super::record::exchange_of;
+use super::{CaseReport, Context, Exchange};
+use crate::case::{Case, Expect, RequestTemplate, Step};
+use crate::checks::{self, Finding, RuleInput, StepVerdict, judge_encodings};
+use crate::outcome::{CheckResult, Got, Verdict};
+use crate::registry::Check;
+use crate::request::{BuildError, Built, build};
+use crate::spec::{Level, Rule};
+use crate::transport::{Response, TransportError};
+use crate::vars::{Vars, pointer, references};
+
+/// The longest body excerpt a report shows.
+const EXCERPT: usize = 600;
+/// Variable that asks for a fresh authorization code.
+pub const CODE_VAR: &str = "oauth.code";
+/// Variable holding the last code a step of the case used (to try it twice).
+pub const LAST_CODE_VAR: &str = "oauth.last_code";
+
+/// Marks a skip as caused by an input the run lacks (see [`CheckResult::missing_input`]).
+fn missing_input(mut r: CheckResult) -> CheckResult {
+    r.missing_input = true;
+    r
+}
+
+pub(super) fn skipped(case: &Case, index: usize, why: String) -> CheckResult {
+    CheckResult {
+        case_index: index,
+        step: 0,
+        case: case.id.clone(),
+        operation: case.operation.clone(),
+        check: case.check.clone(),
+        level: case.level,
+        verdict: Verdict::Skipped,
+        message: why,
+        expected: String::new(),
+        got: None,
+        curl: None,
+        missing_input: false,
+    }
+}
+
+/// Runs one case's steps in order.
+pub(super) async fn run_case(ctx: &Context, index: usize, case: &Case, vars: &Vars) -> CaseReport {
+    let mut report = CaseReport {
+        index,
+        results: Vec::new(),
+        exchanges: Vec::new(),
+    };
+    if let Some(why) = &case.skip {
+        report.results.push(skipped(case, index, why.clone()));
+        return report;
+    }
+    for (var, min) in &case.requires {
+        let have = match vars.get(var) {
+            Some(Value::Array(a)) => a.len(),
+            Some(_) => 1,
+            None => 0,
+        };
+        if have < *min {
+            report.results.push(skipped(
+                case,
+                index,
+                format!("needs at least {min} value(s) of {var}; the target gave {have}"),
+            ));
+            return report;
+        }
+    }
+    let mut local = vars.clone();
+    let mut step_ok = Vec::new();
+    for (i, step) in case.steps.iter().enumerate() {
+        let (results, exchange, resp) = run_step(ctx, case, index, i, step, &mut local).await;
+        let stop = resp.is_none();
+        if case.check == Check::AlternateEncodings {
+            let ok = resp.is_some() && results.iter().all(|r| r.verdict != Verdict::Failed);
+            let failed = results.iter().find(|r| r.verdict == Verdict::Failed);
+            step_ok.push(StepVerdict {
+                ok,
+                why: failed.map(|r| r.message.clone()),
+                got: failed.and_then(|r| r.got.clone()),
+                curl: failed.and_then(|r| r.curl.clone()),
+            });
+            report.results.extend(results.into_iter().filter(|r| {
+                // Its own verdict is judged across the steps (below), and rules about
+                // each item say nothing about an encoding.
+                r.check != Check::AlternateEncodings
+                    && !r.check.builtin().is_some_and(Check::judges_each_item)
+                    && r.verdict != Verdict::Skipped
+            }));
+        } else {
+            report.results.extend(results);
+        }
+        report.exchanges.extend(exchange);
+        if stop {
+            break;
+        }
+    }
+    if case.check == Check::AlternateEncodings && step_ok.len() == case.steps.len() {
+        report
+            .results
+            .extend(judge_encodings(&ctx.spec, case, index, &step_ok));
+    }
+    report
+}
+
+pub(super) fn needs_code(tpl: &RequestTemplate) -> bool {
+    let mut refs = Vec::new();
+    match &tpl.body {
+        Some(crate::case::BodyTemplate::Json(v)) => references(v, &mut refs),
+        Some(crate::case::BodyTemplate::Raw { text, .. }) => {
+            references(&Value::String(text.clone()), &mut refs)
+        }
+        None => {}
+    }
+    for (_, v) in &tpl.params {
+        references(v, &mut refs);
+    }
+    refs.iter().any(|r| r == CODE_VAR)
+}
+
+/// Runs one step: build, send, judge. Returns the results, the exchange and the answer.
+pub(super) async fn run_step(
+    ctx: &Context,
+    case: &Case,
+    index: usize,
+    step_no: usize,
+    step: &Step,
+    vars: &mut Vars,
+) -> (Vec<CheckResult>, Option<Exchange>, Option<Response>) {
+    let op = ctx.spec.operation(&step.request.op).expect("validated");
+    let result = |f: Finding, built: Option<&Built>, got: Option<Got>| CheckResult {
+        case_index: index,
+        step: step_no,
+        case: case.id.clone(),
+        operation: case.operation.clone(),
+        level: match case.cap {
+            Some(cap) if f.check != Check::NotAServerError => f.level.max(cap),
+            _ => f.level,
+        },
+        check: f.check,
+        verdict: f.verdict,
+        message: f.message,
+        expected: f.expected,
+        got: if f.verdict == Verdict::Passed {
+            None
+        } else {
+            got
+        },
+        curl: if f.verdict == Verdict::Passed {
+            None
+        } else {
+            built.map(|b| b.curl.clone())
+        },
+        missing_input: false,
+    };
+    if needs_code(&step.request) {
+        match ctx.oauth.fresh_code(&ctx.transport).await {
+            Ok(code) => {
+                vars.set(CODE_VAR, Value::String(code.clone()));
+                vars.set(LAST_CODE_VAR, Value::String(code));
+            }
+            Err(why) => return (vec![missing_input(skipped(case, index, why))], None, None),
+        }
+    }
+    let built = match build(
+        &ctx.spec,
+        &ctx.base_url,
+        &step.request,
+        vars,
+        ctx.token.as_deref(),
+        &ctx.secrets,
+    ) {
+        Ok(mut b) => {
+            // Codes are fetched per step, so the secrets list cannot know them: mask here.
+            if let Some(Value::String(code)) = vars.get(LAST_CODE_VAR) {
+                b.curl = b.curl.replace(code.as_str(), "$CODE");
+            }
+            b
+        }
+        Err(BuildError::Unbound(v)) => {
+            return (
+                vec![missing_input(skipped(
+                    case,
+                    index,
+                    format!(
+                        "variable `{v}` is not bound: neither discovered on the target nor given by --fixtures"
+                    ),
+                ))],
+                None,
+                None,
+            );
+        }
+        Err(BuildError::NoToken) => {
+            return (
+                vec![missing_input(skipped(
+                    case,
+                    index,
+                    "no bearer token: give --token (or CONFORMANCE_TOKEN) or OAuth client fixtures"
+                        .into(),
+                ))],
+                None,
+                None,
+            );
+        }
+    };
+    let mut built = built;
+    if expects_rejection(&step.expect) {
+        // A server may close the connection after rejecting a request without reading
+        // its body; such a connection must not go back to the pool, or the next request
+        // on it fails for a reason that is not its own.
+        built
+            .request
+            .headers
+            .push(("connection".into(), "close".into()));
+    }
+    let sent = ctx.transport.send(&built.request).await;
+    let exchange = Some(exchange_of(ctx, case, step_no, step, &built, &sent, vars));
+    let resp = match sent {
+        // A server may answer a body over the spec's `x-max-body` early and close the
+        // connection while the body is still being written (RFC 9110 allows it for 413):
+        // that is a rejection whose status could not be read, so neither check can be
+        // judged.
+        Err(TransportError::Connection(why))
+            if built.request.body.as_ref().is_some_and(|(_, b)| {
+                ctx.spec
+                    .decisions
+                    .max_body
+                    .is_some_and(|(limit, _, _)| b.len() > limit)
+            }) =>
+        {
+            let reason = format!(
+                "the target closed the connection while the {} KiB body was being sent ({why}); its answer could not be read",
+                built
+                    .request
+                    .body
+                    .as_ref()
+                    .map_or(0, |(_, b)| b.len() >> 10)
+            );
+            let mut out = vec![skipped(case, index, reason.clone())];
+            out[0].check = Check::NotAServerError.into();
+            out.push(skipped(case, index, reason));
+            return (out, exchange, None);
+        }
+        Err(e) => {
+            let got = Some(Got {
+                status: None,
+                headers: Vec::new(),
+                body: String::new(),
+                error: Some(e.to_string()),
+            });
+            let mut out = vec![result(
+                Finding {
+                    check: Check::NotAServerError.into(),
+                    level: Level::Must,
+                    verdict: Verdict::Failed,
+                    message: transport_message(&e),
+                    expected: "an answer within the timeout".into(),
+                },
+                Some(&built),
+                got.clone(),
+            )];
+            if !matches!(step.expect, Expect::Observe) {
+                out.push(result(
+                    Finding {
+                        check: case.check.clone(),
+                        level: case.level,
+                        verdict: Verdict::Failed,
+                        message: transport_message(&e),
+                        expected: "an answer".into(),
+                    },
+                    Some(&built),
+                    got,
+                ));
+            }
+            return (out, exchange, None);
+        }
+        Ok(r) => r,
+    };
+    let got = Some(got_of(ctx, &resp));
+    let mut findings = checks::generic(op, &ctx.validators, &resp, &ctx.spec.decisions);
+    if step.request.method.is_some() {
+        // The spec declares no answer for an undeclared method: only "not a server
+        // error" applies besides the case's own expectation (no rules either, below).
+        findings.truncate(1);
+    }
+    findings.extend(checks::expectation(
+        op,
+        &case.check,
+        case.level,
+        &step.expect,
+        &resp,
+    ));
+    let targets: Vec<String> = op
+        .rules
+        .iter()
+        .filter_map(|r| match r {
+            Rule::PreservesOtherFields { target, .. } => Some(target.clone()),
+            _ => None,
+        })
+        .collect();
+    let previous = ctx
+        .state
+        .lock()
+        .map(|s| s.get(&op.id).cloned())
+        .unwrap_or(None);
+    let own_method = step.request.method.is_none();
+    if own_method {
+        findings.extend(checks::rules(
+            op,
+            &step.expect,
+            &resp,
+            &RuleInput {
+                params: &built.params,
+                body: built.body.as_ref(),
+                previous: previous.as_ref(),
+            },
+        ));
+    }
+    if own_method
+        && checks::is_success(op, &resp)
+        && let Some(target) = targets.first()
+        && let Some(now) = resp.json.as_ref().and_then(|j| j.get(target.as_str()))
+        && let Ok(mut state) = ctx.state.lock()
+    {
+        state.insert(op.id.clone(), now.clone());
+    }
+    for a in &step.asserts {
+        findings.push(checks::assertion(
+            &case.check,
+            case.level,
+            a,
+            resp.json.as_ref(),
+            vars,
+        ));
+    }
+    if let Some(body) = &resp.json {
+        for (name, ptr) in &step.capture {
+            if let Some(v) = pointer(body, ptr) {
+                vars.set(name.clone(), v);
+            }
+        }
+    }
+    let results = findings
+        .into_iter()
+        .map(|f| result(f, Some(&built), got.clone()))
+        .collect();
+    (results, exchange, Some(resp))
+}
+
+fn expects_rejection(expect: &Expect) -> bool {
+    match expect {
+        Expect::Success | Expect::Observe => false,
+        Expect::Status(s) => !(200..300).contains(s),
+        Expect::Rejected { .. } | Expect::BusinessRejected(_) | Expect::MethodNotAllowed { .. } => {
+            true
+        }
+    }
+}
+
+fn transport_message(e: &TransportError) -> String {
+    match e {
+        TransportError::Timeout(d) => format!(
+            "no complete answer within the {:.1}s timeout",
+            d.as_secs_f64()
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The headers worth showing when judging an answer.
+const SHOWN_HEADERS: &[&str] = &[
+    "content-type",
+    "content-length",
+    "allow",
+    "retry-after",
+    "www-authenticate",
+    "location",
+];
+
+fn excerpt(ctx: &Context, resp: &Response) -> String {
+    let text = match &resp.json {
+        Some(j) => ctx.secrets.redact_json(j).to_string(),
+        None => ctx.secrets.redact(&String::from_utf8_lossy(
+            &resp.body[..resp.body.len().min(EXCERPT * 4)],
+        )),
+    };
+    if text.len() > EXCERPT {
+        format!(
+            "{}… ({} bytes)",
+            &text[..text.floor_char_boundary(EXCERPT)],
+            resp.body.len()
+        )
+    } else {
+        text
+    }
+}
+
+fn got_of(ctx: &Context, resp: &Response) -> Got {
+    Got {
+        status: Some(resp.status),
+        headers: resp
+            .headers
+            .iter()
+            .filter(|(k, _)| SHOWN_HEADERS.contains(&k.as_str()))
+            .cloned()
+            .collect(),
+        body: excerpt(ctx, resp),
+        error: None,
+    }
+}

@@ -1,0 +1,158 @@
+//! What a run judges: the operations and checks the command line selects (`--operation`,
+//! `--tag`, `--check`) less those it excludes (`--exclude-…`), checked against the spec
+//! and the check registry before anything is sent.
+
+use std::collections::BTreeSet;
+
+use crate::cli::Args;
+use crate::contracts::Contracts;
+use crate::error::HarnessError;
+use crate::registry::{Check, CheckId};
+use crate::spec::Spec;
+
+/// The operations and checks a run judges.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// The operations asked for (`--operation`, and those of `--tag`); `None`: every one.
+    only_operations: Option<BTreeSet<String>>,
+    /// Operations left out (`--exclude-operation`, and those of `--exclude-tag`).
+    excluded_operations: BTreeSet<String>,
+    /// The checks asked for; empty: every one.
+    only_checks: Vec<CheckId>,
+    /// Checks left out.
+    excluded_checks: Vec<CheckId>,
+    /// How the command line said it, for the run header.
+    described: Vec<String>,
+}
+
+impl Selection {
+    /// Resolves the command line's names; an unknown operation, tag or check is a
+    /// configuration error naming the known ones.
+    pub fn from_args(
+        args: &Args,
+        spec: &Spec,
+        contracts: &Contracts,
+    ) -> Result<Selection, HarnessError> {
+        let operation = |flag: &str, id: &String| {
+            spec.operation(id).map(|o| o.id.clone()).ok_or_else(|| {
+                let known: Vec<&str> = spec.operations.iter().map(|o| o.id.as_str()).collect();
+                HarnessError::Config(format!(
+                    "{flag} {id}: no such operation; known: {}",
+                    known.join(", ")
+                ))
+            })
+        };
+        let tagged = |flag: &str, tag: &String| {
+            let ops: Vec<String> = spec
+                .operations
+                .iter()
+                .filter(|o| o.tags.contains(tag))
+                .map(|o| o.id.clone())
+                .collect();
+            if ops.is_empty() {
+                let mut known: Vec<&str> = spec
+                    .operations
+                    .iter()
+                    .flat_map(|o| o.tags.iter().map(String::as_str))
+                    .collect();
+                known.sort_unstable();
+                known.dedup();
+                return Err(HarnessError::Config(format!(
+                    "{flag} {tag}: no operation has this tag; tags: {}",
+                    known.join(", ")
+                )));
+            }
+            Ok(ops)
+        };
+        let check = |flag: &str, name: &String| {
+            contracts.registry.resolve(name).ok_or_else(|| {
+                HarnessError::Config(format!(
+                    "{flag} {name}: no such check; known: {}",
+                    contracts.registry.names().join(", ")
+                ))
+            })
+        };
+        let mut only = BTreeSet::new();
+        for id in &args.operation {
+            only.insert(operation("--operation", id)?);
+        }
+        for tag in &args.tag {
+            only.extend(tagged("--tag", tag)?);
+        }
+        let mut excluded = BTreeSet::new();
+        for id in &args.exclude_operation {
+            excluded.insert(operation("--exclude-operation", id)?);
+        }
+        for tag in &args.exclude_tag {
+            excluded.extend(tagged("--exclude-tag", tag)?);
+        }
+        let only_checks = args
+            .check
+            .iter()
+            .map(|c| check("--check", c))
+            .collect::<Result<Vec<_>, _>>()?;
+        let excluded_checks = args
+            .exclude_check
+            .iter()
+            .map(|c| check("--exclude-check", c))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut described = Vec::new();
+        for (flag, values) in [
+            ("--operation", &args.operation),
+            ("--tag", &args.tag),
+            ("--exclude-operation", &args.exclude_operation),
+            ("--exclude-tag", &args.exclude_tag),
+            ("--check", &args.check),
+            ("--exclude-check", &args.exclude_check),
+        ] {
+            if !values.is_empty() {
+                described.push(format!("{flag} {}", values.join(",")));
+            }
+        }
+        Ok(Selection {
+            only_operations: (!args.operation.is_empty() || !args.tag.is_empty()).then_some(only),
+            excluded_operations: excluded,
+            only_checks,
+            excluded_checks,
+            described,
+        })
+    }
+
+    /// Whether the operation's cases run and its results count.
+    pub fn operation(&self, id: &str) -> bool {
+        self.only_operations.as_ref().is_none_or(|o| o.contains(id))
+            && !self.excluded_operations.contains(id)
+    }
+
+    /// Whether a check's results count.
+    pub fn check(&self, c: &CheckId) -> bool {
+        (self.only_checks.is_empty() || self.only_checks.contains(c))
+            && !self.excluded_checks.contains(c)
+    }
+
+    /// Whether a case reported under `check` must run: every case runs when a selected
+    /// check judges every answer (the answers of all cases feed it).
+    pub fn runs_case_of(&self, check: &CheckId) -> bool {
+        self.only_checks.is_empty()
+            || self.only_checks.contains(check)
+            || self
+                .only_checks
+                .iter()
+                .any(|c| c.builtin().is_some_and(Check::judges_every_answer))
+    }
+
+    /// The selection as the command line gave it (`all operations and checks` when it
+    /// gave none).
+    pub fn describe(&self) -> String {
+        if self.described.is_empty() {
+            "all operations and checks".into()
+        } else {
+            self.described.join(" ")
+        }
+    }
+
+    /// Whether the command line narrowed the run at all.
+    pub fn is_narrowed(&self) -> bool {
+        !self.described.is_empty()
+    }
+}

@@ -1,0 +1,157 @@
+//! The harness as a CI gate that cannot go green by mistake: a run whose MUST checks could
+//! not run for want of a credential is incomplete (exit 3) unless the selection leaves
+//! them out or `--allow-incomplete` accepts it; the run header names the target; the
+//! selection takes operations, tags and checks, included or excluded.
+
+#![cfg(feature = "embedded")]
+
+mod common;
+
+use conformance::embedded::{Embedded, ServerConfig};
+use conformance::outcome::Verdict;
+use conformance::{Args, EXIT_INCOMPLETE, HarnessError, execute};
+
+/// A reference server started apart from the run, so the run has no OAuth client and no
+/// token: the staging job whose token variable was not set.
+async fn staging() -> (Embedded, Args) {
+    let server = Embedded::spawn(ServerConfig::default()).await.unwrap();
+    let mut a = common::embedded_args();
+    a.base_url = Some(server.base_url());
+    (server, a)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_token_is_incomplete_not_green() {
+    let (server, a) = staging().await;
+    let out = execute(&a, Default::default()).await.unwrap();
+    assert_eq!(out.exit_code, EXIT_INCOMPLETE, "{}", out.summary);
+    assert!(
+        out.summary
+            .starts_with("conformance run\n  target:      http://127.0.0.1:")
+    );
+    assert!(out.summary.contains("credentials: none"), "{}", out.summary);
+    assert!(out.summary.contains("INCOMPLETE: "), "{}", out.summary);
+    assert!(out.summary.contains("no bearer token"), "{}", out.summary);
+
+    let accepted = execute(
+        &Args {
+            allow_incomplete: true,
+            ..a.clone()
+        },
+        Default::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(accepted.exit_code, 0);
+    assert!(
+        accepted
+            .summary
+            .contains("(accepted by --allow-incomplete)")
+    );
+
+    // A selection that leaves out the checks that could not run is a complete run of the
+    // rest.
+    let mut missing: Vec<String> = out
+        .results
+        .iter()
+        .filter(|r| r.missing_input && r.level == conformance::spec::Level::Must)
+        .map(|r| r.check.to_string())
+        .collect();
+    missing.sort();
+    missing.dedup();
+    assert!(missing.contains(&"discovery".to_string()), "{missing:?}");
+    let rest = execute(
+        &Args {
+            exclude_check: missing,
+            ..a
+        },
+        Default::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(rest.exit_code, 0, "{}", rest.summary);
+    assert!(!rest.summary.contains("INCOMPLETE"));
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_run_names_itself_in_the_header() {
+    let out = execute(
+        &Args {
+            operation: vec!["suggestRiskCategories".into()],
+            ..common::embedded_args()
+        },
+        Default::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.exit_code, 0, "{}", out.summary);
+    let header: Vec<&str> = out.summary.lines().take(6).collect();
+    assert!(
+        header[1].contains("embedded reference server at http://127.0.0.1:"),
+        "{header:?}"
+    );
+    assert!(header[1].contains("(no --base-url given)"));
+    assert!(header[2].starts_with("  spec:        Trading Platform REST Interface"));
+    assert_eq!(
+        header[4],
+        "  selection:   --operation suggestRiskCategories"
+    );
+    assert!(header[5].contains("bearer token (obtained through OAuth)"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exclusions_leave_operations_and_checks_out() {
+    let out = execute(
+        &Args {
+            exclude_operation: vec!["updateContactInfoName".into(), "exchangeToken".into()],
+            exclude_check: vec!["not_a_server_error".into()],
+            ..common::embedded_args()
+        },
+        Default::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.exit_code, 0, "{}", out.summary);
+    assert!(!out.results.is_empty());
+    for r in &out.results {
+        assert!(
+            r.operation != "updateContactInfoName" && r.operation != "exchangeToken",
+            "{} ran",
+            r.case
+        );
+        assert_ne!(r.check, "not_a_server_error");
+    }
+    assert!(out.results.iter().any(|r| r.verdict == Verdict::Passed));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_names_in_the_selection_are_configuration_errors() {
+    for (a, why) in [
+        (
+            Args {
+                tag: vec!["Accounts".into()],
+                ..common::embedded_args()
+            },
+            "--tag Accounts: no operation has this tag",
+        ),
+        (
+            Args {
+                exclude_operation: vec!["listLimits".into()],
+                ..common::embedded_args()
+            },
+            "--exclude-operation listLimits: no such operation",
+        ),
+        (
+            Args {
+                exclude_check: vec!["not_a_check".into()],
+                ..common::embedded_args()
+            },
+            "--exclude-check not_a_check: no such check",
+        ),
+    ] {
+        let err = execute(&a, Default::default()).await.err().unwrap();
+        assert!(matches!(err, HarnessError::Config(_)), "{err}");
+        assert!(err.to_string().contains(why), "{err}");
+    }
+}
