@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-use crate::child::{cargo, run_forwarding};
+use crate::child::{ignored_tests, run_forwarding};
 use crate::tools::debian_program;
 
 /// Installs Chromium when missing and runs the ignored browser test; exit 0 when it
@@ -17,28 +17,7 @@ pub fn run() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut cmd = if crate::test::have_nextest() {
-        cargo(&[
-            "nextest",
-            "run",
-            "-p",
-            "conformance",
-            "--test",
-            "html_report",
-            "--run-ignored",
-            "only",
-        ])
-    } else {
-        cargo(&[
-            "test",
-            "-p",
-            "conformance",
-            "--test",
-            "html_report",
-            "--",
-            "--ignored",
-        ])
-    };
+    let mut cmd = ignored_tests("html_report", false);
     cmd.env("CHROMIUM_BIN", exe);
     run_forwarding(cmd)
 }

@@ -84,3 +84,39 @@ impl Interrupts {
         })
     }
 }
+
+/// The command that runs the ignored tests of one test target of `conformance` (the checks
+/// that need an outside tool, which the calling step installs): nextest when it is
+/// installed, else `cargo test`; `no_capture` shows their output as they run, one at a time.
+pub fn ignored_tests(test: &str, no_capture: bool) -> std::process::Command {
+    if crate::test::have_nextest() {
+        let mut args = vec![
+            "nextest",
+            "run",
+            "-p",
+            "conformance",
+            "--test",
+            test,
+            "--run-ignored",
+            "only",
+        ];
+        if no_capture {
+            args.push("--no-capture");
+        }
+        cargo(&args)
+    } else {
+        let mut args = vec![
+            "test",
+            "-p",
+            "conformance",
+            "--test",
+            test,
+            "--",
+            "--ignored",
+        ];
+        if no_capture {
+            args.extend(["--nocapture", "--test-threads=1"]);
+        }
+        cargo(&args)
+    }
+}

@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use crate::child::{cargo, run_forwarding};
+use crate::child::{ignored_tests, run_forwarding};
 use crate::tools::npm_tool;
 
 /// The Prism release this project is checked with.
@@ -33,31 +33,7 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     // One test at a time with its output shown: each starts its own Prism.
-    let mut cmd = if crate::test::have_nextest() {
-        cargo(&[
-            "nextest",
-            "run",
-            "-p",
-            "conformance",
-            "--test",
-            "prism",
-            "--run-ignored",
-            "only",
-            "--no-capture",
-        ])
-    } else {
-        cargo(&[
-            "test",
-            "-p",
-            "conformance",
-            "--test",
-            "prism",
-            "--",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-    };
+    let mut cmd = ignored_tests("prism", true);
     cmd.env("PRISM_BIN", exe)
         .env("PRISM_ROUNDS", args.rounds.to_string())
         .env("PRISM_TIMEOUT", args.timeout.to_string());

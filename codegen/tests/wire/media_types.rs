@@ -176,15 +176,19 @@ fn a_text_answer_that_is_not_utf8_is_a_decode_error_not_a_lossy_string() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async {
         match client.read_log(None, None).await {
-            Err(gen_media_types::Error::Decode { status: 200, source, .. }) => {
+            Err(gen_media_types::Error::Decode { status, source, body, .. }) => {
+                assert_eq!(status, 200);
                 assert!(source.to_string().contains("offset 2"), "{source}");
+                assert_eq!(body, b"ok\xff!", "the error keeps the exact bytes");
             }
             other => panic!("{other:?}"),
         }
         // A documented error answer's text goes through the same decoder.
         match client.download_blob("b").await {
-            Err(gen_media_types::Error::Decode { status: 404, source, .. }) => {
+            Err(gen_media_types::Error::Decode { status, source, body, .. }) => {
+                assert_eq!(status, 404);
                 assert!(source.to_string().contains("offset 4"), "{source}");
+                assert_eq!(body, b"gone\xc3");
             }
             other => panic!("{other:?}"),
         }

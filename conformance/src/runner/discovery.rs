@@ -40,33 +40,8 @@ pub async fn discover(
             },
         };
         for value in values {
-            let mut tpl = d.request.clone();
-            if let (Some(t), Some(v)) = (&d.try_each, &value) {
-                tpl.params.retain(|(n, _)| *n != t.param);
-                tpl.params.push((t.param.clone(), v.clone()));
-            }
-            let step = Step {
-                request: tpl,
-                expect: Expect::Observe,
-                capture: Vec::new(),
-                asserts: Vec::new(),
-            };
-            let case = Case {
-                id: id.clone(),
-                operation: d.request.op.clone(),
-                check: Check::Discovery.into(),
-                level: Level::Must,
-                steps: vec![step.clone()],
-                serial: true,
-                skip: None,
-                requires: Vec::new(),
-                cap: None,
-            };
-            let mut local = vars.clone();
-            let (results, exchange, resp) = run_step(ctx, &case, 0, 0, &step, &mut local).await;
-            report.results.extend(results);
-            report.exchanges.extend(exchange);
-            let Some(body) = resp.and_then(|r| r.json) else {
+            let with = d.try_each.as_ref().zip(value.clone());
+            let Some(body) = observe(ctx, &id, d, with, vars, &mut report).await else {
                 continue;
             };
             let captured: Option<Vec<(String, Value)>> = d
@@ -91,6 +66,45 @@ pub async fn discover(
         }
     }
     finalise(ctx, report)
+}
+
+/// Sends a discovery step's request (with `param = value` when it iterates), judges the
+/// answer under the step's id and returns its JSON body.
+async fn observe(
+    ctx: &Context,
+    id: &str,
+    d: &Discover,
+    with: Option<(&TryEach, Value)>,
+    vars: &Vars,
+    report: &mut CaseReport,
+) -> Option<Value> {
+    let mut tpl = d.request.clone();
+    if let Some((t, v)) = with {
+        tpl.params.retain(|(n, _)| *n != t.param);
+        tpl.params.push((t.param.clone(), v));
+    }
+    let step = Step {
+        request: tpl,
+        expect: Expect::Observe,
+        capture: Vec::new(),
+        asserts: Vec::new(),
+    };
+    let case = Case {
+        id: id.to_string(),
+        operation: d.request.op.clone(),
+        check: Check::Discovery.into(),
+        level: Level::Must,
+        steps: vec![step.clone()],
+        serial: true,
+        skip: None,
+        requires: Vec::new(),
+        cap: None,
+    };
+    let mut local = vars.clone();
+    let (results, exchange, resp) = run_step(ctx, &case, 0, 0, &step, &mut local).await;
+    report.results.extend(results);
+    report.exchanges.extend(exchange);
+    resp.and_then(|r| r.json)
 }
 
 /// One sweep step: the request for every value of the list (at most `each.max`, and no
@@ -121,31 +135,7 @@ async fn sweep(
             break;
         }
         *budget -= 1;
-        let mut tpl = d.request.clone();
-        tpl.params.retain(|(n, _)| *n != each.param);
-        tpl.params.push((each.param.clone(), value));
-        let step = Step {
-            request: tpl,
-            expect: Expect::Observe,
-            capture: Vec::new(),
-            asserts: Vec::new(),
-        };
-        let case = Case {
-            id: id.clone(),
-            operation: d.request.op.clone(),
-            check: Check::Discovery.into(),
-            level: Level::Must,
-            steps: vec![step.clone()],
-            serial: true,
-            skip: None,
-            requires: Vec::new(),
-            cap: None,
-        };
-        let mut local = vars.clone();
-        let (results, exchange, resp) = run_step(ctx, &case, 0, 0, &step, &mut local).await;
-        report.results.extend(results);
-        report.exchanges.extend(exchange);
-        let Some(body) = resp.and_then(|r| r.json) else {
+        let Some(body) = observe(ctx, &id, d, Some((each, value)), vars, report).await else {
             continue;
         };
         for ((_, ptr), list) in d.collect.iter().zip(&mut gathered) {
