@@ -50,7 +50,7 @@ async fn an_update_changes_the_four_fields_and_nothing_else() {
         .await
         .unwrap();
     assert_eq!(
-        resp.contact_info.unwrap(),
+        resp.into_inner().contact_info.unwrap(),
         expected(&want, "Ada", "Byron", "FR", "+33 1 23 45 67 89")
     );
     // Other users' records are untouched (decision 15).
@@ -149,7 +149,7 @@ async fn a_thousand_concurrent_updates_never_interleave() {
                 phone: format!("P{i}"),
             };
             let resp = client.update_contact_info_name(&req).await.unwrap();
-            let got = resp.contact_info.unwrap();
+            let got = resp.into_inner().contact_info.unwrap();
             // Each answer is exactly the record this request produced.
             assert_eq!(
                 got,

@@ -108,7 +108,10 @@ fn assert_success(r: &OAuthTokenResponse) {
 
 async fn refused(client: &Client, req: &OAuthToken) -> OAuthTokenResponse {
     match client.exchange_token(req).await {
-        Err(trading_api::Error::Response(ExchangeTokenError::BadRequest(r))) => {
+        Err(trading_api::Error::Response {
+            error: ExchangeTokenError::BadRequest(r),
+            ..
+        }) => {
             assert!(r.access_token.is_none());
             assert!(!r.error_description.as_deref().unwrap_or("").is_empty());
             r
@@ -160,13 +163,7 @@ async fn authorize_exchange_call_refresh_and_revoke() {
         .suggest_risk_categories("energy", 5)
         .await
         .unwrap_err();
-    assert_eq!(
-        err.status().or(match &err {
-            trading_api::Error::Response(e) => Some(e.status()),
-            _ => None,
-        }),
-        Some(401)
-    );
+    assert_eq!(err.status().map(|s| s.as_u16()), Some(401));
     let replay = refused(&client, &refresh).await;
     assert_eq!(replay.error.as_deref(), Some("invalid_grant"));
     client

@@ -42,15 +42,18 @@ async fn deps_returns_the_categorys_limits_in_id_order() {
 async fn item_returns_the_record_seen_through_deps_and_404_for_unknown() {
     let (server, client) = start().await;
     let through_deps = client.list_category_position_limits(4).await.unwrap();
-    for limit in &through_deps {
+    for limit in through_deps.iter() {
         let item = client
             .get_category_position_limit(limit.id.unwrap())
             .await
             .unwrap();
-        assert_eq!(&item, limit);
+        assert_eq!(&*item, limit);
     }
     match client.get_category_position_limit(999_999).await {
-        Err(trading_api::Error::Response(GetCategoryPositionLimitError::NotFound(e))) => {
+        Err(trading_api::Error::Response {
+            error: GetCategoryPositionLimitError::NotFound(e),
+            ..
+        }) => {
             assert!(e.error_text.contains("999999"))
         }
         other => panic!("expected 404, got {other:?}"),
@@ -188,9 +191,10 @@ async fn missing_or_mistyped_parameters_are_400_with_error_text() {
         matches!(
             err,
             Err(trading_api::Error::Constraint(_))
-                | Err(trading_api::Error::Response(
-                    SuggestRiskCategoriesError::BadRequest(_)
-                ))
+                | Err(trading_api::Error::Response {
+                    error: SuggestRiskCategoriesError::BadRequest(_),
+                    ..
+                })
         ),
         "{err:?}"
     );
