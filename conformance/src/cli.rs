@@ -109,6 +109,14 @@ pub struct Args {
     /// No progress bar and no live failure lines (the summary is still printed).
     #[arg(long)]
     pub quiet: bool,
+    /// Print the full table by operation and check at the end (a clean run otherwise
+    /// prints one line per operation).
+    #[arg(long, conflicts_with = "quiet")]
+    pub verbose: bool,
+    /// Most milliseconds an answer may take (sending to the last body byte): a slower one
+    /// breaches the SHOULD check `response_time` (a failure under `--strict`).
+    #[arg(long, value_name = "MS", value_parser = parse_millis)]
+    pub max_response_time: Option<Duration>,
     /// A header sent with every request, `NAME:VALUE` (repeatable; an API key, a tenant).
     /// Its value is a secret: reports and curl lines show `$NAME` instead (see
     /// `--public-header`).
@@ -176,6 +184,13 @@ fn parse_rate(s: &str) -> Result<f64, String> {
         ));
     }
     Ok(rate)
+}
+
+fn parse_millis(s: &str) -> Result<Duration, String> {
+    match s.parse::<u64>() {
+        Ok(ms) if ms > 0 => Ok(Duration::from_millis(ms)),
+        _ => Err(format!("`{s}` is not a whole number of milliseconds above 0")),
+    }
 }
 
 fn parse_seconds(s: &str) -> Result<Duration, String> {

@@ -236,7 +236,8 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         token,
         secrets,
         oauth,
-    ));
+    )
+    .with_max_response_time(args.max_response_time));
 
     let header = header::RunHeader {
         target: ctx.secrets.redact_in_url(&base_url),
@@ -249,9 +250,41 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     if !args.quiet {
         println!("{}", header.render());
     }
-    let (results, exchanges) = if let Some(recorded) = &recorded {
-        (
-            replay::replay(
+    // Only the selected results are judged and shown, with the known failures applied:
+    // the same for the files written while the run goes on and for the last ones.
+    let settle = |results: Vec<CheckResult>| -> (Vec<CheckResult>, Vec<String>) {
+        let mut results: Vec<CheckResult> = results
+            .into_iter()
+            .filter(|r| selection.check(&r.check) && selection.operation(&r.operation))
+            .collect();
+        let notes = known.apply(&mut results, chrono::Utc::now().date_naive());
+        (results, notes)
+    };
+    let writes_files = !report_paths(args).is_empty();
+    let live = report::live::Live::new(
+        writes_files.then_some(report::live::EVERY),
+        Box::new(|state, results, exchanges| {
+            // A file that cannot be written now fails the run at its end, with the error.
+            let _ = report::write_files(
+                args,
+                &report::Snapshot {
+                    run: &header,
+                    state,
+                    exit_code: None,
+                    results: &settle(results).0,
+                    exchanges: &exchanges,
+                },
+            );
+        }),
+    );
+    if writes_files {
+        // A run killed before its first case ends still leaves files saying so.
+        live.write_now(report::RunState::InProgress);
+    }
+    let interrupted = report::live::interrupted();
+    let work = async {
+        if let Some(recorded) = &recorded {
+            let results = replay::replay(
                 recorded,
                 &ctx.base_url,
                 ctx.token.as_deref(),
@@ -259,34 +292,41 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
                 &ctx.secrets,
                 &ctx.oauth,
             )
-            .await,
-            Vec::new(),
-        )
-    } else {
-        match run_all(
-            args,
-            &selection,
-            &ctx,
-            &contracts,
-            fixtures.allow_writes,
-            vars,
-        )
-        .await
-        {
-            Ok(ran) => ran,
-            Err(e) => {
-                if let Some(s) = embedded {
-                    s.shutdown().await;
-                }
-                return Err(e);
-            }
+            .await;
+            Ok((results, Vec::new()))
+        } else {
+            run_all(
+                args,
+                &selection,
+                &ctx,
+                &contracts,
+                fixtures.allow_writes,
+                vars,
+                &live,
+            )
+            .await
         }
     };
-    let results: Vec<CheckResult> = results
-        .into_iter()
-        .filter(|r| selection.check(&r.check) && selection.operation(&r.operation))
-        .collect();
-    if results.is_empty() {
+    let (state, ran) = tokio::select! {
+        ran = work => (report::RunState::Finished, ran),
+        signal = interrupted => {
+            if !args.quiet {
+                eprintln!("\n{signal}: stopping; writing the reports of the results so far");
+            }
+            (report::RunState::Interrupted, Ok(live.so_far()))
+        }
+    };
+    let (results, exchanges) = match ran {
+        Ok(ran) => ran,
+        Err(e) => {
+            if let Some(s) = embedded {
+                s.shutdown().await;
+            }
+            return Err(e);
+        }
+    };
+    let (results, known_notes) = settle(results);
+    if results.is_empty() && state == report::RunState::Finished {
         // Nothing passes by default: a selection that judged nothing is a usage error, not
         // a clean run.
         if let Some(s) = embedded {
@@ -298,20 +338,27 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             recorded.as_deref(),
         )));
     }
-    let mut results = results;
-    let known_notes = known.apply(&mut results, chrono::Utc::now().date_naive());
     let totals = Totals::of(&results, args.strict);
     let incomplete = outcome::incomplete(&results).count();
     let exit_code = if totals.failed > 0 {
         1
-    } else if incomplete > 0 && !args.allow_incomplete {
+    } else if state == report::RunState::Interrupted
+        || (incomplete > 0 && !args.allow_incomplete)
+    {
         EXIT_INCOMPLETE
     } else {
         0
     };
-    let mut summary = report::terminal::render(&results, args.strict);
+    let latency = report::timings::per_operation(&exchanges);
+    let mut summary = report::terminal::render(&results, &latency, args.strict, args.verbose);
     let mut notes = String::new();
-    if !known_notes.is_empty() {
+    if state == report::RunState::Interrupted {
+        // An entry not reached yet is not one that "no longer fails".
+        notes.push_str(&format!(
+            "\nINTERRUPTED: {} (exit {exit_code}).\n",
+            state.explain()
+        ));
+    } else if !known_notes.is_empty() {
         notes.push_str("\nKnown-failure notes:\n");
         notes.extend(known_notes.iter().map(|n| format!("  {n}\n")));
     }
@@ -329,10 +376,20 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         // A quiet run prints no header first: the summary names the target instead.
         summary.insert_str(0, &header.render());
     }
-    report::write_files(args, &header, exit_code, &results, &exchanges)?;
+    let written = report::write_files(
+        args,
+        &report::Snapshot {
+            run: &header,
+            state,
+            exit_code: Some(exit_code),
+            results: &results,
+            exchanges: &exchanges,
+        },
+    );
     if let Some(s) = embedded {
         s.shutdown().await;
     }
+    written?;
     Ok(Outcome {
         exit_code,
         results,
@@ -340,6 +397,15 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         base_url,
         summary,
     })
+}
+
+/// The report files the command line asks for.
+fn report_paths(args: &Args) -> Vec<&std::path::Path> {
+    [&args.junit, &args.json, &args.html, &args.record]
+        .into_iter()
+        .flatten()
+        .map(|p| p.as_path())
+        .collect()
 }
 
 /// The exit code of a run in which MUST checks could not run for want of a credential or
@@ -423,10 +489,12 @@ async fn run_all(
     contracts: &Contracts,
     allow_writes: bool,
     mut vars: Vars,
+    live: &report::live::Live<'_>,
 ) -> Result<(Vec<CheckResult>, Vec<Exchange>), HarnessError> {
     let mut budget = args.max_requests;
     let discovery = runner::discover(ctx, &contracts.discover, &mut vars, &mut budget).await;
     preflight(ctx, &discovery)?;
+    live.add(0, &discovery.results, &discovery.exchanges);
     let mut cases = plan::derive(
         &ctx.spec,
         contracts,
@@ -454,7 +522,8 @@ async fn run_all(
     let progress = report::terminal::Progress::new(cases.len(), args.strict, args.quiet);
     progress.report(&discovery.results);
     let reports: Vec<CaseReport> = runner::run_cases(ctx.clone(), cases, vars, args.workers, |r| {
-        progress.case_done(&r.results)
+        progress.case_done(&r.results);
+        live.add(r.index, &r.results, &r.exchanges);
     })
     .await;
     progress.finish();

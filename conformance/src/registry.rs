@@ -103,6 +103,8 @@ pub enum Check {
     Contract,
     /// A discovery step of the contract files.
     Discovery,
+    /// An answer came within `--max-response-time`.
+    ResponseTime,
 }
 
 /// One row of the registry.
@@ -376,6 +378,14 @@ pub const TABLE: &[Entry] = &[
         Must,
         "a discovery step could run (its answers get the schema/status checks)",
         "fixed: MUST, reported only when a step is skipped, saying why",
+    ),
+    row(
+        Check::ResponseTime,
+        "response_time",
+        F::SchemaStatus,
+        Should,
+        "every answer arrives within --max-response-time (judged only when it is given)",
+        "fixed: SHOULD, the spec states no latency bound: a slow answer is a quality breach the run's owner sets, not a broken contract (--strict makes it fail)",
     ),
 ];
 

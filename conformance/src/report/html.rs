@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
+use super::RunState;
 use super::json::{JsonReport, JsonResult};
+use super::timings::Latency;
 use crate::outcome::ReportedVerdict;
 
 /// The most characters of an answer body shown in a row; the JSON report has them all.
@@ -34,14 +36,19 @@ pub fn render(report: &JsonReport<'_>) -> String {
             }
             body {
                 header #verdict class=(format!("verdict {}", verdict.to_lowercase()))
-                    data-exit-code=(report.exit_code) {
+                    data-exit-code=(report.exit_code.map_or("none".to_string(), |c| c.to_string()))
+                    data-state=(state_word(report.state)) {
                     h1 { (verdict) }
                     p #totals {
                         (report.totals.failed) " failed · "
                         (report.totals.warnings) " warnings · "
                         (report.totals.known) " known · "
                         (report.totals.skipped) " skipped · "
-                        (report.totals.passed) " passed · exit code " (report.exit_code)
+                        (report.totals.passed) " passed"
+                        @if let Some(code) = report.exit_code { " · exit code " (code) }
+                    }
+                    @if report.state != RunState::Finished {
+                        p #state { (report.state.explain()) }
                     }
                 }
                 section #run {
@@ -98,7 +105,7 @@ pub fn render(report: &JsonReport<'_>) -> String {
                 }
                 main {
                     @for (op, results) in &by_operation {
-                        (operation(op, results))
+                        (operation(op, results, report.latency.get(*op)))
                     }
                 }
                 script { (PreEscaped(SCRIPT)) }
@@ -112,14 +119,22 @@ pub fn render(report: &JsonReport<'_>) -> String {
 /// run that did not finish).
 fn run_verdict(report: &JsonReport<'_>) -> &'static str {
     match report.exit_code {
-        0 => "PASSED",
-        1 => "FAILED",
+        Some(0) if report.state == RunState::Finished => "PASSED",
+        Some(1) => "FAILED",
         _ => "INCOMPLETE",
     }
 }
 
+fn state_word(state: RunState) -> &'static str {
+    match state {
+        RunState::Finished => "finished",
+        RunState::InProgress => "in_progress",
+        RunState::Interrupted => "interrupted",
+    }
+}
+
 /// One operation's table: its counts in the heading, then its results, failures first.
-fn operation(op: &str, results: &[&JsonResult<'_>]) -> Markup {
+fn operation(op: &str, results: &[&JsonResult<'_>], latency: Option<&Latency>) -> Markup {
     let count = |v: ReportedVerdict| results.iter().filter(|r| r.verdict == v).count();
     let mut rows: Vec<&JsonResult<'_>> = results.to_vec();
     // Stable: within a verdict, results keep case order.
@@ -134,6 +149,7 @@ fn operation(op: &str, results: &[&JsonResult<'_>]) -> Markup {
                     (count(ReportedVerdict::Known)) " known · "
                     (count(ReportedVerdict::Skipped)) " skipped · "
                     (count(ReportedVerdict::Passed)) " passed"
+                    @if let Some(l) = latency { span.latency { " · " (l.describe()) } }
                 }
             }
             table {
@@ -276,7 +292,7 @@ mod tests {
     fn answers_from_the_target_are_escaped_and_bodies_cut() {
         let results = [hostile()];
         let run = header();
-        let doc = JsonReport::new(&run, false, 1, &results);
+        let doc = JsonReport::new(&run, false, (RunState::Finished, Some(1)), &results, &[]);
         let page = render(&doc);
         assert_eq!(
             page.matches("<script>").count(),
@@ -295,7 +311,7 @@ mod tests {
     fn verdict_names_an_unfinished_run() {
         let results = [hostile()];
         let run = header();
-        let page = render(&JsonReport::new(&run, false, 3, &results));
+        let page = render(&JsonReport::new(&run, false, (RunState::Finished, Some(3)), &results, &[]));
         assert!(page.contains("<h1>INCOMPLETE</h1>"));
         // One class attribute per row: a second one would be dropped by the browser.
         assert!(page.contains(r#"<tr class="result failed" data-level="MUST""#));

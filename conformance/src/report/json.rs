@@ -1,9 +1,14 @@
 //! The JSON report: the run's parameters, totals and every result (failures with what came
 //! back and a curl line), the same content as the terminal report.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
+use super::RunState;
+use super::timings::{self, Latency};
 use crate::header::RunHeader;
+use crate::runner::Exchange;
 
 use crate::outcome::{CheckResult, Got, ReportedVerdict, Totals};
 use crate::spec::Level;
@@ -23,11 +28,18 @@ pub struct JsonReport<'a> {
     pub strict: bool,
     /// Counts.
     pub totals: Totals,
-    /// Exit code of the run.
-    pub exit_code: u8,
+    /// `finished`; `in_progress` in a file written while the run goes on (a run killed
+    /// there leaves it so); `interrupted` when SIGINT or SIGTERM stopped it. Only a
+    /// `finished` report holds every result.
+    pub state: RunState,
+    /// Exit code of the run; `null` while it is in progress.
+    pub exit_code: Option<u8>,
     /// MUST checks that could not run for want of a credential or fixture; the run is
     /// incomplete when there are any.
     pub incomplete: usize,
+    /// Latency per operation over the answers it got (absent in a replay, which does not
+    /// time its requests).
+    pub latency: BTreeMap<String, Latency>,
     /// Every result in case order.
     pub results: Vec<JsonResult<'a>>,
 }
@@ -84,8 +96,9 @@ impl<'a> JsonReport<'a> {
     pub fn new(
         run: &'a RunHeader,
         strict: bool,
-        exit_code: u8,
+        (state, exit_code): (RunState, Option<u8>),
         results: &'a [CheckResult],
+        exchanges: &[Exchange],
     ) -> JsonReport<'a> {
         JsonReport {
             format: 2,
@@ -94,8 +107,10 @@ impl<'a> JsonReport<'a> {
             seed: run.seed,
             strict,
             totals: Totals::of(results, strict),
+            state,
             exit_code,
             incomplete: crate::outcome::incomplete(results).count(),
+            latency: timings::per_operation(exchanges),
             results: results.iter().map(|r| JsonResult::of(r, strict)).collect(),
         }
     }

@@ -1,70 +1,116 @@
-//! JUnit XML (via `quick-junit`): one suite per operation, one test case per check result,
-//! so CI systems show the same verdicts as the terminal.
+//! JUnit XML (via `quick-junit`), grouped so a CI UI shows one line per case with its
+//! checks inside.
+//!
+//! JUnit has no nested test cases, so the case is the `testsuite` and each check of it a
+//! `testcase`: GitLab's test report, dorny/test-reporter and Jenkins' JUnit plugin all list
+//! suites as the collapsible level (Jenkins by `classname`, set to the case id as well), and
+//! a failed check still counts as one failed test, so the totals match the terminal's. The
+//! other mapping, one test case per case with its checks as properties or system-out, would
+//! hide which check failed behind a single red line and lose the per-check counts. A
+//! check's `time` is the latency of the request it judged; a suite's is the sum over the
+//! case's requests (each step once).
+//!
+//! A run that did not finish (interrupted, or still running when the file was last
+//! written) adds a suite `conformance run` whose one test case is an error saying so, and
+//! the property `incomplete=true`: CI shows the run red and why, with the checks so far.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 
-use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
+use super::timings;
+use super::RunState;
 use crate::outcome::{CheckResult, ReportedVerdict};
+use crate::runner::Exchange;
 
 /// Renders the results as JUnit XML.
 pub fn render(
     results: &[CheckResult],
+    exchanges: &[Exchange],
     strict: bool,
+    state: RunState,
 ) -> Result<String, quick_junit::SerializeError> {
+    let step_times = timings::per_step(exchanges);
+    // Suites in case order (the order of the results), each case once.
+    let mut order: Vec<&str> = Vec::new();
     let mut suites: BTreeMap<&str, Vec<&CheckResult>> = BTreeMap::new();
     for r in results {
-        suites.entry(r.operation.as_str()).or_default().push(r);
+        let checks = suites.entry(r.case.as_str()).or_default();
+        if checks.is_empty() {
+            order.push(&r.case);
+        }
+        checks.push(r);
     }
     let mut report = Report::new("conformance");
-    // A rule may be judged more than once on one answer (e.g. `fields_equal` per field
-    // group): the second and later results of a name get ` [2]`, ` [3]`, … in result order.
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for (op, rs) in suites {
-        let mut suite = TestSuite::new(op);
+    for case in order {
+        let rs = &suites[case];
+        let mut suite = TestSuite::new(case);
+        let mut steps = BTreeSet::new();
+        let mut case_time = Duration::ZERO;
+        // A rule may be judged more than once on one answer (e.g. `fields_equal` per field
+        // group): the second and later results of a name get ` [2]`, ` [3]`, … in order.
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         for r in rs {
-            let status = match r.reported_verdict(strict) {
-                ReportedVerdict::Passed => TestCaseStatus::success(),
-                ReportedVerdict::Skipped => {
-                    let mut s = TestCaseStatus::skipped();
-                    s.set_message(r.message.clone());
-                    s
-                }
-                ReportedVerdict::Failed => {
-                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                    s.set_message(format!("[{}] {}", r.level.as_str(), r.message));
-                    s.set_type(r.check.to_string());
-                    s.set_description(super::details(r));
-                    s
-                }
-                ReportedVerdict::Known => {
-                    let mut s = TestCaseStatus::skipped();
-                    s.set_message(r.message.clone());
-                    s
-                }
-                // A warning passes; its details go to system-out below.
-                ReportedVerdict::Warning => TestCaseStatus::success(),
-            };
+            let time = step_times.get(&(r.case.as_str(), r.step)).copied();
+            if let Some(t) = time
+                && steps.insert(r.step)
+            {
+                case_time += t;
+            }
             let name = if r.step > 0 {
-                format!("{} #{} :: {}", r.case, r.step, r.check)
+                format!("step {} :: {}", r.step, r.check)
             } else {
-                format!("{} :: {}", r.case, r.check)
+                r.check.to_string()
             };
             let n = seen.entry(name.clone()).or_default();
             *n += 1;
-            let name = if *n > 1 {
-                format!("{name} [{n}]")
-            } else {
-                name
-            };
-            let mut tc = TestCase::new(name, status);
-            tc.set_classname(format!("{}.{}", r.operation, r.check));
+            let name = if *n > 1 { format!("{name} [{n}]") } else { name };
+            let mut tc = TestCase::new(name, status_of(r, strict));
+            tc.set_classname(case);
+            tc.add_property(Property::new("operation", r.operation.as_str()));
+            tc.add_property(Property::new("level", r.level.as_str()));
+            if let Some(t) = time {
+                tc.set_time(t);
+            }
             if r.is_warning(strict) {
                 tc.set_system_out(format!("WARNING (SHOULD): {}", super::details(r)));
             }
             suite.add_test_case(tc);
         }
+        suite.set_time(case_time);
+        report.add_test_suite(suite);
+    }
+    if state != RunState::Finished {
+        let mut suite = TestSuite::new("conformance run");
+        suite.add_property(Property::new("incomplete", "true"));
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        status.set_message(state.explain());
+        status.set_type("incomplete");
+        let mut tc = TestCase::new(state.test_name(), status);
+        tc.set_classname("conformance run");
+        suite.add_test_case(tc);
         report.add_test_suite(suite);
     }
     report.to_string()
+}
+
+fn status_of(r: &CheckResult, strict: bool) -> TestCaseStatus {
+    match r.reported_verdict(strict) {
+        ReportedVerdict::Passed => TestCaseStatus::success(),
+        ReportedVerdict::Skipped | ReportedVerdict::Known => {
+            let mut s = TestCaseStatus::skipped();
+            s.set_message(r.message.clone());
+            s
+        }
+        ReportedVerdict::Failed => {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_message(format!("[{}] {}", r.level.as_str(), r.message));
+            s.set_type(r.check.to_string());
+            s.set_description(super::details(r));
+            s
+        }
+        // A warning passes; its details go to system-out.
+        ReportedVerdict::Warning => TestCaseStatus::success(),
+    }
 }

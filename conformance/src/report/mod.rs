@@ -4,31 +4,86 @@
 mod html;
 mod json;
 mod junit;
+pub mod live;
 pub mod terminal;
+pub mod timings;
 
 use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Serialize;
 
 use crate::cli::Args;
 use crate::error::HarnessError;
 use crate::outcome::{CheckResult, Verdict};
 use crate::runner::Exchange;
 
+/// How far the run got when a report was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunState {
+    /// Every case ran; the report is the run's.
+    Finished,
+    /// Written while cases still run: a run killed now (a CI timeout) leaves this.
+    InProgress,
+    /// SIGINT or SIGTERM stopped the run; the report holds the results so far.
+    Interrupted,
+}
+
+impl RunState {
+    /// Why a report of this state is not the whole run.
+    pub fn explain(self) -> &'static str {
+        match self {
+            RunState::Finished => "the run finished",
+            RunState::InProgress => {
+                "the run had not finished when this report was written (still running, or killed): the results are those so far"
+            }
+            RunState::Interrupted => {
+                "the run was interrupted (SIGINT or SIGTERM) before every case ran: the results are those so far"
+            }
+        }
+    }
+
+    /// The name of the JUnit test case that marks a run that did not finish.
+    pub fn test_name(self) -> &'static str {
+        match self {
+            RunState::Finished => "run finished",
+            RunState::InProgress => "run not finished",
+            RunState::Interrupted => "run interrupted",
+        }
+    }
+}
+
+/// What the report files show: the run so far or whole.
+pub struct Snapshot<'a> {
+    /// The run header (target as a report may show it, secrets redacted).
+    pub run: &'a crate::header::RunHeader,
+    /// How far the run got.
+    pub state: RunState,
+    /// The exit code, once the run has one.
+    pub exit_code: Option<u8>,
+    /// Results in case order.
+    pub results: &'a [CheckResult],
+    /// Exchanges in case order.
+    pub exchanges: &'a [Exchange],
+}
+
 /// Writes the report files the command line asks for (`--junit`, `--json`, `--html`,
-/// `--record`);
-/// `run` is the run header (target as a report may show it, secrets redacted).
-pub fn write_files(
-    args: &Args,
-    run: &crate::header::RunHeader,
-    exit_code: u8,
-    results: &[CheckResult],
-    exchanges: &[Exchange],
-) -> Result<(), HarnessError> {
+/// `--record`), each atomically: a reader (or a run killed mid-write) sees the previous
+/// file or the new one, never half of one.
+pub fn write_files(args: &Args, snap: &Snapshot<'_>) -> Result<(), HarnessError> {
     if let Some(p) = &args.junit {
-        let xml = junit::render(results, args.strict)?;
+        let xml = junit::render(snap.results, snap.exchanges, args.strict, snap.state)?;
         write(p, &xml)?;
     }
     if args.json.is_some() || args.html.is_some() {
-        let doc = json::JsonReport::new(run, args.strict, exit_code, results);
+        let doc = json::JsonReport::new(
+            snap.run,
+            args.strict,
+            (snap.state, snap.exit_code),
+            snap.results,
+            snap.exchanges,
+        );
         if let Some(p) = &args.json {
             write(p, &json::render(&doc))?;
         }
@@ -39,16 +94,25 @@ pub fn write_files(
     if let Some(p) = &args.record {
         write(
             p,
-            &serde_json::to_string_pretty(exchanges).unwrap_or_default(),
+            &serde_json::to_string_pretty(snap.exchanges).unwrap_or_default(),
         )?;
     }
     Ok(())
 }
 
-fn write(path: &std::path::Path, text: &str) -> Result<(), HarnessError> {
-    std::fs::write(path, text).map_err(|source| HarnessError::Write {
+/// Writes `text` to a temporary file beside `path`, then renames it over `path`.
+fn write(path: &Path, text: &str) -> Result<(), HarnessError> {
+    let failed = |source| HarnessError::Write {
         path: path.to_path_buf(),
         source,
+    };
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".partial");
+    let tmp = std::path::PathBuf::from(tmp);
+    std::fs::write(&tmp, text).map_err(failed)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        failed(e)
     })
 }
 

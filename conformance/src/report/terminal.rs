@@ -1,12 +1,17 @@
 //! The terminal report: a progress bar while cases run, one line per failure as it
-//! happens, then every failure in detail, a table per operation and check, and the final
+//! happens, then every failure in detail, one line per operation (counts and latency; the
+//! table per operation and check with `--verbose`), and the final
 //! `N passed, N failed, N skipped` line.
+//!
+//! Quiet on pass: a clean run's output is the header, the bar and one line per operation,
+//! so the line that matters is not lost under a table. Whatever fails is printed in full.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::timings::Latency;
 use crate::outcome::{CheckResult, Totals, Verdict};
 
 /// Live progress on stderr (hidden when stderr is not a terminal).
@@ -62,9 +67,14 @@ impl Progress {
     }
 }
 
-/// The end-of-run text: details of failures and warnings, the summary table and the
-/// totals line (always the last line).
-pub fn render(results: &[CheckResult], strict: bool) -> String {
+/// The end-of-run text: details of failures and warnings, one line per operation (the
+/// table per operation and check when `verbose`) and the totals line (always the last).
+pub fn render(
+    results: &[CheckResult],
+    latency: &BTreeMap<String, Latency>,
+    strict: bool,
+    verbose: bool,
+) -> String {
     let mut s = String::new();
     let failed: Vec<&CheckResult> = results
         .iter()
@@ -80,63 +90,22 @@ pub fn render(results: &[CheckResult], strict: bool) -> String {
             );
         }
     }
-    let mut table: BTreeMap<(&str, &str), Totals> = BTreeMap::new();
-    for r in results {
-        let t = table
-            .entry((r.operation.as_str(), r.check.as_str()))
-            .or_default();
-        *t = add(*t, Totals::of(std::slice::from_ref(r), strict));
+    if verbose {
+        table(&mut s, results, strict);
     }
-    let _ = writeln!(s, "\nSummary by operation and check:\n");
-    let _ = writeln!(
-        s,
-        "  {:<30} {:<30} {:>6} {:>6} {:>6} {:>6}",
-        "operation", "check", "passed", "failed", "warned", "skipped"
-    );
-    let mut last_op = "";
-    for ((op, check), t) in &table {
-        let shown_op = if *op == last_op { "" } else { op };
-        last_op = op;
-        let _ = writeln!(
-            s,
-            "  {:<30} {:<30} {:>6} {:>6} {:>6} {:>6}",
-            shown_op, check, t.passed, t.failed, t.warnings, t.skipped
-        );
-    }
-    let notes: Vec<&CheckResult> = results
-        .iter()
-        .filter(|r| {
-            r.check == crate::registry::Check::AlternateEncodings
-                && r.verdict == Verdict::Passed
-                && r.level == crate::spec::Level::Must
-        })
-        .collect();
-    if !notes.is_empty() {
-        let _ = writeln!(s, "\nList encodings the target accepts:");
-        for r in notes {
-            let _ = writeln!(s, "  {}: {}", r.case, r.message);
-        }
-    }
+    per_operation(&mut s, results, latency, strict);
     let total = Totals::of(results, strict);
+    if verbose {
+        notes(&mut s, results);
+    } else if total.skipped > 0 {
+        let _ = writeln!(s, "\n{} check(s) skipped: --verbose lists why", total.skipped);
+    }
     if total.warnings > 0 {
         let _ = writeln!(
             s,
             "\n{} warning(s): SHOULD-level breaches (they fail the run under --strict)",
             total.warnings
         );
-    }
-    let skipped: BTreeMap<&str, usize> = results
-        .iter()
-        .filter(|r| r.verdict == Verdict::Skipped)
-        .fold(BTreeMap::new(), |mut m, r| {
-            *m.entry(r.message.as_str()).or_default() += 1;
-            m
-        });
-    if !skipped.is_empty() {
-        let _ = writeln!(s, "\nSkipped, by reason:");
-        for (why, n) in skipped {
-            let _ = writeln!(s, "  {n:>3} × {why}");
-        }
     }
     let known: Vec<&CheckResult> = results
         .iter()
@@ -160,6 +129,93 @@ pub fn render(results: &[CheckResult], strict: bool) -> String {
         let _ = write!(s, ", {} known", total.known);
     }
     s
+}
+
+/// The table per operation and check (`--verbose`).
+fn table(s: &mut String, results: &[CheckResult], strict: bool) {
+    let mut table: BTreeMap<(&str, &str), Totals> = BTreeMap::new();
+    for r in results {
+        let t = table
+            .entry((r.operation.as_str(), r.check.as_str()))
+            .or_default();
+        *t = add(*t, Totals::of(std::slice::from_ref(r), strict));
+    }
+    let _ = writeln!(s, "\nSummary by operation and check:\n");
+    let _ = writeln!(
+        s,
+        "  {:<30} {:<30} {:>6} {:>6} {:>6} {:>6}",
+        "operation", "check", "passed", "failed", "warned", "skipped"
+    );
+    let mut last_op = "";
+    for ((op, check), t) in &table {
+        let shown_op = if *op == last_op { "" } else { op };
+        last_op = op;
+        let _ = writeln!(
+            s,
+            "  {:<30} {:<30} {:>6} {:>6} {:>6} {:>6}",
+            shown_op, check, t.passed, t.failed, t.warnings, t.skipped
+        );
+    }
+}
+
+/// One line per operation: its counts and the latency of the answers it got.
+fn per_operation(
+    s: &mut String,
+    results: &[CheckResult],
+    latency: &BTreeMap<String, Latency>,
+    strict: bool,
+) {
+    let mut ops: BTreeMap<&str, Totals> = BTreeMap::new();
+    for r in results {
+        let t = ops.entry(r.operation.as_str()).or_default();
+        *t = add(*t, Totals::of(std::slice::from_ref(r), strict));
+    }
+    let _ = writeln!(s, "\nBy operation:\n");
+    for (op, t) in &ops {
+        let mut counts = format!(
+            "{:>4} passed {:>3} failed {:>3} warned {:>3} skipped",
+            t.passed, t.failed, t.warnings, t.skipped
+        );
+        if t.known > 0 {
+            let _ = write!(counts, " {:>3} known", t.known);
+        }
+        let timing = latency
+            .get(*op)
+            .map_or_else(|| "no answer timed".to_string(), Latency::describe);
+        let _ = writeln!(s, "  {op:<28} {counts}   {timing}");
+    }
+}
+
+/// What `--verbose` adds below the table: the list encodings the target accepts and why
+/// checks were skipped.
+fn notes(s: &mut String, results: &[CheckResult]) {
+    let accepted: Vec<&CheckResult> = results
+        .iter()
+        .filter(|r| {
+            r.check == crate::registry::Check::AlternateEncodings
+                && r.verdict == Verdict::Passed
+                && r.level == crate::spec::Level::Must
+        })
+        .collect();
+    if !accepted.is_empty() {
+        let _ = writeln!(s, "\nList encodings the target accepts:");
+        for r in accepted {
+            let _ = writeln!(s, "  {}: {}", r.case, r.message);
+        }
+    }
+    let skipped: BTreeMap<&str, usize> = results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Skipped)
+        .fold(BTreeMap::new(), |mut m, r| {
+            *m.entry(r.message.as_str()).or_default() += 1;
+            m
+        });
+    if !skipped.is_empty() {
+        let _ = writeln!(s, "\nSkipped, by reason:");
+        for (why, n) in skipped {
+            let _ = writeln!(s, "  {n:>3} × {why}");
+        }
+    }
 }
 
 fn add(a: Totals, b: Totals) -> Totals {

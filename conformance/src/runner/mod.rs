@@ -42,6 +42,8 @@ pub struct Context {
     pub secrets: Secrets,
     /// Authorization codes.
     pub oauth: OAuth,
+    /// `--max-response-time`: a slower answer breaches the `response_time` check.
+    pub max_response_time: Option<std::time::Duration>,
     /// Last seen state of each `preserves-other-fields` target, per operation.
     state: Mutex<HashMap<String, Value>>,
 }
@@ -67,8 +69,15 @@ impl Context {
             token,
             secrets,
             oauth,
+            max_response_time: None,
             state: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The context with `--max-response-time` judged on every answer.
+    pub fn with_max_response_time(mut self, limit: Option<std::time::Duration>) -> Context {
+        self.max_response_time = limit;
+        self
     }
 }
 

@@ -48,6 +48,14 @@ pub struct Exchange {
     pub content_type: Option<String>,
     /// The answer's body (JSON value or text), secrets redacted.
     pub response: Value,
+    /// Position of the case in the run (set by the step that sent it). Not recorded: a
+    /// replay numbers its own cases.
+    #[serde(skip)]
+    pub case_index: usize,
+    /// How long the answer took, from sending to the last body byte. Not recorded, so a
+    /// record file of the same seed and target stays the same file.
+    #[serde(skip)]
+    pub elapsed: Option<std::time::Duration>,
 }
 
 /// A recorded JSON body: an `x-secret` field keeps a value the case spelled literally (it
@@ -207,6 +215,8 @@ pub(super) fn exchange_of(
         error,
         content_type,
         response,
+        case_index: 0,
+        elapsed: sent.as_ref().ok().map(|r| r.elapsed),
     }
 }
 

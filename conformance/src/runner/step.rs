@@ -218,7 +218,10 @@ pub(super) async fn run_step(
             .push(("connection".into(), "close".into()));
     }
     let sent = ctx.transport.send(&built.request).await;
-    let exchange = Some(exchange_of(ctx, case, step_no, step, &built, &sent, vars));
+    let exchange = Some(Exchange {
+        case_index: index,
+        ..exchange_of(ctx, case, step_no, step, &built, &sent, vars)
+    });
     let resp = match sent {
         // A server may answer a body over the spec's `x-max-body` early and close the
         // connection while the body is still being written (RFC 9110 allows it for 413):
@@ -287,6 +290,7 @@ pub(super) async fn run_step(
         // error" applies besides the case's own expectation (no rules either, below).
         findings.truncate(1);
     }
+    findings.extend(response_time(ctx, &resp));
     findings.extend(checks::expectation(
         op,
         &case.check,
@@ -349,6 +353,28 @@ pub(super) async fn run_step(
         .map(|f| result(f, Some(&built), got.clone()))
         .collect();
     (results, exchange, Some(resp))
+}
+
+/// The `response_time` verdict of an answer, when `--max-response-time` is given.
+fn response_time(ctx: &Context, resp: &Response) -> Option<Finding> {
+    let limit = ctx.max_response_time?;
+    let took = resp.elapsed;
+    let slow = took > limit;
+    Some(Finding {
+        check: Check::ResponseTime.into(),
+        level: Check::ResponseTime.entry().level,
+        verdict: if slow { Verdict::Failed } else { Verdict::Passed },
+        message: if slow {
+            format!(
+                "the answer took {} ms, over the {} ms of --max-response-time",
+                took.as_millis(),
+                limit.as_millis()
+            )
+        } else {
+            String::new()
+        },
+        expected: format!("an answer within {} ms", limit.as_millis()),
+    })
 }
 
 fn expects_rejection(expect: &Expect) -> bool {

@@ -1,0 +1,124 @@
+//! Reports that survive the run: results are collected as cases end, and the report files
+//! are rewritten (atomically, see [`super::write_files`]) at most every [`EVERY`],
+//! marked `in_progress`, so a CI timeout that kills the run still leaves valid JUnit and
+//! JSON with the results so far. On SIGINT or SIGTERM the harness stops sending and writes
+//! them once more, marked `interrupted` ([`interrupted`]).
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::RunState;
+use crate::outcome::CheckResult;
+use crate::runner::Exchange;
+
+/// How often the files are rewritten while cases run: often enough that a killed run
+/// loses at most a quarter second of results, rarely enough that rewriting a
+/// thousand-result report stays a small share of a run.
+pub const EVERY: Duration = Duration::from_millis(250);
+
+/// What a writer is handed: the state, and the results and exchanges so far in case order.
+pub type Writer<'a> = dyn Fn(RunState, Vec<CheckResult>, Vec<Exchange>) + Send + Sync + 'a;
+
+/// The results so far, and when the files were last written.
+pub struct Live<'a> {
+    collected: Mutex<Collected>,
+    write: Box<Writer<'a>>,
+    /// Least time between two rewrites; `None` when there are no files to write (the
+    /// results are still collected, for the summary of an interrupted run).
+    every: Option<Duration>,
+}
+
+#[derive(Default)]
+struct Collected {
+    /// `(case index, results, exchanges)` in the order cases ended; discovery is index 0.
+    parts: Vec<(usize, Vec<CheckResult>, Vec<Exchange>)>,
+    last_write: Option<Instant>,
+}
+
+impl<'a> Live<'a> {
+    /// Collects results and hands snapshots to `write` at most every `every`.
+    pub fn new(every: Option<Duration>, write: Box<Writer<'a>>) -> Live<'a> {
+        Live {
+            collected: Mutex::new(Collected::default()),
+            write,
+            every,
+        }
+    }
+
+    /// Adds what case `index` produced, and rewrites the files when they are due.
+    pub fn add(&self, index: usize, results: &[CheckResult], exchanges: &[Exchange]) {
+        let due = {
+            let Ok(mut c) = self.collected.lock() else {
+                return;
+            };
+            c.parts.push((index, results.to_vec(), exchanges.to_vec()));
+            let Some(every) = self.every else {
+                return;
+            };
+            let due = c.last_write.is_none_or(|t| t.elapsed() >= every);
+            if due {
+                c.last_write = Some(Instant::now());
+            }
+            due
+        };
+        if due {
+            self.write_now(RunState::InProgress);
+        }
+    }
+
+    /// Writes the files now, in `state`.
+    pub fn write_now(&self, state: RunState) {
+        let (results, exchanges) = self.so_far();
+        (self.write)(state, results, exchanges);
+    }
+
+    /// The results and exchanges so far, in case order (as a finished run sorts them).
+    pub fn so_far(&self) -> (Vec<CheckResult>, Vec<Exchange>) {
+        let Ok(c) = self.collected.lock() else {
+            return (Vec::new(), Vec::new());
+        };
+        let mut parts: Vec<&(usize, Vec<CheckResult>, Vec<Exchange>)> = c.parts.iter().collect();
+        parts.sort_by_key(|p| p.0);
+        let results = parts.iter().flat_map(|p| p.1.iter().cloned()).collect();
+        let exchanges = parts.iter().flat_map(|p| p.2.iter().cloned()).collect();
+        (results, exchanges)
+    }
+}
+
+/// Resolves when the process gets SIGINT (Ctrl-C) or SIGTERM (a CI runner's stop). The
+/// handlers are installed when this is called, not when it is first polled, so a signal
+/// that comes before the run awaits it is not lost.
+pub fn interrupted() -> impl std::future::Future<Output = &'static str> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let int = signal(SignalKind::interrupt());
+        let term = signal(SignalKind::terminate());
+        async move {
+            // A handler that could not be installed leaves its signal's default action.
+            let (mut int, mut term) = (int.ok(), term.ok());
+            tokio::select! {
+                Some(()) = recv(&mut int) => "SIGINT",
+                Some(()) = recv(&mut term) => "SIGTERM",
+                else => std::future::pending().await,
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        async {
+            match tokio::signal::ctrl_c().await {
+                Ok(()) => "Ctrl-C",
+                Err(_) => std::future::pending().await,
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+async fn recv(signal: &mut Option<tokio::signal::unix::Signal>) -> Option<()> {
+    match signal {
+        Some(s) => s.recv().await,
+        None => None,
+    }
+}
