@@ -189,7 +189,9 @@ fn parse_rate(s: &str) -> Result<f64, String> {
 fn parse_millis(s: &str) -> Result<Duration, String> {
     match s.parse::<u64>() {
         Ok(ms) if ms > 0 => Ok(Duration::from_millis(ms)),
-        _ => Err(format!("`{s}` is not a whole number of milliseconds above 0")),
+        _ => Err(format!(
+            "`{s}` is not a whole number of milliseconds above 0"
+        )),
     }
 }
 

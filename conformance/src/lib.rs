@@ -228,16 +228,18 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         );
         vars.set("oauth.redirect_uri", Value::String(c.redirect_uri.clone()));
     }
-    let ctx = Arc::new(Context::new(
-        spec,
-        validators,
-        transport,
-        base_url.clone(),
-        token,
-        secrets,
-        oauth,
-    )
-    .with_max_response_time(args.max_response_time));
+    let ctx = Arc::new(
+        Context::new(
+            spec,
+            validators,
+            transport,
+            base_url.clone(),
+            token,
+            secrets,
+            oauth,
+        )
+        .with_max_response_time(args.max_response_time),
+    );
 
     let header = header::RunHeader {
         target: ctx.secrets.redact_in_url(&base_url),
@@ -342,9 +344,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     let incomplete = outcome::incomplete(&results).count();
     let exit_code = if totals.failed > 0 {
         1
-    } else if state == report::RunState::Interrupted
-        || (incomplete > 0 && !args.allow_incomplete)
-    {
+    } else if state == report::RunState::Interrupted || (incomplete > 0 && !args.allow_incomplete) {
         EXIT_INCOMPLETE
     } else {
         0

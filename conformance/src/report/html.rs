@@ -311,7 +311,13 @@ mod tests {
     fn verdict_names_an_unfinished_run() {
         let results = [hostile()];
         let run = header();
-        let page = render(&JsonReport::new(&run, false, (RunState::Finished, Some(3)), &results, &[]));
+        let page = render(&JsonReport::new(
+            &run,
+            false,
+            (RunState::Finished, Some(3)),
+            &results,
+            &[],
+        ));
         assert!(page.contains("<h1>INCOMPLETE</h1>"));
         // One class attribute per row: a second one would be dropped by the browser.
         assert!(page.contains(r#"<tr class="result failed" data-level="MUST""#));

@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::timings;
 use super::RunState;
+use super::timings;
 use crate::outcome::{CheckResult, ReportedVerdict};
 use crate::runner::Exchange;
 
@@ -65,7 +65,11 @@ pub fn render(
             };
             let n = seen.entry(name.clone()).or_default();
             *n += 1;
-            let name = if *n > 1 { format!("{name} [{n}]") } else { name };
+            let name = if *n > 1 {
+                format!("{name} [{n}]")
+            } else {
+                name
+            };
             let mut tc = TestCase::new(name, status_of(r, strict));
             tc.set_classname(case);
             tc.add_property(Property::new("operation", r.operation.as_str()));

@@ -98,7 +98,11 @@ pub fn render(
     if verbose {
         notes(&mut s, results);
     } else if total.skipped > 0 {
-        let _ = writeln!(s, "\n{} check(s) skipped: --verbose lists why", total.skipped);
+        let _ = writeln!(
+            s,
+            "\n{} check(s) skipped: --verbose lists why",
+            total.skipped
+        );
     }
     if total.warnings > 0 {
         let _ = writeln!(

@@ -363,7 +363,11 @@ fn response_time(ctx: &Context, resp: &Response) -> Option<Finding> {
     Some(Finding {
         check: Check::ResponseTime.into(),
         level: Check::ResponseTime.entry().level,
-        verdict: if slow { Verdict::Failed } else { Verdict::Passed },
+        verdict: if slow {
+            Verdict::Failed
+        } else {
+            Verdict::Passed
+        },
         message: if slow {
             format!(
                 "the answer took {} ms, over the {} ms of --max-response-time",
