@@ -409,7 +409,10 @@ fn report_paths(args: &Args) -> Vec<&std::path::Path> {
 }
 
 /// The exit code of a run in which MUST checks could not run for want of a credential or
-/// fixture (and nothing failed): neither green nor red, so CI does not pass it by mistake.
+/// fixture, or that SIGINT/SIGTERM stopped (and nothing failed so far): neither green nor
+/// red, so CI does not pass it by mistake. Not the shell's 130 for an interrupt: the
+/// reports were written, marked interrupted, and a failure seen before the signal still
+/// gives 1.
 pub const EXIT_INCOMPLETE: u8 = 3;
 
 /// Why the run is incomplete: the MUST checks that could not run, grouped by reason.

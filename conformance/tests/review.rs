@@ -408,7 +408,8 @@ async fn alternate_encodings_failures_carry_the_answer_and_a_curl_line() {
     }
 }
 
-/// Every JUnit test case name is unique in a clean run.
+/// Every JUnit test case name is unique within its suite (a case) in a clean run, and no
+/// case appears as two suites: a CI UI keys its lines by suite and name.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn junit_test_case_names_are_unique() {
     let dir = tempfile::tempdir().unwrap();
@@ -418,16 +419,26 @@ async fn junit_test_case_names_are_unique() {
     let out = execute(&a, Default::default()).await.unwrap();
     assert_eq!(out.exit_code, 0);
     let xml = std::fs::read_to_string(path).unwrap();
-    let mut names: Vec<&str> = xml
-        .split("<testcase name=\"")
-        .skip(1)
-        .filter_map(|t| t.split('"').next())
-        .collect();
-    let total = names.len();
+    let report = quick_junit::Report::deserialize_from_str(&xml).unwrap();
+    let total: usize = report.test_suites.iter().map(|s| s.test_cases.len()).sum();
     assert!(total > 300);
-    names.sort_unstable();
-    names.dedup();
-    assert_eq!(names.len(), total, "duplicate JUnit test case names");
+    let mut suites: Vec<&str> = report.test_suites.iter().map(|s| s.name.as_str()).collect();
+    suites.sort_unstable();
+    let count = suites.len();
+    suites.dedup();
+    assert_eq!(suites.len(), count, "a case split over two suites");
+    for s in &report.test_suites {
+        let mut names: Vec<&str> = s.test_cases.iter().map(|t| t.name.as_str()).collect();
+        names.sort_unstable();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(
+            names.len(),
+            n,
+            "duplicate test case names in {}",
+            s.name.as_str()
+        );
+    }
 }
 
 /// A base URL that is not http(s) is a usage error, not a run of transport failures.
