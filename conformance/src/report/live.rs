@@ -122,3 +122,39 @@ async fn recv(signal: &mut Option<tokio::signal::unix::Signal>) -> Option<()> {
         None => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::runner::test_support::{case, skipped};
+
+    #[test]
+    fn cases_come_out_in_case_order_and_files_are_rewritten_at_most_every_interval() {
+        let writes = AtomicUsize::new(0);
+        let live = Live::new(
+            Some(Duration::from_secs(3600)),
+            Box::new(|state, results, _| {
+                assert_eq!(state, RunState::InProgress);
+                assert!(!results.is_empty());
+                writes.fetch_add(1, Ordering::SeqCst);
+            }),
+        );
+        for i in [3, 1, 2] {
+            live.add(i, &[skipped(&case(&format!("c{i}"), false, None), i)], &[]);
+        }
+        assert_eq!(
+            writes.load(Ordering::SeqCst),
+            1,
+            "the first case writes, the next wait"
+        );
+        let (results, _) = live.so_far();
+        let order: Vec<&str> = results.iter().map(|r| r.case.as_str()).collect();
+        assert_eq!(order, ["c1", "c2", "c3"]);
+
+        let never = Live::new(None, Box::new(|_, _, _| panic!("no file to write")));
+        never.add(1, &[skipped(&case("c", false, None), 1)], &[]);
+        assert_eq!(never.so_far().0.len(), 1, "still collected for the summary");
+    }
+}

@@ -147,6 +147,11 @@ pub(crate) mod test_support {
         }
     }
 
+    /// A skipped result of `case` at `index`.
+    pub fn skipped(case: &Case, index: usize) -> crate::outcome::CheckResult {
+        super::step::skipped(case, index, "not run in this test".into())
+    }
+
     /// A one-step case of `suggestRiskCategories`.
     pub fn case(id: &str, serial: bool, skip: Option<String>) -> Case {
         Case {
