@@ -178,6 +178,7 @@ mod tests {
             got: None,
             curl: None,
             missing_input: false,
+            elapsed: None,
         }
     }
 

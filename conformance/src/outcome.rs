@@ -63,6 +63,11 @@ pub struct CheckResult {
     /// incomplete.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub missing_input: bool,
+    /// The latency of the request judged (sending to the last body byte), when one was
+    /// answered. Not serialised here: reports that show times say so themselves, and a
+    /// result compared across runs stays the same.
+    #[serde(skip)]
+    pub elapsed: Option<std::time::Duration>,
 }
 
 impl CheckResult {

@@ -307,6 +307,7 @@ pub async fn replay(
             got: None,
             curl: None,
             missing_input: false,
+            elapsed: None,
         };
         let mut fill = Fill {
             token,

@@ -77,6 +77,7 @@ pub fn judge_encodings(
             got: shown.and_then(|(_, v)| v.got.clone()),
             curl: shown.and_then(|(_, v)| v.curl.clone()),
             missing_input: false,
+            elapsed: None,
         }
     };
     let first_failed = step_ok.iter().position(|v| !v.ok);

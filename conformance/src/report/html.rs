@@ -285,6 +285,7 @@ mod tests {
             }),
             curl: Some("curl -X GET 'http://127.0.0.1:1/op?a=<x>'".into()),
             missing_input: false,
+            elapsed: None,
         }
     }
 

@@ -8,14 +8,13 @@
 //! other mapping, one test case per case with its checks as properties or system-out, would
 //! hide which check failed behind a single red line and lose the per-check counts. A
 //! check's `time` is the latency of the request it judged; a suite's is the sum over the
-//! case's requests (each step once).
+//! case's requests (every request of a sweep, every step of a sequence).
 //!
 //! A run that did not finish (interrupted, or still running when the file was last
 //! written) adds a suite `conformance run` whose one test case is an error saying so, and
 //! the property `incomplete=true`: CI shows the run red and why, with the checks so far.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
+use std::collections::BTreeMap;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
@@ -31,7 +30,7 @@ pub fn render(
     strict: bool,
     state: RunState,
 ) -> Result<String, quick_junit::SerializeError> {
-    let step_times = timings::per_step(exchanges);
+    let case_times = timings::per_case(exchanges);
     // Suites in case order (the order of the results), each case once.
     let mut order: Vec<&str> = Vec::new();
     let mut suites: BTreeMap<&str, Vec<&CheckResult>> = BTreeMap::new();
@@ -46,18 +45,10 @@ pub fn render(
     for case in order {
         let rs = &suites[case];
         let mut suite = TestSuite::new(case);
-        let mut steps = BTreeSet::new();
-        let mut case_time = Duration::ZERO;
         // A rule may be judged more than once on one answer (e.g. `fields_equal` per field
         // group): the second and later results of a name get ` [2]`, ` [3]`, … in order.
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         for r in rs {
-            let time = step_times.get(&(r.case.as_str(), r.step)).copied();
-            if let Some(t) = time
-                && steps.insert(r.step)
-            {
-                case_time += t;
-            }
             let name = if r.step > 0 {
                 format!("step {} :: {}", r.step, r.check)
             } else {
@@ -74,7 +65,7 @@ pub fn render(
             tc.set_classname(case);
             tc.add_property(Property::new("operation", r.operation.as_str()));
             tc.add_property(Property::new("level", r.level.as_str()));
-            if let Some(t) = time {
+            if let Some(t) = r.elapsed {
                 tc.set_time(t);
             }
             if r.is_warning(strict) {
@@ -82,7 +73,9 @@ pub fn render(
             }
             suite.add_test_case(tc);
         }
-        suite.set_time(case_time);
+        if let Some(t) = case_times.get(case) {
+            suite.set_time(*t);
+        }
         report.add_test_suite(suite);
     }
     if state != RunState::Finished {

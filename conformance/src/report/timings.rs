@@ -1,6 +1,6 @@
-//! Latency figures: per operation p50/p95/max over every answer it got, and the time of
-//! each step (its request's latency), read from the run's exchanges so a check's verdict
-//! and its time come from the same request.
+//! Latency figures read from the run's exchanges: per operation p50/p95/max over every
+//! answer it got, and the time each case waited for answers. A check's own time is on its
+//! result ([`crate::outcome::CheckResult::elapsed`]), from the request it judged.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -74,12 +74,16 @@ pub fn per_operation(exchanges: &[Exchange]) -> BTreeMap<String, Latency> {
         .collect()
 }
 
-/// The latency of each step that got an answer, by case id and step.
-pub fn per_step(exchanges: &[Exchange]) -> HashMap<(&str, usize), Duration> {
-    exchanges
-        .iter()
-        .filter_map(|e| e.elapsed.map(|t| ((e.case.as_str(), e.step), t)))
-        .collect()
+/// The time each case spent waiting for answers: the sum of its requests' latencies (a
+/// sweep's every request, a sequence's every step).
+pub fn per_case(exchanges: &[Exchange]) -> HashMap<&str, Duration> {
+    let mut times: HashMap<&str, Duration> = HashMap::new();
+    for e in exchanges {
+        if let Some(t) = e.elapsed {
+            *times.entry(e.case.as_str()).or_default() += t;
+        }
+    }
+    times
 }
 
 #[cfg(test)]

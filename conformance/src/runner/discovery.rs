@@ -173,6 +173,7 @@ fn budget_spent(id: &str, op: &str, left: usize) -> crate::outcome::CheckResult 
         got: None,
         curl: None,
         missing_input: false,
+        elapsed: None,
     }
 }
 

@@ -41,6 +41,7 @@ pub(super) fn skipped(case: &Case, index: usize, why: String) -> CheckResult {
         got: None,
         curl: None,
         missing_input: false,
+        elapsed: None,
     }
 }
 
@@ -156,6 +157,7 @@ pub(super) async fn run_step(
             built.map(|b| b.curl.clone())
         },
         missing_input: false,
+        elapsed: None,
     };
     if needs_code(&step.request) {
         match ctx.oauth.fresh_code(&ctx.transport).await {
@@ -350,7 +352,10 @@ pub(super) async fn run_step(
     }
     let results = findings
         .into_iter()
-        .map(|f| result(f, Some(&built), got.clone()))
+        .map(|f| CheckResult {
+            elapsed: Some(resp.elapsed),
+            ..result(f, Some(&built), got.clone())
+        })
         .collect();
     (results, exchange, Some(resp))
 }
