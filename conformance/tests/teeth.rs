@@ -125,8 +125,10 @@ async fn only_the_data_sweep_reaches_the_deep_faults() {
         .await
         .expect("run completes");
         assert_eq!(blind.exit_code, 0, "{fault}: caught without the sweep?");
+        // The reason is on the skipped sweep (the summary lists reasons under --verbose).
         assert!(
-            blind.summary.contains("the --max-requests budget is spent"),
+            blind.results.iter().any(|r| r.verdict == Verdict::Skipped
+                && r.message.contains("the --max-requests budget is spent")),
             "{}",
             blind.summary
         );
