@@ -52,11 +52,14 @@ async fn start() -> (Seen, String, tokio::task::JoinHandle<()>) {
     (seen, base_url, task)
 }
 
+/// What the hook was told of one answer: attempt, status, `x-request-id`, latency.
+type Told = (u32, Option<StatusCode>, Option<String>, Duration);
+
 /// A hook that stamps each attempt with a header and records what it is told.
 #[derive(Default)]
 struct Stamp {
     before: Mutex<Vec<CallInfo>>,
-    after: Mutex<Vec<(u32, Option<StatusCode>, Option<String>, Duration)>>,
+    after: Mutex<Vec<Told>>,
 }
 
 impl Hook for Stamp {
