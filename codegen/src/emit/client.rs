@@ -24,6 +24,8 @@ struct Uses {
     matrix: bool,
     /// Some operation has `x-penalty`: `execute` takes each operation's penalty shape.
     penalty: bool,
+    /// Some path has a parameter: `dot_segment` checks what it became.
+    dots: bool,
 }
 
 /// The tokens of `client.rs`.
@@ -1046,6 +1048,59 @@ fn check_param(p: &Param) -> TokenStream {
     }
 }
 
+/// The refusal of a path whose parameters made a whole segment `.` or `..` (which URL
+/// parsing would resolve away), naming the parameters of that segment; nothing for a
+/// path without parameters. Encoded values never hold `/`, so the segments of the built
+/// path are the template's.
+fn dot_segment_check(op: &Operation, uses: &mut Uses) -> TokenStream {
+    let mut segments: Vec<Vec<&str>> = vec![Vec::new()];
+    for part in &op.path {
+        match part {
+            PathPart::Literal(text) => {
+                let mut pieces = text.split('/');
+                pieces.next();
+                segments.extend(pieces.map(|_| Vec::new()));
+            }
+            PathPart::Param(name) => {
+                let wire = op
+                    .params
+                    .iter()
+                    .find(|p| &p.name == name)
+                    .map_or(name.as_str(), |p| p.wire.as_str());
+                let last = segments.last_mut().expect("starts with one segment");
+                if !last.contains(&wire) {
+                    last.push(wire);
+                }
+            }
+        }
+    }
+    let arms: Vec<TokenStream> = segments
+        .iter()
+        .enumerate()
+        .filter(|(_, names)| !names.is_empty())
+        .map(|(i, names)| {
+            let i = Literal::usize_unsuffixed(i);
+            quote!(Some(#i) => vec![#(#names),*],)
+        })
+        .collect();
+    if arms.is_empty() {
+        return TokenStream::new();
+    }
+    uses.dots = true;
+    quote! {
+        let fields = match dot_segment(&url[self.base_url.len()..]) {
+            #(#arms)*
+            _ => Vec::new(),
+        };
+        if !fields.is_empty() {
+            return Err(crate::Error::Constraint(crate::ConstraintViolation {
+                fields,
+                constraint: crate::Constraint::DotSegment,
+            }));
+        }
+    }
+}
+
 /// Statements binding the encoded path parameters, and the expression of the URL.
 fn url_expr(op: &Operation, uses: &mut Uses) -> (TokenStream, TokenStream) {
     let mut fmt = String::from("{}");
@@ -1515,12 +1570,13 @@ fn method(
         .filter(|p| is_joined_query(p))
         .map(add_joined_query)
         .collect();
+    let dots = dot_segment_check(op, uses);
     let url_binding = if joined.is_empty() {
-        quote!(let url = #url;)
+        quote!(let url = #url; #dots)
     } else {
         uses.path = true;
         uses.joined_query = true;
-        quote!(let mut url = #url; #(#joined)*)
+        quote!(let mut url = #url; #dots #(#joined)*)
     };
     let add_body = body.map(add_body);
     let authorize = auth::sends(op).then(|| auth::authorize(op, api, has_cookies));
@@ -1651,6 +1707,14 @@ fn helpers(uses: &Uses) -> TokenStream {
                     }
                 }
                 out
+            }
+        });
+    }
+    if uses.dots {
+        out.extend(quote! {
+            /// The index of the first segment of `path` that is `.` or `..`.
+            fn dot_segment(path: &str) -> Option<usize> {
+                path.split('/').position(|segment| matches!(segment, "." | ".."))
             }
         });
     }

@@ -632,6 +632,10 @@ pub fn emit(api: &Api) -> TokenStream {
                     Constraint::MaxItems { max, actual } => {
                         write!(f, "{fields}: {actual} items is over maxItems {max}")
                     }
+                    Constraint::DotSegment => write!(
+                        f,
+                        "{fields}: a path segment of `.` or `..` would be resolved away by the URL (reaching another path)"
+                    ),
                 }
             }
         }
@@ -691,6 +695,11 @@ pub fn emit(api: &Api) -> TokenStream {
                 /// The number of items.
                 actual: u64,
             },
+            /// Path parameters whose values make a whole path segment `.` or `..`. URL
+            /// parsing (RFC 3986 §5.2.4, and the WHATWG URL standard, which also reads
+            /// `%2E` as a dot) removes such a segment, so the request would reach another
+            /// path; percent-encoding cannot keep it, so it is refused.
+            DotSegment,
         }
 
         /// A bearer token that cannot be sent: it holds characters an HTTP header cannot.
