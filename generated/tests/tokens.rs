@@ -89,6 +89,11 @@ async fn limits(State(seen): State<Arc<Seen>>, headers: HeaderMap) -> Response {
     Json(json!([])).into_response()
 }
 
+/// A refreshing source holding `access-0` (no lifetime: kept until refused).
+fn starting_with_access_0(client: &Client) -> Arc<RefreshingToken> {
+    Arc::new(RefreshingToken::new(client, FIRST_REFRESH).with_access_token("access-0", None))
+}
+
 /// Makes the secured operation refuse `Bearer <token>`.
 fn refuse(seen: &Seen, token: &str) {
     seen.refused.lock().unwrap().push(format!("Bearer {token}"));
@@ -291,9 +296,7 @@ async fn tokens_never_appear_in_debug() {
 async fn a_refused_token_is_refreshed_once_and_the_call_sent_again() {
     let (seen, client, server) = start(3600).await;
     refuse(&seen, "access-0");
-    let source =
-        Arc::new(RefreshingToken::new(&client, FIRST_REFRESH).with_access_token("access-0", None));
-    client.set_token_source(source);
+    client.set_token_source(starting_with_access_0(&client));
     let answer = client.list_category_position_limits(1).await.unwrap();
     assert_eq!(answer.status(), StatusCode::OK);
     assert_eq!(seen.refreshes.load(Ordering::SeqCst), 1);
@@ -311,9 +314,7 @@ async fn a_refused_token_is_refreshed_once_and_the_call_sent_again() {
 async fn fifty_tasks_refused_together_share_one_refresh() {
     let (seen, client, server) = start(3600).await;
     refuse(&seen, "access-0");
-    let source =
-        Arc::new(RefreshingToken::new(&client, FIRST_REFRESH).with_access_token("access-0", None));
-    client.set_token_source(source);
+    client.set_token_source(starting_with_access_0(&client));
     // Every task sends the old token before any refusal comes back.
     let start = Arc::new(tokio::sync::Barrier::new(50));
     let calls: Vec<_> = (0..50)
@@ -350,9 +351,7 @@ async fn a_second_refusal_is_returned_with_its_status_and_headers() {
     let (seen, client, server) = start(3600).await;
     refuse(&seen, "access-0");
     refuse(&seen, "access-1");
-    let source =
-        Arc::new(RefreshingToken::new(&client, FIRST_REFRESH).with_access_token("access-0", None));
-    client.set_token_source(source);
+    client.set_token_source(starting_with_access_0(&client));
     let error = client.list_category_position_limits(1).await.unwrap_err();
     assert_eq!(error.status(), Some(StatusCode::UNAUTHORIZED), "{error:?}");
     assert_eq!(
