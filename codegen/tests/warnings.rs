@@ -17,3 +17,37 @@ fn an_unknown_string_format_is_a_located_warning() {
     );
     assert!(generated.files.iter().any(|f| f.path == "models.rs"));
 }
+
+/// Two schemes that both send `Authorization` in one requirement cannot go in one
+/// request: that requirement is left out with a warning (an operation with no other is
+/// left out of the client), never sent with two `Authorization` headers.
+#[test]
+fn two_authorization_schemes_in_one_requirement_are_left_out() {
+    let name = "tests/specs/warn/two_authorizations.yaml";
+    let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name))
+        .unwrap();
+    let generated = codegen::generate_str(name, &text, name).unwrap();
+    let warnings: Vec<String> = generated.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("/paths/~1both/get/security/0")
+                && w.contains(
+                    "combines `user` and `partner`, which both send the `Authorization` header"
+                )),
+        "{warnings:#?}"
+    );
+    let client = &generated
+        .files
+        .iter()
+        .find(|f| f.path == "client.rs")
+        .unwrap()
+        .contents;
+    assert!(
+        !client.contains("pub async fn both("),
+        "left out: no other requirement"
+    );
+    assert!(client.contains("pub async fn either("));
+    // `either` keeps its second requirement only: `partner` alone.
+    assert!(client.contains("&[&[Scheme::Partner]]"), "{client}");
+}

@@ -30,11 +30,15 @@ pub struct Client {
     max_response_bytes: usize,
     timeout: Option<std::time::Duration>,
     retry: Option<crate::RetryPolicy>,
+    /// Added to every request (`with_header`).
+    headers: reqwest::header::HeaderMap,
+    /// Told about every attempt.
+    hooks: Vec<std::sync::Arc<dyn crate::Hook>>,
 }
 
 /// Settings of a [`Client`] before it is built: timeouts, body cap, `User-Agent`.
 /// Made by [`Client::builder`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ClientBuilder {
     base_url: String,
     connect_timeout: std::time::Duration,
@@ -42,6 +46,21 @@ pub struct ClientBuilder {
     max_response_bytes: usize,
     user_agent: String,
     retry: Option<crate::RetryPolicy>,
+    hooks: Vec<std::sync::Arc<dyn crate::Hook>>,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("base_url", &self.base_url)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("timeout", &self.timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("user_agent", &self.user_agent)
+            .field("retry", &self.retry)
+            .field("hooks", &self.hooks.len())
+            .finish()
+    }
 }
 
 impl ClientBuilder {
@@ -73,6 +92,13 @@ impl ClientBuilder {
         self
     }
 
+    /// Adds a hook that sees every request and answer (see [`crate::Hook`]); hooks
+    /// run in the order they were added.
+    pub fn hook(mut self, hook: std::sync::Arc<dyn crate::Hook>) -> Self {
+        self.hooks.push(hook);
+        self
+    }
+
     /// The `User-Agent` header; [`Client::DEFAULT_USER_AGENT`] unless set.
     pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
         self.user_agent = user_agent.into();
@@ -94,6 +120,7 @@ impl ClientBuilder {
         client.timeout = self.timeout;
         client.max_response_bytes = self.max_response_bytes;
         client.retry = self.retry;
+        client.hooks = self.hooks;
         Ok(client)
     }
 }
@@ -117,6 +144,7 @@ impl Client {
             max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
             user_agent: Self::DEFAULT_USER_AGENT.to_owned(),
             retry: None,
+            hooks: Vec::new(),
         }
     }
 
@@ -138,6 +166,8 @@ impl Client {
             max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
             timeout: Some(Self::DEFAULT_TIMEOUT),
             retry: None,
+            headers: reqwest::header::HeaderMap::new(),
+            hooks: Vec::new(),
         }
     }
 
@@ -184,7 +214,39 @@ impl Client {
         self.retry.as_ref()
     }
 
-    /// Builds a request with the client's `Accept` and total timeout.
+    /// Adds a hook that sees every request and answer of this client and of the
+    /// clones made from now on (see [`crate::Hook`]).
+    pub fn add_hook(&mut self, hook: std::sync::Arc<dyn crate::Hook>) {
+        self.hooks.push(hook);
+    }
+
+    /// A clone of the client that adds `name: value` to every request it sends
+    /// (replacing a header of that name the client would set, `Accept` say):
+    /// `client.with_header(name, key).place_order(…)` gives one call an
+    /// idempotency key or a tenant header. The clone shares the credentials and
+    /// connections; `Debug` shows the header's name, not its value.
+    #[must_use]
+    pub fn with_header(
+        &self,
+        name: reqwest::header::HeaderName,
+        value: reqwest::header::HeaderValue,
+    ) -> Self {
+        let mut client = self.clone();
+        client.headers.insert(name, value);
+        client
+    }
+
+    /// [`Client::with_header`] for several headers at once.
+    #[must_use]
+    pub fn with_headers(&self, headers: reqwest::header::HeaderMap) -> Self {
+        let mut client = self.clone();
+        for (name, value) in headers.iter() {
+            client.headers.insert(name, value.clone());
+        }
+        client
+    }
+
+    /// Builds a request with the client's `Accept`, extra headers and total timeout.
     #[allow(clippy::result_large_err)]
     fn prepare<E>(
         &self,
@@ -200,6 +262,9 @@ impl Client {
                     reqwest::header::HeaderValue::from_static(accept),
                 );
         }
+        for (name, value) in self.headers.iter() {
+            request.headers_mut().insert(name, value.clone());
+        }
         if let Some(timeout) = self.timeout {
             *request.timeout_mut() = Some(timeout);
         }
@@ -207,54 +272,123 @@ impl Client {
     }
 
     /// Sends a request and hands the answer to the operation's `answer`: the only
-    /// part of sending that is generic over the operation's types.
+    /// part of sending that is generic over the operation's types. With the
+    /// `tracing` feature the whole call (retries included) is one span.
     async fn execute<T, E>(
         &self,
         request: reqwest::RequestBuilder,
-        accept: &'static str,
-        penalty: Option<&crate::error::PenaltyShape>,
+        mut call: Call,
         answer: impl FnOnce(
             crate::error::Answer,
         ) -> Result<crate::Response<T>, crate::Error<E>>,
     ) -> Result<crate::Response<T>, crate::Error<E>> {
-        let request = self.prepare(request, accept)?;
-        match self.exchange(request, penalty).await {
-            Ok(read) => answer(read),
-            Err(crate::Error::UnexpectedStatus { status, headers, body }) => {
-                answer(crate::error::Answer {
-                    status,
-                    headers,
-                    body,
-                })
+        let traced = Traced::start(&call);
+        let outcome = async {
+            let request = self.prepare(request, call.accept)?;
+            match self.exchange(request, &mut call).await {
+                Ok(read) => answer(read),
+                Err(crate::Error::UnexpectedStatus { status, headers, body }) => {
+                    answer(crate::error::Answer {
+                        status,
+                        headers,
+                        body,
+                    })
+                }
+                Err(error) => Err(error.widen()),
             }
-            Err(error) => Err(error.widen()),
-        }
+        };
+        let outcome = traced.run(outcome).await;
+        traced
+            .finish(
+                outcome
+                    .as_ref()
+                    .map_or_else(crate::Error::status, |ok| Some(ok.status())),
+            );
+        outcome
     }
 
-    /// Sends a request and reads the answer up to the size cap; with a retry
-    /// policy, sends it again while the policy allows (a penalty's resend carries
-    /// its ticket). Not generic, so every operation shares one copy.
+    /// Sends one attempt: the hooks see the request before and the answer's head
+    /// after (with the latency so far).
+    async fn send(
+        &self,
+        mut request: reqwest::Request,
+        call: &Call,
+        attempt: u32,
+    ) -> Result<reqwest::Response, reqwest::Error> {
+        let info = crate::CallInfo {
+            operation: call.operation,
+            method: call.method,
+            path: call.path,
+            attempt,
+        };
+        for hook in self.hooks.iter() {
+            hook.before_send(&info, &mut request);
+        }
+        let started = std::time::Instant::now();
+        let outcome = self.http.execute(request).await;
+        let latency = started.elapsed();
+        if !self.hooks.is_empty() {
+            let received = crate::Received {
+                call: info,
+                status: outcome.as_ref().ok().map(reqwest::Response::status),
+                headers: outcome.as_ref().ok().map(reqwest::Response::headers),
+                latency,
+            };
+            for hook in self.hooks.iter() {
+                hook.after_receive(&received);
+            }
+        }
+        Traced::attempt(
+            attempt,
+            outcome.as_ref().ok().map(reqwest::Response::status),
+            latency,
+        );
+        outcome
+    }
+
+    /// Sends a request and reads the answer up to the size cap; with a retry policy, sends it again while the policy allows (a penalty's resend carries its ticket); when the server refuses (`401`) a token that came from a token source, the source is told (`TokenSource::invalidate`), asked again, and the request re-sent once with the new token (a second `401`, the same token, or a request whose body cannot be re-sent is returned as it is; a source that fails then is `Error::Token`). Not generic, so every operation shares one copy.
     async fn exchange(
         &self,
         mut request: reqwest::Request,
-        penalty: Option<&crate::error::PenaltyShape>,
+        call: &mut Call,
     ) -> Result<crate::error::Answer, crate::Error<std::convert::Infallible>> {
         let idempotent = request.method().is_idempotent();
         let mut attempt = 1;
+        let mut sent = 1;
         let mut waited = std::time::Duration::ZERO;
         loop {
-            let again = self.retry.as_ref().and_then(|_| request.try_clone());
-            let outcome = match self.http.execute(request).await {
+            let mut again = (self.retry.is_some() || call.token.is_some())
+                .then(|| request.try_clone())
+                .flatten();
+            let outcome = match self.send(request, call, sent).await {
                 Ok(response) => {
                     match crate::error::Answer::read(response, self.max_response_bytes)
                         .await
                     {
-                        Ok(read) => read.screen(penalty),
+                        Ok(read) => read.screen(call.penalty),
                         Err(error) => Err(error),
                     }
                 }
                 Err(error) => Err(crate::Error::Transport(error)),
             };
+            sent += 1;
+            if let Ok(answer) = &outcome
+                && answer.status == reqwest::StatusCode::UNAUTHORIZED
+                && let Some(refused) = call.token.take()
+                && let Some(mut next) = again.take()
+            {
+                refused.source.invalidate(&refused.token).await;
+                match refused.source.token().await {
+                    Ok(Some(fresh)) if fresh != refused.token => {
+                        let value = bearer_header(&fresh).map_err(crate::Error::Token)?;
+                        next.headers_mut().insert(reqwest::header::AUTHORIZATION, value);
+                        request = next;
+                        continue;
+                    }
+                    Ok(_) => return outcome,
+                    Err(error) => return Err(crate::Error::Token(error)),
+                }
+            }
             let (Err(error), Some(policy), Some(mut next)) = (
                 &outcome,
                 &self.retry,
@@ -275,6 +409,18 @@ impl Client {
             attempt += 1;
             request = next;
         }
+    }
+
+    /// The client's settings (hooks, extra headers, timeouts, retry policy, body
+    /// cap, connections) with credentials of its own: what a refreshing token
+    /// source sends with, so that installing the source in this client makes no
+    /// reference cycle.
+    pub(crate) fn detached(&self) -> Self {
+        let mut client = self.clone();
+        client.credentials = std::sync::Arc::new(
+            std::sync::RwLock::new(Credentials::default()),
+        );
+        client
     }
 
     /// The base URL, without a trailing slash.
@@ -354,24 +500,22 @@ impl Client {
 
     /// Puts on `request` the credentials of the first complete alternative, asking
     /// the token sources among them (outside the lock: a source may await a refresh).
+    /// The token a source gave goes in `sourced`, for the source to be told if the
+    /// server refuses it.
     async fn authorize(
         &self,
         request: reqwest::RequestBuilder,
         alternatives: &[&[Scheme]],
+        sourced: &mut Option<Sourced>,
     ) -> Result<reqwest::RequestBuilder, crate::TokenError> {
         let mut sources = Vec::new();
         let mut request = read_credentials(&self.credentials)
             .authorize(request, alternatives, &mut sources);
         for source in sources {
             if let Some(token) = source.token().await? {
-                let mut value = reqwest::header::HeaderValue::from_str(
-                        &format!("Bearer {token}"),
-                    )
-                    .map_err(|_| crate::TokenError::new(
-                        "the token source gave a token an HTTP header cannot carry",
-                    ))?;
-                value.set_sensitive(true);
-                request = request.header(reqwest::header::AUTHORIZATION, value);
+                request = request
+                    .header(reqwest::header::AUTHORIZATION, bearer_header(&token)?);
+                *sourced = Some(Sourced { source, token });
             }
         }
         Ok(request)
@@ -409,20 +553,22 @@ impl Client {
         let url = format!("{}/auth/oauthtoken", self.base_url);
         let mut request = self.http.request(reqwest::Method::POST, url);
         request = request.json(body);
-        self.execute(
-                request,
-                "application/json",
-                Some(
-                    &crate::error::PenaltyShape {
-                        ticket: "p-ticket",
-                        wait: "p-time",
-                        captcha: Some("p-captcha"),
-                        resend: "p-ticket",
-                    },
-                ),
-                ExchangeTokenError::answer,
-            )
-            .await
+        let call = Call {
+            operation: "exchange_token",
+            method: "POST",
+            path: "/auth/oauthtoken",
+            accept: "application/json",
+            penalty: Some(
+                &crate::error::PenaltyShape {
+                    ticket: "p-ticket",
+                    wait: "p-time",
+                    captcha: Some("p-captcha"),
+                    resend: "p-ticket",
+                },
+            ),
+            token: None,
+        };
+        self.execute(request, call, ExchangeTokenError::answer).await
     }
 
     /// Exchange an OAuth authorization code (or other grant) for an access token.
@@ -457,20 +603,22 @@ impl Client {
         let url = format!("{}/auth/oauthtoken", self.base_url);
         let mut request = self.http.request(reqwest::Method::POST, url);
         request = request.form(body);
-        self.execute(
-                request,
-                "application/json",
-                Some(
-                    &crate::error::PenaltyShape {
-                        ticket: "p-ticket",
-                        wait: "p-time",
-                        captcha: Some("p-captcha"),
-                        resend: "p-ticket",
-                    },
-                ),
-                ExchangeTokenError::answer,
-            )
-            .await
+        let call = Call {
+            operation: "exchange_token",
+            method: "POST",
+            path: "/auth/oauthtoken",
+            accept: "application/json",
+            penalty: Some(
+                &crate::error::PenaltyShape {
+                    ticket: "p-ticket",
+                    wait: "p-time",
+                    captcha: Some("p-captcha"),
+                    resend: "p-ticket",
+                },
+            ),
+            token: None,
+        };
+        self.execute(request, call, ExchangeTokenError::answer).await
     }
 
     /// Update the name and phone data of the authenticated user's contact record.
@@ -506,18 +654,21 @@ impl Client {
         body.validate().map_err(crate::Error::Constraint)?;
         let url = format!("{}/contactInfo/updatecontactinfoname", self.base_url);
         let mut request = self.http.request(reqwest::Method::POST, url);
+        let mut token = None;
         request = self
-            .authorize(request, &[&[Scheme::BearerAuth]])
+            .authorize(request, &[&[Scheme::BearerAuth]], &mut token)
             .await
             .map_err(crate::Error::Token)?;
         request = request.json(body);
-        self.execute(
-                request,
-                "application/json",
-                None,
-                UpdateContactInfoNameError::answer,
-            )
-            .await
+        let call = Call {
+            operation: "update_contact_info_name",
+            method: "POST",
+            path: "/contactInfo/updatecontactinfoname",
+            accept: "application/json",
+            penalty: None,
+            token,
+        };
+        self.execute(request, call, UpdateContactInfoNameError::answer).await
     }
 
     /// Read the position-limit records that belong to a risk category.
@@ -550,17 +701,20 @@ impl Client {
             let value = masterid;
             request = request.query(&[("masterid", value)]);
         }
+        let mut token = None;
         request = self
-            .authorize(request, &[&[Scheme::BearerAuth]])
+            .authorize(request, &[&[Scheme::BearerAuth]], &mut token)
             .await
             .map_err(crate::Error::Token)?;
-        self.execute(
-                request,
-                "application/json",
-                None,
-                ListCategoryPositionLimitsError::answer,
-            )
-            .await
+        let call = Call {
+            operation: "list_category_position_limits",
+            method: "GET",
+            path: "/categoryPositionLimit/deps",
+            accept: "application/json",
+            penalty: None,
+            token,
+        };
+        self.execute(request, call, ListCategoryPositionLimitsError::answer).await
     }
 
     /// Read a single position-limit record by id.
@@ -592,17 +746,20 @@ impl Client {
             let value = id;
             request = request.query(&[("id", value)]);
         }
+        let mut token = None;
         request = self
-            .authorize(request, &[&[Scheme::BearerAuth]])
+            .authorize(request, &[&[Scheme::BearerAuth]], &mut token)
             .await
             .map_err(crate::Error::Token)?;
-        self.execute(
-                request,
-                "application/json",
-                None,
-                GetCategoryPositionLimitError::answer,
-            )
-            .await
+        let call = Call {
+            operation: "get_category_position_limit",
+            method: "GET",
+            path: "/categoryPositionLimit/item",
+            accept: "application/json",
+            penalty: None,
+            token,
+        };
+        self.execute(request, call, GetCategoryPositionLimitError::answer).await
     }
 
     /// Look up market data subscription exchange scopes by name.
@@ -653,12 +810,20 @@ impl Client {
             request = request
                 .query(&value.iter().map(|item| ("names", item)).collect::<Vec<_>>());
         }
+        let mut token = None;
         request = self
-            .authorize(request, &[&[Scheme::BearerAuth]])
+            .authorize(request, &[&[Scheme::BearerAuth]], &mut token)
             .await
             .map_err(crate::Error::Token)?;
-        self.execute(request, "application/json", None, FindExchangeScopesError::answer)
-            .await
+        let call = Call {
+            operation: "find_exchange_scopes",
+            method: "GET",
+            path: "/marketDataSubscriptionExchangeScope/finds",
+            accept: "application/json",
+            penalty: None,
+            token,
+        };
+        self.execute(request, call, FindExchangeScopesError::answer).await
     }
 
     /// Search risk categories by text.
@@ -730,17 +895,20 @@ impl Client {
             let value = l;
             request = request.query(&[("l", value)]);
         }
+        let mut token = None;
         request = self
-            .authorize(request, &[&[Scheme::BearerAuth]])
+            .authorize(request, &[&[Scheme::BearerAuth]], &mut token)
             .await
             .map_err(crate::Error::Token)?;
-        self.execute(
-                request,
-                "application/json",
-                None,
-                SuggestRiskCategoriesError::answer,
-            )
-            .await
+        let call = Call {
+            operation: "suggest_risk_categories",
+            method: "GET",
+            path: "/riskCategory/suggest",
+            accept: "application/json",
+            penalty: None,
+            token,
+        };
+        self.execute(request, call, SuggestRiskCategoriesError::answer).await
     }
 }
 
@@ -753,6 +921,8 @@ impl Clone for Client {
             max_response_bytes: self.max_response_bytes,
             timeout: self.timeout,
             retry: self.retry.clone(),
+            headers: self.headers.clone(),
+            hooks: self.hooks.clone(),
         }
     }
 }
@@ -764,8 +934,96 @@ impl std::fmt::Debug for Client {
             .field("timeout", &self.timeout)
             .field("max_response_bytes", &self.max_response_bytes)
             .field("retry", &self.retry)
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("hooks", &self.hooks.len())
             .field("credentials", &*read_credentials(&self.credentials))
             .finish_non_exhaustive()
+    }
+}
+
+/// What the send path knows of the operation being called: fixed by the spec,
+/// except the token a source gave.
+struct Call {
+    /// The client method (the snake-case `operationId`).
+    operation: &'static str,
+    /// The HTTP method.
+    method: &'static str,
+    /// The spec's path template, never the values sent.
+    path: &'static str,
+    /// The `Accept` header (empty: none).
+    accept: &'static str,
+    /// The operation's penalty shape (`x-penalty`), if it has one.
+    penalty: Option<&'static crate::error::PenaltyShape>,
+    /// The token a source gave for this call, to be told if the server refuses it.
+    token: Option<Sourced>,
+}
+
+/// One call's span with the `tracing` feature: operation, method and path
+/// template when it starts, status and latency when it ends, an event per attempt;
+/// never a header value, a query value or a body. Without the feature it holds
+/// nothing and does nothing.
+struct Traced {
+    #[cfg(feature = "tracing")]
+    span: tracing::Span,
+    #[cfg(feature = "tracing")]
+    started: std::time::Instant,
+}
+
+impl Traced {
+    /// The span of `call`, opened now.
+    fn start(call: &Call) -> Self {
+        #[cfg(feature = "tracing")]
+        {
+            Self {
+                span: tracing::info_span!(
+                    "call", operation = call.operation, method = call.method, path = call
+                    .path, status = tracing::field::Empty, latency_ms =
+                    tracing::field::Empty,
+                ),
+                started: std::time::Instant::now(),
+            }
+        }
+        #[cfg(not(feature = "tracing"))]
+        {
+            let _ = call;
+            Self {}
+        }
+    }
+
+    /// Runs `future` inside the span.
+    async fn run<F: std::future::Future>(&self, future: F) -> F::Output {
+        #[cfg(feature = "tracing")]
+        { tracing::Instrument::instrument(future, self.span.clone()).await }
+        #[cfg(not(feature = "tracing"))] { future.await }
+    }
+
+    /// Records the outcome's status (if an answer came) and the latency.
+    fn finish(&self, status: Option<reqwest::StatusCode>) {
+        #[cfg(feature = "tracing")]
+        {
+            let latency_ms = self.started.elapsed().as_secs_f64() * 1e3;
+            if let Some(status) = status {
+                self.span.record("status", status.as_u16());
+            }
+            self.span.record("latency_ms", latency_ms);
+        }
+        #[cfg(not(feature = "tracing"))]
+        let _ = status;
+    }
+
+    /// An event for one attempt, inside the call's span.
+    fn attempt(
+        attempt: u32,
+        status: Option<reqwest::StatusCode>,
+        latency: std::time::Duration,
+    ) {
+        #[cfg(feature = "tracing")]
+        tracing::debug!(
+            attempt, status = status.map(| s | s.as_u16()), latency_ms = latency
+            .as_secs_f64() * 1e3, "answer"
+        );
+        #[cfg(not(feature = "tracing"))]
+        let _ = (attempt, status, latency);
     }
 }
 
@@ -788,11 +1046,34 @@ pub trait TokenSource: Send + Sync {
     fn token(&self) -> TokenFuture<'_, Result<Option<String>, crate::TokenError>>;
     /// Told that the server refused `token` (`401`): a source that can renew
     /// drops it, so that the next [`TokenSource::token`] renews. Does nothing by
-    /// default. The client does not call it on its own: a caller whose secured
-    /// call failed with `401` calls it, then retries.
+    /// default. The client calls it when a secured call is answered `401`, then
+    /// asks [`TokenSource::token`] again and re-sends the call once if the token
+    /// changed; a source may be told by several tasks at once about the same
+    /// token, and should renew once (as the refreshing sources do).
     fn invalidate<'a>(&'a self, _token: &'a str) -> TokenFuture<'a, ()> {
         Box::pin(async {})
     }
+}
+
+/// A token a source gave for one call, with the source (told if the server refuses
+/// the token). Never shown.
+struct Sourced {
+    /// The source asked.
+    source: std::sync::Arc<dyn TokenSource>,
+    /// The token it gave.
+    token: String,
+}
+
+/// `Bearer <token>`, marked sensitive (left out of `Debug` by `http`).
+fn bearer_header(
+    token: &str,
+) -> Result<reqwest::header::HeaderValue, crate::TokenError> {
+    let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
+        .map_err(|_| crate::TokenError::new(
+            "the token source gave a token an HTTP header cannot carry",
+        ))?;
+    value.set_sensitive(true);
+    Ok(value)
 }
 
 /// A bearer scheme's credential: a fixed token or a source asked per request.
@@ -833,7 +1114,7 @@ impl RefreshState {
 
 /// A [`TokenSource`] for security scheme `bearerAuth` that renews the access token through [`Client::exchange_token`] with the refresh grant the spec declares (`x-token-refresh`): before the token's lifetime (the `expires_in` of the answer) runs out, less a margin, and when it is told the server refused the token ([`TokenSource::invalidate`]). One refresh at a time: tasks that need a token while a refresh runs wait for its result instead of starting their own. Install it with [`Client::set_bearer_auth_source`]; every clone of the client shares it. `Debug` shows no token.
 pub struct RefreshingToken {
-    /// A client of its own (same base URL and connections) for the token operation.
+    /// The caller's client without its credentials, for the token operation.
     client: Client,
     /// Body fields the caller adds to every refresh (client id and secret).
     fields: serde_json::Map<String, serde_json::Value>,
@@ -848,18 +1129,14 @@ impl RefreshingToken {
     /// [`Self::with_margin`] says otherwise: 60 s.
     pub const DEFAULT_MARGIN: std::time::Duration = std::time::Duration::from_secs(60);
     /// A source that renews with `refresh_token` through `client`'s token
-    /// operation. It keeps a client of its own with `client`'s base URL, `reqwest`
-    /// client (connections, timeouts) and body cap, so that installing it in
-    /// `client` makes no reference cycle. The first token comes from a refresh,
-    /// unless [`Self::with_access_token`] gives one.
+    /// operation. It keeps a copy of `client` as it is now: base URL, connections,
+    /// timeouts, body cap, retry policy, extra headers and hooks, all but the
+    /// credentials (so that installing the source in `client` makes no reference
+    /// cycle). The first token comes from a refresh, unless
+    /// [`Self::with_access_token`] gives one.
     pub fn new(client: &Client, refresh_token: impl Into<String>) -> Self {
-        let mut own = Client::with_client(
-            client.base_url(),
-            client.http_client().clone(),
-        );
-        own.set_max_response_bytes(client.max_response_bytes());
         Self {
-            client: own,
+            client: client.detached(),
             fields: serde_json::Map::new(),
             margin: Self::DEFAULT_MARGIN,
             state: tokio::sync::Mutex::new(RefreshState {

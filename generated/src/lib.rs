@@ -42,6 +42,8 @@ pub use error::{DocumentedError, InvalidBearerToken};
 
 pub use error::TokenError;
 
+pub use error::{CallInfo, Hook, Received};
+
 pub use client::{TokenFuture, TokenSource};
 
 pub use client::RefreshingToken;

@@ -30,12 +30,24 @@ struct Seen {
     expires_in: AtomicUsize,
     /// When set, the token operation answers `400 invalid_grant`.
     refuse: std::sync::atomic::AtomicBool,
+    /// `Authorization` values the secured operation answers `401` to.
+    refused: Mutex<Vec<String>>,
+    /// How many token requests are answered `429` (with `Retry-After: 0`) before one is
+    /// served.
+    throttle: AtomicUsize,
 }
 
 /// The token operation: answers the refresh grant with `access-N` / `refresh-secret-N`
 /// after a short pause, so that concurrent callers overlap with a refresh in flight.
 async fn token(State(seen): State<Arc<Seen>>, Json(grant): Json<Value>) -> Response {
     seen.grants.lock().unwrap().push(grant);
+    if seen
+        .throttle
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+        .is_ok()
+    {
+        return (StatusCode::TOO_MANY_REQUESTS, [("retry-after", "0")]).into_response();
+    }
     tokio::time::sleep(Duration::from_millis(100)).await;
     if seen.refuse.load(Ordering::SeqCst) {
         return (
@@ -56,13 +68,35 @@ async fn token(State(seen): State<Arc<Seen>>, Json(grant): Json<Value>) -> Respo
     .into_response()
 }
 
-/// A secured operation: records the `Authorization` it got.
-async fn limits(State(seen): State<Arc<Seen>>, headers: HeaderMap) -> Json<Value> {
+/// A secured operation: records the `Authorization` it got, and refuses (`401`) the ones
+/// listed in `refused`.
+async fn limits(State(seen): State<Arc<Seen>>, headers: HeaderMap) -> Response {
     let authorization = headers
         .get("authorization")
         .map_or("<none>".to_owned(), |v| v.to_str().unwrap().to_owned());
-    seen.authorizations.lock().unwrap().push(authorization);
-    Json(json!([]))
+    seen.authorizations
+        .lock()
+        .unwrap()
+        .push(authorization.clone());
+    if seen.refused.lock().unwrap().contains(&authorization) {
+        return (
+            StatusCode::UNAUTHORIZED,
+            [("www-authenticate", r#"Bearer error="invalid_token""#)],
+            "",
+        )
+            .into_response();
+    }
+    Json(json!([])).into_response()
+}
+
+/// A refreshing source holding `access-0` (no lifetime: kept until refused).
+fn starting_with_access_0(client: &Client) -> Arc<RefreshingToken> {
+    Arc::new(RefreshingToken::new(client, FIRST_REFRESH).with_access_token("access-0", None))
+}
+
+/// Makes the secured operation refuse `Bearer <token>`.
+fn refuse(seen: &Seen, token: &str) {
+    seen.refused.lock().unwrap().push(format!("Bearer {token}"));
 }
 
 /// A server on 127.0.0.1:0 issuing tokens valid for `expires_in` seconds, and a client
@@ -255,5 +289,140 @@ async fn tokens_never_appear_in_debug() {
     assert!(shown[0].contains("RefreshingToken"), "{}", shown[0]);
     client.set_bearer_token("fixed-secret").unwrap();
     assert!(!format!("{clone:?}").contains("fixed-secret"));
+    server.abort();
+}
+
+#[tokio::test]
+async fn a_refused_token_is_refreshed_once_and_the_call_sent_again() {
+    let (seen, client, server) = start(3600).await;
+    refuse(&seen, "access-0");
+    client.set_token_source(starting_with_access_0(&client));
+    let answer = client.list_category_position_limits(1).await.unwrap();
+    assert_eq!(answer.status(), StatusCode::OK);
+    assert_eq!(seen.refreshes.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        authorizations(&seen),
+        ["Bearer access-0", "Bearer access-1"]
+    );
+    // The new token is kept: the next call sends it at once.
+    client.list_category_position_limits(1).await.unwrap();
+    assert_eq!(seen.refreshes.load(Ordering::SeqCst), 1);
+    server.abort();
+}
+
+#[tokio::test]
+async fn fifty_tasks_refused_together_share_one_refresh() {
+    let (seen, client, server) = start(3600).await;
+    refuse(&seen, "access-0");
+    client.set_token_source(starting_with_access_0(&client));
+    // Every task sends the old token before any refusal comes back.
+    let start = Arc::new(tokio::sync::Barrier::new(50));
+    let calls: Vec<_> = (0..50)
+        .map(|_| {
+            let client = client.clone();
+            let start = Arc::clone(&start);
+            tokio::spawn(async move {
+                start.wait().await;
+                client.list_category_position_limits(1).await
+            })
+        })
+        .collect();
+    for call in calls {
+        assert_eq!(call.await.unwrap().unwrap().status(), StatusCode::OK);
+    }
+    assert_eq!(
+        seen.refreshes.load(Ordering::SeqCst),
+        1,
+        "one refresh for 50 refused tasks"
+    );
+    let sent = authorizations(&seen);
+    let old = sent.iter().filter(|a| *a == "Bearer access-0").count();
+    let new = sent.iter().filter(|a| *a == "Bearer access-1").count();
+    assert_eq!(
+        new, 50,
+        "each task re-sent once with the new token: {sent:?}"
+    );
+    assert_eq!(old + new, sent.len(), "{sent:?}");
+    server.abort();
+}
+
+#[tokio::test]
+async fn a_second_refusal_is_returned_with_its_status_and_headers() {
+    let (seen, client, server) = start(3600).await;
+    refuse(&seen, "access-0");
+    refuse(&seen, "access-1");
+    client.set_token_source(starting_with_access_0(&client));
+    let error = client.list_category_position_limits(1).await.unwrap_err();
+    assert_eq!(error.status(), Some(StatusCode::UNAUTHORIZED), "{error:?}");
+    assert_eq!(
+        error.headers().unwrap()["www-authenticate"],
+        r#"Bearer error="invalid_token""#
+    );
+    assert_eq!(
+        seen.refreshes.load(Ordering::SeqCst),
+        1,
+        "refreshed once only"
+    );
+    assert_eq!(
+        authorizations(&seen),
+        ["Bearer access-0", "Bearer access-1"]
+    );
+    for shown in [format!("{error}"), format!("{error:?}")] {
+        assert!(!shown.contains("access-"), "{shown}");
+    }
+    server.abort();
+}
+
+#[tokio::test]
+async fn a_refused_static_token_is_returned_without_sending_again() {
+    let (seen, client, server) = start(3600).await;
+    refuse(&seen, "fixed-token");
+    client.set_bearer_token("fixed-token").unwrap();
+    let error = client.list_category_position_limits(1).await.unwrap_err();
+    assert_eq!(error.status(), Some(StatusCode::UNAUTHORIZED));
+    assert_eq!(authorizations(&seen), ["Bearer fixed-token"]);
+    assert_eq!(seen.refreshes.load(Ordering::SeqCst), 0);
+    server.abort();
+}
+
+/// Counts what a hook sees: `(operation, status)` per answer.
+#[derive(Default)]
+struct Recorder {
+    answers: Mutex<Vec<(&'static str, Option<u16>)>>,
+}
+
+impl trading_api::Hook for Recorder {
+    fn after_receive(&self, received: &trading_api::Received<'_>) {
+        self.answers
+            .lock()
+            .unwrap()
+            .push((received.call.operation, received.status.map(|s| s.as_u16())));
+    }
+}
+
+#[tokio::test]
+async fn the_refreshing_source_sends_with_the_callers_hooks_and_retry_policy() {
+    let (seen, client, server) = start(3600).await;
+    // The first refresh is answered 429: the caller's retry policy sends it again.
+    seen.throttle.store(1, Ordering::SeqCst);
+    let recorder = Arc::new(Recorder::default());
+    let base_url = client.base_url().to_owned();
+    let client = Client::builder(base_url)
+        .retry_policy(trading_api::RetryPolicy::default().initial_backoff(Duration::from_millis(1)))
+        .hook(recorder.clone())
+        .build()
+        .unwrap();
+    client.set_token_source(refreshing(&client));
+    client.list_category_position_limits(1).await.unwrap();
+    assert_eq!(seen.grants.lock().unwrap().len(), 2, "the 429 was retried");
+    assert_eq!(seen.refreshes.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        recorder.answers.lock().unwrap().as_slice(),
+        [
+            ("exchange_token", Some(429)),
+            ("exchange_token", Some(200)),
+            ("list_category_position_limits", Some(200)),
+        ]
+    );
     server.abort();
 }

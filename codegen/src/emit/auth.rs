@@ -180,8 +180,10 @@ pub fn authorize(op: &Operation, api: &Api, op_has_cookies: bool) -> TokenStream
     };
     if bearer(api) {
         // A token source may await (a refresh): asked outside the lock, by `Client::authorize`.
+        // The token a source gave is kept, for the source to be told of a `401`.
         quote! {
-            request = self.authorize(request, #cookies &[#(#alternatives),*]).await.map_err(crate::Error::Token)?;
+            let mut token = None;
+            request = self.authorize(request, #cookies &[#(#alternatives),*], &mut token).await.map_err(crate::Error::Token)?;
         }
     } else {
         quote! {
@@ -293,20 +295,21 @@ pub fn client_methods(api: &Api) -> TokenStream {
         out.extend(quote! {
             /// Puts on `request` the credentials of the first complete alternative, asking
             /// the token sources among them (outside the lock: a source may await a refresh).
+            /// The token a source gave goes in `sourced`, for the source to be told if the
+            /// server refuses it.
             async fn authorize(
                 &self,
                 request: reqwest::RequestBuilder,
                 #cookie_param
                 alternatives: &[&[Scheme]],
+                sourced: &mut Option<Sourced>,
             ) -> Result<reqwest::RequestBuilder, crate::TokenError> {
                 let mut sources = Vec::new();
                 let mut request = read_credentials(&self.credentials).authorize(request, #cookie_arg alternatives, &mut sources);
                 for source in sources {
                     if let Some(token) = source.token().await? {
-                        let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
-                            .map_err(|_| crate::TokenError::new("the token source gave a token an HTTP header cannot carry"))?;
-                        value.set_sensitive(true);
-                        request = request.header(reqwest::header::AUTHORIZATION, value);
+                        request = request.header(reqwest::header::AUTHORIZATION, bearer_header(&token)?);
+                        *sourced = Some(Sourced { source, token });
                     }
                 }
                 Ok(request)
@@ -680,11 +683,30 @@ fn token_source_items(api: &Api) -> TokenStream {
 
             /// Told that the server refused `token` (`401`): a source that can renew
             /// drops it, so that the next [`TokenSource::token`] renews. Does nothing by
-            /// default. The client does not call it on its own: a caller whose secured
-            /// call failed with `401` calls it, then retries.
+            /// default. The client calls it when a secured call is answered `401`, then
+            /// asks [`TokenSource::token`] again and re-sends the call once if the token
+            /// changed; a source may be told by several tasks at once about the same
+            /// token, and should renew once (as the refreshing sources do).
             fn invalidate<'a>(&'a self, _token: &'a str) -> TokenFuture<'a, ()> {
                 Box::pin(async {})
             }
+        }
+
+        /// A token a source gave for one call, with the source (told if the server refuses
+        /// the token). Never shown.
+        struct Sourced {
+            /// The source asked.
+            source: std::sync::Arc<dyn TokenSource>,
+            /// The token it gave.
+            token: String,
+        }
+
+        /// `Bearer <token>`, marked sensitive (left out of `Debug` by `http`).
+        fn bearer_header(token: &str) -> Result<reqwest::header::HeaderValue, crate::TokenError> {
+            let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
+                .map_err(|_| crate::TokenError::new("the token source gave a token an HTTP header cannot carry"))?;
+            value.set_sensitive(true);
+            Ok(value)
         }
 
         /// A bearer scheme's credential: a fixed token or a source asked per request.
@@ -740,7 +762,7 @@ fn refreshing_source(s: &SecurityScheme, name: &str) -> TokenStream {
     quote! {
         #doc
         pub struct #ty {
-            /// A client of its own (same base URL and connections) for the token operation.
+            /// The caller's client without its credentials, for the token operation.
             client: Client,
             /// Body fields the caller adds to every refresh (client id and secret).
             fields: serde_json::Map<String, serde_json::Value>,
@@ -756,15 +778,14 @@ fn refreshing_source(s: &SecurityScheme, name: &str) -> TokenStream {
             pub const DEFAULT_MARGIN: std::time::Duration = std::time::Duration::from_secs(60);
 
             /// A source that renews with `refresh_token` through `client`'s token
-            /// operation. It keeps a client of its own with `client`'s base URL, `reqwest`
-            /// client (connections, timeouts) and body cap, so that installing it in
-            /// `client` makes no reference cycle. The first token comes from a refresh,
-            /// unless [`Self::with_access_token`] gives one.
+            /// operation. It keeps a copy of `client` as it is now: base URL, connections,
+            /// timeouts, body cap, retry policy, extra headers and hooks, all but the
+            /// credentials (so that installing the source in `client` makes no reference
+            /// cycle). The first token comes from a refresh, unless
+            /// [`Self::with_access_token`] gives one.
             pub fn new(client: &Client, refresh_token: impl Into<String>) -> Self {
-                let mut own = Client::with_client(client.base_url(), client.http_client().clone());
-                own.set_max_response_bytes(client.max_response_bytes());
                 Self {
-                    client: own,
+                    client: client.detached(),
                     fields: serde_json::Map::new(),
                     margin: Self::DEFAULT_MARGIN,
                     state: tokio::sync::Mutex::new(RefreshState {

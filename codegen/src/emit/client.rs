@@ -24,6 +24,8 @@ struct Uses {
     matrix: bool,
     /// Some operation has `x-penalty`: `execute` takes each operation's penalty shape.
     penalty: bool,
+    /// Some path has a parameter: `dot_segment` checks what it became.
+    dots: bool,
 }
 
 /// The tokens of `client.rs`.
@@ -48,15 +50,61 @@ pub fn emit(api: &Api) -> TokenStream {
         enums.push(op_enums(op, &models));
     }
     let helpers = helpers(&uses);
-    let (penalty_param, penalty_pass, penalty_pass_comma) = if uses.penalty {
+    let (penalty_field, penalty_pass) = if uses.penalty {
         (
-            quote!(penalty: Option<&crate::error::PenaltyShape>,),
-            quote!(penalty),
-            quote!(penalty,),
+            quote! {
+                /// The operation's penalty shape (`x-penalty`), if it has one.
+                penalty: Option<&'static crate::error::PenaltyShape>,
+            },
+            quote!(call.penalty),
         )
     } else {
-        (TokenStream::new(), TokenStream::new(), TokenStream::new())
+        (TokenStream::new(), TokenStream::new())
     };
+    let bearer = auth::bearer(api);
+    let token_field = bearer.then(|| {
+        quote! {
+            /// The token a source gave for this call, to be told if the server refuses it.
+            token: Option<Sourced>,
+        }
+    });
+    let or_token = bearer.then(|| quote!(|| call.token.is_some()));
+    let again_mut = bearer.then(|| quote!(mut));
+    let refusal_doc = if bearer {
+        "; when the server refuses (`401`) a token that came from a token source, the source is \
+         told (`TokenSource::invalidate`), asked again, and the request re-sent once with the \
+         new token (a second `401`, the same token, or a request whose body cannot be \
+         re-sent is returned as it is; a source that fails then is `Error::Token`)"
+    } else {
+        ""
+    };
+    let exchange_doc = docs::outer(&format!(
+        "Sends a request and reads the answer up to the size cap; with a retry policy, sends \
+         it again while the policy allows (a penalty's resend carries its ticket){refusal_doc}. \
+         Not generic, so every operation shares one copy."
+    ));
+    let refusal_step = bearer.then(|| {
+        quote! {
+            if let Ok(answer) = &outcome
+                && answer.status == reqwest::StatusCode::UNAUTHORIZED
+                && let Some(refused) = call.token.take()
+                && let Some(mut next) = again.take()
+            {
+                // `call.token` is now `None`: a second refusal is returned.
+                refused.source.invalidate(&refused.token).await;
+                match refused.source.token().await {
+                    Ok(Some(fresh)) if fresh != refused.token => {
+                        let value = bearer_header(&fresh).map_err(crate::Error::Token)?;
+                        next.headers_mut().insert(reqwest::header::AUTHORIZATION, value);
+                        request = next;
+                        continue;
+                    }
+                    Ok(_) => return outcome,
+                    Err(error) => return Err(crate::Error::Token(error)),
+                }
+            }
+        }
+    });
     let only = api
         .operations
         .iter()
@@ -68,18 +116,17 @@ pub fn emit(api: &Api) -> TokenStream {
             async fn only<T, E>(
                 &self,
                 request: reqwest::RequestBuilder,
-                accept: &'static str,
-                #penalty_param
+                call: Call,
                 status: u16,
                 decode: fn(&[u8]) -> Result<T, serde_json::Error>,
             ) -> Result<crate::Response<T>, crate::Error<E>> {
-                self.execute(request, accept, #penalty_pass_comma |answer| answer.only(status, decode)).await
+                self.execute(request, call, |answer| answer.only(status, decode)).await
             }
             }
         });
     let execute = (!api.operations.is_empty()).then(|| {
         quote! {
-            /// Builds a request with the client's `Accept` and total timeout.
+            /// Builds a request with the client's `Accept`, extra headers and total timeout.
             #[allow(clippy::result_large_err)] // the `Error` of the public methods
             fn prepare<E>(&self, request: reqwest::RequestBuilder, accept: &'static str) -> Result<reqwest::Request, crate::Error<E>> {
                 let mut request = request.build().map_err(crate::Error::Transport)?;
@@ -88,6 +135,9 @@ pub fn emit(api: &Api) -> TokenStream {
                         .headers_mut()
                         .insert(reqwest::header::ACCEPT, reqwest::header::HeaderValue::from_static(accept));
                 }
+                for (name, value) in self.headers.iter() {
+                    request.headers_mut().insert(name, value.clone());
+                }
                 if let Some(timeout) = self.timeout {
                     *request.timeout_mut() = Some(timeout);
                 }
@@ -95,48 +145,79 @@ pub fn emit(api: &Api) -> TokenStream {
             }
 
             /// Sends a request and hands the answer to the operation's `answer`: the only
-            /// part of sending that is generic over the operation's types.
+            /// part of sending that is generic over the operation's types. With the
+            /// `tracing` feature the whole call (retries included) is one span.
             async fn execute<T, E>(
                 &self,
                 request: reqwest::RequestBuilder,
-                accept: &'static str,
-                #penalty_param
+                mut call: Call,
                 answer: impl FnOnce(crate::error::Answer) -> Result<crate::Response<T>, crate::Error<E>>,
             ) -> Result<crate::Response<T>, crate::Error<E>> {
-                let request = self.prepare(request, accept)?;
-                match self.exchange(request, #penalty_pass).await {
-                    Ok(read) => answer(read),
-                    // A 429 or 503 not retried (no policy, or it ran out): decoded as usual.
-                    Err(crate::Error::UnexpectedStatus { status, headers, body }) => {
-                        answer(crate::error::Answer { status, headers, body })
+                let traced = Traced::start(&call);
+                let outcome = async {
+                    let request = self.prepare(request, call.accept)?;
+                    match self.exchange(request, &mut call).await {
+                        Ok(read) => answer(read),
+                        // A 429 or 503 not retried (no policy, or it ran out): decoded as usual.
+                        Err(crate::Error::UnexpectedStatus { status, headers, body }) => {
+                            answer(crate::error::Answer { status, headers, body })
+                        }
+                        Err(error) => Err(error.widen()),
                     }
-                    Err(error) => Err(error.widen()),
-                }
+                };
+                let outcome = traced.run(outcome).await;
+                traced.finish(outcome.as_ref().map_or_else(crate::Error::status, |ok| Some(ok.status())));
+                outcome
             }
 
             #only
 
+            /// Sends one attempt: the hooks see the request before and the answer's head
+            /// after (with the latency so far).
+            async fn send(&self, mut request: reqwest::Request, call: &Call, attempt: u32) -> Result<reqwest::Response, reqwest::Error> {
+                let info = crate::CallInfo { operation: call.operation, method: call.method, path: call.path, attempt };
+                for hook in self.hooks.iter() {
+                    hook.before_send(&info, &mut request);
+                }
+                let started = std::time::Instant::now();
+                let outcome = self.http.execute(request).await;
+                let latency = started.elapsed();
+                if !self.hooks.is_empty() {
+                    let received = crate::Received {
+                        call: info,
+                        status: outcome.as_ref().ok().map(reqwest::Response::status),
+                        headers: outcome.as_ref().ok().map(reqwest::Response::headers),
+                        latency,
+                    };
+                    for hook in self.hooks.iter() {
+                        hook.after_receive(&received);
+                    }
+                }
+                Traced::attempt(attempt, outcome.as_ref().ok().map(reqwest::Response::status), latency);
+                outcome
+            }
 
-            /// Sends a request and reads the answer up to the size cap; with a retry
-            /// policy, sends it again while the policy allows (a penalty's resend carries
-            /// its ticket). Not generic, so every operation shares one copy.
+            #exchange_doc
             async fn exchange(
                 &self,
                 mut request: reqwest::Request,
-                #penalty_param
+                call: &mut Call,
             ) -> Result<crate::error::Answer, crate::Error<std::convert::Infallible>> {
                 let idempotent = request.method().is_idempotent();
                 let mut attempt = 1;
+                let mut sent = 1;
                 let mut waited = std::time::Duration::ZERO;
                 loop {
-                    let again = self.retry.as_ref().and_then(|_| request.try_clone());
-                    let outcome = match self.http.execute(request).await {
+                    let #again_mut again = (self.retry.is_some() #or_token).then(|| request.try_clone()).flatten();
+                    let outcome = match self.send(request, call, sent).await {
                         Ok(response) => match crate::error::Answer::read(response, self.max_response_bytes).await {
                             Ok(read) => read.screen(#penalty_pass),
                             Err(error) => Err(error),
                         },
                         Err(error) => Err(crate::Error::Transport(error)),
                     };
+                    sent += 1;
+                    #refusal_step
                     let (Err(error), Some(policy), Some(mut next)) = (&outcome, &self.retry, again) else {
                         return outcome;
                     };
@@ -153,6 +234,21 @@ pub fn emit(api: &Api) -> TokenStream {
                     attempt += 1;
                     request = next;
                 }
+            }
+        }
+    });
+    let call_items =
+        (!api.operations.is_empty()).then(|| call_items(&penalty_field, token_field.as_ref()));
+    let detached = (!auth::refreshing(api).is_empty()).then(|| {
+        quote! {
+            /// The client's settings (hooks, extra headers, timeouts, retry policy, body
+            /// cap, connections) with credentials of its own: what a refreshing token
+            /// source sends with, so that installing the source in this client makes no
+            /// reference cycle.
+            pub(crate) fn detached(&self) -> Self {
+                let mut client = self.clone();
+                client.credentials = std::sync::Arc::new(std::sync::RwLock::new(Credentials::default()));
+                client
             }
         }
     });
@@ -195,11 +291,15 @@ pub fn emit(api: &Api) -> TokenStream {
             max_response_bytes: usize,
             timeout: Option<std::time::Duration>,
             retry: Option<crate::RetryPolicy>,
+            /// Added to every request (`with_header`).
+            headers: reqwest::header::HeaderMap,
+            /// Told about every attempt.
+            hooks: Vec<std::sync::Arc<dyn crate::Hook>>,
         }
 
         /// Settings of a [`Client`] before it is built: timeouts, body cap, `User-Agent`.
         /// Made by [`Client::builder`].
-        #[derive(Debug, Clone)]
+        #[derive(Clone)]
         pub struct ClientBuilder {
             base_url: String,
             connect_timeout: std::time::Duration,
@@ -207,6 +307,21 @@ pub fn emit(api: &Api) -> TokenStream {
             max_response_bytes: usize,
             user_agent: String,
             retry: Option<crate::RetryPolicy>,
+            hooks: Vec<std::sync::Arc<dyn crate::Hook>>,
+        }
+
+        impl std::fmt::Debug for ClientBuilder {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct("ClientBuilder")
+                    .field("base_url", &self.base_url)
+                    .field("connect_timeout", &self.connect_timeout)
+                    .field("timeout", &self.timeout)
+                    .field("max_response_bytes", &self.max_response_bytes)
+                    .field("user_agent", &self.user_agent)
+                    .field("retry", &self.retry)
+                    .field("hooks", &self.hooks.len())
+                    .finish()
+            }
         }
 
         impl ClientBuilder {
@@ -238,6 +353,13 @@ pub fn emit(api: &Api) -> TokenStream {
                 self
             }
 
+            /// Adds a hook that sees every request and answer (see [`crate::Hook`]); hooks
+            /// run in the order they were added.
+            pub fn hook(mut self, hook: std::sync::Arc<dyn crate::Hook>) -> Self {
+                self.hooks.push(hook);
+                self
+            }
+
             /// The `User-Agent` header; [`Client::DEFAULT_USER_AGENT`] unless set.
             pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
                 self.user_agent = user_agent.into();
@@ -259,6 +381,7 @@ pub fn emit(api: &Api) -> TokenStream {
                 client.timeout = self.timeout;
                 client.max_response_bytes = self.max_response_bytes;
                 client.retry = self.retry;
+                client.hooks = self.hooks;
                 Ok(client)
             }
         }
@@ -282,6 +405,7 @@ pub fn emit(api: &Api) -> TokenStream {
                     max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
                     user_agent: Self::DEFAULT_USER_AGENT.to_owned(),
                     retry: None,
+                    hooks: Vec::new(),
                 }
             }
 
@@ -301,6 +425,8 @@ pub fn emit(api: &Api) -> TokenStream {
                     max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
                     timeout: Some(Self::DEFAULT_TIMEOUT),
                     retry: None,
+                    headers: reqwest::header::HeaderMap::new(),
+                    hooks: Vec::new(),
                 }
             }
 
@@ -347,7 +473,37 @@ pub fn emit(api: &Api) -> TokenStream {
                 self.retry.as_ref()
             }
 
+            /// Adds a hook that sees every request and answer of this client and of the
+            /// clones made from now on (see [`crate::Hook`]).
+            pub fn add_hook(&mut self, hook: std::sync::Arc<dyn crate::Hook>) {
+                self.hooks.push(hook);
+            }
+
+            /// A clone of the client that adds `name: value` to every request it sends
+            /// (replacing a header of that name the client would set, `Accept` say):
+            /// `client.with_header(name, key).place_order(…)` gives one call an
+            /// idempotency key or a tenant header. The clone shares the credentials and
+            /// connections; `Debug` shows the header's name, not its value.
+            #[must_use]
+            pub fn with_header(&self, name: reqwest::header::HeaderName, value: reqwest::header::HeaderValue) -> Self {
+                let mut client = self.clone();
+                client.headers.insert(name, value);
+                client
+            }
+
+            /// [`Client::with_header`] for several headers at once.
+            #[must_use]
+            pub fn with_headers(&self, headers: reqwest::header::HeaderMap) -> Self {
+                let mut client = self.clone();
+                for (name, value) in headers.iter() {
+                    client.headers.insert(name, value.clone());
+                }
+                client
+            }
+
             #execute
+
+            #detached
 
             /// The base URL, without a trailing slash.
             pub fn base_url(&self) -> &str {
@@ -373,6 +529,8 @@ pub fn emit(api: &Api) -> TokenStream {
                     max_response_bytes: self.max_response_bytes,
                     timeout: self.timeout,
                     retry: self.retry.clone(),
+                    headers: self.headers.clone(),
+                    hooks: self.hooks.clone(),
                 }
             }
         }
@@ -384,10 +542,14 @@ pub fn emit(api: &Api) -> TokenStream {
                     .field("timeout", &self.timeout)
                     .field("max_response_bytes", &self.max_response_bytes)
                     .field("retry", &self.retry)
+                    .field("headers", &self.headers.keys().collect::<Vec<_>>())
+                    .field("hooks", &self.hooks.len())
                     #credentials_debug
                     .finish_non_exhaustive()
             }
         }
+
+        #call_items
 
         #credential_items
 
@@ -886,6 +1048,59 @@ fn check_param(p: &Param) -> TokenStream {
     }
 }
 
+/// The refusal of a path whose parameters made a whole segment `.` or `..` (which URL
+/// parsing would resolve away), naming the parameters of that segment; nothing for a
+/// path without parameters. Encoded values never hold `/`, so the segments of the built
+/// path are the template's.
+fn dot_segment_check(op: &Operation, uses: &mut Uses) -> TokenStream {
+    let mut segments: Vec<Vec<&str>> = vec![Vec::new()];
+    for part in &op.path {
+        match part {
+            PathPart::Literal(text) => {
+                let mut pieces = text.split('/');
+                pieces.next();
+                segments.extend(pieces.map(|_| Vec::new()));
+            }
+            PathPart::Param(name) => {
+                let wire = op
+                    .params
+                    .iter()
+                    .find(|p| &p.name == name)
+                    .map_or(name.as_str(), |p| p.wire.as_str());
+                let last = segments.last_mut().expect("starts with one segment");
+                if !last.contains(&wire) {
+                    last.push(wire);
+                }
+            }
+        }
+    }
+    let arms: Vec<TokenStream> = segments
+        .iter()
+        .enumerate()
+        .filter(|(_, names)| !names.is_empty())
+        .map(|(i, names)| {
+            let i = Literal::usize_unsuffixed(i);
+            quote!(Some(#i) => vec![#(#names),*],)
+        })
+        .collect();
+    if arms.is_empty() {
+        return TokenStream::new();
+    }
+    uses.dots = true;
+    quote! {
+        let fields = match dot_segment(&url[self.base_url.len()..]) {
+            #(#arms)*
+            _ => Vec::new(),
+        };
+        if !fields.is_empty() {
+            return Err(crate::Error::Constraint(crate::ConstraintViolation {
+                fields,
+                constraint: crate::Constraint::DotSegment,
+            }));
+        }
+    }
+}
+
 /// Statements binding the encoded path parameters, and the expression of the URL.
 fn url_expr(op: &Operation, uses: &mut Uses) -> (TokenStream, TokenStream) {
     let mut fmt = String::from("{}");
@@ -983,6 +1198,102 @@ fn percent_encode(value: &str) -> String {
         }
     }
     out
+}
+
+/// The private `Call` (what the send path knows of an operation) and `Traced` (its
+/// `tracing` span, behind the generated crate's `tracing` feature).
+fn call_items(penalty_field: &TokenStream, token_field: Option<&TokenStream>) -> TokenStream {
+    quote! {
+        /// What the send path knows of the operation being called: fixed by the spec,
+        /// except the token a source gave.
+        struct Call {
+            /// The client method (the snake-case `operationId`).
+            operation: &'static str,
+            /// The HTTP method.
+            method: &'static str,
+            /// The spec's path template, never the values sent.
+            path: &'static str,
+            /// The `Accept` header (empty: none).
+            accept: &'static str,
+            #penalty_field
+            #token_field
+        }
+
+        /// One call's span with the `tracing` feature: operation, method and path
+        /// template when it starts, status and latency when it ends, an event per attempt;
+        /// never a header value, a query value or a body. Without the feature it holds
+        /// nothing and does nothing.
+        struct Traced {
+            #[cfg(feature = "tracing")]
+            span: tracing::Span,
+            #[cfg(feature = "tracing")]
+            started: std::time::Instant,
+        }
+
+        impl Traced {
+            /// The span of `call`, opened now.
+            fn start(call: &Call) -> Self {
+                #[cfg(feature = "tracing")]
+                {
+                    Self {
+                        span: tracing::info_span!(
+                            "call",
+                            operation = call.operation,
+                            method = call.method,
+                            path = call.path,
+                            status = tracing::field::Empty,
+                            latency_ms = tracing::field::Empty,
+                        ),
+                        started: std::time::Instant::now(),
+                    }
+                }
+                #[cfg(not(feature = "tracing"))]
+                {
+                    let _ = call;
+                    Self {}
+                }
+            }
+
+            /// Runs `future` inside the span.
+            async fn run<F: std::future::Future>(&self, future: F) -> F::Output {
+                #[cfg(feature = "tracing")]
+                {
+                    tracing::Instrument::instrument(future, self.span.clone()).await
+                }
+                #[cfg(not(feature = "tracing"))]
+                {
+                    future.await
+                }
+            }
+
+            /// Records the outcome's status (if an answer came) and the latency.
+            fn finish(&self, status: Option<reqwest::StatusCode>) {
+                #[cfg(feature = "tracing")]
+                {
+                    let latency_ms = self.started.elapsed().as_secs_f64() * 1e3;
+                    if let Some(status) = status {
+                        self.span.record("status", status.as_u16());
+                    }
+                    self.span.record("latency_ms", latency_ms);
+                }
+                #[cfg(not(feature = "tracing"))]
+                let _ = status;
+            }
+
+            /// An event for one attempt, inside the call's span.
+            fn attempt(attempt: u32, status: Option<reqwest::StatusCode>, latency: std::time::Duration) {
+                #[cfg(feature = "tracing")]
+                tracing::debug!(
+                    attempt,
+                    status = status.map(|s| s.as_u16()),
+                    latency_ms = latency.as_secs_f64() * 1e3,
+                    "answer"
+                );
+                #[cfg(not(feature = "tracing"))]
+                let _ = (attempt, status, latency);
+            }
+        }
+    }
 }
 
 /// Which of an operation's methods is printed.
@@ -1259,12 +1570,13 @@ fn method(
         .filter(|p| is_joined_query(p))
         .map(add_joined_query)
         .collect();
+    let dots = dot_segment_check(op, uses);
     let url_binding = if joined.is_empty() {
-        quote!(let url = #url;)
+        quote!(let url = #url; #dots)
     } else {
         uses.path = true;
         uses.joined_query = true;
-        quote!(let mut url = #url; #(#joined)*)
+        quote!(let mut url = #url; #dots #(#joined)*)
     };
     let add_body = body.map(add_body);
     let authorize = auth::sends(op).then(|| auth::authorize(op, api, has_cookies));
@@ -1290,7 +1602,7 @@ fn method(
                 None => quote!(None),
             };
             quote! {
-                Some(&crate::error::PenaltyShape {
+                penalty: Some(&crate::error::PenaltyShape {
                     ticket: #ticket,
                     wait: #wait,
                     captcha: #captcha,
@@ -1298,8 +1610,25 @@ fn method(
                 }),
             }
         }
-        None => quote!(None,),
+        None => quote!(penalty: None,),
     });
+    let token = match (auth::bearer(api), auth::sends(op)) {
+        (true, true) => quote!(token,),
+        (true, false) => quote!(token: None,),
+        (false, _) => TokenStream::new(),
+    };
+    let operation = &op.name;
+    let path_template = &op.path_template;
+    let call = quote! {
+        let call = Call {
+            operation: #operation,
+            method: #http,
+            path: #path_template,
+            accept: #accept,
+            #penalty
+            #token
+        };
+    };
     let (ret, finish) = match flavour {
         Flavour::Decoded => {
             let ok = success_type(op, models);
@@ -1309,9 +1638,9 @@ fn method(
                     Some(r) => {
                         let status = status_pattern(&r.status);
                         let dec = decoder(&r.payload);
-                        quote!(self.only(request, #accept, #penalty #status, #dec).await)
+                        quote!(self.only(request, call, #status, #dec).await)
                     }
-                    None => quote!(self.execute(request, #accept, #penalty #err::answer).await),
+                    None => quote!(self.execute(request, call, #err::answer).await),
                 },
             )
         }
@@ -1325,13 +1654,18 @@ fn method(
             (
                 quote!(reqwest::Response),
                 quote! {
-                    let request = self.prepare(request, #accept)?;
-                    let response = self.http.execute(request).await.map_err(crate::Error::Transport)?;
-                    if matches!(response.status().as_u16(), #(#pats)|*) {
-                        return Ok(response);
-                    }
-                    let answer = crate::error::Answer::read(response, self.max_response_bytes).await?;
-                    #stream_failure
+                    let traced = Traced::start(&call);
+                    let outcome: Result<reqwest::Response, crate::Error<#err>> = traced.run(async {
+                        let request = self.prepare(request, call.accept)?;
+                        let response = self.send(request, &call, 1).await.map_err(crate::Error::Transport)?;
+                        if matches!(response.status().as_u16(), #(#pats)|*) {
+                            return Ok(response);
+                        }
+                        let answer = crate::error::Answer::read(response, self.max_response_bytes).await?;
+                        #stream_failure
+                    }).await;
+                    traced.finish(outcome.as_ref().map_or_else(crate::Error::status, |response| Some(response.status())));
+                    outcome
                 },
             )
         }
@@ -1351,6 +1685,7 @@ fn method(
             #authorize
             #cookie_header
             #add_body
+            #call
             #finish
         }
     }
@@ -1372,6 +1707,14 @@ fn helpers(uses: &Uses) -> TokenStream {
                     }
                 }
                 out
+            }
+        });
+    }
+    if uses.dots {
+        out.extend(quote! {
+            /// The index of the first segment of `path` that is `.` or `..`.
+            fn dot_segment(path: &str) -> Option<usize> {
+                path.split('/').position(|segment| matches!(segment, "." | ".."))
             }
         });
     }

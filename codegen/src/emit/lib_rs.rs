@@ -52,6 +52,7 @@ pub fn emit(api: &Api) -> TokenStream {
         // Two short lines: prettyplease and rustfmt wrap a long one differently.
         pub use error::{DocumentedError, InvalidBearerToken};
         pub use error::TokenError;
+        pub use error::{CallInfo, Hook, Received};
         #token_source
         #credential_error
     }

@@ -443,6 +443,68 @@ pub fn emit(api: &Api) -> TokenStream {
             }
         }
 
+        /// Sees every request a [`crate::Client`] sends and every answer it gets: add a
+        /// header, read or change the request, measure the answer. Installed with
+        /// `ClientBuilder::hook` or `Client::add_hook`; every clone of the client (and the
+        /// client a refreshing token source sends with) keeps its hooks.
+        ///
+        /// Called once per attempt: a retry or a re-send after a token refresh is seen
+        /// again, with its attempt number. The request reaches `before_send` with its
+        /// credentials on it (marked sensitive): a hook that logs headers must skip
+        /// those. Both methods do nothing by default.
+        pub trait Hook: Send + Sync {
+            /// Before an attempt is sent: `request` may be changed (a header added, the
+            /// timeout shortened).
+            fn before_send(&self, call: &CallInfo, request: &mut reqwest::Request) {
+                let _ = (call, request);
+            }
+
+            /// When the head of the answer has arrived (the body is read after), or the
+            /// attempt failed without one.
+            fn after_receive(&self, received: &Received<'_>) {
+                let _ = received;
+            }
+        }
+
+        /// Which call a [`Hook`] is told about.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub struct CallInfo {
+            /// The client method (the snake-case `operationId`).
+            pub operation: &'static str,
+            /// The HTTP method.
+            pub method: &'static str,
+            /// The spec's path template (`/orders/{id}`), never the values sent.
+            pub path: &'static str,
+            /// 1 for the first attempt, then one more for each retry or re-send.
+            pub attempt: u32,
+        }
+
+        /// What a [`Hook`] is told about an answer. `Debug` shows the header names only.
+        #[derive(Clone, Copy)]
+        #[non_exhaustive]
+        pub struct Received<'a> {
+            /// The call and attempt.
+            pub call: CallInfo,
+            /// The status, `None` when the attempt failed without an answer.
+            pub status: Option<StatusCode>,
+            /// The answer's headers, `None` when there was no answer.
+            pub headers: Option<&'a HeaderMap>,
+            /// From sending to the answer's head (or the failure).
+            pub latency: std::time::Duration,
+        }
+
+        impl fmt::Debug for Received<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct("Received")
+                    .field("call", &self.call)
+                    .field("status", &self.status)
+                    .field("headers", &self.headers.map(HeaderNames))
+                    .field("latency", &self.latency)
+                    .finish()
+            }
+        }
+
         /// `Retry-After` as a wait: delay-seconds, or an HTTP date (zero once it has passed).
         fn retry_after(headers: &HeaderMap) -> Option<std::time::Duration> {
             let value = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim();
@@ -570,6 +632,10 @@ pub fn emit(api: &Api) -> TokenStream {
                     Constraint::MaxItems { max, actual } => {
                         write!(f, "{fields}: {actual} items is over maxItems {max}")
                     }
+                    Constraint::DotSegment => write!(
+                        f,
+                        "{fields}: a path segment of `.` or `..` would be resolved away by the URL (reaching another path)"
+                    ),
                 }
             }
         }
@@ -629,6 +695,11 @@ pub fn emit(api: &Api) -> TokenStream {
                 /// The number of items.
                 actual: u64,
             },
+            /// Path parameters whose values make a whole path segment `.` or `..`. URL
+            /// parsing (RFC 3986 §5.2.4, and the WHATWG URL standard, which also reads
+            /// `%2E` as a dot) removes such a segment, so the request would reach another
+            /// path; percent-encoding cannot keep it, so it is refused.
+            DotSegment,
         }
 
         /// A bearer token that cannot be sent: it holds characters an HTTP header cannot.

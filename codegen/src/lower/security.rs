@@ -33,6 +33,18 @@ enum Support {
     Unsupported(String),
 }
 
+/// Whether a scheme's credential goes in the `Authorization` header.
+fn sends_authorization(kind: &SchemeKind) -> bool {
+    match kind {
+        SchemeKind::Bearer(_) | SchemeKind::Basic => true,
+        SchemeKind::ApiKey {
+            location: ApiKeyLocation::Header,
+            name,
+        } => name.eq_ignore_ascii_case("authorization"),
+        SchemeKind::ApiKey { .. } => false,
+    }
+}
+
 /// Methods of the generated `Client` that a credential accessor must not take.
 const CLIENT_METHODS: &[&str] = &[
     "new",
@@ -47,6 +59,14 @@ const CLIENT_METHODS: &[&str] = &[
     "clear_bearer_token",
     "has_bearer_token",
     "set_token_source",
+    "set_timeout",
+    "timeout",
+    "set_retry_policy",
+    "retry_policy",
+    "add_hook",
+    "with_header",
+    "with_headers",
+    "builder",
 ];
 
 impl Lowerer<'_> {
@@ -129,6 +149,8 @@ impl Lowerer<'_> {
             let entry_ptr = format!("{req_ptr}/{i}");
             let mut schemes = Vec::new();
             let mut sendable = true;
+            // Schemes of this requirement that each need the one `Authorization` header.
+            let mut authorization: Vec<&str> = Vec::new();
             for key in requirement.keys() {
                 let Some(scheme) = self.spec.components.security_schemes.get(key) else {
                     return Err(Problem::Refuse(Located::new(
@@ -137,7 +159,12 @@ impl Lowerer<'_> {
                     )));
                 };
                 match self.support(key, scheme)? {
-                    Support::Sent(_) => schemes.push(key.clone()),
+                    Support::Sent(kind) => {
+                        if sends_authorization(&kind) {
+                            authorization.push(key);
+                        }
+                        schemes.push(key.clone());
+                    }
                     Support::Transport => self.warn(
                         push_pointer("/components/securitySchemes", key),
                         format!(
@@ -151,6 +178,18 @@ impl Lowerer<'_> {
                         left_out.push((push_pointer("/components/securitySchemes", key), why));
                     }
                 }
+            }
+            if let [first, second, ..] = authorization.as_slice() {
+                // HTTP has one `Authorization` header with one credential (RFC 9110
+                // §11.6.2): sending two would be read as one malformed value or rejected.
+                sendable = false;
+                left_out.push((
+                    entry_ptr.clone(),
+                    format!(
+                        "a security requirement combines `{first}` and `{second}`, which both \
+                         send the `Authorization` header; a request carries one"
+                    ),
+                ));
             }
             if sendable {
                 alternatives.push(schemes);

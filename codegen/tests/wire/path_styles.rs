@@ -39,8 +39,6 @@ fn label_and_matrix_paths_follow_rfc_6570() {
         .unwrap();
     rt.block_on(async {
         client.label("blue").await.unwrap();
-        // `label("")` would be `/label/.`, a dot segment that URL parsing (WHATWG, in
-        // `reqwest`) removes: not sendable as its own segment, so not asserted here.
         client.label_number(5).await.unwrap();
         client.label_list(&colors).await.unwrap();
         client.label_explode(&colors).await.unwrap();
@@ -73,4 +71,42 @@ fn label_and_matrix_paths_follow_rfc_6570() {
     let last = heads.last().unwrap().to_ascii_lowercase();
     assert!(last.contains("\r\nx-color: blue,black,brown\r\n"), "{last}");
     assert!(last.contains("\r\nx-shade: blue,black,brown\r\n"), "{last}");
+}
+
+#[test]
+fn a_dot_segment_is_refused_before_sending() {
+    use gen_path_styles::{Constraint, Error};
+    // Nothing listens: a request that were sent would fail with `Error::Transport`.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let client = gen_path_styles::Client::new(base).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        // `..` would reach `/files/{version}`, `.` would drop the segment: both refused,
+        // naming the parameter (URL parsing removes `%2E%2E` too, so encoding cannot help).
+        for (name, version, field) in [("..", "1", "name"), ("a", ".", "version")] {
+            match client.file_version(name, version).await {
+                Err(Error::Constraint(v)) => {
+                    assert_eq!(v.fields, [field]);
+                    assert_eq!(v.constraint, Constraint::DotSegment);
+                    assert!(v.to_string().contains("`..`"), "{v}");
+                }
+                other => panic!("{name}/{version}: expected a DotSegment refusal, got {other:?}"),
+            }
+        }
+        // `label("")` is `/label/.`: refused as well.
+        assert!(matches!(
+            client.label("").await,
+            Err(Error::Constraint(v)) if v.fields == ["color"]
+        ));
+        // Dots inside a segment are ordinary characters: sent (and fail to connect here).
+        for value in ["...", ".x", "a..b"] {
+            let error = client.file_version(value, "1").await.unwrap_err();
+            assert!(matches!(error, Error::Transport(_)), "{value}: {error:?}");
+        }
+    });
 }
