@@ -190,6 +190,24 @@ pub struct StructDef {
     pub combined: Vec<CombinedRule>,
     /// Whether `validate()` is generated (own checks or a field whose type has them).
     pub validates: bool,
+    /// Whether the model is (part of) a request body: it then gets `new`, setters and
+    /// `#[non_exhaustive]` (see `emit::builders`).
+    pub request: bool,
+    /// `x-constructors`: named constructors.
+    pub constructors: Vec<NamedConstructor>,
+}
+
+/// A named constructor of a request model (`x-constructors`).
+#[derive(Debug, Clone)]
+pub struct NamedConstructor {
+    /// Rust name of the associated function.
+    pub name: String,
+    /// Rustdoc.
+    pub doc: String,
+    /// Fields (Rust names) set to a fixed JSON value.
+    pub fixed: Vec<(String, serde_json::Value)>,
+    /// Fields (Rust names) taken as arguments, in order.
+    pub args: Vec<String>,
 }
 
 /// A struct field.

@@ -53,12 +53,7 @@ enum Scenario {
 }
 
 fn contact() -> UpdateContactInfoName {
-    UpdateContactInfoName {
-        first_name: "Ada".into(),
-        last_name: "Lovelace".into(),
-        country: "GB".into(),
-        phone: "+44 20 7946 0958".into(),
-    }
+    UpdateContactInfoName::new("Ada", "Lovelace", "GB", "+44 20 7946 0958")
 }
 
 async fn generated(client: &trading_api::Client, scenario: Scenario) -> Result<(), BoxError> {

@@ -838,22 +838,22 @@ impl Client {
     ///
     /// # Arguments
     ///
-    /// - `t`: The text to look for.
-    /// - `l`: Maximum number of entities returned.
+    /// - `text`: The text to look for.
+    /// - `limit`: Maximum number of entities returned.
     ///
     /// # Errors
     ///
     /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn suggest_risk_categories(
         &self,
-        t: &str,
-        l: i32,
+        text: &str,
+        limit: i32,
     ) -> Result<
         crate::Response<Vec<crate::models::RiskCategory>>,
         crate::Error<SuggestRiskCategoriesError>,
     > {
         {
-            let v = t;
+            let v = text;
             {
                 let length = v.chars().count() as u64;
                 if length < 1u64 {
@@ -870,7 +870,7 @@ impl Client {
             }
         }
         {
-            let v = l;
+            let v = limit;
             {
                 if v < 0i32 {
                     return Err(
@@ -888,11 +888,11 @@ impl Client {
         let url = format!("{}/riskCategory/suggest", self.base_url);
         let mut request = self.http.request(reqwest::Method::GET, url);
         {
-            let value = t;
+            let value = text;
             request = request.query(&[("t", value)]);
         }
         {
-            let value = l;
+            let value = limit;
             request = request.query(&[("l", value)]);
         }
         let mut token = None;

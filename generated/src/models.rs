@@ -16,6 +16,7 @@ pub struct ErrorResponse {
 /// Request body of the token exchange. Only `grant_type` is required; which other
 /// fields each grant needs is decision 13.
 #[derive(Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct OAuthToken {
     /// The grant; `authorization_code` exchanges an OAuth code, `refresh_token` renews a token.
     pub grant_type: String,
@@ -113,6 +114,7 @@ impl std::fmt::Debug for OAuthTokenResponse {
 /// Request body of the contact-name update. `firstName` and `lastName` together may be at
 /// most 60 characters, though each alone may be up to 64.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct UpdateContactInfoName {
     /// The new first name; at most 64 characters, not blank.
     #[serde(rename = "firstName")]
@@ -681,5 +683,146 @@ struct Redacted;
 impl std::fmt::Debug for Redacted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("<redacted>")
+    }
+}
+
+impl OAuthToken {
+    /// A body with its required fields; set optional ones with the `with_…` methods.
+    pub fn new(grant_type: impl Into<String>) -> Self {
+        Self {
+            grant_type: grant_type.into(),
+            code: None,
+            redirect_uri: None,
+            client_id: None,
+            client_secret: None,
+            http_auth: None,
+            refresh_token: None,
+            code_verifier: None,
+            resource: None,
+            assertion: None,
+        }
+    }
+
+    /// Exchanges an authorization code from the authorization step (decision 13); add
+    /// the PKCE verifier with `with_code_verifier` when the code was issued with a
+    /// challenge.
+    pub fn authorization_code(
+        code: impl Into<String>,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+        redirect_uri: impl Into<String>,
+    ) -> Self {
+        Self {
+            grant_type: "authorization_code".to_owned(),
+            code: Some(code.into()),
+            redirect_uri: Some(redirect_uri.into()),
+            client_id: Some(client_id.into()),
+            client_secret: Some(client_secret.into()),
+            http_auth: None,
+            refresh_token: None,
+            code_verifier: None,
+            resource: None,
+            assertion: None,
+        }
+    }
+
+    /// Renews an access token with a refresh token (decision 13).
+    pub fn refresh_token(
+        refresh_token: impl Into<String>,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
+        Self {
+            grant_type: "refresh_token".to_owned(),
+            code: None,
+            redirect_uri: None,
+            client_id: Some(client_id.into()),
+            client_secret: Some(client_secret.into()),
+            http_auth: None,
+            refresh_token: Some(refresh_token.into()),
+            code_verifier: None,
+            resource: None,
+            assertion: None,
+        }
+    }
+
+    /// Sets `code`.
+    #[must_use]
+    pub fn with_code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into());
+        self
+    }
+
+    /// Sets `redirect_uri`.
+    #[must_use]
+    pub fn with_redirect_uri(mut self, redirect_uri: impl Into<String>) -> Self {
+        self.redirect_uri = Some(redirect_uri.into());
+        self
+    }
+
+    /// Sets `client_id`.
+    #[must_use]
+    pub fn with_client_id(mut self, client_id: impl Into<String>) -> Self {
+        self.client_id = Some(client_id.into());
+        self
+    }
+
+    /// Sets `client_secret`.
+    #[must_use]
+    pub fn with_client_secret(mut self, client_secret: impl Into<String>) -> Self {
+        self.client_secret = Some(client_secret.into());
+        self
+    }
+
+    /// Sets `httpAuth`.
+    #[must_use]
+    pub fn with_http_auth(mut self, http_auth: impl Into<String>) -> Self {
+        self.http_auth = Some(http_auth.into());
+        self
+    }
+
+    /// Sets `refresh_token`.
+    #[must_use]
+    pub fn with_refresh_token(mut self, refresh_token: impl Into<String>) -> Self {
+        self.refresh_token = Some(refresh_token.into());
+        self
+    }
+
+    /// Sets `code_verifier`.
+    #[must_use]
+    pub fn with_code_verifier(mut self, code_verifier: impl Into<String>) -> Self {
+        self.code_verifier = Some(code_verifier.into());
+        self
+    }
+
+    /// Sets `resource`.
+    #[must_use]
+    pub fn with_resource(mut self, resource: impl Into<String>) -> Self {
+        self.resource = Some(resource.into());
+        self
+    }
+
+    /// Sets `assertion`.
+    #[must_use]
+    pub fn with_assertion(mut self, assertion: impl Into<String>) -> Self {
+        self.assertion = Some(assertion.into());
+        self
+    }
+}
+
+impl UpdateContactInfoName {
+    /// A body with its required fields; set optional ones with the `with_…` methods.
+    pub fn new(
+        first_name: impl Into<String>,
+        last_name: impl Into<String>,
+        country: impl Into<String>,
+        phone: impl Into<String>,
+    ) -> Self {
+        Self {
+            first_name: first_name.into(),
+            last_name: last_name.into(),
+            country: country.into(),
+            phone: phone.into(),
+        }
     }
 }

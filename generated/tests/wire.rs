@@ -210,18 +210,7 @@ impl Drop for Recorder {
 }
 
 fn grant(grant_type: &str) -> OAuthToken {
-    OAuthToken {
-        grant_type: grant_type.into(),
-        code: None,
-        redirect_uri: None,
-        client_id: None,
-        client_secret: None,
-        http_auth: None,
-        refresh_token: None,
-        code_verifier: None,
-        resource: None,
-        assertion: None,
-    }
+    OAuthToken::new(grant_type)
 }
 
 fn limit_json(total_by: &str) -> Value {
@@ -243,13 +232,12 @@ async fn exchange_token_sends_json_without_authorization() {
                "expires_in": 5400, "refresh_token_expires_in": 5400, "error": "", "error_description": ""})
         .to_string(),
     );
-    let request = OAuthToken {
-        code: Some("the-code".into()),
-        client_id: Some("demo-client".into()),
-        client_secret: Some("s3cret".into()),
-        redirect_uri: Some("http://127.0.0.1:3000/callback".into()),
-        ..grant("authorization_code")
-    };
+    let request = OAuthToken::authorization_code(
+        "the-code",
+        "demo-client",
+        "s3cret",
+        "http://127.0.0.1:3000/callback",
+    );
     let token = client.exchange_token(&request).await.unwrap();
     server.only().assert_is(&Expected {
         method: Method::POST,
@@ -286,11 +274,9 @@ async fn exchange_token_form_sends_the_same_grant_form_encoded() {
         200,
         json!({"access_token": "AT", "token_type": "Bearer"}).to_string(),
     );
-    let request = OAuthToken {
-        code: Some("the code&more".into()),
-        client_id: Some("demo-client".into()),
-        ..grant("authorization_code")
-    };
+    let request = grant("authorization_code")
+        .with_code("the code&more")
+        .with_client_id("demo-client");
     let token = client.exchange_token_form(&request).await.unwrap();
     let seen = server.only();
     assert_eq!(seen.method, Method::POST);
@@ -359,12 +345,7 @@ async fn update_contact_info_name_sends_bearer_and_body() {
                "country": "GB", "phone": "+44", "mailingIsDifferent": false}})
         .to_string(),
     );
-    let body = UpdateContactInfoName {
-        first_name: "Ada".into(),
-        last_name: "Lovelace".into(),
-        country: "GB".into(),
-        phone: "+44".into(),
-    };
+    let body = UpdateContactInfoName::new("Ada", "Lovelace", "GB", "+44");
     let answer = client.update_contact_info_name(&body).await.unwrap();
     server.only().assert_is(&Expected {
         method: Method::POST,
@@ -416,12 +397,7 @@ async fn update_contact_info_name_sends_bearer_and_body() {
 async fn constraints_are_checked_before_sending() {
     let server = Recorder::start().await;
     let client = server.client();
-    let name = |first: &str, last: &str| UpdateContactInfoName {
-        first_name: first.into(),
-        last_name: last.into(),
-        country: "GB".into(),
-        phone: "1".into(),
-    };
+    let name = |first: &str, last: &str| UpdateContactInfoName::new(first, last, "GB", "1");
     // 65 characters of one field: the field's maxLength, counted in chars, not bytes.
     let long = "é".repeat(65);
     match client.update_contact_info_name(&name(&long, "x")).await {
@@ -769,12 +745,7 @@ impl Op {
         match self {
             Op::ExchangeToken => outcome(client.exchange_token(&grant("refresh_token")).await),
             Op::UpdateContactInfoName => {
-                let body = UpdateContactInfoName {
-                    first_name: "Ada".into(),
-                    last_name: "Lovelace".into(),
-                    country: "GB".into(),
-                    phone: "+44".into(),
-                };
+                let body = UpdateContactInfoName::new("Ada", "Lovelace", "GB", "+44");
                 outcome(client.update_contact_info_name(&body).await)
             }
             Op::ListCategoryPositionLimits => {
@@ -1431,12 +1402,7 @@ async fn a_503_is_retried_for_a_get_but_never_for_a_post() {
 
     let server = Script::start(vec![unavailable, ok_empty_list()]).await;
     let client = server.client(Some(fast));
-    let body = UpdateContactInfoName {
-        first_name: "Ada".into(),
-        last_name: "Lovelace".into(),
-        country: "GB".into(),
-        phone: "+44".into(),
-    };
+    let body = UpdateContactInfoName::new("Ada", "Lovelace", "GB", "+44");
     let err = client.update_contact_info_name(&body).await.unwrap_err();
     assert_eq!(err.status(), Some(StatusCode::SERVICE_UNAVAILABLE));
     assert_eq!(server.seen().len(), 1, "a POST may have been acted on");
@@ -1449,11 +1415,9 @@ async fn a_penalty_is_waited_out_and_resent_with_its_ticket() {
         Vec::new(),
         json!({"p-ticket": "ticket-1", "p-time": 1, "p-captcha": false}).to_string(),
     );
-    let request = OAuthToken {
-        code: Some("the-code".into()),
-        client_id: Some("demo-client".into()),
-        ..grant("authorization_code")
-    };
+    let request = grant("authorization_code")
+        .with_code("the-code")
+        .with_client_id("demo-client");
     // Without a policy the penalty is an error that says how long to wait.
     let server = Script::start(vec![penalty.clone()]).await;
     let err = server

@@ -438,6 +438,52 @@ pub struct TokenRefresh {
     pub expires_in: Option<String>,
 }
 
+/// One entry of `x-constructors` (object schema of a request body): a named way to build
+/// the model, for bodies whose meaning depends on a discriminating value the schema does
+/// not express as an enum (a `grant_type` of several grants). The generator emits an
+/// associated function `name(args…)` that sets the `fixed` fields and takes `args` in
+/// order; every name is a wire name of the schema's properties.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Constructor {
+    /// The Rust name of the associated function (snake case, e.g. `authorization_code`).
+    pub name: RustName,
+    /// Rustdoc of the function.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Fields set to a fixed value (a string, number or boolean).
+    #[serde(default)]
+    pub fixed: Map<String, Value>,
+    /// Fields the function takes as arguments, in order.
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+/// A Rust name chosen in the spec (`x-rust-name` of a parameter, a constructor's `name`):
+/// lower-case ASCII letters, digits and underscores, not starting with a digit. Checked at
+/// load time so a typo fails with its place; the generator still escapes keywords and
+/// makes it unique in its scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustName(pub String);
+
+impl<'de> Deserialize<'de> for RustName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        let valid = name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            && name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+            && name != "_";
+        if valid {
+            Ok(RustName(name))
+        } else {
+            Err(serde::de::Error::custom(format!(
+                "`{name}` is not a snake_case Rust name (a-z, 0-9, _; not starting with a digit)"
+            )))
+        }
+    }
+}
+
 /// `x-encoding-levels` (parameter): how binding it is that a server answers the encodings
 /// of a list parameter (the declared one and those of `x-alternate-encodings`).
 #[derive(Debug, Clone, Deserialize)]

@@ -10,9 +10,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::extensions::{
-    BodyLimit, BusinessError, ConstraintLevels, EncodingLevels, Level, NonBmp, Penalty, Rejection,
-    RejectionResponse, RejectionShape, Rule, ServerErrors, TokenRefresh, UndeclaredRoute,
-    UndeclaredStatus,
+    BodyLimit, BusinessError, ConstraintLevels, Constructor, EncodingLevels, Level, NonBmp,
+    Penalty, Rejection, RejectionResponse, RejectionShape, Rule, RustName, ServerErrors,
+    TokenRefresh, UndeclaredRoute, UndeclaredStatus,
 };
 
 /// Prose that OpenAPI says is a string (`summary`, `description`). Real-world documents
@@ -222,6 +222,10 @@ pub struct Parameter {
     /// `x-encoding-levels`: the levels of answering any encoding and the declared one.
     #[serde(rename = "x-encoding-levels")]
     pub encoding_levels: Option<EncodingLevels>,
+    /// `x-rust-name`: the argument's Rust name where the wire name is cryptic (`t`); the
+    /// wire keeps the parameter's `name`.
+    #[serde(rename = "x-rust-name")]
+    pub rust_name: Option<RustName>,
 }
 
 /// One entry of `x-alternate-encodings`.
@@ -420,6 +424,9 @@ pub struct Schema {
     /// `x-combined-max-length`: a length limit on the sum of several string fields.
     #[serde(default, rename = "x-combined-max-length")]
     pub combined_max_length: Vec<CombinedMaxLength>,
+    /// `x-constructors`: named ways to build a request model (see [`Constructor`]).
+    #[serde(default, rename = "x-constructors")]
+    pub constructors: Vec<Constructor>,
     /// `x-constraint-levels`: the level of single validation keywords (default MUST).
     #[serde(default, rename = "x-constraint-levels")]
     pub constraint_levels: ConstraintLevels,

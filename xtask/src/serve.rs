@@ -1,4 +1,5 @@
-//! `cargo xtask serve [--port P] [--data FILE] [--state FILE] [--read-timeout SECONDS]`:
+//! `cargo xtask serve [--port P] [--data FILE] [--state FILE] [--read-timeout SECONDS]
+//! [--penalty-every N [--penalty-wait SECONDS] [--penalty-captcha]]`:
 //! the `reference-server` binary in the foreground, printing the base URL, the demo
 //! client and a ready bearer token.
 

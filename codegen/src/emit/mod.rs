@@ -5,6 +5,7 @@
 //! top afterwards because the printer drops comments.
 
 mod auth;
+mod builders;
 mod checks;
 mod client;
 mod docs;

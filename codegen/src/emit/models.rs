@@ -73,6 +73,7 @@ pub fn emit(api: &Api) -> TokenStream {
             }
         }
     });
+    let builders = super::builders::emit(api);
     quote! {
         //! The API's models: one type per schema, with the wire names of the spec.
         //!
@@ -83,6 +84,7 @@ pub fn emit(api: &Api) -> TokenStream {
 
         #redacted
         #write_scalar
+        #builders
     }
 }
 
@@ -153,6 +155,7 @@ fn structure(
 ) -> TokenStream {
     let name = ident(&s.name);
     let doc = docs::outer(&s.doc);
+    let non_exhaustive = super::builders::attributes(s);
     let defaults: Vec<(&Field, &DefaultValue)> = s
         .fields
         .iter()
@@ -264,6 +267,7 @@ fn structure(
     quote! {
         #doc
         #[derive(#(#derives),*)]
+        #non_exhaustive
         pub struct #name {
             #(#fields)*
         }

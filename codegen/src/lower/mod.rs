@@ -64,6 +64,7 @@ pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
     let mut types = lowerer.types;
     schema::box_cycles(&mut types);
     schema::mark_validating(&mut types);
+    schema::mark_request(&mut types, &operations);
     let api = Api {
         doc: crate_doc(spec),
         types,

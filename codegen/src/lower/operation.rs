@@ -220,7 +220,10 @@ impl Lowerer<'_> {
                 ));
             }
             params.push(Param {
-                name: arg_names.claim(snake(&wire)),
+                // `x-rust-name` names the argument for what it means; the wire keeps `wire`.
+                name: arg_names.claim(snake(
+                    p.rust_name.as_ref().map_or(wire.as_str(), |n| n.0.as_str()),
+                )),
                 wire,
                 doc,
                 location,

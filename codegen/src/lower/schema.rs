@@ -10,7 +10,8 @@ use serde_json::Value;
 use super::{Lowerer, formats, parse_unit};
 use crate::error::{Located, push_pointer};
 use crate::ir::{
-    AliasDef, Checks, CombinedRule, DefaultValue, EnumDef, EnumKind, Field, StructDef, Ty, TypeDef,
+    AliasDef, Checks, CombinedRule, DefaultValue, EnumDef, EnumKind, Field, NamedConstructor,
+    Operation, StructDef, Ty, TypeDef,
 };
 use crate::names::{Scope, pascal, snake};
 use spec_model::model::{AdditionalProperties, Schema, SchemaType};
@@ -609,12 +610,15 @@ impl<'a> Lowerer<'a> {
                 unit,
             });
         }
+        let constructors = constructors(s, &fields, ptr)?;
         Ok(StructDef {
             name: name.to_owned(),
             doc: doc_of(s, || format!("The `{name}` object.")),
             fields,
             combined,
             validates: false,
+            request: false,
+            constructors,
         })
     }
 
@@ -898,6 +902,148 @@ pub(super) fn box_cycles(types: &mut [TypeDef]) {
                 }
             }
         }
+    }
+}
+
+/// Reads `x-constructors`: every name must be a property, every fixed value a scalar
+/// its field can hold, and together they must cover every required field (a
+/// constructor that left one out could not build a valid body).
+fn constructors(s: &Schema, fields: &[Field], ptr: &str) -> Result<Vec<NamedConstructor>, Located> {
+    // The struct's other associated functions: a constructor of the same name gets a
+    // suffix rather than a clash.
+    let mut names = Scope::default();
+    names.claim("new".to_owned());
+    names.claim("validate".to_owned());
+    for f in fields {
+        let stem = f.name.trim_end_matches('_');
+        names.claim(format!("with_{stem}"));
+        names.claim(format!("default_{stem}"));
+    }
+    let mut out = Vec::new();
+    for (i, c) in s.constructors.iter().enumerate() {
+        let c_ptr = format!("{ptr}/x-constructors/{i}");
+        let field = |wire: &str, at: String| {
+            fields
+                .iter()
+                .find(|f| f.wire == wire && !f.flatten)
+                .ok_or_else(|| {
+                    Located::new(
+                        at,
+                        format!("x-constructors names `{wire}`, which is not a property"),
+                    )
+                })
+        };
+        let mut fixed = Vec::new();
+        for (wire, value) in &c.fixed {
+            let f = field(wire, push_pointer(&format!("{c_ptr}/fixed"), wire))?;
+            let fits = match (&f.ty, value) {
+                (Ty::String, serde_json::Value::String(_))
+                | (Ty::Bool, serde_json::Value::Bool(_)) => true,
+                (Ty::I32, serde_json::Value::Number(n)) => {
+                    n.as_i64().is_some_and(|n| i32::try_from(n).is_ok())
+                }
+                (Ty::I64, serde_json::Value::Number(n)) => n.as_i64().is_some(),
+                (Ty::F32 | Ty::F64, serde_json::Value::Number(_)) => true,
+                _ => false,
+            };
+            if !fits {
+                return Err(Located::new(
+                    push_pointer(&format!("{c_ptr}/fixed"), wire),
+                    format!(
+                        "x-constructors fixes `{wire}` to a value its type cannot hold (strings, numbers and booleans only)"
+                    ),
+                ));
+            }
+            fixed.push((f.name.clone(), value.clone()));
+        }
+        let mut args = Vec::new();
+        for (j, wire) in c.args.iter().enumerate() {
+            let f = field(wire, format!("{c_ptr}/args/{j}"))?;
+            if fixed.iter().any(|(n, _)| n == &f.name) || args.contains(&f.name) {
+                return Err(Located::new(
+                    format!("{c_ptr}/args/{j}"),
+                    format!("x-constructors names `{wire}` twice"),
+                ));
+            }
+            args.push(f.name.clone());
+        }
+        if let Some(missing) = fields.iter().find(|f| {
+            !f.optional()
+                && !f.flatten
+                && f.default.is_none()
+                && !args.contains(&f.name)
+                && !fixed.iter().any(|(n, _)| n == &f.name)
+        }) {
+            return Err(Located::new(
+                c_ptr,
+                format!(
+                    "x-constructors leaves out the required field `{}`",
+                    missing.wire
+                ),
+            ));
+        }
+        let doc = c.description.clone().unwrap_or_else(|| {
+            let set = c
+                .fixed
+                .iter()
+                .map(|(wire, v)| format!("`{wire}` = `{v}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            if set.is_empty() {
+                "A body built from the arguments; the other fields are unset.".to_owned()
+            } else {
+                format!("A body with {set}; the arguments set their fields, the others are unset.")
+            }
+        });
+        out.push(NamedConstructor {
+            name: names.claim(snake(&c.name.0)),
+            doc,
+            fixed,
+            args,
+        });
+    }
+    Ok(out)
+}
+
+/// Marks the structs a request body holds, directly or through fields, lists, maps and
+/// union variants: those a user builds, and so the ones that get constructors.
+pub(super) fn mark_request(types: &mut [TypeDef], operations: &[Operation]) {
+    let mut todo: Vec<String> = operations
+        .iter()
+        .flat_map(|op| op.body.iter().chain(op.other_bodies.iter().map(|(_, b)| b)))
+        .filter_map(|b| inner_type(&b.ty).map(str::to_owned))
+        .collect();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    while let Some(name) = todo.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        for t in types.iter() {
+            if t.name() != name {
+                continue;
+            }
+            let held: Vec<&Ty> = match t {
+                TypeDef::Struct(s) => s.fields.iter().map(|f| &f.ty).collect(),
+                TypeDef::Union(u) => u.variants.iter().filter_map(|v| v.ty.as_ref()).collect(),
+                TypeDef::Alias(a) => vec![&a.ty],
+                TypeDef::Enum(_) => Vec::new(),
+            };
+            todo.extend(held.into_iter().filter_map(inner_type).map(str::to_owned));
+        }
+    }
+    for t in types.iter_mut() {
+        if let TypeDef::Struct(s) = t {
+            s.request = seen.contains(&s.name);
+        }
+    }
+}
+
+/// The model a type holds, through lists, maps and options.
+fn inner_type(ty: &Ty) -> Option<&str> {
+    match ty {
+        Ty::Named(n) => Some(n),
+        Ty::Vec(inner) | Ty::Map(inner) | Ty::Option(inner) => inner_type(inner),
+        _ => None,
     }
 }
 

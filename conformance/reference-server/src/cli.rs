@@ -25,6 +25,25 @@ pub struct ServeArgs {
     /// Seconds a client may take to send a request's headers, and then its body.
     #[arg(long, value_name = "SECONDS", default_value_t = crate::DEFAULT_READ_TIMEOUT.as_secs_f64(), value_parser = parse_seconds)]
     pub read_timeout: f64,
+    /// Answer as the platform does when it limits a client: every Nth request of each
+    /// operation (the first included) gets a penalty (`200` with `p-ticket`, `p-time`;
+    /// the token exchange) or `429` with `Retry-After` (the others). 0: off.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub penalty_every: u32,
+    /// Seconds a penalty or `429` asks the client to wait (`p-time`; `Retry-After` in whole
+    /// seconds, rounded down).
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = parse_wait)]
+    pub penalty_wait: f64,
+    /// Penalty answers ask for a captcha (`p-captcha: true`): a person must log in.
+    #[arg(long)]
+    pub penalty_captcha: bool,
+}
+
+fn parse_wait(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if (0.0..=3600.0).contains(&s) => Ok(s),
+        _ => Err("a number of seconds from 0 to 3600".into()),
+    }
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {
@@ -43,6 +62,11 @@ impl ServeArgs {
             state: self.state.clone(),
             faults: self.faults.clone(),
             read_timeout: std::time::Duration::from_secs_f64(self.read_timeout),
+            penalties: (self.penalty_every > 0).then(|| crate::Penalties {
+                every: self.penalty_every,
+                wait: std::time::Duration::from_secs_f64(self.penalty_wait),
+                captcha: self.penalty_captcha,
+            }),
         }
     }
 }

@@ -29,6 +29,9 @@ pub(crate) struct Contract {
     pub(crate) undeclared_method_status: u16,
     /// Whether that answer carries `Allow` naming the methods the path takes.
     pub(crate) undeclared_method_allow: bool,
+    /// The operations with an `x-penalty`: their path (without the server's `/v1`) and
+    /// the answer's shape, for the penalty switch.
+    pub(crate) penalties: Vec<(String, spec_model::extensions::Penalty)>,
 }
 
 /// The contract, read on first use.
@@ -64,7 +67,17 @@ fn read(text: &str) -> Result<Contract, String> {
         .undeclared_method
         .as_ref()
         .ok_or("no x-undeclared-method")?;
+    let penalties = spec
+        .paths
+        .iter()
+        .flat_map(|(path, item)| {
+            item.operations()
+                .into_iter()
+                .filter_map(|(_, op)| op.penalty.clone().map(|p| (path.clone(), p)))
+        })
+        .collect();
     Ok(Contract {
+        penalties,
         unauthorized_status: rejection.status,
         unauthorized_text,
         max_body,
@@ -82,6 +95,9 @@ mod tests {
         assert_eq!(c.unauthorized_status, 401);
         assert_eq!(c.unauthorized_text, "Access is denied");
         assert_eq!(c.max_body, 64 * 1024);
+        assert_eq!(c.penalties.len(), 1);
+        assert_eq!(c.penalties[0].0, "/auth/oauthtoken");
+        assert_eq!(c.penalties[0].1.ticket, "p-ticket");
         assert_eq!(c.unknown_path_status, 404);
         assert_eq!(
             (c.undeclared_method_status, c.undeclared_method_allow),

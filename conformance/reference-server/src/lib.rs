@@ -27,6 +27,7 @@ pub mod data;
 mod error;
 mod fault;
 mod handlers;
+mod penalty;
 mod persist;
 mod request;
 mod secret;
@@ -47,6 +48,7 @@ use trading_api::models::ContactInfo;
 
 pub use error::ServerError;
 pub use fault::{Fault, UnknownFault};
+pub use penalty::Penalties;
 pub use request::max_body;
 pub use tokens::ACCESS_TOKEN_LIFETIME;
 
@@ -67,6 +69,9 @@ pub struct Config {
     /// How long a client may take to send a request's headers, and then its body
     /// (408 beyond); [`DEFAULT_READ_TIMEOUT`] unless set.
     pub read_timeout: std::time::Duration,
+    /// The penalty switch: answer penalties and `429`s as the platform does (off when
+    /// `None`; see [`Penalties`]).
+    pub penalties: Option<Penalties>,
 }
 
 /// The default of [`Config::read_timeout`].
@@ -80,6 +85,7 @@ impl Default for Config {
             state: None,
             faults: Vec::new(),
             read_timeout: DEFAULT_READ_TIMEOUT,
+            penalties: None,
         }
     }
 }
@@ -144,7 +150,7 @@ pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
         source,
     })?;
     let stopped = state.stopped();
-    let app = app::router(Arc::clone(&state));
+    let app = penalty::layer(app::router(Arc::clone(&state)), config.penalties.as_ref());
     let task =
         tokio::spawn(
             async move { serve::serve(listener, app, config.read_timeout, stopped).await },

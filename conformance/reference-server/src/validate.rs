@@ -93,12 +93,7 @@ mod tests {
     use super::*;
 
     fn req(first: &str, last: &str) -> UpdateContactInfoName {
-        UpdateContactInfoName {
-            first_name: first.into(),
-            last_name: last.into(),
-            country: "GB".into(),
-            phone: "1".into(),
-        }
+        UpdateContactInfoName::new(first, last, "GB", "1")
     }
 
     fn clean(r: &UpdateContactInfoName) -> Verdict {

@@ -81,14 +81,14 @@ async fn code(server: &RunningServer) -> String {
 
 fn code_request(server: &RunningServer, code: &str) -> OAuthToken {
     let demo = server.demo_client();
-    OAuthToken {
-        code: Some(code.to_string()),
-        redirect_uri: Some(demo.redirect_uri),
-        client_id: Some(demo.client_id),
-        client_secret: Some(demo.client_secret),
-        code_verifier: Some(VERIFIER.to_string()),
-        ..token_request("authorization_code")
-    }
+    OAuthToken::authorization_code(code, demo.client_id, demo.client_secret, demo.redirect_uri)
+        .with_code_verifier(VERIFIER)
+}
+
+/// The same request without its PKCE verifier (the builders only add fields).
+fn without_verifier(mut request: OAuthToken) -> OAuthToken {
+    request.code_verifier = None;
+    request
 }
 
 fn assert_success(r: &OAuthTokenResponse) {
@@ -150,12 +150,14 @@ async fn authorize_exchange_call_refresh_and_revoke() {
 
     // Refresh rotates: new pair works, old access and old refresh token do not.
     let demo = server.demo_client();
-    let refresh = OAuthToken {
-        refresh_token: issued.refresh_token.clone(),
-        client_id: Some(demo.client_id.clone()),
-        client_secret: Some(demo.client_secret.clone()),
-        ..token_request("refresh_token")
-    };
+    let refresh = OAuthToken::refresh_token(
+        issued
+            .refresh_token
+            .clone()
+            .expect("a refresh token was issued"),
+        &demo.client_id,
+        &demo.client_secret,
+    );
     let renewed = client.exchange_token(&refresh).await.unwrap();
     assert_success(&renewed);
     assert_ne!(renewed.access_token, issued.access_token);
@@ -229,55 +231,34 @@ async fn every_refusal_has_its_rfc_6749_code() {
         (token_request(""), "invalid_request"),
         (token_request("authorization_code"), "invalid_request"),
         (
-            OAuthToken {
-                code: Some("x".into()),
-                ..token_request("authorization_code")
-            },
+            token_request("authorization_code").with_code("x"),
             "invalid_request",
         ),
         (
-            OAuthToken {
-                client_secret: Some("wrong".into()),
-                ..code_request(&server, &code(&server).await)
-            },
+            code_request(&server, &code(&server).await).with_client_secret("wrong"),
             "invalid_client",
         ),
         (
-            OAuthToken {
-                client_id: Some("nobody".into()),
-                ..code_request(&server, &code(&server).await)
-            },
+            code_request(&server, &code(&server).await).with_client_id("nobody"),
             "invalid_client",
         ),
         (code_request(&server, "not-a-real-code"), "invalid_grant"),
         (
-            OAuthToken {
-                redirect_uri: Some("http://localhost:3000/callback".into()),
-                ..code_request(&server, &code(&server).await)
-            },
+            code_request(&server, &code(&server).await)
+                .with_redirect_uri("http://localhost:3000/callback"),
             "invalid_grant",
         ),
         (
-            OAuthToken {
-                code_verifier: Some(VERIFIER.replace('d', "e")),
-                ..code_request(&server, &code(&server).await)
-            },
+            code_request(&server, &code(&server).await)
+                .with_code_verifier(VERIFIER.replace('d', "e")),
             "invalid_grant",
         ),
         (
-            OAuthToken {
-                code_verifier: None,
-                ..code_request(&server, &code(&server).await)
-            },
+            without_verifier(code_request(&server, &code(&server).await)),
             "invalid_grant",
         ),
         (
-            OAuthToken {
-                refresh_token: Some("unknown".into()),
-                client_id: Some(demo.client_id.clone()),
-                client_secret: Some(demo.client_secret.clone()),
-                ..token_request("refresh_token")
-            },
+            OAuthToken::refresh_token("unknown", &demo.client_id, &demo.client_secret),
             "invalid_grant",
         ),
     ];
@@ -302,10 +283,7 @@ async fn a_code_without_pkce_needs_no_verifier_but_refuses_one() {
     assert_eq!(status, 302);
     let code = param(&pairs, "code").unwrap().to_string();
     let ok = client
-        .exchange_token(&OAuthToken {
-            code_verifier: None,
-            ..code_request(&server, &code)
-        })
+        .exchange_token(&without_verifier(code_request(&server, &code)))
         .await
         .unwrap();
     assert_success(&ok);

@@ -61,6 +61,7 @@ async fn update(
         last_name,
         country,
         phone,
+        ..
     } = request;
     let (previous, updated) = {
         let mut contacts = lock(&state.contacts);

@@ -43,27 +43,11 @@ pub fn raw() -> reqwest::Client {
 }
 
 pub fn names(first: &str, last: &str) -> UpdateContactInfoName {
-    UpdateContactInfoName {
-        first_name: first.to_string(),
-        last_name: last.to_string(),
-        country: "FR".to_string(),
-        phone: "+33 1 23 45 67 89".to_string(),
-    }
+    UpdateContactInfoName::new(first, last, "FR", "+33 1 23 45 67 89")
 }
 
 pub fn token_request(grant_type: &str) -> OAuthToken {
-    OAuthToken {
-        grant_type: grant_type.to_string(),
-        code: None,
-        redirect_uri: None,
-        client_id: None,
-        client_secret: None,
-        http_auth: None,
-        refresh_token: None,
-        code_verifier: None,
-        resource: None,
-        assertion: None,
-    }
+    OAuthToken::new(grant_type)
 }
 
 /// A raw JSON POST with a bearer token; returns status and body.
