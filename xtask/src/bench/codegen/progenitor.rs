@@ -14,8 +14,9 @@
 //!   from Linux's `/proc/self/stat`) is compared: on a machine shared with other builds
 //!   the wall time mostly measures waiting for a core, the processor time does not.
 //! - `serde_json::Value`: every Rust file of each crate's `src/` is parsed with `syn` and
-//!   every type whose path ends in `serde_json::Value` (leading `::` or not) is counted,
-//!   wherever a type stands (field, argument, alias, generic argument, return type).
+//!   the schemas and fields lowered to `Value` are counted, the same way for both, with
+//!   this generator's forward-compatibility fallback variants apart (see
+//!   [`value_census`]).
 //!
 //! Progenitor refuses OpenAPI 3.1: a 3.1 document is given to it relabelled `3.0.3` in a
 //! temporary copy (this generator reads the original). cargo-progenitor 0.15.1 is
@@ -25,8 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use syn::visit::Visit;
-
+use super::value_census;
 use crate::tools::{project_root, run_checked, tools_dir};
 
 /// The pinned version.
@@ -152,45 +152,6 @@ fn progenitor_input(spec: &Path, scratch: &Path) -> Result<(PathBuf, bool), Stri
     std::fs::write(&copy, relabelled)
         .map_err(|e| format!("cannot write {}: {e}", copy.display()))?;
     Ok((copy, true))
-}
-
-/// Counts types whose path ends in `serde_json::Value`.
-#[derive(Default)]
-struct ValueTypes(usize);
-
-impl<'ast> Visit<'ast> for ValueTypes {
-    fn visit_type_path(&mut self, node: &'ast syn::TypePath) {
-        let segments: Vec<String> = node
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
-        if segments.ends_with(&["serde_json".to_owned(), "Value".to_owned()]) {
-            self.0 += 1;
-        }
-        syn::visit::visit_type_path(self, node);
-    }
-}
-
-/// `serde_json::Value` in type positions over every `.rs` file under `dir`.
-fn count_value_types(dir: &Path) -> Result<usize, String> {
-    let mut total = 0;
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry.map_err(|e| e.to_string())?.path();
-        if path.is_dir() {
-            total += count_value_types(&path)?;
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            let text =
-                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let file = syn::parse_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-            let mut counter = ValueTypes::default();
-            counter.visit_file(&file);
-            total += counter.0;
-        }
-    }
-    Ok(total)
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -375,10 +336,14 @@ pub fn run(settings: &Settings) -> Result<(), String> {
             ms(theirs),
             ours.as_secs_f64() / theirs.as_secs_f64().max(1e-9)
         );
-        let ours_values = count_value_types(&ours_dir.join("src"))?;
-        let theirs_values = count_value_types(&theirs_dir.join("src"))?;
+        let ours_values = value_census::count(&ours_dir.join("src"))?;
+        let theirs_values = value_census::count(&theirs_dir.join("src"))?;
         println!(
-            "  serde_json::Value in type positions   ours {ours_values}   progenitor {theirs_values}"
+            "  serde_json::Value, schemas and fields lowered   ours {}   progenitor {}   (fallback variants: ours {}, progenitor {})",
+            ours_values.lowered,
+            theirs_values.lowered,
+            ours_values.fallbacks,
+            theirs_values.fallbacks
         );
         pairs.push(Pair {
             label: file.clone(),
@@ -474,19 +439,6 @@ pub fn run(settings: &Settings) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn value_types_are_counted_where_a_type_stands_only() {
-        let file = syn::parse_file(
-            "pub struct A { a: serde_json::Value, b: Option<::serde_json::Value>, c: Vec<String> }
-             pub type B = std::collections::HashMap<String, serde_json::Value>;
-             fn f() -> serde_json::Value { let _ = serde_json::Value::Null; serde_json::json!(1) }",
-        )
-        .unwrap();
-        let mut counter = ValueTypes::default();
-        counter.visit_file(&file);
-        assert_eq!(counter.0, 4);
-    }
 
     #[cfg(target_os = "linux")]
     #[test]
