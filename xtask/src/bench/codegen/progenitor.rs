@@ -6,7 +6,8 @@
 //! - Generation: the release `xtask codegen --crate` against `cargo-progenitor
 //!   progenitor -i SPEC -o DIR -n NAME -v 0.1.0`, both invoked directly (not through
 //!   `cargo`), output directory removed before every run, rounds interleaved (ours,
-//!   progenitor, ours, ...) so that load on the shared machine hits both alike.
+//!   progenitor, ours, ...) so that load on the shared machine hits both alike; the
+//!   processor time of each process is printed beside its wall time, as for the check.
 //! - Check: both crates are members of one workspace with one target directory; a first
 //!   `cargo check` builds every dependency (and both crates), then each round touches a
 //!   crate's `src/lib.rs` and times `cargo check --offline -p CRATE`, interleaved. Beside
@@ -81,16 +82,23 @@ enum Outcome {
     Refused(String),
 }
 
-/// Runs a generator once into a fresh `out`; the duration of the whole process.
-fn generate(cmd: &mut Command, out: &Path) -> Result<(Duration, Outcome), String> {
+/// Runs a generator once into a fresh `out`; the wall and processor time of the whole
+/// process.
+fn generate(cmd: &mut Command, out: &Path) -> Result<(Took, Outcome), String> {
     if out.exists() {
         std::fs::remove_dir_all(out).map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
     }
+    let cpu_before = children_cpu();
     let started = Instant::now();
     let output = cmd
         .output()
         .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
-    let took = started.elapsed();
+    let took = Took {
+        wall: started.elapsed(),
+        cpu: cpu_before
+            .zip(children_cpu())
+            .map(|(b, a)| a.saturating_sub(b)),
+    };
     if output.status.success() {
         return Ok((took, Outcome::Wrote));
     }
@@ -182,7 +190,20 @@ fn children_cpu() -> Option<Duration> {
     Some(Duration::from_millis((user + system) * 10))
 }
 
-/// What one `cargo check` took: wall time, and processor time when known.
+/// The median wall time of some runs.
+fn wall(took: &[Took]) -> Duration {
+    median(took.iter().map(|t| t.wall).collect())
+}
+
+/// The median processor time of some runs, when every run's is known.
+fn cpu(took: &[Took]) -> Option<Duration> {
+    took.iter()
+        .map(|t| t.cpu)
+        .collect::<Option<Vec<_>>>()
+        .map(median)
+}
+
+/// What one process took: wall time, and processor time when known.
 #[derive(Clone, Copy)]
 struct Took {
     wall: Duration,
@@ -329,13 +350,21 @@ pub fn run(settings: &Settings) -> Result<(), String> {
             }
             theirs.push(took);
         }
-        let (ours, theirs) = (median(ours), median(theirs));
+        let (ours_wall, theirs_wall) = (wall(&ours), wall(&theirs));
         println!(
             "  generate   ours {:>9.1} ms   progenitor {:>9.1} ms   ratio {:.2}",
-            ms(ours),
-            ms(theirs),
-            ours.as_secs_f64() / theirs.as_secs_f64().max(1e-9)
+            ms(ours_wall),
+            ms(theirs_wall),
+            ours_wall.as_secs_f64() / theirs_wall.as_secs_f64().max(1e-9)
         );
+        if let (Some(ours_cpu), Some(theirs_cpu)) = (cpu(&ours), cpu(&theirs)) {
+            println!(
+                "  cpu        ours {:>9.1} ms   progenitor {:>9.1} ms   ratio {:.2}   (processor time, 10 ms ticks)",
+                ms(ours_cpu),
+                ms(theirs_cpu),
+                ours_cpu.as_secs_f64() / theirs_cpu.as_secs_f64().max(1e-9)
+            );
+        }
         let ours_values = value_census::count(&ours_dir.join("src"))?;
         let theirs_values = value_census::count(&theirs_dir.join("src"))?;
         println!(
@@ -408,7 +437,6 @@ pub fn run(settings: &Settings) -> Result<(), String> {
             println!("{:<36} check   not compared: {first}", pair.label);
             continue;
         }
-        let wall = |t: &[Took]| median(t.iter().map(|t| t.wall).collect());
         let (ours_wall, theirs_wall) = (wall(&ours), wall(&theirs));
         println!(
             "{:<36} check   ours {:>7.2} s   progenitor {:>7.2} s   ratio {:.2}",
@@ -417,12 +445,6 @@ pub fn run(settings: &Settings) -> Result<(), String> {
             theirs_wall.as_secs_f64(),
             ours_wall.as_secs_f64() / theirs_wall.as_secs_f64().max(1e-9)
         );
-        let cpu = |t: &[Took]| {
-            t.iter()
-                .map(|t| t.cpu)
-                .collect::<Option<Vec<_>>>()
-                .map(median)
-        };
         if let (Some(ours_cpu), Some(theirs_cpu)) = (cpu(&ours), cpu(&theirs)) {
             println!(
                 "{:<36} cpu     ours {:>7.2} s   progenitor {:>7.2} s   ratio {:.2}",
