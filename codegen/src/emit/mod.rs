@@ -16,6 +16,8 @@ mod multipart;
 mod runtime;
 mod types;
 
+pub use models::JSON_FALLBACK_DOCS;
+
 use proc_macro2::TokenStream;
 
 use crate::error::Error;

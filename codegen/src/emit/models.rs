@@ -13,6 +13,19 @@ use crate::ir::{
 };
 use crate::lower::inner_named;
 
+/// The docs of the variants that keep, as JSON, a value the spec does not describe: the
+/// forward-compatibility fallback of an open union and of an enum of mixed values. They
+/// are not schemas lowered to `serde_json::Value` (every branch and value the spec names
+/// has its own typed variant); public so that the codegen bench can count them apart.
+pub const JSON_FALLBACK_DOCS: [&str; 2] = [UNION_FALLBACK_DOC, MIXED_FALLBACK_DOC];
+
+const UNION_FALLBACK_DOC: &str =
+    "A value none of the spec's branches accepts (sent by a newer server), kept
+as it came and sent back unchanged.";
+
+const MIXED_FALLBACK_DOC: &str =
+    "A value the spec does not list (sent by a newer server), kept as it came.";
+
 /// The tokens of `models.rs`.
 pub fn emit(api: &Api) -> TokenStream {
     let validating: BTreeSet<&str> = api
@@ -523,12 +536,13 @@ fn mixed_enum(e: &EnumDef) -> TokenStream {
         },
         _ => quote!(serde_json::Value::Null),
     });
+    let fallback_doc = docs::outer(MIXED_FALLBACK_DOC);
     quote! {
         #doc
         #[derive(Clone, Debug, PartialEq)]
         pub enum #name {
             #( #variant_docs #variants, )*
-            /// A value the spec does not list (sent by a newer server), kept as it came.
+            #fallback_doc
             #fallback(serde_json::Value),
         }
 
@@ -619,9 +633,9 @@ fn union(u: &UnionDef) -> TokenStream {
     let fallback = u.fallback.as_ref().map(|f| {
         let f = ident(f);
         let untagged = u.tag.is_some().then(|| quote!(#[serde(untagged)]));
+        let fallback_doc = docs::outer(UNION_FALLBACK_DOC);
         quote! {
-            /// A value none of the spec's branches accepts (sent by a newer server), kept
-            /// as it came and sent back unchanged.
+            #fallback_doc
             #untagged
             #f(serde_json::Value),
         }

@@ -14,6 +14,7 @@
 //! Run it optimised: `cargo run --release -p xtask -- bench codegen`.
 
 mod progenitor;
+mod value_census;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

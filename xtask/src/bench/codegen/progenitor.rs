@@ -6,7 +6,8 @@
 //! - Generation: the release `xtask codegen --crate` against `cargo-progenitor
 //!   progenitor -i SPEC -o DIR -n NAME -v 0.1.0`, both invoked directly (not through
 //!   `cargo`), output directory removed before every run, rounds interleaved (ours,
-//!   progenitor, ours, ...) so that load on the shared machine hits both alike.
+//!   progenitor, ours, ...) so that load on the shared machine hits both alike; the
+//!   processor time of each process is printed beside its wall time, as for the check.
 //! - Check: both crates are members of one workspace with one target directory; a first
 //!   `cargo check` builds every dependency (and both crates), then each round touches a
 //!   crate's `src/lib.rs` and times `cargo check --offline -p CRATE`, interleaved. Beside
@@ -14,8 +15,9 @@
 //!   from Linux's `/proc/self/stat`) is compared: on a machine shared with other builds
 //!   the wall time mostly measures waiting for a core, the processor time does not.
 //! - `serde_json::Value`: every Rust file of each crate's `src/` is parsed with `syn` and
-//!   every type whose path ends in `serde_json::Value` (leading `::` or not) is counted,
-//!   wherever a type stands (field, argument, alias, generic argument, return type).
+//!   the schemas and fields lowered to `Value` are counted, the same way for both, with
+//!   this generator's forward-compatibility fallback variants apart (see
+//!   [`value_census`]).
 //!
 //! Progenitor refuses OpenAPI 3.1: a 3.1 document is given to it relabelled `3.0.3` in a
 //! temporary copy (this generator reads the original). cargo-progenitor 0.15.1 is
@@ -25,8 +27,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use syn::visit::Visit;
-
+use super::value_census;
 use crate::tools::{project_root, run_checked, tools_dir};
 
 /// The pinned version.
@@ -81,16 +82,23 @@ enum Outcome {
     Refused(String),
 }
 
-/// Runs a generator once into a fresh `out`; the duration of the whole process.
-fn generate(cmd: &mut Command, out: &Path) -> Result<(Duration, Outcome), String> {
+/// Runs a generator once into a fresh `out`; the wall and processor time of the whole
+/// process.
+fn generate(cmd: &mut Command, out: &Path) -> Result<(Took, Outcome), String> {
     if out.exists() {
         std::fs::remove_dir_all(out).map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
     }
+    let cpu_before = children_cpu();
     let started = Instant::now();
     let output = cmd
         .output()
         .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
-    let took = started.elapsed();
+    let took = Took {
+        wall: started.elapsed(),
+        cpu: cpu_before
+            .zip(children_cpu())
+            .map(|(b, a)| a.saturating_sub(b)),
+    };
     if output.status.success() {
         return Ok((took, Outcome::Wrote));
     }
@@ -154,45 +162,6 @@ fn progenitor_input(spec: &Path, scratch: &Path) -> Result<(PathBuf, bool), Stri
     Ok((copy, true))
 }
 
-/// Counts types whose path ends in `serde_json::Value`.
-#[derive(Default)]
-struct ValueTypes(usize);
-
-impl<'ast> Visit<'ast> for ValueTypes {
-    fn visit_type_path(&mut self, node: &'ast syn::TypePath) {
-        let segments: Vec<String> = node
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
-        if segments.ends_with(&["serde_json".to_owned(), "Value".to_owned()]) {
-            self.0 += 1;
-        }
-        syn::visit::visit_type_path(self, node);
-    }
-}
-
-/// `serde_json::Value` in type positions over every `.rs` file under `dir`.
-fn count_value_types(dir: &Path) -> Result<usize, String> {
-    let mut total = 0;
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry.map_err(|e| e.to_string())?.path();
-        if path.is_dir() {
-            total += count_value_types(&path)?;
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            let text =
-                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let file = syn::parse_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-            let mut counter = ValueTypes::default();
-            counter.visit_file(&file);
-            total += counter.0;
-        }
-    }
-    Ok(total)
-}
-
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples.get(samples.len() / 2).copied().unwrap_or_default()
@@ -221,7 +190,20 @@ fn children_cpu() -> Option<Duration> {
     Some(Duration::from_millis((user + system) * 10))
 }
 
-/// What one `cargo check` took: wall time, and processor time when known.
+/// The median wall time of some runs.
+fn wall(took: &[Took]) -> Duration {
+    median(took.iter().map(|t| t.wall).collect())
+}
+
+/// The median processor time of some runs, when every run's is known.
+fn cpu(took: &[Took]) -> Option<Duration> {
+    took.iter()
+        .map(|t| t.cpu)
+        .collect::<Option<Vec<_>>>()
+        .map(median)
+}
+
+/// What one process took: wall time, and processor time when known.
 #[derive(Clone, Copy)]
 struct Took {
     wall: Duration,
@@ -368,17 +350,29 @@ pub fn run(settings: &Settings) -> Result<(), String> {
             }
             theirs.push(took);
         }
-        let (ours, theirs) = (median(ours), median(theirs));
+        let (ours_wall, theirs_wall) = (wall(&ours), wall(&theirs));
         println!(
             "  generate   ours {:>9.1} ms   progenitor {:>9.1} ms   ratio {:.2}",
-            ms(ours),
-            ms(theirs),
-            ours.as_secs_f64() / theirs.as_secs_f64().max(1e-9)
+            ms(ours_wall),
+            ms(theirs_wall),
+            ours_wall.as_secs_f64() / theirs_wall.as_secs_f64().max(1e-9)
         );
-        let ours_values = count_value_types(&ours_dir.join("src"))?;
-        let theirs_values = count_value_types(&theirs_dir.join("src"))?;
+        if let (Some(ours_cpu), Some(theirs_cpu)) = (cpu(&ours), cpu(&theirs)) {
+            println!(
+                "  cpu        ours {:>9.1} ms   progenitor {:>9.1} ms   ratio {:.2}   (processor time, 10 ms ticks)",
+                ms(ours_cpu),
+                ms(theirs_cpu),
+                ours_cpu.as_secs_f64() / theirs_cpu.as_secs_f64().max(1e-9)
+            );
+        }
+        let ours_values = value_census::count(&ours_dir.join("src"))?;
+        let theirs_values = value_census::count(&theirs_dir.join("src"))?;
         println!(
-            "  serde_json::Value in type positions   ours {ours_values}   progenitor {theirs_values}"
+            "  serde_json::Value, schemas and fields lowered   ours {}   progenitor {}   (fallback variants: ours {}, progenitor {})",
+            ours_values.lowered,
+            theirs_values.lowered,
+            ours_values.fallbacks,
+            theirs_values.fallbacks
         );
         pairs.push(Pair {
             label: file.clone(),
@@ -443,7 +437,6 @@ pub fn run(settings: &Settings) -> Result<(), String> {
             println!("{:<36} check   not compared: {first}", pair.label);
             continue;
         }
-        let wall = |t: &[Took]| median(t.iter().map(|t| t.wall).collect());
         let (ours_wall, theirs_wall) = (wall(&ours), wall(&theirs));
         println!(
             "{:<36} check   ours {:>7.2} s   progenitor {:>7.2} s   ratio {:.2}",
@@ -452,12 +445,6 @@ pub fn run(settings: &Settings) -> Result<(), String> {
             theirs_wall.as_secs_f64(),
             ours_wall.as_secs_f64() / theirs_wall.as_secs_f64().max(1e-9)
         );
-        let cpu = |t: &[Took]| {
-            t.iter()
-                .map(|t| t.cpu)
-                .collect::<Option<Vec<_>>>()
-                .map(median)
-        };
         if let (Some(ours_cpu), Some(theirs_cpu)) = (cpu(&ours), cpu(&theirs)) {
             println!(
                 "{:<36} cpu     ours {:>7.2} s   progenitor {:>7.2} s   ratio {:.2}",
@@ -474,19 +461,6 @@ pub fn run(settings: &Settings) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn value_types_are_counted_where_a_type_stands_only() {
-        let file = syn::parse_file(
-            "pub struct A { a: serde_json::Value, b: Option<::serde_json::Value>, c: Vec<String> }
-             pub type B = std::collections::HashMap<String, serde_json::Value>;
-             fn f() -> serde_json::Value { let _ = serde_json::Value::Null; serde_json::json!(1) }",
-        )
-        .unwrap();
-        let mut counter = ValueTypes::default();
-        counter.visit_file(&file);
-        assert_eq!(counter.0, 4);
-    }
 
     #[cfg(target_os = "linux")]
     #[test]
