@@ -41,11 +41,12 @@ pub fn emit(api: &Api) -> TokenStream {
         penalty: api.operations.iter().any(|op| op.penalty.is_some()),
         ..Uses::default()
     };
+    let boxed = Boxed::of(api);
     let mut all_methods = Vec::new();
     let mut enums = Vec::new();
     for op in &api.operations {
         all_methods.push(methods(op, api, &models, &validating, &mut uses));
-        enums.push(op_enums(op, &models));
+        enums.push(op_enums(op, &models, &boxed));
     }
     let helpers = helpers(&uses);
     let (penalty_param, penalty_pass, penalty_pass_comma) = if uses.penalty {
@@ -399,6 +400,50 @@ pub fn emit(api: &Api) -> TokenStream {
     }
 }
 
+/// The models a success enum holds behind a `Box`: structs and unions (through aliases).
+///
+/// A success enum has several variants, often a model beside a body-less `204`, and clippy
+/// (`large_enum_variant`) rejects an enum whose largest variant outweighs the next by 200
+/// bytes. Sizes are unknown at generation time (they depend on the field types' layouts),
+/// so every struct or union payload is boxed, as clippy suggests: one allocation per call,
+/// nothing beside the HTTP exchange, and every success enum stays a few words whatever the
+/// spec's models weigh. Lists, maps, strings and string enums are already small and stay
+/// inline (`Box<Vec<_>>` is clippy's `box_collection`).
+struct Boxed<'a>(std::collections::HashSet<&'a str>);
+
+impl<'a> Boxed<'a> {
+    fn of(api: &'a Api) -> Self {
+        let find = |name: &str| api.types.iter().find(|t| t.name() == name);
+        let mut set = std::collections::HashSet::new();
+        for t in &api.types {
+            let mut current = t;
+            // Aliases are followed a bounded number of steps (a cycle is not a model).
+            for _ in 0..api.types.len() {
+                match current {
+                    TypeDef::Struct(_) | TypeDef::Union(_) => {
+                        set.insert(t.name());
+                        break;
+                    }
+                    TypeDef::Alias(a) => match &a.ty {
+                        Ty::Named(n) => match find(n) {
+                            Some(next) => current = next,
+                            None => break,
+                        },
+                        _ => break,
+                    },
+                    TypeDef::Enum(_) => break,
+                }
+            }
+        }
+        Boxed(set)
+    }
+
+    /// Whether this response's body is held boxed in a success enum.
+    fn holds(&self, r: &ResponseDef) -> bool {
+        matches!(&r.payload, Payload::Json(Ty::Named(n)) if self.0.contains(n.as_str()))
+    }
+}
+
 /// The Rust type of a response payload.
 fn payload_type(p: &Payload, models: &TokenStream) -> Option<TokenStream> {
     match p {
@@ -442,6 +487,7 @@ fn response_enum(
     doc: &str,
     responses: &[&ResponseDef],
     models: &TokenStream,
+    boxed: Option<&Boxed>,
     private: TokenStream,
 ) -> TokenStream {
     let doc = docs::outer(doc);
@@ -449,6 +495,10 @@ fn response_enum(
         let v = ident(&r.variant);
         let vdoc = docs::outer(&r.doc);
         let payload = payload_type(&r.payload, models);
+        let payload = match boxed {
+            Some(b) if b.holds(r) => payload.map(|t| quote!(Box<#t>)),
+            _ => payload,
+        };
         match (carries_status(r), payload) {
             (false, None) => quote!(#vdoc #v,),
             (false, Some(t)) => quote!(#vdoc #v(#t),),
@@ -510,7 +560,7 @@ fn response_enum(
     }
 }
 
-fn op_enums(op: &Operation, models: &TokenStream) -> TokenStream {
+fn op_enums(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStream {
     let method = &op.name;
     let mut out = TokenStream::new();
     let ok = successes(op);
@@ -521,6 +571,7 @@ fn op_enums(op: &Operation, models: &TokenStream) -> TokenStream {
             &doc,
             &ok,
             models,
+            Some(boxed),
             TokenStream::new(),
         ));
     }
@@ -534,7 +585,8 @@ fn op_enums(op: &Operation, models: &TokenStream) -> TokenStream {
         &doc,
         &errors,
         models,
-        answer_fns(op, models),
+        None,
+        answer_fns(op, models, boxed),
     ));
     out.extend(quote! {
         impl crate::DocumentedError for #name {
@@ -589,9 +641,17 @@ fn decoder(p: &Payload) -> TokenStream {
     }
 }
 
-/// The closure (or variant constructor) putting a decoded body into `enum_name::variant`.
-fn wrap(r: &ResponseDef, enum_name: &TokenStream) -> TokenStream {
+/// The closure (or variant constructor) putting a decoded body into `enum_name::variant`,
+/// boxing it first when `boxed`.
+fn wrap(r: &ResponseDef, enum_name: &TokenStream, boxed: bool) -> TokenStream {
     let v = ident(&r.variant);
+    if boxed {
+        return if carries_status(r) {
+            quote!(|body| #enum_name::#v { status, body: Box::new(body) })
+        } else {
+            quote!(|body| #enum_name::#v(Box::new(body)))
+        };
+    }
     match (carries_status(r), r.payload == Payload::None) {
         (false, true) => quote!(|()| #enum_name::#v),
         (false, false) => quote!(#enum_name::#v),
@@ -672,7 +732,7 @@ pub(super) fn simple_success(op: &Operation) -> Option<&ResponseDef> {
 /// operation's result: `answer` for every status, `failure` for the error statuses (the
 /// streaming twin calls it once it knows the answer is not a success). Every method of
 /// the operation (one per body encoding) shares them.
-fn answer_fns(op: &Operation, models: &TokenStream) -> TokenStream {
+fn answer_fns(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStream {
     if simple_success(op).is_some() {
         return TokenStream::new();
     }
@@ -686,7 +746,7 @@ fn answer_fns(op: &Operation, models: &TokenStream) -> TokenStream {
         let pat = status_pattern(&r.status);
         let dec = decoder(&r.payload);
         let expr = if ok.len() > 1 {
-            let wrap = wrap(r, &ok_path);
+            let wrap = wrap(r, &ok_path, boxed.holds(r));
             quote!(answer.success_with(#dec, #wrap))
         } else if carries_status(r) {
             let none = r.payload == Payload::None;
@@ -734,7 +794,7 @@ fn answer_fns(op: &Operation, models: &TokenStream) -> TokenStream {
     };
     let fail_arm = |r: &ResponseDef| {
         let dec = decoder(&r.payload);
-        let wrap = wrap(r, &this);
+        let wrap = wrap(r, &this, false);
         with_status(r, quote!(answer.documented(#dec, #wrap)))
     };
     let has_default = failures.iter().any(|r| r.status == StatusMatch::Default);
