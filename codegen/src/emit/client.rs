@@ -20,6 +20,10 @@ use crate::lower::inner_named;
 struct Uses {
     path: bool,
     joined_query: bool,
+    /// `object_pairs`: some query parameter is an object.
+    object_pairs: bool,
+    /// `push_object_query`: some object goes as exploded `form` or `deepObject`.
+    object_query: bool,
     label: bool,
     matrix: bool,
     /// Some operation has `x-penalty`: `execute` takes each operation's penalty shape.
@@ -867,6 +871,9 @@ fn add_param(p: &Param) -> TokenStream {
         },
         // Appended to the URL before the request is built: see `add_joined_query`.
         (ParamLocation::Query, Ty::Vec(_), ListEncoding::Join(_)) => return TokenStream::new(),
+        (ParamLocation::Query, _, ListEncoding::ObjectForm { .. } | ListEncoding::DeepObject) => {
+            return TokenStream::new();
+        }
         (ParamLocation::Query, _, _) => quote! {
             request = request.query(&[(#wire, #value)]);
         },
@@ -902,27 +909,42 @@ fn add_param(p: &Param) -> TokenStream {
     }
 }
 
-/// Whether a parameter is a query list sent as one joined value (`names=A,B`).
+/// Whether a parameter is written into the URL's query by hand: a list sent as one joined
+/// value (`names=A,B`) or an object.
 fn is_joined_query(p: &Param) -> bool {
     matches!(
         (&p.location, &p.ty, &p.list),
         (ParamLocation::Query, Ty::Vec(_), ListEncoding::Join(_))
-    )
+    ) || (p.location == ParamLocation::Query && p.list.is_object())
 }
 
 /// Statements appending a joined query list to `url`. The separator has to stay literal
 /// while each item is percent-encoded (an item holding a comma stays one item), which
 /// `RequestBuilder::query` cannot do: it would encode the separator too.
+///
+/// An object goes through its JSON form (see the emitted `object_pairs`), so structs and
+/// maps share one path; brackets of `deepObject` stay literal as OpenAPI writes them.
 fn add_joined_query(p: &Param) -> TokenStream {
-    let ListEncoding::Join(sep) = &p.list else {
-        return TokenStream::new();
-    };
     let name = ident(&p.name);
     let wire = &p.wire;
-    // A space cannot stand in a URL; `spaceDelimited` sends it encoded.
-    let sep = if sep == " " { "%20" } else { sep.as_str() };
-    let put = quote! {
-        push_joined_query(&mut url, #wire, value.iter().map(ToString::to_string), #sep);
+    let put = match &p.list {
+        ListEncoding::Join(sep) => {
+            // A space cannot stand in a URL; `spaceDelimited` sends it encoded.
+            let sep = if sep == " " { "%20" } else { sep.as_str() };
+            quote! {
+                push_joined_query(&mut url, #wire, value.iter().map(ToString::to_string), #sep);
+            }
+        }
+        ListEncoding::ObjectForm { explode: true } => quote! {
+            push_object_query(&mut url, None, value);
+        },
+        ListEncoding::ObjectForm { explode: false } => quote! {
+            push_joined_query(&mut url, #wire, object_pairs(value).into_iter().flat_map(|(key, item)| [key, item]), ",");
+        },
+        ListEncoding::DeepObject => quote! {
+            push_object_query(&mut url, Some(#wire), value);
+        },
+        _ => return TokenStream::new(),
     };
     if p.required {
         quote!({ let value = #name; #put })
@@ -1323,7 +1345,19 @@ fn method(
         quote!(let url = #url;)
     } else {
         uses.path = true;
-        uses.joined_query = true;
+        for p in op.params.iter().filter(|p| is_joined_query(p)) {
+            match p.list {
+                ListEncoding::ObjectForm { explode: true } | ListEncoding::DeepObject => {
+                    uses.object_pairs = true;
+                    uses.object_query = true;
+                }
+                ListEncoding::ObjectForm { explode: false } => {
+                    uses.object_pairs = true;
+                    uses.joined_query = true;
+                }
+                _ => uses.joined_query = true,
+            }
+        }
         quote!(let mut url = #url; #(#joined)*)
     };
     let add_body = body.map(add_body);
@@ -1480,6 +1514,54 @@ fn helpers(uses: &Uses) -> TokenStream {
                 url.push('=');
                 let items: Vec<String> = items.map(|item| encode_path_segment(&item)).collect();
                 url.push_str(&items.join(sep));
+            }
+        });
+    }
+    if uses.object_pairs {
+        out.extend(quote! {
+            /// The properties of an object query parameter as text pairs, from its JSON
+            /// form (structs and maps alike; keys in the order `serde_json` keeps them):
+            /// strings as they are, other scalars as JSON text, each item of a list under
+            /// the key again, `null` (an unset field) left out, and a nested object as
+            /// JSON text, since OpenAPI defines no encoding for one.
+            fn object_pairs(value: &impl serde::Serialize) -> Vec<(String, String)> {
+                let mut pairs = Vec::new();
+                let Ok(serde_json::Value::Object(map)) = serde_json::to_value(value) else {
+                    return pairs;
+                };
+                for (key, field) in map {
+                    let items = match field {
+                        serde_json::Value::Array(items) => items,
+                        other => vec![other],
+                    };
+                    for item in items {
+                        let text = match item {
+                            serde_json::Value::Null => continue,
+                            serde_json::Value::String(text) => text,
+                            other => other.to_string(),
+                        };
+                        pairs.push((key.clone(), text));
+                    }
+                }
+                pairs
+            }
+        });
+    }
+    if uses.object_query {
+        out.extend(quote! {
+            /// Appends an object's properties to the query of `url`, each percent-encoded:
+            /// `key=value` pairs (`form`, exploded), or `name[key]=value` under `deep`'s
+            /// name (`deepObject`).
+            fn push_object_query(url: &mut String, deep: Option<&str>, value: &impl serde::Serialize) {
+                for (key, item) in object_pairs(value) {
+                    url.push(if url.contains('?') { '&' } else { '?' });
+                    match deep {
+                        Some(name) => url.push_str(&format!("{}[{}]", encode_path_segment(name), encode_path_segment(&key))),
+                        None => url.push_str(&encode_path_segment(&key)),
+                    }
+                    url.push('=');
+                    url.push_str(&encode_path_segment(&item));
+                }
             }
         });
     }

@@ -46,12 +46,13 @@ pub fn dependencies(api: &Api) -> Vec<Dependency> {
                 .chain(op.other_bodies.iter().map(|(_, body)| body))
         })
     };
-    // `RequestBuilder::query`: every query parameter but a list joined into the URL by
-    // hand (see the client emitter's `add_joined_query`).
-    // and an API key sent in the query.
+    // `RequestBuilder::query`: every query parameter but a list joined or an object
+    // written into the URL by hand (see the client emitter's `add_joined_query`), and an
+    // API key sent in the query.
     let query = params().any(|p| {
         p.location == ParamLocation::Query
             && !matches!((&p.ty, &p.list), (Ty::Vec(_), ListEncoding::Join(_)))
+            && !p.list.is_object()
     }) || api.schemes.iter().any(|s| {
         matches!(
             s.kind,
