@@ -473,7 +473,10 @@ pub enum ListEncoding {
 impl ListEncoding {
     /// Whether this is the encoding of an object (its properties become pairs).
     pub fn is_object(&self) -> bool {
-        matches!(self, ListEncoding::ObjectForm { .. } | ListEncoding::DeepObject)
+        matches!(
+            self,
+            ListEncoding::ObjectForm { .. } | ListEncoding::DeepObject
+        )
     }
 }
 
