@@ -36,9 +36,10 @@ const CORPUS: &[(&str, Expect)] = &[
     ),
     // GitHub's REST description: about 1,000 operations, 100,000 lines of Rust, the
     // stress case and the bulk of this test's time. Compiled alone on 2026-11-23 with
-    // dependencies already checked (`cargo clippy --all-targets`, lib and lib test, on the
-    // two shared cores under load average 14 to 15): see BENCHMARKS.md's codegen section
-    // for the wall and processor times. Its 18 warnings are genuine: 9 schemas with no
+    // dependencies already checked (`cargo clippy --all-targets`, lib and lib test): 211 s
+    // of processor time, 19 min 51 s wall on the two shared cores at load average 14 to
+    // 21 (about the processor time on two idle cores; BENCHMARKS.md, codegen section).
+    // Its 18 warnings are genuine: 9 schemas with no
     // `type` and 8 lists without `items` (any JSON, so `serde_json::Value`, named by
     // pointer), and 1 `example` that contradicts its schema (`w` a string where the schema
     // says integer).
