@@ -218,6 +218,11 @@ mod tests {
             "{HEAD}  /a:\n    get:\n      operationId: a\n      parameters:\n        - {{name: q, in: query, explode: false, schema: {{type: array, items: {{type: string}}}}}}\n      responses: {{'204': {{description: ok}}}}\n"
         );
         assert_eq!(reqwest_features(&joined), ["rustls"]);
+        // So is an object (here `deepObject`).
+        let object = format!(
+            "{HEAD}  /a:\n    get:\n      operationId: a\n      parameters:\n        - {{name: q, in: query, style: deepObject, schema: {{type: object, properties: {{k: {{type: string}}}}}}}}\n      responses: {{'204': {{description: ok}}}}\n"
+        );
+        assert_eq!(reqwest_features(&object), ["rustls"]);
         let bodies = format!(
             "{HEAD}  /a:\n    post:\n      operationId: a\n      requestBody: {{content: {{application/json: {{schema: {{type: string}}}}}}}}\n      responses: {{'204': {{description: ok}}}}\n  /b:\n    post:\n      operationId: b\n      requestBody: {{content: {{application/x-www-form-urlencoded: {{schema: {{type: object}}}}}}}}\n      responses: {{'204': {{description: ok}}}}\n"
         );
