@@ -477,6 +477,25 @@ pub enum ListEncoding {
         /// `explode`.
         explode: bool,
     },
+    /// An object query parameter in `form` style: exploded, each property is a pair of
+    /// its own (`role=admin&first=Alex`); not, one pair of alternating keys and values
+    /// (`id=role,admin,first,Alex`).
+    ObjectForm {
+        /// `explode`.
+        explode: bool,
+    },
+    /// An object query parameter in `deepObject` style: `id[role]=admin&id[first]=Alex`.
+    DeepObject,
+}
+
+impl ListEncoding {
+    /// Whether this is the encoding of an object (its properties become pairs).
+    pub fn is_object(&self) -> bool {
+        matches!(
+            self,
+            ListEncoding::ObjectForm { .. } | ListEncoding::DeepObject
+        )
+    }
 }
 
 /// A method argument taken from a parameter.

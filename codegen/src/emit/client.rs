@@ -20,6 +20,10 @@ use crate::lower::inner_named;
 struct Uses {
     path: bool,
     joined_query: bool,
+    /// `object_pairs`: some query parameter is an object.
+    object_pairs: bool,
+    /// `push_object_query`: some object goes as exploded `form` or `deepObject`.
+    object_query: bool,
     label: bool,
     matrix: bool,
     /// Some operation has `x-penalty`: `execute` takes each operation's penalty shape.
@@ -43,11 +47,12 @@ pub fn emit(api: &Api) -> TokenStream {
         penalty: api.operations.iter().any(|op| op.penalty.is_some()),
         ..Uses::default()
     };
+    let boxed = Boxed::of(api);
     let mut all_methods = Vec::new();
     let mut enums = Vec::new();
     for op in &api.operations {
         all_methods.push(methods(op, api, &models, &validating, &mut uses));
-        enums.push(op_enums(op, &models));
+        enums.push(op_enums(op, &models, &boxed));
     }
     let helpers = helpers(&uses);
     let (penalty_field, penalty_pass) = if uses.penalty {
@@ -561,6 +566,50 @@ pub fn emit(api: &Api) -> TokenStream {
     }
 }
 
+/// The models a success enum holds behind a `Box`: structs and unions (through aliases).
+///
+/// A success enum has several variants, often a model beside a body-less `204`, and clippy
+/// (`large_enum_variant`) rejects an enum whose largest variant outweighs the next by 200
+/// bytes. Sizes are unknown at generation time (they depend on the field types' layouts),
+/// so every struct or union payload is boxed, as clippy suggests: one allocation per call,
+/// nothing beside the HTTP exchange, and every success enum stays a few words whatever the
+/// spec's models weigh. Lists, maps, strings and string enums are already small and stay
+/// inline (`Box<Vec<_>>` is clippy's `box_collection`).
+struct Boxed<'a>(std::collections::HashSet<&'a str>);
+
+impl<'a> Boxed<'a> {
+    fn of(api: &'a Api) -> Self {
+        let find = |name: &str| api.types.iter().find(|t| t.name() == name);
+        let mut set = std::collections::HashSet::new();
+        for t in &api.types {
+            let mut current = t;
+            // Aliases are followed a bounded number of steps (a cycle is not a model).
+            for _ in 0..api.types.len() {
+                match current {
+                    TypeDef::Struct(_) | TypeDef::Union(_) => {
+                        set.insert(t.name());
+                        break;
+                    }
+                    TypeDef::Alias(a) => match &a.ty {
+                        Ty::Named(n) => match find(n) {
+                            Some(next) => current = next,
+                            None => break,
+                        },
+                        _ => break,
+                    },
+                    TypeDef::Enum(_) => break,
+                }
+            }
+        }
+        Boxed(set)
+    }
+
+    /// Whether this response's body is held boxed in a success enum.
+    fn holds(&self, r: &ResponseDef) -> bool {
+        matches!(&r.payload, Payload::Json(Ty::Named(n)) if self.0.contains(n.as_str()))
+    }
+}
+
 /// The Rust type of a response payload.
 fn payload_type(p: &Payload, models: &TokenStream) -> Option<TokenStream> {
     match p {
@@ -604,6 +653,7 @@ fn response_enum(
     doc: &str,
     responses: &[&ResponseDef],
     models: &TokenStream,
+    boxed: Option<&Boxed>,
     private: TokenStream,
 ) -> TokenStream {
     let doc = docs::outer(doc);
@@ -611,6 +661,10 @@ fn response_enum(
         let v = ident(&r.variant);
         let vdoc = docs::outer(&r.doc);
         let payload = payload_type(&r.payload, models);
+        let payload = match boxed {
+            Some(b) if b.holds(r) => payload.map(|t| quote!(Box<#t>)),
+            _ => payload,
+        };
         match (carries_status(r), payload) {
             (false, None) => quote!(#vdoc #v,),
             (false, Some(t)) => quote!(#vdoc #v(#t),),
@@ -672,7 +726,7 @@ fn response_enum(
     }
 }
 
-fn op_enums(op: &Operation, models: &TokenStream) -> TokenStream {
+fn op_enums(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStream {
     let method = &op.name;
     let mut out = TokenStream::new();
     let ok = successes(op);
@@ -683,6 +737,7 @@ fn op_enums(op: &Operation, models: &TokenStream) -> TokenStream {
             &doc,
             &ok,
             models,
+            Some(boxed),
             TokenStream::new(),
         ));
     }
@@ -696,7 +751,8 @@ fn op_enums(op: &Operation, models: &TokenStream) -> TokenStream {
         &doc,
         &errors,
         models,
-        answer_fns(op, models),
+        None,
+        answer_fns(op, models, boxed),
     ));
     out.extend(quote! {
         impl crate::DocumentedError for #name {
@@ -751,9 +807,17 @@ fn decoder(p: &Payload) -> TokenStream {
     }
 }
 
-/// The closure (or variant constructor) putting a decoded body into `enum_name::variant`.
-fn wrap(r: &ResponseDef, enum_name: &TokenStream) -> TokenStream {
+/// The closure (or variant constructor) putting a decoded body into `enum_name::variant`,
+/// boxing it first when `boxed`.
+fn wrap(r: &ResponseDef, enum_name: &TokenStream, boxed: bool) -> TokenStream {
     let v = ident(&r.variant);
+    if boxed {
+        return if carries_status(r) {
+            quote!(|body| #enum_name::#v { status, body: Box::new(body) })
+        } else {
+            quote!(|body| #enum_name::#v(Box::new(body)))
+        };
+    }
     match (carries_status(r), r.payload == Payload::None) {
         (false, true) => quote!(|()| #enum_name::#v),
         (false, false) => quote!(#enum_name::#v),
@@ -834,7 +898,7 @@ pub(super) fn simple_success(op: &Operation) -> Option<&ResponseDef> {
 /// operation's result: `answer` for every status, `failure` for the error statuses (the
 /// streaming twin calls it once it knows the answer is not a success). Every method of
 /// the operation (one per body encoding) shares them.
-fn answer_fns(op: &Operation, models: &TokenStream) -> TokenStream {
+fn answer_fns(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStream {
     if simple_success(op).is_some() {
         return TokenStream::new();
     }
@@ -848,7 +912,7 @@ fn answer_fns(op: &Operation, models: &TokenStream) -> TokenStream {
         let pat = status_pattern(&r.status);
         let dec = decoder(&r.payload);
         let expr = if ok.len() > 1 {
-            let wrap = wrap(r, &ok_path);
+            let wrap = wrap(r, &ok_path, boxed.holds(r));
             quote!(answer.success_with(#dec, #wrap))
         } else if carries_status(r) {
             let none = r.payload == Payload::None;
@@ -896,7 +960,7 @@ fn answer_fns(op: &Operation, models: &TokenStream) -> TokenStream {
     };
     let fail_arm = |r: &ResponseDef| {
         let dec = decoder(&r.payload);
-        let wrap = wrap(r, &this);
+        let wrap = wrap(r, &this, false);
         with_status(r, quote!(answer.documented(#dec, #wrap)))
     };
     let has_default = failures.iter().any(|r| r.status == StatusMatch::Default);
@@ -969,6 +1033,9 @@ fn add_param(p: &Param) -> TokenStream {
         },
         // Appended to the URL before the request is built: see `add_joined_query`.
         (ParamLocation::Query, Ty::Vec(_), ListEncoding::Join(_)) => return TokenStream::new(),
+        (ParamLocation::Query, _, ListEncoding::ObjectForm { .. } | ListEncoding::DeepObject) => {
+            return TokenStream::new();
+        }
         (ParamLocation::Query, _, _) => quote! {
             request = request.query(&[(#wire, #value)]);
         },
@@ -1004,27 +1071,42 @@ fn add_param(p: &Param) -> TokenStream {
     }
 }
 
-/// Whether a parameter is a query list sent as one joined value (`names=A,B`).
+/// Whether a parameter is written into the URL's query by hand: a list sent as one joined
+/// value (`names=A,B`) or an object.
 fn is_joined_query(p: &Param) -> bool {
     matches!(
         (&p.location, &p.ty, &p.list),
         (ParamLocation::Query, Ty::Vec(_), ListEncoding::Join(_))
-    )
+    ) || (p.location == ParamLocation::Query && p.list.is_object())
 }
 
 /// Statements appending a joined query list to `url`. The separator has to stay literal
 /// while each item is percent-encoded (an item holding a comma stays one item), which
 /// `RequestBuilder::query` cannot do: it would encode the separator too.
+///
+/// An object goes through its JSON form (see the emitted `object_pairs`), so structs and
+/// maps share one path; brackets of `deepObject` stay literal as OpenAPI writes them.
 fn add_joined_query(p: &Param) -> TokenStream {
-    let ListEncoding::Join(sep) = &p.list else {
-        return TokenStream::new();
-    };
     let name = ident(&p.name);
     let wire = &p.wire;
-    // A space cannot stand in a URL; `spaceDelimited` sends it encoded.
-    let sep = if sep == " " { "%20" } else { sep.as_str() };
-    let put = quote! {
-        push_joined_query(&mut url, #wire, value.iter().map(ToString::to_string), #sep);
+    let put = match &p.list {
+        ListEncoding::Join(sep) => {
+            // A space cannot stand in a URL; `spaceDelimited` sends it encoded.
+            let sep = if sep == " " { "%20" } else { sep.as_str() };
+            quote! {
+                push_joined_query(&mut url, #wire, value.iter().map(ToString::to_string), #sep);
+            }
+        }
+        ListEncoding::ObjectForm { explode: true } => quote! {
+            push_object_query(&mut url, None, value);
+        },
+        ListEncoding::ObjectForm { explode: false } => quote! {
+            push_joined_query(&mut url, #wire, object_pairs(value).into_iter().flat_map(|(key, item)| [key, item]), ",");
+        },
+        ListEncoding::DeepObject => quote! {
+            push_object_query(&mut url, Some(#wire), value);
+        },
+        _ => return TokenStream::new(),
     };
     if p.required {
         quote!({ let value = #name; #put })
@@ -1575,7 +1657,19 @@ fn method(
         quote!(let url = #url; #dots)
     } else {
         uses.path = true;
-        uses.joined_query = true;
+        for p in op.params.iter().filter(|p| is_joined_query(p)) {
+            match p.list {
+                ListEncoding::ObjectForm { explode: true } | ListEncoding::DeepObject => {
+                    uses.object_pairs = true;
+                    uses.object_query = true;
+                }
+                ListEncoding::ObjectForm { explode: false } => {
+                    uses.object_pairs = true;
+                    uses.joined_query = true;
+                }
+                _ => uses.joined_query = true,
+            }
+        }
         quote!(let mut url = #url; #dots #(#joined)*)
     };
     let add_body = body.map(add_body);
@@ -1763,6 +1857,54 @@ fn helpers(uses: &Uses) -> TokenStream {
                 url.push('=');
                 let items: Vec<String> = items.map(|item| encode_path_segment(&item)).collect();
                 url.push_str(&items.join(sep));
+            }
+        });
+    }
+    if uses.object_pairs {
+        out.extend(quote! {
+            /// The properties of an object query parameter as text pairs, from its JSON
+            /// form (structs and maps alike; keys in the order `serde_json` keeps them):
+            /// strings as they are, other scalars as JSON text, each item of a list under
+            /// the key again, `null` (an unset field) left out, and a nested object as
+            /// JSON text, since OpenAPI defines no encoding for one.
+            fn object_pairs(value: &impl serde::Serialize) -> Vec<(String, String)> {
+                let mut pairs = Vec::new();
+                let Ok(serde_json::Value::Object(map)) = serde_json::to_value(value) else {
+                    return pairs;
+                };
+                for (key, field) in map {
+                    let items = match field {
+                        serde_json::Value::Array(items) => items,
+                        other => vec![other],
+                    };
+                    for item in items {
+                        let text = match item {
+                            serde_json::Value::Null => continue,
+                            serde_json::Value::String(text) => text,
+                            other => other.to_string(),
+                        };
+                        pairs.push((key.clone(), text));
+                    }
+                }
+                pairs
+            }
+        });
+    }
+    if uses.object_query {
+        out.extend(quote! {
+            /// Appends an object's properties to the query of `url`, each percent-encoded:
+            /// `key=value` pairs (`form`, exploded), or `name[key]=value` under `deep`'s
+            /// name (`deepObject`).
+            fn push_object_query(url: &mut String, deep: Option<&str>, value: &impl serde::Serialize) {
+                for (key, item) in object_pairs(value) {
+                    url.push(if url.contains('?') { '&' } else { '?' });
+                    match deep {
+                        Some(name) => url.push_str(&format!("{}[{}]", encode_path_segment(name), encode_path_segment(&key))),
+                        None => url.push_str(&encode_path_segment(&key)),
+                    }
+                    url.push('=');
+                    url.push_str(&encode_path_segment(&item));
+                }
             }
         });
     }

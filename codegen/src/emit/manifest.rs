@@ -50,12 +50,13 @@ pub fn dependencies(api: &Api) -> Vec<Dependency> {
                 .chain(op.other_bodies.iter().map(|(_, body)| body))
         })
     };
-    // `RequestBuilder::query`: every query parameter but a list joined into the URL by
-    // hand (see the client emitter's `add_joined_query`).
-    // and an API key sent in the query.
+    // `RequestBuilder::query`: every query parameter but a list joined or an object
+    // written into the URL by hand (see the client emitter's `add_joined_query`), and an
+    // API key sent in the query.
     let query = params().any(|p| {
         p.location == ParamLocation::Query
             && !matches!((&p.ty, &p.list), (Ty::Vec(_), ListEncoding::Join(_)))
+            && !p.list.is_object()
     }) || api.schemes.iter().any(|s| {
         matches!(
             s.kind,
@@ -244,6 +245,11 @@ mod tests {
             "{HEAD}  /a:\n    get:\n      operationId: a\n      parameters:\n        - {{name: q, in: query, explode: false, schema: {{type: array, items: {{type: string}}}}}}\n      responses: {{'204': {{description: ok}}}}\n"
         );
         assert_eq!(reqwest_features(&joined), ["rustls"]);
+        // So is an object (here `deepObject`).
+        let object = format!(
+            "{HEAD}  /a:\n    get:\n      operationId: a\n      parameters:\n        - {{name: q, in: query, style: deepObject, schema: {{type: object, properties: {{k: {{type: string}}}}}}}}\n      responses: {{'204': {{description: ok}}}}\n"
+        );
+        assert_eq!(reqwest_features(&object), ["rustls"]);
         let bodies = format!(
             "{HEAD}  /a:\n    post:\n      operationId: a\n      requestBody: {{content: {{application/json: {{schema: {{type: string}}}}}}}}\n      responses: {{'204': {{description: ok}}}}\n  /b:\n    post:\n      operationId: b\n      requestBody: {{content: {{application/x-www-form-urlencoded: {{schema: {{type: object}}}}}}}}\n      responses: {{'204': {{description: ok}}}}\n"
         );

@@ -178,13 +178,18 @@ impl Lowerer<'_> {
             let schema = p.schema.clone().unwrap_or_default();
             let hint = format!("{type_prefix}{}", pascal(&wire));
             let (ty, _nullable) = self.ty(&schema, &push_pointer(p_ptr, "schema"), &hint)?;
-            if matches!(ty, Ty::Json | Ty::Map(_) | Ty::Option(_) | Ty::Unit)
-                || matches!(&ty, Ty::Named(n) if self.is_struct(n))
+            // An object (a struct or a map) has OpenAPI's `form` and `deepObject`
+            // encodings in the query only; elsewhere, and any JSON, it has none here.
+            let object =
+                matches!(ty, Ty::Map(_)) || matches!(&ty, Ty::Named(n) if self.is_struct(n));
+            if (object && location != ParamLocation::Query)
+                || matches!(ty, Ty::Json | Ty::Option(_) | Ty::Unit)
             {
                 return Err(Problem::skip(
                     push_pointer(p_ptr, "schema"),
                     format!(
-                        "parameter `{wire}` is an object; only scalars and lists of scalars are supported"
+                        "parameter `{wire}` is an object outside the query; only scalars and \
+                         lists of scalars are supported there"
                     ),
                 ));
             }
@@ -203,13 +208,28 @@ impl Lowerer<'_> {
                     ));
                 }
             }
-            let list = list_encoding(p, location, p_ptr).map_err(Problem::Skip)?;
+            let list = list_encoding(p, location, object, p_ptr).map_err(Problem::Skip)?;
             let checks = self.checks(&schema, &ty);
             let mut doc = self
                 .text(p.description.as_ref(), &push_pointer(p_ptr, "description"))
                 .unwrap_or_default();
             if doc.is_empty() {
                 doc = format!("The `{wire}` parameter.");
+            }
+            match list {
+                ListEncoding::ObjectForm { explode: true } => doc.push_str(
+                    " Sent as one `key=value` pair per property (`form`, exploded); unset \
+                     fields are left out.",
+                ),
+                ListEncoding::ObjectForm { explode: false } => doc.push_str(&format!(
+                    " Sent as `{wire}=key,value,…` (`form`, not exploded); unset fields are \
+                     left out."
+                )),
+                ListEncoding::DeepObject => doc.push_str(&format!(
+                    " Sent as `{wire}[key]=value` pairs (`deepObject`); unset fields are left \
+                     out."
+                )),
+                _ => {}
             }
             for alt in &p.alternate_encodings {
                 let style = alt.style.as_deref().unwrap_or("form");
@@ -789,10 +809,12 @@ fn parse_method(m: &str) -> Method {
     }
 }
 
-/// How a parameter's list values go on the wire, from `style` and `explode`.
+/// How a parameter's list values (or an object's properties) go on the wire, from
+/// `style` and `explode`.
 fn list_encoding(
     p: &Parameter,
     location: ParamLocation,
+    object: bool,
     ptr: &str,
 ) -> Result<ListEncoding, Located> {
     let default_style = match location {
@@ -803,13 +825,15 @@ fn list_encoding(
     let explode = p.explode.unwrap_or(style == "form");
     let at = || push_pointer(ptr, "style");
     match (location, style) {
+        (ParamLocation::Query, "form") if object => Ok(ListEncoding::ObjectForm { explode }),
+        (ParamLocation::Query, "deepObject") if object => Ok(ListEncoding::DeepObject),
         (ParamLocation::Query, "form") if explode => Ok(ListEncoding::Repeat),
         (ParamLocation::Query, "form") => Ok(ListEncoding::Join(",".into())),
         (ParamLocation::Query, "spaceDelimited") if !explode => Ok(ListEncoding::Join(" ".into())),
         (ParamLocation::Query, "pipeDelimited") if !explode => Ok(ListEncoding::Join("|".into())),
         (ParamLocation::Query, "spaceDelimited" | "pipeDelimited") => Ok(ListEncoding::Repeat),
         // `explode` changes nothing for a list in `simple` style (`blue,black`); objects,
-        // where it would, are not supported as parameters.
+        // where it would, are not supported outside the query.
         (ParamLocation::Path | ParamLocation::Header, "simple")
         | (ParamLocation::Cookie, "form") => Ok(ListEncoding::Join(",".into())),
         (ParamLocation::Path, "label") => Ok(ListEncoding::Label { explode }),

@@ -470,17 +470,7 @@ impl<'a> Lowerer<'a> {
         if let Some(except) = except {
             props.shift_remove(except);
         }
-        for (key, list) in [("oneOf", &s.one_of), ("anyOf", &s.any_of)] {
-            if list.iter().filter(|b| !is_null_schema(b)).count() > 1 {
-                self.warn(
-                    push_pointer(ptr, key),
-                    format!(
-                        "`{key}` beside `properties` is not supported: the struct has the \
-                         properties only, and the branches' own fields are not generated"
-                    ),
-                );
-            }
-        }
+        let branch_note = self.merge_branches(s, ptr, &mut props)?;
         let mut field_names = Scope::default();
         let mut fields = Vec::with_capacity(props.len());
         for (wire, (prop, prop_ptr)) in &props {
@@ -611,15 +601,109 @@ impl<'a> Lowerer<'a> {
             });
         }
         let constructors = constructors(s, &fields, ptr)?;
+        let mut doc = doc_of(s, || format!("The `{name}` object."));
+        doc.push_str(&branch_note);
         Ok(StructDef {
             name: name.to_owned(),
-            doc: doc_of(s, || format!("The `{name}` object.")),
+            doc,
             fields,
             combined,
             validates: false,
             request: false,
             constructors,
         })
+    }
+
+    /// Folds the `oneOf`/`anyOf` branches of an object with `properties` into its struct,
+    /// returning the rustdoc paragraph that states them.
+    ///
+    /// The listed properties are the fields every branch shares; what a branch adds is a
+    /// constraint (a `required` list, a narrowed enum of a listed property: all of
+    /// GitHub's such bodies) or properties of its own. The struct holds the shared
+    /// properties and, as optional fields, those a branch adds (absent when another
+    /// branch holds), so every valid value decodes and can be built. Which branch must
+    /// hold is a rule on the value, like `maxLength`: the rustdoc states it and the server
+    /// judges it. A property two branches add with different schemas keeps the first
+    /// branch's, with a warning (a value of the other branch would not decode).
+    fn merge_branches<'s>(
+        &mut self,
+        s: &'s Schema,
+        ptr: &str,
+        props: &mut IndexMap<String, (Cow<'s, Schema>, String)>,
+    ) -> Result<String, Located>
+    where
+        'a: 's,
+    {
+        let mut note = String::new();
+        for (key, list, rule) in [
+            ("oneOf", &s.one_of, "Exactly one"),
+            ("anyOf", &s.any_of, "At least one"),
+        ] {
+            let branches: Vec<(usize, &Schema)> = list
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| !is_null_schema(b))
+                .collect();
+            if branches.len() < 2 {
+                continue;
+            }
+            let listed: BTreeSet<String> = props.keys().cloned().collect();
+            // Properties a branch adds, with the Debug form of their schema (to tell a
+            // repeated identical declaration from a conflicting one).
+            let mut added: IndexMap<String, String> = IndexMap::new();
+            let mut lines = Vec::new();
+            for (i, branch) in branches {
+                let branch_ptr = format!("{}/{i}", push_pointer(ptr, key));
+                let mut own = IndexMap::new();
+                let mut required = BTreeSet::new();
+                self.collect_properties(branch, &branch_ptr, &mut own, &mut required, 1)?;
+                let mut parts = Vec::new();
+                if !required.is_empty() {
+                    let names: Vec<String> = required.iter().map(|r| format!("`{r}`")).collect();
+                    parts.push(format!("requires {}", names.join(", ")));
+                }
+                let mut narrowed = Vec::new();
+                let mut adds = Vec::new();
+                for (wire, (schema, prop_ptr)) in own {
+                    if listed.contains(&wire) {
+                        narrowed.push(format!("`{wire}`"));
+                        continue;
+                    }
+                    let shape = format!("{:?}", &*schema);
+                    match added.get(&wire) {
+                        Some(first) if *first != shape => self.warn(
+                            prop_ptr.clone(),
+                            format!(
+                                "property `{wire}` is declared by several `{key}` branches with \
+                                 different schemas: the field has the first one's type"
+                            ),
+                        ),
+                        Some(_) => {}
+                        None => {
+                            added.insert(wire.clone(), shape);
+                            props.insert(wire.clone(), (schema, prop_ptr));
+                        }
+                    }
+                    adds.push(format!("`{wire}`"));
+                }
+                if !narrowed.is_empty() {
+                    parts.push(format!("narrows {}", narrowed.join(", ")));
+                }
+                if !adds.is_empty() {
+                    parts.push(format!("has {}", adds.join(", ")));
+                }
+                if parts.is_empty() {
+                    parts.push("adds no rule the spec model reads".to_owned());
+                }
+                lines.push(format!("- branch {i}: {}", parts.join("; ")));
+            }
+            note.push_str(&format!(
+                "\n\n{rule} of these branches holds (the spec's `{key}`; the server checks \
+                 it):\n{}",
+                lines.join("\n")
+            ));
+        }
+        Ok(note)
     }
 
     /// The value type of the extra properties of an object with `properties`: `Some` when

@@ -83,3 +83,27 @@ fn mixed_enums_round_trip_and_keep_new_values() {
     assert_eq!(Mixed::V2p5.to_string(), "2.5");
     assert_eq!(Mixed::Auto.to_string(), "auto");
 }
+
+#[test]
+fn one_of_beside_properties_is_the_shared_struct() {
+    // Both branches' values decode into the one struct of the listed properties.
+    let done: Run = round_trip(json!({"name": "n", "status": "completed", "conclusion": "ok"}));
+    assert_eq!(done.status, Some(RunStatus::Completed));
+    assert_eq!(done.conclusion.as_deref(), Some("ok"));
+    let queued: Run = round_trip(json!({"name": "n", "status": "queued"}));
+    assert_eq!(queued.conclusion, None);
+    // The listed `required` still holds.
+    assert!(serde_json::from_value::<Run>(json!({"status": "queued"})).is_err());
+}
+
+#[test]
+fn any_of_branch_fields_are_optional_fields_of_the_struct() {
+    let by_post: Delivery = round_trip(json!({"id": "d", "tracking": "T1"}));
+    assert_eq!(by_post.tracking.as_deref(), Some("T1"));
+    assert_eq!(by_post.pickup_at, None);
+    // The `$ref` branch's property, typed as its schema says.
+    let picked: Delivery = round_trip(json!({"id": "d", "pickup_at": 1700000000}));
+    let at: Option<i64> = picked.pickup_at;
+    assert_eq!(at, Some(1_700_000_000));
+    assert!(serde_json::from_value::<Delivery>(json!({"id": "d", "pickup_at": "x"})).is_err());
+}
