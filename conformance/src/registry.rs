@@ -103,6 +103,8 @@ pub enum Check {
     Contract,
     /// A discovery step of the contract files.
     Discovery,
+    /// The records the run's writes changed were put back as they were.
+    StateRestored,
 }
 
 /// One row of the registry.
@@ -376,6 +378,14 @@ pub const TABLE: &[Entry] = &[
         Must,
         "a discovery step could run (its answers get the schema/status checks)",
         "fixed: MUST, reported only when a step is skipped, saying why",
+    ),
+    row(
+        Check::StateRestored,
+        "state_restored",
+        F::Contracts,
+        Must,
+        "the records the run's writes changed are put back to the values --fixtures `restore` gives",
+        "fixed: MUST, a gate must leave a shared staging target as it found it",
     ),
 ];
 
