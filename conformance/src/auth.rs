@@ -58,6 +58,13 @@ pub struct OAuth {
 }
 
 impl OAuth {
+    /// Whether the run holds exactly one authorization code, still unused: the scheduler
+    /// then gives it to one case decided before the run (see `runner::schedule`), so which
+    /// case gets it never depends on timing.
+    pub fn holds_single_code(&self) -> bool {
+        matches!(&self.codes, CodeSource::Fixed(slot) if slot.lock().is_ok_and(|c| c.is_some()))
+    }
+
     /// Gets a code for the client, or says why none is available.
     pub async fn fresh_code(&self, transport: &Transport) -> Result<String, String> {
         let client = self

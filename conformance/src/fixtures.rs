@@ -10,7 +10,7 @@ use crate::error::HarnessError;
 
 /// Top-level keys the fixtures themselves read; others must be variables the contract
 /// files read (their `vars` or `fixtures:` lists).
-pub const KEYS: &[&str] = &["allow_writes", "oauth"];
+pub const KEYS: &[&str] = &["allow_writes", "oauth", "restore"];
 
 /// The parsed fixtures. `Debug` leaves the client secret and the code out.
 #[derive(Clone, Default)]
@@ -31,6 +31,10 @@ pub struct Fixtures {
     pub authorize_url: Option<String>,
     /// The code may be used more than once (a stateless mock such as Prism).
     pub code_reusable: bool,
+    /// `restore`: per writing operation, the body that puts the target's record back as
+    /// it was before the run. The operations may offer no read of the record (the contact
+    /// update answers with the record after its change), so only the user knows them.
+    pub restore: Vec<(String, Map<String, Value>)>,
 }
 
 impl std::fmt::Debug for Fixtures {
@@ -47,6 +51,7 @@ impl std::fmt::Debug for Fixtures {
             .field("code", &self.code.as_ref().map(|_| "<redacted>"))
             .field("authorize_url", &self.authorize_url)
             .field("code_reusable", &self.code_reusable)
+            .field("restore", &self.restore)
             .finish()
     }
 }
@@ -117,6 +122,22 @@ impl Fixtures {
                     }
                 }
                 ("oauth", _) => return Err("oauth must be a mapping".into()),
+                ("restore", Value::Object(o)) => {
+                    for (op, body) in o {
+                        let Value::Object(body) = body else {
+                            return Err(format!(
+                                "restore.{op} must be a mapping of the body fields that put the record back"
+                            ));
+                        };
+                        fx.restore.push((op, body));
+                    }
+                }
+                ("restore", _) => {
+                    return Err(
+                        "restore must be a mapping: operationId → the body fields that put the record back"
+                            .into(),
+                    );
+                }
                 (_, v) => {
                     fx.vars.insert(k, v);
                 }

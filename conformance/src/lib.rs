@@ -183,6 +183,8 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         (None, None) => Fixtures::default(),
     };
     let fixtures = fixtures.overridden_by(args);
+    runner::check_restore_values(&spec, &fixtures.restore)
+        .map_err(|e| HarnessError::Config(format!("fixtures: {e}")))?;
     let transport = Transport::with_options(args.timeout, &config::transport_options(args)?)?
         .with_wait_budget(args.max_wait);
     let mut secrets = Secrets::new(spec.secret_fields.clone());
@@ -257,7 +259,11 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     let settle = |results: Vec<CheckResult>| -> (Vec<CheckResult>, Vec<String>) {
         let mut results: Vec<CheckResult> = results
             .into_iter()
-            .filter(|r| selection.check(&r.check) && selection.operation(&r.operation))
+            // Whether the run put back what it changed is reported whatever the selection.
+            .filter(|r| {
+                r.check == registry::Check::StateRestored
+                    || (selection.check(&r.check) && selection.operation(&r.operation))
+            })
             .collect();
         let notes = known.apply(&mut results, chrono::Utc::now().date_naive());
         (results, notes)
@@ -297,16 +303,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             .await;
             Ok((results, Vec::new()))
         } else {
-            run_all(
-                args,
-                &selection,
-                &ctx,
-                &contracts,
-                fixtures.allow_writes,
-                vars,
-                &live,
-            )
-            .await
+            run_all(args, &selection, &ctx, &contracts, &fixtures, vars, &live).await
         }
     };
     let (state, ran) = tokio::select! {
@@ -351,7 +348,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     };
     let latency = report::timings::per_operation(&exchanges);
     let mut summary = report::terminal::render(&results, &latency, args.strict, args.verbose);
-    let mut notes = String::new();
+    let mut notes = runner::restore_note(&results);
     if state == report::RunState::Interrupted {
         // An entry not reached yet is not one that "no longer fails".
         notes.push_str(&format!(
@@ -490,7 +487,7 @@ async fn run_all(
     selection: &selection::Selection,
     ctx: &Arc<Context>,
     contracts: &Contracts,
-    allow_writes: bool,
+    fixtures: &Fixtures,
     mut vars: Vars,
     live: &report::live::Live<'_>,
 ) -> Result<(Vec<CheckResult>, Vec<Exchange>), HarnessError> {
@@ -503,7 +500,7 @@ async fn run_all(
         contracts,
         plan::PlanOptions {
             seed: args.seed,
-            allow_writes,
+            allow_writes: fixtures.allow_writes,
         },
     );
     let mut explicit = contracts.cases.clone();
@@ -513,7 +510,7 @@ async fn run_all(
                 .operation(&s.request.op)
                 .is_some_and(|o| o.writes())
         });
-        if writes && !allow_writes {
+        if writes && !fixtures.allow_writes {
             c.skip = Some(format!(
                 "{} changes the target's state: set `allow_writes: true` in --fixtures to test it",
                 c.operation
@@ -524,11 +521,26 @@ async fn run_all(
     cases.retain(|c| selection.operation(&c.operation) && selection.runs_case_of(&c.check));
     let progress = report::terminal::Progress::new(cases.len(), args.strict, args.quiet);
     progress.report(&discovery.results);
-    let reports: Vec<CaseReport> = runner::run_cases(ctx.clone(), cases, vars, args.workers, |r| {
-        progress.case_done(&r.results);
+    // Without `allow_writes` only requests the target must reject reach a writing
+    // operation: nothing is changed, so nothing is put back.
+    let written = if fixtures.allow_writes {
+        runner::written(&ctx.spec, &cases)
+    } else {
+        Vec::new()
+    };
+    let after_cases = cases.len() + 1;
+    let mut reports: Vec<CaseReport> =
+        runner::run_cases(ctx.clone(), cases, vars, args.workers, |r| {
+            progress.case_done(&r.results);
+            live.add(r.index, &r.results, &r.exchanges);
+        })
+        .await;
+    // Before anything else can stop the run: the target is put back as it was found.
+    for r in runner::restore(ctx, &written, &fixtures.restore, after_cases).await {
+        progress.report(&r.results);
         live.add(r.index, &r.results, &r.exchanges);
-    })
-    .await;
+        reports.push(r);
+    }
     progress.finish();
     let mut results = discovery.results;
     let mut exchanges = discovery.exchanges;

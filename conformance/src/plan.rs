@@ -184,14 +184,16 @@ fn constraint_level(schema: &Value, keyword: &str) -> Level {
     }
 }
 
-/// A value of the wrong JSON type for a schema.
-fn mistyped(schema: &Value) -> Option<Value> {
+/// Values of the wrong JSON type for a schema, each with whether a lenient server can read
+/// it as the declared type (a number where a string is declared reads as its text); the
+/// spec's `x-mistyped-input` gives each kind its level.
+fn mistyped(schema: &Value) -> Vec<(Value, bool)> {
     match schema.get("type").and_then(Value::as_str) {
-        Some("string") => Some(json!(12345)),
-        Some("integer") | Some("number") => Some(json!("not-a-number")),
-        Some("boolean") => Some(json!("not-a-boolean")),
-        Some("array") | Some("object") => Some(json!(true)),
-        _ => None,
+        Some("string") => vec![(json!(12345), true), (json!({ "not": "a string" }), false)],
+        Some("integer") | Some("number") => vec![(json!("not-a-number"), false)],
+        Some("boolean") => vec![(json!("not-a-boolean"), false)],
+        Some("array") | Some("object") => vec![(json!(true), false)],
+        _ => Vec::new(),
     }
 }
 
@@ -376,8 +378,16 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
             p.schema.get("type").and_then(Value::as_str),
             Some("integer" | "number" | "boolean")
         );
-        if let Some(bad) = mistyped(&p.schema).filter(|_| scalar) {
-            variants.push((format!("mistyped-param/{}", p.name), bad, Level::Must));
+        // A query value is text, so only an unreadable one is mistyped (`masterid=abc`).
+        for (bad, _) in mistyped(&p.schema)
+            .into_iter()
+            .filter(|(_, coercible)| scalar && !coercible)
+        {
+            variants.push((
+                format!("mistyped-param/{}", p.name),
+                bad,
+                spec.decisions.mistyped.1,
+            ));
         }
         if p.schema.get("type").and_then(Value::as_str) == Some("integer")
             && let Some(min) = p.schema.get("minimum").and_then(Value::as_i64)
@@ -443,13 +453,18 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
         let schema = crate::spec::resolve(&spec.doc, &schema)
             .cloned()
             .unwrap_or(schema);
-        if let Some(bad) = mistyped(&schema) {
+        for (bad, coercible) in mistyped(&schema) {
+            let (kind, level) = if coercible {
+                ("coercible-field", spec.decisions.mistyped.0)
+            } else {
+                ("mistyped-field", spec.decisions.mistyped.1)
+            };
             let mut m = body.clone();
             m.insert(f.clone(), bad);
             b.push(
-                format!("mistyped-field/{f}"),
+                format!("{kind}/{f}"),
                 Check::NegativeDataRejection,
-                Level::Must,
+                level,
                 request(
                     op,
                     base.params.clone(),

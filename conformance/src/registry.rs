@@ -105,6 +105,8 @@ pub enum Check {
     Discovery,
     /// An answer came within `--max-response-time`.
     ResponseTime,
+    /// The records the run's writes changed were put back as they were.
+    StateRestored,
 }
 
 /// One row of the registry.
@@ -386,6 +388,14 @@ pub const TABLE: &[Entry] = &[
         Should,
         "every answer arrives within --max-response-time (judged only when it is given)",
         "fixed: SHOULD, the spec states no latency bound: a slow answer is a quality breach the run's owner sets, not a broken contract (--strict makes it fail)",
+    ),
+    row(
+        Check::StateRestored,
+        "state_restored",
+        F::Contracts,
+        Must,
+        "the records the run's writes changed are put back to the values --fixtures `restore` gives",
+        "fixed: MUST, a gate must leave a shared staging target as it found it",
     ),
 ];
 

@@ -250,6 +250,9 @@ pub struct Decisions {
     pub max_body: Option<(usize, u16, Level)>,
     /// `x-non-bmp`: the level of verdicts on characters outside the BMP (MUST if unstated).
     pub non_bmp: Level,
+    /// `x-mistyped-input`: the level of rejecting a mistyped value a lenient server can
+    /// coerce, then of one it cannot read (MUST both if unstated).
+    pub mistyped: (Level, Level),
 }
 
 /// The parsed spec.
@@ -362,6 +365,10 @@ fn decisions(model: &OpenApi) -> Decisions {
             .as_ref()
             .and_then(|b| Some((usize::try_from(b.bytes).ok()?, b.status, b.level))),
         non_bmp: model.non_bmp.as_ref().map_or(Level::Must, |n| n.level),
+        mistyped: model
+            .mistyped_input
+            .as_ref()
+            .map_or((Level::Must, Level::Must), |m| (m.coercible, m.unreadable)),
     }
 }
 

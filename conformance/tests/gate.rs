@@ -155,3 +155,53 @@ async fn unknown_names_in_the_selection_are_configuration_errors() {
         assert!(err.to_string().contains(why), "{err}");
     }
 }
+
+/// The process exit code itself, as CI sees it, for each of 0, 1, 2 and 3.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_process_exits_0_1_2_or_3() {
+    let clean = Embedded::spawn(ServerConfig::default()).await.unwrap();
+    let faulty = Embedded::spawn(ServerConfig {
+        faults: vec![reference_server::Fault::LimitIgnored],
+        ..ServerConfig::default()
+    })
+    .await
+    .unwrap();
+    let run = |args: Vec<String>| {
+        tokio::task::spawn_blocking(move || {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+                .args(&args)
+                .arg("--quiet")
+                .env_remove("CONFORMANCE_TOKEN")
+                .env_remove("CONFORMANCE_AUTH_CODE")
+                .env_remove("CONFORMANCE_CLIENT_ID")
+                .env_remove("CONFORMANCE_CLIENT_SECRET")
+                .env_remove("CONFORMANCE_REDIRECT_URI")
+                .output()
+                .expect("the binary runs");
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+            )
+        })
+    };
+    let against = |s: &Embedded, token: bool| {
+        let mut a = vec!["--base-url".to_string(), s.base_url()];
+        if token {
+            a.extend(["--token".to_string(), s.issue_token()]);
+            // No OAuth client for the token-exchange checks: accepted, so that the
+            // verdict is the checks'.
+            a.push("--allow-incomplete".into());
+        }
+        a
+    };
+    let (code, out) = run(against(&clean, true)).await.unwrap();
+    assert_eq!(code, Some(0), "clean target: {out}");
+    let (code, out) = run(against(&faulty, true)).await.unwrap();
+    assert_eq!(code, Some(1), "a MUST failure: {out}");
+    let (code, out) = run(vec!["--tag".into(), "Accounts".into()]).await.unwrap();
+    assert_eq!(code, Some(2), "a configuration error: {out}");
+    let (code, out) = run(against(&clean, false)).await.unwrap();
+    assert_eq!(code, Some(EXIT_INCOMPLETE.into()), "no token: {out}");
+    clean.shutdown().await;
+    faulty.shutdown().await;
+}

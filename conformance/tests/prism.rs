@@ -26,6 +26,8 @@ const NEEDS_PRISM: &str = "needs Stoplight Prism: run `cargo xtask prism`";
 const FIXTURES: &str = "\
 allow_writes: true
 scope_names: [CME, CBOT]
+restore:
+  updateContactInfoName: { firstName: Ada, lastName: Lovelace, country: GB, phone: \"+44 20 7946 0958\" }
 oauth:
   client_id: demo-client
   client_secret: demo-secret

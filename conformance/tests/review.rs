@@ -104,7 +104,7 @@ fn args_against(server: &Embedded, base_url: String, dir: &tempfile::TempDir) ->
     std::fs::write(
         &fixtures,
         format!(
-            "allow_writes: true\nscope_names: [CME, CBOT]\nsuggest_probe_text: EQUIT\nsuggest_probe_name: Equities\noauth:\n  client_id: {}\n  client_secret: {}\n  redirect_uri: {}\n  authorize_url: {}/oauth/authorize\n",
+            "allow_writes: true\nscope_names: [CME, CBOT]\nsuggest_probe_text: EQUIT\nsuggest_probe_name: Equities\nrestore:\n  updateContactInfoName: {{ firstName: Ada, lastName: Lovelace, country: GB, phone: \"+44 20 7946 0958\" }}\noauth:\n  client_id: {}\n  client_secret: {}\n  redirect_uri: {}\n  authorize_url: {}/oauth/authorize\n",
             client.client_id,
             client.client_secret,
             client.redirect_uri,

@@ -32,6 +32,9 @@ fn catcher(f: Fault) -> (&'static str, bool) {
         "item-wrong-id" => ("field_equals_param", false),
         "missing-param-accepted" => ("negative_data_rejection", false),
         "token-type-wrong" => ("fields_equal", true),
+        "contact-refuses-old-name" => ("state_restored", false),
+        "numbers-coerced-to-text" => ("negative_data_rejection", true),
+        "unreadable-id-accepted" => ("negative_data_rejection", false),
         other => panic!("fault {other} has no expected check here: add it"),
     }
 }
@@ -139,5 +142,50 @@ async fn only_the_data_sweep_reaches_the_deep_faults() {
         assert!(swept.results.iter().any(|r| r.verdict == Verdict::Failed
             && r.check == "response_schema_conformance"
             && r.case.starts_with("discover/sweep-")));
+    }
+}
+
+/// The spec's `x-mistyped-input` splits a mistyped input by whether a lenient server can
+/// read it: a number accepted where a string is declared is a SHOULD breach (a warning,
+/// exit 0), an unreadable `masterid` accepted is a MUST failure (exit 1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_coerced_value_warns_and_an_unreadable_one_fails() {
+    use conformance::spec::Level;
+    for (fault, case, level, exit) in [
+        (
+            Fault::NumbersCoercedToText,
+            "updateContactInfoName/coercible-field/firstName",
+            Level::Should,
+            0,
+        ),
+        (
+            Fault::UnreadableIdAccepted,
+            "listCategoryPositionLimits/mistyped-param/masterid",
+            Level::Must,
+            1,
+        ),
+    ] {
+        let config = Config {
+            faults: vec![fault],
+            ..Config::default()
+        };
+        let out = execute(&common::embedded_args(), config)
+            .await
+            .expect("run completes");
+        let failed: Vec<(&str, Level)> = out
+            .results
+            .iter()
+            .filter(|r| r.verdict == Verdict::Failed)
+            .map(|r| (r.case.as_str(), r.level))
+            .collect();
+        assert!(
+            failed.iter().any(|(c, l)| c.ends_with(case) && *l == level),
+            "{fault}: {failed:?}"
+        );
+        assert!(
+            failed.iter().all(|(_, l)| *l == level),
+            "{fault}: only {level:?} breaches: {failed:?}"
+        );
+        assert_eq!(out.exit_code, exit, "{fault}: {}", out.summary);
     }
 }

@@ -362,6 +362,26 @@ pub struct BodyLimit {
     pub decision: Option<Value>,
 }
 
+/// `x-mistyped-input` (root): how binding the rejection of an input of the wrong type is,
+/// split by whether a lenient server can read it as the declared type: a number where a
+/// string is declared reads as its text (a lenient server coerces it, and accepting it is
+/// a lesser breach), while a value no reading turns into the declared type (`abc` for an
+/// integer, an object for a string) is garbage whose acceptance hides a client bug.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MistypedInput {
+    /// The level of "rejected" for a value a lenient server can coerce.
+    pub coercible: Level,
+    /// The level of "rejected" for a value that cannot be read as the declared type.
+    pub unreadable: Level,
+    /// The decision row behind it.
+    #[serde(default)]
+    pub decision: Option<Value>,
+    /// Why.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
 /// `x-non-bmp` (root): how binding the handling of characters outside the Basic
 /// Multilingual Plane is (their length, whether they are accepted at all).
 #[derive(Debug, Clone, Deserialize)]

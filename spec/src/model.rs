@@ -10,8 +10,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::extensions::{
-    BodyLimit, BusinessError, ConstraintLevels, Constructor, EncodingLevels, Level, NonBmp,
-    Penalty, Rejection, RejectionResponse, RejectionShape, Rule, RustName, ServerErrors,
+    BodyLimit, BusinessError, ConstraintLevels, Constructor, EncodingLevels, Level, MistypedInput,
+    NonBmp, Penalty, Rejection, RejectionResponse, RejectionShape, Rule, RustName, ServerErrors,
     TokenRefresh, UndeclaredRoute, UndeclaredStatus,
 };
 
@@ -86,6 +86,9 @@ pub struct OpenApi {
     /// `x-non-bmp`: the level of verdicts on characters outside the BMP.
     #[serde(rename = "x-non-bmp")]
     pub non_bmp: Option<NonBmp>,
+    /// `x-mistyped-input`: the levels of rejecting coercible and unreadable mistyped inputs.
+    #[serde(rename = "x-mistyped-input")]
+    pub mistyped_input: Option<MistypedInput>,
 }
 
 /// The `info` object.

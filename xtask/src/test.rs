@@ -46,7 +46,14 @@ fn cargo_tests() -> Command {
 /// leaves out the test that needs it (`required-features`); this step builds the crate
 /// with the feature and runs that test, so the spans and their redaction are checked too.
 fn tracing_tests() -> Command {
-    let args: &[&str] = &["-p", "trading-api", "--features", "tracing", "--test", "tracing"];
+    let args: &[&str] = &[
+        "-p",
+        "trading-api",
+        "--features",
+        "tracing",
+        "--test",
+        "tracing",
+    ];
     let mut cmd = if have_nextest() {
         crate::child::cargo(&["nextest", "run"])
     } else {

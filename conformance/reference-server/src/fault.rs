@@ -92,6 +92,15 @@ faults! {
     /// One position limit deep in the data set lacks its required `active` field.
     DeepRequiredFieldDropped = "deep-required-field-dropped":
         "the last-but-one position limit of the data set (in another category than the first) is sent without its required `active`; caught by response_schema_conformance on the data sweep's deps and item answers",
+    /// The contact update refuses to give a renamed record its original first name back.
+    ContactRefusesOldName = "contact-refuses-old-name":
+        "updatecontactinfoname refuses (200 with errorText) a firstName the record held in the data set once the record has been renamed, so the harness's restore at the end of the run fails; caught by state_restored, which names the values to put back",
+    /// A number sent for a string field of the contact update is read as its text.
+    NumbersCoercedToText = "numbers-coerced-to-text":
+        "updatecontactinfoname reads a number sent where a string is declared as its text (12345 → \"12345\") and accepts the update; caught by the coercible-field negative cases at the spec's x-mistyped-input coercible level (SHOULD: warns, fails under --strict)",
+    /// An unreadable `masterid` is answered as if it named no category.
+    UnreadableIdAccepted = "unreadable-id-accepted":
+        "categoryPositionLimit/deps answers 200 [] to a masterid that cannot be read as an integer (masterid=not-a-number); caught by the mistyped-param negative case at the spec's x-mistyped-input unreadable level (MUST)",
     /// Any syntactically valid bearer token is accepted on `deps`.
     UnknownTokenAccepted = "unknown-token-accepted":
         "categoryPositionLimit/deps accepts any well-formed bearer token, known or not; caught by ignored_auth with an unknown token (MUST, decision 1)",

@@ -110,6 +110,27 @@ async fn probe(fault: Fault, server: &RunningServer) -> Value {
                 .await
                 .0
         ),
+        Fault::ContactRefusesOldName => {
+            let renamed =
+                json!({"firstName": "New", "lastName": "Name", "country": "X", "phone": "Y"});
+            post_json(&update, t, &renamed.to_string()).await;
+            let back =
+                json!({"firstName": "Ada", "lastName": "Lovelace", "country": "GB", "phone": "Y"});
+            post_json(&update, t, &back.to_string()).await.1["errorText"].clone()
+        }
+        Fault::NumbersCoercedToText => {
+            let body =
+                json!({"firstName": 12345, "lastName": "Name", "country": "X", "phone": "Y"});
+            json!(post_json(&update, t, &body.to_string()).await.0)
+        }
+        Fault::UnreadableIdAccepted => json!(
+            get(
+                &format!("{base}/categoryPositionLimit/deps?masterid=abc"),
+                t
+            )
+            .await
+            .0
+        ),
         Fault::UnknownTokenAccepted => {
             json!(
                 get(

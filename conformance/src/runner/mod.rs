@@ -7,6 +7,7 @@
 
 mod discovery;
 mod record;
+mod restore;
 mod schedule;
 mod step;
 
@@ -24,6 +25,7 @@ use crate::transport::Transport;
 
 pub use discovery::discover;
 pub use record::{Exchange, recorded_text};
+pub use restore::{check_values as check_restore_values, note as restore_note, restore, written};
 pub use schedule::run_cases;
 
 /// Everything a case needs, shared by all workers.

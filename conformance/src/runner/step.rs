@@ -22,7 +22,7 @@ pub const CODE_VAR: &str = "oauth.code";
 pub const LAST_CODE_VAR: &str = "oauth.last_code";
 
 /// Marks a skip as caused by an input the run lacks (see [`CheckResult::missing_input`]).
-fn missing_input(mut r: CheckResult) -> CheckResult {
+pub(super) fn missing_input(mut r: CheckResult) -> CheckResult {
     r.missing_input = true;
     r
 }

@@ -37,7 +37,10 @@ async fn update(
 ) -> Result<Response, ApiError> {
     let grant = state.authenticate(headers)?;
     require_media_type(headers, &["application/json"])?;
-    let bytes = read_body(headers, body, state.read_timeout).await?;
+    let mut bytes = read_body(headers, body, state.read_timeout).await?;
+    if state.has(Fault::NumbersCoercedToText) {
+        bytes = numbers_as_text(&bytes).unwrap_or(bytes);
+    }
     let request: UpdateContactInfoName = serde_json::from_slice(&bytes).map_err(|e| {
         ApiError::BadRequest(format!(
             "the JSON body does not match UpdateContactInfoName: {e}"
@@ -53,6 +56,13 @@ async fn update(
             };
             return Ok(Json(body).into_response());
         }
+    }
+    if state.has(Fault::ContactRefusesOldName) && renames_back(state, grant.user_id, &request) {
+        let body = UpdateContactInfoResponse {
+            error_text: Some("firstName was used before: choose another".into()),
+            contact_info: None,
+        };
+        return Ok(Json(body).into_response());
     }
     let clobber = state.has(Fault::UpdateClobbersAddress);
     let keep_names = state.has(Fault::UpdateKeepsOldNames);
@@ -100,4 +110,26 @@ async fn update(
         contact_info: Some(updated),
     };
     Ok(Json(body).into_response())
+}
+
+/// Whether `request` gives a renamed record the first name it had in the data set.
+fn renames_back(state: &AppState, user_id: i64, request: &UpdateContactInfoName) -> bool {
+    let original = state.data.contacts().remove(&user_id);
+    let current = lock(&state.contacts).get(&user_id).cloned();
+    matches!((original, current), (Some(o), Some(c))
+        if c.first_name != o.first_name && request.first_name == o.first_name)
+}
+
+/// The body with each top-level number replaced by its text, as a lenient server reads it
+/// (`None` when the body is not a JSON object: the strict reading reports it).
+fn numbers_as_text(bytes: &[u8]) -> Option<axum::body::Bytes> {
+    let serde_json::Value::Object(mut body) = serde_json::from_slice(bytes).ok()? else {
+        return None;
+    };
+    for v in body.values_mut() {
+        if let serde_json::Value::Number(n) = v {
+            *v = serde_json::Value::String(n.to_string());
+        }
+    }
+    serde_json::to_vec(&body).ok().map(Into::into)
 }

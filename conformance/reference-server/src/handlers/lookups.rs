@@ -38,7 +38,13 @@ fn deps_inner(
     }
     let q = Query::parse(raw);
     let master_id = match q.one("masterid")? {
-        Some(v) => parse_i64("masterid", v)?,
+        Some(v) => match parse_i64("masterid", v) {
+            Ok(id) => id,
+            Err(_) if state.has(Fault::UnreadableIdAccepted) => {
+                return Ok(Json(Vec::<Value>::new()).into_response());
+            }
+            Err(e) => return Err(e),
+        },
         None if state.has(Fault::MissingParamAccepted) => {
             return Ok(Json(Vec::<Value>::new()).into_response());
         }
