@@ -83,10 +83,7 @@ fn each_encoding_sends_its_content_type_and_bytes() {
         (202, "", Vec::new()),
     ]);
     let client = gen_media_types::Client::new(base).unwrap();
-    let body = gen_media_types::models::Note {
-        text: "a&b".into(),
-        tags: Some(vec!["x".into()]),
-    };
+    let body = gen_media_types::models::Note::new("a&b").with_tags(vec![String::from("x")]);
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async {
         assert_eq!(client.put_note(&body).await.unwrap().text, "hi");

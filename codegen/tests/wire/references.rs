@@ -51,9 +51,7 @@ fn serve(n: usize) -> (String, std::thread::JoinHandle<Vec<(String, String)>>) {
 fn a_body_shared_through_another_path_and_a_repeated_path_parameter() {
     let (base, server) = serve(3);
     let client = Client::new(base).unwrap();
-    let pet = Pet {
-        name: "Rex".to_owned(),
-    };
+    let pet = Pet::new("Rex");
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
