@@ -34,6 +34,8 @@ pub struct Client {
     headers: reqwest::header::HeaderMap,
     /// Told about every attempt.
     hooks: Vec<std::sync::Arc<dyn crate::Hook>>,
+    /// Whether arguments are checked against the spec's constraints before sending.
+    check_arguments: bool,
 }
 
 /// Settings of a [`Client`] before it is built: timeouts, body cap, `User-Agent`.
@@ -47,6 +49,7 @@ pub struct ClientBuilder {
     user_agent: String,
     retry: Option<crate::RetryPolicy>,
     hooks: Vec<std::sync::Arc<dyn crate::Hook>>,
+    check_arguments: bool,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -59,6 +62,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("user_agent", &self.user_agent)
             .field("retry", &self.retry)
             .field("hooks", &self.hooks.len())
+            .field("check_arguments", &self.check_arguments)
             .finish()
     }
 }
@@ -99,6 +103,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether each method checks its arguments against the spec's constraints
+    /// (lengths, ranges, patterns, combined lengths) before sending; on unless set.
+    /// See [`Client::set_check_arguments`].
+    pub fn check_arguments(mut self, check: bool) -> Self {
+        self.check_arguments = check;
+        self
+    }
+
     /// The `User-Agent` header; [`Client::DEFAULT_USER_AGENT`] unless set.
     pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
         self.user_agent = user_agent.into();
@@ -121,6 +133,7 @@ impl ClientBuilder {
         client.max_response_bytes = self.max_response_bytes;
         client.retry = self.retry;
         client.hooks = self.hooks;
+        client.check_arguments = self.check_arguments;
         Ok(client)
     }
 }
@@ -145,6 +158,7 @@ impl Client {
             user_agent: Self::DEFAULT_USER_AGENT.to_owned(),
             retry: None,
             hooks: Vec::new(),
+            check_arguments: true,
         }
     }
 
@@ -168,6 +182,7 @@ impl Client {
             retry: None,
             headers: reqwest::header::HeaderMap::new(),
             hooks: Vec::new(),
+            check_arguments: true,
         }
     }
 
@@ -212,6 +227,22 @@ impl Client {
     /// The retry policy, if one is set.
     pub fn retry_policy(&self) -> Option<&crate::RetryPolicy> {
         self.retry.as_ref()
+    }
+
+    /// Switches the client-side checks of arguments against the spec's constraints
+    /// on (the default) or off. Off, an argument the spec forbids is sent as given
+    /// and the server's own answer is what the caller gets: a documented error
+    /// status, or `Error::Business` where the server rejects in a success body. For
+    /// a test of the server's rules, or when a server has relaxed a rule before its
+    /// spec caught up. A path segment that would resolve to `.` or `..` is refused
+    /// either way: it would send the request to another resource.
+    pub fn set_check_arguments(&mut self, check: bool) {
+        self.check_arguments = check;
+    }
+
+    /// Whether arguments are checked against the spec's constraints before sending.
+    pub fn check_arguments(&self) -> bool {
+        self.check_arguments
     }
 
     /// Adds a hook that sees every request and answer of this client and of the
@@ -651,7 +682,9 @@ impl Client {
         crate::Response<crate::models::UpdateContactInfoResponse>,
         crate::Error<UpdateContactInfoNameError>,
     > {
-        body.validate().map_err(crate::Error::Constraint)?;
+        if self.check_arguments {
+            body.validate().map_err(crate::Error::Constraint)?;
+        }
         let url = format!("{}/contactInfo/updatecontactinfoname", self.base_url);
         let mut request = self.http.request(reqwest::Method::POST, url);
         let mut token = None;
@@ -787,19 +820,21 @@ impl Client {
         crate::Response<Vec<crate::models::MarketDataSubscriptionExchangeScope>>,
         crate::Error<FindExchangeScopesError>,
     > {
-        {
-            let v = names;
+        if self.check_arguments {
             {
-                if (v.len() as u64) < 1u64 {
-                    return Err(
-                        crate::Error::Constraint(crate::ConstraintViolation {
-                            fields: vec!["names"],
-                            constraint: crate::Constraint::MinItems {
-                                min: 1u64,
-                                actual: v.len() as u64,
-                            },
-                        }),
-                    );
+                let v = names;
+                {
+                    if (v.len() as u64) < 1u64 {
+                        return Err(
+                            crate::Error::Constraint(crate::ConstraintViolation {
+                                fields: vec!["names"],
+                                constraint: crate::Constraint::MinItems {
+                                    min: 1u64,
+                                    actual: v.len() as u64,
+                                },
+                            }),
+                        );
+                    }
                 }
             }
         }
@@ -852,36 +887,38 @@ impl Client {
         crate::Response<Vec<crate::models::RiskCategory>>,
         crate::Error<SuggestRiskCategoriesError>,
     > {
-        {
-            let v = text;
+        if self.check_arguments {
             {
-                let length = v.chars().count() as u64;
-                if length < 1u64 {
-                    return Err(
-                        crate::Error::Constraint(crate::ConstraintViolation {
-                            fields: vec!["t"],
-                            constraint: crate::Constraint::MinLength {
-                                min: 1u64,
-                                actual: length,
-                            },
-                        }),
-                    );
+                let v = text;
+                {
+                    let length = v.chars().count() as u64;
+                    if length < 1u64 {
+                        return Err(
+                            crate::Error::Constraint(crate::ConstraintViolation {
+                                fields: vec!["t"],
+                                constraint: crate::Constraint::MinLength {
+                                    min: 1u64,
+                                    actual: length,
+                                },
+                            }),
+                        );
+                    }
                 }
             }
-        }
-        {
-            let v = limit;
             {
-                if v < 0i32 {
-                    return Err(
-                        crate::Error::Constraint(crate::ConstraintViolation {
-                            fields: vec!["l"],
-                            constraint: crate::Constraint::Minimum {
-                                min: 0f64,
-                                actual: f64::from(v),
-                            },
-                        }),
-                    );
+                let v = limit;
+                {
+                    if v < 0i32 {
+                        return Err(
+                            crate::Error::Constraint(crate::ConstraintViolation {
+                                fields: vec!["l"],
+                                constraint: crate::Constraint::Minimum {
+                                    min: 0f64,
+                                    actual: f64::from(v),
+                                },
+                            }),
+                        );
+                    }
                 }
             }
         }
@@ -923,6 +960,7 @@ impl Clone for Client {
             retry: self.retry.clone(),
             headers: self.headers.clone(),
             hooks: self.hooks.clone(),
+            check_arguments: self.check_arguments,
         }
     }
 }
@@ -936,6 +974,7 @@ impl std::fmt::Debug for Client {
             .field("retry", &self.retry)
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("hooks", &self.hooks.len())
+            .field("check_arguments", &self.check_arguments)
             .field("credentials", &*read_credentials(&self.credentials))
             .finish_non_exhaustive()
     }

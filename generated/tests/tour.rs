@@ -1,6 +1,7 @@
 //! The tour (`examples/tour`) end to end against the reference server on a port the OS
 //! picks, with the penalty switch on as the README runs it: every step succeeds, the
-//! penalty and the business rule show, and no secret reaches the output.
+//! penalty's ticketed re-send, the 429s waited out and the business rule (refused by
+//! the client, then by the server) show, and no secret reaches the output.
 
 #[path = "../examples/tour/session.rs"]
 mod session;
@@ -38,15 +39,22 @@ async fn the_tour_walks_a_whole_session_and_prints_no_secret() {
     outcome.unwrap_or_else(|e| panic!("tour failed: {e}\n{text}"));
     for step in [
         "1. authorization step (PKCE S256)",
-        "2. token exchange: penalty answer (p-ticket, p-time 0.05 s)",
+        "2. token exchange: 200 OK",
+        // The first request of each path meets the switch: the token exchange a penalty,
+        // the others a 429; the policy waits each out and sends again.
+        "(retry policy: exchange_token attempt 2 sent",
+        ", carrying the penalty's p-ticket)",
         "3. position limits",
+        "(retry policy: list_category_position_limits attempt 1 answered 429 Too Many Requests, Retry-After: ",
         "4. position limit",
         "5. exchange scopes CME, CBOT",
         "6. risk categories",
         "7. contact update: Ada Lovelace",
-        "8. names 40 + 30 characters: refused",
-        "9. refresh grant",
-        "10. with the renewed token",
+        "(retry policy: update_contact_info_name attempt 2 sent",
+        "8. names 40 + 30 characters: refused before sending",
+        "9. the same names sent with the client's checks off: rejected by the server",
+        "10. refresh grant",
+        "11. with the renewed token",
         "tour complete",
     ] {
         assert!(text.contains(step), "missing {step:?} in\n{text}");

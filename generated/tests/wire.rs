@@ -461,6 +461,46 @@ async fn constraints_are_checked_before_sending() {
 }
 
 #[tokio::test]
+async fn with_checks_off_the_arguments_reach_the_server_and_its_answer_is_the_error() {
+    let server = Recorder::start().await;
+    let mut client = server.client();
+    assert!(client.check_arguments());
+    client.set_check_arguments(false);
+    assert!(!client.check_arguments());
+    // The combined rule broken (70 > 60): sent as given, and the server's rejection in a
+    // 200 body is `Error::Business`.
+    server.answer(200, r#"{"errorText":"names too long"}"#);
+    let long = UpdateContactInfoName::new("a".repeat(40), "b".repeat(30), "GB", "1");
+    match client.update_contact_info_name(&long).await {
+        Err(Error::Business { field, .. }) => assert_eq!(field, "errorText"),
+        other => panic!("expected Error::Business, got {other:?}"),
+    }
+    let seen = server.only();
+    let body: Value = serde_json::from_slice(&seen.body).unwrap();
+    assert_eq!(body["firstName"], "a".repeat(40));
+    // A parameter below its minimum goes out too; the server's 400 is the error.
+    server.answer(400, r#"{"errorText":"l must be positive"}"#);
+    match client.suggest_risk_categories("equit", -1).await {
+        Err(err @ Error::Response { .. }) => {
+            assert_eq!(err.status(), Some(StatusCode::BAD_REQUEST))
+        }
+        other => panic!("expected the server's 400, got {other:?}"),
+    }
+    assert_eq!(server.only().query.as_deref(), Some("t=equit&l=-1"));
+    // The switch is the client's own: a builder sets it too, clones keep it.
+    let built = Client::builder(server.base_url.as_str())
+        .check_arguments(false)
+        .build()
+        .unwrap();
+    assert!(!built.clone().check_arguments());
+    assert!(
+        Client::new(server.base_url.as_str())
+            .unwrap()
+            .check_arguments()
+    );
+}
+
+#[tokio::test]
 async fn list_category_position_limits_keeps_unknown_enum_values() {
     let server = Recorder::start().await;
     let client = server.client();

@@ -300,6 +300,8 @@ pub fn emit(api: &Api) -> TokenStream {
             headers: reqwest::header::HeaderMap,
             /// Told about every attempt.
             hooks: Vec<std::sync::Arc<dyn crate::Hook>>,
+            /// Whether arguments are checked against the spec's constraints before sending.
+            check_arguments: bool,
         }
 
         /// Settings of a [`Client`] before it is built: timeouts, body cap, `User-Agent`.
@@ -313,6 +315,7 @@ pub fn emit(api: &Api) -> TokenStream {
             user_agent: String,
             retry: Option<crate::RetryPolicy>,
             hooks: Vec<std::sync::Arc<dyn crate::Hook>>,
+            check_arguments: bool,
         }
 
         impl std::fmt::Debug for ClientBuilder {
@@ -325,6 +328,7 @@ pub fn emit(api: &Api) -> TokenStream {
                     .field("user_agent", &self.user_agent)
                     .field("retry", &self.retry)
                     .field("hooks", &self.hooks.len())
+                    .field("check_arguments", &self.check_arguments)
                     .finish()
             }
         }
@@ -365,6 +369,14 @@ pub fn emit(api: &Api) -> TokenStream {
                 self
             }
 
+            /// Whether each method checks its arguments against the spec's constraints
+            /// (lengths, ranges, patterns, combined lengths) before sending; on unless set.
+            /// See [`Client::set_check_arguments`].
+            pub fn check_arguments(mut self, check: bool) -> Self {
+                self.check_arguments = check;
+                self
+            }
+
             /// The `User-Agent` header; [`Client::DEFAULT_USER_AGENT`] unless set.
             pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
                 self.user_agent = user_agent.into();
@@ -387,6 +399,7 @@ pub fn emit(api: &Api) -> TokenStream {
                 client.max_response_bytes = self.max_response_bytes;
                 client.retry = self.retry;
                 client.hooks = self.hooks;
+                client.check_arguments = self.check_arguments;
                 Ok(client)
             }
         }
@@ -411,6 +424,7 @@ pub fn emit(api: &Api) -> TokenStream {
                     user_agent: Self::DEFAULT_USER_AGENT.to_owned(),
                     retry: None,
                     hooks: Vec::new(),
+                    check_arguments: true,
                 }
             }
 
@@ -432,6 +446,7 @@ pub fn emit(api: &Api) -> TokenStream {
                     retry: None,
                     headers: reqwest::header::HeaderMap::new(),
                     hooks: Vec::new(),
+                    check_arguments: true,
                 }
             }
 
@@ -476,6 +491,22 @@ pub fn emit(api: &Api) -> TokenStream {
             /// The retry policy, if one is set.
             pub fn retry_policy(&self) -> Option<&crate::RetryPolicy> {
                 self.retry.as_ref()
+            }
+
+            /// Switches the client-side checks of arguments against the spec's constraints
+            /// on (the default) or off. Off, an argument the spec forbids is sent as given
+            /// and the server's own answer is what the caller gets: a documented error
+            /// status, or `Error::Business` where the server rejects in a success body. For
+            /// a test of the server's rules, or when a server has relaxed a rule before its
+            /// spec caught up. A path segment that would resolve to `.` or `..` is refused
+            /// either way: it would send the request to another resource.
+            pub fn set_check_arguments(&mut self, check: bool) {
+                self.check_arguments = check;
+            }
+
+            /// Whether arguments are checked against the spec's constraints before sending.
+            pub fn check_arguments(&self) -> bool {
+                self.check_arguments
             }
 
             /// Adds a hook that sees every request and answer of this client and of the
@@ -536,6 +567,7 @@ pub fn emit(api: &Api) -> TokenStream {
                     retry: self.retry.clone(),
                     headers: self.headers.clone(),
                     hooks: self.hooks.clone(),
+                    check_arguments: self.check_arguments,
                 }
             }
         }
@@ -549,6 +581,7 @@ pub fn emit(api: &Api) -> TokenStream {
                     .field("retry", &self.retry)
                     .field("headers", &self.headers.keys().collect::<Vec<_>>())
                     .field("hooks", &self.hooks.len())
+                    .field("check_arguments", &self.check_arguments)
                     #credentials_debug
                     .finish_non_exhaustive()
             }
@@ -1625,7 +1658,9 @@ fn method(
             quote!(if let Some(body) = body { #check })
         }
     });
-    let param_checks = op.params.iter().map(check_param);
+    let param_checks: Vec<TokenStream> = op.params.iter().map(check_param).collect();
+    let argument_checks = (body_check.is_some() || param_checks.iter().any(|c| !c.is_empty()))
+        .then(|| quote!(if self.check_arguments { #body_check #(#param_checks)* }));
     let (path_lets, url) = url_expr(op, uses);
     let add_params = op.params.iter().map(add_param);
     let has_cookies = op
@@ -1769,8 +1804,7 @@ fn method(
         #allow
         #deprecated
         pub async fn #name(&self, #(#params,)* #body_arg) -> Result<#ret, crate::Error<#err>> {
-            #body_check
-            #(#param_checks)*
+            #argument_checks
             #path_lets
             #url_binding
             let #mutable request = self.http.request(reqwest::Method::#method_const, url);
