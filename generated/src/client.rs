@@ -1029,11 +1029,16 @@ impl Traced {
         }
     }
 
-    /// Runs `future` inside the span.
-    async fn run<F: std::future::Future>(&self, future: F) -> F::Output {
+    /// `future` inside the span. Without the feature, `future` itself: not an
+    /// `async fn`, so that a call without tracing builds and moves no future
+    /// around its own.
+    fn run<F: std::future::Future>(
+        &self,
+        future: F,
+    ) -> impl std::future::Future<Output = F::Output> {
         #[cfg(feature = "tracing")]
-        { tracing::Instrument::instrument(future, self.span.clone()).await }
-        #[cfg(not(feature = "tracing"))] { future.await }
+        { tracing::Instrument::instrument(future, self.span.clone()) }
+        #[cfg(not(feature = "tracing"))] { future }
     }
 
     /// Records the outcome's status (if an answer came) and the latency.
