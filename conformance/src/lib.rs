@@ -290,6 +290,9 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         live.write_now(report::RunState::InProgress);
     }
     let interrupted = report::live::interrupted();
+    // What the run's plan writes through, and the index its restore cases take: set once
+    // the cases are planned, read if a signal stops the run.
+    let planned = std::sync::OnceLock::new();
     let work = async {
         if let Some(recorded) = &recorded {
             let results = replay::replay(
@@ -303,7 +306,12 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             .await;
             Ok((results, Vec::new()))
         } else {
-            run_all(args, &selection, &ctx, &contracts, &fixtures, vars, &live).await
+            let inputs = RunInputs {
+                selection: &selection,
+                contracts: &contracts,
+                fixtures: &fixtures,
+            };
+            run_all(args, inputs, &ctx, vars, &live, &planned).await
         }
     };
     let (state, ran) = tokio::select! {
@@ -312,7 +320,14 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             if !args.quiet {
                 eprintln!("\n{signal}: stopping; writing the reports of the results so far");
             }
-            (report::RunState::Interrupted, Ok(live.so_far()))
+            let (mut results, mut exchanges) = live.so_far();
+            if let Some((written, index)) = planned.get() {
+                for r in restore_on_interrupt(&ctx, written, &fixtures, *index, args.quiet).await {
+                    results.extend(r.results);
+                    exchanges.extend(r.exchanges);
+                }
+            }
+            (report::RunState::Interrupted, Ok((results, exchanges)))
         }
     };
     let (results, exchanges) = match ran {
@@ -394,6 +409,52 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         base_url,
         summary,
     })
+}
+
+/// How long an interrupted run may take to put records back before it gives up.
+const RESTORE_GRACE: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// Puts back, after SIGINT or SIGTERM, every record the run's plan writes through: a
+/// case in flight when the signal came may have written without reporting it yet, and
+/// sending the original values to a record that was not changed changes nothing. Bounded
+/// by [`RESTORE_GRACE`]; a second signal skips it, and the `state_restored` results that
+/// are missing then leave the run incomplete.
+async fn restore_on_interrupt(
+    ctx: &Arc<Context>,
+    written: &[String],
+    fixtures: &Fixtures,
+    index: usize,
+    quiet: bool,
+) -> Vec<runner::CaseReport> {
+    if written.is_empty() {
+        return Vec::new();
+    }
+    if !quiet {
+        eprintln!(
+            "putting back what the run wrote through ({}) before stopping; a second signal skips it",
+            written.join(", ")
+        );
+    }
+    let again = report::live::interrupted();
+    tokio::select! {
+        done = tokio::time::timeout(
+            RESTORE_GRACE,
+            runner::restore(ctx, written, &fixtures.restore, index),
+        ) => match done {
+            Ok(reports) => reports,
+            Err(_) => {
+                eprintln!(
+                    "the restore did not finish within {} s: the record may be left changed",
+                    RESTORE_GRACE.as_secs()
+                );
+                Vec::new()
+            }
+        },
+        signal = again => {
+            eprintln!("{signal}: restore skipped; the record may be left changed");
+            Vec::new()
+        }
+    }
 }
 
 /// The report files the command line asks for.
@@ -482,15 +543,28 @@ fn preflight(ctx: &Context, discovery: &CaseReport) -> Result<(), HarnessError> 
     }
 }
 
+/// What a run sends, as read and checked before anything is: which cases, from which
+/// contracts, with which fixtures.
+#[derive(Clone, Copy)]
+struct RunInputs<'a> {
+    selection: &'a selection::Selection,
+    contracts: &'a Contracts,
+    fixtures: &'a Fixtures,
+}
+
 async fn run_all(
     args: &Args,
-    selection: &selection::Selection,
+    inputs: RunInputs<'_>,
     ctx: &Arc<Context>,
-    contracts: &Contracts,
-    fixtures: &Fixtures,
     mut vars: Vars,
     live: &report::live::Live<'_>,
+    planned: &std::sync::OnceLock<(Vec<String>, usize)>,
 ) -> Result<(Vec<CheckResult>, Vec<Exchange>), HarnessError> {
+    let RunInputs {
+        selection,
+        contracts,
+        fixtures,
+    } = inputs;
     let mut budget = args.max_requests;
     let discovery = runner::discover(ctx, &contracts.discover, &mut vars, &mut budget).await;
     preflight(ctx, &discovery)?;
@@ -529,6 +603,7 @@ async fn run_all(
         Vec::new()
     };
     let after_cases = cases.len() + 1;
+    let _ = planned.set((written.clone(), after_cases));
     let mut reports: Vec<CaseReport> =
         runner::run_cases(ctx.clone(), cases, vars, args.workers, |r| {
             progress.case_done(&r.results);

@@ -2,7 +2,9 @@
 //! binary leaves valid JUnit, JSON and HTML marked as such with the results so far; JUnit
 //! is grouped one suite per case with a timed test case per check; `--max-response-time`
 //! fails the slow operation's answers and only those; the JSON report has the latency
-//! percentiles. Slow targets are stubs on 127.0.0.1 that answer after a delay.
+//! percentiles; a run interrupted after its write cases started still puts the contact
+//! record back. Slow targets are stubs (or a delaying proxy in front of the reference
+//! server) on 127.0.0.1.
 
 #![cfg(feature = "embedded")]
 
@@ -32,6 +34,53 @@ async fn slow_stub(slow_path: &'static str, delay: Duration) -> SocketAddr {
             [("content-type", "application/json")],
             r#"{"errorText":"not here"}"#,
         )
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, router).await.unwrap();
+    });
+    addr
+}
+
+/// A proxy to `upstream` (an origin) that holds each request `delay` before passing it
+/// on, except requests whose path contains `fast`: the reference server, slowed down so
+/// that a signal can come in the middle of a run.
+async fn slow_proxy(upstream: String, fast: &'static str, delay: Duration) -> SocketAddr {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse;
+    let http = reqwest::Client::new();
+    let router = Router::new().fallback(move |request: axum::extract::Request| {
+        let (http, upstream) = (http.clone(), upstream.clone());
+        async move {
+            let (parts, body) = request.into_parts();
+            if !parts.uri.path().contains(fast) {
+                tokio::time::sleep(delay).await;
+            }
+            let body = axum::body::to_bytes(body, usize::MAX)
+                .await
+                .unwrap_or_default();
+            let target = parts.uri.path_and_query().map_or("", |p| p.as_str());
+            let mut headers = parts.headers;
+            headers.remove(header::HOST);
+            let answer = http
+                .request(parts.method, format!("{upstream}{target}"))
+                .headers(headers)
+                .body(body)
+                .send()
+                .await;
+            match answer {
+                Ok(answer) => {
+                    let status = answer.status();
+                    let mut headers = answer.headers().clone();
+                    headers.remove(header::TRANSFER_ENCODING);
+                    headers.remove(header::CONTENT_LENGTH);
+                    let body = answer.bytes().await.unwrap_or_default();
+                    (status, headers, body).into_response()
+                }
+                Err(e) => (StatusCode::BAD_GATEWAY, e.to_string()).into_response(),
+            }
+        }
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -318,4 +367,85 @@ async fn a_slow_operation_fails_response_time_there_and_only_there() {
         "{}",
         out.summary
     );
+}
+
+/// SIGINT after the run has changed the contact record (its write cases pass the proxy
+/// at once, everything else waits): the run stops sending cases, puts the record back
+/// with the fixtures' `restore:` values, judges that (`state_restored`), and still says
+/// it was interrupted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupted_run_still_puts_the_contact_record_back() {
+    let server = reference_server::spawn(reference_server::Config::default())
+        .await
+        .unwrap();
+    let original = server.contact_record(1).expect("the demo user's record");
+    let proxy = slow_proxy(server.origin(), "contactInfo", Duration::from_millis(40)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = dir.path().join("fixtures.yaml");
+    std::fs::write(
+        &fixtures,
+        "allow_writes: true\nscope_names: [CME, CBOT]\nrestore:\n  updateContactInfoName:\n    firstName: Ada\n    lastName: Lovelace\n    country: GB\n    phone: \"+44 20 7946 0958\"\n",
+    )
+    .unwrap();
+    let json = dir.path().join("r.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .env_remove("CONFORMANCE_TOKEN")
+        .env_remove("CONFORMANCE_BASE_URL")
+        .args(["--base-url", &format!("http://{proxy}/v1")])
+        .args([
+            "--token",
+            &server.issue_token(),
+            "--workers",
+            "2",
+            "--quiet",
+        ])
+        .arg("--fixtures")
+        .arg(&fixtures)
+        .arg("--json")
+        .arg(&json)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while server.contact_record(1).as_ref() == Some(&original) {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the run ended ({status}) before it changed the record");
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the run did not change the contact record within 60 s");
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let code = wait_bounded(&mut child, Duration::from_secs(30));
+
+    assert_eq!(
+        server.contact_record(1),
+        Some(original),
+        "record not put back after the signal"
+    );
+    let doc = read_json(&json).expect("the JSON report parses");
+    assert_eq!(doc["state"], "interrupted");
+    let failed = doc["totals"]["failed"].as_u64().unwrap();
+    assert_eq!(code, if failed > 0 { 1 } else { 3 }, "exit code");
+    let restored: Vec<&Value> = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["check"] == "state_restored")
+        .collect();
+    assert!(
+        restored
+            .iter()
+            .any(|r| r["verdict"] == "passed"
+                && r["expected"].as_str().unwrap().contains("Lovelace")),
+        "{restored:#?}"
+    );
+    server.shutdown().await;
 }
