@@ -434,18 +434,6 @@ async fn an_interrupted_run_still_puts_the_contact_record_back() {
     assert_eq!(doc["state"], "interrupted");
     let failed = doc["totals"]["failed"].as_u64().unwrap();
     assert_eq!(code, if failed > 0 { 1 } else { 3 }, "exit code");
-    let restored: Vec<&Value> = doc["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["check"] == "state_restored")
-        .collect();
-    assert!(
-        restored
-            .iter()
-            .any(|r| r["verdict"] == "passed"
-                && r["expected"].as_str().unwrap().contains("Lovelace")),
-        "{restored:#?}"
-    );
+    common::assert_restored_in(&doc);
     server.shutdown().await;
 }

@@ -174,19 +174,7 @@ async fn the_contact_record_is_put_back_after_a_run() {
     let json: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
             .unwrap();
-    let restored = json["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["check"] == "state_restored")
-        .collect::<Vec<_>>();
-    assert!(
-        restored
-            .iter()
-            .any(|r| r["verdict"] == "passed"
-                && r["expected"].as_str().unwrap().contains("Lovelace")),
-        "{restored:#?}"
-    );
+    common::assert_restored_in(&json);
     server.shutdown().await;
 }
 

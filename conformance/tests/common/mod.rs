@@ -72,3 +72,21 @@ pub fn embedded_args() -> Args {
     a.quiet = true;
     a
 }
+
+/// Asserts that a JSON report holds a passed `state_restored` result whose expected
+/// values name the demo user (`Lovelace`): the record was put back, and the report says so.
+pub fn assert_restored_in(report: &serde_json::Value) {
+    let restored: Vec<&serde_json::Value> = report["results"]
+        .as_array()
+        .expect("a results array")
+        .iter()
+        .filter(|r| r["check"] == "state_restored")
+        .collect();
+    assert!(
+        restored.iter().any(|r| r["verdict"] == "passed"
+            && r["expected"]
+                .as_str()
+                .is_some_and(|e| e.contains("Lovelace"))),
+        "no passed state_restored naming the original values: {restored:#?}"
+    );
+}
