@@ -61,7 +61,7 @@ pub fn generate_str(source_name: &str, text: &str, header_name: &str) -> Result<
     let spec = spec_model::parse(&source)?;
     let (api, warnings) = lower::lower(&spec).map_err(|l| source.error(l))?;
     let files = emit::emit(&api, header_name)?;
-    let warnings = warnings.into_iter().map(|w| source.error(w)).collect();
+    let warnings = source.errors(warnings);
     let dependencies = emit::manifest::dependencies(&api);
     Ok(Generated {
         files,
