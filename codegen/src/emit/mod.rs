@@ -1,7 +1,7 @@
 //! Emitting: the IR becomes Rust tokens (`quote!`), then formatted text (`prettyplease`).
 //!
-//! Each output file is built as a token stream, parsed into a `syn::File` (which also
-//! proves the tokens are valid Rust) and pretty-printed; the `@generated` header is put on
+//! Each output file is built as a token stream, parsed item by item (which also proves
+//! the tokens are valid Rust) and pretty-printed; the `@generated` header is put on
 //! top afterwards because the printer drops comments.
 
 mod auth;
@@ -66,13 +66,38 @@ pub fn emit(api: &Api, spec_name: &str) -> Result<Vec<File>, Error> {
     })
 }
 
-/// Parses and pretty-prints one file's tokens.
+/// Parses and pretty-prints one file's tokens, one item at a time.
+///
+/// Parsing the whole `syn::File` first held every item's syntax tree at once (on GitHub's
+/// description a few hundred megabytes of fresh pages the kernel had to zero, a quarter
+/// of the processor time); printing each item as soon as it is parsed and dropping it
+/// lets the next item reuse its memory. `prettyplease` prints a file as its inner
+/// attributes then each item ending on a hard line break, so the text is the same.
 fn render(path: &str, tokens: TokenStream) -> Result<String, Error> {
-    let file: syn::File = syn::parse2(tokens).map_err(|e| Error::Internal {
-        file: path.to_owned(),
-        message: e.to_string(),
-    })?;
-    Ok(space_items(&prettyplease::unparse(&file)))
+    use syn::parse::Parser;
+    let mut text = String::new();
+    let mut print = |attrs: Vec<syn::Attribute>, items: Vec<syn::Item>| {
+        text.push_str(&prettyplease::unparse(&syn::File {
+            shebang: None,
+            frontmatter: None,
+            attrs,
+            items,
+        }));
+    };
+    let parse_and_print = |input: syn::parse::ParseStream<'_>| -> syn::Result<()> {
+        print(input.call(syn::Attribute::parse_inner)?, Vec::new());
+        while !input.is_empty() {
+            print(Vec::new(), vec![input.parse()?]);
+        }
+        Ok(())
+    };
+    parse_and_print
+        .parse2(tokens)
+        .map_err(|e| Error::Internal {
+            file: path.to_owned(),
+            message: e.to_string(),
+        })?;
+    Ok(space_items(&text))
 }
 
 /// Puts a blank line between top-level items and between the items of an `impl`, which
