@@ -100,15 +100,18 @@ fn step(lines: &[&str], walk: Walk, token: &str) -> Walk {
     let json_key = format!("\"{key}\"");
     let parent_indent = found_any.then(|| indent(lines[at]));
     for (i, line) in lines.iter().enumerate().skip(from) {
-        let t = line.trim_start();
+        let t = trim_indent(line);
         if t.is_empty() || t.starts_with('#') {
             continue;
         }
         // Left the parent's block: the key is not on a line of its own.
-        if i > at && parent_indent.is_some_and(|p| indent(line) <= p) {
+        if i > at && parent_indent.is_some_and(|p| line.len() - t.len() <= p) {
             break;
         }
-        let t = t.trim_start_matches("- ");
+        let mut t = t;
+        while let Some(rest) = t.strip_prefix("- ") {
+            t = rest;
+        }
         let is_key = yaml_keys.iter().any(|k| t.starts_with(k.as_str()))
             || (t.starts_with(&json_key) && t[json_key.len()..].trim_start().starts_with(':'));
         if is_key {
@@ -129,7 +132,23 @@ fn step(lines: &[&str], walk: Walk, token: &str) -> Walk {
 
 /// Indentation of a line, in bytes of leading whitespace.
 fn indent(line: &str) -> usize {
-    line.len() - line.trim_start().len()
+    line.len() - trim_indent(line).len()
+}
+
+/// `str::trim_start`, byte by byte over the ASCII whitespace that indents every line of
+/// a spec (decoding each character of deep JSON indentation was most of the time spent
+/// locating warnings); the general form only after a non-ASCII byte.
+fn trim_indent(line: &str) -> &str {
+    let ascii = line
+        .bytes()
+        .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r'))
+        .count();
+    let rest = &line[ascii..];
+    if rest.as_bytes().first().is_some_and(|b| !b.is_ascii()) {
+        rest.trim_start()
+    } else {
+        rest
+    }
 }
 
 /// Line of the `index`th YAML list item (`- `) below line `parent`, at the first item's
@@ -189,6 +208,13 @@ mod tests {
     fn finds_json_keys_with_escapes() {
         let text = "{\n  \"paths\": {\n    \"/a/b\": {\n      \"get\": {}\n    }\n  }\n}\n";
         assert_eq!(line_of(text, "/paths/~1a~1b/get"), Some(4));
+    }
+
+    #[test]
+    fn indentation_trims_as_trim_start_does() {
+        for line in ["", "  a", "\t- b", " \u{a0} c", "\u{2003}d", "   ", "x  "] {
+            assert_eq!(trim_indent(line), line.trim_start(), "{line:?}");
+        }
     }
 
     #[test]
