@@ -221,8 +221,18 @@ mod tests {
     fn a_locator_answers_as_line_of_does_in_any_order() {
         let text = "a:\n  b:\n    - x: 1\n    - y: 2\n      c: 3\nd:\n  c: 4\n  e:\n    - 1\n";
         let pointers = [
-            "/a/b/1/c", "/a/b", "/d/c", "/a/nope/c", "/a/b/1", "/d/e/0", "/nope", "", "/a",
-            "/d/c", "/a/b/0/x", "/a/nope",
+            "/a/b/1/c",
+            "/a/b",
+            "/d/c",
+            "/a/nope/c",
+            "/a/b/1",
+            "/d/e/0",
+            "/nope",
+            "",
+            "/a",
+            "/d/c",
+            "/a/b/0/x",
+            "/a/nope",
         ];
         let mut locator = Locator::new(text);
         for pointer in pointers {

@@ -97,12 +97,14 @@ fn as_impl(item: &[TokenTree]) -> Option<(&[TokenTree], &Group)> {
     {
         rest = tail;
     }
-    let keyword = |tree: Option<&TokenTree>, word: &str| {
-        matches!(tree, Some(TokenTree::Ident(i)) if i == word)
-    };
-    let is_impl = keyword(rest.first(), "impl")
-        || (keyword(rest.first(), "unsafe") && keyword(rest.get(1), "impl"));
+    let is_impl = is_word(rest.first(), "impl")
+        || (is_word(rest.first(), "unsafe") && is_word(rest.get(1), "impl"));
     is_impl.then_some((header, body))
+}
+
+/// Whether a token is the identifier (or keyword) `word`.
+fn is_word(tree: Option<&TokenTree>, word: &str) -> bool {
+    matches!(tree, Some(TokenTree::Ident(i)) if i == word)
 }
 
 /// Prints a large `impl` block a group of members at a time, each group as the same
@@ -224,7 +226,10 @@ mod tests {
             .iter()
             .filter_map(|item| print_impl_in_pieces(item))
             .count();
-        assert_eq!(cut, 1, "the long impl is printed in pieces, the short ones whole");
+        assert_eq!(
+            cut, 1,
+            "the long impl is printed in pieces, the short ones whole"
+        );
         let pieces = render("t.rs", tokens.clone()).unwrap();
         assert_eq!(pieces, whole(tokens));
         assert!(pieces.contains("fn method_39"), "{pieces}");
@@ -240,7 +245,11 @@ mod tests {
         };
         let items = split_items(tokens);
         assert_eq!(items.len(), 3);
-        assert_eq!(items[1].len(), 11, "B and the two impls without docs stay together");
+        assert_eq!(
+            items[1].len(),
+            11,
+            "B and the two impls without docs stay together"
+        );
     }
 
     #[test]
