@@ -32,7 +32,8 @@ impl Source {
     }
 
     /// Turns many located problems into spec errors, reading the text's lines once for
-    /// all of them (see [`Locator`]): what [`Source::error`] does for each, in order.
+    /// all of them (and remembering the walk to each pointer prefix): what
+    /// [`Source::error`] does for each, in order.
     pub fn errors(&self, located: impl IntoIterator<Item = Located>) -> Vec<SpecError> {
         let mut locator = Locator::new(&self.text);
         located

@@ -1,8 +1,8 @@
 //! Emitting: the IR becomes Rust tokens (`quote!`), then formatted text (`prettyplease`).
 //!
 //! Each output file is built as a token stream, parsed a few items at a time (which also
-//! proves the tokens are valid Rust) and pretty-printed (see [`render`]); the `@generated` header is put on
-//! top afterwards because the printer drops comments.
+//! proves the tokens are valid Rust) and pretty-printed (see `render.rs`); the
+//! `@generated` header is put on top afterwards because the printer drops comments.
 
 mod auth;
 mod builders;
