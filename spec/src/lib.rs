@@ -1,7 +1,7 @@
 //! The one reader of OpenAPI 3.0/3.1 documents in this workspace.
 //!
 //! The generator, the conformance harness and the reference server all read a spec through
-//! this crate, so they cannot disagree about what it says. [`load`] turns YAML or JSON text
+//! this crate, so they cannot disagree about what it says. [`parse`] turns YAML or JSON text
 //! into the typed [`model`]; every problem is a [`SpecError`] with the JSON pointer and line
 //! of the node at fault. YAML is parsed in one place, [`yaml`].
 

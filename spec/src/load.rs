@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use crate::error::{Located, SpecError, push_pointer};
-use crate::locate::line_of;
+use crate::locate::{Locator, line_of};
 use crate::model::OpenApi;
 
 /// The text of a spec, kept so that errors can be given a line.
@@ -29,6 +29,22 @@ impl Source {
             line,
             message: located.message,
         }
+    }
+
+    /// Turns many located problems into spec errors, reading the text's lines once for
+    /// all of them (and remembering the walk to each pointer prefix): what
+    /// [`Source::error`] does for each, in order.
+    pub fn errors(&self, located: impl IntoIterator<Item = Located>) -> Vec<SpecError> {
+        let mut locator = Locator::new(&self.text);
+        located
+            .into_iter()
+            .map(|located| SpecError {
+                file: self.name.clone(),
+                line: locator.line_of(&located.pointer),
+                pointer: located.pointer,
+                message: located.message,
+            })
+            .collect()
     }
 }
 

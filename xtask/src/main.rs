@@ -19,6 +19,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// Generation builds and drops millions of small token and syntax-tree nodes; with
+/// glibc's allocator about a third of its processor time went to `malloc`/`free`,
+/// consolidation and page faults. mimalloc keeps that cost small (measured in
+/// BENCHMARKS.md, "Faster generation"). It is chosen here, in the binary, so the
+/// libraries (`codegen`, `spec-model`) leave the choice to whoever links them.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "cargo xtask",

@@ -179,15 +179,34 @@ struct Pair {
 }
 
 /// The processor time (user and system) of this process's waited-for children so far,
-/// from `/proc/self/stat` (`cutime` and `cstime`, in Linux's fixed 100 ticks a second);
-/// `None` where there is no such file.
+/// from `getrusage(RUSAGE_CHILDREN)`, to the microsecond. `/proc/self/stat`'s `cutime`
+/// and `cstime` (read before) count Linux's 100 ticks a second: too coarse for a 15 ms
+/// generation, where one tick either way moved a small document's ratio from 0.25 to
+/// 0.43. `None` elsewhere than Unix.
+#[cfg(unix)]
 fn children_cpu() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which may hold spaces), from field 3 (`state`).
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i)?.parse::<u64>().ok();
-    let (user, system) = (ticks(16 - 3)?, ticks(17 - 3)?);
-    Some(Duration::from_millis((user + system) * 10))
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `getrusage` only writes the `rusage` it is pointed at, which lives for the
+    // call; all zeroes is a valid value of that plain C struct, and on success the
+    // kernel has filled it.
+    let usage = unsafe {
+        if libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()) != 0 {
+            return None;
+        }
+        usage.assume_init()
+    };
+    let time = |t: libc::timeval| -> Option<Duration> {
+        Some(
+            Duration::from_secs(u64::try_from(t.tv_sec).ok()?)
+                + Duration::from_micros(u64::try_from(t.tv_usec).ok()?),
+        )
+    };
+    Some(time(usage.ru_utime)? + time(usage.ru_stime)?)
+}
+
+#[cfg(not(unix))]
+fn children_cpu() -> Option<Duration> {
+    None
 }
 
 /// The median wall time of some runs.
@@ -359,7 +378,7 @@ pub fn run(settings: &Settings) -> Result<(), String> {
         );
         if let (Some(ours_cpu), Some(theirs_cpu)) = (cpu(&ours), cpu(&theirs)) {
             println!(
-                "  cpu        ours {:>9.1} ms   progenitor {:>9.1} ms   ratio {:.2}   (processor time, 10 ms ticks)",
+                "  cpu        ours {:>9.1} ms   progenitor {:>9.1} ms   ratio {:.2}   (processor time, user + system)",
                 ms(ours_cpu),
                 ms(theirs_cpu),
                 ours_cpu.as_secs_f64() / theirs_cpu.as_secs_f64().max(1e-9)
@@ -462,10 +481,10 @@ pub fn run(settings: &Settings) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    #[cfg(target_os = "linux")]
+    #[cfg(unix)]
     #[test]
     fn a_childs_processor_time_is_counted_once_it_is_waited_for() {
-        let before = children_cpu().expect("/proc/self/stat has cutime and cstime");
+        let before = children_cpu().expect("getrusage answers for the children");
         let status = Command::new("sh")
             .args(["-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"])
             .status()

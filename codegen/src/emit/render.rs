@@ -1,0 +1,260 @@
+//! Turning one file's tokens into formatted text, a few items at a time.
+//!
+//! Parsing a whole file into one `syn::File` converted every token into one `syn` token
+//! buffer and held every item's syntax tree at once: on GitHub's description hundreds of
+//! megabytes of fresh pages that the kernel had to zero (a quarter of the processor
+//! time). Here the top-level items are cut apart on their token trees, and a large `impl`
+//! block (the client's methods) into groups of members; each piece is parsed, printed
+//! and dropped before the next, so the memory is reused. `prettyplease` prints a file as
+//! its inner attributes then each item ending on a hard line break, and an `impl`'s
+//! members each on their own lines, so the pieces put together are the text a whole-file
+//! print gives (the generator's tests compare the generated crates byte for byte).
+
+use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
+use syn::parse::{ParseStream, Parser};
+
+use crate::error::Error;
+
+/// How many members of an `impl` block are parsed and printed together: enough to keep
+/// the per-piece overhead small, few enough to keep the memory of a piece small.
+const MEMBERS_PER_PIECE: usize = 16;
+
+/// Parses and pretty-prints one file's tokens.
+pub(super) fn render(path: &str, tokens: TokenStream) -> Result<String, Error> {
+    let internal = |e: syn::Error| Error::Internal {
+        file: path.to_owned(),
+        message: e.to_string(),
+    };
+    let mut text = String::new();
+    for item in split_items(tokens) {
+        let printed = match print_impl_in_pieces(&item) {
+            Some(printed) => printed,
+            None => print(item.into_iter().collect()).map_err(internal)?,
+        };
+        text.push_str(&printed);
+    }
+    Ok(space_items(&text))
+}
+
+/// Parses tokens as a file (inner attributes, then items) and prints it.
+fn print(tokens: TokenStream) -> syn::Result<String> {
+    let parse = |input: ParseStream<'_>| -> syn::Result<syn::File> {
+        let attrs = input.call(syn::Attribute::parse_inner)?;
+        let mut items = Vec::new();
+        while !input.is_empty() {
+            items.push(input.parse()?);
+        }
+        Ok(syn::File {
+            shebang: None,
+            frontmatter: None,
+            attrs,
+            items,
+        })
+    };
+    Ok(prettyplease::unparse(&parse.parse2(tokens)?))
+}
+
+/// Cuts a token stream into items: a new item begins at a `#` (its first outer
+/// attribute, which every generated item has: its rustdoc) right after a `;` or a braced
+/// block, where one item always ends. Items without attributes stay with the one before;
+/// a piece may hold several items, never part of one.
+fn split_items(tokens: TokenStream) -> Vec<Vec<TokenTree>> {
+    let mut items = Vec::new();
+    let mut current: Vec<TokenTree> = Vec::new();
+    let mut after_item_end = false;
+    for tree in tokens {
+        let attribute_start = matches!(&tree, TokenTree::Punct(p) if p.as_char() == '#');
+        if attribute_start && after_item_end && !current.is_empty() {
+            items.push(std::mem::take(&mut current));
+        }
+        after_item_end = match &tree {
+            TokenTree::Punct(p) => p.as_char() == ';',
+            TokenTree::Group(g) => g.delimiter() == Delimiter::Brace,
+            _ => false,
+        };
+        current.push(tree);
+    }
+    if !current.is_empty() {
+        items.push(current);
+    }
+    items
+}
+
+/// The header (attributes, `impl ... for ...`) and braced body of an `impl` item.
+fn as_impl(item: &[TokenTree]) -> Option<(&[TokenTree], &Group)> {
+    let (TokenTree::Group(body), header) = item.split_last()? else {
+        return None;
+    };
+    if body.delimiter() != Delimiter::Brace {
+        return None;
+    }
+    // After the outer attributes (`#` and a bracketed group each): `impl` or
+    // `unsafe impl`. Anything else (a `fn` returning `impl Trait`, a `mod`) is not cut.
+    let mut rest = header;
+    while let [TokenTree::Punct(p), TokenTree::Group(g), tail @ ..] = rest
+        && p.as_char() == '#'
+        && g.delimiter() == Delimiter::Bracket
+    {
+        rest = tail;
+    }
+    let is_impl = is_word(rest.first(), "impl")
+        || (is_word(rest.first(), "unsafe") && is_word(rest.get(1), "impl"));
+    is_impl.then_some((header, body))
+}
+
+/// Whether a token is the identifier (or keyword) `word`.
+fn is_word(tree: Option<&TokenTree>, word: &str) -> bool {
+    matches!(tree, Some(TokenTree::Ident(i)) if i == word)
+}
+
+/// Prints a large `impl` block a group of members at a time, each group as the same
+/// header around a part of the body, and joins the bodies; `None` (print it whole) when
+/// it is not a large `impl`, or when a printed piece is not shaped as expected.
+fn print_impl_in_pieces(item: &[TokenTree]) -> Option<String> {
+    let (header, body) = as_impl(item)?;
+    let members = split_items(body.stream());
+    if members.len() <= MEMBERS_PER_PIECE {
+        return None;
+    }
+    let mut pieces = Vec::new();
+    for group in members.chunks(MEMBERS_PER_PIECE) {
+        let inner: TokenStream = group.iter().flatten().cloned().collect();
+        let mut tokens: TokenStream = header.iter().cloned().collect();
+        tokens.extend([TokenTree::Group(Group::new(Delimiter::Brace, inner))]);
+        pieces.push(print(tokens).ok()?);
+    }
+    // Each piece prints as the header's lines, its members indented, and a last `}`.
+    let head_len = header_len(&pieces[0])?;
+    let head = &pieces[0][..head_len];
+    let mut text = String::from(head);
+    for piece in &pieces {
+        let members = piece.strip_prefix(head)?.strip_suffix("}\n")?;
+        if !members.starts_with("    ") || !members.ends_with('\n') {
+            return None;
+        }
+        text.push_str(members);
+    }
+    text.push_str("}\n");
+    Some(text)
+}
+
+/// The length of a printed `impl`'s header: up to and including the line that opens its
+/// body (`impl X {`, or a lone `{` after a `where` clause).
+fn header_len(printed: &str) -> Option<usize> {
+    let mut at = 0;
+    for line in printed.split_inclusive('\n') {
+        at += line.len();
+        let line = line.trim_end_matches('\n');
+        let continuation = line.starts_with([' ', '/', '#', ')', ']']);
+        if !continuation && line.ends_with('{') {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// Puts a blank line between top-level items and between the items of an `impl`, which
+/// `prettyplease` prints back to back; the generated files are read by people too.
+fn space_items(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    for (i, line) in lines.iter().enumerate() {
+        out.push_str(line);
+        out.push('\n');
+        let Some(next) = lines.get(i + 1) else {
+            continue;
+        };
+        if next.is_empty() || next.starts_with('}') || next.trim_start().starts_with('}') {
+            continue;
+        }
+        let top_level_end = *line == "}"
+            || (!line.starts_with(' ') && !line.starts_with("//") && line.ends_with(';'));
+        let module_doc_end = line.starts_with("//!") && !next.starts_with("//!");
+        let member_start = ["///", "pub ", "fn ", "#[", "async ", "type ", "const "]
+            .iter()
+            .any(|p| next.strip_prefix("    ").is_some_and(|n| n.starts_with(p)));
+        let member_end = *line == "    }" && member_start;
+        if top_level_end || module_doc_end || member_end {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    /// What a whole-file parse and print gives, to compare the pieces with.
+    fn whole(tokens: TokenStream) -> String {
+        let file: syn::File = syn::parse2(tokens).unwrap();
+        space_items(&prettyplease::unparse(&file))
+    }
+
+    #[test]
+    fn pieces_print_as_the_whole_file() {
+        let methods = (0..40).map(|i| {
+            let name = quote::format_ident!("method_{i}");
+            quote! {
+                #[doc = "A method."]
+                pub async fn #name(&self, x: u32) -> Result<u32, String> {
+                    match x { 0 => Err("zero".into()), n => Ok(n * #i) }
+                }
+                #[doc = "A constant."]
+                const X: u32 = 1;
+            }
+        });
+        let tokens = quote! {
+            #![doc = "A module."]
+            #[doc = "A type."]
+            pub struct Client { inner: u32 }
+            #[doc = "Its methods."]
+            impl<T> Client where T: Clone { #(#methods)* }
+            #[doc = "A short impl."]
+            impl Client { #[doc = "one"] fn one() {} }
+            #[doc = "A constant."]
+            pub const C: Client = Client { inner: 1 };
+            use std::fmt;
+            impl fmt::Debug for Client {
+                fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str("Client") }
+            }
+            #[doc = "A function returning an impl."]
+            pub fn f() -> impl Fn() { || {} }
+        };
+        let cut = split_items(tokens.clone())
+            .iter()
+            .filter_map(|item| print_impl_in_pieces(item))
+            .count();
+        assert_eq!(
+            cut, 1,
+            "the long impl is printed in pieces, the short ones whole"
+        );
+        let pieces = render("t.rs", tokens.clone()).unwrap();
+        assert_eq!(pieces, whole(tokens));
+        assert!(pieces.contains("fn method_39"), "{pieces}");
+    }
+
+    #[test]
+    fn items_are_cut_only_where_one_ends() {
+        let tokens = quote! {
+            #[doc = "a"] pub const A: S = S { x: 1 };
+            #[doc = "b"] struct B;
+            impl B {} impl S {}
+            #[doc = "c"] fn c() {}
+        };
+        let items = split_items(tokens);
+        assert_eq!(items.len(), 3);
+        assert_eq!(
+            items[1].len(),
+            11,
+            "B and the two impls without docs stay together"
+        );
+    }
+
+    #[test]
+    fn invalid_tokens_are_an_internal_error() {
+        let err = render("bad.rs", quote! { #[doc = "x"] fn }).unwrap_err();
+        assert!(err.to_string().contains("bad.rs"), "{err}");
+    }
+}
