@@ -821,20 +821,18 @@ impl Client {
         crate::Error<FindExchangeScopesError>,
     > {
         if self.check_arguments {
+            let v = names;
             {
-                let v = names;
-                {
-                    if (v.len() as u64) < 1u64 {
-                        return Err(
-                            crate::Error::Constraint(crate::ConstraintViolation {
-                                fields: vec!["names"],
-                                constraint: crate::Constraint::MinItems {
-                                    min: 1u64,
-                                    actual: v.len() as u64,
-                                },
-                            }),
-                        );
-                    }
+                if (v.len() as u64) < 1u64 {
+                    return Err(
+                        crate::Error::Constraint(crate::ConstraintViolation {
+                            fields: vec!["names"],
+                            constraint: crate::Constraint::MinItems {
+                                min: 1u64,
+                                actual: v.len() as u64,
+                            },
+                        }),
+                    );
                 }
             }
         }
@@ -888,37 +886,35 @@ impl Client {
         crate::Error<SuggestRiskCategoriesError>,
     > {
         if self.check_arguments {
+            let v = text;
             {
-                let v = text;
-                {
-                    let length = v.chars().count() as u64;
-                    if length < 1u64 {
-                        return Err(
-                            crate::Error::Constraint(crate::ConstraintViolation {
-                                fields: vec!["t"],
-                                constraint: crate::Constraint::MinLength {
-                                    min: 1u64,
-                                    actual: length,
-                                },
-                            }),
-                        );
-                    }
+                let length = v.chars().count() as u64;
+                if length < 1u64 {
+                    return Err(
+                        crate::Error::Constraint(crate::ConstraintViolation {
+                            fields: vec!["t"],
+                            constraint: crate::Constraint::MinLength {
+                                min: 1u64,
+                                actual: length,
+                            },
+                        }),
+                    );
                 }
             }
+        }
+        if self.check_arguments {
+            let v = limit;
             {
-                let v = limit;
-                {
-                    if v < 0i32 {
-                        return Err(
-                            crate::Error::Constraint(crate::ConstraintViolation {
-                                fields: vec!["l"],
-                                constraint: crate::Constraint::Minimum {
-                                    min: 0f64,
-                                    actual: f64::from(v),
-                                },
-                            }),
-                        );
-                    }
+                if v < 0i32 {
+                    return Err(
+                        crate::Error::Constraint(crate::ConstraintViolation {
+                            fields: vec!["l"],
+                            constraint: crate::Constraint::Minimum {
+                                min: 0f64,
+                                actual: f64::from(v),
+                            },
+                        }),
+                    );
                 }
             }
         }

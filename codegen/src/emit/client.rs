@@ -1296,9 +1296,9 @@ fn check_param(p: &Param) -> TokenStream {
         return body;
     }
     if p.required {
-        quote!({ let v = #name; #body })
+        quote!(if self.check_arguments { let v = #name; #body })
     } else {
-        quote!(if let Some(v) = #name { #body })
+        quote!(if self.check_arguments && let Some(v) = #name { #body })
     }
 }
 
@@ -1791,15 +1791,16 @@ fn method(
             }),
             _ => quote!(body.validate().map_err(crate::Error::Constraint)?;),
         };
+        // Each check tests the switch itself: one `if self.check_arguments` around a
+        // lone `if let` is clippy's `collapsible_if`.
         if b.required {
-            check
+            quote!(if self.check_arguments { #check })
         } else {
-            quote!(if let Some(body) = body { #check })
+            quote!(if self.check_arguments && let Some(body) = body { #check })
         }
     });
     let param_checks: Vec<TokenStream> = op.params.iter().map(check_param).collect();
-    let argument_checks = (body_check.is_some() || param_checks.iter().any(|c| !c.is_empty()))
-        .then(|| quote!(if self.check_arguments { #body_check #(#param_checks)* }));
+    let argument_checks = quote!(#body_check #(#param_checks)*);
     let (path_lets, url) = url_expr(op, uses);
     let add_params = op.params.iter().map(add_param);
     let has_cookies = op
