@@ -150,6 +150,13 @@ fn corpus_and_focused_specs_compile_without_warnings() {
             .join("tests/wire")
             .join(format!("{stem}.rs"));
         if wire.is_file() {
+            // The round trips decode request models too, which derive `Deserialize` only
+            // behind the feature; the corpus crates keep it off, so the default build is
+            // the one clippy checks there.
+            manifest = manifest.replace(
+                "\n[features]\n",
+                "\n[features]\ndefault = [\"deserialize-requests\"]\n",
+            );
             manifest.push_str(
                 "\n[dev-dependencies]\ntokio = { version = \"1\", features = [\"rt\"] }\n",
             );

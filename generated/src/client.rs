@@ -599,7 +599,7 @@ impl Client {
             ),
             token: None,
         };
-        self.execute(request, call, ExchangeTokenError::answer).await
+        self.execute(request, call, exchange_token_answer).await
     }
 
     /// Exchange an OAuth authorization code (or other grant) for an access token.
@@ -649,7 +649,7 @@ impl Client {
             ),
             token: None,
         };
-        self.execute(request, call, ExchangeTokenError::answer).await
+        self.execute(request, call, exchange_token_answer).await
     }
 
     /// Update the name and phone data of the authenticated user's contact record.
@@ -701,7 +701,7 @@ impl Client {
             penalty: None,
             token,
         };
-        self.execute(request, call, UpdateContactInfoNameError::answer).await
+        self.execute(request, call, update_contact_info_name_answer).await
     }
 
     /// Read the position-limit records that belong to a risk category.
@@ -747,7 +747,7 @@ impl Client {
             penalty: None,
             token,
         };
-        self.execute(request, call, ListCategoryPositionLimitsError::answer).await
+        self.execute(request, call, list_category_position_limits_answer).await
     }
 
     /// Read a single position-limit record by id.
@@ -792,7 +792,7 @@ impl Client {
             penalty: None,
             token,
         };
-        self.execute(request, call, GetCategoryPositionLimitError::answer).await
+        self.execute(request, call, get_category_position_limit_answer).await
     }
 
     /// Look up market data subscription exchange scopes by name.
@@ -821,20 +821,18 @@ impl Client {
         crate::Error<FindExchangeScopesError>,
     > {
         if self.check_arguments {
+            let v = names;
             {
-                let v = names;
-                {
-                    if (v.len() as u64) < 1u64 {
-                        return Err(
-                            crate::Error::Constraint(crate::ConstraintViolation {
-                                fields: vec!["names"],
-                                constraint: crate::Constraint::MinItems {
-                                    min: 1u64,
-                                    actual: v.len() as u64,
-                                },
-                            }),
-                        );
-                    }
+                if (v.len() as u64) < 1u64 {
+                    return Err(
+                        crate::Error::Constraint(crate::ConstraintViolation {
+                            fields: vec!["names"],
+                            constraint: crate::Constraint::MinItems {
+                                min: 1u64,
+                                actual: v.len() as u64,
+                            },
+                        }),
+                    );
                 }
             }
         }
@@ -858,7 +856,7 @@ impl Client {
             penalty: None,
             token,
         };
-        self.execute(request, call, FindExchangeScopesError::answer).await
+        self.execute(request, call, find_exchange_scopes_answer).await
     }
 
     /// Search risk categories by text.
@@ -888,37 +886,35 @@ impl Client {
         crate::Error<SuggestRiskCategoriesError>,
     > {
         if self.check_arguments {
+            let v = text;
             {
-                let v = text;
-                {
-                    let length = v.chars().count() as u64;
-                    if length < 1u64 {
-                        return Err(
-                            crate::Error::Constraint(crate::ConstraintViolation {
-                                fields: vec!["t"],
-                                constraint: crate::Constraint::MinLength {
-                                    min: 1u64,
-                                    actual: length,
-                                },
-                            }),
-                        );
-                    }
+                let length = v.chars().count() as u64;
+                if length < 1u64 {
+                    return Err(
+                        crate::Error::Constraint(crate::ConstraintViolation {
+                            fields: vec!["t"],
+                            constraint: crate::Constraint::MinLength {
+                                min: 1u64,
+                                actual: length,
+                            },
+                        }),
+                    );
                 }
             }
+        }
+        if self.check_arguments {
+            let v = limit;
             {
-                let v = limit;
-                {
-                    if v < 0i32 {
-                        return Err(
-                            crate::Error::Constraint(crate::ConstraintViolation {
-                                fields: vec!["l"],
-                                constraint: crate::Constraint::Minimum {
-                                    min: 0f64,
-                                    actual: f64::from(v),
-                                },
-                            }),
-                        );
-                    }
+                if v < 0i32 {
+                    return Err(
+                        crate::Error::Constraint(crate::ConstraintViolation {
+                            fields: vec!["l"],
+                            constraint: crate::Constraint::Minimum {
+                                min: 0f64,
+                                actual: f64::from(v),
+                            },
+                        }),
+                    );
                 }
             }
         }
@@ -945,7 +941,7 @@ impl Client {
             penalty: None,
             token,
         };
-        self.execute(request, call, SuggestRiskCategoriesError::answer).await
+        self.execute(request, call, suggest_risk_categories_answer).await
     }
 }
 
@@ -1458,29 +1454,6 @@ impl ExchangeTokenError {
         }
     }
 
-    /// Turns an answer of the operation into its result.
-    #[allow(clippy::result_large_err)]
-    fn answer(
-        answer: crate::error::Answer,
-    ) -> Result<crate::Response<crate::models::OAuthTokenResponse>, crate::Error<Self>> {
-        match answer.status.as_u16() {
-            200 => {
-                answer
-                    .success_unless(
-                        crate::error::json,
-                        |body: &crate::models::OAuthTokenResponse| crate::error::first_reported(
-                            &[
-                                ("error", body.error.as_deref()),
-                                ("error_description", body.error_description.as_deref()),
-                            ],
-                        ),
-                        |status, body| Self::Rejected { status, body },
-                    )
-            }
-            _ => Err(Self::failure(answer)),
-        }
-    }
-
     /// Turns an answer that is not a documented success into the operation's error.
     #[allow(clippy::result_large_err)]
     fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
@@ -1496,6 +1469,35 @@ impl ExchangeTokenError {
 impl crate::DocumentedError for ExchangeTokenError {
     fn status(&self) -> u16 {
         ExchangeTokenError::status(self)
+    }
+}
+
+/// Turns an answer of [`Client::exchange_token`] into its result.
+#[allow(clippy::result_large_err)]
+fn exchange_token_answer(
+    answer: crate::error::Answer,
+) -> Result<
+    crate::Response<crate::models::OAuthTokenResponse>,
+    crate::Error<ExchangeTokenError>,
+> {
+    match answer.status.as_u16() {
+        200 => {
+            answer
+                .success_unless(
+                    crate::error::json,
+                    |body: &crate::models::OAuthTokenResponse| crate::error::first_reported(
+                        &[
+                            ("error", body.error.as_deref()),
+                            ("error_description", body.error_description.as_deref()),
+                        ],
+                    ),
+                    |status, body| ExchangeTokenError::Rejected {
+                        status,
+                        body,
+                    },
+                )
+        }
+        _ => Err(ExchangeTokenError::failure(answer)),
     }
 }
 
@@ -1541,29 +1543,6 @@ impl UpdateContactInfoNameError {
         }
     }
 
-    /// Turns an answer of the operation into its result.
-    #[allow(clippy::result_large_err)]
-    fn answer(
-        answer: crate::error::Answer,
-    ) -> Result<
-        crate::Response<crate::models::UpdateContactInfoResponse>,
-        crate::Error<Self>,
-    > {
-        match answer.status.as_u16() {
-            200 => {
-                answer
-                    .success_unless(
-                        crate::error::json,
-                        |body: &crate::models::UpdateContactInfoResponse| crate::error::first_reported(
-                            &[("errorText", body.error_text.as_deref())],
-                        ),
-                        |status, body| Self::Rejected { status, body },
-                    )
-            }
-            _ => Err(Self::failure(answer)),
-        }
-    }
-
     /// Turns an answer that is not a documented success into the operation's error.
     #[allow(clippy::result_large_err)]
     fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
@@ -1583,9 +1562,35 @@ impl crate::DocumentedError for UpdateContactInfoNameError {
     }
 }
 
-/// Documented error answers of [`Client::list_category_position_limits`].
+/// Turns an answer of [`Client::update_contact_info_name`] into its result.
+#[allow(clippy::result_large_err)]
+fn update_contact_info_name_answer(
+    answer: crate::error::Answer,
+) -> Result<
+    crate::Response<crate::models::UpdateContactInfoResponse>,
+    crate::Error<UpdateContactInfoNameError>,
+> {
+    match answer.status.as_u16() {
+        200 => {
+            answer
+                .success_unless(
+                    crate::error::json,
+                    |body: &crate::models::UpdateContactInfoResponse| crate::error::first_reported(
+                        &[("errorText", body.error_text.as_deref())],
+                    ),
+                    |status, body| UpdateContactInfoNameError::Rejected {
+                        status,
+                        body,
+                    },
+                )
+        }
+        _ => Err(UpdateContactInfoNameError::failure(answer)),
+    }
+}
+
+/// Documented error answers shared by the 3 operations that document the same errors (the first is [`Client::list_category_position_limits`]); each names it by an alias of its own.
 #[derive(Clone, Debug, PartialEq)]
-pub enum ListCategoryPositionLimitsError {
+pub enum BadRequestUnauthorizedError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
     /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
     ///
@@ -1597,26 +1602,12 @@ pub enum ListCategoryPositionLimitsError {
     Unauthorized(crate::models::ErrorResponse),
 }
 
-impl ListCategoryPositionLimitsError {
+impl BadRequestUnauthorizedError {
     /// The HTTP status of the answer.
     pub fn status(&self) -> u16 {
         match self {
             Self::BadRequest(_) => 400,
             Self::Unauthorized(_) => 401,
-        }
-    }
-
-    /// Turns an answer of the operation into its result.
-    #[allow(clippy::result_large_err)]
-    fn answer(
-        answer: crate::error::Answer,
-    ) -> Result<
-        crate::Response<Vec<crate::models::CategoryPositionLimit>>,
-        crate::Error<Self>,
-    > {
-        match answer.status.as_u16() {
-            200 => answer.success(crate::error::json),
-            _ => Err(Self::failure(answer)),
         }
     }
 
@@ -1631,9 +1622,26 @@ impl ListCategoryPositionLimitsError {
     }
 }
 
-impl crate::DocumentedError for ListCategoryPositionLimitsError {
+impl crate::DocumentedError for BadRequestUnauthorizedError {
     fn status(&self) -> u16 {
-        ListCategoryPositionLimitsError::status(self)
+        BadRequestUnauthorizedError::status(self)
+    }
+}
+
+/// Documented error answers of [`Client::list_category_position_limits`] (an enum several operations share).
+pub type ListCategoryPositionLimitsError = BadRequestUnauthorizedError;
+
+/// Turns an answer of [`Client::list_category_position_limits`] into its result.
+#[allow(clippy::result_large_err)]
+fn list_category_position_limits_answer(
+    answer: crate::error::Answer,
+) -> Result<
+    crate::Response<Vec<crate::models::CategoryPositionLimit>>,
+    crate::Error<ListCategoryPositionLimitsError>,
+> {
+    match answer.status.as_u16() {
+        200 => answer.success(crate::error::json),
+        _ => Err(ListCategoryPositionLimitsError::failure(answer)),
     }
 }
 
@@ -1665,20 +1673,6 @@ impl GetCategoryPositionLimitError {
         }
     }
 
-    /// Turns an answer of the operation into its result.
-    #[allow(clippy::result_large_err)]
-    fn answer(
-        answer: crate::error::Answer,
-    ) -> Result<
-        crate::Response<crate::models::CategoryPositionLimit>,
-        crate::Error<Self>,
-    > {
-        match answer.status.as_u16() {
-            200 => answer.success(crate::error::json),
-            _ => Err(Self::failure(answer)),
-        }
-    }
-
     /// Turns an answer that is not a documented success into the operation's error.
     #[allow(clippy::result_large_err)]
     fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
@@ -1697,107 +1691,50 @@ impl crate::DocumentedError for GetCategoryPositionLimitError {
     }
 }
 
-/// Documented error answers of [`Client::find_exchange_scopes`].
-#[derive(Clone, Debug, PartialEq)]
-pub enum FindExchangeScopesError {
-    /// The request was formatted incorrectly: a required parameter or field is missing or
-    /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
-    ///
-    /// Spec (level SHOULD, decision 2).
-    BadRequest(crate::models::ErrorResponse),
-    /// The `Authorization` header is missing, malformed, or names an unknown or expired token.
-    ///
-    /// Spec (level SHOULD, decision 1b).
-    Unauthorized(crate::models::ErrorResponse),
-}
-
-impl FindExchangeScopesError {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        match self {
-            Self::BadRequest(_) => 400,
-            Self::Unauthorized(_) => 401,
-        }
-    }
-
-    /// Turns an answer of the operation into its result.
-    #[allow(clippy::result_large_err)]
-    fn answer(
-        answer: crate::error::Answer,
-    ) -> Result<
-        crate::Response<Vec<crate::models::MarketDataSubscriptionExchangeScope>>,
-        crate::Error<Self>,
-    > {
-        match answer.status.as_u16() {
-            200 => answer.success(crate::error::json),
-            _ => Err(Self::failure(answer)),
-        }
-    }
-
-    /// Turns an answer that is not a documented success into the operation's error.
-    #[allow(clippy::result_large_err)]
-    fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
-        match answer.status.as_u16() {
-            400 => answer.documented(crate::error::json, Self::BadRequest),
-            401 => answer.documented(crate::error::json, Self::Unauthorized),
-            _ => answer.unexpected(),
-        }
+/// Turns an answer of [`Client::get_category_position_limit`] into its result.
+#[allow(clippy::result_large_err)]
+fn get_category_position_limit_answer(
+    answer: crate::error::Answer,
+) -> Result<
+    crate::Response<crate::models::CategoryPositionLimit>,
+    crate::Error<GetCategoryPositionLimitError>,
+> {
+    match answer.status.as_u16() {
+        200 => answer.success(crate::error::json),
+        _ => Err(GetCategoryPositionLimitError::failure(answer)),
     }
 }
 
-impl crate::DocumentedError for FindExchangeScopesError {
-    fn status(&self) -> u16 {
-        FindExchangeScopesError::status(self)
+/// Documented error answers of [`Client::find_exchange_scopes`] (an enum several operations share).
+pub type FindExchangeScopesError = BadRequestUnauthorizedError;
+
+/// Turns an answer of [`Client::find_exchange_scopes`] into its result.
+#[allow(clippy::result_large_err)]
+fn find_exchange_scopes_answer(
+    answer: crate::error::Answer,
+) -> Result<
+    crate::Response<Vec<crate::models::MarketDataSubscriptionExchangeScope>>,
+    crate::Error<FindExchangeScopesError>,
+> {
+    match answer.status.as_u16() {
+        200 => answer.success(crate::error::json),
+        _ => Err(FindExchangeScopesError::failure(answer)),
     }
 }
 
-/// Documented error answers of [`Client::suggest_risk_categories`].
-#[derive(Clone, Debug, PartialEq)]
-pub enum SuggestRiskCategoriesError {
-    /// The request was formatted incorrectly: a required parameter or field is missing or
-    /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
-    ///
-    /// Spec (level SHOULD, decision 2).
-    BadRequest(crate::models::ErrorResponse),
-    /// The `Authorization` header is missing, malformed, or names an unknown or expired token.
-    ///
-    /// Spec (level SHOULD, decision 1b).
-    Unauthorized(crate::models::ErrorResponse),
-}
+/// Documented error answers of [`Client::suggest_risk_categories`] (an enum several operations share).
+pub type SuggestRiskCategoriesError = BadRequestUnauthorizedError;
 
-impl SuggestRiskCategoriesError {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        match self {
-            Self::BadRequest(_) => 400,
-            Self::Unauthorized(_) => 401,
-        }
-    }
-
-    /// Turns an answer of the operation into its result.
-    #[allow(clippy::result_large_err)]
-    fn answer(
-        answer: crate::error::Answer,
-    ) -> Result<crate::Response<Vec<crate::models::RiskCategory>>, crate::Error<Self>> {
-        match answer.status.as_u16() {
-            200 => answer.success(crate::error::json),
-            _ => Err(Self::failure(answer)),
-        }
-    }
-
-    /// Turns an answer that is not a documented success into the operation's error.
-    #[allow(clippy::result_large_err)]
-    fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
-        match answer.status.as_u16() {
-            400 => answer.documented(crate::error::json, Self::BadRequest),
-            401 => answer.documented(crate::error::json, Self::Unauthorized),
-            _ => answer.unexpected(),
-        }
-    }
-}
-
-impl crate::DocumentedError for SuggestRiskCategoriesError {
-    fn status(&self) -> u16 {
-        SuggestRiskCategoriesError::status(self)
+/// Turns an answer of [`Client::suggest_risk_categories`] into its result.
+#[allow(clippy::result_large_err)]
+fn suggest_risk_categories_answer(
+    answer: crate::error::Answer,
+) -> Result<
+    crate::Response<Vec<crate::models::RiskCategory>>,
+    crate::Error<SuggestRiskCategoriesError>,
+> {
+    match answer.status.as_u16() {
+        200 => answer.success(crate::error::json),
+        _ => Err(SuggestRiskCategoriesError::failure(answer)),
     }
 }

@@ -113,7 +113,8 @@ impl std::fmt::Debug for OAuthTokenResponse {
 
 /// Request body of the contact-name update. `firstName` and `lastName` together may be at
 /// most 60 characters, though each alone may be up to 64.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "deserialize-requests", derive(serde::Deserialize))]
 #[non_exhaustive]
 pub struct UpdateContactInfoName {
     /// The new first name; at most 64 characters, not blank.

@@ -849,11 +849,16 @@ macro_rules! documented {
 documented! {
     ExchangeTokenError { BadRequest, PayloadTooLarge, UnsupportedMediaType } + Rejected
     UpdateContactInfoNameError { BadRequest, Unauthorized, PayloadTooLarge, UnsupportedMediaType } + Rejected
-    ListCategoryPositionLimitsError { BadRequest, Unauthorized }
     GetCategoryPositionLimitError { BadRequest, Unauthorized, NotFound }
-    FindExchangeScopesError { BadRequest, Unauthorized }
-    SuggestRiskCategoriesError { BadRequest, Unauthorized }
+    // `ListCategoryPositionLimitsError`, `FindExchangeScopesError` and
+    // `SuggestRiskCategoriesError` document the same errors: they are aliases of one
+    // shared enum, so one impl covers the three (a second would conflict).
+    ListCategoryPositionLimitsError { BadRequest, Unauthorized }
 }
+
+// The sharing itself: each alias is the one enum (this fails to compile otherwise).
+const _: fn(FindExchangeScopesError) -> ListCategoryPositionLimitsError = |e| e;
+const _: fn(SuggestRiskCategoriesError) -> ListCategoryPositionLimitsError = |e| e;
 
 fn outcome<T: serde::Serialize, E: Documented + trading_api::DocumentedError>(
     result: Result<trading_api::Response<T>, Error<E>>,

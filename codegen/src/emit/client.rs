@@ -1,6 +1,8 @@
 //! `client.rs`: the async client, one method per operation, and each operation's
 //! response and error enums.
 
+use std::collections::HashMap;
+
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -48,11 +50,12 @@ pub fn emit(api: &Api) -> TokenStream {
         ..Uses::default()
     };
     let boxed = Boxed::of(api);
+    let shapes = ErrorShapes::of(&api.operations);
     let mut all_methods = Vec::new();
     let mut enums = Vec::new();
-    for op in &api.operations {
+    for (i, op) in api.operations.iter().enumerate() {
         all_methods.push(methods(op, api, &models, &validating, &mut uses));
-        enums.push(op_enums(op, &models, &boxed));
+        enums.push(op_enums(op, &models, &boxed, &shapes, i));
     }
     let helpers = helpers(&uses);
     let (penalty_field, penalty_pass) = if uses.penalty {
@@ -759,7 +762,110 @@ fn response_enum(
     }
 }
 
-fn op_enums(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStream {
+/// The documented error answers of an operation: its error statuses, then the
+/// business rejection (`x-business-error`) if it checks one.
+fn error_responses(op: &Operation) -> Vec<ResponseDef> {
+    let mut errors: Vec<ResponseDef> = failures(op).into_iter().cloned().collect();
+    errors.extend(rejected_variant(op));
+    errors
+}
+
+/// The error enum of every operation, one enum per distinct shape.
+///
+/// Most operations of a large spec document the same errors (every operation of nexus
+/// answers `4XX` and `5XX` with the same `Error` body; every one of the platform
+/// document's answers no documented error at all). An enum per operation repeated the
+/// same enum, its derives and its impls hundreds of times, which was about a fifth of the
+/// `cargo check` of nexus's crate. Operations whose errors have the same shape (the same
+/// variants, statuses, bodies and docs) share one enum; each keeps its own name as a
+/// type alias, so a caller names and matches `VpcViewError` as before.
+struct ErrorShapes {
+    /// Per operation (spec order): the enum's name and whether the operation is the
+    /// first of its shape (which emits the enum).
+    by_op: Vec<(proc_macro2::Ident, bool)>,
+    /// Per operation: how many operations share its shape.
+    users: Vec<usize>,
+}
+
+impl ErrorShapes {
+    fn of(operations: &[Operation]) -> Self {
+        let keys: Vec<String> = operations
+            .iter()
+            .map(|op| {
+                let parts: Vec<_> = error_responses(op)
+                    .iter()
+                    .map(|r| {
+                        (
+                            r.variant.clone(),
+                            r.doc.clone(),
+                            format!("{:?}", r.status),
+                            format!("{:?}", r.payload),
+                            r.media.is_empty(),
+                        )
+                    })
+                    .collect();
+                format!("{parts:?}")
+            })
+            .collect();
+        let mut count: HashMap<&str, usize> = HashMap::new();
+        for k in &keys {
+            *count.entry(k).or_default() += 1;
+        }
+        // A shared name must not be an operation's own type name nor a fixed item of
+        // the module.
+        let mut taken: std::collections::HashSet<String> = operations
+            .iter()
+            .flat_map(|op| {
+                [
+                    error_enum_name(op).to_string(),
+                    success_enum_name(op).to_string(),
+                ]
+            })
+            .chain(["Client", "ClientBuilder", "Call", "Traced", "Sourced"].map(str::to_owned))
+            .collect();
+        let mut named: HashMap<&str, proc_macro2::Ident> = HashMap::new();
+        let mut by_op = Vec::new();
+        let mut users = Vec::new();
+        for (op, key) in operations.iter().zip(&keys) {
+            let n = count[key.as_str()];
+            users.push(n);
+            if n == 1 {
+                by_op.push((error_enum_name(op), true));
+                continue;
+            }
+            if let Some(name) = named.get(key.as_str()) {
+                by_op.push((name.clone(), false));
+                continue;
+            }
+            let errors = error_responses(op);
+            let base = if errors.is_empty() {
+                "NoDocumentedError".to_owned()
+            } else {
+                let variants: String = errors.iter().map(|r| r.variant.as_str()).collect();
+                format!("{variants}Error")
+            };
+            let mut name = base.clone();
+            let mut suffix = 2;
+            while taken.contains(&name) {
+                name = format!("{base}{suffix}");
+                suffix += 1;
+            }
+            taken.insert(name.clone());
+            let name = format_ident!("{}", name);
+            named.insert(key, name.clone());
+            by_op.push((name, true));
+        }
+        ErrorShapes { by_op, users }
+    }
+}
+
+fn op_enums(
+    op: &Operation,
+    models: &TokenStream,
+    boxed: &Boxed,
+    shapes: &ErrorShapes,
+    index: usize,
+) -> TokenStream {
     let method = &op.name;
     let mut out = TokenStream::new();
     let ok = successes(op);
@@ -774,26 +880,47 @@ fn op_enums(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStream 
             TokenStream::new(),
         ));
     }
-    let doc = format!("Documented error answers of [`Client::{method}`].");
-    let name = error_enum_name(op);
-    let rejected = rejected_variant(op);
-    let mut errors = failures(op);
-    errors.extend(rejected.as_ref());
-    out.extend(response_enum(
-        &name,
-        &doc,
-        &errors,
-        models,
-        None,
-        answer_fns(op, models, boxed),
-    ));
-    out.extend(quote! {
-        impl crate::DocumentedError for #name {
-            fn status(&self) -> u16 {
-                #name::status(self)
+    let (name, first) = &shapes.by_op[index];
+    let shared = shapes.users[index] > 1;
+    if *first {
+        let doc = if shared {
+            format!(
+                "Documented error answers shared by the {} operations that document the same \
+                 errors (the first is [`Client::{method}`]); each names it by an alias of its own.",
+                shapes.users[index]
+            )
+        } else {
+            format!("Documented error answers of [`Client::{method}`].")
+        };
+        let errors = error_responses(op);
+        let errors: Vec<&ResponseDef> = errors.iter().collect();
+        out.extend(response_enum(
+            name,
+            &doc,
+            &errors,
+            models,
+            None,
+            failure_fn(op),
+        ));
+        out.extend(quote! {
+            impl crate::DocumentedError for #name {
+                fn status(&self) -> u16 {
+                    #name::status(self)
+                }
             }
-        }
-    });
+        });
+    }
+    if shared {
+        let alias = error_enum_name(op);
+        let doc = docs::outer(&format!(
+            "Documented error answers of [`Client::{method}`] (an enum several operations share)."
+        ));
+        out.extend(quote! {
+            #doc
+            pub type #alias = #name;
+        });
+    }
+    out.extend(answer_fn(op, models, boxed));
     out
 }
 
@@ -927,19 +1054,24 @@ pub(super) fn simple_success(op: &Operation) -> Option<&ResponseDef> {
     }
 }
 
-/// The private functions of an operation's error enum that turn an answer into the
-/// operation's result: `answer` for every status, `failure` for the error statuses (the
-/// streaming twin calls it once it knows the answer is not a success). Every method of
-/// the operation (one per body encoding) shares them.
-fn answer_fns(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStream {
+/// The name of the private function that turns an answer of the operation into its
+/// result (every method of the operation, one per body encoding, shares it).
+fn answer_fn_name(op: &Operation) -> proc_macro2::Ident {
+    format_ident!("{}_answer", op.name.trim_start_matches("r#"))
+}
+
+/// The private function that turns an answer of the operation into its result: a free
+/// function, since the error enum may be shared by operations with other successes.
+fn answer_fn(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStream {
     if simple_success(op).is_some() {
         return TokenStream::new();
     }
+    let err = error_enum_name(op);
+    let fn_name = answer_fn_name(op);
     let ok = successes(op);
     let ok_type = success_type(op, models);
     let ok_name = success_enum_name(op);
     let ok_path = quote!(#ok_name);
-    let this = quote!(Self);
     let mut ok_arms = Vec::new();
     for r in match_order(ok.iter().copied()) {
         let pat = status_pattern(&r.status);
@@ -969,7 +1101,7 @@ fn answer_fns(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStrea
             quote!(answer.success_unless(
                 #dec,
                 |body: &#t| crate::error::first_reported(&[#(#fields),*]),
-                |status, body| Self::Rejected { status, body },
+                |status, body| #err::Rejected { status, body },
             ))
         } else {
             quote!(answer.success(#dec))
@@ -977,11 +1109,10 @@ fn answer_fns(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStrea
         let expr = with_status(r, expr);
         ok_arms.push(quote!(#pat => #expr,));
     }
-    let failures = match_order(failures(op).into_iter());
-    let otherwise = if failures.is_empty() {
+    let otherwise = if failures(op).is_empty() {
         quote!(answer.unexpected())
     } else {
-        quote!(Self::failure(answer))
+        quote!(#err::failure(answer))
     };
     let answer_body = if ok_arms.is_empty() {
         quote!(Err(#otherwise))
@@ -991,6 +1122,27 @@ fn answer_fns(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStrea
             _ => Err(#otherwise),
         })
     };
+    let doc = docs::outer(&format!(
+        "Turns an answer of [`Client::{}`] into its result.",
+        op.name
+    ));
+    // `result_large_err`: the public methods return the same `Error` (the lint does not
+    // look at `async fn`s); it carries the answer's headers and decoded body by design.
+    quote! {
+        #doc
+        #[allow(clippy::result_large_err)]
+        fn #fn_name(answer: crate::error::Answer) -> Result<crate::Response<#ok_type>, crate::Error<#err>> {
+            #answer_body
+        }
+    }
+}
+
+/// The private function of an error enum that turns an answer that is not a documented
+/// success into the error (the streaming twin calls it once it knows the answer is not a
+/// success). It depends on the error statuses only, so a shared enum has one.
+fn failure_fn(op: &Operation) -> TokenStream {
+    let failures = match_order(failures(op).into_iter());
+    let this = quote!(Self);
     let fail_arm = |r: &ResponseDef| {
         let dec = decoder(&r.payload);
         let wrap = wrap(r, &this, false);
@@ -998,7 +1150,7 @@ fn answer_fns(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStrea
     };
     let has_default = failures.iter().any(|r| r.status == StatusMatch::Default);
     let failure_body = match failures.as_slice() {
-        [] => TokenStream::new(),
+        [] => return TokenStream::new(),
         // A lone catch-all arm is clippy's `match_single_binding`.
         [only] if only.status == StatusMatch::Default => fail_arm(only),
         _ => {
@@ -1014,25 +1166,12 @@ fn answer_fns(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStrea
             })
         }
     };
-    let failure = (!failures.is_empty()).then(|| {
-        quote! {
-            /// Turns an answer that is not a documented success into the operation's error.
-            #[allow(clippy::result_large_err)]
-            fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
-                #failure_body
-            }
-        }
-    });
-    // `result_large_err`: the public methods return the same `Error` (the lint does not
-    // look at `async fn`s); it carries the answer's headers and decoded body by design.
     quote! {
-        /// Turns an answer of the operation into its result.
+        /// Turns an answer that is not a documented success into the operation's error.
         #[allow(clippy::result_large_err)]
-        fn answer(answer: crate::error::Answer) -> Result<crate::Response<#ok_type>, crate::Error<Self>> {
-            #answer_body
+        fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
+            #failure_body
         }
-
-        #failure
     }
 }
 
@@ -1157,9 +1296,9 @@ fn check_param(p: &Param) -> TokenStream {
         return body;
     }
     if p.required {
-        quote!({ let v = #name; #body })
+        quote!(if self.check_arguments { let v = #name; #body })
     } else {
-        quote!(if let Some(v) = #name { #body })
+        quote!(if self.check_arguments && let Some(v) = #name { #body })
     }
 }
 
@@ -1654,15 +1793,16 @@ fn method(
             }),
             _ => quote!(body.validate().map_err(crate::Error::Constraint)?;),
         };
+        // Each check tests the switch itself: one `if self.check_arguments` around a
+        // lone `if let` is clippy's `collapsible_if`.
         if b.required {
-            check
+            quote!(if self.check_arguments { #check })
         } else {
-            quote!(if let Some(body) = body { #check })
+            quote!(if self.check_arguments && let Some(body) = body { #check })
         }
     });
     let param_checks: Vec<TokenStream> = op.params.iter().map(check_param).collect();
-    let argument_checks = (body_check.is_some() || param_checks.iter().any(|c| !c.is_empty()))
-        .then(|| quote!(if self.check_arguments { #body_check #(#param_checks)* }));
+    let argument_checks = quote!(#body_check #(#param_checks)*);
     let (path_lets, url) = url_expr(op, uses);
     let add_params = op.params.iter().map(add_param);
     let has_cookies = op
@@ -1771,7 +1911,10 @@ fn method(
                         let dec = decoder(&r.payload);
                         quote!(self.only(request, call, #status, #dec).await)
                     }
-                    None => quote!(self.execute(request, call, #err::answer).await),
+                    None => {
+                        let answer = answer_fn_name(op);
+                        quote!(self.execute(request, call, #answer).await)
+                    }
                 },
             )
         }

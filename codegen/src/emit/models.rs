@@ -9,7 +9,8 @@ use super::checks;
 use super::docs;
 use super::types::{ident, is_copy, owned};
 use crate::ir::{
-    AliasDef, Api, DefaultValue, EnumDef, EnumKind, Field, StructDef, Ty, TypeDef, UnionDef,
+    AliasDef, Api, DefaultValue, EnumDef, EnumKind, Field, Payload, StructDef, Ty, TypeDef,
+    UnionDef,
 };
 use crate::lower::inner_named;
 
@@ -48,11 +49,12 @@ pub fn emit(api: &Api) -> TokenStream {
             _ => None,
         })
         .collect();
+    let decoded = decoded_types(api);
     let items = api.types.iter().map(|t| match t {
-        TypeDef::Struct(s) => structure(s, &validating, &enums),
+        TypeDef::Struct(s) => structure(s, &validating, &enums, &decoded),
         TypeDef::Enum(e) => enumeration(e),
         TypeDef::Alias(a) => alias(a),
-        TypeDef::Union(u) => union(u),
+        TypeDef::Union(u) => union(u, &decoded),
     });
     let any_scalar_union = api
         .types
@@ -165,6 +167,7 @@ fn structure(
     s: &StructDef,
     validating: &BTreeSet<&str>,
     enums: &BTreeMap<&str, &EnumDef>,
+    decoded: &BTreeSet<String>,
 ) -> TokenStream {
     let name = ident(&s.name);
     let doc = docs::outer(&s.doc);
@@ -179,12 +182,11 @@ fn structure(
         .iter()
         .all(|f| f.optional() || f.flatten || f.default.is_some());
     let secret = s.fields.iter().any(|f| f.secret);
-    let mut derives = vec![
-        quote!(Clone),
-        quote!(PartialEq),
-        quote!(serde::Serialize),
-        quote!(serde::Deserialize),
-    ];
+    let mut derives = vec![quote!(Clone), quote!(PartialEq), quote!(serde::Serialize)];
+    let decode = decode_attr(&s.name, decoded);
+    if decode.is_none() {
+        derives.push(quote!(serde::Deserialize));
+    }
     if !secret {
         derives.insert(0, quote!(Debug));
     }
@@ -280,6 +282,7 @@ fn structure(
     quote! {
         #doc
         #[derive(#(#derives),*)]
+        #decode
         #non_exhaustive
         pub struct #name {
             #(#fields)*
@@ -598,13 +601,88 @@ fn alias(a: &AliasDef) -> TokenStream {
     }
 }
 
+/// The crate feature that adds `Deserialize` to the models the client never decodes.
+pub const DESERIALIZE_REQUESTS: &str = "deserialize-requests";
+
+/// The models the client decodes: every model a documented answer's JSON body holds
+/// (through fields, union variants, aliases, lists and maps), and the request body of
+/// a token-refresh operation (the refresh builds it from JSON).
+///
+/// The others (request bodies only) derive `Deserialize` only behind the crate feature
+/// [`DESERIALIZE_REQUESTS`]: serde's `Deserialize` expansion is the largest part of a
+/// crate's `cargo check` (a visitor, a field enum and a sequence and map decoder per
+/// struct), and a client only ever serializes them. A server or test double built on
+/// the crate turns the feature on.
+fn decoded_types(api: &Api) -> BTreeSet<String> {
+    fn named(ty: &Ty, out: &mut Vec<String>) {
+        match ty {
+            Ty::Named(n) => out.push(n.clone()),
+            Ty::Vec(t) | Ty::Map(t) | Ty::Option(t) => named(t, out),
+            _ => {}
+        }
+    }
+    let refreshed: BTreeSet<&str> = api
+        .schemes
+        .iter()
+        .filter_map(|s| s.refresh.as_ref().map(|r| r.method.as_str()))
+        .collect();
+    let mut todo = Vec::new();
+    for op in &api.operations {
+        for r in &op.responses {
+            if let Payload::Json(ty) = &r.payload {
+                named(ty, &mut todo);
+            }
+        }
+        if refreshed.contains(op.name.as_str()) {
+            for body in op.body.iter().chain(op.other_bodies.iter().map(|(_, b)| b)) {
+                named(&body.ty, &mut todo);
+            }
+        }
+    }
+    let by_name: BTreeMap<&str, &TypeDef> = api.types.iter().map(|t| (t.name(), t)).collect();
+    let mut seen = BTreeSet::new();
+    while let Some(name) = todo.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        match by_name.get(name.as_str()) {
+            Some(TypeDef::Struct(s)) => s.fields.iter().for_each(|f| named(&f.ty, &mut todo)),
+            Some(TypeDef::Union(u)) => u
+                .variants
+                .iter()
+                .filter_map(|v| v.ty.as_ref())
+                .for_each(|ty| named(ty, &mut todo)),
+            Some(TypeDef::Alias(a)) => named(&a.ty, &mut todo),
+            Some(TypeDef::Enum(_)) | None => {}
+        }
+    }
+    seen
+}
+
+/// `#[cfg_attr(feature = "deserialize-requests", derive(serde::Deserialize))]` for a model
+/// the client never decodes (see [`decoded_types`]), `None` for one it does.
+fn decode_attr(name: &str, decoded: &BTreeSet<String>) -> Option<TokenStream> {
+    (!decoded.contains(name))
+        .then(|| quote!(#[cfg_attr(feature = #DESERIALIZE_REQUESTS, derive(serde::Deserialize))]))
+}
+
 /// A `oneOf`/`anyOf`: an internally tagged enum (`tag` set) or an untagged one, with a
 /// last variant that keeps any other value as JSON. serde's derive does all the work; the
 /// fallback is `#[serde(untagged)]`, so it is tried only after every named variant.
 /// Variants hold their data inline as the spec nests it, hence the allowed
 /// `large_enum_variant` (boxing would cost every access for the sake of size).
-fn union(u: &UnionDef) -> TokenStream {
+fn union(u: &UnionDef, decoded: &BTreeSet<String>) -> TokenStream {
     let name = ident(&u.name);
+    let decode = decode_attr(&u.name, decoded);
+    let mut derives = vec![
+        quote!(Clone),
+        quote!(Debug),
+        quote!(PartialEq),
+        quote!(serde::Serialize),
+    ];
+    if decode.is_none() {
+        derives.push(quote!(serde::Deserialize));
+    }
     let doc = docs::outer(&u.doc);
     let representation = match &u.tag {
         Some(tag) => quote!(#[serde(tag = #tag)]),
@@ -651,7 +729,8 @@ fn union(u: &UnionDef) -> TokenStream {
     });
     quote! {
         #doc
-        #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[derive(#(#derives),*)]
+        #decode
         #representation
         #[allow(clippy::large_enum_variant)]
         pub enum #name {
