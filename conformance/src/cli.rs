@@ -14,20 +14,36 @@ pub struct Args {
     /// Without it, the reference server is started in-process on a free port.
     #[arg(long, env = "CONFORMANCE_BASE_URL")]
     pub base_url: Option<String>,
-    /// Bearer token for the secured operations (never printed).
-    #[arg(long, env = "CONFORMANCE_TOKEN", hide_env_values = true)]
+    /// Bearer token for the secured operations (never printed). Credentials are opaque:
+    /// a base64url token may begin with `-`, so they are never read as options.
+    #[arg(
+        long,
+        env = "CONFORMANCE_TOKEN",
+        hide_env_values = true,
+        allow_hyphen_values = true
+    )]
     pub token: Option<String>,
     /// OAuth client id (overrides the fixtures' oauth.client_id).
-    #[arg(long, env = "CONFORMANCE_CLIENT_ID")]
+    #[arg(long, env = "CONFORMANCE_CLIENT_ID", allow_hyphen_values = true)]
     pub client_id: Option<String>,
     /// OAuth client secret (overrides the fixtures' oauth.client_secret; never printed).
-    #[arg(long, env = "CONFORMANCE_CLIENT_SECRET", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "CONFORMANCE_CLIENT_SECRET",
+        hide_env_values = true,
+        allow_hyphen_values = true
+    )]
     pub client_secret: Option<String>,
     /// OAuth redirect URI (overrides the fixtures' oauth.redirect_uri).
     #[arg(long, env = "CONFORMANCE_REDIRECT_URI")]
     pub redirect_uri: Option<String>,
     /// A single-use authorization code (overrides the fixtures' oauth.code; never printed).
-    #[arg(long, env = "CONFORMANCE_AUTH_CODE", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "CONFORMANCE_AUTH_CODE",
+        hide_env_values = true,
+        allow_hyphen_values = true
+    )]
     pub auth_code: Option<String>,
     /// YAML file of target data the harness cannot discover (scope names, allow_writes,
     /// oauth.client_id / client_secret / redirect_uri / code / authorize_url).
@@ -268,6 +284,37 @@ mod tests {
         assert_eq!(a.exclude_operation, ["a", "b", "c"]);
         assert_eq!(a.check, ["x", "y"]);
         assert_eq!(a.tag, ["Risks"]);
+    }
+
+    /// One token in 64 that a base64url generator draws begins with `-`: it is the
+    /// token's value, not an unknown option.
+    #[test]
+    fn credentials_that_begin_with_a_hyphen_are_values() {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Wrapper {
+            #[command(flatten)]
+            args: Args,
+        }
+        let a = Wrapper::try_parse_from([
+            "conformance",
+            "--token",
+            "-WxYz",
+            "--client-id",
+            "-id",
+            "--client-secret",
+            "--secret",
+            "--auth-code",
+            "-code",
+            "--quiet",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"))
+        .args;
+        assert_eq!(a.token.as_deref(), Some("-WxYz"));
+        assert_eq!(a.client_id.as_deref(), Some("-id"));
+        assert_eq!(a.client_secret.as_deref(), Some("--secret"));
+        assert_eq!(a.auth_code.as_deref(), Some("-code"));
+        assert!(a.quiet);
     }
 
     #[test]

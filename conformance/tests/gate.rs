@@ -180,7 +180,12 @@ async fn the_process_exits_0_1_2_or_3() {
                 .expect("the binary runs");
             (
                 out.status.code(),
-                String::from_utf8_lossy(&out.stdout).into_owned(),
+                format!(
+                    "{:?}\n--- stdout\n{}\n--- stderr\n{}",
+                    out.status,
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                ),
             )
         })
     };

@@ -24,14 +24,15 @@ pub struct Args {
     #[arg(long)]
     pub authorize_url: Option<String>,
     /// The OAuth client id.
-    #[arg(long, default_value = "demo-client")]
+    #[arg(long, default_value = "demo-client", allow_hyphen_values = true)]
     pub client_id: String,
-    /// The OAuth client secret (never printed).
+    /// The OAuth client secret (never printed; it may begin with `-`).
     #[arg(
         long,
         default_value = "demo-secret",
         env = "TOUR_CLIENT_SECRET",
-        hide_env_values = true
+        hide_env_values = true,
+        allow_hyphen_values = true
     )]
     pub client_secret: String,
     /// The redirect URI registered for the client.
