@@ -10,14 +10,16 @@
 //!   processor time of each process is printed beside its wall time, as for the check.
 //! - Check: both crates are members of one workspace with one target directory; a first
 //!   `cargo check` builds every dependency (and both crates), then each round touches a
-//!   crate's `src/lib.rs` and times `cargo check --offline -p CRATE`, interleaved, the
-//!   crate checked from scratch (`CARGO_INCREMENTAL=0`, the dependencies built once
-//!   the same way). Not an incremental re-check: the touched file's content is the same,
-//!   so rustc would reuse its cached results and the time would measure the incremental
-//!   cache (loading and hashing it), not the crate; a user who regenerates a crate
-//!   changes its sources, and the incremental cache helps that check little. Beside
-//!   the wall time, the processor time of the check (cargo and rustc, user and system,
-//!   from Linux's `/proc/self/stat`) is compared: on a machine shared with other builds
+//!   crate's `src/lib.rs` and times `cargo check --offline -p CRATE`, interleaved, three
+//!   ways, each printed: from scratch with incremental compilation off
+//!   (`CARGO_INCREMENTAL=0`), the figure the target is read against, since a user who
+//!   regenerates a crate changes its sources and gets a real check; from scratch with
+//!   incremental on (cargo's default for a workspace member: the crate's incremental
+//!   cache is removed first, so rustc also pays for writing it); and the re-check of the
+//!   unchanged crate with its cache kept, where rustc finds its cached results valid and
+//!   the time measures loading and hashing that cache rather than the crate. Beside the
+//!   wall time, the processor time of the check (cargo and rustc, user and system,
+//!   `getrusage` of the children) is compared: on a machine shared with other builds
 //!   the wall time mostly measures waiting for a core, the processor time does not.
 //! - `serde_json::Value`: every Rust file of each crate's `src/` is parsed with `syn` and
 //!   the schemas and fields lowered to `Value` are counted, the same way for both, with
@@ -234,8 +236,68 @@ struct Took {
     cpu: Option<Duration>,
 }
 
+/// How a round checks a crate (see the module's documentation).
+#[derive(Clone, Copy)]
+enum CheckMode {
+    /// From scratch, incremental compilation off: the figure the target is read against.
+    Scratch,
+    /// From scratch, incremental compilation on (the crate's cache removed first).
+    ScratchIncremental,
+    /// The unchanged crate again, its incremental cache kept.
+    Recheck,
+}
+
+impl CheckMode {
+    const ALL: [CheckMode; 3] = [
+        CheckMode::Scratch,
+        CheckMode::ScratchIncremental,
+        CheckMode::Recheck,
+    ];
+
+    fn describe(self) -> &'static str {
+        match self {
+            CheckMode::Scratch => "from scratch (CARGO_INCREMENTAL=0)",
+            CheckMode::ScratchIncremental => {
+                "from scratch with incremental on (the crate's cache removed first)"
+            }
+            CheckMode::Recheck => {
+                "re-check of the unchanged crate, incremental cache kept (measures the cache)"
+            }
+        }
+    }
+
+    fn incremental(self) -> &'static str {
+        match self {
+            CheckMode::Scratch => "0",
+            CheckMode::ScratchIncremental | CheckMode::Recheck => "1",
+        }
+    }
+}
+
+/// Removes a crate's incremental cache (`debug/incremental/NAME-HASH`).
+fn forget_incremental(target: &Path, package: &str) -> Result<(), String> {
+    let dir = target.join("debug/incremental");
+    let prefix = format!("{}-", package.replace('-', "_"));
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            std::fs::remove_dir_all(entry.path())
+                .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// `cargo check` of one crate of the workspace; its duration.
-fn check(cargo: &std::ffi::OsStr, ws: &Path, target: &Path, package: &str) -> Result<Took, String> {
+fn check(
+    cargo: &std::ffi::OsStr,
+    ws: &Path,
+    target: &Path,
+    package: &str,
+    mode: CheckMode,
+) -> Result<Took, String> {
     let lib = ws.join(package).join("src/lib.rs");
     let file = std::fs::File::options()
         .append(true)
@@ -244,13 +306,16 @@ fn check(cargo: &std::ffi::OsStr, ws: &Path, target: &Path, package: &str) -> Re
     file.set_modified(std::time::SystemTime::now())
         .map_err(|e| format!("cannot touch {}: {e}", lib.display()))?;
     drop(file);
+    if let CheckMode::ScratchIncremental = mode {
+        forget_incremental(target, package)?;
+    }
     let cpu_before = children_cpu();
     let started = Instant::now();
     let output = Command::new(cargo)
         .args(["check", "--offline", "--quiet", "-p", package])
         .current_dir(ws)
         .env("CARGO_TARGET_DIR", target)
-        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_INCREMENTAL", mode.incremental())
         .env_remove("RUSTFLAGS")
         .output()
         .map_err(|e| format!("cannot start cargo: {e}"))?;
@@ -432,57 +497,82 @@ pub fn run(settings: &Settings) -> Result<(), String> {
         .args(["check", "--workspace", "--keep-going", "--quiet"])
         .current_dir(&ws)
         .env("CARGO_TARGET_DIR", &check_target)
-        // As the rounds check, so that they find every dependency up to date.
+        // Dependencies are never incremental, so the rounds find them up to date whichever
+        // way they check; the crates start with no incremental cache.
         .env("CARGO_INCREMENTAL", "0")
         .env_remove("RUSTFLAGS")
         .status();
-    println!(
-        "cargo check of the generated crate alone, from scratch (dependencies built, CARGO_INCREMENTAL=0), median of {} interleaved rounds; ratio = ours / progenitor",
-        settings.check_rounds
-    );
-    for pair in &pairs {
-        let mut ours = Vec::new();
-        let mut theirs = Vec::new();
-        let mut failed = None;
-        for _ in 0..settings.check_rounds {
-            match (
-                check(&cargo, &ws, &check_target, &pair.ours),
-                check(&cargo, &ws, &check_target, &pair.theirs),
-            ) {
-                (Ok(a), Ok(b)) => {
-                    ours.push(a);
-                    theirs.push(b);
-                }
-                (Err(e), _) | (_, Err(e)) => {
-                    failed = Some(e);
-                    break;
-                }
+    for mode in CheckMode::ALL {
+        println!(
+            "cargo check of the generated crate alone, {} (dependencies built), median of {} interleaved rounds; ratio = ours / progenitor",
+            mode.describe(),
+            settings.check_rounds
+        );
+        if let CheckMode::Recheck = mode {
+            // One unmeasured check of each crate writes the cache the rounds then find.
+            for pair in &pairs {
+                let _ = check(&cargo, &ws, &check_target, &pair.ours, mode);
+                let _ = check(&cargo, &ws, &check_target, &pair.theirs, mode);
             }
         }
-        if let Some(e) = failed {
-            let first = e.lines().find(|l| l.contains("error")).unwrap_or("").trim();
-            println!("{:<36} check   not compared: {first}", pair.label);
-            continue;
-        }
-        let (ours_wall, theirs_wall) = (wall(&ours), wall(&theirs));
-        println!(
-            "{:<36} check   ours {:>7.2} s   progenitor {:>7.2} s   ratio {:.2}",
-            pair.label,
-            ours_wall.as_secs_f64(),
-            theirs_wall.as_secs_f64(),
-            ours_wall.as_secs_f64() / theirs_wall.as_secs_f64().max(1e-9)
-        );
-        if let (Some(ours_cpu), Some(theirs_cpu)) = (cpu(&ours), cpu(&theirs)) {
-            println!(
-                "{:<36} cpu     ours {:>7.2} s   progenitor {:>7.2} s   ratio {:.2}",
-                "",
-                ours_cpu.as_secs_f64(),
-                theirs_cpu.as_secs_f64(),
-                ours_cpu.as_secs_f64() / theirs_cpu.as_secs_f64().max(1e-9)
+        for pair in &pairs {
+            compare_checks(
+                &cargo,
+                &ws,
+                &check_target,
+                pair,
+                mode,
+                settings.check_rounds,
             );
         }
     }
     Ok(())
+}
+
+/// Times `rounds` interleaved checks of one pair of crates and prints the medians.
+fn compare_checks(
+    cargo: &std::ffi::OsStr,
+    ws: &Path,
+    target: &Path,
+    pair: &Pair,
+    mode: CheckMode,
+    rounds: usize,
+) {
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    for _ in 0..rounds {
+        match (
+            check(cargo, ws, target, &pair.ours, mode),
+            check(cargo, ws, target, &pair.theirs, mode),
+        ) {
+            (Ok(a), Ok(b)) => {
+                ours.push(a);
+                theirs.push(b);
+            }
+            (Err(e), _) | (_, Err(e)) => {
+                let first = e.lines().find(|l| l.contains("error")).unwrap_or("").trim();
+                println!("{:<36} check   not compared: {first}", pair.label);
+                return;
+            }
+        }
+    }
+    let (ours_wall, theirs_wall) = (wall(&ours), wall(&theirs));
+    println!(
+        "{:<36} check   ours {:>7.2} s   progenitor {:>7.2} s   ratio {:.2}",
+        pair.label,
+        ours_wall.as_secs_f64(),
+        theirs_wall.as_secs_f64(),
+        ours_wall.as_secs_f64() / theirs_wall.as_secs_f64().max(1e-9)
+    );
+    if let (Some(ours_cpu), Some(theirs_cpu)) = (cpu(&ours), cpu(&theirs)) {
+        println!(
+            "{:<36} cpu     ours {:>7.2} s   progenitor {:>7.2} s   ratio {:.2}",
+            "",
+            ours_cpu.as_secs_f64(),
+            theirs_cpu.as_secs_f64(),
+            ours_cpu.as_secs_f64() / theirs_cpu.as_secs_f64().max(1e-9)
+        );
+    }
 }
 
 #[cfg(test)]
