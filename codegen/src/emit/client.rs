@@ -1744,7 +1744,18 @@ fn method(
         .params
         .iter()
         .map(|p| format!("- `{}`: {}", p.name, p.doc.replace('\n', " ")))
-        .chain(body.map(|b| format!("- `body`: {}", b.doc.replace('\n', " "))))
+        .chain(body.map(|b| {
+            let mut line = format!("- `body`: {}", b.doc.replace('\n', " "));
+            if b.kind == BodyKind::Binary {
+                // Streaming needs a reqwest feature this crate does not turn on for everyone.
+                line.push_str(
+                    " Any bytes (`Vec<u8>`, `bytes::Bytes`, `&'static [u8]`, `String`), or a \
+                     stream through `reqwest::Body::wrap_stream` once your own `Cargo.toml` \
+                     turns on reqwest's `stream` feature.",
+                );
+            }
+            line
+        }))
         .collect();
     if !arg_docs.is_empty() {
         doc.push_str("\n\n# Arguments\n\n");
