@@ -486,6 +486,39 @@ pub enum ListEncoding {
     },
     /// An object query parameter in `deepObject` style: `id[role]=admin&id[first]=Alex`.
     DeepObject,
+    /// An object path or header parameter, its properties expanded as RFC 6570 expands an
+    /// associative array: `simple` `R,100,G,200` (exploded `R=100,G=200`), `label`
+    /// `.R,100,G,200` (`.R=100.G=200`), `matrix` `;color=R,100,G,200` (`;R=100;G=200`).
+    ObjectStyled {
+        /// `simple`, `label` or `matrix`.
+        style: ObjectStyle,
+        /// `explode`.
+        explode: bool,
+    },
+}
+
+/// The RFC 6570 operator of an object path or header parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectStyle {
+    /// `simple` (`{x}`): no prefix, pairs separated by commas.
+    Simple,
+    /// `label` (`{.x}`): a leading `.`, which also separates exploded pairs.
+    Label,
+    /// `matrix` (`{;x}`): `;name=` before the unexploded pairs, `;` before each exploded
+    /// one.
+    Matrix,
+}
+
+impl ObjectStyle {
+    /// The expansion's leading text and exploded-pair separator (empty for `simple`,
+    /// whose exploded pairs are separated by commas).
+    pub fn lead(self) -> &'static str {
+        match self {
+            ObjectStyle::Simple => "",
+            ObjectStyle::Label => ".",
+            ObjectStyle::Matrix => ";",
+        }
+    }
 }
 
 impl ListEncoding {

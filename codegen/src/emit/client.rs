@@ -28,6 +28,8 @@ struct Uses {
     object_query: bool,
     label: bool,
     matrix: bool,
+    /// `object_style`: some path or header parameter is an object.
+    object_style: bool,
     /// Some operation has `x-penalty`: `execute` takes each operation's penalty shape.
     penalty: bool,
     /// Some path has a parameter: `dot_segment` checks what it became.
@@ -1211,6 +1213,9 @@ fn add_param(p: &Param) -> TokenStream {
         (ParamLocation::Query, _, _) => quote! {
             request = request.query(&[(#wire, #value)]);
         },
+        (ParamLocation::Header, _, ListEncoding::ObjectStyled { explode, .. }) => quote! {
+            request = request.header(#wire, object_style("", #wire, value, #explode, false));
+        },
         (ParamLocation::Header, Ty::Vec(_), list) => {
             let sep = match list {
                 ListEncoding::Join(s) => s.clone(),
@@ -1417,6 +1422,13 @@ fn url_expr(op: &Operation, uses: &mut Uses) -> (TokenStream, TokenStream) {
 /// `simple` style.
 fn styled_path_param(p: &Param, uses: &mut Uses) -> Option<TokenStream> {
     let n = ident(&p.name);
+    if let ListEncoding::ObjectStyled { style, explode } = p.list {
+        uses.object_pairs = true;
+        uses.object_style = true;
+        let lead = style.lead();
+        let name = percent_encode(&p.wire);
+        return Some(quote!(object_style(#lead, #name, #n, #explode, true)));
+    }
     let items = match &p.ty {
         Ty::Vec(item) if **item == Ty::String => {
             quote!(&#n.iter().map(|item| encode_path_segment(item)).collect::<Vec<_>>())
@@ -1815,6 +1827,14 @@ fn method(
     let param_checks: Vec<TokenStream> = op.params.iter().map(check_param).collect();
     let argument_checks = quote!(#body_check #(#param_checks)*);
     let (path_lets, url) = url_expr(op, uses);
+    if op.params.iter().any(|p| {
+        p.location == ParamLocation::Header && matches!(p.list, ListEncoding::ObjectStyled { .. })
+    }) {
+        // `object_style` is shared with paths, where it percent-encodes.
+        uses.path = true;
+        uses.object_pairs = true;
+        uses.object_style = true;
+    }
     let add_params = op.params.iter().map(add_param);
     let has_cookies = op
         .params
@@ -2033,6 +2053,38 @@ fn helpers(uses: &Uses) -> TokenStream {
                     items.iter().map(|item| pair(item)).collect()
                 } else {
                     pair(&items.join(","))
+                }
+            }
+        });
+    }
+    if uses.object_style {
+        out.extend(quote! {
+            /// RFC 6570 expansion of an object path or header parameter, its properties
+            /// (see `object_pairs`) as an associative array: `lead` is empty (`simple`:
+            /// `a,1,b,2`, exploded `a=1,b=2`), `.` (`label`: `.a,1,b,2`, `.a=1.b=2`) or `;`
+            /// (`matrix`: `;name=a,1,b,2`, `;a=1;b=2`). Keys and values are
+            /// percent-encoded in a path (`encode`) and sent as they are in a header;
+            /// an object with no set property expands to nothing.
+            fn object_style(lead: &str, name: &str, value: &impl serde::Serialize, explode: bool, encode: bool) -> String {
+                let text = |s: String| if encode { encode_path_segment(&s) } else { s };
+                let pairs: Vec<(String, String)> = object_pairs(value)
+                    .into_iter()
+                    .map(|(key, item)| (text(key), text(item)))
+                    .collect();
+                if pairs.is_empty() {
+                    return String::new();
+                }
+                if explode {
+                    let sep = if lead.is_empty() { "," } else { lead };
+                    let body: Vec<String> = pairs.iter().map(|(key, item)| format!("{key}={item}")).collect();
+                    format!("{lead}{}", body.join(sep))
+                } else {
+                    let body: Vec<&str> = pairs.iter().flat_map(|(key, item)| [key.as_str(), item.as_str()]).collect();
+                    if lead == ";" {
+                        format!(";{name}={}", body.join(","))
+                    } else {
+                        format!("{lead}{}", body.join(","))
+                    }
                 }
             }
         });

@@ -4,8 +4,8 @@ use super::Lowerer;
 use super::status::reason;
 use crate::error::{Located, push_pointer};
 use crate::ir::{
-    Body, BodyKind, ListEncoding, Method, Operation, Param, ParamLocation, PathPart, Payload,
-    ResponseDef, SecurityScheme, StatusMatch, Ty,
+    Body, BodyKind, ListEncoding, Method, ObjectStyle, Operation, Param, ParamLocation, PathPart,
+    Payload, ResponseDef, SecurityScheme, StatusMatch, Ty,
 };
 use crate::names::{Scope, pascal, snake};
 use spec_model::Level;
@@ -179,24 +179,25 @@ impl Lowerer<'_> {
             let hint = format!("{type_prefix}{}", pascal(&wire));
             let (ty, _nullable) = self.ty(&schema, &push_pointer(p_ptr, "schema"), &hint)?;
             // An object (a struct or a map) has OpenAPI's `form` and `deepObject`
-            // encodings in the query only; elsewhere, and any JSON, it has none here.
+            // encodings in the query and RFC 6570's in a path or header; a cookie, and any
+            // JSON, has none.
             let object =
-                matches!(ty, Ty::Map(_)) || matches!(&ty, Ty::Named(n) if self.is_struct(n));
-            if (object && location != ParamLocation::Query)
+                matches!(ty, Ty::Map(_)) || matches!(&ty, Ty::Named(n) if self.is_object(n));
+            if (object && location == ParamLocation::Cookie)
                 || matches!(ty, Ty::Json | Ty::Option(_) | Ty::Unit)
             {
                 return Err(Problem::skip(
                     push_pointer(p_ptr, "schema"),
                     format!(
-                        "parameter `{wire}` is an object outside the query; only scalars and \
-                         lists of scalars are supported there"
+                        "parameter `{wire}` is an object in a cookie or untyped JSON; only \
+                         scalars and lists of scalars are supported there"
                     ),
                 ));
             }
             if let Ty::Vec(item) = &ty {
                 let scalar = match item.as_ref() {
                     Ty::Vec(_) | Ty::Map(_) | Ty::Json | Ty::Option(_) | Ty::Unit => false,
-                    Ty::Named(n) => !self.is_struct(n),
+                    Ty::Named(n) => !self.is_object(n),
                     _ => true,
                 };
                 if !scalar {
@@ -229,6 +230,24 @@ impl Lowerer<'_> {
                     " Sent as `{wire}[key]=value` pairs (`deepObject`); unset fields are left \
                      out."
                 )),
+                ListEncoding::ObjectStyled { style, explode } => {
+                    let shape = match (style, explode) {
+                        (ObjectStyle::Simple, false) => "key,value,key,value".to_owned(),
+                        (ObjectStyle::Simple, true) => "key=value,key=value".to_owned(),
+                        (ObjectStyle::Label, false) => ".key,value,key,value".to_owned(),
+                        (ObjectStyle::Label, true) => ".key=value.key=value".to_owned(),
+                        (ObjectStyle::Matrix, false) => format!(";{wire}=key,value,key,value"),
+                        (ObjectStyle::Matrix, true) => ";key=value;key=value".to_owned(),
+                    };
+                    doc.push_str(&format!(
+                        " Sent as `{shape}` (`{}`, explode {explode}); unset fields are left out.",
+                        match style {
+                            ObjectStyle::Simple => "simple",
+                            ObjectStyle::Label => "label",
+                            ObjectStyle::Matrix => "matrix",
+                        }
+                    ));
+                }
                 _ => {}
             }
             for alt in &p.alternate_encodings {
@@ -348,6 +367,15 @@ impl Lowerer<'_> {
         self.types
             .iter()
             .any(|t| matches!(t, crate::ir::TypeDef::Struct(s) if s.name == name))
+    }
+
+    /// Whether a named type is an object on the wire: a struct, or an alias of a map
+    /// (`additionalProperties` alone), whose properties a parameter style spreads out.
+    fn is_object(&self, name: &str) -> bool {
+        self.is_struct(name)
+            || self.types.iter().any(
+                |t| matches!(t, crate::ir::TypeDef::Alias(a) if a.name == name && matches!(a.ty, Ty::Map(_))),
+            )
     }
 
     /// A parameter with its `$ref` followed, and the pointer it was found at.
@@ -824,7 +852,13 @@ fn list_encoding(
     let style = p.style.as_deref().unwrap_or(default_style);
     let explode = p.explode.unwrap_or(style == "form");
     let at = || push_pointer(ptr, "style");
+    let styled = |style| Ok(ListEncoding::ObjectStyled { style, explode });
     match (location, style) {
+        (ParamLocation::Path | ParamLocation::Header, "simple") if object => {
+            styled(ObjectStyle::Simple)
+        }
+        (ParamLocation::Path, "label") if object => styled(ObjectStyle::Label),
+        (ParamLocation::Path, "matrix") if object => styled(ObjectStyle::Matrix),
         (ParamLocation::Query, "form") if object => Ok(ListEncoding::ObjectForm { explode }),
         (ParamLocation::Query, "deepObject") if object => Ok(ListEncoding::DeepObject),
         (ParamLocation::Query, "form") if explode => Ok(ListEncoding::Repeat),
@@ -832,8 +866,8 @@ fn list_encoding(
         (ParamLocation::Query, "spaceDelimited") if !explode => Ok(ListEncoding::Join(" ".into())),
         (ParamLocation::Query, "pipeDelimited") if !explode => Ok(ListEncoding::Join("|".into())),
         (ParamLocation::Query, "spaceDelimited" | "pipeDelimited") => Ok(ListEncoding::Repeat),
-        // `explode` changes nothing for a list in `simple` style (`blue,black`); objects,
-        // where it would, are not supported outside the query.
+        // `explode` changes nothing for a list in `simple` style (`blue,black`); it does
+        // for objects, above.
         (ParamLocation::Path | ParamLocation::Header, "simple")
         | (ParamLocation::Cookie, "form") => Ok(ListEncoding::Join(",".into())),
         (ParamLocation::Path, "label") => Ok(ListEncoding::Label { explode }),

@@ -110,3 +110,52 @@ fn a_dot_segment_is_refused_before_sending() {
         }
     });
 }
+
+/// Objects in a path or header, in each style, against the OpenAPI style table's example
+/// (`R=100, G=200, B=150`; properties in the order of their JSON form, so `B, G, R`), and a
+/// map whose keys and values need percent-encoding in a path but are sent as they are
+/// in a header.
+#[test]
+fn objects_in_a_path_or_header_follow_rfc_6570() {
+    let (base, server) = serve(6);
+    let client = gen_path_styles::Client::new(base).unwrap();
+    let rgb = gen_path_styles::models::Rgb {
+        r: 100,
+        g: 200,
+        b: 150,
+    };
+    let tags: gen_path_styles::models::Tags =
+        [("a b".to_string(), "x;y".to_string()), ("k".to_string(), "v".to_string())].into();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        client
+            .object_simple(&rgb, &rgb, &rgb, Some(&tags))
+            .await
+            .unwrap();
+        client.object_simple_explode(&rgb).await.unwrap();
+        client.object_label(&rgb).await.unwrap();
+        client.object_label_explode(&rgb).await.unwrap();
+        client.object_matrix(&rgb).await.unwrap();
+        client.object_matrix_explode(&tags).await.unwrap();
+    });
+    let heads = server.join().unwrap();
+    let lines: Vec<&str> = heads.iter().map(|h| h.lines().next().unwrap()).collect();
+    assert_eq!(
+        lines,
+        [
+            "GET /object/B,150,G,200,R,100 HTTP/1.1",
+            "GET /object-explode/B=150,G=200,R=100 HTTP/1.1",
+            "GET /object-label/.B,150,G,200,R,100 HTTP/1.1",
+            "GET /object-label-explode/.B=150.G=200.R=100 HTTP/1.1",
+            "GET /object-matrix/;rgb=B,150,G,200,R,100 HTTP/1.1",
+            "GET /object-matrix-explode/;a%20b=x%3By;k=v HTTP/1.1",
+        ]
+    );
+    let first = heads[0].to_ascii_lowercase();
+    assert!(first.contains("\r\nx-rgb: b,150,g,200,r,100\r\n"), "{first}");
+    assert!(first.contains("\r\nx-rgb-exploded: b=150,g=200,r=100\r\n"), "{first}");
+    assert!(first.contains("\r\nx-tags: a b,x;y,k,v\r\n"), "{first}");
+}
