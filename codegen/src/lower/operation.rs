@@ -273,7 +273,10 @@ impl Lowerer<'_> {
             });
         }
 
-        let path_parts = split_path(path, &params, &push_pointer("/paths", path))?;
+        // A template naming an undeclared parameter (or malformed) cannot be called
+        // correctly; the other operations can.
+        let path_parts =
+            split_path(path, &params, &push_pointer("/paths", path)).map_err(Problem::Skip)?;
         let mut bodies = match &op.request_body {
             Some(b) => {
                 let b_ptr = push_pointer(ptr, "requestBody");
