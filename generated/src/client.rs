@@ -5,9 +5,10 @@
 /// Async client of the API.
 ///
 /// Built from the base URL of the server, path prefix included (for example
-/// `http://127.0.0.1:8080/v1`); each operation's path is appended to it. Timeouts,
-/// proxies and TLS settings belong to the `reqwest::Client` given to
-/// [`Client::with_client`].
+/// `http://127.0.0.1:8080/v1`); each operation's path is appended to it. Proxies,
+/// TLS settings and the connect timeout belong to the `reqwest::Client` given to
+/// [`Client::with_client`]; the total timeout of each call is this client's
+/// ([`Client::set_timeout`]) either way.
 ///
 /// The credentials of the spec's security schemes (a `set_…` method each) can be set or replaced at any time, also while calls are in flight; each is sent only to the operations that declare its scheme, and `Debug` never shows one. Every clone of a client shares its credentials: setting, clearing or refreshing one through any clone changes it for all.
 ///
@@ -284,7 +285,7 @@ impl Client {
         request: reqwest::RequestBuilder,
         accept: &'static str,
     ) -> Result<reqwest::Request, crate::Error<E>> {
-        let mut request = request.build().map_err(crate::Error::Transport)?;
+        let mut request = request.build().map_err(crate::Error::transport)?;
         if !accept.is_empty() {
             request
                 .headers_mut()
@@ -400,7 +401,7 @@ impl Client {
                         Err(error) => Err(error),
                     }
                 }
-                Err(error) => Err(crate::Error::Transport(error)),
+                Err(error) => Err(crate::Error::transport(error)),
             };
             sent += 1;
             if let Ok(answer) = &outcome
@@ -573,7 +574,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Business` for a success status whose body reports a rejection, `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
+    /// `Error::Business` for a success status whose body reports a rejection, `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::Body`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn exchange_token(
         &self,
         body: &crate::models::OAuthToken,
@@ -623,7 +624,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Business` for a success status whose body reports a rejection, `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
+    /// `Error::Business` for a success status whose body reports a rejection, `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::Body`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn exchange_token_form(
         &self,
         body: &crate::models::OAuthToken,
@@ -674,7 +675,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Business` for a success status whose body reports a rejection, `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
+    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Business` for a success status whose body reports a rejection, `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::Body`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn update_contact_info_name(
         &self,
         body: &crate::models::UpdateContactInfoName,
@@ -720,7 +721,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
+    /// `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::Body`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn list_category_position_limits(
         &self,
         masterid: i64,
@@ -765,7 +766,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
+    /// `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::Body`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn get_category_position_limit(
         &self,
         id: i64,
@@ -812,7 +813,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
+    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::Body`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn find_exchange_scopes(
         &self,
         names: &[&str],
@@ -876,7 +877,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
+    /// `Error::Constraint` when an argument breaks the spec's constraints (nothing is sent), `Error::Response` for a documented error status, and `Error::Transport` (a timeout included), `Error::Body`, `Error::UnexpectedStatus`, `Error::Decode` or `Error::BodyTooLarge` otherwise.
     pub async fn suggest_risk_categories(
         &self,
         text: &str,
@@ -1421,6 +1422,7 @@ impl std::error::Error for InvalidCredential {}
 /// Documented error answers of [`Client::exchange_token`].
 #[derive(Clone, Debug, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ExchangeTokenError {
     /// The exchange failed; `error` holds an RFC 6749 §5.2 error code.
     ///
@@ -1437,7 +1439,7 @@ pub enum ExchangeTokenError {
     /// A success status whose body reports that the request was rejected: `error` or `error_description` is non-empty (`x-business-error`). Comes as `Error::Business`.
     Rejected {
         /// The HTTP status.
-        status: u16,
+        status: reqwest::StatusCode,
         /// The decoded body.
         body: crate::models::OAuthTokenResponse,
     },
@@ -1445,11 +1447,11 @@ pub enum ExchangeTokenError {
 
 impl ExchangeTokenError {
     /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
+    pub fn status(&self) -> reqwest::StatusCode {
         match self {
-            Self::BadRequest(_) => 400,
-            Self::PayloadTooLarge(_) => 413,
-            Self::UnsupportedMediaType(_) => 415,
+            Self::BadRequest(_) => reqwest::StatusCode::BAD_REQUEST,
+            Self::PayloadTooLarge(_) => reqwest::StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType(_) => reqwest::StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Rejected { status, .. } => *status,
         }
     }
@@ -1467,7 +1469,7 @@ impl ExchangeTokenError {
 }
 
 impl crate::DocumentedError for ExchangeTokenError {
-    fn status(&self) -> u16 {
+    fn status(&self) -> reqwest::StatusCode {
         ExchangeTokenError::status(self)
     }
 }
@@ -1504,6 +1506,7 @@ fn exchange_token_answer(
 /// Documented error answers of [`Client::update_contact_info_name`].
 #[derive(Clone, Debug, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum UpdateContactInfoNameError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
     /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
@@ -1525,7 +1528,7 @@ pub enum UpdateContactInfoNameError {
     /// A success status whose body reports that the request was rejected: `errorText` is non-empty (`x-business-error`). Comes as `Error::Business`.
     Rejected {
         /// The HTTP status.
-        status: u16,
+        status: reqwest::StatusCode,
         /// The decoded body.
         body: crate::models::UpdateContactInfoResponse,
     },
@@ -1533,12 +1536,12 @@ pub enum UpdateContactInfoNameError {
 
 impl UpdateContactInfoNameError {
     /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
+    pub fn status(&self) -> reqwest::StatusCode {
         match self {
-            Self::BadRequest(_) => 400,
-            Self::Unauthorized(_) => 401,
-            Self::PayloadTooLarge(_) => 413,
-            Self::UnsupportedMediaType(_) => 415,
+            Self::BadRequest(_) => reqwest::StatusCode::BAD_REQUEST,
+            Self::Unauthorized(_) => reqwest::StatusCode::UNAUTHORIZED,
+            Self::PayloadTooLarge(_) => reqwest::StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType(_) => reqwest::StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Rejected { status, .. } => *status,
         }
     }
@@ -1557,7 +1560,7 @@ impl UpdateContactInfoNameError {
 }
 
 impl crate::DocumentedError for UpdateContactInfoNameError {
-    fn status(&self) -> u16 {
+    fn status(&self) -> reqwest::StatusCode {
         UpdateContactInfoNameError::status(self)
     }
 }
@@ -1590,6 +1593,7 @@ fn update_contact_info_name_answer(
 
 /// Documented error answers shared by the 3 operations that document the same errors (the first is [`Client::list_category_position_limits`]); each names it by an alias of its own.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum BadRequestUnauthorizedError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
     /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
@@ -1604,10 +1608,10 @@ pub enum BadRequestUnauthorizedError {
 
 impl BadRequestUnauthorizedError {
     /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
+    pub fn status(&self) -> reqwest::StatusCode {
         match self {
-            Self::BadRequest(_) => 400,
-            Self::Unauthorized(_) => 401,
+            Self::BadRequest(_) => reqwest::StatusCode::BAD_REQUEST,
+            Self::Unauthorized(_) => reqwest::StatusCode::UNAUTHORIZED,
         }
     }
 
@@ -1623,7 +1627,7 @@ impl BadRequestUnauthorizedError {
 }
 
 impl crate::DocumentedError for BadRequestUnauthorizedError {
-    fn status(&self) -> u16 {
+    fn status(&self) -> reqwest::StatusCode {
         BadRequestUnauthorizedError::status(self)
     }
 }
@@ -1647,6 +1651,7 @@ fn list_category_position_limits_answer(
 
 /// Documented error answers of [`Client::get_category_position_limit`].
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum GetCategoryPositionLimitError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
     /// has the wrong type, a value breaks a constraint, or the JSON does not parse.
@@ -1665,11 +1670,11 @@ pub enum GetCategoryPositionLimitError {
 
 impl GetCategoryPositionLimitError {
     /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
+    pub fn status(&self) -> reqwest::StatusCode {
         match self {
-            Self::BadRequest(_) => 400,
-            Self::Unauthorized(_) => 401,
-            Self::NotFound(_) => 404,
+            Self::BadRequest(_) => reqwest::StatusCode::BAD_REQUEST,
+            Self::Unauthorized(_) => reqwest::StatusCode::UNAUTHORIZED,
+            Self::NotFound(_) => reqwest::StatusCode::NOT_FOUND,
         }
     }
 
@@ -1686,7 +1691,7 @@ impl GetCategoryPositionLimitError {
 }
 
 impl crate::DocumentedError for GetCategoryPositionLimitError {
-    fn status(&self) -> u16 {
+    fn status(&self) -> reqwest::StatusCode {
         GetCategoryPositionLimitError::status(self)
     }
 }

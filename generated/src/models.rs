@@ -304,6 +304,7 @@ pub struct ContactInfo {
 
 /// What a position limit totals by.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum TotalBy {
     /// `Contract`
     Contract,
@@ -396,6 +397,7 @@ impl<'de> serde::Deserialize<'de> for TotalBy {
 
 /// The kind of product a position limit applies to.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ProductType {
     /// `CommonStock`
     CommonStock,
@@ -489,6 +491,7 @@ impl<'de> serde::Deserialize<'de> for ProductType {
 /// Verification status of a product. The interface drives no transitions between
 /// these states.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ProductVerificationStatus {
     /// `Inactive`
     Inactive,

@@ -380,7 +380,10 @@ async fn update_contact_info_name_sends_bearer_and_body() {
                     },
             },
         ) => {
-            assert_eq!((status, s, field), (StatusCode::OK, 200, "errorText"));
+            assert_eq!(
+                (status, s, field),
+                (StatusCode::OK, StatusCode::OK, "errorText")
+            );
             assert_eq!(headers["content-type"], "application/json");
             assert_eq!(body.error_text.as_deref(), Some("too long"));
             assert!(body.contact_info.is_none());
@@ -816,7 +819,8 @@ enum Outcome {
 }
 
 /// Names the variant of a documented-error enum and serializes its decoded body. The
-/// match is exhaustive, so a new variant in the generated code fails to compile here.
+/// enums are `#[non_exhaustive]`, so the match needs a `_` arm: a variant this table does
+/// not name fails the test when it comes.
 trait Documented: std::fmt::Debug {
     fn parts(&self) -> (u16, &'static str, Value);
 }
@@ -828,18 +832,19 @@ macro_rules! documented {
                 match self {
                     $(
                         $ty::$variant(body) => (
-                            self.status(),
+                            self.status().as_u16(),
                             stringify!($variant),
                             serde_json::to_value(body).unwrap(),
                         ),
                     )+
                     $(
                         $ty::$rejected { body, .. } => (
-                            self.status(),
+                            self.status().as_u16(),
                             stringify!($rejected),
                             serde_json::to_value(body).unwrap(),
                         ),
                     )?
+                    other => panic!("a variant the table does not name: {other:?}"),
                 }
             }
         }
@@ -1540,4 +1545,254 @@ async fn a_captcha_is_never_retried() {
     assert!(!err.is_retryable());
     assert!(err.to_string().contains("log in"), "{err}");
     assert_eq!(server.seen().len(), 1);
+}
+
+// ---------------------------------------------------------------------------------------
+// Connections that fail: a raw TCP server that reads each request and then does what the
+// test says with that connection.
+// ---------------------------------------------------------------------------------------
+
+/// What the raw server does with one connection, after reading the whole request.
+#[derive(Clone)]
+enum Raw {
+    /// Closes the connection without a byte of answer.
+    Close,
+    /// Writes these bytes, then closes.
+    Send(&'static [u8]),
+}
+
+/// A 200 with a JSON list and `connection: close`.
+const RAW_OK: &[u8] =
+    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n[]";
+
+/// A 200 whose head promises 100 bytes of body; 6 come before the connection closes.
+const RAW_CUT: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\nx-request-id: r-1\r\n\r\n[{\"id\"";
+
+/// A raw server that treats its connections as `script` says (the last entry again once it
+/// runs out); returns the base URL and the number of connections accepted so far.
+async fn raw_server(script: Vec<Raw>) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let accepted = count.clone();
+    tokio::spawn(async move {
+        loop {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let n = accepted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let what = script[n.min(script.len() - 1)].clone();
+            tokio::spawn(async move {
+                // The head, then as many body bytes as it declares.
+                let mut request = Vec::new();
+                let mut buf = [0u8; 4096];
+                let head_end = loop {
+                    if let Some(i) = request.windows(4).position(|w| w == b"\r\n\r\n") {
+                        break i + 4;
+                    }
+                    let len = socket.read(&mut buf).await.unwrap();
+                    if len == 0 {
+                        return;
+                    }
+                    request.extend_from_slice(&buf[..len]);
+                };
+                let head = String::from_utf8_lossy(&request[..head_end]).to_ascii_lowercase();
+                let length: usize = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .map_or(0, |v| v.trim().parse().unwrap());
+                while request.len() < head_end + length {
+                    let len = socket.read(&mut buf).await.unwrap();
+                    if len == 0 {
+                        return;
+                    }
+                    request.extend_from_slice(&buf[..len]);
+                }
+                if let Raw::Send(bytes) = what {
+                    socket.write_all(bytes).await.unwrap();
+                    socket.flush().await.unwrap();
+                }
+                // Dropped: closed.
+            });
+        }
+    });
+    (format!("http://{addr}/v1"), count)
+}
+
+/// Fast backoff, so that retries cost milliseconds.
+fn fast_retries() -> trading_api::RetryPolicy {
+    trading_api::RetryPolicy::default()
+        .initial_backoff(std::time::Duration::from_millis(10))
+        .max_backoff(std::time::Duration::from_millis(20))
+}
+
+#[tokio::test]
+async fn a_get_whose_connection_closes_without_an_answer_is_retried() {
+    let (base, connections) = raw_server(vec![Raw::Close, Raw::Send(RAW_OK)]).await;
+    let client = Client::builder(base)
+        .retry_policy(fast_retries())
+        .build()
+        .unwrap();
+    client.set_bearer_token(TOKEN).unwrap();
+    let limits = client.list_category_position_limits(1).await.unwrap();
+    assert!(limits.is_empty());
+    assert_eq!(connections.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_post_whose_connection_closes_without_an_answer_is_not_retried() {
+    let (base, connections) = raw_server(vec![Raw::Close, Raw::Send(RAW_OK)]).await;
+    let client = Client::builder(base)
+        .retry_policy(fast_retries())
+        .build()
+        .unwrap();
+    client.set_bearer_token(TOKEN).unwrap();
+    let body = UpdateContactInfoName::new("Ada", "Lovelace", "GB", "+44");
+    let err = client.update_contact_info_name(&body).await.unwrap_err();
+    assert!(matches!(err, Error::Transport(_)), "{err:?}");
+    assert_eq!(err.status(), None);
+    // Sending again might succeed, but a POST may have been acted on: the policy does not.
+    assert!(err.is_retryable());
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(
+        connections.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "a POST is sent once"
+    );
+}
+
+#[tokio::test]
+async fn a_body_cut_short_keeps_the_status_and_headers_of_its_head() {
+    let (base, connections) = raw_server(vec![Raw::Send(RAW_CUT)]).await;
+    let client = Client::new(base).unwrap();
+    client.set_bearer_token(TOKEN).unwrap();
+    let err = client.list_category_position_limits(1).await.unwrap_err();
+    let Error::Body {
+        status,
+        ref headers,
+        ref source,
+    } = err
+    else {
+        panic!("expected Error::Body, got {err:?}");
+    };
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers["x-request-id"], "r-1");
+    assert!(!source.is_timeout());
+    assert_eq!(err.status(), Some(StatusCode::OK));
+    assert_eq!(err.headers().unwrap()["x-request-id"], "r-1");
+    assert!(!err.is_timeout());
+    assert!(err.is_retryable());
+    assert!(std::error::Error::source(&err).is_some());
+    assert!(
+        err.to_string()
+            .starts_with("status 200 OK: the body could not be read"),
+        "{err}"
+    );
+    let debug = format!("{err:?}");
+    assert!(
+        debug.starts_with("Body {") && debug.contains("x-request-id"),
+        "{debug}"
+    );
+    // Header values are never shown.
+    assert!(!debug.contains("r-1"), "{debug}");
+    assert_eq!(connections.load(std::sync::atomic::Ordering::SeqCst), 1);
+
+    // A GET cut short is sent again under a retry policy.
+    let (base, connections) = raw_server(vec![Raw::Send(RAW_CUT), Raw::Send(RAW_OK)]).await;
+    let client = Client::builder(base)
+        .retry_policy(fast_retries())
+        .build()
+        .unwrap();
+    client.set_bearer_token(TOKEN).unwrap();
+    client.list_category_position_limits(1).await.unwrap();
+    assert_eq!(connections.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_transport_error_shows_no_query_value() {
+    // Bind, learn the port, close: the connection is refused.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let client = Client::new(format!("http://{addr}/v1")).unwrap();
+    client.set_bearer_token(TOKEN).unwrap();
+    let err = client
+        .suggest_risk_categories("private-words", 7)
+        .await
+        .unwrap_err();
+    let Error::Transport(ref source) = err else {
+        panic!("expected Error::Transport, got {err:?}");
+    };
+    let shown = format!("{err} {err:?}");
+    assert!(!shown.contains("private-words"), "{shown}");
+    assert!(!shown.contains("=7"), "{shown}");
+    // The path and the parameters' names stay, for the reader of a log.
+    assert!(shown.contains("t=REDACTED&l=REDACTED"), "{shown}");
+    assert!(
+        source
+            .url()
+            .unwrap()
+            .as_str()
+            .ends_with("?t=REDACTED&l=REDACTED"),
+        "{:?}",
+        source.url()
+    );
+
+    // A body cut short: its error's URL is redacted too.
+    let (base, _) = raw_server(vec![Raw::Send(RAW_CUT)]).await;
+    let client = Client::new(base).unwrap();
+    client.set_bearer_token(TOKEN).unwrap();
+    let err = client
+        .suggest_risk_categories("private-words", 7)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Body { .. }), "{err:?}");
+    let shown = format!("{err} {err:?}");
+    assert!(!shown.contains("private-words"), "{shown}");
+}
+
+/// Records when each attempt is sent.
+#[derive(Default)]
+struct Clock(Mutex<Vec<std::time::Instant>>);
+
+impl trading_api::Hook for Clock {
+    fn before_send(&self, _: &trading_api::CallInfo, _: &mut reqwest::Request) {
+        self.0.lock().unwrap().push(std::time::Instant::now());
+    }
+}
+
+#[tokio::test]
+async fn backoff_waits_between_half_and_all_of_its_doubling_capped_step() {
+    // No `Retry-After`: the waits are the policy's. Retry n waits between half and all of
+    // `initial × 2^(n-1)`, capped at `max_backoff`: 100-200 ms, 150-300 ms, 150-300 ms
+    // (uncapped, the third would be 400-800 ms).
+    let unavailable = (503, Vec::new(), error_body("maintenance").to_string());
+    let server = Script::start(vec![
+        unavailable.clone(),
+        unavailable.clone(),
+        unavailable,
+        ok_empty_list(),
+    ])
+    .await;
+    let mut client = server.client(Some(
+        trading_api::RetryPolicy::default()
+            .initial_backoff(std::time::Duration::from_millis(200))
+            .max_backoff(std::time::Duration::from_millis(300)),
+    ));
+    let clock = Arc::new(Clock::default());
+    client.add_hook(clock.clone());
+    client.list_category_position_limits(1).await.unwrap();
+    let sent = clock.0.lock().unwrap().clone();
+    assert_eq!(sent.len(), 4);
+    let ms = std::time::Duration::from_millis;
+    // The answer's round trip adds to a wait; on a loaded machine a timer fires late too.
+    let slack = ms(95);
+    for (i, full) in [ms(200), ms(300), ms(300)].into_iter().enumerate() {
+        let gap = sent[i + 1] - sent[i];
+        assert!(
+            gap >= full / 2 && gap <= full + slack,
+            "retry {}: waited {gap:?}, expected {:?} to {full:?}",
+            i + 1,
+            full / 2
+        );
+    }
 }

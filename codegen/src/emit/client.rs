@@ -139,7 +139,7 @@ pub fn emit(api: &Api) -> TokenStream {
             /// Builds a request with the client's `Accept`, extra headers and total timeout.
             #[allow(clippy::result_large_err)] // the `Error` of the public methods
             fn prepare<E>(&self, request: reqwest::RequestBuilder, accept: &'static str) -> Result<reqwest::Request, crate::Error<E>> {
-                let mut request = request.build().map_err(crate::Error::Transport)?;
+                let mut request = request.build().map_err(crate::Error::transport)?;
                 if !accept.is_empty() {
                     request
                         .headers_mut()
@@ -224,7 +224,7 @@ pub fn emit(api: &Api) -> TokenStream {
                             Ok(read) => read.screen(#penalty_pass),
                             Err(error) => Err(error),
                         },
-                        Err(error) => Err(crate::Error::Transport(error)),
+                        Err(error) => Err(crate::Error::transport(error)),
                     };
                     sent += 1;
                     #refusal_step
@@ -276,9 +276,10 @@ pub fn emit(api: &Api) -> TokenStream {
         /// Async client of the API.
         ///
         /// Built from the base URL of the server, path prefix included (for example
-        /// `http://127.0.0.1:8080/v1`); each operation's path is appended to it. Timeouts,
-        /// proxies and TLS settings belong to the `reqwest::Client` given to
-        /// [`Client::with_client`].
+        /// `http://127.0.0.1:8080/v1`); each operation's path is appended to it. Proxies,
+        /// TLS settings and the connect timeout belong to the `reqwest::Client` given to
+        /// [`Client::with_client`]; the total timeout of each call is this client's
+        /// ([`Client::set_timeout`]) either way.
         ///
         #credentials_doc
         ///
@@ -680,9 +681,83 @@ fn failures(op: &Operation) -> Vec<&ResponseDef> {
         .collect()
 }
 
-/// Whether a variant carries the status (classes and `default` cover several).
+/// Whether a variant carries the status: classes and `default` cover several, and an
+/// exact status that `http` has no constant for is carried rather than built from a
+/// number (which could fail, as far as the compiler knows).
 fn carries_status(r: &ResponseDef) -> bool {
-    !matches!(r.status, StatusMatch::Code(_))
+    match r.status {
+        StatusMatch::Code(c) => status_const(c).is_none(),
+        _ => true,
+    }
+}
+
+/// The name of the `http::StatusCode` constant of `code`, for the statuses every `http`
+/// 1.x names (`EARLY_HINTS` and `TOO_EARLY` came later and are left out, so the generated
+/// crate builds with any `http` that `reqwest` accepts).
+fn status_const(code: u16) -> Option<&'static str> {
+    Some(match code {
+        100 => "CONTINUE",
+        101 => "SWITCHING_PROTOCOLS",
+        102 => "PROCESSING",
+        200 => "OK",
+        201 => "CREATED",
+        202 => "ACCEPTED",
+        203 => "NON_AUTHORITATIVE_INFORMATION",
+        204 => "NO_CONTENT",
+        205 => "RESET_CONTENT",
+        206 => "PARTIAL_CONTENT",
+        207 => "MULTI_STATUS",
+        208 => "ALREADY_REPORTED",
+        226 => "IM_USED",
+        300 => "MULTIPLE_CHOICES",
+        301 => "MOVED_PERMANENTLY",
+        302 => "FOUND",
+        303 => "SEE_OTHER",
+        304 => "NOT_MODIFIED",
+        305 => "USE_PROXY",
+        307 => "TEMPORARY_REDIRECT",
+        308 => "PERMANENT_REDIRECT",
+        400 => "BAD_REQUEST",
+        401 => "UNAUTHORIZED",
+        402 => "PAYMENT_REQUIRED",
+        403 => "FORBIDDEN",
+        404 => "NOT_FOUND",
+        405 => "METHOD_NOT_ALLOWED",
+        406 => "NOT_ACCEPTABLE",
+        407 => "PROXY_AUTHENTICATION_REQUIRED",
+        408 => "REQUEST_TIMEOUT",
+        409 => "CONFLICT",
+        410 => "GONE",
+        411 => "LENGTH_REQUIRED",
+        412 => "PRECONDITION_FAILED",
+        413 => "PAYLOAD_TOO_LARGE",
+        414 => "URI_TOO_LONG",
+        415 => "UNSUPPORTED_MEDIA_TYPE",
+        416 => "RANGE_NOT_SATISFIABLE",
+        417 => "EXPECTATION_FAILED",
+        418 => "IM_A_TEAPOT",
+        421 => "MISDIRECTED_REQUEST",
+        422 => "UNPROCESSABLE_ENTITY",
+        423 => "LOCKED",
+        424 => "FAILED_DEPENDENCY",
+        426 => "UPGRADE_REQUIRED",
+        428 => "PRECONDITION_REQUIRED",
+        429 => "TOO_MANY_REQUESTS",
+        431 => "REQUEST_HEADER_FIELDS_TOO_LARGE",
+        451 => "UNAVAILABLE_FOR_LEGAL_REASONS",
+        500 => "INTERNAL_SERVER_ERROR",
+        501 => "NOT_IMPLEMENTED",
+        502 => "BAD_GATEWAY",
+        503 => "SERVICE_UNAVAILABLE",
+        504 => "GATEWAY_TIMEOUT",
+        505 => "HTTP_VERSION_NOT_SUPPORTED",
+        506 => "VARIANT_ALSO_NEGOTIATES",
+        507 => "INSUFFICIENT_STORAGE",
+        508 => "LOOP_DETECTED",
+        510 => "NOT_EXTENDED",
+        511 => "NETWORK_AUTHENTICATION_REQUIRED",
+        _ => return None,
+    })
 }
 
 /// A response or error enum of an operation.
@@ -693,8 +768,12 @@ fn response_enum(
     models: &TokenStream,
     boxed: Option<&Boxed>,
     private: TokenStream,
+    open: bool,
 ) -> TokenStream {
     let doc = docs::outer(doc);
+    // An error enum gains a variant whenever the spec documents one more error status:
+    // `#[non_exhaustive]` keeps the callers' matches compiling then (they need a `_` arm).
+    let non_exhaustive = open.then(|| quote!(#[non_exhaustive]));
     let variants = responses.iter().map(|r| {
         let v = ident(&r.variant);
         let vdoc = docs::outer(&r.doc);
@@ -708,11 +787,11 @@ fn response_enum(
             (false, Some(t)) => quote!(#vdoc #v(#t),),
             (true, None) => quote!(#vdoc #v {
                 /// The HTTP status.
-                status: u16
+                status: reqwest::StatusCode
             },),
             (true, Some(t)) => quote!(#vdoc #v {
                 /// The HTTP status.
-                status: u16,
+                status: reqwest::StatusCode,
                 /// The decoded body.
                 body: #t
             },),
@@ -721,16 +800,14 @@ fn response_enum(
     let arms = responses.iter().map(|r| {
         let v = ident(&r.variant);
         let has_payload = r.payload != Payload::None;
-        match (&r.status, has_payload) {
-            (StatusMatch::Code(c), false) => {
-                let c = Literal::u16_unsuffixed(*c);
-                quote!(Self::#v => #c,)
-            }
-            (StatusMatch::Code(c), true) => {
-                let c = Literal::u16_unsuffixed(*c);
-                quote!(Self::#v(_) => #c,)
-            }
-            _ => quote!(Self::#v { status, .. } => *status,),
+        let constant = match r.status {
+            StatusMatch::Code(c) => status_const(c).map(|name| format_ident!("{}", name)),
+            _ => None,
+        };
+        match (constant, has_payload) {
+            (Some(c), false) => quote!(Self::#v => reqwest::StatusCode::#c,),
+            (Some(c), true) => quote!(Self::#v(_) => reqwest::StatusCode::#c,),
+            (None, _) => quote!(Self::#v { status, .. } => *status,),
         }
     });
     let status_fn = if responses.is_empty() {
@@ -749,13 +826,14 @@ fn response_enum(
         #doc
         #[derive(Clone, Debug, PartialEq)]
         #allow
+        #non_exhaustive
         pub enum #name {
             #(#variants)*
         }
 
         impl #name {
             /// The HTTP status of the answer.
-            pub fn status(&self) -> u16 {
+            pub fn status(&self) -> reqwest::StatusCode {
                 #status_fn
             }
 
@@ -880,6 +958,7 @@ fn op_enums(
             models,
             Some(boxed),
             TokenStream::new(),
+            false,
         ));
     }
     let (name, first) = &shapes.by_op[index];
@@ -903,10 +982,11 @@ fn op_enums(
             models,
             None,
             failure_fn(op),
+            true,
         ));
         out.extend(quote! {
             impl crate::DocumentedError for #name {
-                fn status(&self) -> u16 {
+                fn status(&self) -> reqwest::StatusCode {
                     #name::status(self)
                 }
             }
@@ -934,7 +1014,7 @@ fn success_type(op: &Operation, models: &TokenStream) -> TokenStream {
         [one] if !carries_status(one) => payload_type(&one.payload, models).unwrap_or(quote!(())),
         [one] => {
             let t = payload_type(&one.payload, models).unwrap_or(quote!(()));
-            quote!((u16, #t))
+            quote!((reqwest::StatusCode, #t))
         }
         _ => {
             let name = success_enum_name(op);
@@ -992,7 +1072,7 @@ fn wrap(r: &ResponseDef, enum_name: &TokenStream, boxed: bool) -> TokenStream {
 fn with_status(r: &ResponseDef, expr: TokenStream) -> TokenStream {
     if carries_status(r) {
         quote!({
-            let status = answer.status.as_u16();
+            let status = answer.status;
             #expr
         })
     } else {
@@ -1748,7 +1828,9 @@ fn method(
         doc.push_str(&format!(
             "\n\nThe streaming form of [`Client::{}`]: on a documented success the \
              `reqwest::Response` comes back unread (read it with `chunk()` as it arrives, no \
-             size cap applies); an error answer is read and decoded as usual.",
+             size cap applies); an error answer is read and decoded as usual. The \
+             `reqwest::Response` and the errors of reading it are `reqwest`'s own: their URL \
+             keeps its query, so do not print them where a query credential must not show.",
             op.name
         ));
     }
@@ -1790,7 +1872,7 @@ fn method(
     }
     doc.push_str(
         "`Error::Response` for a documented error status, and `Error::Transport` (a \
-         timeout included), `Error::UnexpectedStatus`, `Error::Decode` or \
+         timeout included), `Error::Body`, `Error::UnexpectedStatus`, `Error::Decode` or \
          `Error::BodyTooLarge` otherwise.",
     );
     let doc = docs::outer(&doc);
@@ -1962,7 +2044,7 @@ fn method(
                     let traced = Traced::start(&call);
                     let outcome: Result<reqwest::Response, crate::Error<#err>> = traced.run(async {
                         let request = self.prepare(request, call.accept)?;
-                        let response = self.send(request, &call, 1).await.map_err(crate::Error::Transport)?;
+                        let response = self.send(request, &call, 1).await.map_err(crate::Error::transport)?;
                         if matches!(response.status().as_u16(), #(#pats)|*) {
                             return Ok(response);
                         }

@@ -381,7 +381,9 @@ fn fallback_value(e: &EnumDef, value: &serde_json::Value) -> TokenStream {
 
 /// An enum of listed values: strings (the usual case), integers, or a mix. Each keeps a
 /// value the spec does not list in its fallback variant, so a newer server's value
-/// decodes and is sent back as it came.
+/// decodes and is sent back as it came. `#[non_exhaustive]`: a value the spec adds later
+/// moves out of the fallback into a variant of its own, which would break a caller's
+/// exhaustive match.
 fn enumeration(e: &EnumDef) -> TokenStream {
     match e.kind {
         EnumKind::String => string_enum(e),
@@ -404,6 +406,7 @@ fn string_enum(e: &EnumDef) -> TokenStream {
     quote! {
         #doc
         #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         pub enum #name {
             #( #variant_docs #variants, )*
             /// A value the spec does not list (sent by a newer server), kept as it came.
@@ -469,6 +472,7 @@ fn integer_enum(e: &EnumDef) -> TokenStream {
     quote! {
         #doc
         #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         pub enum #name {
             #( #variant_docs #variants, )*
             /// A value the spec does not list (sent by a newer server), kept as it came.
@@ -543,6 +547,7 @@ fn mixed_enum(e: &EnumDef) -> TokenStream {
     quote! {
         #doc
         #[derive(Clone, Debug, PartialEq)]
+        #[non_exhaustive]
         pub enum #name {
             #( #variant_docs #variants, )*
             #fallback_doc
@@ -718,6 +723,9 @@ fn union(u: &UnionDef, decoded: &BTreeSet<String>) -> TokenStream {
             #f(serde_json::Value),
         }
     });
+    // A branch the spec adds later moves values out of the fallback into a variant of
+    // their own: `#[non_exhaustive]` keeps the callers' matches compiling then.
+    let non_exhaustive = u.fallback.is_some().then(|| quote!(#[non_exhaustive]));
     let display = u.scalar.then(|| {
         quote! {
             impl std::fmt::Display for #name {
@@ -733,6 +741,7 @@ fn union(u: &UnionDef, decoded: &BTreeSet<String>) -> TokenStream {
         #decode
         #representation
         #[allow(clippy::large_enum_variant)]
+        #non_exhaustive
         pub enum #name {
             #(#variants)*
             #fallback

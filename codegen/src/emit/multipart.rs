@@ -160,7 +160,7 @@ pub fn add_form(b: &Body) -> TokenStream {
             FormPartKind::Text(Ty::String) => quote!(form = form.text(#wire, value);),
             FormPartKind::Text(_) => quote!(form = form.text(#wire, value.to_string());),
             FormPartKind::File => {
-                quote!(form = form.part(#wire, value.into_part().map_err(crate::Error::Transport)?);)
+                quote!(form = form.part(#wire, value.into_part().map_err(crate::Error::transport)?);)
             }
             FormPartKind::Json(_) => quote!(form = form.part(#wire, json_part(&value));),
         };

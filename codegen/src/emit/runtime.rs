@@ -176,11 +176,29 @@ pub fn emit(api: &Api) -> TokenStream {
         /// `E` is the operation's enum of documented error responses. Every variant that
         /// came from an answer carries its status and headers. `Debug` and `Display` never
         /// print bodies or header values (they may hold credentials); read the fields for
-        /// those.
+        /// those. The URL a `reqwest::Error` carries has its query values replaced by
+        /// `REDACTED` (a query may carry an API key), its path and query names kept.
+        ///
+        /// `#[non_exhaustive]`: a newer generator may tell more cases apart, and a match
+        /// written today keeps compiling with a `_` arm.
+        #[non_exhaustive]
         pub enum Error<E> {
-            /// The request could not be sent or the response not read (connection refused,
-            /// TLS, a timeout, an invalid base URL). [`Error::is_timeout`] tells a timeout.
+            /// No answer arrived: the request could not be built or sent (connection
+            /// refused or closed, TLS, a timeout, an invalid base URL).
+            /// [`Error::is_timeout`] tells a timeout.
             Transport(reqwest::Error),
+            /// The head of the answer arrived, but reading its body failed (the connection
+            /// was closed or reset, or the total timeout ran out): the status and headers
+            /// that came are kept, which `Transport` has no room for.
+            /// [`Error::is_timeout`] tells a timeout.
+            Body {
+                /// The HTTP status of the answer.
+                status: StatusCode,
+                /// The headers of the answer.
+                headers: HeaderMap,
+                /// Why the body could not be read (also `source()`).
+                source: reqwest::Error,
+            },
             /// The client's token source could not supply a bearer token; nothing was
             /// sent.
             Token(TokenError),
@@ -270,7 +288,7 @@ pub fn emit(api: &Api) -> TokenStream {
         /// generated `…Error` enum of the client implements it.
         pub trait DocumentedError {
             /// The HTTP status of the answer.
-            fn status(&self) -> u16;
+            fn status(&self) -> StatusCode;
         }
 
         impl<E> Error<E> {
@@ -280,6 +298,7 @@ pub fn emit(api: &Api) -> TokenStream {
                     Error::Transport(e) => e.status(),
                     Error::Constraint(_) | Error::Token(_) => None,
                     Error::Response { status, .. }
+                    | Error::Body { status, .. }
                     | Error::Business { status, .. }
                     | Error::Penalty { status, .. }
                     | Error::LoginRequired { status, .. }
@@ -294,6 +313,7 @@ pub fn emit(api: &Api) -> TokenStream {
                 match self {
                     Error::Transport(_) | Error::Constraint(_) | Error::Token(_) => None,
                     Error::Response { headers, .. }
+                    | Error::Body { headers, .. }
                     | Error::Business { headers, .. }
                     | Error::Penalty { headers, .. }
                     | Error::LoginRequired { headers, .. }
@@ -313,7 +333,7 @@ pub fn emit(api: &Api) -> TokenStream {
 
             /// Whether the call failed because a connect or total timeout ran out.
             pub fn is_timeout(&self) -> bool {
-                matches!(self, Error::Transport(e) if e.is_timeout())
+                matches!(self, Error::Transport(e) | Error::Body { source: e, .. } if e.is_timeout())
             }
 
             /// How long the server asked to wait before sending again: the `Retry-After`
@@ -325,14 +345,17 @@ pub fn emit(api: &Api) -> TokenStream {
                 }
             }
 
-            /// Whether sending the same request again may succeed: a connection failure
-            /// or timeout, `429 Too Many Requests`, `503 Service Unavailable`, or a
-            /// penalty. Never a documented error, a business rejection, a constraint
-            /// violation or [`Error::LoginRequired`]. Whether it is *safe* to send again
-            /// depends on the operation as well; [`RetryPolicy`] says which it retries.
+            /// Whether sending the same request again may succeed: a connection that
+            /// failed or closed (before the answer or during its body), a timeout,
+            /// `429 Too Many Requests`, `503 Service Unavailable`, or a penalty. Never a
+            /// documented error, a business rejection, a constraint violation, a request
+            /// that could not be built or [`Error::LoginRequired`]. Whether it is *safe*
+            /// to send again depends on the operation as well; [`RetryPolicy`] says which
+            /// it retries.
             pub fn is_retryable(&self) -> bool {
                 match self {
-                    Error::Transport(e) => e.is_timeout() || e.is_connect(),
+                    Error::Transport(e) => e.is_timeout() || e.is_connect() || e.is_request(),
+                    Error::Body { .. } => true,
                     Error::Penalty { .. } => true,
                     Error::LoginRequired { .. } => false,
                     _ => matches!(
@@ -347,6 +370,12 @@ pub fn emit(api: &Api) -> TokenStream {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self {
                     Error::Transport(e) => f.debug_tuple("Transport").field(e).finish(),
+                    Error::Body { status, headers, source } => f
+                        .debug_struct("Body")
+                        .field("status", status)
+                        .field("headers", &HeaderNames(headers))
+                        .field("source", source)
+                        .finish(),
                     Error::Constraint(v) => f.debug_tuple("Constraint").field(v).finish(),
                     Error::Token(e) => f.debug_tuple("Token").field(e).finish(),
                     Error::Response { status, headers, .. } => f
@@ -401,6 +430,12 @@ pub fn emit(api: &Api) -> TokenStream {
                 match self {
                     Error::Transport(e) if e.is_timeout() => write!(f, "request timed out: {e}"),
                     Error::Transport(e) => write!(f, "request failed: {e}"),
+                    Error::Body { status, source, .. } if source.is_timeout() => {
+                        write!(f, "status {status}: timed out reading the body: {source}")
+                    }
+                    Error::Body { status, source, .. } => {
+                        write!(f, "status {status}: the body could not be read: {source}")
+                    }
                     Error::Constraint(v) => write!(f, "request not sent: {v}"),
                     Error::Token(e) => write!(f, "request not sent: {e}"),
                     Error::Response { status, .. } => write!(f, "documented error answer, status {status}"),
@@ -429,7 +464,7 @@ pub fn emit(api: &Api) -> TokenStream {
         impl<E> std::error::Error for Error<E> {
             fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
                 match self {
-                    Error::Transport(e) => Some(e),
+                    Error::Transport(e) | Error::Body { source: e, .. } => Some(e),
                     Error::Constraint(v) => Some(v),
                     Error::Decode { source, .. } => Some(source),
                     Error::Token(e) => Some(e),
@@ -519,12 +554,15 @@ pub fn emit(api: &Api) -> TokenStream {
         /// or `ClientBuilder::retry_policy`.
         ///
         /// Retried: `429 Too Many Requests` and penalty answers (the server did not act on
-        /// the request) for every operation; connection failures, timeouts and
+        /// the request) for every operation; connection failures (refused, or closed or
+        /// reset before the answer or during its body), timeouts and
         /// `503 Service Unavailable` only for idempotent methods (`GET`, `PUT`, `DELETE`,
         /// `HEAD`, `OPTIONS`, `TRACE`), since a `POST` may have been acted on. Each wait is
         /// the server's (`Retry-After`, a penalty's wait) or else exponential backoff with
-        /// jitter; a penalty is sent again with its ticket. Never retried: a captcha
-        /// ([`Error::LoginRequired`]), a documented error, a business rejection. When the
+        /// jitter: a wait between half and all of `initial_backoff × 2^(n-1)` (capped at
+        /// `max_backoff`) before retry `n`; a penalty is sent again with its ticket. Never
+        /// retried: a captcha ([`Error::LoginRequired`]), a documented error, a business
+        /// rejection, a request that could not be built. When the
         /// attempts or the total wait budget run out, the last error comes back with its
         /// status and headers. Streaming (`…_stream`) methods are never retried.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -774,7 +812,18 @@ fn answer(uses: &Uses) -> TokenStream {
                     return Err(too_large(response));
                 }
                 let mut body = Vec::new();
-                while let Some(chunk) = response.chunk().await.map_err(Error::Transport)? {
+                loop {
+                    let chunk = match response.chunk().await {
+                        Ok(Some(chunk)) => chunk,
+                        Ok(None) => break,
+                        Err(source) => {
+                            return Err(Error::Body {
+                                status,
+                                headers: std::mem::take(response.headers_mut()),
+                                source: redacted(source),
+                            });
+                        }
+                    };
                     if body.len() + chunk.len() > limit {
                         return Err(too_large(response));
                     }
@@ -783,6 +832,29 @@ fn answer(uses: &Uses) -> TokenStream {
                 let headers = std::mem::take(response.headers_mut());
                 Ok(Self { status, headers, body })
             }
+        }
+
+        impl<E> Error<E> {
+            /// `Error::Transport` with the error's URL [`redacted`]: every
+            /// `reqwest::Error` the client keeps goes through here or `redacted`.
+            pub(crate) fn transport(error: reqwest::Error) -> Self {
+                Error::Transport(redacted(error))
+            }
+        }
+
+        /// `error` with the query values of its URL replaced by `REDACTED` (names and
+        /// path kept): `reqwest::Error`'s `Display` and `Debug` print the URL, and a query
+        /// may carry a credential (an `apiKey` scheme `in: query`) or other private values.
+        pub(crate) fn redacted(mut error: reqwest::Error) -> reqwest::Error {
+            if let Some(url) = error.url_mut()
+                && url.query().is_some()
+            {
+                let names: Vec<String> = url.query_pairs().map(|(name, _)| name.into_owned()).collect();
+                url.query_pairs_mut()
+                    .clear()
+                    .extend_pairs(names.iter().map(|name| (name.as_str(), "REDACTED")));
+            }
+            error
         }
     };
     out.extend(quote! {
@@ -795,7 +867,7 @@ fn answer(uses: &Uses) -> TokenStream {
                 }
                 let safe = match error {
                     Error::Penalty { .. } => true,
-                    Error::Transport(e) => idempotent && (e.is_timeout() || e.is_connect()),
+                    Error::Transport(_) | Error::Body { .. } => idempotent && error.is_retryable(),
                     _ => match error.status() {
                         Some(StatusCode::TOO_MANY_REQUESTS) => true,
                         Some(StatusCode::SERVICE_UNAVAILABLE) => idempotent,
@@ -907,6 +979,7 @@ fn answer(uses: &Uses) -> TokenStream {
             pub(crate) fn widen<E>(self) -> Error<E> {
                 match self {
                     Error::Transport(e) => Error::Transport(e),
+                    Error::Body { status, headers, source } => Error::Body { status, headers, source },
                     Error::Constraint(v) => Error::Constraint(v),
                     Error::Token(e) => Error::Token(e),
                     Error::Response { error, .. } | Error::Business { error, .. } => match error {},
@@ -1029,7 +1102,7 @@ fn answer(uses: &Uses) -> TokenStream {
                 self,
                 decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
                 reported: impl FnOnce(&B) -> Option<&'static str>,
-                rejected: impl FnOnce(u16, B) -> E,
+                rejected: impl FnOnce(StatusCode, B) -> E,
             ) -> Result<Response<B>, Error<E>> {
                 let body = match decode(&self.body) {
                     Ok(body) => body,
@@ -1041,7 +1114,7 @@ fn answer(uses: &Uses) -> TokenStream {
                         status: self.status,
                         headers: self.headers,
                         field,
-                        error: rejected(self.status.as_u16(), body),
+                        error: rejected(self.status, body),
                     }),
                 }
             }

@@ -272,3 +272,44 @@ fn debug_and_errors_never_show_a_secret() {
     // A refused credential leaves the one set before in place.
     assert!(client.has_header_key() && client.has_cookie_key());
 }
+
+/// Accepts one connection, reads the request's head and closes without answering.
+fn close_without_answer() -> (String, std::thread::JoinHandle<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut head = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            let len = s.read(&mut buf).unwrap();
+            if len == 0 {
+                break;
+            }
+            head.extend_from_slice(&buf[..len]);
+        }
+    });
+    (base, handle)
+}
+
+#[test]
+fn a_failed_call_never_shows_the_query_key() {
+    // Refused: bind, learn the port, close.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let (closing, server) = close_without_answer();
+    for base in [refused, closing] {
+        let client = Client::new(base).unwrap();
+        client.set_query_key("q&key-secret");
+        let err = runtime().block_on(client.get_query_key(2)).unwrap_err();
+        assert!(matches!(err, gen_security::Error::Transport(_)), "{err:?}");
+        let shown = format!("{err} {err:?}");
+        for secret in ["secret", "q&key", "q%26key"] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        // Path and parameter names stay; the values do not.
+        assert!(shown.contains("/query-key?page=REDACTED&api_key=REDACTED"), "{shown}");
+    }
+    server.join().unwrap();
+}
