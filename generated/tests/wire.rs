@@ -1763,30 +1763,30 @@ impl trading_api::Hook for Clock {
 #[tokio::test]
 async fn backoff_waits_between_half_and_all_of_its_doubling_capped_step() {
     // No `Retry-After`: the waits are the policy's. Retry n waits between half and all of
-    // `initial × 2^(n-1)`, capped at `max_backoff`: 100-200 ms, 150-300 ms, 150-300 ms
-    // (uncapped, the third would be 400-800 ms).
+    // `initial × 2^(n-1)`, capped at `max_backoff`: 25-50 ms, then 50-100 ms five times.
+    // Uncapped, the sixth would wait 800-1600 ms: far enough from the capped bound that a
+    // loaded machine's late timers (given 600 ms here) cannot blur the two.
     let unavailable = (503, Vec::new(), error_body("maintenance").to_string());
-    let server = Script::start(vec![
-        unavailable.clone(),
-        unavailable.clone(),
-        unavailable,
-        ok_empty_list(),
-    ])
-    .await;
+    let mut script = vec![unavailable; 6];
+    script.push(ok_empty_list());
+    let server = Script::start(script).await;
     let mut client = server.client(Some(
         trading_api::RetryPolicy::default()
-            .initial_backoff(std::time::Duration::from_millis(200))
-            .max_backoff(std::time::Duration::from_millis(300)),
+            .max_attempts(7)
+            .initial_backoff(std::time::Duration::from_millis(50))
+            .max_backoff(std::time::Duration::from_millis(100)),
     ));
     let clock = Arc::new(Clock::default());
     client.add_hook(clock.clone());
     client.list_category_position_limits(1).await.unwrap();
     let sent = clock.0.lock().unwrap().clone();
-    assert_eq!(sent.len(), 4);
+    assert_eq!(sent.len(), 7);
     let ms = std::time::Duration::from_millis;
-    // The answer's round trip adds to a wait; on a loaded machine a timer fires late too.
-    let slack = ms(95);
-    for (i, full) in [ms(200), ms(300), ms(300)].into_iter().enumerate() {
+    // A wait can only come out longer than the policy's (a round trip, a late timer),
+    // never shorter.
+    let slack = ms(600);
+    let steps = [ms(50), ms(100), ms(100), ms(100), ms(100), ms(100)];
+    for (i, full) in steps.into_iter().enumerate() {
         let gap = sent[i + 1] - sent[i];
         assert!(
             gap >= full / 2 && gap <= full + slack,
