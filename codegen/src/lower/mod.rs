@@ -74,8 +74,12 @@ pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
     Ok((api, lowerer.warnings))
 }
 
-/// Prelude and helper names that a model must not shadow.
+/// Names the models module must not shadow: the whole Rust 2021 prelude (the emitted
+/// code names `From`, `Into`, `Default`, `Option` and others unqualified, and a user's
+/// hand-written impls in the same crate may name any of them), the derives, and the
+/// helper types the models module defines itself.
 const RESERVED_TYPE_NAMES: &[&str] = &[
+    // Types and variants of the prelude.
     "Option",
     "Some",
     "None",
@@ -85,13 +89,41 @@ const RESERVED_TYPE_NAMES: &[&str] = &[
     "String",
     "Vec",
     "Box",
-    "Default",
+    // Traits of the prelude (and the derives of the same name).
+    "AsMut",
+    "AsRef",
     "Clone",
+    "Copy",
     "Debug",
-    "PartialEq",
+    "Default",
+    "DoubleEndedIterator",
+    "Drop",
     "Eq",
+    "ExactSizeIterator",
+    "Extend",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "From",
+    "FromIterator",
     "Hash",
+    "Into",
+    "IntoIterator",
+    "Iterator",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Send",
+    "Sized",
+    "Sync",
+    "ToOwned",
+    "ToString",
+    "TryFrom",
+    "TryInto",
+    "Unpin",
+    // Defined by the generated crate itself.
     "Redacted",
+    "FilePart",
     "Self_",
 ];
 
