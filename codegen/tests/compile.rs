@@ -1,8 +1,9 @@
 //! Proof of generality: every real-world document of `tests/corpus/` (the platform's
 //! full published document, 350 operations, progenitor's public samples and GitHub's REST
-//! description, about 1,000) and every focused spec under `tests/specs/` generates a
-//! crate that compiles with no warnings; each corpus document with exactly the generator
-//! warnings [`CORPUS`] records.
+//! description, about 1,000) and every focused spec under `tests/specs/` and
+//! `tests/specs/warn/` generates a crate that compiles with no warnings; each corpus
+//! document and each warn spec with exactly the generator warnings [`CORPUS`] and
+//! [`WARN`] record.
 //!
 //! Each crate gets the `Cargo.toml` that `cargo xtask codegen --crate` writes. The crates
 //! are members of one temporary workspace checked with `cargo clippy`
@@ -56,6 +57,19 @@ const CORPUS: &[(&str, Expect)] = &[
     ("propolis-server.json", Expect::Compiles { warnings: 0 }),
 ];
 
+/// Every spec of `tests/specs/warn/` (each holds constructs the client leaves out or
+/// types loosely, with a warning) and how many warnings it gives: none is refused on
+/// purpose, so each must still give a crate that compiles clippy-clean. A spec added to
+/// the folder without an entry fails the test. The snapshot test pins the messages.
+const WARN: &[(&str, usize)] = &[
+    ("http_digest.yaml", 1),
+    ("prose.yaml", 22),
+    ("schema_warts.yaml", 5),
+    ("two_authorizations.yaml", 2),
+    ("unknown_format.yaml", 1),
+    ("warts.yaml", 7),
+];
+
 /// The crate name a document's crate gets: `gen-` and the file stem, lower-case, with
 /// anything but letters and digits turned into `-`.
 fn crate_name(path: &Path) -> String {
@@ -106,6 +120,24 @@ fn corpus_and_focused_specs_compile_without_warnings() {
     for path in focused {
         let shown = path.display().to_string();
         specs.push((crate_name(&path), path, shown, None));
+    }
+    let warn_dir = manifest().join("tests/specs/warn");
+    let mut on_disk: Vec<String> = std::fs::read_dir(&warn_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    on_disk.sort();
+    let listed: Vec<String> = WARN.iter().map(|(n, _)| (*n).to_owned()).collect();
+    assert_eq!(
+        on_disk, listed,
+        "tests/specs/warn and the WARN table disagree"
+    );
+    for (file, warnings) in WARN {
+        let path = warn_dir.join(file);
+        let shown = path.display().to_string();
+        // `gen-warn-…`: a warn spec may share its stem with a focused spec.
+        let name = crate_name(&path).replacen("gen-", "gen-warn-", 1);
+        specs.push((name, path, shown, Some(*warnings)));
     }
 
     let dir = tempfile::tempdir().unwrap();

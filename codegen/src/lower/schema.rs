@@ -103,9 +103,8 @@ pub(super) fn union_branches(s: &Schema) -> (&'static str, Vec<(usize, &Schema)>
 /// The rustdoc of a schema, or `fallback` when it has none.
 pub(super) fn doc_of(s: &Schema, fallback: impl FnOnce() -> String) -> String {
     let mut doc = s
-        .description
-        .as_deref()
-        .or(s.title.as_deref())
+        .description()
+        .or(s.title())
         .map(|d| d.trim().to_owned())
         .filter(|d| !d.is_empty())
         .unwrap_or_else(fallback);
@@ -478,7 +477,11 @@ impl<'a> Lowerer<'a> {
             let hint = format!("{name}{}", pascal(wire));
             let (ty, nullable) = self.ty(prop, prop_ptr, &hint)?;
             let target_doc = match &prop.reference {
-                Some(r) => self.resolve(r, prop_ptr)?.0.description.clone(),
+                Some(r) => self
+                    .resolve(r, prop_ptr)?
+                    .0
+                    .description()
+                    .map(str::to_owned),
                 None => None,
             };
             let mut doc = doc_of(prop, || {
