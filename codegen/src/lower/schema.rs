@@ -100,6 +100,19 @@ pub(super) fn union_branches(s: &Schema) -> (&'static str, Vec<(usize, &Schema)>
     (key, branches)
 }
 
+/// The schema `type` a `const` value has: an integer in `i64` range is an
+/// `integer`, any other number a `number`. `None` for a list or an object, which stay
+/// `serde_json::Value`.
+fn const_type(value: &Value) -> Option<&'static str> {
+    match value {
+        Value::String(_) => Some("string"),
+        Value::Bool(_) => Some("boolean"),
+        Value::Number(n) if n.is_i64() => Some("integer"),
+        Value::Number(_) => Some("number"),
+        _ => None,
+    }
+}
+
 /// The rustdoc of a schema, or `fallback` when it has none.
 pub(super) fn doc_of(s: &Schema, fallback: impl FnOnce() -> String) -> String {
     let mut doc = s
@@ -108,6 +121,11 @@ pub(super) fn doc_of(s: &Schema, fallback: impl FnOnce() -> String) -> String {
         .map(|d| d.trim().to_owned())
         .filter(|d| !d.is_empty())
         .unwrap_or_else(fallback);
+    if let Some(value) = &s.constant {
+        doc.push_str(&format!(
+            "\n\nAlways `{value}`: the spec fixes the value (`const`)."
+        ));
+    }
     if s.deprecated {
         doc.push_str("\n\nDeprecated by the spec.");
     }
@@ -299,6 +317,12 @@ impl<'a> Lowerer<'a> {
         let kind = match names.as_slice() {
             [] if s.items.is_some() => "array",
             [] if s.additional_properties.is_some() => "object",
+            // `const` without `type`: the value's own JSON type (a list or an object
+            // falls through to `Value`, with its warning; `const: null` reads as no
+            // `const` at all).
+            [] if s.constant.as_ref().and_then(const_type).is_some() => {
+                s.constant.as_ref().and_then(const_type).unwrap_or_default()
+            }
             [] => {
                 self.warn(
                     ptr,
