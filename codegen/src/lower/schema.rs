@@ -406,9 +406,15 @@ impl<'a> Lowerer<'a> {
                         Ty::Map(Box::new(value))
                     }
                 }
+                // An object with no properties and `additionalProperties: false` holds
+                // nothing: an empty map, whose value type never holds a value.
+                Some(AdditionalProperties::Flag(false)) => Ty::Map(Box::new(Ty::Json)),
                 // A free-form object: a map of any JSON values, which at least promises
-                // an object.
-                _ => Ty::Map(Box::new(Ty::Json)),
+                // an object. Its values are untyped all the same, so it is said.
+                _ => {
+                    self.warn(ptr, "free-form object: its values are `serde_json::Value`");
+                    Ty::Map(Box::new(Ty::Json))
+                }
             },
             "null" => {
                 self.warn(
@@ -733,10 +739,18 @@ impl<'a> Lowerer<'a> {
         Ok(note)
     }
 
+    /// Warns that the extra properties of the object at `ptr` are untyped.
+    fn free_form_extras(&mut self, ptr: &str) {
+        self.warn(
+            push_pointer(ptr, "additionalProperties"),
+            "free-form extra properties: their values are `serde_json::Value`",
+        );
+    }
+
     /// The value type of the extra properties of an object with `properties`: `Some` when
     /// `additionalProperties` is `true` or a schema (a free-form `true`/`{}` gives
-    /// `serde_json::Value` values without a warning, like a free-form object: the spec
-    /// says any JSON, and the named properties stay typed); `None` when it is absent or
+    /// `serde_json::Value` values, with a warning like a free-form object: the spec says
+    /// any JSON, and the named properties stay typed); `None` when it is absent or
     /// `false` (unknown properties are then ignored on decoding, as everywhere).
     fn extras(&mut self, s: &Schema, ptr: &str, name: &str) -> Result<Option<Ty>, Located> {
         if s.properties.is_empty() && s.all_of.is_empty() {
@@ -744,8 +758,14 @@ impl<'a> Lowerer<'a> {
         }
         match &s.additional_properties {
             None | Some(AdditionalProperties::Flag(false)) => Ok(None),
-            Some(AdditionalProperties::Flag(true)) => Ok(Some(Ty::Json)),
-            Some(AdditionalProperties::Schema(values)) if is_any(values) => Ok(Some(Ty::Json)),
+            Some(AdditionalProperties::Flag(true)) => {
+                self.free_form_extras(ptr);
+                Ok(Some(Ty::Json))
+            }
+            Some(AdditionalProperties::Schema(values)) if is_any(values) => {
+                self.free_form_extras(ptr);
+                Ok(Some(Ty::Json))
+            }
             Some(AdditionalProperties::Schema(values)) => {
                 let values_ptr = push_pointer(ptr, "additionalProperties");
                 let (value, value_null) = self.ty(values, &values_ptr, &format!("{name}Extra"))?;
