@@ -114,6 +114,63 @@ fn escape(mut s: String) -> String {
     s
 }
 
+/// Every method `Client` has of its own, public or private, inherent or from a trait it
+/// implements: the operation methods (and credential accessors) share one `impl Client`
+/// with them, so lowering reserves these names before it names any operation, and an
+/// operationId `send` or `new` becomes `send2`/`new2` rather than a duplicate method.
+///
+/// The emitters (`emit/client.rs`, `emit/auth.rs`) print these methods; the test
+/// `client_methods_are_reserved` parses the client of every focused spec and fails when
+/// one of its fixed methods is missing here.
+pub const CLIENT_METHODS: &[&str] = &[
+    // Construction and settings (`emit/client.rs`).
+    "new",
+    "builder",
+    "with_client",
+    "set_max_response_bytes",
+    "max_response_bytes",
+    "set_timeout",
+    "timeout",
+    "set_retry_policy",
+    "retry_policy",
+    "set_check_arguments",
+    "check_arguments",
+    "add_hook",
+    "with_header",
+    "with_headers",
+    "base_url",
+    "http_client",
+    // Private helpers of the operation methods (`emit/client.rs`).
+    "prepare",
+    "execute",
+    "send",
+    "exchange",
+    "only",
+    "detached",
+    // Credentials (`emit/auth.rs`), besides each scheme's [`credential_accessors`].
+    "set_token_source",
+    "set_bearer_token",
+    "clear_bearer_token",
+    "has_bearer_token",
+    "authorize",
+    // Trait methods: an inherent method of the same name would be called instead by
+    // `client.clone()` or `{:?}`.
+    "clone",
+    "clone_from",
+    "fmt",
+];
+
+/// The `Client` methods that set, clear, test and source the credential of the security
+/// scheme whose accessor stem is `stem`.
+pub fn credential_accessors(stem: &str) -> [String; 4] {
+    [
+        format!("set_{stem}"),
+        format!("clear_{stem}"),
+        format!("has_{stem}"),
+        format!("set_{stem}_source"),
+    ]
+}
+
 /// Hands out unique names within one scope (a module's types, a struct's fields, a
 /// method's arguments): a second `foo` becomes `foo2`, a third `foo3`.
 #[derive(Debug, Default)]

@@ -1,5 +1,6 @@
 //! No schema becomes `serde_json::Value` silently: each one that does is a warning naming
-//! its pointer and line, and free-form objects become maps rather than `Value`.
+//! its pointer and line. Free-form objects become maps rather than `Value` (they at least
+//! promise an object), and warn all the same: their values are `Value`.
 
 use std::path::Path;
 
@@ -18,8 +19,10 @@ fn every_value_is_a_warning_at_its_node() {
         .unwrap()
         .contents;
     // Each `Value` outside a map or a union's fallback has its warning: the `Anything`
-    // alias and the fields `any` and `list`, three warnings in all. `free`, `open` and
-    // `open_schema` are free-form maps and warn of nothing; `holes` and `sparse` hold
+    // alias and the fields `any` and `list`. `free`, `open` and `open_schema` are
+    // free-form maps, `BTreeMap<String, Value>`, with a warning each; `empty`
+    // (`additionalProperties: false`, no properties) holds nothing and warns of nothing,
+    // six warnings in all. `holes` and `sparse` hold
     // `Option`s (`Vec<Option<String>>`, `BTreeMap<String, Option<i32>>`) and `nothing`,
     // which allows only `null`, is `()`: typed, so no warning.
     let bare = models
@@ -35,5 +38,5 @@ fn every_value_is_a_warning_at_its_node() {
         "{models}"
     );
     assert!(models.contains("pub nothing: Option<()>,"), "{models}");
-    assert_eq!(warnings.len(), 3);
+    assert_eq!(warnings.len(), 6);
 }

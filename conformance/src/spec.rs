@@ -323,7 +323,13 @@ impl Spec {
         .build()
         .map_err(|l| source.error(l))?;
         let identity = Identity {
-            title: model.info.title.clone().unwrap_or_default(),
+            title: model
+                .info
+                .title
+                .as_ref()
+                .and_then(spec_model::model::Text::as_str)
+                .unwrap_or_default()
+                .to_owned(),
             version: model.info.version.clone().unwrap_or_default(),
             digest: {
                 use sha2::Digest as _;

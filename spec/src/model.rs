@@ -95,13 +95,13 @@ pub struct OpenApi {
 #[derive(Debug, Default, Deserialize)]
 pub struct Info {
     /// API title.
-    pub title: Option<String>,
+    pub title: Option<Text>,
     /// API version.
     pub version: Option<String>,
     /// 3.1's one-line summary.
-    pub summary: Option<String>,
+    pub summary: Option<Text>,
     /// Longer description (Markdown).
-    pub description: Option<String>,
+    pub description: Option<Text>,
 }
 
 /// A path item: operations per method plus parameters shared by them.
@@ -378,9 +378,9 @@ pub struct Schema {
     #[serde(default)]
     pub nullable: bool,
     /// Short name; used as rustdoc when there is no description.
-    pub title: Option<String>,
+    pub title: Option<Text>,
     /// Rustdoc.
-    pub description: Option<String>,
+    pub description: Option<Text>,
     /// Object properties, in spec order.
     #[serde(default)]
     pub properties: IndexMap<String, Schema>,
@@ -453,6 +453,18 @@ pub struct Schema {
     pub example: Option<Value>,
     /// Example values (3.1's `examples`, a list).
     pub examples: Option<Value>,
+}
+
+impl Schema {
+    /// The `description`, when it is a string.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_ref().and_then(Text::as_str)
+    }
+
+    /// The `title`, when it is a string.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_ref().and_then(Text::as_str)
+    }
 }
 
 /// A `discriminator` object.

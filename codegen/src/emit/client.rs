@@ -56,6 +56,8 @@ pub fn emit(api: &Api) -> TokenStream {
     let mut all_methods = Vec::new();
     let mut enums = Vec::new();
     for (i, op) in api.operations.iter().enumerate() {
+        // Lowering named the operation around the client's own methods, printed here.
+        debug_assert!(!crate::names::CLIENT_METHODS.contains(&op.name.as_str()));
         all_methods.push(methods(op, api, &models, &validating, &mut uses));
         enums.push(op_enums(op, &models, &boxed, &shapes, i));
     }

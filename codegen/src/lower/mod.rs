@@ -9,6 +9,7 @@ mod examples;
 mod formats;
 mod multipart;
 mod operation;
+mod prose;
 mod refs;
 mod schema;
 mod security;
@@ -22,7 +23,7 @@ use indexmap::IndexMap;
 use crate::error::{Located, push_pointer};
 use crate::ir::{Api, LengthUnit, TypeDef};
 use crate::names::{Scope, pascal};
-use spec_model::model::OpenApi;
+use spec_model::model::{OpenApi, Text};
 
 /// Lowers a parsed spec into the IR. Problems that still allow a correct client (a node
 /// the generator tolerates or leaves out) come back as warnings beside the IR; problems
@@ -52,6 +53,7 @@ pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
         lowerer.components.insert(key.clone(), name);
     }
     lowerer.absorbed = lowerer.absorbed_components()?;
+    lowerer.check_prose();
     for (key, schema) in &spec.components.schemas {
         if lowerer.absorbed.contains(key) {
             continue;
@@ -74,8 +76,12 @@ pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
     Ok((api, lowerer.warnings))
 }
 
-/// Prelude and helper names that a model must not shadow.
+/// Names the models module must not shadow: the whole Rust 2021 prelude (the emitted
+/// code names `From`, `Into`, `Default`, `Option` and others unqualified, and a user's
+/// hand-written impls in the same crate may name any of them), the derives, and the
+/// helper types the models module defines itself.
 const RESERVED_TYPE_NAMES: &[&str] = &[
+    // Types and variants of the prelude.
     "Option",
     "Some",
     "None",
@@ -85,13 +91,41 @@ const RESERVED_TYPE_NAMES: &[&str] = &[
     "String",
     "Vec",
     "Box",
-    "Default",
+    // Traits of the prelude (and the derives of the same name).
+    "AsMut",
+    "AsRef",
     "Clone",
+    "Copy",
     "Debug",
-    "PartialEq",
+    "Default",
+    "DoubleEndedIterator",
+    "Drop",
     "Eq",
+    "ExactSizeIterator",
+    "Extend",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "From",
+    "FromIterator",
     "Hash",
+    "Into",
+    "IntoIterator",
+    "Iterator",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Send",
+    "Sized",
+    "Sync",
+    "ToOwned",
+    "ToString",
+    "TryFrom",
+    "TryInto",
+    "Unpin",
+    // Defined by the generated crate itself.
     "Redacted",
+    "FilePart",
     "Self_",
 ];
 
@@ -110,16 +144,14 @@ fn crate_doc(spec: &OpenApi) -> String {
     let info = &spec.info;
     let mut doc = format!(
         "{} (version {}): models and async client.",
-        info.title.as_deref().unwrap_or("API"),
+        info.title.as_ref().and_then(Text::as_str).unwrap_or("API"),
         info.version.as_deref().unwrap_or("unknown")
     );
-    if let Some(summary) = &info.summary {
-        doc.push_str("\n\n");
-        doc.push_str(summary.trim());
-    }
-    if let Some(description) = &info.description {
-        doc.push_str("\n\n");
-        doc.push_str(description.trim());
+    for prose in [&info.summary, &info.description] {
+        if let Some(text) = prose.as_ref().and_then(Text::as_str) {
+            doc.push_str("\n\n");
+            doc.push_str(text.trim());
+        }
     }
     doc
 }

@@ -77,8 +77,7 @@ impl Lowerer<'_> {
                 }
             };
             let doc = property
-                .description
-                .as_deref()
+                .description()
                 .map(str::trim)
                 .filter(|d| !d.is_empty())
                 .map_or_else(|| format!("The `{wire}` part."), str::to_owned);

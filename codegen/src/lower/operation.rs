@@ -7,7 +7,7 @@ use crate::ir::{
     Body, BodyKind, ListEncoding, Method, ObjectStyle, Operation, Param, ParamLocation, PathPart,
     Payload, ResponseDef, SecurityScheme, StatusMatch, Ty,
 };
-use crate::names::{Scope, pascal, snake};
+use crate::names::{CLIENT_METHODS, Scope, pascal, snake};
 use spec_model::Level;
 use spec_model::model::{self as spec, Parameter, RequestBody, Response, Text};
 
@@ -15,6 +15,10 @@ impl Lowerer<'_> {
     /// Every operation of every path, in spec order, and the security schemes they send.
     pub(super) fn operations(&mut self) -> Result<(Vec<Operation>, Vec<SecurityScheme>), Located> {
         let mut method_names = Scope::default();
+        // The client's own methods first: an operation named like one takes a suffix.
+        for taken in CLIENT_METHODS {
+            method_names.claim((*taken).to_owned());
+        }
         let mut prefixes = Scope::default();
         // operationId → where it was first seen: a duplicate is an error of the spec
         // (OpenAPI requires them unique), not a name to quietly suffix.

@@ -100,15 +100,32 @@ pub(super) fn union_branches(s: &Schema) -> (&'static str, Vec<(usize, &Schema)>
     (key, branches)
 }
 
+/// The schema `type` a `const` value has: an integer in `i64` range is an
+/// `integer`, any other number a `number`. `None` for a list or an object, which stay
+/// `serde_json::Value`.
+fn const_type(value: &Value) -> Option<&'static str> {
+    match value {
+        Value::String(_) => Some("string"),
+        Value::Bool(_) => Some("boolean"),
+        Value::Number(n) if n.is_i64() => Some("integer"),
+        Value::Number(_) => Some("number"),
+        _ => None,
+    }
+}
+
 /// The rustdoc of a schema, or `fallback` when it has none.
 pub(super) fn doc_of(s: &Schema, fallback: impl FnOnce() -> String) -> String {
     let mut doc = s
-        .description
-        .as_deref()
-        .or(s.title.as_deref())
+        .description()
+        .or(s.title())
         .map(|d| d.trim().to_owned())
         .filter(|d| !d.is_empty())
         .unwrap_or_else(fallback);
+    if let Some(value) = &s.constant {
+        doc.push_str(&format!(
+            "\n\nAlways `{value}`: the spec fixes the value (`const`)."
+        ));
+    }
     if s.deprecated {
         doc.push_str("\n\nDeprecated by the spec.");
     }
@@ -300,6 +317,12 @@ impl<'a> Lowerer<'a> {
         let kind = match names.as_slice() {
             [] if s.items.is_some() => "array",
             [] if s.additional_properties.is_some() => "object",
+            // `const` without `type`: the value's own JSON type (a list or an object
+            // falls through to `Value`, with its warning; `const: null` reads as no
+            // `const` at all).
+            [] if s.constant.as_ref().and_then(const_type).is_some() => {
+                s.constant.as_ref().and_then(const_type).unwrap_or_default()
+            }
             [] => {
                 self.warn(
                     ptr,
@@ -383,9 +406,15 @@ impl<'a> Lowerer<'a> {
                         Ty::Map(Box::new(value))
                     }
                 }
+                // An object with no properties and `additionalProperties: false` holds
+                // nothing: an empty map, whose value type never holds a value.
+                Some(AdditionalProperties::Flag(false)) => Ty::Map(Box::new(Ty::Json)),
                 // A free-form object: a map of any JSON values, which at least promises
-                // an object.
-                _ => Ty::Map(Box::new(Ty::Json)),
+                // an object. Its values are untyped all the same, so it is said.
+                _ => {
+                    self.warn(ptr, "free-form object: its values are `serde_json::Value`");
+                    Ty::Map(Box::new(Ty::Json))
+                }
             },
             "null" => {
                 self.warn(
@@ -478,7 +507,11 @@ impl<'a> Lowerer<'a> {
             let hint = format!("{name}{}", pascal(wire));
             let (ty, nullable) = self.ty(prop, prop_ptr, &hint)?;
             let target_doc = match &prop.reference {
-                Some(r) => self.resolve(r, prop_ptr)?.0.description.clone(),
+                Some(r) => self
+                    .resolve(r, prop_ptr)?
+                    .0
+                    .description()
+                    .map(str::to_owned),
                 None => None,
             };
             let mut doc = doc_of(prop, || {
@@ -706,10 +739,18 @@ impl<'a> Lowerer<'a> {
         Ok(note)
     }
 
+    /// Warns that the extra properties of the object at `ptr` are untyped.
+    fn free_form_extras(&mut self, ptr: &str) {
+        self.warn(
+            push_pointer(ptr, "additionalProperties"),
+            "free-form extra properties: their values are `serde_json::Value`",
+        );
+    }
+
     /// The value type of the extra properties of an object with `properties`: `Some` when
     /// `additionalProperties` is `true` or a schema (a free-form `true`/`{}` gives
-    /// `serde_json::Value` values without a warning, like a free-form object: the spec
-    /// says any JSON, and the named properties stay typed); `None` when it is absent or
+    /// `serde_json::Value` values, with a warning like a free-form object: the spec says
+    /// any JSON, and the named properties stay typed); `None` when it is absent or
     /// `false` (unknown properties are then ignored on decoding, as everywhere).
     fn extras(&mut self, s: &Schema, ptr: &str, name: &str) -> Result<Option<Ty>, Located> {
         if s.properties.is_empty() && s.all_of.is_empty() {
@@ -717,8 +758,14 @@ impl<'a> Lowerer<'a> {
         }
         match &s.additional_properties {
             None | Some(AdditionalProperties::Flag(false)) => Ok(None),
-            Some(AdditionalProperties::Flag(true)) => Ok(Some(Ty::Json)),
-            Some(AdditionalProperties::Schema(values)) if is_any(values) => Ok(Some(Ty::Json)),
+            Some(AdditionalProperties::Flag(true)) => {
+                self.free_form_extras(ptr);
+                Ok(Some(Ty::Json))
+            }
+            Some(AdditionalProperties::Schema(values)) if is_any(values) => {
+                self.free_form_extras(ptr);
+                Ok(Some(Ty::Json))
+            }
             Some(AdditionalProperties::Schema(values)) => {
                 let values_ptr = push_pointer(ptr, "additionalProperties");
                 let (value, value_null) = self.ty(values, &values_ptr, &format!("{name}Extra"))?;

@@ -20,7 +20,7 @@ use super::Lowerer;
 use super::operation::Problem;
 use crate::error::{Located, push_pointer};
 use crate::ir::{ApiKeyLocation, BodyKind, Operation, SchemeKind, SecurityScheme, TokenRefresh};
-use crate::names::{Scope, pascal, snake};
+use crate::names::{Scope, credential_accessors, pascal, snake};
 use spec_model::model::{self as spec, Text};
 
 /// What the client can do with a scheme.
@@ -44,30 +44,6 @@ fn sends_authorization(kind: &SchemeKind) -> bool {
         SchemeKind::ApiKey { .. } => false,
     }
 }
-
-/// Methods of the generated `Client` that a credential accessor must not take.
-const CLIENT_METHODS: &[&str] = &[
-    "new",
-    "with_client",
-    "base_url",
-    "http_client",
-    "set_max_response_bytes",
-    "max_response_bytes",
-    "execute",
-    "authorize",
-    "set_bearer_token",
-    "clear_bearer_token",
-    "has_bearer_token",
-    "set_token_source",
-    "set_timeout",
-    "timeout",
-    "set_retry_policy",
-    "retry_policy",
-    "add_hook",
-    "with_header",
-    "with_headers",
-    "builder",
-];
 
 impl Lowerer<'_> {
     /// How the client treats the scheme `key` (which exists).
@@ -237,9 +213,6 @@ impl Lowerer<'_> {
         operations: &[Operation],
         methods_by_id: &[(String, String)],
     ) -> Result<Vec<SecurityScheme>, Located> {
-        for taken in CLIENT_METHODS {
-            methods.claim((*taken).to_owned());
-        }
         let mut variants = Scope::default();
         let mut out = Vec::new();
         let spec = self.spec;
@@ -260,12 +233,12 @@ impl Lowerer<'_> {
                     }
                 })
                 .find(|stem| {
-                    accessor_names(stem)
+                    credential_accessors(stem)
                         .iter()
                         .all(|name| !methods.contains(name))
                 })
                 .unwrap_or(base);
-            for name in accessor_names(&stem) {
+            for name in credential_accessors(&stem) {
                 methods.claim(name);
             }
             let refresh = match &scheme.token_refresh {
@@ -297,16 +270,6 @@ impl Lowerer<'_> {
         }
         Ok(out)
     }
-}
-
-/// The client methods a scheme with accessor stem `stem` takes.
-fn accessor_names(stem: &str) -> [String; 4] {
-    [
-        format!("set_{stem}"),
-        format!("clear_{stem}"),
-        format!("has_{stem}"),
-        format!("set_{stem}_source"),
-    ]
 }
 
 /// The scheme's `x-token-refresh` checked against the operations of the client: a bearer

@@ -99,7 +99,7 @@ impl<'a> Lowerer<'a> {
         if let Some(strings) = strings {
             let merged = Schema {
                 enumeration: Some(strings.into_iter().flatten().collect()),
-                description: Some(doc),
+                description: Some(spec_model::model::Text::String(doc)),
                 ..Schema::default()
             };
             return Ok(TypeDef::Enum(enum_def(name, &merged, ptr)?));
@@ -295,7 +295,7 @@ impl<'a> Lowerer<'a> {
                 let struct_name = self.components[&target].clone();
                 let mut def =
                     self.struct_def_except(&struct_name, schema, &target_ptr, Some(tag))?;
-                if schema.description.is_none() && schema.title.is_none() {
+                if schema.description().is_none() && schema.title().is_none() {
                     def.doc = format!("The fields of [`{name}::{vname}`].");
                 }
                 def.doc.push_str(&format!(
@@ -307,7 +307,7 @@ impl<'a> Lowerer<'a> {
             } else {
                 let struct_name = self.type_names.claim(format!("{name}{vname}"));
                 let mut def = self.struct_def_except(&struct_name, b, &b_ptr, Some(tag))?;
-                if b.description.is_none() && b.title.is_none() {
+                if b.description().is_none() && b.title().is_none() {
                     def.doc = format!("The fields of [`{name}::{vname}`].");
                 }
                 self.types.push(TypeDef::Struct(def));
@@ -360,7 +360,7 @@ impl<'a> Lowerer<'a> {
             let (ty, _) = self.ty(b, &b_ptr, &format!("{name}{vname}"))?;
             let rank = self.rank(b, &b_ptr, 0);
             let target_doc = match &b.reference {
-                Some(r) => self.resolve(r, &b_ptr)?.0.description.clone(),
+                Some(r) => self.resolve(r, &b_ptr)?.0.description().map(str::to_owned),
                 None => None,
             };
             ranked.push((
@@ -395,7 +395,7 @@ impl<'a> Lowerer<'a> {
 
     /// A variant's name: the branch's `title`, the component it refers to, or its type.
     fn variant_name(&self, b: &Schema) -> String {
-        if let Some(title) = b.title.as_deref().filter(|t| !t.trim().is_empty()) {
+        if let Some(title) = b.title().filter(|t| !t.trim().is_empty()) {
             return pascal(title);
         }
         let reference = b.reference.as_deref().or(match b.all_of.as_slice() {

@@ -107,3 +107,25 @@ fn any_of_branch_fields_are_optional_fields_of_the_struct() {
     assert_eq!(at, Some(1_700_000_000));
     assert!(serde_json::from_value::<Delivery>(json!({"id": "d", "pickup_at": "x"})).is_err());
 }
+
+#[test]
+fn a_const_without_type_is_typed_from_its_value() {
+    let fixed: Fixed = round_trip(json!({
+        "kind": "fixed",
+        "version": 2,
+        "ratio": 0.5,
+        "enabled": true,
+        "typed": "given"
+    }));
+    let kind: &String = &fixed.kind;
+    let version: i64 = fixed.version;
+    let ratio: Option<f64> = fixed.ratio;
+    let enabled: Option<bool> = fixed.enabled;
+    let typed: Option<String> = fixed.typed;
+    assert_eq!(
+        (kind.as_str(), version, ratio, enabled, typed.as_deref()),
+        ("fixed", 2, Some(0.5), Some(true), Some("given"))
+    );
+    let name: FixedName = "fixed-name".to_owned();
+    assert_eq!(serde_json::to_value(&name).unwrap(), json!("fixed-name"));
+}
