@@ -693,6 +693,13 @@ fn carries_status(r: &ResponseDef) -> bool {
     }
 }
 
+/// Whether an operation's only success is `(StatusCode, T)`: when it covers several
+/// statuses. An exact one, even one `http` has no constant for, needs no status of its
+/// own (`Response` has it), and is read by `Answer::only` or the business check.
+fn lone_success_carries_status(r: &ResponseDef) -> bool {
+    !matches!(r.status, StatusMatch::Code(_))
+}
+
 /// The name of the `http::StatusCode` constant of `code`, for the statuses every `http`
 /// 1.x names (`EARLY_HINTS` and `TOO_EARLY` came later and are left out, so the generated
 /// crate builds with any `http` that `reqwest` accepts).
@@ -1013,7 +1020,9 @@ fn success_type(op: &Operation, models: &TokenStream) -> TokenStream {
     let ok = successes(op);
     match ok.as_slice() {
         [] => quote!(()),
-        [one] if !carries_status(one) => payload_type(&one.payload, models).unwrap_or(quote!(())),
+        [one] if !lone_success_carries_status(one) => {
+            payload_type(&one.payload, models).unwrap_or(quote!(()))
+        }
         [one] => {
             let t = payload_type(&one.payload, models).unwrap_or(quote!(()));
             quote!((reqwest::StatusCode, #t))
@@ -1163,7 +1172,7 @@ fn answer_fn(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStream
         let expr = if ok.len() > 1 {
             let wrap = wrap(r, &ok_path, boxed.holds(r));
             quote!(answer.success_with(#dec, #wrap))
-        } else if carries_status(r) {
+        } else if lone_success_carries_status(r) {
             let none = r.payload == Payload::None;
             let wrap = if none {
                 quote!(|()| (status, ()))
@@ -1190,7 +1199,14 @@ fn answer_fn(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStream
         } else {
             quote!(answer.success(#dec))
         };
-        let expr = with_status(r, expr);
+        // A variant of a success enum, or a lone success over several statuses, is built
+        // with the status it came with.
+        let carried = if ok.len() > 1 {
+            carries_status(r)
+        } else {
+            lone_success_carries_status(r)
+        };
+        let expr = if carried { with_status(r, expr) } else { expr };
         ok_arms.push(quote!(#pat => #expr,));
     }
     let otherwise = if failures(op).is_empty() {
@@ -1295,8 +1311,13 @@ fn add_param(p: &Param) -> TokenStream {
         (ParamLocation::Query, _, _) => quote! {
             request = request.query(&[(#wire, #value)]);
         },
+        // An object with no set property expands to nothing: no header rather than an
+        // empty one.
         (ParamLocation::Header, _, ListEncoding::ObjectStyled { explode, .. }) => quote! {
-            request = request.header(#wire, object_style("", #wire, value, #explode, false));
+            let expanded = object_style("", #wire, value, #explode, false);
+            if !expanded.is_empty() {
+                request = request.header(#wire, expanded);
+            }
         },
         (ParamLocation::Header, Ty::Vec(_), list) => {
             let sep = match list {

@@ -346,7 +346,8 @@ pub fn emit(api: &Api) -> TokenStream {
             }
 
             /// Whether sending the same request again may succeed: a connection that
-            /// failed or closed (before the answer or during its body), a timeout,
+            /// failed or closed (before the answer or during its body), an answer whose
+            /// head could not be read (garbled on the wire), a timeout,
             /// `429 Too Many Requests`, `503 Service Unavailable`, or a penalty. Never a
             /// documented error, a business rejection, a constraint violation, a request
             /// that could not be built or [`Error::LoginRequired`]. Whether it is *safe*

@@ -694,7 +694,7 @@ fn component_key(reference: &str, section: &str, ptr: &str) -> Result<String, Lo
 /// Names the emitted method body binds itself (see `emit::client`).
 const METHOD_LOCALS: &[&str] = &[
     "request", "response", "status", "bytes", "url", "body", "value", "v", "item", "joined",
-    "cookies",
+    "cookies", "expanded",
 ];
 
 /// The media type without parameters, lower case.

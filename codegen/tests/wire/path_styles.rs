@@ -117,7 +117,7 @@ fn a_dot_segment_is_refused_before_sending() {
 /// in a header.
 #[test]
 fn objects_in_a_path_or_header_follow_rfc_6570() {
-    let (base, server) = serve(6);
+    let (base, server) = serve(7);
     let client = gen_path_styles::Client::new(base).unwrap();
     let rgb = gen_path_styles::models::Rgb {
         r: 100,
@@ -140,6 +140,12 @@ fn objects_in_a_path_or_header_follow_rfc_6570() {
         client.object_label_explode(&rgb).await.unwrap();
         client.object_matrix(&rgb).await.unwrap();
         client.object_matrix_explode(&tags).await.unwrap();
+        // An object with no property set expands to nothing: no header at all.
+        let empty = gen_path_styles::models::Tags::new();
+        client
+            .object_simple(&rgb, &rgb, &rgb, Some(&empty))
+            .await
+            .unwrap();
     });
     let heads = server.join().unwrap();
     let lines: Vec<&str> = heads.iter().map(|h| h.lines().next().unwrap()).collect();
@@ -152,8 +158,10 @@ fn objects_in_a_path_or_header_follow_rfc_6570() {
             "GET /object-label-explode/.B=150.G=200.R=100 HTTP/1.1",
             "GET /object-matrix/;rgb=B,150,G,200,R,100 HTTP/1.1",
             "GET /object-matrix-explode/;a%20b=x%3By;k=v HTTP/1.1",
+            "GET /object/B,150,G,200,R,100 HTTP/1.1",
         ]
     );
+    assert!(!heads[6].to_ascii_lowercase().contains("\r\nx-tags:"), "{}", heads[6]);
     let first = heads[0].to_ascii_lowercase();
     assert!(first.contains("\r\nx-rgb: b,150,g,200,r,100\r\n"), "{first}");
     assert!(first.contains("\r\nx-rgb-exploded: b=150,g=200,r=100\r\n"), "{first}");
