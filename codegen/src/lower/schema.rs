@@ -314,24 +314,22 @@ impl<'a> Lowerer<'a> {
         }
         let (names, had_null) = type_names(s);
         nullable |= had_null;
-        let kind = match names.as_slice() {
-            [] if s.items.is_some() => "array",
-            [] if s.additional_properties.is_some() => "object",
-            // `const` without `type`: the value's own JSON type (a list or an object
-            // falls through to `Value`, with its warning; `const: null` reads as no
-            // `const` at all).
-            [] if s.constant.as_ref().and_then(const_type).is_some() => {
-                s.constant.as_ref().and_then(const_type).unwrap_or_default()
-            }
-            [] => {
+        // `const` without `type`: the value's own JSON type (a list or an object falls
+        // through to `Value`, with its warning; `const: null` reads as no `const` at all).
+        let const_kind = s.constant.as_ref().and_then(const_type);
+        let kind = match (names.as_slice(), const_kind) {
+            ([], _) if s.items.is_some() => "array",
+            ([], _) if s.additional_properties.is_some() => "object",
+            ([], Some(kind)) => kind,
+            ([], None) => {
                 self.warn(
                     ptr,
                     "a schema with no `type` (any JSON value) becomes `serde_json::Value`",
                 );
                 return Ok((Ty::Json, nullable));
             }
-            [one] => *one,
-            several => {
+            ([one], _) => *one,
+            (several, _) => {
                 // `type: [A, B]`: one branch per type, as if written with `oneOf`.
                 let branches = several
                     .iter()
