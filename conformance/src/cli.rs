@@ -160,6 +160,22 @@ pub struct Args {
     /// from, what it judges), with the contract files' own, and exit without a run.
     #[arg(long)]
     pub list_checks: bool,
+    /// Send requests that may change the target's state: any method but GET, HEAD and
+    /// OPTIONS, and operations that end or change a session or credential (logout,
+    /// revoke, password). Updates and deletes still go only to what the run created, or
+    /// to a record `restore:` in --fixtures names. Without it they are skipped and counted.
+    /// The embedded reference server is the run's own and takes writes without it.
+    #[arg(long)]
+    pub allow_writes: bool,
+    /// With --allow-writes, also send requests that may delete or overwrite data the run
+    /// did not create: bulk deletes, collection-wide updates, resets, and updates or
+    /// deletes of resources named by the spec's examples.
+    #[arg(long, requires = "allow_writes")]
+    pub allow_destructive: bool,
+    /// Print the plan (operation, method, case, what it does to the target, and why a
+    /// case would be skipped) and send nothing, not even to discover or log in.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `NAME:VALUE`, with a header name HTTP accepts and a value it can carry.

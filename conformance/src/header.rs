@@ -22,6 +22,9 @@ pub struct RunHeader {
     pub selection: String,
     /// The credentials and extra headers present, by name only.
     pub credentials: Vec<String>,
+    /// Whether requests that change the target's state are sent, and the flag that sends
+    /// more.
+    pub writes: String,
 }
 
 impl RunHeader {
@@ -42,8 +45,13 @@ impl RunHeader {
         };
         format!(
             "conformance run\n  target:      {target}\n  spec:        {} {} (sha256 {})\n  \
-             seed:        {}\n  selection:   {}\n  credentials: {credentials}\n",
-            self.spec.title, self.spec.version, self.spec.digest, self.seed, self.selection
+             seed:        {}\n  selection:   {}\n  credentials: {credentials}\n  writes:      {}\n",
+            self.spec.title,
+            self.spec.version,
+            self.spec.digest,
+            self.seed,
+            self.selection,
+            self.writes
         )
     }
 }

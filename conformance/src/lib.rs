@@ -24,6 +24,7 @@ mod case;
 mod checks;
 mod config;
 mod contracts;
+mod effect;
 mod fixtures;
 mod header;
 mod known;
@@ -33,6 +34,7 @@ mod replay;
 mod report;
 mod request;
 mod runner;
+mod safety;
 mod schema;
 mod selection;
 mod vars;
@@ -160,6 +162,27 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         Some(path) => Some(replay::load(path, &spec)?),
         None => None,
     };
+    let fixtures = match (&args.fixtures, &args.base_url) {
+        (Some(p), _) => {
+            let f = Fixtures::load(p)?;
+            config::check_fixture_keys(p, &f, &contracts)?;
+            f
+        }
+        (None, None) => Fixtures::parse(REFERENCE_FIXTURES).map_err(HarnessError::Config)?,
+        (None, Some(_)) => Fixtures::default(),
+    };
+    let fixtures = fixtures.overridden_by(args);
+    runner::check_restore_values(&spec, &fixtures.restore)
+        .map_err(|e| HarnessError::Config(format!("fixtures: {e}")))?;
+    if args.dry_run {
+        let inputs = RunInputs {
+            selection: &selection,
+            contracts: &contracts,
+            fixtures: &fixtures,
+            embedded: args.base_url.is_none(),
+        };
+        return Ok(dry_run(args, inputs, &spec));
+    }
     let embedded = match &args.base_url {
         Some(_) => None,
         None => Some(embedded::Embedded::spawn(server).await?),
@@ -173,18 +196,6 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             ));
         }
     };
-    let fixtures = match (&args.fixtures, &embedded) {
-        (Some(p), _) => {
-            let f = Fixtures::load(p)?;
-            config::check_fixture_keys(p, &f, &contracts)?;
-            f
-        }
-        (None, Some(_)) => Fixtures::parse(REFERENCE_FIXTURES).map_err(HarnessError::Config)?,
-        (None, None) => Fixtures::default(),
-    };
-    let fixtures = fixtures.overridden_by(args);
-    runner::check_restore_values(&spec, &fixtures.restore)
-        .map_err(|e| HarnessError::Config(format!("fixtures: {e}")))?;
     let transport = Transport::with_options(args.timeout, &config::transport_options(args)?)?
         .with_wait_budget(args.max_wait);
     let mut secrets = Secrets::new(spec.secret_fields.clone());
@@ -250,6 +261,11 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         seed: args.seed,
         selection: selection.describe(),
         credentials: credentials_present(args, ctx.token.is_some(), client.is_some(), &fixtures),
+        writes: effect::Permissions {
+            writes: fixtures.allow_writes,
+            destructive: fixtures.allow_destructive,
+        }
+        .describe(embedded.is_some()),
     };
     if !args.quiet {
         println!("{}", header.render());
@@ -310,6 +326,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
                 selection: &selection,
                 contracts: &contracts,
                 fixtures: &fixtures,
+                embedded: embedded.is_some(),
             };
             run_all(args, inputs, &ctx, vars, &live, &planned).await
         }
@@ -550,6 +567,105 @@ struct RunInputs<'a> {
     selection: &'a selection::Selection,
     contracts: &'a Contracts,
     fixtures: &'a Fixtures,
+    /// Whether the target is the embedded reference server, the run's own: it takes
+    /// writes, destructive ones included, without being asked.
+    embedded: bool,
+}
+
+impl RunInputs<'_> {
+    /// What the user allowed the run to do to the target.
+    fn permissions(&self) -> effect::Permissions {
+        effect::Permissions {
+            writes: self.fixtures.allow_writes || self.embedded,
+            destructive: self.fixtures.allow_destructive || self.embedded,
+        }
+    }
+}
+
+/// `--dry-run`: the plan, one line per case (operation, method and path, case, what it
+/// does to the target, and whether it would be sent), with nothing started or sent.
+/// Values discovery would bind on the target are shown as their `${variable}`.
+fn dry_run(args: &Args, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
+    let cases = planned_cases(args, inputs, spec);
+    let restorable: Vec<String> = inputs
+        .fixtures
+        .restore
+        .iter()
+        .map(|(op, _)| op.clone())
+        .collect();
+    let gate = safety::Gate::new(spec, inputs.permissions(), &restorable);
+    let mut text = format!(
+        "dry run: {} case(s) planned against {}; nothing is sent\n  writes: {}\n",
+        cases.len(),
+        args.base_url
+            .as_deref()
+            .unwrap_or("the embedded reference server (not started)"),
+        inputs.permissions().describe(inputs.embedded),
+    );
+    let mut sent = 0;
+    for c in &cases {
+        let first = &c.steps[0].request;
+        let op = spec.operation(&first.op);
+        let method = first
+            .method
+            .clone()
+            .or_else(|| op.map(|o| o.method.clone()))
+            .unwrap_or_default();
+        let path = first
+            .path
+            .clone()
+            .or_else(|| op.map(|o| o.path.clone()))
+            .unwrap_or_default();
+        let verdict = match &c.skip {
+            None => {
+                sent += 1;
+                "send".to_string()
+            }
+            Some(why) => format!("skip: {why}"),
+        };
+        text.push_str(&format!(
+            "{:<32} {:<7} {:<40} {:<48} {:<11} {verdict}\n",
+            c.operation,
+            method,
+            path,
+            c.id,
+            effect::name(gate.case_effect(c)),
+        ));
+    }
+    text.push_str(&format!(
+        "{sent} case(s) would be sent, {} skipped",
+        cases.len() - sent
+    ));
+    Outcome {
+        exit_code: 0,
+        results: Vec::new(),
+        exchanges: Vec::new(),
+        base_url: args.base_url.clone().unwrap_or_default(),
+        summary: text,
+    }
+}
+
+/// Every case the run would send, in run order: derived from the spec, then the contract
+/// files', narrowed to the selection, each passed through the [`safety::Gate`] (a case it
+/// refuses is kept, skipped with the reason, so it is counted and shown).
+fn planned_cases(args: &Args, inputs: RunInputs<'_>, spec: &Spec) -> Vec<case::Case> {
+    let mut cases = plan::derive(
+        spec,
+        inputs.contracts,
+        plan::PlanOptions { seed: args.seed },
+    );
+    cases.extend(inputs.contracts.cases.iter().cloned());
+    cases.retain(|c| {
+        inputs.selection.operation(&c.operation) && inputs.selection.runs_case_of(&c.check)
+    });
+    let restorable: Vec<String> = inputs
+        .fixtures
+        .restore
+        .iter()
+        .map(|(op, _)| op.clone())
+        .collect();
+    safety::Gate::new(spec, inputs.permissions(), &restorable).apply(&mut cases);
+    cases
 }
 
 async fn run_all(
@@ -561,47 +677,19 @@ async fn run_all(
     planned: &std::sync::OnceLock<(Vec<String>, usize)>,
 ) -> Result<(Vec<CheckResult>, Vec<Exchange>), HarnessError> {
     let RunInputs {
-        selection,
         contracts,
         fixtures,
+        ..
     } = inputs;
     let mut budget = args.max_requests;
     let discovery = runner::discover(ctx, &contracts.discover, &mut vars, &mut budget).await;
     preflight(ctx, &discovery)?;
     live.add(0, &discovery.results, &discovery.exchanges);
-    let mut cases = plan::derive(
-        &ctx.spec,
-        contracts,
-        plan::PlanOptions {
-            seed: args.seed,
-            allow_writes: fixtures.allow_writes,
-        },
-    );
-    let mut explicit = contracts.cases.clone();
-    for c in &mut explicit {
-        let writes = c.steps.iter().any(|s| {
-            ctx.spec
-                .operation(&s.request.op)
-                .is_some_and(|o| o.writes())
-        });
-        if writes && !fixtures.allow_writes {
-            c.skip = Some(format!(
-                "{} changes the target's state: set `allow_writes: true` in --fixtures to test it",
-                c.operation
-            ));
-        }
-    }
-    cases.extend(explicit);
-    cases.retain(|c| selection.operation(&c.operation) && selection.runs_case_of(&c.check));
+    let cases = planned_cases(args, inputs, &ctx.spec);
     let progress = report::terminal::Progress::new(cases.len(), args.strict, args.quiet);
     progress.report(&discovery.results);
-    // Without `allow_writes` only requests the target must reject reach a writing
-    // operation: nothing is changed, so nothing is put back.
-    let written = if fixtures.allow_writes {
-        runner::written(&ctx.spec, &cases)
-    } else {
-        Vec::new()
-    };
+    // The gate has skipped every write the user did not allow: what is left is put back.
+    let written = runner::written(&ctx.spec, &cases);
     let after_cases = cases.len() + 1;
     let _ = planned.set((written.clone(), after_cases));
     let mut reports: Vec<CaseReport> =

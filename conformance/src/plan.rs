@@ -54,8 +54,6 @@ const EMOJI: &[char] = &['😀', '🚀', '🎉', '🦀'];
 pub struct PlanOptions {
     /// The seed for generated values.
     pub seed: u64,
-    /// Whether requests that change the target's state may be sent with a valid token.
-    pub allow_writes: bool,
 }
 
 struct Base {
@@ -91,7 +89,6 @@ fn example_params(op: &Operation) -> Vec<(String, Value)> {
 struct Builder<'a> {
     op: &'a Operation,
     cases: Vec<Case>,
-    write_skip: Option<String>,
 }
 
 impl Builder<'_> {
@@ -104,11 +101,6 @@ impl Builder<'_> {
         expect: Expect,
     ) {
         let writes = self.op.writes();
-        let skip = if writes && request.auth == AuthMode::Token {
-            self.write_skip.clone()
-        } else {
-            None
-        };
         self.cases.push(Case {
             id: format!("{}/{}", self.op.id, name),
             operation: self.op.id.clone(),
@@ -121,7 +113,7 @@ impl Builder<'_> {
                 asserts: Vec::new(),
             }],
             serial: writes,
-            skip,
+            skip: None,
             requires: Vec::new(),
             cap: None,
         });
@@ -281,9 +273,6 @@ pub fn derive(spec: &Spec, contracts: &Contracts, opts: PlanOptions) -> Vec<Case
         let mut b = Builder {
             op,
             cases: Vec::new(),
-            write_skip: (!opts.allow_writes).then(|| {
-                format!("{} changes the target's state: set `allow_writes: true` in --fixtures to test it", op.id)
-            }),
         };
         let base = base(op, contracts);
         positive(&mut b, &base);
@@ -487,11 +476,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
             asserts: Vec::new(),
         }],
         serial: op.writes(),
-        skip: if op.writes() {
-            b.write_skip.clone()
-        } else {
-            None
-        },
+        skip: None,
         requires: Vec::new(),
         cap: None,
     });
@@ -807,10 +792,7 @@ mod tests {
     fn same_seed_same_cases_other_seed_other_values() {
         let spec = spec();
         let c = Contracts::default();
-        let o = PlanOptions {
-            seed: 7,
-            allow_writes: true,
-        };
+        let o = PlanOptions { seed: 7 };
         let a: Vec<String> = derive(&spec, &c, o)
             .iter()
             .map(|c| format!("{}{:?}", c.id, c.steps[0].request.body))
@@ -868,45 +850,28 @@ mod tests {
     }
 
     #[test]
-    fn writes_are_skipped_unless_allowed() {
+    fn without_permission_no_case_of_a_writing_operation_is_sent() {
         let spec = spec();
-        let cases = derive(
+        let mut cases = derive(&spec, &Contracts::default(), PlanOptions { seed: 1 });
+        let gate = crate::safety::Gate::new(
             &spec,
-            &Contracts::default(),
-            PlanOptions {
-                seed: 1,
-                allow_writes: false,
-            },
+            crate::effect::Permissions::default(),
+            &["updateContactInfoName".to_string()],
         );
+        gate.apply(&mut cases);
         let update: Vec<_> = cases
             .iter()
             .filter(|c| c.operation == "updateContactInfoName")
             .collect();
-        assert!(
-            update
-                .iter()
-                .filter(|c| c.check != Check::IgnoredAuth && c.check != Check::UndeclaredMethod)
-                .all(|c| c.skip.is_some())
-        );
-        assert!(
-            update
-                .iter()
-                .filter(|c| c.check == Check::IgnoredAuth)
-                .all(|c| c.skip.is_none())
-        );
+        assert!(!update.is_empty());
+        // Requests without credentials included: a server that ignores them would write.
+        assert!(update.iter().all(|c| c.skip.is_some()));
     }
 
     #[test]
     fn one_unknown_path_case_targets_a_path_the_spec_does_not_declare() {
         let spec = spec();
-        let cases = derive(
-            &spec,
-            &Contracts::default(),
-            PlanOptions {
-                seed: 1,
-                allow_writes: true,
-            },
-        );
+        let cases = derive(&spec, &Contracts::default(), PlanOptions { seed: 1 });
         let unknown: Vec<_> = cases
             .iter()
             .filter(|c| c.check == Check::UnknownPath)

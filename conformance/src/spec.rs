@@ -187,6 +187,13 @@ pub struct Operation {
     pub business_error: Vec<String>,
     /// The operation's tags (for `--tag` / `--exclude-tag`).
     pub tags: Vec<String>,
+    /// `summary`, the words (with `operationId`) its effect is judged from.
+    pub summary: String,
+    /// What its requests do to the target's state (`x-effect`, else judged by
+    /// [`crate::effect`]).
+    pub effect: crate::effect::Effect,
+    /// The spec's `x-effect`, which the judgement does not override.
+    pub declared_effect: Option<crate::effect::Effect>,
 }
 
 impl Operation {
@@ -216,10 +223,16 @@ impl Operation {
         self.business_error.clone()
     }
 
-    /// Whether a request to it may change the target's state; such cases run one at a
-    /// time so that before/after comparisons see only their own writes.
+    /// Whether a request to it may change the target's state (whatever the spec's
+    /// security says): such cases are sent only with the user's permission, and run one
+    /// at a time so that before/after comparisons see only their own writes.
     pub fn writes(&self) -> bool {
-        self.secured && self.method != "GET"
+        self.effect != crate::effect::Effect::Read
+    }
+
+    /// The words its effect is judged from: `operationId` and `summary`.
+    pub fn words(&self) -> String {
+        format!("{} {}", self.id, self.summary)
     }
 }
 
@@ -432,6 +445,12 @@ impl<'a> View<'a> {
                 )?);
             }
         }
+        // Effects are judged once every operation is known: a PUT is collection-wide where
+        // the same path's GET answers a list.
+        let index = crate::effect::PathsIndex::of(&operations, self.doc);
+        for op in &mut operations {
+            op.effect = crate::effect::of_operation(op, op.declared_effect, &index);
+        }
         let scheme = self.model.components.security_schemes.values().next();
         let auth_rejection = AuthRejection {
             level: scheme
@@ -585,6 +604,15 @@ impl<'a> View<'a> {
                 .iter()
                 .filter_map(|t| t.as_str().map(str::to_owned))
                 .collect(),
+            summary: op
+                .summary
+                .as_ref()
+                .and_then(m::Text::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            // Judged in `build` once every operation is known.
+            effect: crate::effect::Effect::Read,
+            declared_effect: op.effect,
         })
     }
 
