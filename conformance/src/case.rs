@@ -160,3 +160,13 @@ pub struct Case {
     /// so every rule judging that answer is a SHOULD too.
     pub cap: Option<Level>,
 }
+
+/// How a skip reason begins when the case lacks an input the user could give (a value no
+/// example, contract default or fixture supplies): such a skip leaves a MUST check unrun,
+/// and the run incomplete, rather than quietly passing.
+pub const MISSING_INPUT: &str = "missing input: ";
+
+/// Whether a skip reason is one of [`MISSING_INPUT`].
+pub fn is_missing_input(reason: &str) -> bool {
+    reason.starts_with(MISSING_INPUT)
+}

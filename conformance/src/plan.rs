@@ -75,8 +75,66 @@ fn base(op: &Operation, contracts: &Contracts) -> Base {
     }
     let body = dflt
         .and_then(|d| d.body.clone())
-        .or_else(|| op.body.as_ref().and_then(|b| b.example.clone()));
+        .or_else(|| op.body.as_ref().and_then(|b| b.example.clone()))
+        // A JSON document is the one body the planner sends: none rather than one in the
+        // wrong media type.
+        .filter(|_| op.body.as_ref().is_some_and(sends_json));
     Base { params, body }
+}
+
+impl Base {
+    /// The inputs a complete request of `op` needs that neither the contract files'
+    /// `defaults` nor the spec's examples give: a case built without them would go out
+    /// with a literal `{placeholder}` or without a required part, and its answer would
+    /// say nothing about the operation.
+    fn missing(&self, op: &Operation) -> Vec<String> {
+        let mut out: Vec<String> = op
+            .params
+            .iter()
+            .filter(|p| p.required && !self.params.iter().any(|(n, _)| *n == p.name))
+            .map(|p| {
+                let at = match p.location {
+                    Location::Path => "path",
+                    Location::Query => "query",
+                    Location::Header => "header",
+                };
+                format!("{at} parameter `{}`", p.name)
+            })
+            .collect();
+        if let Some(decl) = &op.body {
+            if !sends_json(decl) {
+                if decl.required {
+                    let types: Vec<&str> =
+                        decl.content_types.iter().map(|(m, _)| m.as_str()).collect();
+                    out.push(format!(
+                        "a request body in {} (the harness builds JSON bodies only)",
+                        types.join(" or ")
+                    ));
+                }
+            } else if decl.required && self.body.is_none() {
+                out.push("the request body".to_string());
+            }
+        }
+        out
+    }
+}
+
+/// Whether an operation's body may be sent as JSON, the one kind the planner builds.
+fn sends_json(decl: &crate::spec::Body) -> bool {
+    decl.content_types.iter().any(|(m, _)| {
+        let m = m.to_ascii_lowercase();
+        m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
+    })
+}
+
+/// The skip reason of a case whose base request lacks `missing`.
+fn missing_reason(op: &Operation, missing: &[String]) -> String {
+    format!(
+        "{}{} needs {}: no example in the spec and no `defaults` in a contract file",
+        crate::case::MISSING_INPUT,
+        op.id,
+        missing.join(", ")
+    )
 }
 
 fn example_params(op: &Operation) -> Vec<(String, Value)> {
@@ -275,14 +333,31 @@ pub fn derive(spec: &Spec, contracts: &Contracts, opts: PlanOptions) -> Vec<Case
             cases: Vec::new(),
         };
         let base = base(op, contracts);
+        let missing = base.missing(op);
         positive(&mut b, &base);
-        negative(&mut b, spec, op, &base);
-        lengths(&mut b, op, &base, &mut rng, spec.decisions.non_bmp);
+        if missing.is_empty() {
+            // A mutation of an incomplete request would not be the one defect it names.
+            negative(&mut b, spec, op, &base);
+            lengths(&mut b, op, &base, &mut rng, spec.decisions.non_bmp);
+        }
         ignored_auth(&mut b, spec, op, &base);
         undeclared_method(&mut b, spec, op, &base);
-        encodings(&mut b, op, &base);
+        if missing.is_empty() {
+            encodings(&mut b, op, &base);
+        }
         if out.is_empty() {
             unknown_path(&mut b, spec, op, &base);
+        }
+        if !missing.is_empty() {
+            let why = missing_reason(op, &missing);
+            for c in &mut b.cases {
+                // A probe of another path (unknown_path) needs none of the operation's
+                // inputs.
+                let own_path = c.steps.iter().any(|s| s.request.path.is_none());
+                if own_path && c.skip.is_none() {
+                    c.skip = Some(why.clone());
+                }
+            }
         }
         out.extend(b.cases);
     }
@@ -399,17 +474,13 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
             ));
         }
         for (name, value, level) in variants {
-            let params: Vec<_> = base
-                .params
-                .iter()
-                .map(|(n, v)| {
-                    if *n == p.name {
-                        (n.clone(), value.clone())
-                    } else {
-                        (n.clone(), v.clone())
-                    }
-                })
-                .collect();
+            // The bad value goes in whether or not the base request sends the parameter:
+            // a case whose defect never reaches the wire proves nothing.
+            let mut params = base.params.clone();
+            match params.iter_mut().find(|(n, _)| *n == p.name) {
+                Some(slot) => slot.1 = value.clone(),
+                None => params.push((p.name.clone(), value.clone())),
+            }
             b.push(
                 name,
                 Check::NegativeDataRejection,

@@ -135,6 +135,8 @@ pub struct Body {
     pub example: Option<Value>,
     /// Cross-field length caps.
     pub combined: Vec<CombinedMaxLength>,
+    /// Whether a request without a body is malformed (`requestBody.required`).
+    pub required: bool,
 }
 
 impl Body {
@@ -739,6 +741,7 @@ impl<'a> View<'a> {
             schema,
             example,
             combined,
+            required: rb.required,
         })
     }
 

@@ -53,7 +53,12 @@ pub(super) async fn run_case(ctx: &Context, index: usize, case: &Case, vars: &Va
         exchanges: Vec::new(),
     };
     if let Some(why) = &case.skip {
-        report.results.push(skipped(case, index, why.clone()));
+        let r = skipped(case, index, why.clone());
+        report.results.push(if crate::case::is_missing_input(why) {
+            missing_input(r)
+        } else {
+            r
+        });
         return report;
     }
     for (var, min) in &case.requires {
@@ -190,6 +195,19 @@ pub(super) async fn run_step(
                     index,
                     format!(
                         "variable `{v}` is not bound: neither discovered on the target nor given by --fixtures"
+                    ),
+                ))],
+                None,
+                None,
+            );
+        }
+        Err(BuildError::Unfilled(name)) => {
+            return (
+                vec![missing_input(skipped(
+                    case,
+                    index,
+                    format!(
+                        "missing input: no value for path parameter `{name}` (give one in a contract file's `defaults`, or an `example` in the spec)"
                     ),
                 ))],
                 None,
