@@ -356,7 +356,11 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             return Err(e);
         }
     };
-    let (results, known_notes) = settle(results);
+    let (mut results, known_notes) = settle(results);
+    let dead = ctx.credentials.dead();
+    if let Some(why) = &dead {
+        disown_refusals(&mut results, &exchanges, why);
+    }
     if results.is_empty() && state == report::RunState::Finished {
         // Nothing passes by default: a selection that judged nothing is a usage error, not
         // a clean run.
@@ -371,7 +375,10 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     }
     let totals = Totals::of(&results, args.strict);
     let incomplete = outcome::incomplete(&results).count();
-    let exit_code = if totals.failed > 0 {
+    let exit_code = if dead.is_some() {
+        // A configuration error, not the target's failure: the run could not judge it.
+        2
+    } else if totals.failed > 0 {
         1
     } else if state == report::RunState::Interrupted || (incomplete > 0 && !args.allow_incomplete) {
         EXIT_INCOMPLETE
@@ -381,6 +388,10 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     let latency = report::timings::per_operation(&exchanges);
     let mut summary = report::terminal::render(&results, &latency, args.strict, args.verbose);
     let mut notes = runner::restore_note(&results);
+    notes.push_str(&runner::cleanup_note(&results));
+    if let Some(why) = &dead {
+        notes.push_str(&format!("\nCREDENTIALS: {why} (exit 2).\n"));
+    }
     if state == report::RunState::Interrupted {
         // An entry not reached yet is not one that "no longer fails".
         notes.push_str(&format!(
@@ -426,6 +437,25 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         base_url,
         summary,
     })
+}
+
+/// Once the run's credentials died, a secured request refused with 401/403 says nothing
+/// about the target: its failures (those judged before the death was noticed, on other
+/// workers) become skips with the reason.
+fn disown_refusals(results: &mut [CheckResult], exchanges: &[Exchange], why: &str) {
+    for r in results.iter_mut() {
+        let refused = r
+            .got
+            .as_ref()
+            .is_some_and(|g| matches!(g.status, Some(401 | 403)));
+        let with_token = exchanges
+            .iter()
+            .any(|e| e.case == r.case && e.step == r.step && e.auth.as_deref() == Some("token"));
+        if r.verdict == outcome::Verdict::Failed && refused && with_token {
+            r.verdict = outcome::Verdict::Skipped;
+            r.message = why.to_string();
+        }
+    }
 }
 
 /// How long an interrupted run may take to put records back before it gives up.
@@ -686,23 +716,65 @@ async fn run_all(
     preflight(ctx, &discovery)?;
     live.add(0, &discovery.results, &discovery.exchanges);
     let cases = planned_cases(args, inputs, &ctx.spec);
+    let verified = runner::preflight_credentials(ctx, &cases, &vars).await?;
+    if let Some(why) = &verified.unverified
+        && !args.quiet
+    {
+        eprintln!("pre-flight: {why}");
+    }
     let progress = report::terminal::Progress::new(cases.len(), args.strict, args.quiet);
     progress.report(&discovery.results);
+    for r in &verified.reports {
+        progress.case_done(&r.results);
+        live.add(r.index, &r.results, &r.exchanges);
+    }
     // The gate has skipped every write the user did not allow: what is left is put back.
     let written = runner::written(&ctx.spec, &cases);
     let after_cases = cases.len() + 1;
     let _ = planned.set((written.clone(), after_cases));
+    let session: Vec<usize> = {
+        let gate = safety::Gate::new(&ctx.spec, inputs.permissions(), &[]);
+        cases
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.skip.is_none() && gate.case_effect(c) == effect::Effect::Session)
+            .map(|(i, _)| i + 1)
+            .collect()
+    };
+    let session_cases = cases.clone();
+    let vars_after = vars.clone();
+    let not_now: Vec<usize> = verified.done.iter().chain(&session).copied().collect();
     let mut reports: Vec<CaseReport> =
-        runner::run_cases(ctx.clone(), cases, vars, args.workers, |r| {
+        runner::run_cases(ctx.clone(), cases, &not_now, vars, args.workers, |r| {
             progress.case_done(&r.results);
             live.add(r.index, &r.results, &r.exchanges);
         })
         .await;
-    // Before anything else can stop the run: the target is put back as it was found.
+    reports.extend(verified.reports);
+    reports.sort_by_key(|r| r.index);
+    // Before anything else can stop the run: the target is put back as it was found,
+    // and what the run created is removed.
     for r in runner::restore(ctx, &written, &fixtures.restore, after_cases).await {
         progress.report(&r.results);
         live.add(r.index, &r.results, &r.exchanges);
         reports.push(r);
+    }
+    let after_restore = after_cases + written.len();
+    for r in runner::remove_created(ctx, after_restore).await {
+        progress.report(&r.results);
+        live.add(r.index, &r.results, &r.exchanges);
+        reports.push(r);
+    }
+    // Last, what ends or changes the session (a logout, a password change): nothing sent
+    // after it can depend on the credentials it changes.
+    if !session.is_empty() {
+        let others: Vec<usize> = (1..after_cases).filter(|i| !session.contains(i)).collect();
+        let last = runner::run_cases(ctx.clone(), session_cases, &others, vars_after, 1, |r| {
+            progress.case_done(&r.results);
+            live.add(r.index, &r.results, &r.exchanges);
+        })
+        .await;
+        reports.extend(last);
     }
     progress.finish();
     let mut results = discovery.results;

@@ -872,7 +872,7 @@ mod tests {
             .iter()
             .map(|c| format!("{}{:?}", c.id, c.steps[0].request.body))
             .collect();
-        let d: Vec<String> = derive(&spec, &c, PlanOptions { seed: 8, ..o })
+        let d: Vec<String> = derive(&spec, &c, PlanOptions { seed: 8 })
             .iter()
             .map(|c| format!("{}{:?}", c.id, c.steps[0].request.body))
             .collect();

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::record::exchange_of;
 use super::{CaseReport, Context, Exchange};
-use crate::case::{Case, Expect, RequestTemplate, Step};
+use crate::case::{AuthMode, Case, Expect, RequestTemplate, Step};
 use crate::checks::{self, Finding, RuleInput, StepVerdict, judge_encodings};
 use crate::outcome::{CheckResult, Got, Verdict};
 use crate::registry::Check;
@@ -164,6 +164,10 @@ pub(super) async fn run_step(
         missing_input: false,
         elapsed: None,
     };
+    let secured_token = op.secured && step.request.auth == AuthMode::Token;
+    if secured_token && let Some(why) = ctx.credentials.dead() {
+        return (vec![skipped(case, index, why)], None, None);
+    }
     if needs_code(&step.request) {
         match ctx.oauth.fresh_code(&ctx.transport).await {
             Ok(code) => {
@@ -237,6 +241,22 @@ pub(super) async fn run_step(
             .headers
             .push(("connection".into(), "close".into()));
     }
+    let changes = match &step.request.method {
+        None if step.request.path.is_none() => op.writes(),
+        None => op.method != "GET",
+        Some(m) => !crate::effect::safe_method(m),
+    };
+    if secured_token {
+        ctx.credentials.sending(
+            format!(
+                "{} ({} {})",
+                op.id,
+                built.request.method,
+                built.request.url.path()
+            ),
+            changes,
+        );
+    }
     let sent = ctx.transport.send(&built.request).await;
     let exchange = Some(Exchange {
         case_index: index,
@@ -303,6 +323,17 @@ pub(super) async fn run_step(
         }
         Ok(r) => r,
     };
+    if secured_token
+        && matches!(resp.status, 401 | 403)
+        && super::credentials::recheck(ctx, &op.id).await
+    {
+        // Not the target's failure: the run's own credentials no longer work.
+        let why = ctx.credentials.dead().unwrap_or_default();
+        return (vec![skipped(case, index, why)], exchange, None);
+    }
+    if step.request.method.is_none() && step.request.path.is_none() {
+        ctx.created.note(op, &resp);
+    }
     let got = Some(got_of(ctx, &resp));
     let mut findings = checks::generic(op, &ctx.validators, &resp, &ctx.spec.decisions);
     if step.request.method.is_some() {
