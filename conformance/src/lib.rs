@@ -352,6 +352,28 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             recorded.as_deref(),
         )));
     }
+    // Every registered check the selection keeps is accounted for: one that judged
+    // nothing is listed once, with what this spec or run lacks for it.
+    let mut results = results;
+    let facts = checks::RunFacts {
+        spec: &ctx.spec,
+        operations: ctx
+            .spec
+            .operations
+            .iter()
+            .filter(|o| selection.operation(&o.id))
+            .collect(),
+        replay: recorded.is_some(),
+        max_response_time: args.max_response_time.is_some(),
+        discovery_steps: contracts.discover.len(),
+    };
+    let not_applicable = checks::not_applicable(
+        &results,
+        &contracts.registry,
+        |c| selection.check(c),
+        &facts,
+    );
+    results.extend(not_applicable);
     let totals = Totals::of(&results, args.strict);
     let incomplete = outcome::incomplete(&results).count();
     let exit_code = if totals.failed > 0 {
@@ -575,6 +597,7 @@ async fn run_all(
         plan::PlanOptions {
             seed: args.seed,
             allow_writes: fixtures.allow_writes,
+            auth_refusal: None,
         },
     );
     let mut explicit = contracts.cases.clone();

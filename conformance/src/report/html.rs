@@ -22,8 +22,13 @@ const BODY_PREVIEW_CHARS: usize = 600;
 pub fn render(report: &JsonReport<'_>) -> String {
     let verdict = run_verdict(report);
     let mut by_operation: BTreeMap<&str, Vec<&JsonResult<'_>>> = BTreeMap::new();
+    let mut not_applicable: Vec<&JsonResult<'_>> = Vec::new();
     for r in &report.results {
-        by_operation.entry(r.operation).or_default().push(r);
+        if r.verdict == ReportedVerdict::NotApplicable {
+            not_applicable.push(r);
+        } else {
+            by_operation.entry(r.operation).or_default().push(r);
+        }
     }
     let page = html! {
         (DOCTYPE)
@@ -104,8 +109,38 @@ pub fn render(report: &JsonReport<'_>) -> String {
                     span #shown {}
                 }
                 main {
+                    @if !report.groups.is_empty() {
+                        section #groups {
+                            h2 { "Across operations" }
+                            ul {
+                                @for g in &report.groups {
+                                    li class=(format!("group {}", verdict_word(g.verdict))) {
+                                        strong { (verdict_word(g.verdict)) " [" (g.level.as_str()) "] " (g.summary) }
+                                        " (" code { (g.check) } ", " (g.results) " answers): "
+                                        @for (i, op) in g.operations.iter().enumerate() {
+                                            @if i > 0 { ", " }
+                                            code { (op) }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
                     @for (op, results) in &by_operation {
                         (operation(op, results, report.latency.get(*op)))
+                    }
+                    @if !not_applicable.is_empty() {
+                        section #not-applicable {
+                            h2 { "Not applicable here" }
+                            table {
+                                thead { tr { th { "Check" } th { "Why it judged nothing" } } }
+                                tbody {
+                                    @for r in &not_applicable {
+                                        tr.not_applicable { td { code { (r.check) } } td { (r.message) } }
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
                 script { (PreEscaped(SCRIPT)) }
@@ -169,6 +204,7 @@ fn rank(v: ReportedVerdict) -> u8 {
         ReportedVerdict::Known => 2,
         ReportedVerdict::Skipped => 3,
         ReportedVerdict::Passed => 4,
+        ReportedVerdict::NotApplicable => 5,
     }
 }
 
@@ -179,6 +215,7 @@ fn verdict_word(v: ReportedVerdict) -> &'static str {
         ReportedVerdict::Warning => "warning",
         ReportedVerdict::Skipped => "skipped",
         ReportedVerdict::Known => "known",
+        ReportedVerdict::NotApplicable => "not_applicable",
     }
 }
 

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::record::exchange_of;
 use super::{CaseReport, Context, Exchange};
-use crate::case::{Case, Expect, RequestTemplate, Step};
+use crate::case::{AuthMode, Case, Expect, RequestTemplate, Step};
 use crate::checks::{self, Finding, RuleInput, StepVerdict, judge_encodings};
 use crate::outcome::{CheckResult, Got, Verdict};
 use crate::registry::Check;
@@ -286,7 +286,12 @@ pub(super) async fn run_step(
         Ok(r) => r,
     };
     let got = Some(got_of(ctx, &resp));
-    let mut findings = checks::generic(op, &ctx.validators, &resp, &ctx.spec.decisions);
+    let purpose = if step.request.auth == AuthMode::Token {
+        checks::Sent::AsDeclared
+    } else {
+        checks::Sent::WithoutCredentials
+    };
+    let mut findings = checks::generic(op, &ctx.validators, &resp, &ctx.spec.decisions, purpose);
     if step.request.method.is_some() {
         // The spec declares no answer for an undeclared method: only "not a server
         // error" applies besides the case's own expectation (no rules either, below).
@@ -390,9 +395,10 @@ fn expects_rejection(expect: &Expect) -> bool {
     match expect {
         Expect::Success | Expect::Observe => false,
         Expect::Status(s) => !(200..300).contains(s),
-        Expect::Rejected { .. } | Expect::BusinessRejected(_) | Expect::MethodNotAllowed { .. } => {
-            true
-        }
+        Expect::Rejected { .. }
+        | Expect::Refused { .. }
+        | Expect::BusinessRejected(_)
+        | Expect::MethodNotAllowed { .. } => true,
     }
 }
 
