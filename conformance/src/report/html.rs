@@ -1,6 +1,7 @@
 //! The HTML report: one self-contained file a person opens from a CI artifact. It shows the
 //! same document as the JSON report (verdict, run header, every result), grouped per
-//! operation, failures first, with filters by level and verdict.
+//! operation, failures first, with filters by level and verdict; above them the undeclared
+//! statuses several operations share, and below them the checks with nothing to judge.
 //!
 //! The page fetches nothing: the style sheet and the filter script are inline, and every
 //! value from the target is escaped by `maud`'s templates, so a hostile answer body cannot
@@ -136,7 +137,10 @@ pub fn render(report: &JsonReport<'_>) -> String {
                                 thead { tr { th { "Check" } th { "Why it judged nothing" } } }
                                 tbody {
                                     @for r in &not_applicable {
-                                        tr.not_applicable { td { code { (r.check) } } td { (r.message) } }
+                                        tr class="result not_applicable" data-level=(r.level.as_str()) data-verdict="not_applicable" {
+                                            td.check { code { (r.check) } }
+                                            td.details { (r.message) }
+                                        }
                                     }
                                 }
                             }

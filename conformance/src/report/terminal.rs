@@ -327,3 +327,65 @@ fn add(a: Totals, b: Totals) -> Totals {
         not_applicable: a.not_applicable + b.not_applicable,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Got;
+    use crate::registry::CheckId;
+    use crate::spec::Level;
+
+    fn result(op: &str, check: Check, verdict: Verdict, status: u16, message: &str) -> CheckResult {
+        CheckResult {
+            case_index: 0,
+            step: 0,
+            case: format!("{op}/positive"),
+            operation: op.into(),
+            check: CheckId::Builtin(check),
+            level: Level::Must,
+            verdict,
+            message: message.into(),
+            expected: "one of the declared statuses 200, 422".into(),
+            got: Some(Got {
+                status: Some(status),
+                headers: vec![("content-type".into(), "application/json".into())],
+                body: r#"{"detail":"Not Found"}"#.into(),
+                error: None,
+            }),
+            curl: Some(format!("curl -sS 'http://127.0.0.1:4200/api/{op}'")),
+            missing_input: false,
+            elapsed: None,
+        }
+    }
+
+    #[test]
+    fn one_undeclared_status_on_several_operations_is_one_finding() {
+        let mut results = Vec::new();
+        for op in ["readFlow", "readFlowRun", "readDeployment", "readVariable"] {
+            results.push(result(
+                op,
+                Check::StatusCodeConformance,
+                Verdict::Failed,
+                404,
+                &format!("status 404 is not declared for {op}"),
+            ));
+        }
+        results.push(result(
+            "countEvents",
+            Check::NotAServerError,
+            Verdict::Failed,
+            500,
+            "server error 500",
+        ));
+        results.push(CheckResult {
+            case: "(not applicable)".into(),
+            operation: String::new(),
+            got: None,
+            curl: None,
+            message: "the spec states no x-max-body (a body limit and the status beyond it)".into(),
+            ..result("", Check::PayloadTooLarge, Verdict::NotApplicable, 0, "")
+        });
+        let text = render(&results, &BTreeMap::new(), false, false);
+        insta::assert_snapshot!(text);
+    }
+}
