@@ -106,7 +106,9 @@ pub fn expectation(
                 op,
                 check,
                 level,
-                (*status, body.as_ref(), *observed),
+                *status,
+                body.as_ref(),
+                *observed,
                 resp,
             ));
         }
@@ -202,11 +204,9 @@ fn refused(
     op: &Operation,
     check: &CheckId,
     level: Level,
-    (status, body, observed): (
-        Option<(u16, Level)>,
-        Option<&(serde_json::Value, Level)>,
-        Option<u16>,
-    ),
+    status: Option<(u16, Level)>,
+    body: Option<&(serde_json::Value, Level)>,
+    observed: Option<u16>,
     resp: &Response,
 ) -> Finding {
     let mut refusals = vec![401, 403];
