@@ -133,24 +133,12 @@ pub fn generic(
         return out;
     }
     let outcome = match &resp.json {
-        None => {
-            match got.as_deref().filter(|g| !is_json_media_type(g)) {
-                // The answer says it is not JSON: content_type_conformance reports that, and
-                // its bytes are not judged as broken JSON.
-                Some(g) => {
-                    out.push(Finding::skipped(
-                    Check::ResponseSchemaConformance,
-                    decl.level,
-                    expected,
-                    format!("the answer is {g}, not the declared {mime}: its body is not judged as JSON"),
-                ));
-                    return out;
-                }
-                None => Err(format!(
-                    "the body is not JSON, as its {mime} media type says"
-                )),
-            }
-        }
+        // The operation promises JSON for this status: bytes of another media type (which
+        // content_type_conformance reports too) do not give the client the declared body.
+        None => Err(match got.as_deref().filter(|g| !is_json_media_type(g)) {
+            Some(g) => format!("the body is {g}, not the declared {mime}"),
+            None => format!("the body is not JSON, as its {mime} media type says"),
+        }),
         Some(body) => match validators.validate(&op.id, &decl.status, mime, body) {
             Some(r) => r,
             None => {
@@ -346,17 +334,19 @@ mod tests {
         let (verdict_, _, why) = verdict(&f, Check::ResponseSchemaConformance);
         assert_eq!(verdict_, Verdict::Failed);
         assert!(why.contains("not JSON"), "{why}");
-        // An HTML page where JSON is declared: the media type fails, the bytes are not
-        // judged as broken JSON a second time.
+        // An HTML page where JSON is declared: the media type fails, and the client does
+        // not get the declared body either.
         let html = bytes(422, "text/html", b"<h1>no</h1>");
         let f = generic(op, &v, &html, &spec.decisions, Sent::AsDeclared);
         assert_eq!(
             verdict(&f, Check::ContentTypeConformance).0,
             Verdict::Failed
         );
+        let (verdict_, _, why) = verdict(&f, Check::ResponseSchemaConformance);
+        assert_eq!(verdict_, Verdict::Failed);
         assert_eq!(
-            verdict(&f, Check::ResponseSchemaConformance).0,
-            Verdict::Skipped
+            why,
+            "the body is text/html, not the declared application/problem+json"
         );
     }
 }
