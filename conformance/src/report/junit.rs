@@ -132,3 +132,76 @@ fn status_of(r: &CheckResult, strict: bool) -> TestCaseStatus {
         ReportedVerdict::Warning => TestCaseStatus::success(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::{Got, Verdict};
+    use crate::registry::Check;
+    use crate::spec::Level;
+
+    fn result(op: &str, check: Check, verdict: Verdict, message: &str) -> CheckResult {
+        CheckResult {
+            case_index: 0,
+            step: 0,
+            case: format!("{op}/positive"),
+            operation: op.into(),
+            check: check.into(),
+            level: Level::Must,
+            verdict,
+            message: message.into(),
+            expected: String::new(),
+            got: Some(Got {
+                status: Some(404),
+                headers: Vec::new(),
+                body: String::new(),
+                error: None,
+            }),
+            curl: None,
+            missing_input: false,
+            elapsed: None,
+        }
+    }
+
+    #[test]
+    fn grouped_failures_stay_one_test_each_and_name_their_group() {
+        let results = vec![
+            result(
+                "readFlow",
+                Check::StatusCodeConformance,
+                Verdict::Failed,
+                "status 404 is not declared for readFlow",
+            ),
+            result(
+                "readVariable",
+                Check::StatusCodeConformance,
+                Verdict::Failed,
+                "status 404 is not declared for readVariable",
+            ),
+            CheckResult {
+                case: "(not applicable)".into(),
+                operation: String::new(),
+                got: None,
+                ..result(
+                    "",
+                    Check::PayloadTooLarge,
+                    Verdict::NotApplicable,
+                    "the spec states no x-max-body",
+                )
+            },
+        ];
+        let xml = render(&results, &[], false, RunState::Finished).unwrap();
+        assert_eq!(
+            xml.matches("(the same undeclared 404 on 2 operations)")
+                .count(),
+            2,
+            "{xml}"
+        );
+        assert_eq!(xml.matches("<failure").count(), 2, "{xml}");
+        assert!(
+            xml.contains(r#"<testsuite name="(not applicable)""#),
+            "{xml}"
+        );
+        assert!(xml.contains("the spec states no x-max-body"), "{xml}");
+    }
+}
