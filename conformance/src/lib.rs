@@ -357,7 +357,10 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         }
     };
     let (mut results, known_notes) = settle(results);
-    let dead = ctx.credentials.dead();
+    let dead = ctx
+        .credentials
+        .dead()
+        .filter(|_| !ctx.credentials.ended_on_purpose());
     if let Some(why) = &dead {
         disown_refusals(&mut results, &exchanges, why);
     }
@@ -373,6 +376,27 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             recorded.as_deref(),
         )));
     }
+    // Every registered check the selection keeps is accounted for: one that judged
+    // nothing is listed once, with what this spec or run lacks for it.
+    let facts = checks::RunFacts {
+        spec: &ctx.spec,
+        operations: ctx
+            .spec
+            .operations
+            .iter()
+            .filter(|o| selection.operation(&o.id))
+            .collect(),
+        replay: recorded.is_some(),
+        max_response_time: args.max_response_time.is_some(),
+        discovery_steps: contracts.discover.len(),
+    };
+    let not_applicable = checks::not_applicable(
+        &results,
+        &contracts.registry,
+        |c| selection.check(c),
+        &facts,
+    );
+    results.extend(not_applicable);
     let totals = Totals::of(&results, args.strict);
     let incomplete = outcome::incomplete(&results).count();
     let exit_code = if dead.is_some() {
@@ -616,7 +640,7 @@ impl RunInputs<'_> {
 /// does to the target, and whether it would be sent), with nothing started or sent.
 /// Values discovery would bind on the target are shown as their `${variable}`.
 fn dry_run(args: &Args, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
-    let cases = planned_cases(args, inputs, spec);
+    let cases = planned_cases(args, inputs, spec, None);
     let restorable: Vec<String> = inputs
         .fixtures
         .restore
@@ -678,11 +702,19 @@ fn dry_run(args: &Args, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
 /// Every case the run would send, in run order: derived from the spec, then the contract
 /// files', narrowed to the selection, each passed through the [`safety::Gate`] (a case it
 /// refuses is kept, skipped with the reason, so it is counted and shown).
-fn planned_cases(args: &Args, inputs: RunInputs<'_>, spec: &Spec) -> Vec<case::Case> {
+fn planned_cases(
+    args: &Args,
+    inputs: RunInputs<'_>,
+    spec: &Spec,
+    auth_refusal: Option<u16>,
+) -> Vec<case::Case> {
     let mut cases = plan::derive(
         spec,
         inputs.contracts,
-        plan::PlanOptions { seed: args.seed },
+        plan::PlanOptions {
+            seed: args.seed,
+            auth_refusal,
+        },
     );
     cases.extend(inputs.contracts.cases.iter().cloned());
     cases.retain(|c| {
@@ -715,8 +747,14 @@ async fn run_all(
     let discovery = runner::discover(ctx, &contracts.discover, &mut vars, &mut budget).await;
     preflight(ctx, &discovery)?;
     live.add(0, &discovery.results, &discovery.exchanges);
-    let cases = planned_cases(args, inputs, &ctx.spec);
+    let cases = planned_cases(args, inputs, &ctx.spec, None);
     let verified = runner::preflight_credentials(ctx, &cases, &vars).await?;
+    // The same plan, with `ignored_auth` now knowing how this target refuses a token it
+    // never issued (the cases and their order do not change).
+    let cases = match verified.refusal {
+        Some(_) => planned_cases(args, inputs, &ctx.spec, verified.refusal),
+        None => cases,
+    };
     if let Some(why) = &verified.unverified
         && !args.quiet
     {
@@ -768,6 +806,7 @@ async fn run_all(
     // Last, what ends or changes the session (a logout, a password change): nothing sent
     // after it can depend on the credentials it changes.
     if !session.is_empty() {
+        ctx.credentials.ending();
         let others: Vec<usize> = (1..after_cases).filter(|i| !session.contains(i)).collect();
         let last = runner::run_cases(ctx.clone(), session_cases, &others, vars_after, 1, |r| {
             progress.case_done(&r.results);

@@ -255,7 +255,8 @@ pub struct Decisions {
     /// `x-server-errors`: the level of "never 5xx", when the spec states it.
     pub server_errors: Option<Level>,
     /// `x-undeclared-status`: the level of an answer whose status its operation does not
-    /// declare; SHOULD when unstated (OpenAPI does not require every status declared).
+    /// declare; MUST when unstated, as Schemathesis's `status_code_conformance` judges it
+    /// (a spec that answers outside its responses misleads every client built from it).
     pub undeclared_status: Level,
     /// `x-unknown-path`: status and level of the answer to an undeclared path.
     pub unknown_path: Option<(u16, Level)>,
@@ -375,7 +376,7 @@ fn decisions(model: &OpenApi) -> Decisions {
         undeclared_status: model
             .undeclared_status
             .as_ref()
-            .map_or(Level::Should, |u| u.level),
+            .map_or(Level::Must, |u| u.level),
         unknown_path: model.unknown_path.as_ref().map(|r| (r.status, r.level)),
         undeclared_method: model
             .undeclared_method

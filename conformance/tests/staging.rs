@@ -156,6 +156,8 @@ async fn the_contact_record_is_put_back_after_a_run() {
         .results
         .iter()
         .filter(|r| r.operation == "updateContactInfoName")
+        // A GET of the update's path (the undeclared-method probe) changes nothing.
+        .filter(|r| r.check != "undeclared_method" && !r.case.contains("undeclared-method/GET"))
         .collect();
     assert!(!update.is_empty());
     assert!(

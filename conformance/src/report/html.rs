@@ -1,6 +1,7 @@
 //! The HTML report: one self-contained file a person opens from a CI artifact. It shows the
 //! same document as the JSON report (verdict, run header, every result), grouped per
-//! operation, failures first, with filters by level and verdict.
+//! operation, failures first, with filters by level and verdict; above them the undeclared
+//! statuses several operations share, and below them the checks with nothing to judge.
 //!
 //! The page fetches nothing: the style sheet and the filter script are inline, and every
 //! value from the target is escaped by `maud`'s templates, so a hostile answer body cannot
@@ -22,8 +23,13 @@ const BODY_PREVIEW_CHARS: usize = 600;
 pub fn render(report: &JsonReport<'_>) -> String {
     let verdict = run_verdict(report);
     let mut by_operation: BTreeMap<&str, Vec<&JsonResult<'_>>> = BTreeMap::new();
+    let mut not_applicable: Vec<&JsonResult<'_>> = Vec::new();
     for r in &report.results {
-        by_operation.entry(r.operation).or_default().push(r);
+        if r.verdict == ReportedVerdict::NotApplicable {
+            not_applicable.push(r);
+        } else {
+            by_operation.entry(r.operation).or_default().push(r);
+        }
     }
     let page = html! {
         (DOCTYPE)
@@ -104,8 +110,41 @@ pub fn render(report: &JsonReport<'_>) -> String {
                     span #shown {}
                 }
                 main {
+                    @if !report.groups.is_empty() {
+                        section #groups {
+                            h2 { "Across operations" }
+                            ul {
+                                @for g in &report.groups {
+                                    li class=(format!("group {}", verdict_word(g.verdict))) {
+                                        strong { (verdict_word(g.verdict)) " [" (g.level.as_str()) "] " (g.summary) }
+                                        " (" code { (g.check) } ", " (g.results) " answers): "
+                                        @for (i, op) in g.operations.iter().enumerate() {
+                                            @if i > 0 { ", " }
+                                            code { (op) }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
                     @for (op, results) in &by_operation {
                         (operation(op, results, report.latency.get(*op)))
+                    }
+                    @if !not_applicable.is_empty() {
+                        section #not-applicable {
+                            h2 { "Not applicable here" }
+                            table {
+                                thead { tr { th { "Check" } th { "Why it judged nothing" } } }
+                                tbody {
+                                    @for r in &not_applicable {
+                                        tr class="result not_applicable" data-level=(r.level.as_str()) data-verdict="not_applicable" {
+                                            td.check { code { (r.check) } }
+                                            td.details { (r.message) }
+                                        }
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
                 script { (PreEscaped(SCRIPT)) }
@@ -169,6 +208,7 @@ fn rank(v: ReportedVerdict) -> u8 {
         ReportedVerdict::Known => 2,
         ReportedVerdict::Skipped => 3,
         ReportedVerdict::Passed => 4,
+        ReportedVerdict::NotApplicable => 5,
     }
 }
 
@@ -179,6 +219,7 @@ fn verdict_word(v: ReportedVerdict) -> &'static str {
         ReportedVerdict::Warning => "warning",
         ReportedVerdict::Skipped => "skipped",
         ReportedVerdict::Known => "known",
+        ReportedVerdict::NotApplicable => "not_applicable",
     }
 }
 

@@ -40,7 +40,11 @@ pub struct JsonReport<'a> {
     /// Latency per operation over the answers it got (absent in a replay, which does not
     /// time its requests).
     pub latency: BTreeMap<String, Latency>,
-    /// Every result in case order.
+    /// The same undeclared status on several operations, as one finding each (`undeclared
+    /// 404 on 89 operations`, with the operations); the results hold each answer too.
+    pub groups: Vec<super::groups::Group>,
+    /// Every result in case order; checks with nothing to judge in this run come last,
+    /// once each, with verdict `not_applicable` and the reason in `message`.
     pub results: Vec<JsonResult<'a>>,
 }
 
@@ -60,7 +64,7 @@ pub struct JsonResult<'a> {
     pub check: &'a str,
     /// Level of the expectation judged.
     pub level: Level,
-    /// `passed`, `failed`, `warning` or `skipped`.
+    /// `passed`, `failed`, `warning`, `skipped`, `known` or `not_applicable`.
     pub verdict: ReportedVerdict,
     /// Why it failed, warned or was skipped; empty on a pass.
     pub message: &'a str,
@@ -111,6 +115,7 @@ impl<'a> JsonReport<'a> {
             exit_code,
             incomplete: crate::outcome::incomplete(results).count(),
             latency: timings::per_operation(exchanges),
+            groups: super::groups::groups(results, strict),
             results: results.iter().map(|r| JsonResult::of(r, strict)).collect(),
         }
     }

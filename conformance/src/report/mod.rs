@@ -1,6 +1,7 @@
 //! Reports of a run: the terminal (progress, failures as they happen, a summary), JUnit XML,
 //! JSON and HTML. All are printed from the same sorted results.
 
+pub mod groups;
 mod html;
 mod json;
 mod junit;
@@ -156,12 +157,13 @@ pub fn details(r: &CheckResult) -> String {
     s
 }
 
-/// `FAIL`, `WARN`, `SKIP` or `PASS`.
+/// `FAIL`, `WARN`, `SKIP`, `PASS`, `KNOWN` or `N/A`.
 pub fn label(r: &CheckResult) -> &'static str {
     match r.verdict {
         Verdict::Passed => "PASS",
         Verdict::Skipped => "SKIP",
         Verdict::Known => "KNOWN",
+        Verdict::NotApplicable => "N/A",
         Verdict::Failed if r.level == crate::spec::Level::Should => "WARN",
         Verdict::Failed => "FAIL",
     }

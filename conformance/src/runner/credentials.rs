@@ -33,6 +33,9 @@ pub struct Watch {
     /// The last few requests sent with the token, any kind: a read can end a session
     /// too (a `GET` the spec does not mark), and it is among these.
     recent: Mutex<std::collections::VecDeque<String>>,
+    /// Set when the session-changing cases, which run last, begin: credentials that end
+    /// then were ended on purpose.
+    ending: std::sync::atomic::AtomicBool,
 }
 
 /// How many recent requests a death names.
@@ -42,6 +45,16 @@ impl Watch {
     /// Why secured cases are no longer sent, once the credentials died.
     pub fn dead(&self) -> Option<String> {
         self.dead.lock().ok().and_then(|d| d.clone())
+    }
+
+    /// Says that the session-changing cases begin: the credentials may end on purpose.
+    pub fn ending(&self) {
+        self.ending.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether the credentials died of the session-changing cases the run sent last.
+    pub fn ended_on_purpose(&self) -> bool {
+        self.ending.load(std::sync::atomic::Ordering::SeqCst) && self.dead().is_some()
     }
 
     /// Notes a request sent with the token, before it is sent.
@@ -193,6 +206,20 @@ fn unknown_token_twin(canary: &Case) -> Case {
 /// whether they are dead.
 pub async fn recheck(ctx: &Context, refused_op: &str) -> bool {
     if ctx.credentials.dead().is_some() {
+        return true;
+    }
+    if ctx
+        .credentials
+        .ending
+        .load(std::sync::atomic::Ordering::SeqCst)
+    {
+        if let Ok(mut dead) = ctx.credentials.dead.lock()
+            && dead.is_none()
+        {
+            *dead = Some(format!(
+                "the session was ended on purpose by the session-changing cases, which run last ({refused_op} was refused after them)"
+            ));
+        }
         return true;
     }
     let Some((request, shown)) = ctx.credentials.canary.lock().ok().and_then(|c| c.clone()) else {

@@ -335,7 +335,12 @@ pub(super) async fn run_step(
         ctx.created.note(op, &resp);
     }
     let got = Some(got_of(ctx, &resp));
-    let mut findings = checks::generic(op, &ctx.validators, &resp, &ctx.spec.decisions);
+    let purpose = if step.request.auth == AuthMode::Token {
+        checks::Sent::AsDeclared
+    } else {
+        checks::Sent::WithoutCredentials
+    };
+    let mut findings = checks::generic(op, &ctx.validators, &resp, &ctx.spec.decisions, purpose);
     if step.request.method.is_some() {
         // The spec declares no answer for an undeclared method: only "not a server
         // error" applies besides the case's own expectation (no rules either, below).
@@ -439,9 +444,10 @@ fn expects_rejection(expect: &Expect) -> bool {
     match expect {
         Expect::Success | Expect::Observe => false,
         Expect::Status(s) => !(200..300).contains(s),
-        Expect::Rejected { .. } | Expect::BusinessRejected(_) | Expect::MethodNotAllowed { .. } => {
-            true
-        }
+        Expect::Rejected { .. }
+        | Expect::Refused { .. }
+        | Expect::BusinessRejected(_)
+        | Expect::MethodNotAllowed { .. } => true,
     }
 }
 
