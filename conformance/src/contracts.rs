@@ -225,31 +225,78 @@ pub const OAUTH_VARS: &[&str] = &[
 ];
 
 impl Contracts {
-    /// Loads every `*.yaml`/`*.yml` file of a directory, sorted by name.
+    /// Loads every `*.yaml`/`*.yml` file of a directory, sorted by name (tests compare it
+    /// with the built-in files; a run goes through [`Contracts::for_run`]).
+    #[cfg(test)]
     pub fn load_dir(dir: &Path, spec: &Spec) -> Result<Contracts, HarnessError> {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| {
-                HarnessError::Config(format!(
-                    "cannot read contracts directory {}: {e}",
-                    dir.display()
-                ))
-            })?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        let texts: Vec<(String, String)> = read_dir(dir)?
+            .into_iter()
+            .map(|(p, t)| (p.display().to_string(), t))
             .collect();
-        files.sort();
-        let mut texts = Vec::with_capacity(files.len());
-        for f in files {
-            let text = std::fs::read_to_string(&f)
-                .map_err(|e| HarnessError::Config(format!("cannot read {}: {e}", f.display())))?;
-            texts.push((f.display().to_string(), text));
-        }
         Contracts::load_texts(texts.iter().map(|(n, t)| (n.as_str(), t.as_str())), spec)
     }
 
     /// Loads the contract files built into the binary ([`crate::builtin::CONTRACTS`]).
+    #[cfg(test)]
     pub fn load_builtin(spec: &Spec) -> Result<Contracts, HarnessError> {
         Contracts::load_texts(crate::builtin::CONTRACTS.iter().copied(), spec)
+    }
+
+    /// The contract files of a run: the built-in ones when they belong to the spec (see
+    /// [`ContractSource`]), with the files of `--contracts DIR` added. A file of the
+    /// directory named like a built-in one (`30-scopes.yaml`) replaces it, so an edited
+    /// copy of `conformance/contracts/` is the whole set, as before the directory added to
+    /// it; all files load in file-name order, whichever set they come from. An operation,
+    /// parameter or field a file names that the spec lacks is an error: the built-in files
+    /// are only used on a spec that has every operation they name.
+    pub fn for_run(
+        spec: &Spec,
+        builtin_spec: bool,
+        dir: Option<&Path>,
+    ) -> Result<(Contracts, ContractSource), HarnessError> {
+        let named = builtin_operations();
+        let builtin = if builtin_spec {
+            Builtin::Spec
+        } else if named.iter().all(|op| spec.operation(op).is_some()) {
+            Builtin::Named
+        } else {
+            Builtin::NotApplied
+        };
+        let mut files: BTreeMap<String, (String, String)> = BTreeMap::new();
+        if builtin != Builtin::NotApplied {
+            for (name, text) in crate::builtin::CONTRACTS {
+                files.insert(
+                    file_name(Path::new(name)),
+                    ((*name).to_owned(), (*text).to_owned()),
+                );
+            }
+        }
+        let mut added = Vec::new();
+        let mut replaced = Vec::new();
+        if let Some(dir) = dir {
+            for (path, text) in read_dir(dir)? {
+                let key = file_name(&path);
+                if files
+                    .insert(key.clone(), (path.display().to_string(), text))
+                    .is_some()
+                {
+                    replaced.push(key.clone());
+                }
+                added.push(key);
+            }
+        }
+        let contracts =
+            Contracts::load_texts(files.values().map(|(n, t)| (n.as_str(), t.as_str())), spec)?;
+        Ok((
+            contracts,
+            ContractSource {
+                builtin,
+                builtin_files: crate::builtin::CONTRACTS.len(),
+                dir: dir.map(|d| d.display().to_string()),
+                added,
+                replaced,
+            },
+        ))
     }
 
     /// Loads named file texts in the order given.
@@ -557,6 +604,117 @@ impl Contracts {
             });
         }
         Ok(())
+    }
+}
+
+/// The `*.yaml`/`*.yml` files of a directory with their text, sorted by name.
+fn read_dir(dir: &Path) -> Result<Vec<(PathBuf, String)>, HarnessError> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| {
+            HarnessError::Config(format!(
+                "cannot read contracts directory {}: {e}",
+                dir.display()
+            ))
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(&f)
+                .map_err(|e| HarnessError::Config(format!("cannot read {}: {e}", f.display())))?;
+            Ok((f, text))
+        })
+        .collect()
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
+/// Every operation the built-in contract files name (discovery, defaults, case steps).
+pub fn builtin_operations() -> BTreeSet<String> {
+    let mut named = BTreeSet::new();
+    for (name, text) in crate::builtin::CONTRACTS {
+        // The built-in files are tested to parse; one that did not would name nothing.
+        let Ok(doc) = serde_yaml::from_str::<FileDoc>(text) else {
+            debug_assert!(false, "built-in contract file {name} does not parse");
+            continue;
+        };
+        named.extend(doc.discover.into_iter().map(|d| d.operation_id));
+        named.extend(doc.defaults.into_keys());
+        for c in doc.cases {
+            named.extend(c.operation_id);
+            named.extend(c.steps.into_iter().map(|s| s.operation_id));
+        }
+    }
+    named
+}
+
+/// Whether the built-in contract files (and the reference server's fixtures) apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Builtin {
+    /// The run uses the built-in spec, which they were written for.
+    Spec,
+    /// The given spec has every operation they name.
+    Named,
+    /// The given spec lacks some operation they name: they are not used.
+    NotApplied,
+}
+
+/// Where a run's contract files came from, for the run header.
+#[derive(Debug, Clone)]
+pub struct ContractSource {
+    /// Whether the built-in files are used, and why.
+    pub builtin: Builtin,
+    /// How many built-in files there are.
+    pub builtin_files: usize,
+    /// `--contracts DIR`, as given.
+    pub dir: Option<String>,
+    /// The directory's files (by file name).
+    pub added: Vec<String>,
+    /// Those of them that replace a built-in file of the same name.
+    pub replaced: Vec<String>,
+}
+
+impl ContractSource {
+    /// Whether the built-in files are used.
+    pub fn builtin_applies(&self) -> bool {
+        self.builtin != Builtin::NotApplied
+    }
+
+    /// One line for the run header.
+    pub fn describe(&self) -> String {
+        let builtin = match self.builtin {
+            Builtin::Spec => Some(format!(
+                "{} built in with the spec",
+                self.builtin_files - self.replaced.len()
+            )),
+            Builtin::Named => Some(format!(
+                "{} built in (the spec has every operation they name)",
+                self.builtin_files - self.replaced.len()
+            )),
+            Builtin::NotApplied => None,
+        };
+        let given = self.dir.as_ref().map(|dir| {
+            let mut s = format!("{} from {dir}", self.added.len());
+            if !self.replaced.is_empty() {
+                s.push_str(&format!(
+                    " (replacing the built-in {})",
+                    self.replaced.join(", ")
+                ));
+            }
+            s
+        });
+        match (builtin, given) {
+            (Some(b), Some(g)) => format!("{b}, {g}"),
+            (Some(b), None) => b,
+            (None, Some(g)) => g,
+            (None, None) => "none (--contracts DIR adds contract files)".into(),
+        }
     }
 }
 

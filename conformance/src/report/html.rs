@@ -263,6 +263,7 @@ mod tests {
             seed: 7,
             selection: "all operations and checks".into(),
             credentials: vec!["x-api-key header".into()],
+            ..Default::default()
         }
     }
 
