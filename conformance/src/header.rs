@@ -48,15 +48,15 @@ impl RunHeader {
         };
         let mut out = format!(
             "conformance run\n  target:      {target}\n  spec:        {} {} (sha256 {})\n  \
-             operations:  {}\n  contracts:   {}\n  seed:        {}\n  selection:   {}\n  \
-             credentials: {credentials}\n",
+             seed:        {}\n  selection:   {}\n  credentials: {credentials}\n  \
+             operations:  {}\n  contracts:   {}\n",
             self.spec.title,
             self.spec.version,
             self.spec.digest,
+            self.seed,
+            self.selection,
             self.operations(),
             self.contracts,
-            self.seed,
-            self.selection
         );
         for l in &self.left_out {
             out.push_str(&format!("  left out:    {l}\n"));
