@@ -247,15 +247,17 @@ impl Contracts {
     /// directory named like a built-in one (`30-scopes.yaml`) replaces it, so an edited
     /// copy of `conformance/contracts/` is the whole set, as before the directory added to
     /// it; all files load in file-name order, whichever set they come from. An operation,
-    /// parameter or field a file names that the spec lacks is an error: the built-in files
-    /// are only used on a spec that has every operation they name.
+    /// parameter or field a file of the directory names that the spec lacks is an error.
+    /// The built-in files are only used on a spec that has every operation they name, and
+    /// on a spec other than the built-in one they are left out (the header says why) when
+    /// they do not load against it: the user did not write them.
     pub fn for_run(
         spec: &Spec,
         builtin_spec: bool,
         dir: Option<&Path>,
     ) -> Result<(Contracts, ContractSource), HarnessError> {
         let named = builtin_operations();
-        let builtin = if builtin_spec {
+        let mut builtin = if builtin_spec {
             Builtin::Spec
         } else if named.iter().all(|op| spec.operation(op).is_some()) {
             Builtin::Named
@@ -285,8 +287,23 @@ impl Contracts {
                 added.push(key);
             }
         }
-        let contracts =
-            Contracts::load_texts(files.values().map(|(n, t)| (n.as_str(), t.as_str())), spec)?;
+        let load = |files: &BTreeMap<String, (String, String)>| {
+            Contracts::load_texts(files.values().map(|(n, t)| (n.as_str(), t.as_str())), spec)
+        };
+        let is_builtin = |file: &str| crate::builtin::CONTRACTS.iter().any(|(n, _)| *n == file);
+        let contracts = match load(&files) {
+            Err(HarnessError::Contract {
+                file,
+                line,
+                message,
+            }) if builtin == Builtin::Named && is_builtin(&file) => {
+                files.retain(|_, (name, _)| !is_builtin(name));
+                replaced.clear();
+                builtin = Builtin::Unfit(format!("{file}:{line}: {message}"));
+                load(&files)?
+            }
+            other => other?,
+        };
         Ok((
             contracts,
             ContractSource {
@@ -655,12 +672,15 @@ pub fn builtin_operations() -> BTreeSet<String> {
 }
 
 /// Whether the built-in contract files (and the reference server's fixtures) apply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Builtin {
     /// The run uses the built-in spec, which they were written for.
     Spec,
     /// The given spec has every operation they name.
     Named,
+    /// The given spec has every operation they name, but a file does not load against it
+    /// (a parameter or field it lacks): they are not used, for this reason.
+    Unfit(String),
     /// The given spec lacks some operation they name: they are not used.
     NotApplied,
 }
@@ -681,14 +701,15 @@ pub struct ContractSource {
 }
 
 impl ContractSource {
-    /// Whether the built-in files are used.
-    pub fn builtin_applies(&self) -> bool {
+    /// Whether the spec has every operation of the built-in spec's contract files, so
+    /// that the reference server (which serves those) is a target it can be run against.
+    pub fn builtin_operations(&self) -> bool {
         self.builtin != Builtin::NotApplied
     }
 
     /// One line for the run header.
     pub fn describe(&self) -> String {
-        let builtin = match self.builtin {
+        let builtin = match &self.builtin {
             Builtin::Spec => Some(format!(
                 "{} built in with the spec",
                 self.builtin_files - self.replaced.len()
@@ -696,6 +717,9 @@ impl ContractSource {
             Builtin::Named => Some(format!(
                 "{} built in (the spec has every operation they name)",
                 self.builtin_files - self.replaced.len()
+            )),
+            Builtin::Unfit(why) => Some(format!(
+                "none: the built-in files do not fit the spec ({why})"
             )),
             Builtin::NotApplied => None,
         };

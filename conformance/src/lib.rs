@@ -140,7 +140,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     // built-in spec: on another spec only `--contracts DIR` and `--fixtures` apply.
     let (contracts, contract_source) =
         Contracts::for_run(&spec, args.spec.is_none(), args.contracts.as_deref())?;
-    if args.base_url.is_none() && !contract_source.builtin_applies() {
+    if args.base_url.is_none() && !contract_source.builtin_operations() {
         return Err(HarnessError::Config(
             "--spec FILE needs --base-url URL: without it the run would start the \
              reference server, which serves only the built-in spec"
