@@ -1026,6 +1026,51 @@ mod tests {
     }
 
     #[test]
+    fn a_directory_adds_to_the_built_in_files_and_replaces_those_of_its_names() {
+        let spec = spec();
+        let builtin = Contracts::load_builtin(&spec).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let extra = "cases:\n  - id: extra\n    level: must\n    steps:\n      - operationId: suggestRiskCategories\n        params: { t: e, l: 3 }\n        expect: success\n";
+        std::fs::write(dir.path().join("50-extra.yaml"), extra).unwrap();
+        let (added, source) = Contracts::for_run(&spec, true, Some(dir.path())).unwrap();
+        assert_eq!(added.cases.len(), builtin.cases.len() + 1);
+        assert!(
+            added
+                .cases
+                .iter()
+                .any(|c| c.id == "suggestRiskCategories/extra")
+        );
+        assert_eq!(
+            source.describe(),
+            format!("5 built in with the spec, 1 from {}", dir.path().display())
+        );
+        // A file named like a built-in one takes its place.
+        std::fs::write(
+            dir.path().join("30-scopes.yaml"),
+            extra.replace("extra", "other"),
+        )
+        .unwrap();
+        let (replaced, source) = Contracts::for_run(&spec, true, Some(dir.path())).unwrap();
+        assert!(
+            source
+                .describe()
+                .contains("4 built in with the spec, 2 from")
+        );
+        assert!(
+            source
+                .describe()
+                .ends_with("(replacing the built-in 30-scopes.yaml)")
+        );
+        assert!(
+            replaced
+                .cases
+                .iter()
+                .all(|c| !c.id.starts_with("findExchangeScopes/"))
+        );
+        assert!(replaced.cases.iter().any(|c| c.id.ends_with("/other")));
+    }
+
+    #[test]
     fn unknown_key_is_a_yaml_error_with_line() {
         let (line, msg) = line_of(load("cases:\n  - id: a\n    levle: must\n").unwrap_err());
         assert!(line >= 2, "{line} {msg}");
