@@ -648,9 +648,10 @@ impl<'a> View<'a> {
         let mut stray = Vec::new();
         let mut unusable_params = false;
         for (ptr, p) in declared {
+            let before = problems.len();
             let Some((param, ptr)) = self.param(&ptr, p, problems) else {
-                // Unless an optional cookie, which is left unsent: not a problem.
-                unusable_params |= p.location.as_deref() != Some("cookie") || p.required;
+                // Unless an optional one left unsent: not a problem.
+                unusable_params |= problems.len() > before;
                 continue;
             };
             let schema_ptr = format!("{ptr}/schema");
@@ -660,6 +661,7 @@ impl<'a> View<'a> {
                 .and_then(|node| refs.dangling(&schema_ptr, node))
             {
                 problems.push(dangling);
+                unusable_params = true;
                 continue;
             }
             params.retain(|q| !(q.name == param.name && q.location == param.location));
@@ -761,8 +763,9 @@ impl<'a> View<'a> {
     }
 
     /// One parameter and the pointer of its definition; `None`, with the problem added,
-    /// when the harness cannot use it. An optional cookie is left unsent (nothing the
-    /// operation needs is missing); a required one is a problem.
+    /// when the harness cannot use it. An optional cookie, or an optional parameter
+    /// described by `content`, is left unsent (nothing the operation needs is missing); a
+    /// required one is a problem.
     fn param(
         &self,
         ptr: &str,
@@ -804,6 +807,19 @@ impl<'a> View<'a> {
                 return None;
             }
         };
+        if p.content.is_some() && p.schema.is_none() {
+            // No schema to build a value from: an optional one is left unsent.
+            if p.required {
+                problems.push(Located::new(
+                    format!("{ptr}/content"),
+                    format!(
+                        "parameter `{name}` is described by `content`, which the harness \
+                         cannot build a value for; use `schema`"
+                    ),
+                ));
+            }
+            return None;
+        }
         let before = problems.len();
         let mut style_of = |style: Option<&str>, at: String| match style {
             None => Style::default_for(location),

@@ -30,7 +30,7 @@ fn operations_without_operation_id_take_the_generator_s_names_and_problems_leave
     let spec = Spec::load(&unnamed()).expect("the spec loads");
     let ids: Vec<&str> = spec.operations.iter().map(|o| o.id.as_str()).collect();
     assert_eq!(ids, ["get_items", "post_items", "get_items_pk"]);
-    // The optional cookie is left unsent; the operation stays.
+    // The optional cookie and `content` parameters are left unsent; the operation stays.
     assert!(spec.operations[0].params.is_empty());
     let left: Vec<(&str, &str, &str)> = spec
         .left_out
@@ -66,6 +66,12 @@ fn operations_without_operation_id_take_the_generator_s_names_and_problems_leave
                 "GET /cookie",
                 "/paths/~1cookie/get/parameters/0/in",
                 "parameter `csrftoken`: the harness cannot send a required parameter in `cookie`"
+            ),
+            (
+                "GET /content",
+                "/paths/~1content/get/parameters/0/content",
+                "parameter `filter` is described by `content`, which the harness cannot build \
+                 a value for; use `schema`"
             ),
             (
                 "DELETE /twice/{a}",
@@ -351,7 +357,7 @@ async fn spec_and_base_url_alone_run_and_speak_only_of_that_spec() {
         out.status
     );
     assert!(
-        stdout.contains("operations:  3 (6 left out for problems of the spec"),
+        stdout.contains("operations:  3 (7 left out for problems of the spec"),
         "{stdout}"
     );
     assert!(
@@ -368,7 +374,7 @@ async fn spec_and_base_url_alone_run_and_speak_only_of_that_spec() {
     );
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let left = report["run"]["left_out"].as_array().expect("left_out kept");
-    assert_eq!(left.len(), 8, "{left:?}");
+    assert_eq!(left.len(), 9, "{left:?}");
     assert_eq!(left[0]["operation"], "GET /stray");
     assert_eq!(left[0]["pointer"], "/paths/~1stray/get/parameters/0/name");
     assert!(left[0]["line"].as_u64().is_some());
