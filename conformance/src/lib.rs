@@ -126,10 +126,7 @@ pub fn list_checks(args: &Args) -> Result<String, HarnessError> {
         Some(path) => Spec::load(path)?,
         None => Spec::load_builtin()?,
     };
-    let contracts = match &args.contracts {
-        Some(dir) => Contracts::load_dir(dir, &spec)?,
-        None => Contracts::load_builtin(&spec)?,
-    };
+    let (contracts, _) = Contracts::for_run(&spec, args.spec.is_none(), args.contracts.as_deref())?;
     Ok(contracts.registry.render())
 }
 
@@ -141,10 +138,17 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         None => Spec::load_builtin()?,
     };
     let validators = Validators::compile(&spec)?;
-    let contracts = match &args.contracts {
-        Some(dir) => Contracts::load_dir(dir, &spec)?,
-        None => Contracts::load_builtin(&spec)?,
-    };
+    // The built-in contract files, reference server and its fixtures belong to the
+    // built-in spec: on another spec only `--contracts DIR` and `--fixtures` apply.
+    let (contracts, contract_source) =
+        Contracts::for_run(&spec, args.spec.is_none(), args.contracts.as_deref())?;
+    if args.base_url.is_none() && !contract_source.builtin_operations() {
+        return Err(HarnessError::Config(
+            "--spec FILE needs --base-url URL: without it the run would start the \
+             reference server, which serves only the built-in spec"
+                .into(),
+        ));
+    }
     let selection = selection::Selection::from_args(args, &spec, &contracts)?;
     config::check_args(args)?;
     let known = match &args.known_failures {
@@ -266,6 +270,9 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             destructive: fixtures.allow_destructive,
         }
         .describe(embedded.is_some()),
+        contracts: contract_source.describe(),
+        operations: ctx.spec.operations.len(),
+        left_out: ctx.spec.left_out.clone(),
     };
     if !args.quiet {
         println!("{}", header.render());

@@ -4,10 +4,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// Runs the trading API conformance harness against a target (the embedded reference
-/// server by default).
+/// Checks that an HTTP API answers as its OpenAPI document says: spec-derived positive
+/// and negative cases, the spec's rules and any contract files, judged per answer and
+/// gated by exit code (0 pass, 1 fail, 2 usage or configuration error, 3 incomplete).
+/// Without --spec and --base-url it runs the built-in spec against its reference server.
 #[derive(Parser)]
-#[command(name = "conformance", version, about)]
+#[command(name = "conformance", version)]
 struct Cli {
     #[command(flatten)]
     args: conformance::Args,

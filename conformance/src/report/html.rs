@@ -305,6 +305,7 @@ mod tests {
             selection: "all operations and checks".into(),
             credentials: vec!["x-api-key header".into()],
             writes: "not sent; --allow-writes to send".into(),
+            ..Default::default()
         }
     }
 
