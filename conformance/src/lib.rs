@@ -641,6 +641,17 @@ impl RunInputs<'_> {
             destructive: self.fixtures.allow_destructive || self.embedded,
         }
     }
+
+    /// The safety gate of this run: its permissions, and the records `restore:` names.
+    fn gate<'s>(&self, spec: &'s Spec) -> safety::Gate<'s> {
+        let restorable: Vec<String> = self
+            .fixtures
+            .restore
+            .iter()
+            .map(|(op, _)| op.clone())
+            .collect();
+        safety::Gate::new(spec, self.permissions(), &restorable)
+    }
 }
 
 /// `--dry-run`: the plan, one line per case (operation, method and path, case, what it
@@ -648,13 +659,7 @@ impl RunInputs<'_> {
 /// Values discovery would bind on the target are shown as their `${variable}`.
 fn dry_run(args: &Args, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
     let cases = planned_cases(args, inputs, spec, None);
-    let restorable: Vec<String> = inputs
-        .fixtures
-        .restore
-        .iter()
-        .map(|(op, _)| op.clone())
-        .collect();
-    let gate = safety::Gate::new(spec, inputs.permissions(), &restorable);
+    let gate = inputs.gate(spec);
     let mut text = format!(
         "dry run: {} case(s) planned against {}; nothing is sent\n  writes: {}\n",
         cases.len(),
@@ -727,13 +732,7 @@ fn planned_cases(
     cases.retain(|c| {
         inputs.selection.operation(&c.operation) && inputs.selection.runs_case_of(&c.check)
     });
-    let restorable: Vec<String> = inputs
-        .fixtures
-        .restore
-        .iter()
-        .map(|(op, _)| op.clone())
-        .collect();
-    safety::Gate::new(spec, inputs.permissions(), &restorable).apply(&mut cases);
+    inputs.gate(spec).apply(&mut cases);
     cases
 }
 
@@ -778,7 +777,7 @@ async fn run_all(
     let after_cases = cases.len() + 1;
     let _ = planned.set((written.clone(), after_cases));
     let session: Vec<usize> = {
-        let gate = safety::Gate::new(&ctx.spec, inputs.permissions(), &[]);
+        let gate = inputs.gate(&ctx.spec);
         cases
             .iter()
             .enumerate()
