@@ -1,0 +1,178 @@
+//! The MUST failures the harness reports on Prefect server 3.9.1 without `--allow-writes`,
+//! pinned so that a new or a vanished failure fails the test.
+//!
+//! Each entry says why it fails, and the test checks that reason on its own (from the
+//! record file, the spec and a fresh request), so that an entry cannot hide a different
+//! failure.
+
+/// Why a (case, check) pair fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// The harness's own false failure: a `{name}` path template went out literally
+    /// (`%7Bname%7D`), so Prefect answered 404 (or 422 where the parameter is a UUID).
+    Placeholder,
+    /// The harness's own false failure: the operation requires a body and none was sent,
+    /// so Prefect answered 422.
+    NoBody,
+    /// The harness's own false failure: a required query parameter was not sent, so
+    /// Prefect answered 422.
+    NoRequiredQuery,
+    /// The harness's own false failure: a negative case whose bad value was never put into
+    /// the request (the named query parameter is absent), so Prefect rightly accepted it.
+    BadValueNotSent(&'static str),
+    /// A true departure of Prefect's from its spec, re-checked with a fresh request.
+    #[allow(
+        dead_code,
+        reason = "none is pinned yet: today's run fails on its own requests first"
+    )]
+    Departure(&'static str),
+}
+
+use Why::*;
+
+/// (case, check, why), as the harness reports them today (before the fixes of issue 17).
+///
+/// All 136 are the harness's own false failures, none a departure of Prefect's: 97 cases
+/// sent a `{placeholder}` literally, 33 sent no body where one is required, 4 left out a
+/// required query parameter, 2 negative cases never sent their bad value. As the harness
+/// learns to skip what it cannot build, these entries go; what remains must be
+/// `Departure`s, each re-checked.
+#[rustfmt::skip]
+pub const EXPECTED_MUST_FAILURES: &[(&str, &str, Why)] = &[
+    ("bulk_create_flow_runs_from_deployment_deployments__id__create_flow_run_bulk_post/positive", "positive_data_acceptance", Placeholder),
+    ("bulk_decrement_active_slots_v2_concurrency_limits_decrement_post/positive", "positive_data_acceptance", NoBody),
+    ("bulk_decrement_active_slots_with_lease_v2_concurrency_limits_decrement_with_lease_post/positive", "positive_data_acceptance", NoBody),
+    ("bulk_increment_active_slots_v2_concurrency_limits_increment_post/positive", "positive_data_acceptance", NoBody),
+    ("bulk_increment_active_slots_with_lease_v2_concurrency_limits_increment_with_lease_post/positive", "positive_data_acceptance", NoBody),
+    ("bulk_set_flow_run_state_flow_runs_bulk_set_state_post/positive", "positive_data_acceptance", NoBody),
+    ("count_account_events_events_count_by__countable__post/positive", "positive_data_acceptance", Placeholder),
+    ("count_deployments_by_flow_ui_flows_count_deployments_post/positive", "positive_data_acceptance", NoBody),
+    ("count_task_runs_by_flow_run_ui_flow_runs_count_task_runs_post/positive", "positive_data_acceptance", NoBody),
+    ("create_artifact_artifacts__post/positive", "positive_data_acceptance", NoBody),
+    ("create_automation_automations__post/positive", "positive_data_acceptance", NoBody),
+    ("create_block_document_block_documents__post/positive", "positive_data_acceptance", NoBody),
+    ("create_block_schema_block_schemas__post/positive", "positive_data_acceptance", NoBody),
+    ("create_block_type_block_types__post/positive", "positive_data_acceptance", NoBody),
+    ("create_concurrency_limit_concurrency_limits__post/positive", "positive_data_acceptance", NoBody),
+    ("create_concurrency_limit_v2_v2_concurrency_limits__post/positive", "positive_data_acceptance", NoBody),
+    ("create_csrf_token_csrf_token_get/positive", "positive_data_acceptance", NoRequiredQuery),
+    ("create_deployment_deployments__post/positive", "positive_data_acceptance", NoBody),
+    ("create_deployment_schedules_deployments__id__schedules_post/positive", "positive_data_acceptance", Placeholder),
+    ("create_events_events_post/positive", "positive_data_acceptance", NoBody),
+    ("create_flow_flows__post/positive", "positive_data_acceptance", NoBody),
+    ("create_flow_run_flow_runs__post/positive", "positive_data_acceptance", NoBody),
+    ("create_flow_run_from_deployment_deployments__id__create_flow_run_post/positive", "positive_data_acceptance", Placeholder),
+    ("create_flow_run_input_flow_runs__id__input_post/positive", "positive_data_acceptance", Placeholder),
+    ("create_logs_logs__post/positive", "positive_data_acceptance", NoBody),
+    ("create_saved_search_saved_searches__put/positive", "positive_data_acceptance", NoBody),
+    ("create_task_run_task_runs__post/positive", "positive_data_acceptance", NoBody),
+    ("create_variable_variables__post/positive", "positive_data_acceptance", NoBody),
+    ("create_work_pool_work_pools__post/positive", "positive_data_acceptance", NoBody),
+    ("create_work_queue_work_pools__work_pool_name__queues_post/positive", "positive_data_acceptance", Placeholder),
+    ("create_work_queue_work_queues__post/positive", "positive_data_acceptance", NoBody),
+    ("decrement_concurrency_limits_v1_concurrency_limits_decrement_post/positive", "positive_data_acceptance", NoBody),
+    ("delete_artifact_artifacts__id__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_automation_automations__id__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_block_document_block_documents__id__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_block_schema_block_schemas__id__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_block_type_block_types__id__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_concurrency_limit_by_tag_concurrency_limits_tag__tag__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_concurrency_limit_concurrency_limits__id__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_concurrency_limit_v2_v2_concurrency_limits__id_or_name__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_deployment_deployments__id__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_deployment_schedule_deployments__id__schedules__schedule_id__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_flow_flows__id__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_flow_run_flow_runs__id__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_flow_run_input_flow_runs__id__input__key__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_saved_search_saved_searches__id__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_task_run_task_runs__id__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_variable_by_name_variables_name__name__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_variable_variables__id__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_work_pool_work_pools__name__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_work_queue_work_pools__work_pool_name__queues__name__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_work_queue_work_queues__id__delete/positive", "positive_data_acceptance", Placeholder),
+    ("delete_worker_work_pools__work_pool_name__workers__name__delete/positive", "positive_data_acceptance", Placeholder),
+    ("download_logs_flow_runs__id__logs_download_get/positive", "positive_data_acceptance", Placeholder),
+    ("filter_flow_run_input_flow_runs__id__input_filter_post/positive", "positive_data_acceptance", Placeholder),
+    ("flow_run_history_flow_runs_history_post/positive", "positive_data_acceptance", NoBody),
+    ("get_scheduled_flow_runs_for_deployments_deployments_get_scheduled_flow_runs_post/positive", "positive_data_acceptance", NoBody),
+    ("get_scheduled_flow_runs_work_pools__name__get_scheduled_flow_runs_post/positive", "positive_data_acceptance", Placeholder),
+    ("increment_concurrency_limits_v1_concurrency_limits_increment_post/positive", "positive_data_acceptance", NoBody),
+    ("next_runs_by_flow_ui_flows_next_runs_post/positive", "positive_data_acceptance", NoBody),
+    ("patch_automation_automations__id__patch/positive", "positive_data_acceptance", Placeholder),
+    ("pause_deployment_deployments__id__pause_deployment_post/positive", "positive_data_acceptance", Placeholder),
+    ("read_account_events_page_events_filter_next_get/positive", "positive_data_acceptance", NoRequiredQuery),
+    ("read_artifact_artifacts__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_automation_automations__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_block_document_by_id_block_documents__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_block_document_by_name_for_block_type_block_types_slug__slug__block_documents_name__block_document_name__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_block_documents_for_block_type_block_types_slug__slug__block_documents_get/positive", "positive_data_acceptance", Placeholder),
+    ("read_block_schema_by_checksum_block_schemas_checksum__checksum__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_block_schema_by_id_block_schemas__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_block_type_by_id_block_types__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_block_type_by_slug_block_types_slug__slug__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_concurrency_limit_by_tag_concurrency_limits_tag__tag__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_concurrency_limit_concurrency_limits__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_concurrency_limit_v2_v2_concurrency_limits__id_or_name__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_dashboard_task_run_counts_ui_task_runs_dashboard_counts_post/positive", "positive_data_acceptance", NoBody),
+    ("read_deployment_by_name_deployments_name__flow_name___deployment_name__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_deployment_deployments__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_deployment_schedules_deployments__id__schedules_get/positive", "positive_data_acceptance", Placeholder),
+    ("read_flow_by_name_flows_name__name__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_flow_flows__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_flow_run_flow_runs__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_flow_run_graph_v1_flow_runs__id__graph_get/positive", "positive_data_acceptance", Placeholder),
+    ("read_flow_run_graph_v2_flow_runs__id__graph_v2_get/positive", "positive_data_acceptance", Placeholder),
+    ("read_flow_run_input_flow_runs__id__input__key__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_flow_run_state_flow_run_states__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_flow_run_states_flow_run_states__get/positive", "positive_data_acceptance", NoRequiredQuery),
+    ("read_latest_artifact_artifacts__key__latest_get/positive", "positive_data_acceptance", Placeholder),
+    ("read_observed_states_observed_states_get/below-minimum/limit", "negative_data_rejection", BadValueNotSent("limit")),
+    ("read_observed_states_observed_states_get/mistyped-param/limit", "negative_data_rejection", BadValueNotSent("limit")),
+    ("read_saved_search_saved_searches__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_task_run_state_task_run_states__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_task_run_states_task_run_states__get/positive", "positive_data_acceptance", NoRequiredQuery),
+    ("read_task_run_task_runs__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_task_run_with_flow_run_name_ui_task_runs__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_variable_by_name_variables_name__name__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_variable_variables__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_view_content_collections_views__view__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_work_pool_concurrency_status_work_pools__name__concurrency_status_post/positive", "positive_data_acceptance", Placeholder),
+    ("read_work_pool_work_pools__name__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_work_queue_by_name_work_queues_name__name__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_work_queue_concurrency_status_work_queues__id__concurrency_status_post/positive", "positive_data_acceptance", Placeholder),
+    ("read_work_queue_runs_work_queues__id__get_runs_post/positive", "positive_data_acceptance", Placeholder),
+    ("read_work_queue_status_work_queues__id__status_get/positive", "positive_data_acceptance", Placeholder),
+    ("read_work_queue_work_pools__work_pool_name__queues__name__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_work_queue_work_queues__id__get/positive", "positive_data_acceptance", Placeholder),
+    ("read_work_queues_work_pools__work_pool_name__queues_filter_post/positive", "positive_data_acceptance", Placeholder),
+    ("read_workers_work_pools__work_pool_name__workers_filter_post/positive", "positive_data_acceptance", Placeholder),
+    ("renew_concurrency_lease_v2_concurrency_limits_leases__lease_id__renew_post/positive", "positive_data_acceptance", Placeholder),
+    ("reset_concurrency_limit_by_tag_concurrency_limits_tag__tag__reset_post/positive", "positive_data_acceptance", Placeholder),
+    ("resume_deployment_deployments__id__resume_deployment_post/positive", "positive_data_acceptance", Placeholder),
+    ("resume_flow_run_flow_runs__id__resume_post/positive", "positive_data_acceptance", Placeholder),
+    ("schedule_deployment_deployments__id__schedule_post/positive", "positive_data_acceptance", Placeholder),
+    ("set_flow_run_state_flow_runs__id__set_state_post/positive", "positive_data_acceptance", Placeholder),
+    ("set_task_run_state_task_runs__id__set_state_post/positive", "positive_data_acceptance", Placeholder),
+    ("task_run_history_task_runs_history_post/positive", "positive_data_acceptance", NoBody),
+    ("update_artifact_artifacts__id__patch/positive", "positive_data_acceptance", Placeholder),
+    ("update_automation_automations__id__put/positive", "positive_data_acceptance", Placeholder),
+    ("update_block_document_data_block_documents__id__patch/positive", "positive_data_acceptance", Placeholder),
+    ("update_block_type_block_types__id__patch/positive", "positive_data_acceptance", Placeholder),
+    ("update_concurrency_limit_v2_v2_concurrency_limits__id_or_name__patch/positive", "positive_data_acceptance", Placeholder),
+    ("update_deployment_deployments__id__patch/positive", "positive_data_acceptance", Placeholder),
+    ("update_deployment_schedule_deployments__id__schedules__schedule_id__patch/positive", "positive_data_acceptance", Placeholder),
+    ("update_flow_flows__id__patch/positive", "positive_data_acceptance", Placeholder),
+    ("update_flow_run_flow_runs__id__patch/positive", "positive_data_acceptance", Placeholder),
+    ("update_flow_run_labels_flow_runs__id__labels_patch/positive", "positive_data_acceptance", Placeholder),
+    ("update_server_default_result_storage_admin_storage_put/positive", "positive_data_acceptance", NoBody),
+    ("update_task_run_task_runs__id__patch/positive", "positive_data_acceptance", Placeholder),
+    ("update_variable_by_name_variables_name__name__patch/positive", "positive_data_acceptance", Placeholder),
+    ("update_variable_variables__id__patch/positive", "positive_data_acceptance", Placeholder),
+    ("update_work_pool_work_pools__name__patch/positive", "positive_data_acceptance", Placeholder),
+    ("update_work_queue_work_pools__work_pool_name__queues__name__patch/positive", "positive_data_acceptance", Placeholder),
+    ("update_work_queue_work_queues__id__patch/positive", "positive_data_acceptance", Placeholder),
+    ("validate_obj_ui_schemas_validate_post/positive", "positive_data_acceptance", NoBody),
+    ("work_queue_check_for_deployment_deployments__id__work_queue_check_get/positive", "positive_data_acceptance", Placeholder),
+    ("worker_heartbeat_work_pools__work_pool_name__workers_heartbeat_post/positive", "positive_data_acceptance", Placeholder),
+];
