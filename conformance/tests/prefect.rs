@@ -112,7 +112,7 @@ fn with_allow_writes_the_run_removes_what_it_created_and_leaves_the_rest() {
         .values()
         .flat_map(|records| records.keys().map(String::as_str))
         .collect();
-    let created: BTreeSet<&str> = run
+    let created: Vec<(&str, &str)> = run
         .record
         .iter()
         .filter(|x| matches!(x["method"].as_str(), Some("POST" | "PUT")))
@@ -121,13 +121,31 @@ fn with_allow_writes_the_run_removes_what_it_created_and_leaves_the_rest() {
                 .as_u64()
                 .is_some_and(|s| (200..300).contains(&s))
         })
-        .filter_map(|x| x["response"]["id"].as_str())
-        .filter(|id| !known.contains(id))
+        .filter_map(|x| Some((x["path"].as_str()?, x["response"]["id"].as_str()?)))
+        .filter(|(_, id)| !known.contains(id))
         .collect();
     eprintln!("records the run created: {}", created.len());
     if created.is_empty() {
-        problems.push("with writes allowed the run created nothing (no POST or PUT answered 2xx with a new id)".into());
+        problems.push(
+            "with writes allowed the run created nothing (no POST or PUT answered 2xx with a new id)"
+                .into(),
+        );
     }
+    // Beyond the snapshot's collections: each record created at `/things/` that the spec
+    // can read back at `/things/{id}` must be gone there too.
+    let mut read_back = 0;
+    for (path, id) in &created {
+        let url = format!("{}{id}", path.split('?').next().unwrap_or(path));
+        if !run.spec_has_get(&url) {
+            continue;
+        }
+        read_back += 1;
+        let (status, body) = api.get(&url);
+        if status != 404 {
+            problems.push(format!("left behind: GET {url} answers {status} {body}"));
+        }
+    }
+    eprintln!("created records read back by id: {read_back}");
     problems.extend(seed.damage(&api));
     problems.extend(differences(&before, &snapshot(&api)));
     problems.extend(run.server_error_problems());

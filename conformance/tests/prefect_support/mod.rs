@@ -606,6 +606,24 @@ impl Run {
         out
     }
 
+    /// Whether the spec has a GET operation whose path template matches the concrete
+    /// `path` (a `{name}` segment matches any one segment).
+    pub fn spec_has_get(&self, path: &str) -> bool {
+        let Some(paths) = self.spec["paths"].as_object() else {
+            return false;
+        };
+        let concrete: Vec<&str> = path.split('/').collect();
+        paths.iter().any(|(template, item)| {
+            let segments: Vec<&str> = template.split('/').collect();
+            item.get("get").is_some()
+                && segments.len() == concrete.len()
+                && segments
+                    .iter()
+                    .zip(&concrete)
+                    .all(|(t, c)| t == c || (t.starts_with('{') && t.ends_with('}')))
+        })
+    }
+
     /// The operation object of `operation_id` in the spec.
     pub fn operation(&self, operation_id: &str) -> Option<&Value> {
         self.spec["paths"].as_object()?.values().find_map(|item| {
