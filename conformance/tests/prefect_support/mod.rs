@@ -307,10 +307,14 @@ impl Api {
 pub struct Seed {
     pub flows: Vec<Value>,
     pub variables: Vec<Value>,
+    /// A local-file-system block document, set as the server's default result storage
+    /// (what `DELETE /admin/storage` would clear).
+    pub storage: Value,
 }
 
 impl Seed {
-    /// Three flows and three variables, as a user's own data on their server.
+    /// Three flows, three variables and a result-storage setting, as a user's own data on
+    /// their server.
     pub fn create(api: &Api) -> Seed {
         let flows = ["etl-nightly", "billing-sync", "report-weekly"]
             .iter()
@@ -339,14 +343,56 @@ impl Seed {
             )
         })
         .collect();
-        Seed { flows, variables }
+        let (status, block_type) = api.get("/block_types/slug/local-file-system");
+        assert_eq!(
+            status, 200,
+            "the local-file-system block type: {block_type}"
+        );
+        let schemas = api.expect_post(
+            "/block_schemas/filter",
+            &json!({"block_schemas": {"block_type_id": {"any_": [block_type["id"]]}}}),
+            200,
+        );
+        let storage = api.expect_post(
+            "/block_documents/",
+            &json!({
+                "name": "results-store",
+                "data": {"basepath": "/srv/prefect-results"},
+                "block_type_id": block_type["id"],
+                "block_schema_id": schemas[0]["id"],
+            }),
+            201,
+        );
+        let (status, body) = api.send(
+            "PUT",
+            "/admin/storage",
+            Some((
+                "application/json",
+                &json!({"default_result_storage_block_id": storage["id"]}),
+            )),
+        );
+        assert!(
+            (200..300).contains(&status),
+            "PUT /admin/storage: {status} {body}"
+        );
+        Seed {
+            flows,
+            variables,
+            storage,
+        }
     }
 
     /// Every seeded record, read back by id, that is gone or differs from what Prefect
-    /// returned when it was created (name, value, tags and the `updated` time alike).
+    /// returned when it was created (name, value, tags and the `updated` time alike), and
+    /// the result-storage setting if it no longer names the seeded block.
     pub fn damage(&self, api: &Api) -> Vec<String> {
         let mut damaged = Vec::new();
-        for (kind, records) in [("flows", &self.flows), ("variables", &self.variables)] {
+        let storage = std::slice::from_ref(&self.storage);
+        for (kind, records) in [
+            ("flows", self.flows.as_slice()),
+            ("variables", self.variables.as_slice()),
+            ("block_documents", storage),
+        ] {
             for want in records {
                 let id = want["id"].as_str().expect("a seeded record has an id");
                 let (status, got) = api.get(&format!("/{kind}/{id}"));
@@ -355,10 +401,17 @@ impl Seed {
                         "{kind}/{id} ({}): now {status} {got}",
                         want["name"]
                     ));
-                } else if &got != want {
+                } else if got != *want {
                     damaged.push(format!("{kind}/{id}: was {want}\n  now {got}"));
                 }
             }
+        }
+        let (status, setting) = api.get("/admin/storage");
+        if status != 200 || setting["default_result_storage_block_id"] != self.storage["id"] {
+            damaged.push(format!(
+                "the default result storage no longer names the seeded block {}: now {status} {setting}",
+                self.storage["id"]
+            ));
         }
         damaged
     }
