@@ -750,7 +750,9 @@ async fn run_all(
         ..
     } = inputs;
     let mut budget = args.max_requests;
-    let discovery = runner::discover(ctx, &contracts.discover, &mut vars, &mut budget).await;
+    let (allowed, refused) = runner::gated_discovery(&contracts.discover, &inputs.gate(&ctx.spec));
+    let mut discovery = runner::discover(ctx, &allowed, &mut vars, &mut budget).await;
+    discovery.results.extend(refused);
     preflight(ctx, &discovery)?;
     live.add(0, &discovery.results, &discovery.exchanges);
     let cases = planned_cases(args, inputs, &ctx.spec, None);

@@ -365,3 +365,29 @@ async fn credentials_that_die_mid_run_stop_the_run_and_name_what_ran_before() {
     assert!(blamed.is_empty(), "{blamed:#?}");
     drop(stub);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_discovery_step_that_writes_passes_the_same_gate_as_the_cases() {
+    let (base, stub) = start(false).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args(dir.path(), SPEC, &base, "good");
+    let contracts = dir.path().join("mine");
+    std::fs::create_dir_all(&contracts).unwrap();
+    std::fs::write(
+        contracts.join("make.yaml"),
+        "discover:\n  - id: make\n    operationId: create_item\n    capture: { made_id: /id }\n",
+    )
+    .unwrap();
+    a.contracts = Some(contracts);
+    let out = execute(&a, Default::default())
+        .await
+        .expect("the run completes");
+    assert_eq!(writes_in(&stub), Vec::<(String, String)>::new());
+    let step = out
+        .results
+        .iter()
+        .find(|r| r.case == "discover/make")
+        .expect("the refused discovery step is reported");
+    assert_eq!(step.verdict, Verdict::Skipped, "{}", step.message);
+    assert!(step.message.contains("--allow-writes"), "{}", step.message);
+}

@@ -27,7 +27,7 @@ use crate::transport::Transport;
 
 pub use cleanup::{note as cleanup_note, remove_created};
 pub use credentials::preflight as preflight_credentials;
-pub use discovery::discover;
+pub use discovery::{discover, gated as gated_discovery};
 pub use record::{Exchange, recorded_text};
 pub use restore::{check_values as check_restore_values, note as restore_note, restore, written};
 pub use schedule::run_cases;
