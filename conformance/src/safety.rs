@@ -125,7 +125,12 @@ fn harm(e: Effect) -> u8 {
 
 /// Whether step `i` of `case` names, in each of its path parameters, a value an earlier
 /// step of the same case captured from a create (a resource the run itself made).
-fn own_target(spec: &Spec, case: &Case, i: usize, is_create: impl Fn(&Step) -> bool) -> bool {
+pub(crate) fn own_target(
+    spec: &Spec,
+    case: &Case,
+    i: usize,
+    is_create: impl Fn(&Step) -> bool,
+) -> bool {
     let step = &case.steps[i];
     let Some(op) = spec.operation(&step.request.op) else {
         return false;
@@ -180,6 +185,9 @@ paths:
     delete:
       operationId: remove
       responses: {"204": {description: gone}}
+    patch:
+      operationId: rename
+      responses: {"200": {description: renamed}}
   /logout:
     get:
       operationId: bye
@@ -274,5 +282,23 @@ paths:
         assert!(cases[2].skip.is_some(), "a GET logout is a session change");
         assert!(cases[3].skip.is_some(), "an undeclared DELETE is a delete");
         assert!(cases[3].serial);
+    }
+
+    #[test]
+    fn an_update_of_what_the_same_case_created_needs_no_restore_values() {
+        let spec = Spec::parse(SPEC).unwrap();
+        let id = vec![("id".to_string(), Value::String("${made}".into()))];
+        let own = case(vec![
+            step("create", Vec::new(), vec![("made".into(), "/id".into())]),
+            step("rename", id.clone(), Vec::new()),
+        ]);
+        assert_eq!(crate::runner::written(&spec, &[own]), Vec::<String>::new());
+        // The same update of a record the case did not make changes the target's data.
+        let theirs = case(vec![step(
+            "rename",
+            vec![("id".to_string(), Value::String("seeded".into()))],
+            Vec::new(),
+        )]);
+        assert_eq!(crate::runner::written(&spec, &[theirs]), ["rename"]);
     }
 }

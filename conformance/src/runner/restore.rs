@@ -62,9 +62,14 @@ pub fn check_values(spec: &Spec, values: &RestoreValues) -> Result<(), String> {
 /// created changes nothing that was there before.
 pub fn written(spec: &Spec, cases: &[Case]) -> Vec<String> {
     let mut ops: Vec<String> = Vec::new();
+    let is_create = |s: &Step| {
+        spec.operation(&s.request.op)
+            .is_some_and(|o| o.effect == crate::effect::Effect::Create)
+    };
     for c in cases.iter().filter(|c| c.skip.is_none()) {
-        for s in &c.steps {
+        for (i, s) in c.steps.iter().enumerate() {
             if s.request.auth == AuthMode::Token
+                && !crate::safety::own_target(spec, c, i, is_create)
                 && s.request.method.is_none()
                 && s.request.path.is_none()
                 && spec
