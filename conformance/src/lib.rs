@@ -345,11 +345,10 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
                 eprintln!("\n{signal}: stopping; writing the reports of the results so far");
             }
             let (mut results, mut exchanges) = live.so_far();
-            if let Some((written, index)) = planned.get() {
-                for r in restore_on_interrupt(&ctx, written, &fixtures, *index, args.quiet).await {
-                    results.extend(r.results);
-                    exchanges.extend(r.exchanges);
-                }
+            let (written, index) = planned.get().cloned().unwrap_or_default();
+            for r in put_back_on_interrupt(&ctx, &written, &fixtures, index, args.quiet).await {
+                results.extend(r.results);
+                exchanges.extend(r.exchanges);
             }
             (report::RunState::Interrupted, Ok((results, exchanges)))
         }
@@ -492,44 +491,53 @@ fn disown_refusals(results: &mut [CheckResult], exchanges: &[Exchange], why: &st
 /// How long an interrupted run may take to put records back before it gives up.
 const RESTORE_GRACE: std::time::Duration = std::time::Duration::from_secs(15);
 
-/// Puts back, after SIGINT or SIGTERM, every record the run's plan writes through: a
-/// case in flight when the signal came may have written without reporting it yet, and
-/// sending the original values to a record that was not changed changes nothing. Bounded
-/// by [`RESTORE_GRACE`]; a second signal skips it, and the `state_restored` results that
-/// are missing then leave the run incomplete.
-async fn restore_on_interrupt(
+/// Puts back, after SIGINT or SIGTERM, every record the run's plan writes through, then
+/// removes what the run created (the ledger holds every create answered so far). A case in
+/// flight when the signal came may have written without reporting it yet, and sending the
+/// original values to a record that was not changed changes nothing; a create whose
+/// answer had not arrived is not in the ledger and cannot be removed. Bounded by
+/// [`RESTORE_GRACE`]; a second signal skips it, and the `state_restored` results that are
+/// missing then leave the run incomplete.
+async fn put_back_on_interrupt(
     ctx: &Arc<Context>,
     written: &[String],
     fixtures: &Fixtures,
     index: usize,
     quiet: bool,
 ) -> Vec<runner::CaseReport> {
-    if written.is_empty() {
+    let created = ctx.created.len();
+    if written.is_empty() && created == 0 {
         return Vec::new();
     }
     if !quiet {
         eprintln!(
-            "putting back what the run wrote through ({}) before stopping; a second signal skips it",
-            written.join(", ")
+            "putting back what the run wrote through ({}) and removing the {created} record(s) it created before stopping; a second signal skips it",
+            if written.is_empty() {
+                "nothing".to_string()
+            } else {
+                written.join(", ")
+            }
         );
     }
+    let work = async {
+        let mut reports = runner::restore(ctx, written, &fixtures.restore, index).await;
+        reports.extend(runner::remove_created(ctx, index + written.len()).await);
+        reports
+    };
     let again = report::live::interrupted();
     tokio::select! {
-        done = tokio::time::timeout(
-            RESTORE_GRACE,
-            runner::restore(ctx, written, &fixtures.restore, index),
-        ) => match done {
+        done = tokio::time::timeout(RESTORE_GRACE, work) => match done {
             Ok(reports) => reports,
             Err(_) => {
                 eprintln!(
-                    "the restore did not finish within {} s: the record may be left changed",
+                    "putting back did not finish within {} s: the target may be left changed",
                     RESTORE_GRACE.as_secs()
                 );
                 Vec::new()
             }
         },
         signal = again => {
-            eprintln!("{signal}: restore skipped; the record may be left changed");
+            eprintln!("{signal}: putting back skipped; the target may be left changed");
             Vec::new()
         }
     }

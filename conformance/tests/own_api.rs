@@ -98,6 +98,9 @@ struct Stub {
     log: Vec<(String, String)>,
     /// Whether `GET /ping` revokes the token.
     ping_revokes: bool,
+    /// Whether every request but a `DELETE` hangs once the run has made an item: the run
+    /// is then stuck mid-way with something created, as when a user presses Ctrl-C.
+    hang_after_create: bool,
 }
 
 type Shared = Arc<Mutex<Stub>>;
@@ -118,8 +121,17 @@ async fn handle(
     headers: HeaderMap,
     body: String,
 ) -> Response {
+    let hang = {
+        let mut s = stub.lock().unwrap();
+        s.log.push((method.to_string(), uri.path().to_string()));
+        s.hang_after_create
+            && method != Method::DELETE
+            && s.items.keys().any(|k| k.starts_with("made-"))
+    };
+    if hang {
+        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+    }
     let mut s = stub.lock().unwrap();
-    s.log.push((method.to_string(), uri.path().to_string()));
     let Some(token) = authorised(&s, &headers) else {
         return (StatusCode::UNAUTHORIZED, "{}").into_response();
     };
@@ -390,4 +402,97 @@ async fn a_discovery_step_that_writes_passes_the_same_gate_as_the_cases() {
         .expect("the refused discovery step is reported");
     assert_eq!(step.verdict, Verdict::Skipped, "{}", step.message);
     assert!(step.message.contains("--allow-writes"), "{}", step.message);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupted_run_still_removes_what_it_created() {
+    let (base, stub) = start(false).await;
+    stub.lock().unwrap().hang_after_create = true;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("spec.yaml");
+    std::fs::write(&spec, SPEC).unwrap();
+    let json = dir.path().join("r.json");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .env_remove("CONFORMANCE_TOKEN")
+        .env_remove("CONFORMANCE_BASE_URL")
+        .arg("--spec")
+        .arg(&spec)
+        .args(["--base-url", &base, "--token", "good", "--allow-writes"])
+        .args(["--workers", "1", "--quiet", "--timeout", "90"])
+        .arg("--json")
+        .arg(&json)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait (bounded) until the run made an item and its next request hangs.
+    let start = std::time::Instant::now();
+    loop {
+        let (made, after) = {
+            let s = stub.lock().unwrap();
+            let made = s.items.keys().any(|k| k.starts_with("made-"));
+            let first = s
+                .log
+                .iter()
+                .position(|(m, p)| m == "POST" && p == "/api/items")
+                .unwrap_or(usize::MAX);
+            (made, s.log.len().saturating_sub(first.saturating_add(1)))
+        };
+        if made && after > 0 {
+            break;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the run ended ({status}) before it was stuck with an item made");
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "the run made no item within 60 s: {:?}",
+            stub.lock().unwrap().log
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert!(
+        !stub.lock().unwrap().log.iter().any(|(m, _)| m == "DELETE"),
+        "nothing was deleted before the signal: the removal must come from the interrupt"
+    );
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the run did not stop within 30 s of the signal");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    let s = stub.lock().unwrap();
+    assert_eq!(
+        s.items.keys().collect::<Vec<_>>(),
+        ["seeded"],
+        "after the signal the run removed what it made and nothing else: {:?}",
+        s.log
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["state"], "interrupted");
+    let removed = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            r["check"] == "state_restored"
+                && r["verdict"] == "passed"
+                && r["case"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with("cleanup/"))
+        })
+        .count();
+    assert_eq!(removed, 1, "one cleanup result for the one item made");
+    assert!(matches!(code, Some(1 | 3)), "exit code {code:?}");
 }

@@ -64,6 +64,11 @@ impl Ledger {
         }
     }
 
+    /// How many creates the ledger holds now.
+    pub fn len(&self) -> usize {
+        self.0.lock().map(|v| v.len()).unwrap_or(0)
+    }
+
     fn take(&self) -> Vec<Created> {
         self.0
             .lock()
