@@ -147,6 +147,11 @@ pub struct Args {
     /// breaches the SHOULD check `response_time` (a failure under `--strict`).
     #[arg(long, value_name = "MS", value_parser = parse_millis)]
     pub max_response_time: Option<Duration>,
+    /// Least share of the selected operations, in percent, that must get a 2xx answer:
+    /// below it the MUST check `min_coverage` fails the run, so a gate cannot pass on an
+    /// API it never reached. Every run reports its coverage, with or without it.
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub min_coverage: Option<f64>,
     /// A header sent with every request, `NAME:VALUE` (repeatable; an API key, a tenant).
     /// Its value is a secret: reports and curl lines show `$NAME` instead (see
     /// `--public-header`).
@@ -230,6 +235,19 @@ fn parse_rate(s: &str) -> Result<f64, String> {
         ));
     }
     Ok(rate)
+}
+
+/// A percentage from 0 to 100 (`--min-coverage`).
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let p: f64 = text
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("not a percentage: {text:?}"))?;
+    if (0.0..=100.0).contains(&p) {
+        Ok(p)
+    } else {
+        Err(format!("{p} is not between 0 and 100"))
+    }
 }
 
 fn parse_millis(s: &str) -> Result<Duration, String> {

@@ -24,6 +24,7 @@ mod case;
 mod checks;
 mod config;
 mod contracts;
+mod coverage;
 mod effect;
 mod fixtures;
 mod header;
@@ -291,6 +292,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         let notes = known.apply(&mut results, chrono::Utc::now().date_naive());
         (results, notes)
     };
+    let declared = coverage::Declared::of(&ctx.spec, |id| selection.operation(id));
     let writes_files = !report_paths(args).is_empty();
     let live = report::live::Live::new(
         writes_files.then_some(report::live::EVERY),
@@ -304,6 +306,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
                     exit_code: None,
                     results: &settle(results).0,
                     exchanges: &exchanges,
+                    declared: &declared,
                 },
             );
         }),
@@ -382,6 +385,13 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             recorded.as_deref(),
         )));
     }
+    // `--min-coverage`: judged on what this run reached (a replay reaches nothing new).
+    let reached = coverage::Coverage::measure(&declared, &exchanges);
+    if let Some(min) = args.min_coverage
+        && recorded.is_none()
+    {
+        results.push(coverage::verdict(&reached, min));
+    }
     // Every registered check the selection keeps is accounted for: one that judged
     // nothing is listed once, with what this spec or run lacks for it.
     let facts = checks::RunFacts {
@@ -394,6 +404,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             .collect(),
         replay: recorded.is_some(),
         max_response_time: args.max_response_time.is_some(),
+        min_coverage: args.min_coverage.is_some(),
         discovery_steps: contracts.discover.len(),
     };
     let not_applicable = checks::not_applicable(
@@ -417,7 +428,8 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     };
     let latency = report::timings::per_operation(&exchanges);
     let mut summary = report::terminal::render(&results, &latency, args.strict, args.verbose);
-    let mut notes = runner::restore_note(&results);
+    let mut notes = format!("\ncoverage: {}\n", reached.line());
+    notes.push_str(&runner::restore_note(&results));
     notes.push_str(&runner::cleanup_note(&results));
     if let Some(why) = &dead {
         notes.push_str(&format!("\nCREDENTIALS: {why} (exit 2).\n"));
@@ -454,6 +466,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             exit_code: Some(exit_code),
             results: &results,
             exchanges: &exchanges,
+            declared: &declared,
         },
     );
     if let Some(s) = embedded {

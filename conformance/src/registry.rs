@@ -107,6 +107,8 @@ pub enum Check {
     ResponseTime,
     /// The records the run's writes changed were put back as they were.
     StateRestored,
+    /// Enough of the selected operations reached a 2xx answer (`--min-coverage`).
+    MinCoverage,
 }
 
 /// One row of the registry.
@@ -396,6 +398,14 @@ pub const TABLE: &[Entry] = &[
         Must,
         "the records the run's writes changed are put back to the values --fixtures `restore` gives",
         "fixed: MUST, a gate must leave a shared staging target as it found it",
+    ),
+    row(
+        Check::MinCoverage,
+        "min_coverage",
+        F::Inputs,
+        Must,
+        "at least --min-coverage percent of the selected operations got a 2xx answer (judged only when it is given)",
+        "fixed: MUST, a gate that never reached the API has judged nothing",
     ),
 ];
 

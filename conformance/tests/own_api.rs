@@ -496,3 +496,43 @@ async fn an_interrupted_run_still_removes_what_it_created() {
     assert_eq!(removed, 1, "one cleanup result for the one item made");
     assert!(matches!(code, Some(1 | 3)), "exit code {code:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn min_coverage_fails_a_run_that_reached_too_little_of_the_api() {
+    let (base, _stub) = start(false).await;
+    let dir = tempfile::tempdir().unwrap();
+    // Without --allow-writes the create is never sent, nor the logout: 2 of 5 operations
+    // (the list and the read) answer 2xx.
+    let mut a = args(dir.path(), SPEC, &base, "good");
+    a.min_coverage = Some(50.0);
+    let out = execute(&a, Default::default()).await.unwrap();
+    let gate = out
+        .results
+        .iter()
+        .find(|r| r.check.as_str() == "min_coverage")
+        .expect("the gate's result");
+    assert_eq!(gate.verdict, Verdict::Failed, "{}", out.summary);
+    assert!(
+        gate.message
+            .starts_with("2xx reached on 2 of 5 operations (40.0%)"),
+        "{}",
+        gate.message
+    );
+    assert!(gate.message.contains("create_item"), "{}", gate.message);
+    assert_eq!(out.exit_code, 1, "{}", out.summary);
+    assert!(
+        out.summary
+            .contains("coverage: 2xx reached on 2 of 5 operations"),
+        "{}",
+        out.summary
+    );
+
+    a.min_coverage = Some(40.0);
+    let out = execute(&a, Default::default()).await.unwrap();
+    let gate = out
+        .results
+        .iter()
+        .find(|r| r.check.as_str() == "min_coverage")
+        .expect("the gate's result");
+    assert_eq!(gate.verdict, Verdict::Passed, "{}", out.summary);
+}

@@ -21,6 +21,8 @@ pub struct RunFacts<'a> {
     pub replay: bool,
     /// `--max-response-time` was given.
     pub max_response_time: bool,
+    /// `--min-coverage` was given.
+    pub min_coverage: bool,
     /// The number of discovery steps of the contract files.
     pub discovery_steps: usize,
 }
@@ -157,6 +159,9 @@ fn spec_lacks(check: Check, facts: &RunFacts<'_>) -> Option<String> {
         Check::ResponseTime => {
             (!facts.max_response_time).then(|| "judged only with --max-response-time".into())
         }
+        Check::MinCoverage => {
+            (!facts.min_coverage).then(|| "judged only with --min-coverage".into())
+        }
         Check::StateRestored => {
             Some("the run wrote through no record that --fixtures `restore` names".into())
         }
@@ -190,6 +195,7 @@ mod tests {
             operations: spec.operations.iter().collect(),
             replay: false,
             max_response_time: false,
+            min_coverage: false,
             discovery_steps: 1,
         }
     }

@@ -127,6 +127,7 @@ pub fn render(report: &JsonReport<'_>) -> String {
                             }
                         }
                     }
+                    (coverage(&report.coverage))
                     @for (op, results) in &by_operation {
                         (operation(op, results, report.latency.get(*op)))
                     }
@@ -169,6 +170,46 @@ fn state_word(state: RunState) -> &'static str {
         RunState::Finished => "finished",
         RunState::InProgress => "in_progress",
         RunState::Interrupted => "interrupted",
+    }
+}
+
+/// The coverage table: one row per selected operation, sortable by any column (a click
+/// on its heading), operations that never reached a 2xx first.
+fn coverage(c: &crate::coverage::Coverage) -> Markup {
+    let mut rows: Vec<&crate::coverage::OperationCoverage> = c.per_operation.iter().collect();
+    rows.sort_by_key(|o| o.reached_2xx);
+    let list = |v: &[String]| v.join(", ");
+    html! {
+        section #coverage {
+            h2 { "Coverage" }
+            p #coverage-line { (c.line()) }
+            @if !rows.is_empty() {
+                table.sortable {
+                    thead { tr {
+                        th { "Operation" } th { "Method" } th { "Path" }
+                        th data-type="number" { "Requests" } th { "2xx" }
+                        th { "Declared seen" } th { "Declared never seen" } th { "Undeclared seen" }
+                        th { "Parameters and fields sent" } th { "Never sent" }
+                    } }
+                    tbody {
+                        @for o in &rows {
+                            tr class=(if o.reached_2xx { "reached" } else { "unreached" }) {
+                                td { code { (o.operation) } }
+                                td { (o.method) }
+                                td { code { (o.path) } }
+                                td { (o.requests) }
+                                td { @if o.reached_2xx { "yes" } @else { "no" } }
+                                td { (list(&o.declared_seen)) }
+                                td { (list(&o.declared_unseen)) }
+                                td { (o.undeclared_seen.iter().map(u16::to_string).collect::<Vec<_>>().join(", ")) }
+                                td { (list(&o.params_exercised)) @if !o.fields_exercised.is_empty() { " · body: " (list(&o.fields_exercised)) } }
+                                td { (list(&o.params_unexercised)) @if !o.fields_unexercised.is_empty() { " · body: " (list(&o.fields_unexercised)) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -336,7 +377,14 @@ mod tests {
     fn answers_from_the_target_are_escaped_and_bodies_cut() {
         let results = [hostile()];
         let run = header();
-        let doc = JsonReport::new(&run, false, (RunState::Finished, Some(1)), &results, &[]);
+        let doc = JsonReport::new(
+            &run,
+            false,
+            (RunState::Finished, Some(1)),
+            &results,
+            &[],
+            Default::default(),
+        );
         let page = render(&doc);
         assert_eq!(
             page.matches("<script>").count(),
@@ -361,6 +409,7 @@ mod tests {
             (RunState::Finished, Some(3)),
             &results,
             &[],
+            Default::default(),
         ));
         assert!(page.contains("<h1>INCOMPLETE</h1>"));
         // One class attribute per row: a second one would be dropped by the browser.

@@ -40,6 +40,10 @@ pub struct JsonReport<'a> {
     /// Latency per operation over the answers it got (absent in a replay, which does not
     /// time its requests).
     pub latency: BTreeMap<String, Latency>,
+    /// How much of the spec the run reached: per operation, requests, 2xx reached,
+    /// declared statuses seen and not, undeclared statuses seen, parameters and body fields
+    /// exercised; with the totals.
+    pub coverage: crate::coverage::Coverage,
     /// The same undeclared status on several operations, as one finding each (`undeclared
     /// 404 on 89 operations`, with the operations); the results hold each answer too.
     pub groups: Vec<super::groups::Group>,
@@ -103,6 +107,7 @@ impl<'a> JsonReport<'a> {
         (state, exit_code): (RunState, Option<u8>),
         results: &'a [CheckResult],
         exchanges: &[Exchange],
+        coverage: crate::coverage::Coverage,
     ) -> JsonReport<'a> {
         JsonReport {
             format: 2,
@@ -115,6 +120,7 @@ impl<'a> JsonReport<'a> {
             exit_code,
             incomplete: crate::outcome::incomplete(results).count(),
             latency: timings::per_operation(exchanges),
+            coverage,
             groups: super::groups::groups(results, strict),
             results: results.iter().map(|r| JsonResult::of(r, strict)).collect(),
         }

@@ -37,6 +37,7 @@ pub fn render(
     exchanges: &[Exchange],
     strict: bool,
     state: RunState,
+    coverage: &crate::coverage::Coverage,
 ) -> Result<String, quick_junit::SerializeError> {
     let case_times = timings::per_case(exchanges);
     let groups = super::groups::groups(results, strict);
@@ -99,6 +100,21 @@ pub fn render(
         }
         report.add_test_suite(suite);
     }
+    // The run's coverage as properties of a suite of its own, `(coverage)`, with no test
+    // (a CI can chart them); `--min-coverage`'s verdict is a test of its own case,
+    // `coverage`, like any check.
+    let mut suite = TestSuite::new("(coverage)");
+    for (name, value) in [
+        ("operations", coverage.operations.to_string()),
+        ("operations_requested", coverage.requested.to_string()),
+        ("operations_reached_2xx", coverage.reached_2xx.to_string()),
+        ("reached_2xx_percent", format!("{:.1}", coverage.percent())),
+        ("declared_statuses", coverage.declared_statuses.to_string()),
+        ("declared_statuses_seen", coverage.declared_seen.to_string()),
+    ] {
+        suite.add_property(Property::new(name, value));
+    }
+    report.add_test_suite(suite);
     if state != RunState::Finished {
         let mut suite = TestSuite::new("conformance run");
         suite.add_property(Property::new("incomplete", "true"));
@@ -190,7 +206,14 @@ mod tests {
                 )
             },
         ];
-        let xml = render(&results, &[], false, RunState::Finished).unwrap();
+        let xml = render(
+            &results,
+            &[],
+            false,
+            RunState::Finished,
+            &Default::default(),
+        )
+        .unwrap();
         assert_eq!(
             xml.matches("(the same undeclared 404 on 2 operations)")
                 .count(),

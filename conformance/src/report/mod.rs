@@ -67,14 +67,23 @@ pub struct Snapshot<'a> {
     pub results: &'a [CheckResult],
     /// Exchanges in case order.
     pub exchanges: &'a [Exchange],
+    /// What the selected operations declare, for the coverage of the exchanges.
+    pub declared: &'a crate::coverage::Declared,
 }
 
 /// Writes the report files the command line asks for (`--junit`, `--json`, `--html`,
 /// `--record`), each atomically: a reader (or a run killed mid-write) sees the previous
 /// file or the new one, never half of one.
 pub fn write_files(args: &Args, snap: &Snapshot<'_>) -> Result<(), HarnessError> {
+    let coverage = crate::coverage::Coverage::measure(snap.declared, snap.exchanges);
     if let Some(p) = &args.junit {
-        let xml = junit::render(snap.results, snap.exchanges, args.strict, snap.state)?;
+        let xml = junit::render(
+            snap.results,
+            snap.exchanges,
+            args.strict,
+            snap.state,
+            &coverage,
+        )?;
         write(p, &xml)?;
     }
     if args.json.is_some() || args.html.is_some() {
@@ -84,6 +93,7 @@ pub fn write_files(args: &Args, snap: &Snapshot<'_>) -> Result<(), HarnessError>
             (snap.state, snap.exit_code),
             snap.results,
             snap.exchanges,
+            coverage,
         );
         if let Some(p) = &args.json {
             write(p, &json::render(&doc))?;
