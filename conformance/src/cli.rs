@@ -152,6 +152,11 @@ pub struct Args {
     /// API it never reached. Every run reports its coverage, with or without it.
     #[arg(long, value_name = "PCT", value_parser = parse_percent)]
     pub min_coverage: Option<f64>,
+    /// Runs only shard I of N (1-based): the selected operations, in the order of their
+    /// ids, are dealt round-robin to N shards, so N CI jobs split one run with no
+    /// operation in two of them; `conformance merge` joins their JSON reports.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
     /// A header sent with every request, `NAME:VALUE` (repeatable; an API key, a tenant).
     /// Its value is a secret: reports and curl lines show `$NAME` instead (see
     /// `--public-header`).
@@ -235,6 +240,19 @@ fn parse_rate(s: &str) -> Result<f64, String> {
         ));
     }
     Ok(rate)
+}
+
+/// `I/N` with 1 ≤ I ≤ N (`--shard`).
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (i, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("not I/N: {text:?}"))?;
+    let i: usize = i.trim().parse().map_err(|_| format!("not I/N: {text:?}"))?;
+    let n: usize = n.trim().parse().map_err(|_| format!("not I/N: {text:?}"))?;
+    if n == 0 || i == 0 || i > n {
+        return Err(format!("shard {i}/{n}: I must be between 1 and N"));
+    }
+    Ok((i, n))
 }
 
 /// A percentage from 0 to 100 (`--min-coverage`).

@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::outcome::{CheckResult, Verdict};
 use crate::registry::Check;
@@ -112,7 +112,7 @@ impl Declaration {
 }
 
 /// One operation's coverage.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct OperationCoverage {
     /// The operation.
     pub operation: String,
@@ -141,7 +141,7 @@ pub struct OperationCoverage {
 }
 
 /// The run's coverage: the totals, then every selected operation.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Coverage {
     /// Operations selected.
     pub operations: usize,
@@ -207,6 +207,12 @@ impl Coverage {
                 fields_unexercised,
             });
         }
+        Coverage::of_operations(per_operation)
+    }
+
+    /// The totals over `per_operation` (each operation once), sorted by operation id.
+    pub fn of_operations(mut per_operation: Vec<OperationCoverage>) -> Coverage {
+        per_operation.sort_by(|a, b| a.operation.cmp(&b.operation));
         Coverage {
             operations: per_operation.len(),
             requested: per_operation.iter().filter(|o| o.requests > 0).count(),

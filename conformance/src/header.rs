@@ -3,12 +3,12 @@
 //! selection and which credentials are present, never their values. Printed first and
 //! written into every report, so a green run always says what it was green against.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::spec::{Identity, LeftOut};
 
 /// Who and what a run judged.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct RunHeader {
     /// The target's base URL as reports may show it (a password redacted).
     pub target: String,

@@ -29,6 +29,7 @@ mod effect;
 mod fixtures;
 mod header;
 mod known;
+pub mod merge;
 mod plan;
 mod redact;
 mod replay;

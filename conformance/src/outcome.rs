@@ -26,7 +26,7 @@ pub enum Verdict {
 }
 
 /// What came back, bounded for reports.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct Got {
     /// Status, when an answer came.
     pub status: Option<u16>,
@@ -102,7 +102,7 @@ impl CheckResult {
 
 /// A result's verdict as the reports show and count it (see
 /// [`CheckResult::reported_verdict`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ReportedVerdict {
     /// The answer met the expectation.

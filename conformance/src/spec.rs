@@ -295,7 +295,7 @@ pub struct Spec {
 }
 
 /// An operation left out of the run for a problem of the spec confined to it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LeftOut {
     /// `METHOD /path`: the operation may have no usable name.
     pub operation: String,
@@ -318,7 +318,7 @@ impl std::fmt::Display for LeftOut {
 }
 
 /// Which spec a run used.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Identity {
     /// `info.title`.
     pub title: String,

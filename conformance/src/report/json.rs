@@ -78,6 +78,10 @@ pub struct JsonResult<'a> {
     pub got: Option<&'a Got>,
     /// A curl line reproducing the request.
     pub curl: Option<&'a str>,
+    /// A skip for want of a credential or fixture (a MUST one leaves the run incomplete);
+    /// written only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub missing_input: bool,
 }
 
 impl<'a> JsonResult<'a> {
@@ -95,6 +99,7 @@ impl<'a> JsonResult<'a> {
             expected: &r.expected,
             got: r.got.as_ref(),
             curl: r.curl.as_deref(),
+            missing_input: r.missing_input,
         }
     }
 }

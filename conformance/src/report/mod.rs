@@ -111,8 +111,39 @@ pub fn write_files(args: &Args, snap: &Snapshot<'_>) -> Result<(), HarnessError>
     Ok(())
 }
 
+/// JUnit XML of results read back from reports (no exchanges: no times).
+pub fn render_junit(
+    results: &[CheckResult],
+    strict: bool,
+    state: RunState,
+    coverage: &crate::coverage::Coverage,
+) -> Result<String, HarnessError> {
+    Ok(junit::render(results, &[], strict, state, coverage)?)
+}
+
+/// The JSON report's document of results read back from reports.
+pub fn json_report<'a>(
+    run: &'a crate::header::RunHeader,
+    strict: bool,
+    end: (RunState, Option<u8>),
+    results: &'a [CheckResult],
+    coverage: crate::coverage::Coverage,
+) -> json::JsonReport<'a> {
+    json::JsonReport::new(run, strict, end, results, &[], coverage)
+}
+
+/// The JSON report's text.
+pub fn render_json(doc: &json::JsonReport<'_>) -> String {
+    json::render(doc)
+}
+
+/// The HTML report's page.
+pub fn render_html(doc: &json::JsonReport<'_>) -> String {
+    html::render(doc)
+}
+
 /// Writes `text` to a temporary file beside `path`, then renames it over `path`.
-fn write(path: &Path, text: &str) -> Result<(), HarnessError> {
+pub fn write(path: &Path, text: &str) -> Result<(), HarnessError> {
     let failed = |source| HarnessError::Write {
         path: path.to_path_buf(),
         source,
