@@ -1,7 +1,8 @@
-//! The same departure across operations, as one finding: a spec that leaves a status out
-//! of every operation (an undeclared 404 or 422 the framework answers everywhere) reads as
-//! one line naming the operations, not one block per answer. Every result stays in the
-//! machine-readable reports; the groups are added on top.
+//! The same departure as one finding: a spec that leaves a status out of every operation
+//! (an undeclared 404 or 422 the framework answers everywhere) reads as one line naming
+//! the operations, not one block per answer; one operation answering it to several cases
+//! reads as one finding with a count. The smallest request that shows it stands for all.
+//! Every result stays in the machine-readable reports; the groups are added on top.
 
 use std::collections::BTreeMap;
 
@@ -28,13 +29,17 @@ pub struct Group {
     pub operations: Vec<String>,
     /// How many results the group holds (an operation may answer so more than once).
     pub results: usize,
-    /// The position in the results of the first one, whose details stand for all.
+    /// The position in the results of the first one (where the finding is listed).
     #[serde(skip)]
     pub first: usize,
+    /// The position of the one whose request is the smallest (its curl line the shortest),
+    /// whose details stand for all.
+    #[serde(skip)]
+    pub example: usize,
 }
 
-/// The undeclared-status departures that more than one operation shows, in the order of
-/// their first result.
+/// The undeclared-status departures that more than one operation shows, or one operation
+/// to more than one case, in the order of their first result.
 pub fn groups(results: &[CheckResult], strict: bool) -> Vec<Group> {
     let mut by_key: BTreeMap<(u16, ReportedVerdict, Level), Group> = BTreeMap::new();
     for (i, r) in results.iter().enumerate() {
@@ -51,7 +56,12 @@ pub fn groups(results: &[CheckResult], strict: bool) -> Vec<Group> {
             operations: Vec::new(),
             results: 0,
             first: i,
+            example: i,
         });
+        let size = |r: &CheckResult| r.curl.as_ref().map_or(usize::MAX, String::len);
+        if size(r) < size(&results[g.example]) {
+            g.example = i;
+        }
         g.results += 1;
         if !g.operations.contains(&r.operation) {
             g.operations.push(r.operation.clone());
@@ -59,13 +69,20 @@ pub fn groups(results: &[CheckResult], strict: bool) -> Vec<Group> {
     }
     let mut out: Vec<Group> = by_key
         .into_values()
-        .filter(|g| g.operations.len() > 1)
+        .filter(|g| g.operations.len() > 1 || g.results > 1)
         .map(|mut g| {
-            g.summary = format!(
-                "undeclared {} on {} operations",
-                g.status,
-                g.operations.len()
-            );
+            g.summary = if g.operations.len() > 1 {
+                format!(
+                    "undeclared {} on {} operations",
+                    g.status,
+                    g.operations.len()
+                )
+            } else {
+                format!(
+                    "undeclared {} on {} ({} answers)",
+                    g.status, g.operations[0], g.results
+                )
+            };
             g
         })
         .collect();
@@ -162,6 +179,19 @@ mod tests {
         assert!(group_of(&g, &results[2], false).is_some());
         assert!(group_of(&g, &results[3], false).is_none());
         assert!(group_of(&g, &results[4], false).is_none());
+    }
+
+    #[test]
+    fn one_operation_answering_so_to_several_cases_is_one_finding_shown_by_its_smallest_request() {
+        let mut long = undeclared("createFlow", 201, Level::Must);
+        long.curl = Some("curl -X POST /flows/ --data-raw '{\"name\":\"a longer one\"}'".into());
+        let mut short = undeclared("createFlow", 201, Level::Must);
+        short.curl = Some("curl -X POST /flows/ --data-raw '{}'".into());
+        let results = vec![long, short, undeclared("readFlow", 404, Level::Must)];
+        let g = groups(&results, false);
+        assert_eq!(g.len(), 1);
+        assert_eq!(g[0].summary, "undeclared 201 on createFlow (2 answers)");
+        assert_eq!((g[0].first, g[0].example), (0, 1));
     }
 
     #[test]

@@ -112,7 +112,7 @@ pub fn render(
         let _ = writeln!(s, "\nFailures and warnings:\n");
         for (i, r) in &failed {
             let text = match groups::group_of(&groups, r, strict) {
-                Some(g) if g.first == *i => group_details(g, r),
+                Some(g) if g.first == *i => group_details(g, &results[g.example]),
                 Some(_) => continue,
                 None => super::details(r),
             };
@@ -169,8 +169,8 @@ pub fn render(
     s
 }
 
-/// One block for a departure several operations show: what is wrong once, the operations,
-/// and the first result's answer and reproduction standing for all.
+/// One block for a departure several operations (or cases) show: what is wrong once, the
+/// operations, and the answer and reproduction of its smallest request standing for all.
 fn group_details(g: &Group, first: &CheckResult) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -195,7 +195,7 @@ fn group_details(g: &Group, first: &CheckResult) -> String {
     let first_details = super::details(first);
     let mut lines = first_details.lines();
     let _ = lines.next();
-    let _ = writeln!(s, "  first:    {}", first.case);
+    let _ = writeln!(s, "  smallest: {}", first.case);
     for line in lines.filter(|l| {
         l.starts_with("  got:") || l.starts_with("  body:") || l.starts_with("  repro:")
     }) {
