@@ -38,6 +38,13 @@ const UPDATE_WORDS: &[&str] = &[
     "update", "edit", "modify", "change", "set", "replace", "patch", "rename", "assign",
 ];
 
+/// Words that, leading an operation's name, say a `POST` only asks (`count_flows`,
+/// `filterOrders`, `searchUsers`): the request body carries the question.
+const QUERY_WORDS: &[&str] = &[
+    "count", "filter", "search", "find", "query", "list", "read", "get", "paginate", "validate",
+    "preview", "lookup",
+];
+
 /// Whether a method is safe in RFC 9110's sense (§9.2.1): a request with it asks for no
 /// change of state.
 pub fn safe_method(method: &str) -> bool {
@@ -88,6 +95,9 @@ pub fn judge(method: &str, path: &str, words: &str, paths: &PathsIndex) -> Effec
         // A PUT or PATCH of a path whose GET answers a list changes the whole collection.
         "PUT" | "PATCH" if paths.lists(path) => Effect::Destructive,
         "PUT" | "PATCH" => Effect::Update,
+        // A POST named as a question (`count_events_by/{countable}`, `read_flow_history`)
+        // asks about a resource rather than acting on it.
+        "POST" if asks(words) && !has(UPDATE_WORDS, &tokens) => Effect::Query,
         // A POST that acts on a named resource (`/flow_runs/{id}/set_state`) changes it.
         _ if has_parameter(path) => Effect::Update,
         _ if has(UPDATE_WORDS, &tokens) => Effect::Update,
@@ -121,6 +131,13 @@ fn tokens(text: &str) -> Vec<String> {
         out.push(word);
     }
     out
+}
+
+/// Whether the operation's name (its first word) is a question verb.
+fn asks(words: &str) -> bool {
+    tokens(words)
+        .first()
+        .is_some_and(|first| QUERY_WORDS.contains(&first.as_str()))
 }
 
 fn ends_with_parameter(path: &str) -> bool {
@@ -192,7 +209,7 @@ impl Permissions {
                 "changes the target's state: writes are not sent without --allow-writes"
                     .to_string(),
             ),
-            Effect::Create | Effect::Session => None,
+            Effect::Query | Effect::Create | Effect::Session => None,
             Effect::Update if restorable || own_target || self.destructive => None,
             Effect::Update => Some(
                 "changes a resource the run did not create (and `restore:` in --fixtures names no values to put it back): needs --allow-destructive"
@@ -226,6 +243,7 @@ impl Permissions {
 pub fn name(effect: Effect) -> &'static str {
     match effect {
         Effect::Read => "read",
+        Effect::Query => "query",
         Effect::Create => "create",
         Effect::Update => "update",
         Effect::Destructive => "destructive",
@@ -258,7 +276,29 @@ mod tests {
         assert_eq!(j("POST", "/users/{id}/password", "change"), Effect::Session);
         assert_eq!(j("POST", "/tokens/revoke", "revoke"), Effect::Session);
         assert_eq!(j("POST", "/flows/", "create_flow"), Effect::Create);
-        assert_eq!(j("POST", "/flows/filter", "read_flows"), Effect::Create);
+        assert_eq!(j("POST", "/flows/filter", "read_flows"), Effect::Query);
+        // A question about a named resource does not change it.
+        assert_eq!(
+            j(
+                "POST",
+                "/events/count-by/{countable}",
+                "count_account_events Count Account Events"
+            ),
+            Effect::Query
+        );
+        // A question verb later in the name does not make an action a question.
+        assert_eq!(
+            j(
+                "POST",
+                "/deployments/{id}/schedule",
+                "schedule_deployment_get"
+            ),
+            Effect::Update
+        );
+        assert_eq!(
+            j("POST", "/items/{id}/reindex", "update_index_find"),
+            Effect::Update
+        );
         assert_eq!(
             j("POST", "/flows/bulk_delete", "bulk_delete_flows"),
             Effect::Destructive
@@ -289,6 +329,7 @@ mod tests {
     fn nothing_but_a_read_goes_without_permission() {
         let none = Permissions::default();
         for e in [
+            Effect::Query,
             Effect::Create,
             Effect::Update,
             Effect::Destructive,
@@ -302,6 +343,7 @@ mod tests {
             destructive: false,
         };
         assert!(writes.refusal(Effect::Create, false, false).is_none());
+        assert!(writes.refusal(Effect::Query, false, false).is_none());
         assert!(writes.refusal(Effect::Update, false, false).is_some());
         assert!(writes.refusal(Effect::Update, true, false).is_none());
         assert!(writes.refusal(Effect::Update, false, true).is_none());

@@ -116,10 +116,11 @@ impl<'a> Gate<'a> {
 fn harm(e: Effect) -> u8 {
     match e {
         Effect::Read => 0,
-        Effect::Create => 1,
-        Effect::Update => 2,
-        Effect::Session => 3,
-        Effect::Destructive => 4,
+        Effect::Query => 1,
+        Effect::Create => 2,
+        Effect::Update => 3,
+        Effect::Session => 4,
+        Effect::Destructive => 5,
     }
 }
 

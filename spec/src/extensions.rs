@@ -406,6 +406,10 @@ pub struct NonBmp {
 pub enum Effect {
     /// Changes nothing (a search sent as `POST` included).
     Read,
+    /// A `POST` whose words say it only asks (count, filter, search, validate): it creates
+    /// and changes nothing by its name, but only the spec's author can promise that
+    /// (`x-effect: read`), so test tools send it only where writes are allowed.
+    Query,
     /// Creates something new that the caller can delete again.
     Create,
     /// Changes or deletes one existing resource.
