@@ -39,6 +39,7 @@ mod runner;
 mod safety;
 mod schema;
 mod selection;
+mod state;
 mod vars;
 
 use std::sync::Arc;
@@ -758,6 +759,62 @@ fn planned_cases(
     cases
 }
 
+/// The cases of the operations the first pass skipped for want of a path value that the
+/// target's own answers now give (`state`): planned again with those values, leaving out
+/// what already ran and what ends a session (those run last, as planned). Empty when the
+/// answers gave nothing new.
+fn second_pass(
+    args: &Args,
+    inputs: RunInputs<'_>,
+    ctx: &Context,
+    first: &[case::Case],
+    discovery: &CaseReport,
+    reports: &[CaseReport],
+    auth_refusal: Option<u16>,
+) -> Vec<case::Case> {
+    let exchanges: Vec<Exchange> = discovery
+        .exchanges
+        .iter()
+        .chain(reports.iter().flat_map(|r| &r.exchanges))
+        .cloned()
+        .collect();
+    let pool = state::Pool::mine(&ctx.spec, &exchanges);
+    if pool.is_empty() {
+        return Vec::new();
+    }
+    let missing = |c: &case::Case| c.skip.as_deref().is_some_and(case::is_missing_input);
+    let waiting: std::collections::BTreeSet<&str> = first
+        .iter()
+        .filter(|c| c.check == registry::Check::PositiveDataAcceptance && missing(c))
+        .map(|c| c.operation.as_str())
+        .collect();
+    let ran: std::collections::BTreeSet<&str> = first
+        .iter()
+        .filter(|c| !missing(c))
+        .map(|c| c.id.as_str())
+        .collect();
+    let gate = inputs.gate(&ctx.spec);
+    let mut cases = plan::derive_with(
+        &ctx.spec,
+        inputs.contracts,
+        plan::PlanOptions {
+            seed: args.seed,
+            auth_refusal,
+        },
+        &pool,
+    );
+    cases.retain(|c| {
+        waiting.contains(c.operation.as_str())
+            && !ran.contains(c.id.as_str())
+            && !missing(c)
+            && inputs.selection.operation(&c.operation)
+            && inputs.selection.runs_case_of(&c.check)
+            && gate.case_effect(c) != effect::Effect::Session
+    });
+    gate.apply(&mut cases);
+    cases
+}
+
 async fn run_all(
     args: &Args,
     inputs: RunInputs<'_>,
@@ -810,7 +867,9 @@ async fn run_all(
             .collect()
     };
     let session_cases = cases.clone();
+    let first_pass = cases.clone();
     let vars_after = vars.clone();
+    let vars_second = vars.clone();
     let not_now: Vec<usize> = verified.done.iter().chain(&session).copied().collect();
     let mut reports: Vec<CaseReport> =
         runner::run_cases(ctx.clone(), cases, &not_now, vars, args.workers, |r| {
@@ -819,6 +878,44 @@ async fn run_all(
         })
         .await;
     reports.extend(verified.reports);
+    // Real state: operations skipped for want of a path value run again with one from the
+    // target's own answers.
+    let second = second_pass(
+        args,
+        inputs,
+        ctx,
+        &first_pass,
+        &discovery,
+        &reports,
+        verified.refusal,
+    );
+    let mut written = written;
+    if !second.is_empty() {
+        let replaced: std::collections::BTreeSet<String> =
+            second.iter().map(|c| c.id.clone()).collect();
+        reports.retain(|r| !r.results.iter().any(|x| replaced.contains(&x.case)));
+        for op in runner::written(&ctx.spec, &second) {
+            if !written.contains(&op) {
+                written.push(op);
+            }
+        }
+        let offset = first_pass.len();
+        let shift = |r: &CaseReport| -> CaseReport {
+            let mut r = r.clone();
+            r.index += offset;
+            r.results.iter_mut().for_each(|x| x.case_index += offset);
+            r.exchanges.iter_mut().for_each(|x| x.case_index += offset);
+            r
+        };
+        let more = runner::run_cases(ctx.clone(), second, &[], vars_second, args.workers, |r| {
+            progress.case_done(&r.results);
+            let r = shift(r);
+            live.add(r.index, &r.results, &r.exchanges);
+        })
+        .await;
+        reports.extend(more.iter().map(shift));
+    }
+    let after_cases = after_cases.max(reports.iter().map(|r| r.index).max().unwrap_or(0) + 1);
     reports.sort_by_key(|r| r.index);
     // Before anything else can stop the run: the target is put back as it was found,
     // and what the run created is removed.

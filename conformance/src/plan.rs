@@ -5,6 +5,7 @@
 //! `defaults`, else from the spec's examples. The seed fixes every generated value, so the
 //! same seed gives the same cases in the same order.
 
+use crate::state::Pool;
 use serde_json::{Map, Value, json};
 
 use crate::case::{
@@ -64,14 +65,24 @@ struct Base {
     body: Option<Value>,
 }
 
-fn base(op: &Operation, contracts: &Contracts) -> Base {
+fn base(op: &Operation, contracts: &Contracts, pool: &Pool) -> Base {
     let dflt = contracts.defaults.get(&op.id);
+    let given = |p: &crate::spec::Param| {
+        dflt.and_then(|d| d.params.get(&p.name))
+            .cloned()
+            .or_else(|| p.example.clone())
+    };
+    // A value from the target's answers only where it is the one path value missing: two
+    // values mined apart (a block type's slug, a block document's name) need not name
+    // one resource together, and the 404 that gets would be the harness's own.
+    let unfilled = op
+        .params
+        .iter()
+        .filter(|p| p.location == Location::Path && given(p).is_none())
+        .count();
     let mut params = Vec::new();
     for p in &op.params {
-        let v = dflt
-            .and_then(|d| d.params.get(&p.name))
-            .cloned()
-            .or_else(|| p.example.clone());
+        let v = given(p).or_else(|| (unfilled == 1).then(|| pool.value_for(op, p)).flatten());
         if let Some(v) = v {
             params.push((p.name.clone(), v));
         }
@@ -339,6 +350,17 @@ pub fn predict(op: &Operation, body: &Value, patterns: &mut Patterns) -> (Expect
 
 /// Derives the cases of every operation, in spec order.
 pub fn derive(spec: &Spec, contracts: &Contracts, opts: PlanOptions) -> Vec<Case> {
+    derive_with(spec, contracts, opts, &Pool::default())
+}
+
+/// [`derive`], with path values the target's own answers gave ([`Pool`]) where the spec
+/// and the contract files give none.
+pub fn derive_with(
+    spec: &Spec,
+    contracts: &Contracts,
+    opts: PlanOptions,
+    pool: &Pool,
+) -> Vec<Case> {
     let mut rng = Rng::new(opts.seed);
     let mut out = Vec::new();
     for op in &spec.operations {
@@ -346,7 +368,7 @@ pub fn derive(spec: &Spec, contracts: &Contracts, opts: PlanOptions) -> Vec<Case
             op,
             cases: Vec::new(),
         };
-        let base = base(op, contracts);
+        let base = base(op, contracts, pool);
         let missing = base.missing(op);
         positive(&mut b, &base);
         if missing.is_empty() {
@@ -795,7 +817,16 @@ fn ignored_auth(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base, obser
             .map(|v| (v, rej.status.map_or(Level::Should, |(_, l)| l))),
         observed,
     };
-    let params = example_params(op);
+    // The spec's examples; a path value only the base has (a contract default, or one the
+    // target's answers gave) rather than none: without it the request would go to a
+    // literal `{placeholder}` and its 404 would show nothing about credentials.
+    let mut params = example_params(op);
+    for (name, value) in &base.params {
+        let in_path = op.param(name).is_some_and(|p| p.location == Location::Path);
+        if in_path && !params.iter().any(|(n, _)| n == name) {
+            params.push((name.clone(), value.clone()));
+        }
+    }
     let body = op
         .body
         .as_ref()

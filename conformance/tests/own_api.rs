@@ -536,3 +536,48 @@ async fn min_coverage_fails_a_run_that_reached_too_little_of_the_api() {
         .expect("the gate's result");
     assert_eq!(gate.verdict, Verdict::Passed, "{}", out.summary);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_path_value_the_spec_does_not_give_comes_from_the_targets_own_list() {
+    let (base, stub) = start(false).await;
+    let dir = tempfile::tempdir().unwrap();
+    // No example for `{id}`: only the list's answer can name an item that exists.
+    let spec = SPEC.replace(", example: seeded}", "}");
+    assert_ne!(spec, SPEC);
+    let out = execute(&args(dir.path(), &spec, &base, "good"), Default::default())
+        .await
+        .expect("the run completes");
+    let read = out
+        .results
+        .iter()
+        .find(|r| r.case == "read_item/positive" && r.check.as_str() == "positive_data_acceptance")
+        .expect("the read's positive case");
+    assert_eq!(read.verdict, Verdict::Passed, "{}", out.summary);
+    assert!(
+        stub.lock()
+            .unwrap()
+            .log
+            .iter()
+            .any(|(m, p)| m == "GET" && p == "/api/items/seeded"),
+        "the read went to the item the list named"
+    );
+    // Its negative cases came with it, and nothing is left skipped for want of `id`.
+    assert!(
+        out.results.iter().any(|r| r.case.starts_with("read_item/")
+            && r.case != "read_item/positive"
+            && r.verdict == Verdict::Passed),
+        "{:#?}",
+        out.results
+            .iter()
+            .filter(|r| r.operation == "read_item")
+            .map(|r| (&r.case, r.check.as_str(), r.verdict, &r.message))
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        !out.results.iter().any(|r| r.operation == "read_item"
+            && r.verdict == Verdict::Skipped
+            && r.message.contains("path parameter `id`")),
+        "{}",
+        out.summary
+    );
+}

@@ -94,6 +94,7 @@ impl Context {
 }
 
 /// What one case produced.
+#[derive(Clone)]
 pub struct CaseReport {
     /// Case index.
     pub index: usize,
