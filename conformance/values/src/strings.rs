@@ -1,0 +1,386 @@
+//! Strings: from a `pattern` (with `rand_regex`), from a `format`, or plain, within
+//! `minLength`/`maxLength` (counted in code points, as JSON Schema counts).
+//!
+//! Schema patterns are ECMA-262 regexes matched anywhere in the string. Before Rust's
+//! regex parser reads one, the classes whose meaning differs are written out in ASCII:
+//! ECMA's `\d` and `\w` are ASCII-only where Rust's are Unicode. For generation `.` and
+//! `\S` are narrowed to printable ASCII, a subset of what they match, so values stay
+//! readable in a request.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use base64::Engine as _;
+use rand::RngExt;
+use rand::rngs::ChaCha8Rng;
+use regex_syntax::hir::{Hir, HirKind};
+
+use crate::Unsupported;
+use crate::flat::Flat;
+
+/// How the pattern is rewritten.
+#[derive(Clone, Copy, PartialEq)]
+enum Purpose {
+    /// To generate from: narrowed classes, anchors kept (removed later from the HIR).
+    Generate,
+    /// To test a string with the `regex` crate as ECMA-262 would.
+    Match,
+}
+
+/// An ECMA-262 pattern in Rust regex syntax.
+fn rewrite(pattern: &str, purpose: Purpose) -> String {
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut chars = pattern.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(e) = chars.next() else {
+                    out.push('\\');
+                    break;
+                };
+                let class = match e {
+                    'd' => Some("0-9"),
+                    'D' => Some("^0-9"),
+                    'w' => Some("A-Za-z0-9_"),
+                    'W' => Some("^A-Za-z0-9_"),
+                    'S' if purpose == Purpose::Generate => Some("!-~"),
+                    _ => None,
+                };
+                if let Some(cls) = class {
+                    if in_class && !cls.starts_with('^') {
+                        out.push_str(cls);
+                    } else {
+                        out.push('[');
+                        out.push_str(cls);
+                        out.push(']');
+                    }
+                } else if e == 'u' {
+                    // \uXXXX → \x{XXXX}
+                    let hex: String = chars.clone().take(4).collect();
+                    if hex.len() == 4 && hex.chars().all(|h| h.is_ascii_hexdigit()) {
+                        for _ in 0..4 {
+                            chars.next();
+                        }
+                        out.push_str(&format!("\\x{{{hex}}}"));
+                    } else {
+                        out.push_str("\\u");
+                    }
+                } else if e == '/' {
+                    out.push('/');
+                } else {
+                    out.push('\\');
+                    out.push(e);
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push('[');
+                // A leading `]` or `^]` is literal in Rust, but closes an empty class in ECMA.
+                if chars.peek() == Some(&'^') {
+                    out.push(chars.next().unwrap_or('^'));
+                }
+            }
+            '[' if in_class => out.push_str("\\["),
+            ']' if in_class => {
+                in_class = false;
+                out.push(']');
+            }
+            '.' if !in_class => out.push_str(match purpose {
+                Purpose::Generate => "[ -~]",
+                Purpose::Match => "[^\\n\\r\\x{2028}\\x{2029}]",
+            }),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Compiled matchers, shared: the same patterns recur across a document.
+fn matcher(pattern: &str) -> Result<regex::Regex, String> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Result<regex::Regex, String>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut guard = cache
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    guard
+        .entry(pattern.to_string())
+        .or_insert_with(|| {
+            regex::Regex::new(&rewrite(pattern, Purpose::Match)).map_err(|e| e.to_string())
+        })
+        .clone()
+}
+
+/// Whether `s` matches the ECMA-262 `pattern` somewhere (JSON Schema's rule).
+pub(crate) fn matches(pattern: &str, s: &str) -> Result<bool, String> {
+    Ok(matcher(pattern)?.is_match(s))
+}
+
+/// A string generator for `pattern`, or why there is none.
+fn generator(pattern: &str, max_repeat: u32) -> Result<rand_regex::Regex, String> {
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(&rewrite(pattern, Purpose::Generate))
+        .map_err(|e| format!("pattern {pattern:?} is not a regex this generator reads: {e}"))?;
+    rand_regex::Regex::with_hir(strip_looks(hir), max_repeat)
+        .map_err(|e| format!("pattern {pattern:?}: {e}"))
+}
+
+/// The HIR with anchors and word boundaries taken out: `rand_regex` cannot place them, and
+/// a value made without them is checked against the real pattern afterwards.
+fn strip_looks(h: Hir) -> Hir {
+    match h.into_kind() {
+        HirKind::Look(_) => Hir::empty(),
+        HirKind::Capture(mut c) => {
+            c.sub = Box::new(strip_looks(*c.sub));
+            Hir::capture(c)
+        }
+        HirKind::Repetition(mut r) => {
+            r.sub = Box::new(strip_looks(*r.sub));
+            Hir::repetition(r)
+        }
+        HirKind::Concat(hs) => Hir::concat(hs.into_iter().map(strip_looks).collect()),
+        HirKind::Alternation(hs) => Hir::alternation(hs.into_iter().map(strip_looks).collect()),
+        other => Hir::from(other_kind(other)),
+    }
+}
+
+fn other_kind(k: HirKind) -> Hir {
+    match k {
+        HirKind::Empty => Hir::empty(),
+        HirKind::Literal(l) => Hir::literal(l.0),
+        HirKind::Class(c) => Hir::class(c),
+        _ => Hir::empty(),
+    }
+}
+
+fn len(s: &str) -> u64 {
+    s.chars().count() as u64
+}
+
+/// A string for the string constraints of `f`.
+pub(crate) fn string(f: &Flat, rng: &mut ChaCha8Rng) -> Result<String, Unsupported> {
+    let (lo, hi) = (f.min_len, f.max_len.unwrap_or(u64::MAX));
+    if lo > hi {
+        return Err(Unsupported::new(
+            &f.len_ptr,
+            format!("minLength {lo} is above maxLength {hi}"),
+        ));
+    }
+    if let Some((pattern, pptr)) = f.patterns.first() {
+        let max_repeat = u32::try_from(lo.clamp(8, 64)).unwrap_or(64);
+        let g = generator(pattern, max_repeat).map_err(|e| Unsupported::new(pptr, e))?;
+        for _ in 0..64 {
+            let mut s: String = rng.sample(&g);
+            // Outside an end anchor, characters added after a match keep it a match.
+            while len(&s) < lo && !pattern.ends_with('$') {
+                s.push('a');
+            }
+            if !(lo..=hi).contains(&len(&s)) {
+                continue;
+            }
+            let mut ok = true;
+            for (p, pp) in &f.patterns {
+                match matches(p, &s) {
+                    Ok(true) => {}
+                    Ok(false) => ok = false,
+                    Err(e) => return Err(Unsupported::new(pp, format!("pattern {p:?}: {e}"))),
+                }
+            }
+            if ok && f.format.as_deref().is_none_or(|fm| format_accepts(fm, &s)) {
+                return Ok(s);
+            }
+        }
+        return Err(Unsupported::new(
+            pptr,
+            format!(
+                "no string found matching {} within length {lo}..={}{}",
+                f.patterns
+                    .iter()
+                    .map(|(p, _)| format!("{p:?}"))
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                f.max_len.map_or("∞".into(), |m| m.to_string()),
+                f.format
+                    .as_ref()
+                    .map(|fm| format!(" and format {fm}"))
+                    .unwrap_or_default()
+            ),
+        ));
+    }
+    if let Some(fm) = f.format.as_deref()
+        && let Some(s) = formatted(fm, lo, hi, rng)
+    {
+        if !(lo..=hi).contains(&len(&s)) {
+            return Err(Unsupported::new(
+                &f.format_ptr,
+                format!(
+                    "format {fm} gives {} characters, outside minLength {lo} / maxLength {}",
+                    len(&s),
+                    f.max_len.map_or("∞".into(), |m| m.to_string())
+                ),
+            ));
+        }
+        return Ok(s);
+    }
+    let n = if hi < 4 {
+        hi
+    } else {
+        rng.random_range(4..=12u64).clamp(lo, hi)
+    };
+    let n = n.max(lo);
+    if n > 100_000 {
+        return Err(Unsupported::new(&f.len_ptr, format!("minLength {lo} is too long to make")));
+    }
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    Ok((0..n)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect())
+}
+
+/// Whether a string made for another reason (a pattern) also has the format; formats with
+/// no rule here accept anything.
+fn format_accepts(format: &str, s: &str) -> bool {
+    match format {
+        "uuid" => s.len() == 36 && s.chars().enumerate().all(|(i, c)| {
+            if [8, 13, 18, 23].contains(&i) { c == '-' } else { c.is_ascii_hexdigit() }
+        }),
+        _ => true,
+    }
+}
+
+/// A value of a known format, or `None` for a format without rules.
+fn formatted(format: &str, lo: u64, hi: u64, rng: &mut ChaCha8Rng) -> Option<String> {
+    let word = |rng: &mut ChaCha8Rng| -> String {
+        (0..6)
+            .map(|_| (b'a' + rng.random_range(0..26u8)) as char)
+            .collect()
+    };
+    Some(match format {
+        "uuid" => {
+            let b: [u8; 16] = rng.random();
+            format!(
+                "{:08x}-{:04x}-4{:03x}-{:x}{:03x}-{:012x}",
+                u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
+                u16::from_be_bytes([b[4], b[5]]),
+                u16::from_be_bytes([b[6], b[7]]) & 0x0fff,
+                8 + (b[8] & 0x3),
+                u16::from_be_bytes([b[9], b[10]]) & 0x0fff,
+                u64::from_be_bytes([0, 0, b[11], b[12], b[13], b[14], b[15], b[0]]) & 0xffff_ffff_ffff
+            )
+        }
+        "date-time" => format!("{}T{}Z", date(rng), time(rng)),
+        "date" => date(rng),
+        "time" => format!("{}Z", time(rng)),
+        "duration" => format!("P{}D", rng.random_range(1..30)),
+        "email" | "idn-email" => format!("{}@example.com", word(rng)),
+        "hostname" | "idn-hostname" => format!("{}.example.com", word(rng)),
+        "ipv4" => format!(
+            "{}.{}.{}.{}",
+            rng.random_range(1..=223u8),
+            rng.random_range(0..=255u8),
+            rng.random_range(0..=255u8),
+            rng.random_range(1..=254u8)
+        ),
+        "ipv6" => format!(
+            "2001:db8::{:x}:{:x}",
+            rng.random_range(1..=0xffffu32),
+            rng.random_range(1..=0xffffu32)
+        ),
+        "uri" | "url" | "iri" => format!("https://example.com/{}", word(rng)),
+        "uri-reference" | "iri-reference" => format!("/{}", word(rng)),
+        "uri-template" => format!("https://example.com/{}/{{id}}", word(rng)),
+        "json-pointer" => format!("/{}", word(rng)),
+        "relative-json-pointer" => format!("0/{}", word(rng)),
+        "regex" => "^[a-z]+$".to_string(),
+        "byte" => {
+            // Base64 of n bytes is 4·⌈n/3⌉ characters: pick n so the text fits the bounds.
+            let fits: Vec<u64> = (0..=48u64)
+                .filter(|n| (lo..=hi).contains(&(n.div_ceil(3) * 4)))
+                .collect();
+            let nice: Vec<u64> = fits.iter().copied().filter(|n| *n >= 3).collect();
+            let pool = if nice.is_empty() { &fits } else { &nice };
+            let n = if pool.is_empty() {
+                lo.div_ceil(4) * 3
+            } else {
+                pool[rng.random_range(0..pool.len())]
+            };
+            let bytes: Vec<u8> = (0..n).map(|_| rng.random()).collect();
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        }
+        "int32" | "int64" => rng.random_range(1..100_000u32).to_string(),
+        _ => return None,
+    })
+}
+
+fn date(rng: &mut ChaCha8Rng) -> String {
+    format!(
+        "{}-{:02}-{:02}",
+        rng.random_range(2000..=2030),
+        rng.random_range(1..=12),
+        rng.random_range(1..=28)
+    )
+}
+
+fn time(rng: &mut ChaCha8Rng) -> String {
+    format!(
+        "{:02}:{:02}:{:02}",
+        rng.random_range(0..24),
+        rng.random_range(0..60),
+        rng.random_range(0..60)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn flat(patterns: &[&str], lo: u64, hi: Option<u64>) -> Flat<'static> {
+        Flat {
+            patterns: patterns.iter().map(|p| (p.to_string(), "/p".into())).collect(),
+            min_len: lo,
+            max_len: hi,
+            ..Flat::default()
+        }
+    }
+
+    #[test]
+    fn ecma_classes_are_ascii() {
+        assert!(matches(r"^\d+$", "123").unwrap());
+        assert!(!matches(r"^\d+$", "١٢٣").unwrap());
+        assert!(!matches(r"^\w$", "é").unwrap());
+        assert!(matches(r"^[\w.-]+$", "a.b-c").unwrap());
+        assert!(!matches(r"^.$", "\r").unwrap());
+        assert!(matches(r"^\u0041$", "A").unwrap());
+    }
+
+    #[test]
+    fn anchored_patterns_with_lengths() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..20 {
+            let s = string(&flat(&[r"^[A-Z]{2}\d{3}$"], 0, None), &mut rng).unwrap();
+            assert!(matches(r"^[A-Z]{2}\d{3}$", &s).unwrap(), "{s}");
+            let s = string(&flat(&[r"[a-z]"], 10, Some(12)), &mut rng).unwrap();
+            assert!((10..=12).contains(&len(&s)), "{s}");
+        }
+    }
+
+    #[test]
+    fn a_lookaround_is_unsupported_with_its_pointer() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let e = string(&flat(&[r"^(?!x)a$"], 0, None), &mut rng).unwrap_err();
+        assert_eq!(e.pointer, "/p");
+        assert!(e.reason.contains("not a regex"), "{e}");
+    }
+
+    #[test]
+    fn byte_fits_its_bounds() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for (lo, hi) in [(0, 8), (4, 4), (12, 100), (0, u64::MAX)] {
+            let s = formatted("byte", lo, hi, &mut rng).unwrap();
+            assert!((lo..=hi).contains(&len(&s)), "{lo} {hi} {s}");
+            base64::engine::general_purpose::STANDARD.decode(&s).unwrap();
+        }
+    }
+}
