@@ -46,8 +46,10 @@ impl Checker {
         }
     }
 
-    fn validator(&mut self, schema: &Value) -> Result<Arc<Validator>, String> {
-        let key = schema.to_string();
+    /// The compiled validator of `schema`, cached under `key` (its pointer in the document)
+    /// or, for a schema from elsewhere, under its text.
+    fn validator(&mut self, schema: &Value, key: Option<&str>) -> Result<Arc<Validator>, String> {
+        let key = key.map_or_else(|| format!("text:{schema}"), |k| format!("ptr:{k}"));
         if let Some(v) = self.cache.get(&key) {
             return v.clone();
         }
@@ -68,25 +70,38 @@ impl Checker {
     }
 
     /// `Ok` when `value` is valid for `schema`, else the first error.
-    pub fn validate(&mut self, schema: &Value, value: &Value) -> Result<(), String> {
-        let v = self.validator(schema)?;
+    pub fn validate(
+        &mut self,
+        schema: &Value,
+        key: Option<&str>,
+        value: &Value,
+    ) -> Result<(), String> {
+        let v = self.validator(schema, key)?;
         match v.iter_errors(value).next() {
             None => Ok(()),
             Some(e) => {
                 let path = e.instance_path().to_string();
-                Err(format!("{}: {e}", if path.is_empty() { "/" } else { &path }))
+                Err(format!(
+                    "{}: {e}",
+                    if path.is_empty() { "/" } else { &path }
+                ))
             }
         }
     }
 
     /// Whether `value` is valid (`None` when the schema cannot be compiled).
-    pub fn is_valid(&mut self, schema: &Value, value: &Value) -> Option<bool> {
-        self.validator(schema).ok().map(|v| v.is_valid(value))
+    pub fn is_valid(&mut self, schema: &Value, key: Option<&str>, value: &Value) -> Option<bool> {
+        self.validator(schema, key).ok().map(|v| v.is_valid(value))
     }
 
     /// Every failed keyword, with those inside `oneOf`/`anyOf` branches, flattened.
-    pub fn failures(&mut self, schema: &Value, value: &Value) -> Result<Vec<Failure>, String> {
-        let v = self.validator(schema)?;
+    pub fn failures(
+        &mut self,
+        schema: &Value,
+        key: Option<&str>,
+        value: &Value,
+    ) -> Result<Vec<Failure>, String> {
+        let v = self.validator(schema, key)?;
         let mut out = Vec::new();
         for e in v.iter_errors(value) {
             collect(&e, &mut out);
@@ -96,15 +111,22 @@ impl Checker {
 
     /// Where a failed keyword sits in the document, when it is in the document: the
     /// pointer of its schema node.
-    pub fn failing_node(&mut self, schema: &Value, value: &Value) -> Option<(String, String)> {
-        let v = self.validator(schema).ok()?;
+    pub fn failing_node(
+        &mut self,
+        schema: &Value,
+        key: Option<&str>,
+        value: &Value,
+    ) -> Option<(String, String)> {
+        let v = self.validator(schema, key).ok()?;
         let e = v.iter_errors(value).next()?;
         let loc = e
             .absolute_keyword_location()
             .map(|u| u.as_str().to_string())
             .and_then(|u| u.split_once('#').map(|(_, p)| p.to_string()))
             .unwrap_or_default();
-        let node = loc.rsplit_once('/').map_or(String::new(), |(n, _)| n.to_string());
+        let node = loc
+            .rsplit_once('/')
+            .map_or(String::new(), |(n, _)| n.to_string());
         Some((node, format!("{}: {e}", e.instance_path())))
     }
 }

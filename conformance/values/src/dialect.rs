@@ -14,7 +14,7 @@ use crate::Direction;
 
 /// The base URI under which the translated document is registered for validation; a
 /// document-local `$ref` (`#/...`) is rewritten to it.
-pub(crate) const DOC_URI: &str = "urn:schema-values:document";
+pub const DOC_URI: &str = "urn:schema-values:document";
 
 /// The OpenAPI version of a document, as far as schemas are concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -64,7 +64,12 @@ const SCHEMA_MAP: &[&str] = &[
 
 /// `schema` as JSON Schema 2020-12 meaning what it means in `dialect` for `direction`, with
 /// document-local references pointing into the registered document ([`DOC_URI`]).
-pub fn to_json_schema(schema: &Value, doc: &Value, dialect: Dialect, direction: Direction) -> Value {
+pub fn to_json_schema(
+    schema: &Value,
+    doc: &Value,
+    dialect: Dialect,
+    direction: Direction,
+) -> Value {
     Translator {
         doc,
         dialect,
@@ -75,7 +80,7 @@ pub fn to_json_schema(schema: &Value, doc: &Value, dialect: Dialect, direction: 
 
 /// The whole document with every schema in it translated (component schemas, and every
 /// `schema` of a parameter, header or media type), for registration under [`DOC_URI`].
-pub(crate) fn translate_document(doc: &Value, dialect: Dialect, direction: Direction) -> Value {
+pub fn translate_document(doc: &Value, dialect: Dialect, direction: Direction) -> Value {
     let t = Translator {
         doc,
         dialect,
@@ -197,10 +202,22 @@ impl Translator<'_> {
             let t = if ONE_SCHEMA.contains(&k.as_str()) && (v.is_object() || v.is_boolean()) {
                 self.schema(v)
             } else if SCHEMA_LIST.contains(&k.as_str()) && v.is_array() {
-                Value::Array(v.as_array().into_iter().flatten().map(|s| self.schema(s)).collect())
+                Value::Array(
+                    v.as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|s| self.schema(s))
+                        .collect(),
+                )
             } else if k == "items" && v.is_array() {
                 // Draft 4 tuple form, seen in some 3.0 documents.
-                Value::Array(v.as_array().into_iter().flatten().map(|s| self.schema(s)).collect())
+                Value::Array(
+                    v.as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|s| self.schema(s))
+                        .collect(),
+                )
             } else if SCHEMA_MAP.contains(&k.as_str()) && v.is_object() {
                 Value::Object(
                     v.as_object()
@@ -229,7 +246,10 @@ impl Translator<'_> {
     /// The boolean `exclusiveMinimum`/`exclusiveMaximum` of 3.0 (also met in 3.1
     /// documents written the old way) as the numeric form.
     fn bounds(&self, out: &mut Map<String, Value>) {
-        for (excl, plain) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
+        for (excl, plain) in [
+            ("exclusiveMinimum", "minimum"),
+            ("exclusiveMaximum", "maximum"),
+        ] {
             if let Some(Value::Bool(b)) = out.get(excl).cloned() {
                 out.remove(excl);
                 if b && let Some(limit) = out.remove(plain) {
@@ -294,13 +314,13 @@ mod tests {
             t,
             json!({"type": ["integer", "null"], "format": "int32", "exclusiveMinimum": 0,
                    "allOf": [{"minimum": i32::MIN, "maximum": i32::MAX}]})
-                .as_object()
-                .map(|m| {
-                    let mut m = m.clone();
-                    m.insert("maximum".into(), json!(9));
-                    Value::Object(m)
-                })
-                .unwrap()
+            .as_object()
+            .map(|m| {
+                let mut m = m.clone();
+                m.insert("maximum".into(), json!(9));
+                Value::Object(m)
+            })
+            .unwrap()
         );
     }
 

@@ -194,15 +194,26 @@ impl Generator<'_> {
     {
         let doc: &'a Value = self.doc_ref();
         if local > 64 {
-            return Err(Unsupported::new(&node.ptr, "allOf/$ref nesting deeper than 64"));
+            return Err(Unsupported::new(
+                &node.ptr,
+                "allOf/$ref nesting deeper than 64",
+            ));
         }
         let map = match node.v {
             Value::Bool(true) => return Ok(Flat::at(&node.ptr)),
             Value::Bool(false) => {
-                return Err(Unsupported::new(&node.ptr, "the `false` schema admits no value"));
+                return Err(Unsupported::new(
+                    &node.ptr,
+                    "the `false` schema admits no value",
+                ));
             }
             Value::Object(m) => m,
-            _ => return Err(Unsupported::new(&node.ptr, "a schema must be an object or a boolean")),
+            _ => {
+                return Err(Unsupported::new(
+                    &node.ptr,
+                    "a schema must be an object or a boolean",
+                ));
+            }
         };
         if let Some(r) = map.get("$ref") {
             let r = r
@@ -216,7 +227,10 @@ impl Generator<'_> {
             };
             let target_ptr = percent_decode(target_ptr);
             let Some(target) = doc.pointer(&target_ptr) else {
-                return Err(Unsupported::new(&node.ptr, format!("$ref {r} does not resolve")));
+                return Err(Unsupported::new(
+                    &node.ptr,
+                    format!("$ref {r} does not resolve"),
+                ));
             };
             let seen = stack.iter().filter(|s| **s == target_ptr).count();
             if stack.len() >= self.max_depth || seen >= 2 {
@@ -230,7 +244,8 @@ impl Generator<'_> {
             }
             let mut deeper = stack.to_vec();
             deeper.push(target_ptr.clone());
-            let mut f = self.flatten_inner(&Node::new(target, target_ptr.clone()), &deeper, local + 1)?;
+            let mut f =
+                self.flatten_inner(&Node::new(target, target_ptr.clone()), &deeper, local + 1)?;
             f.refs.insert(0, target_ptr);
             let flag_only = |k: &str| k == "readOnly" || k == "writeOnly";
             if self.dialect == Dialect::OpenApi31 {
@@ -292,7 +307,12 @@ impl Generator<'_> {
                 }
                 f.types = Some(v);
             }
-            Some(_) => return Err(Unsupported::new(ptr, "`type` is neither a string nor an array")),
+            Some(_) => {
+                return Err(Unsupported::new(
+                    ptr,
+                    "`type` is neither a string nor an array",
+                ));
+            }
             None => {}
         }
         if self.dialect == Dialect::OpenApi30
@@ -335,10 +355,16 @@ impl Generator<'_> {
         if let Some(m) = map.get("maximum") {
             f.max = Bound::of(m, excl_max == Some(&Value::Bool(true)));
         }
-        if let Some(b) = excl_min.filter(|v| v.is_number()).and_then(|v| Bound::of(v, true)) {
+        if let Some(b) = excl_min
+            .filter(|v| v.is_number())
+            .and_then(|v| Bound::of(v, true))
+        {
             f.min = tighter_min(f.min, Some(b));
         }
-        if let Some(b) = excl_max.filter(|v| v.is_number()).and_then(|v| Bound::of(v, true)) {
+        if let Some(b) = excl_max
+            .filter(|v| v.is_number())
+            .and_then(|v| Bound::of(v, true))
+        {
             f.max = tighter_max(f.max, Some(b));
         }
         if f.min.is_some() || f.max.is_some() {
@@ -416,7 +442,8 @@ impl Generator<'_> {
         if let Some(Value::Object(pp)) = src.get("patternProperties") {
             let base = child(ptr, "patternProperties");
             for (p, s) in pp {
-                f.pattern_props.push((p.clone(), Node::new(s, child(&base, p))));
+                f.pattern_props
+                    .push((p.clone(), Node::new(s, child(&base, p))));
             }
         }
         match src.get("additionalProperties") {
@@ -516,10 +543,7 @@ impl Flat<'_> {
     /// Whether `null` is an allowed type.
     pub(crate) fn allows_null(&self) -> bool {
         self.types.as_ref().is_some_and(|t| t.contains(&"null"))
-            && self
-                .enum_
-                .as_ref()
-                .is_none_or(|e| e.contains(&Value::Null))
+            && self.enum_.as_ref().is_none_or(|e| e.contains(&Value::Null))
             && self.const_.as_ref().is_none_or(Value::is_null)
     }
 
@@ -585,7 +609,11 @@ fn percent_decode(s: &str) -> String {
 
 fn tighter_min(a: Option<Bound>, b: Option<Bound>) -> Option<Bound> {
     match (a, b) {
-        (Some(x), Some(y)) => Some(if y.v > x.v || (y.v == x.v && y.exclusive) { y } else { x }),
+        (Some(x), Some(y)) => Some(if y.v > x.v || (y.v == x.v && y.exclusive) {
+            y
+        } else {
+            x
+        }),
         (x, None) => x,
         (None, y) => y,
     }
@@ -593,7 +621,11 @@ fn tighter_min(a: Option<Bound>, b: Option<Bound>) -> Option<Bound> {
 
 fn tighter_max(a: Option<Bound>, b: Option<Bound>) -> Option<Bound> {
     match (a, b) {
-        (Some(x), Some(y)) => Some(if y.v < x.v || (y.v == x.v && y.exclusive) { y } else { x }),
+        (Some(x), Some(y)) => Some(if y.v < x.v || (y.v == x.v && y.exclusive) {
+            y
+        } else {
+            x
+        }),
         (x, None) => x,
         (None, y) => y,
     }
@@ -636,7 +668,10 @@ pub(crate) fn merge<'a>(mut a: Flat<'a>, b: Flat<'a>) -> Result<Flat<'a>, Unsupp
         (Some(x), Some(y)) => {
             let both: Vec<Value> = x.into_iter().filter(|v| y.contains(v)).collect();
             if both.is_empty() {
-                return Err(Unsupported::new(&ptr, "allOf: the enums have no value in common"));
+                return Err(Unsupported::new(
+                    &ptr,
+                    "allOf: the enums have no value in common",
+                ));
             }
             Some(both)
         }
@@ -648,7 +683,10 @@ pub(crate) fn merge<'a>(mut a: Flat<'a>, b: Flat<'a>) -> Result<Flat<'a>, Unsupp
     };
     match (&a.const_, b.const_) {
         (Some(x), Some(y)) if *x != y => {
-            return Err(Unsupported::new(&ptr, "allOf: two different `const` values"));
+            return Err(Unsupported::new(
+                &ptr,
+                "allOf: two different `const` values",
+            ));
         }
         (None, Some(y)) => {
             a.const_ = Some(y);

@@ -3,7 +3,7 @@
 //! variant number steers them so that successive variants reach every branch and value.
 //!
 //! Variant 0 is the "full" value: examples first, every optional property at the first
-//! three levels of nesting. Variant 1 is the minimal one: no optional property, fewest
+//! two levels of nesting. Variant 1 is the minimal one: no optional property, fewest
 //! items. Later variants rotate through branches and enum values and take a random half of
 //! the optional properties.
 
@@ -30,20 +30,19 @@ pub(crate) fn one<'a>(
 ) -> Result<Value, Unsupported> {
     let mut failure = None;
     for attempt in 0..GATE_ATTEMPTS {
-        let mut run = Run::new(g, seed.wrapping_add(attempt.wrapping_mul(0x9E37_79B9_7F4A_7C15)), variant);
+        let mut run = Run::new(
+            g,
+            seed.wrapping_add(attempt.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            variant,
+        );
         let v = run.value(&[Node::new(schema, ptr)])?;
-        match g.validate(schema, &v) {
+        match g.validate_node(&Node::new(schema, ptr), &v) {
             Ok(()) => return Ok(v),
             Err(e) => failure = Some((v, e)),
         }
     }
     let (v, e) = failure.expect("at least one attempt");
-    let node = g
-        .checker
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .failing_node(schema, &v)
-        .map(|(n, _)| n);
+    let node = g.failing_node(&Node::new(schema, ptr), &v).map(|(n, _)| n);
     let pointer = match node {
         Some(n) if n.starts_with(DOC_URI) => n[DOC_URI.len()..].trim_start_matches('#').to_string(),
         Some(n) => format!("{ptr}{}", n.split_once('#').map_or(n.as_str(), |(_, f)| f)),
@@ -146,7 +145,9 @@ fn kind_allowed(ts: &[&str], i: usize) -> bool {
     match i {
         1 => ts.contains(&"array"),
         2 => ts.contains(&"object"),
-        _ => ts.iter().any(|t| !matches!(*t, "array" | "object" | "null")),
+        _ => ts
+            .iter()
+            .any(|t| !matches!(*t, "array" | "object" | "null")),
     }
 }
 
@@ -158,17 +159,27 @@ fn infer(f: &Flat) -> Option<&'static str> {
     if let Some(e) = &f.enum_ {
         return e.first().map(json_type);
     }
-    if !f.props.is_empty() || !f.required.is_empty() || !f.closed.is_empty() || !f.additional.is_empty()
-        || !f.pattern_props.is_empty() || f.min_props > 0
+    if !f.props.is_empty()
+        || !f.required.is_empty()
+        || !f.closed.is_empty()
+        || !f.additional.is_empty()
+        || !f.pattern_props.is_empty()
+        || f.min_props > 0
     {
         Some("object")
-    } else if !f.items.is_empty() || !f.prefix.is_empty() || f.min_items > 0 || f.max_items.is_some()
-        || f.unique || !f.contains.is_empty()
+    } else if !f.items.is_empty()
+        || !f.prefix.is_empty()
+        || f.min_items > 0
+        || f.max_items.is_some()
+        || f.unique
+        || !f.contains.is_empty()
     {
         Some("array")
     } else if !f.patterns.is_empty() || f.min_len > 0 || f.max_len.is_some() || f.format.is_some() {
         match f.format.as_deref() {
-            Some("int32" | "int64") if f.patterns.is_empty() && f.max_len.is_none() => Some("integer"),
+            Some("int32" | "int64") if f.patterns.is_empty() && f.max_len.is_none() => {
+                Some("integer")
+            }
             Some("float" | "double") => Some("number"),
             _ => Some("string"),
         }
@@ -245,7 +256,7 @@ impl<'g, 'a> Run<'g, 'a> {
 
     fn include_optional(&mut self) -> bool {
         match self.variant {
-            0 => self.nest <= 3,
+            0 => self.nest <= 2,
             1 => false,
             _ => self.nest <= 4 && self.rng.random_bool(0.5),
         }
@@ -260,7 +271,7 @@ impl<'g, 'a> Run<'g, 'a> {
         {
             for ex in &flat.examples {
                 let ex = self.strip_hidden(&flat, ex.clone(), 0);
-                if self.g.is_valid(node.v, &ex) == Some(true) {
+                if self.g.is_valid(node, &ex) == Some(true) {
                     return Ok(ex);
                 }
             }
@@ -308,19 +319,26 @@ impl<'g, 'a> Run<'g, 'a> {
     /// `oneOf` exactness and `not`.
     fn resolved(&mut self, mut flat: Flat<'a>) -> Result<Value, Unsupported> {
         if let Some((kw, ptr)) = flat.unknown.first() {
-            return Err(Unsupported::new(ptr, format!("keyword `{kw}` is not supported")));
+            return Err(Unsupported::new(
+                ptr,
+                format!("keyword `{kw}` is not supported"),
+            ));
         }
         if flat.choices.is_empty() {
             return self.with_nots(&flat);
         }
         let choice = flat.choices.remove(0);
         let n = choice.branches.len();
-        let group = choice
-            .branches
-            .first()
-            .map_or(flat.ptr.clone(), |b| b.ptr.rsplit_once('/').map_or(String::new(), |(p, _)| p.to_string()));
+        let group = choice.branches.first().map_or(flat.ptr.clone(), |b| {
+            b.ptr
+                .rsplit_once('/')
+                .map_or(String::new(), |(p, _)| p.to_string())
+        });
         if n == 0 {
-            return Err(Unsupported::new(&group, "an empty oneOf/anyOf admits no value"));
+            return Err(Unsupported::new(
+                &group,
+                "an empty oneOf/anyOf admits no value",
+            ));
         }
         let start = self.decide(n);
         let mut errors: Vec<Unsupported> = Vec::new();
@@ -342,7 +360,11 @@ impl<'g, 'a> Run<'g, 'a> {
                     continue;
                 }
             };
-            let attempts = if choice.kind == ChoiceKind::OneOf { EXACT_ATTEMPTS } else { 1 };
+            let attempts = if choice.kind == ChoiceKind::OneOf {
+                EXACT_ATTEMPTS
+            } else {
+                1
+            };
             for _ in 0..attempts {
                 self.stack.extend(brefs.iter().cloned());
                 let made = self.resolved(merged.clone());
@@ -362,7 +384,7 @@ impl<'g, 'a> Run<'g, 'a> {
                     .iter()
                     .enumerate()
                     .filter(|(j, _)| *j != b)
-                    .all(|(_, other)| self.g.is_valid(other.v, &v) == Some(false));
+                    .all(|(_, other)| self.g.is_valid(other, &v) == Some(false));
                 if others_fail {
                     return Ok(v);
                 }
@@ -382,7 +404,11 @@ impl<'g, 'a> Run<'g, 'a> {
     fn with_nots(&mut self, flat: &Flat<'a>) -> Result<Value, Unsupported> {
         for _ in 0..EXACT_ATTEMPTS {
             let v = self.concrete(flat)?;
-            if flat.nots.iter().all(|n| self.g.is_valid(n.v, &v) == Some(false)) {
+            if flat
+                .nots
+                .iter()
+                .all(|n| self.g.is_valid(n, &v) == Some(false))
+            {
                 return Ok(v);
             }
         }
@@ -447,17 +473,27 @@ impl<'g, 'a> Run<'g, 'a> {
     }
 
     fn array(&mut self, f: &Flat<'a>) -> Result<Value, Unsupported> {
-        let ptr = if f.items_ptr.is_empty() { &f.ptr } else { &f.items_ptr };
+        let ptr = if f.items_ptr.is_empty() {
+            &f.ptr
+        } else {
+            &f.items_ptr
+        };
         let lo = f.min_items.max(u64::from(!f.contains.is_empty()));
         let mut hi = f.max_items.unwrap_or(u64::MAX);
         if f.no_more_items {
             hi = hi.min(f.prefix.len() as u64);
         }
         if lo > hi {
-            return Err(Unsupported::new(ptr, format!("minItems {lo} is above maxItems {hi}")));
+            return Err(Unsupported::new(
+                ptr,
+                format!("minItems {lo} is above maxItems {hi}"),
+            ));
         }
         if lo > 10_000 {
-            return Err(Unsupported::new(ptr, format!("minItems {lo} is too many to make")));
+            return Err(Unsupported::new(
+                ptr,
+                format!("minItems {lo} is too many to make"),
+            ));
         }
         let want = if self.nest > 4 {
             lo
@@ -474,7 +510,13 @@ impl<'g, 'a> Run<'g, 'a> {
         r.map(Value::Array)
     }
 
-    fn items(&mut self, f: &Flat<'a>, lo: u64, want: u64, ptr: &str) -> Result<Vec<Value>, Unsupported> {
+    fn items(
+        &mut self,
+        f: &Flat<'a>,
+        lo: u64,
+        want: u64,
+        ptr: &str,
+    ) -> Result<Vec<Value>, Unsupported> {
         let mut out: Vec<Value> = Vec::new();
         let mut duplicates = 0;
         while (out.len() as u64) < want {
@@ -507,7 +549,10 @@ impl<'g, 'a> Run<'g, 'a> {
                     }
                     return Err(Unsupported::new(
                         ptr,
-                        format!("uniqueItems: only {} distinct items found, minItems is {lo}", out.len()),
+                        format!(
+                            "uniqueItems: only {} distinct items found, minItems is {lo}",
+                            out.len()
+                        ),
                     ));
                 }
                 continue;
@@ -530,13 +575,19 @@ impl<'g, 'a> Run<'g, 'a> {
     }
 
     fn properties(&mut self, f: &Flat<'a>) -> Result<Map<String, Value>, Unsupported> {
-        let closed_ptr = if f.closed_ptr.is_empty() { &f.ptr } else { &f.closed_ptr };
+        let closed_ptr = if f.closed_ptr.is_empty() {
+            &f.ptr
+        } else {
+            &f.closed_ptr
+        };
         let mut out = Map::new();
         for name in &f.required {
             if !f.name_allowed(name) {
                 return Err(Unsupported::new(
                     closed_ptr,
-                    format!("required property {name:?} is not allowed by additionalProperties: false"),
+                    format!(
+                        "required property {name:?} is not allowed by additionalProperties: false"
+                    ),
                 ));
             }
             let v = match f.props.get(name) {
@@ -546,11 +597,16 @@ impl<'g, 'a> Run<'g, 'a> {
             };
             out.insert(name.clone(), v);
         }
-        let max = f.max_props.map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
+        let max = f
+            .max_props
+            .map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
         if out.len() > max {
             return Err(Unsupported::new(
                 &f.ptr,
-                format!("{} required properties exceed maxProperties {max}", out.len()),
+                format!(
+                    "{} required properties exceed maxProperties {max}",
+                    out.len()
+                ),
             ));
         }
         let min = usize::try_from(f.min_props).unwrap_or(usize::MAX);
@@ -590,8 +646,13 @@ impl<'g, 'a> Run<'g, 'a> {
             }
         }
         // A map (no named properties, a schema for the rest) gets an entry unless minimal.
-        let map_like = f.props.is_empty() && (!f.additional.is_empty() || !f.pattern_props.is_empty());
-        let wanted = if map_like && self.variant != 1 && self.nest <= 4 { min.max(1) } else { min };
+        let map_like =
+            f.props.is_empty() && (!f.additional.is_empty() || !f.pattern_props.is_empty());
+        let wanted = if map_like && self.variant != 1 && self.nest <= 4 {
+            min.max(1)
+        } else {
+            min
+        };
         let mut index = 0;
         while out.len() < wanted.min(max) {
             index += 1;
@@ -611,7 +672,9 @@ impl<'g, 'a> Run<'g, 'a> {
                 Ok(None) => {
                     return Err(Unsupported::new(
                         closed_ptr,
-                        format!("minProperties {min} needs more properties than additionalProperties: false allows"),
+                        format!(
+                            "minProperties {min} needs more properties than additionalProperties: false allows"
+                        ),
                     ));
                 }
                 Err(e) if out.len() >= min => {
@@ -642,7 +705,11 @@ impl<'g, 'a> Run<'g, 'a> {
     }
 
     /// One more property beyond the declared ones: `None` when none may be added.
-    fn extra(&mut self, f: &Flat<'a>, index: usize) -> Result<Option<(String, Value)>, Unsupported> {
+    fn extra(
+        &mut self,
+        f: &Flat<'a>,
+        index: usize,
+    ) -> Result<Option<(String, Value)>, Unsupported> {
         if let Some((p, node)) = f.pattern_props.first() {
             let key_flat = Flat {
                 patterns: vec![(p.clone(), node.ptr.clone())],

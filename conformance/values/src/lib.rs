@@ -150,7 +150,12 @@ impl<'d> Generator<'d> {
     /// `enum` value, and optional properties both present and absent. The first is the
     /// value [`Generator::generate`] gives for the same seed. An error only when no value
     /// at all can be made.
-    pub fn variants(&self, schema: &Value, seed: u64, max: usize) -> Result<Vec<Value>, Unsupported> {
+    pub fn variants(
+        &self,
+        schema: &Value,
+        seed: u64,
+        max: usize,
+    ) -> Result<Vec<Value>, Unsupported> {
         self.variants_at(schema, "", seed, max)
     }
 
@@ -188,7 +193,7 @@ impl<'d> Generator<'d> {
         self.checker
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .validate(schema, value)
+            .validate(schema, None, value)
     }
 
     /// Every keyword that rejects `value` under `schema`, those inside `oneOf`/`anyOf`
@@ -197,14 +202,46 @@ impl<'d> Generator<'d> {
         self.checker
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .failures(schema, value)
+            .failures(schema, None, value)
     }
 
-    /// Whether `value` is valid for `schema` (`None`: the schema cannot be compiled).
-    pub(crate) fn is_valid(&self, schema: &Value, value: &Value) -> Option<bool> {
+    /// Whether `value` is valid for the schema `node` (`None`: the schema cannot be
+    /// compiled).
+    pub(crate) fn is_valid(&self, node: &flat::Node<'_>, value: &Value) -> Option<bool> {
+        let key = self.key(node);
+        self.lock().is_valid(node.v, key, value)
+    }
+
+    /// [`Generator::validate`] for a node.
+    pub(crate) fn validate_node(&self, node: &flat::Node<'_>, value: &Value) -> Result<(), String> {
+        let key = self.key(node);
+        self.lock().validate(node.v, key, value)
+    }
+
+    /// The first failing keyword's node and message, for a node.
+    pub(crate) fn failing_node(
+        &self,
+        node: &flat::Node<'_>,
+        value: &Value,
+    ) -> Option<(String, String)> {
+        let key = self.key(node);
+        self.lock().failing_node(node.v, key, value)
+    }
+
+    /// The node's pointer when it names the node in the document (a cache key that need
+    /// not print the schema).
+    fn key<'n>(&self, node: &'n flat::Node<'_>) -> Option<&'n str> {
+        (!node.ptr.is_empty()
+            && self
+                .doc
+                .pointer(&node.ptr)
+                .is_some_and(|d| std::ptr::eq(d, node.v)))
+        .then_some(node.ptr.as_str())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, check::Checker> {
         self.checker
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .is_valid(schema, value)
     }
 }

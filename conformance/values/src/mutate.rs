@@ -82,21 +82,24 @@ pub(crate) fn mutations<'a>(
 ) -> Vec<Mutation> {
     let mut defects = Vec::new();
     let walker = Walker { g };
-    walker.walk(&[Node::new(schema, ptr)], valid, "", &mut Vec::new(), &mut defects, 0);
+    let root = Node::new(schema, ptr);
+    walker.walk(&[root.clone()], valid, "", &mut Vec::new(), &mut defects, 0);
     let mut out: Vec<Mutation> = Vec::new();
     for d in defects {
         let mut value = valid.clone();
         if !apply(&mut value, &d.at, d.replacement.clone()) {
             continue;
         }
+        // One mutation per defect of a schema node: a node met many times in one value
+        // (the items of an array, a shared component) is broken once.
         if out
             .iter()
-            .any(|m| m.kind == d.kind && m.instance_path == d.reported_at && m.value == value)
+            .any(|m| m.kind == d.kind && m.pointer == d.pointer)
         {
             continue;
         }
         // Only what the schema truly rejects.
-        if g.is_valid(schema, &value) != Some(false) {
+        if g.is_valid(&root, &value) != Some(false) {
             continue;
         }
         out.push(Mutation {
@@ -176,7 +179,7 @@ impl<'a> Walker<'_, 'a> {
             let Some(branch) = choice
                 .branches
                 .iter()
-                .find(|b| self.g.is_valid(b.v, value) == Some(true))
+                .find(|b| self.g.is_valid(b, value) == Some(true))
             else {
                 return;
             };
@@ -195,12 +198,20 @@ impl<'a> Walker<'_, 'a> {
             Value::Object(m) => self.properties(&f, m, path, stack, out, depth),
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
-                    let mut nodes: Vec<Node<'a>> = f.prefix.get(i).cloned().unwrap_or_else(|| f.items.clone());
+                    let mut nodes: Vec<Node<'a>> =
+                        f.prefix.get(i).cloned().unwrap_or_else(|| f.items.clone());
                     if i == 0 && items.len() == 1 {
                         nodes.extend(f.contains.iter().cloned());
                     }
                     if !nodes.is_empty() {
-                        self.walk(&nodes, item, &child(path, &i.to_string()), stack, out, depth + 1);
+                        self.walk(
+                            &nodes,
+                            item,
+                            &child(path, &i.to_string()),
+                            stack,
+                            out,
+                            depth + 1,
+                        );
                     }
                 }
             }
@@ -237,7 +248,13 @@ impl<'a> Walker<'_, 'a> {
 
     /// Defects of the value at `path` itself.
     fn here(&self, f: &Flat<'a>, value: &Value, path: &str, out: &mut Vec<Defect>) {
-        let node = |p: &str| if p.is_empty() { f.ptr.clone() } else { p.to_string() };
+        let node = |p: &str| {
+            if p.is_empty() {
+                f.ptr.clone()
+            } else {
+                p.to_string()
+            }
+        };
         let mut push = |kind, keyword, pointer: String, replacement: Value, what: String| {
             out.push(Defect {
                 kind,
@@ -250,7 +267,13 @@ impl<'a> Walker<'_, 'a> {
             });
         };
         if let Some(ts) = &f.types {
-            let candidates = [json!(12345), json!(true), json!("not-a-value"), json!({}), json!([])];
+            let candidates = [
+                json!(12345),
+                json!(true),
+                json!("not-a-value"),
+                json!({}),
+                json!([]),
+            ];
             if let Some(c) = candidates.iter().find(|c| !type_allowed(ts, c)) {
                 push(
                     MutationKind::WrongType,
@@ -263,14 +286,26 @@ impl<'a> Walker<'_, 'a> {
         }
         if let Some(c) = &f.const_ {
             let other = differing(c, &[]);
-            push(MutationKind::ConstBroken, "const", node(&f.const_ptr), other, format!("not the const {c}"));
+            push(
+                MutationKind::ConstBroken,
+                "const",
+                node(&f.const_ptr),
+                other,
+                format!("not the const {c}"),
+            );
         }
         if let Some(e) = &f.enum_
             && e.contains(value)
         {
             let other = differing(value, e);
             if !e.contains(&other) {
-                push(MutationKind::NotInEnum, "enum", node(&f.enum_ptr), other.clone(), format!("{other} is not in the enum"));
+                push(
+                    MutationKind::NotInEnum,
+                    "enum",
+                    node(&f.enum_ptr),
+                    other.clone(),
+                    format!("{other} is not in the enum"),
+                );
             }
         }
         match value {
@@ -279,8 +314,15 @@ impl<'a> Walker<'_, 'a> {
             Value::Array(items) => {
                 let ptr = node(&f.items_ptr);
                 if f.min_items > 0 && items.len() as u64 >= f.min_items {
-                    let short: Vec<Value> = items[..usize::try_from(f.min_items - 1).unwrap_or(0)].to_vec();
-                    push(MutationKind::TooFewItems, "minItems", ptr.clone(), Value::Array(short), format!("fewer than minItems {}", f.min_items));
+                    let short: Vec<Value> =
+                        items[..usize::try_from(f.min_items - 1).unwrap_or(0)].to_vec();
+                    push(
+                        MutationKind::TooFewItems,
+                        "minItems",
+                        ptr.clone(),
+                        Value::Array(short),
+                        format!("fewer than minItems {}", f.min_items),
+                    );
                 }
                 if let Some(max) = f.max_items
                     && max < 10_000
@@ -290,7 +332,13 @@ impl<'a> Walker<'_, 'a> {
                     while long.len() as u64 <= max {
                         long.push(first.clone());
                     }
-                    push(MutationKind::TooManyItems, "maxItems", ptr, Value::Array(long), format!("more than maxItems {max}"));
+                    push(
+                        MutationKind::TooManyItems,
+                        "maxItems",
+                        ptr,
+                        Value::Array(long),
+                        format!("more than maxItems {max}"),
+                    );
                 }
             }
             Value::Object(m) => {
@@ -308,13 +356,22 @@ impl<'a> Walker<'_, 'a> {
                             at: child(path, name),
                             replacement: None,
                             reported_at: path.to_string(),
-                            description: format!("{}: required property {name:?} left out", if path.is_empty() { "/" } else { path }),
+                            description: format!(
+                                "{}: required property {name:?} left out",
+                                if path.is_empty() { "/" } else { path }
+                            ),
                         });
                     }
                 }
                 if !f.closed.is_empty() {
                     let name = (0..)
-                        .map(|i| if i == 0 { "unexpectedProperty".to_string() } else { format!("unexpectedProperty{i}") })
+                        .map(|i| {
+                            if i == 0 {
+                                "unexpectedProperty".to_string()
+                            } else {
+                                format!("unexpectedProperty{i}")
+                            }
+                        })
                         .find(|n| !m.contains_key(n) && !f.name_allowed(n))
                         .unwrap_or_default();
                     out.push(Defect {
@@ -324,7 +381,10 @@ impl<'a> Walker<'_, 'a> {
                         at: child(path, &name),
                         replacement: Some(json!("unexpected")),
                         reported_at: path.to_string(),
-                        description: format!("{}: property {name:?} not allowed", if path.is_empty() { "/" } else { path }),
+                        description: format!(
+                            "{}: property {name:?} not allowed",
+                            if path.is_empty() { "/" } else { path }
+                        ),
                     });
                 }
             }
@@ -338,11 +398,26 @@ impl<'a> Walker<'_, 'a> {
         s: &str,
         push: &mut impl FnMut(MutationKind, &'static str, String, Value, String),
     ) {
-        let node = |p: &str| if p.is_empty() { f.ptr.clone() } else { p.to_string() };
+        let node = |p: &str| {
+            if p.is_empty() {
+                f.ptr.clone()
+            } else {
+                p.to_string()
+            }
+        };
         let n = s.chars().count() as u64;
         if f.min_len > 0 && n >= f.min_len {
-            let short: String = s.chars().take(usize::try_from(f.min_len - 1).unwrap_or(0)).collect();
-            push(MutationKind::TooShort, "minLength", node(&f.len_ptr), Value::String(short), format!("shorter than minLength {}", f.min_len));
+            let short: String = s
+                .chars()
+                .take(usize::try_from(f.min_len - 1).unwrap_or(0))
+                .collect();
+            push(
+                MutationKind::TooShort,
+                "minLength",
+                node(&f.len_ptr),
+                Value::String(short),
+                format!("shorter than minLength {}", f.min_len),
+            );
         }
         if let Some(max) = f.max_len
             && max < 100_000
@@ -352,12 +427,24 @@ impl<'a> Walker<'_, 'a> {
             while (long.chars().count() as u64) <= max {
                 long.push(fill);
             }
-            push(MutationKind::TooLong, "maxLength", node(&f.len_ptr), Value::String(long), format!("longer than maxLength {max}"));
+            push(
+                MutationKind::TooLong,
+                "maxLength",
+                node(&f.len_ptr),
+                Value::String(long),
+                format!("longer than maxLength {max}"),
+            );
         }
         if let Some(fm) = &f.format
             && let Some(bad) = broken_format(fm)
         {
-            push(MutationKind::FormatBroken, "format", node(&f.format_ptr), Value::String(bad.clone()), format!("{bad:?} is not a {fm}"));
+            push(
+                MutationKind::FormatBroken,
+                "format",
+                node(&f.format_ptr),
+                Value::String(bad.clone()),
+                format!("{bad:?} is not a {fm}"),
+            );
         }
         for (p, pptr) in &f.patterns {
             let mut candidates = vec![
@@ -373,8 +460,17 @@ impl<'a> Walker<'_, 'a> {
                 let n = c.chars().count() as u64;
                 !(n >= f.min_len && f.max_len.is_none_or(|m| n <= m))
             });
-            if let Some(c) = candidates.into_iter().find(|c| strings::matches(p, c) == Ok(false)) {
-                push(MutationKind::PatternBroken, "pattern", pptr.clone(), Value::String(c.clone()), format!("{c:?} does not match {p:?}"));
+            if let Some(c) = candidates
+                .into_iter()
+                .find(|c| strings::matches(p, c) == Ok(false))
+            {
+                push(
+                    MutationKind::PatternBroken,
+                    "pattern",
+                    pptr.clone(),
+                    Value::String(c.clone()),
+                    format!("{c:?} does not match {p:?}"),
+                );
             }
         }
     }
@@ -385,8 +481,15 @@ impl<'a> Walker<'_, 'a> {
         value: &Value,
         push: &mut impl FnMut(MutationKind, &'static str, String, Value, String),
     ) {
-        let node = if f.range_ptr.is_empty() { f.ptr.clone() } else { f.range_ptr.clone() };
-        let integer = f.types.as_ref().is_some_and(|t| t.contains(&"integer") && !t.contains(&"number"))
+        let node = if f.range_ptr.is_empty() {
+            f.ptr.clone()
+        } else {
+            f.range_ptr.clone()
+        };
+        let integer = f
+            .types
+            .as_ref()
+            .is_some_and(|t| t.contains(&"integer") && !t.contains(&"number"))
             || json_type(value) == "integer";
         let step = f.multiple_of.first().copied().unwrap_or(1.0);
         if let Some(b) = f.min {
@@ -397,11 +500,31 @@ impl<'a> Walker<'_, 'a> {
                 ((b.v / step).ceil() - 1.0) * step
             };
             let v = number(below, integer);
-            push(MutationKind::BelowMinimum, if b.exclusive { "exclusiveMinimum" } else { "minimum" }, node.clone(), v.clone(), format!("{v} below the minimum {}", b.v));
+            push(
+                MutationKind::BelowMinimum,
+                if b.exclusive {
+                    "exclusiveMinimum"
+                } else {
+                    "minimum"
+                },
+                node.clone(),
+                v.clone(),
+                format!("{v} below the minimum {}", b.v),
+            );
         } else if integer && let Some(fm @ ("int32" | "int64")) = f.format.as_deref() {
-            let lo = if fm == "int32" { i128::from(i32::MIN) - 1 } else { i128::from(i64::MIN) - 1 };
+            let lo = if fm == "int32" {
+                i128::from(i32::MIN) - 1
+            } else {
+                i128::from(i64::MIN) - 1
+            };
             if let Ok(v) = serde_json::from_str::<Value>(&lo.to_string()) {
-                push(MutationKind::BelowMinimum, "minimum", node_or(&f.format_ptr, &f.ptr), v, format!("{lo} below the {fm} range"));
+                push(
+                    MutationKind::BelowMinimum,
+                    "minimum",
+                    node_or(&f.format_ptr, &f.ptr),
+                    v,
+                    format!("{lo} below the {fm} range"),
+                );
             }
         }
         if let Some(b) = f.max {
@@ -411,11 +534,31 @@ impl<'a> Walker<'_, 'a> {
                 ((b.v / step).floor() + 1.0) * step
             };
             let v = number(above, integer);
-            push(MutationKind::AboveMaximum, if b.exclusive { "exclusiveMaximum" } else { "maximum" }, node, v.clone(), format!("{v} above the maximum {}", b.v));
+            push(
+                MutationKind::AboveMaximum,
+                if b.exclusive {
+                    "exclusiveMaximum"
+                } else {
+                    "maximum"
+                },
+                node,
+                v.clone(),
+                format!("{v} above the maximum {}", b.v),
+            );
         } else if integer && let Some(fm @ ("int32" | "int64")) = f.format.as_deref() {
-            let hi = if fm == "int32" { i128::from(i32::MAX) + 1 } else { i128::from(i64::MAX) + 1 };
+            let hi = if fm == "int32" {
+                i128::from(i32::MAX) + 1
+            } else {
+                i128::from(i64::MAX) + 1
+            };
             if let Ok(v) = serde_json::from_str::<Value>(&hi.to_string()) {
-                push(MutationKind::AboveMaximum, "maximum", node_or(&f.format_ptr, &f.ptr), v, format!("{hi} above the {fm} range"));
+                push(
+                    MutationKind::AboveMaximum,
+                    "maximum",
+                    node_or(&f.format_ptr, &f.ptr),
+                    v,
+                    format!("{hi} above the {fm} range"),
+                );
             }
         }
         let _ = numbers::is_multiple;
@@ -423,7 +566,11 @@ impl<'a> Walker<'_, 'a> {
 }
 
 fn node_or(p: &str, fallback: &str) -> String {
-    if p.is_empty() { fallback.to_string() } else { p.to_string() }
+    if p.is_empty() {
+        fallback.to_string()
+    } else {
+        p.to_string()
+    }
 }
 
 fn number(v: f64, integer: bool) -> Value {
@@ -438,10 +585,20 @@ fn number(v: f64, integer: bool) -> Value {
 fn differing(v: &Value, avoid: &[Value]) -> Value {
     let taken = |c: &Value| c == v || avoid.contains(c);
     let candidates: Vec<Value> = match v {
-        Value::String(s) => vec![json!(format!("{s}-not-allowed")), json!("not-allowed-value"), json!("zzz-other")],
+        Value::String(s) => vec![
+            json!(format!("{s}-not-allowed")),
+            json!("not-allowed-value"),
+            json!("zzz-other"),
+        ],
         Value::Number(n) => {
-            let max = avoid.iter().filter_map(Value::as_f64).fold(n.as_f64().unwrap_or(0.0), f64::max);
-            vec![number(max.floor() + 1.0, true), number(max.floor() + 2.0, true)]
+            let max = avoid
+                .iter()
+                .filter_map(Value::as_f64)
+                .fold(n.as_f64().unwrap_or(0.0), f64::max);
+            vec![
+                number(max.floor() + 1.0, true),
+                number(max.floor() + 2.0, true),
+            ]
         }
         Value::Bool(b) => vec![json!(!b)],
         Value::Null => vec![json!("not-null")],
@@ -456,7 +613,10 @@ fn differing(v: &Value, avoid: &[Value]) -> Value {
             vec![Value::Object(more), json!({})]
         }
     };
-    candidates.into_iter().find(|c| !taken(c)).unwrap_or(json!("other"))
+    candidates
+        .into_iter()
+        .find(|c| !taken(c))
+        .unwrap_or(json!("other"))
 }
 
 /// A string that is not of `format`, for formats validators assert.

@@ -64,7 +64,11 @@ fn anchor(lo: i128, hi: i128) -> i128 {
 /// An integer for `f`.
 pub(crate) fn integer(f: &Flat, rng: &mut ChaCha8Rng) -> Result<Value, Unsupported> {
     let (lo, hi) = integer_range(f);
-    let ptr = if f.range_ptr.is_empty() { &f.ptr } else { &f.range_ptr };
+    let ptr = if f.range_ptr.is_empty() {
+        &f.ptr
+    } else {
+        &f.range_ptr
+    };
     if lo > hi {
         return Err(Unsupported::new(ptr, format!("no integer in {lo}..={hi}")));
     }
@@ -107,7 +111,10 @@ pub(crate) fn integer(f: &Flat, rng: &mut ChaCha8Rng) -> Result<Value, Unsupport
     }
     Err(Unsupported::new(
         ptr,
-        format!("no integer multiple of {:?} found in {lo}..={hi}", f.multiple_of),
+        format!(
+            "no integer multiple of {:?} found in {lo}..={hi}",
+            f.multiple_of
+        ),
     ))
 }
 
@@ -129,12 +136,20 @@ fn lcm(a: i128, b: i128) -> i128 {
 
 fn div_ceil(a: i128, b: i128) -> i128 {
     let d = a / b;
-    if a % b != 0 && ((a > 0) == (b > 0)) { d + 1 } else { d }
+    if a % b != 0 && ((a > 0) == (b > 0)) {
+        d + 1
+    } else {
+        d
+    }
 }
 
 fn div_floor(a: i128, b: i128) -> i128 {
     let d = a / b;
-    if a % b != 0 && ((a > 0) != (b > 0)) { d - 1 } else { d }
+    if a % b != 0 && ((a > 0) != (b > 0)) {
+        d - 1
+    } else {
+        d
+    }
 }
 
 /// Decimal places of `m` as written (0.01 → 2), so multiples can be rounded to them.
@@ -145,21 +160,41 @@ fn decimals(m: f64) -> usize {
 
 /// A number for `f` (not necessarily whole).
 pub(crate) fn number(f: &Flat, rng: &mut ChaCha8Rng) -> Result<Value, Unsupported> {
-    let ptr = if f.range_ptr.is_empty() { &f.ptr } else { &f.range_ptr };
+    let ptr = if f.range_ptr.is_empty() {
+        &f.ptr
+    } else {
+        &f.range_ptr
+    };
     let lo = f.min.map_or(-1e15, |b| b.v);
     let hi = f.max.map_or(1e15, |b| b.v);
-    let lo_ok = |v: f64| f.min.is_none_or(|b| if b.exclusive { v > b.v } else { v >= b.v });
-    let hi_ok = |v: f64| f.max.is_none_or(|b| if b.exclusive { v < b.v } else { v <= b.v });
-    if lo > hi || (lo == hi && (f.min.is_some_and(|b| b.exclusive) || f.max.is_some_and(|b| b.exclusive))) {
-        return Err(Unsupported::new(ptr, format!("no number between {lo} and {hi}")));
+    let lo_ok = |v: f64| {
+        f.min
+            .is_none_or(|b| if b.exclusive { v > b.v } else { v >= b.v })
+    };
+    let hi_ok = |v: f64| {
+        f.max
+            .is_none_or(|b| if b.exclusive { v < b.v } else { v <= b.v })
+    };
+    if lo > hi
+        || (lo == hi && (f.min.is_some_and(|b| b.exclusive) || f.max.is_some_and(|b| b.exclusive)))
+    {
+        return Err(Unsupported::new(
+            ptr,
+            format!("no number between {lo} and {hi}"),
+        ));
     }
-    let ok = |v: f64| v.is_finite() && lo_ok(v) && hi_ok(v) && f.multiple_of.iter().all(|m| is_multiple(v, *m));
+    let ok = |v: f64| {
+        v.is_finite() && lo_ok(v) && hi_ok(v) && f.multiple_of.iter().all(|m| is_multiple(v, *m))
+    };
     if let Some(&m) = f.multiple_of.first() {
         let d = decimals(m);
         let klo = (lo / m).ceil().max(-1e15) as i128;
         let khi = (hi / m).floor().min(1e15) as i128;
         if klo > khi + 1 {
-            return Err(Unsupported::new(ptr, format!("no multiple of {m} between {lo} and {hi}")));
+            return Err(Unsupported::new(
+                ptr,
+                format!("no multiple of {m} between {lo} and {hi}"),
+            ));
         }
         let start = anchor(klo, khi);
         for i in 0..400 {
@@ -168,18 +203,29 @@ pub(crate) fn number(f: &Flat, rng: &mut ChaCha8Rng) -> Result<Value, Unsupporte
             } else {
                 start + i128::from(i - 200)
             };
-            let v: f64 = format!("{:.*}", d, k as f64 * m).parse().unwrap_or(f64::NAN);
+            let v: f64 = format!("{:.*}", d, k as f64 * m)
+                .parse()
+                .unwrap_or(f64::NAN);
             if ok(v) {
                 return Ok(json_number(v));
             }
         }
         return Err(Unsupported::new(
             ptr,
-            format!("no number found that is a multiple of {:?} between {lo} and {hi}", f.multiple_of),
+            format!(
+                "no number found that is a multiple of {:?} between {lo} and {hi}",
+                f.multiple_of
+            ),
         ));
     }
     // Quarter steps near the lower end (or 1 when allowed), then the midpoint.
-    let base = if lo <= 1.0 && 1.0 <= hi { 1.0 } else if lo > 1.0 { lo.ceil() } else { (hi - 99.0).max(lo).ceil() };
+    let base = if lo <= 1.0 && 1.0 <= hi {
+        1.0
+    } else if lo > 1.0 {
+        lo.ceil()
+    } else {
+        (hi - 99.0).max(lo).ceil()
+    };
     for _ in 0..50 {
         let v = base + f64::from(rng.random_range(0..400u32)) * 0.25;
         if ok(v) {
@@ -190,7 +236,10 @@ pub(crate) fn number(f: &Flat, rng: &mut ChaCha8Rng) -> Result<Value, Unsupporte
     if ok(mid) {
         return Ok(json_number(mid));
     }
-    Err(Unsupported::new(ptr, format!("no number found between {lo} and {hi}")))
+    Err(Unsupported::new(
+        ptr,
+        format!("no number found between {lo} and {hi}"),
+    ))
 }
 
 fn json_number(v: f64) -> Value {
@@ -234,12 +283,22 @@ mod tests {
     fn float_multiples() {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         for _ in 0..50 {
-            let v = number(&flat(Some((0.0, false)), Some((1.0, false)), &[0.01]), &mut rng).unwrap();
+            let v = number(
+                &flat(Some((0.0, false)), Some((1.0, false)), &[0.01]),
+                &mut rng,
+            )
+            .unwrap();
             let x = v.as_f64().unwrap();
             assert!((0.0..=1.0).contains(&x) && is_multiple(x, 0.01), "{x}");
             let v = integer(&flat(None, None, &[0.5, 3.0]), &mut rng).unwrap();
             assert_eq!(v.as_i64().unwrap() % 3, 0);
         }
-        assert!(integer(&flat(Some((1.0, false)), Some((2.0, false)), &[5.0]), &mut rng).is_err());
+        assert!(
+            integer(
+                &flat(Some((1.0, false)), Some((2.0, false)), &[5.0]),
+                &mut rng
+            )
+            .is_err()
+        );
     }
 }

@@ -230,7 +230,10 @@ pub(crate) fn string(f: &Flat, rng: &mut ChaCha8Rng) -> Result<String, Unsupport
     };
     let n = n.max(lo);
     if n > 100_000 {
-        return Err(Unsupported::new(&f.len_ptr, format!("minLength {lo} is too long to make")));
+        return Err(Unsupported::new(
+            &f.len_ptr,
+            format!("minLength {lo} is too long to make"),
+        ));
     }
     const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
     Ok((0..n)
@@ -242,9 +245,16 @@ pub(crate) fn string(f: &Flat, rng: &mut ChaCha8Rng) -> Result<String, Unsupport
 /// no rule here accept anything.
 fn format_accepts(format: &str, s: &str) -> bool {
     match format {
-        "uuid" => s.len() == 36 && s.chars().enumerate().all(|(i, c)| {
-            if [8, 13, 18, 23].contains(&i) { c == '-' } else { c.is_ascii_hexdigit() }
-        }),
+        "uuid" => {
+            s.len() == 36
+                && s.chars().enumerate().all(|(i, c)| {
+                    if [8, 13, 18, 23].contains(&i) {
+                        c == '-'
+                    } else {
+                        c.is_ascii_hexdigit()
+                    }
+                })
+        }
         _ => true,
     }
 }
@@ -266,7 +276,8 @@ fn formatted(format: &str, lo: u64, hi: u64, rng: &mut ChaCha8Rng) -> Option<Str
                 u16::from_be_bytes([b[6], b[7]]) & 0x0fff,
                 8 + (b[8] & 0x3),
                 u16::from_be_bytes([b[9], b[10]]) & 0x0fff,
-                u64::from_be_bytes([0, 0, b[11], b[12], b[13], b[14], b[15], b[0]]) & 0xffff_ffff_ffff
+                u64::from_be_bytes([0, 0, b[11], b[12], b[13], b[14], b[15], b[0]])
+                    & 0xffff_ffff_ffff
             )
         }
         "date-time" => format!("{}T{}Z", date(rng), time(rng)),
@@ -338,7 +349,10 @@ mod tests {
 
     fn flat(patterns: &[&str], lo: u64, hi: Option<u64>) -> Flat<'static> {
         Flat {
-            patterns: patterns.iter().map(|p| (p.to_string(), "/p".into())).collect(),
+            patterns: patterns
+                .iter()
+                .map(|p| (p.to_string(), "/p".into()))
+                .collect(),
             min_len: lo,
             max_len: hi,
             ..Flat::default()
@@ -380,7 +394,9 @@ mod tests {
         for (lo, hi) in [(0, 8), (4, 4), (12, 100), (0, u64::MAX)] {
             let s = formatted("byte", lo, hi, &mut rng).unwrap();
             assert!((lo..=hi).contains(&len(&s)), "{lo} {hi} {s}");
-            base64::engine::general_purpose::STANDARD.decode(&s).unwrap();
+            base64::engine::general_purpose::STANDARD
+                .decode(&s)
+                .unwrap();
         }
     }
 }
