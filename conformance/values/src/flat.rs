@@ -75,6 +75,7 @@ pub(crate) struct Flat<'a> {
     pub ptr: String,
     /// Allowed JSON types (`integer` distinct from `number`); `None` when unconstrained.
     pub types: Option<Vec<&'static str>>,
+    pub type_ptr: String,
     pub enum_: Option<Vec<Value>>,
     pub enum_ptr: String,
     pub const_: Option<Value>,
@@ -298,6 +299,9 @@ impl Generator<'_> {
         let mut f = Flat::at(&node.ptr);
         let ptr = &node.ptr;
         // Types.
+        if map.contains_key("type") {
+            f.type_ptr = ptr.clone();
+        }
         match map.get("type") {
             Some(Value::String(t)) => f.types = Some(vec![type_name(t, ptr)?]),
             Some(Value::Array(ts)) => {
@@ -634,6 +638,9 @@ fn tighter_max(a: Option<Bound>, b: Option<Bound>) -> Option<Bound> {
 /// The conjunction of two flattened nodes (an `allOf`, or a branch taken with its parent).
 pub(crate) fn merge<'a>(mut a: Flat<'a>, b: Flat<'a>) -> Result<Flat<'a>, Unsupported> {
     let ptr = a.ptr.clone();
+    if a.type_ptr.is_empty() {
+        a.type_ptr = b.type_ptr.clone();
+    }
     a.types = match (a.types.take(), b.types) {
         (Some(x), Some(y)) => {
             let mut out: Vec<&'static str> = Vec::new();

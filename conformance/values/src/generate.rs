@@ -222,6 +222,8 @@ struct Run<'g, 'a> {
     stack: Vec<String>,
     /// Objects and arrays entered on that path.
     nest: usize,
+    /// Raised while retrying a duplicate array item, so decisions turn to other options.
+    salt: usize,
 }
 
 impl<'g, 'a> Run<'g, 'a> {
@@ -233,16 +235,17 @@ impl<'g, 'a> Run<'g, 'a> {
             decisions: 0,
             stack: Vec::new(),
             nest: 0,
+            salt: 0,
         }
     }
 
     /// Index of the option to take first among `n`.
     fn decide(&mut self, n: usize) -> usize {
         self.decisions += 1;
-        if n == 0 || self.variant == 0 {
+        if n == 0 || (self.variant == 0 && self.salt == 0) {
             0
         } else {
-            (self.variant + self.decisions) % n
+            (self.variant + self.decisions + self.salt) % n
         }
     }
 
@@ -531,7 +534,10 @@ impl<'g, 'a> Run<'g, 'a> {
             let v = if nodes.is_empty() {
                 Value::String(format!("item{i}"))
             } else {
-                match self.value(&nodes) {
+                self.salt = duplicates;
+                let made = self.value(&nodes);
+                self.salt = 0;
+                match made {
                     Ok(v) => v,
                     Err(e) => {
                         if out.len() as u64 >= lo && i >= f.prefix.len() {

@@ -42,7 +42,7 @@ pub enum Direction {
 
 /// Why no value (or no valid value) could be made for a schema node.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("cannot generate a value for {pointer}: {reason}")]
+#[error("cannot generate a value for #{pointer}: {reason}")]
 pub struct Unsupported {
     /// JSON pointer (RFC 6901) of the schema node: absolute in the document (e.g.
     /// `/components/schemas/Pet/properties/name`) once a `$ref` was followed or when the

@@ -72,6 +72,9 @@ struct Defect {
     /// Where the validator reports it (the parent object for required/additional).
     reported_at: String,
     description: String,
+    /// What tells two defects of one node apart (the property left out), at the end of
+    /// the description.
+    detail: String,
 }
 
 pub(crate) fn mutations<'a>(
@@ -92,10 +95,9 @@ pub(crate) fn mutations<'a>(
         }
         // One mutation per defect of a schema node: a node met many times in one value
         // (the items of an array, a shared component) is broken once.
-        if out
-            .iter()
-            .any(|m| m.kind == d.kind && m.pointer == d.pointer)
-        {
+        if out.iter().any(|m| {
+            m.kind == d.kind && m.pointer == d.pointer && m.description.ends_with(&d.detail)
+        }) {
             continue;
         }
         // Only what the schema truly rejects.
@@ -264,6 +266,7 @@ impl<'a> Walker<'_, 'a> {
                 description: format!("{}: {what}", if path.is_empty() { "/" } else { path }),
                 replacement: Some(replacement),
                 reported_at: path.to_string(),
+                detail: String::new(),
             });
         };
         if let Some(ts) = &f.types {
@@ -278,7 +281,7 @@ impl<'a> Walker<'_, 'a> {
                 push(
                     MutationKind::WrongType,
                     "type",
-                    f.ptr.clone(),
+                    node(&f.type_ptr),
                     c.clone(),
                     format!("{} where {} is expected", json_type(c), ts.join(" or ")),
                 );
@@ -360,6 +363,7 @@ impl<'a> Walker<'_, 'a> {
                                 "{}: required property {name:?} left out",
                                 if path.is_empty() { "/" } else { path }
                             ),
+                            detail: format!("{name:?} left out"),
                         });
                     }
                 }
@@ -385,6 +389,7 @@ impl<'a> Walker<'_, 'a> {
                             "{}: property {name:?} not allowed",
                             if path.is_empty() { "/" } else { path }
                         ),
+                        detail: String::new(),
                     });
                 }
             }
