@@ -647,9 +647,10 @@ pub(crate) fn merge<'a>(mut a: Flat<'a>, b: Flat<'a>) -> Result<Flat<'a>, Unsupp
             for t in &x {
                 let keep = if y.contains(t) {
                     Some(*t)
-                } else if *t == "integer" && y.contains(&"number") {
-                    Some("integer")
-                } else if *t == "number" && y.contains(&"integer") {
+                } else if (*t == "integer" && y.contains(&"number"))
+                    || (*t == "number" && y.contains(&"integer"))
+                {
+                    // Every integer is a number: the intersection is the integers.
                     Some("integer")
                 } else {
                     None

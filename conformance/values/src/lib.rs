@@ -12,6 +12,32 @@
 //! A value the generator cannot make is an [`Unsupported`] naming the schema node, never a
 //! value that might be wrong: every generated value is checked against the schema with the
 //! `jsonschema` crate before it is returned (and every mutation is checked to fail).
+//!
+//! ```
+//! use schema_values::{Direction, Generator, MutationKind};
+//! use serde_json::json;
+//!
+//! let doc = json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {},
+//!     "components": {"schemas": {"Pet": {"type": "object", "required": ["name"],
+//!         "properties": {"id": {"type": "integer", "readOnly": true},
+//!                        "name": {"type": "string", "minLength": 1},
+//!                        "tag": {"type": "string", "nullable": true}}}}}});
+//! let g = Generator::new(&doc).with_direction(Direction::Request);
+//! let pet = &doc["components"]["schemas"]["Pet"];
+//! let at = "/components/schemas/Pet";
+//! let value = g.generate_at(pet, at, 7).unwrap();
+//! assert!(value.get("id").is_none(), "readOnly stays out of a request");
+//! assert_eq!(g.generate_at(pet, at, 7).unwrap(), value, "same seed, same value");
+//! for v in g.variants_at(pet, at, 7, 4).unwrap() {
+//!     assert!(g.validate(pet, &v).is_ok());
+//! }
+//! let missing = g.mutations_at(pet, at, &value).into_iter()
+//!     .find(|m| m.kind == MutationKind::RequiredMissing).unwrap();
+//! assert_eq!((missing.keyword, missing.pointer.as_str()), ("required", at));
+//! assert!(g.validate(pet, &missing.value).is_err());
+//! ```
+
+#![deny(missing_docs)]
 
 mod check;
 pub mod dialect;

@@ -86,7 +86,14 @@ pub(crate) fn mutations<'a>(
     let mut defects = Vec::new();
     let walker = Walker { g };
     let root = Node::new(schema, ptr);
-    walker.walk(&[root.clone()], valid, "", &mut Vec::new(), &mut defects, 0);
+    walker.walk(
+        std::slice::from_ref(&root),
+        valid,
+        "",
+        &mut Vec::new(),
+        &mut defects,
+        0,
+    );
     let mut out: Vec<Mutation> = Vec::new();
     for d in defects {
         let mut value = valid.clone();

@@ -207,7 +207,7 @@ fn strip_looks(h: Hir) -> Hir {
         }
         HirKind::Concat(hs) => Hir::concat(hs.into_iter().map(strip_looks).collect()),
         HirKind::Alternation(hs) => Hir::alternation(hs.into_iter().map(strip_looks).collect()),
-        other => Hir::from(other_kind(other)),
+        other => other_kind(other),
     }
 }
 

@@ -569,3 +569,9 @@ fn unsupported_is_an_error_not_a_value() {
         .unwrap_err();
     assert!(e.reason.contains("dependentSchemas"), "{e}");
 }
+
+#[test]
+fn a_generator_can_be_shared_across_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<Generator<'static>>();
+}
