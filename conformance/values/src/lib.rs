@@ -110,7 +110,8 @@ pub struct Generator<'d> {
     pub(crate) dialect: Dialect,
     pub(crate) direction: Direction,
     pub(crate) max_depth: usize,
-    pub(crate) checker: Mutex<check::Checker>,
+    /// Built on first use: registering a large document for validation takes a moment.
+    checker: Mutex<Option<check::Checker>>,
 }
 
 impl<'d> Generator<'d> {
@@ -123,7 +124,7 @@ impl<'d> Generator<'d> {
             dialect,
             direction: Direction::Request,
             max_depth: 8,
-            checker: Mutex::new(check::Checker::new(doc, dialect, Direction::Request)),
+            checker: Mutex::new(None),
         }
     }
 
@@ -131,7 +132,7 @@ impl<'d> Generator<'d> {
     #[must_use]
     pub fn with_direction(mut self, direction: Direction) -> Generator<'d> {
         self.direction = direction;
-        self.checker = Mutex::new(check::Checker::new(self.doc, self.dialect, direction));
+        self.checker = Mutex::new(None);
         self
     }
 
@@ -216,32 +217,26 @@ impl<'d> Generator<'d> {
     /// Whether `value` is valid for `schema` under this generator's dialect and direction
     /// (the check every generated value passes), with the first error otherwise.
     pub fn validate(&self, schema: &Value, value: &Value) -> Result<(), String> {
-        self.checker
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .validate(schema, None, value)
+        self.with_checker(|c| c.validate(schema, None, value))
     }
 
     /// Every keyword that rejects `value` under `schema`, those inside `oneOf`/`anyOf`
     /// branches included (what a mutation's intended defect can be looked up in).
     pub fn failures(&self, schema: &Value, value: &Value) -> Result<Vec<Failure>, String> {
-        self.checker
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .failures(schema, None, value)
+        self.with_checker(|c| c.failures(schema, None, value))
     }
 
     /// Whether `value` is valid for the schema `node` (`None`: the schema cannot be
     /// compiled).
     pub(crate) fn is_valid(&self, node: &flat::Node<'_>, value: &Value) -> Option<bool> {
         let key = self.key(node);
-        self.lock().is_valid(node.v, key, value)
+        self.with_checker(|c| c.is_valid(node.v, key, value))
     }
 
     /// [`Generator::validate`] for a node.
     pub(crate) fn validate_node(&self, node: &flat::Node<'_>, value: &Value) -> Result<(), String> {
         let key = self.key(node);
-        self.lock().validate(node.v, key, value)
+        self.with_checker(|c| c.validate(node.v, key, value))
     }
 
     /// The first failing keyword's node and message, for a node.
@@ -251,7 +246,7 @@ impl<'d> Generator<'d> {
         value: &Value,
     ) -> Option<(String, String)> {
         let key = self.key(node);
-        self.lock().failing_node(node.v, key, value)
+        self.with_checker(|c| c.failing_node(node.v, key, value))
     }
 
     /// The node's pointer when it names the node in the document (a cache key that need
@@ -265,9 +260,13 @@ impl<'d> Generator<'d> {
         .then_some(node.ptr.as_str())
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, check::Checker> {
-        self.checker
+    fn with_checker<R>(&self, f: impl FnOnce(&mut check::Checker) -> R) -> R {
+        let mut guard = self
+            .checker
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let checker = guard
+            .get_or_insert_with(|| check::Checker::new(self.doc, self.dialect, self.direction));
+        f(checker)
     }
 }

@@ -76,6 +76,36 @@ fn targets(doc: &Value) -> Vec<String> {
                 .map(|k| format!("/components/schemas/{}", escape(k))),
         );
     }
+    for (name, p) in doc
+        .pointer("/components/parameters")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if p.get("schema").is_some() {
+            out.push(format!("/components/parameters/{}/schema", escape(name)));
+        }
+    }
+    for (name, body) in doc
+        .pointer("/components/requestBodies")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for mime in body
+            .get("content")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(m, _)| m)
+        {
+            out.push(format!(
+                "/components/requestBodies/{}/content/{}/schema",
+                escape(name),
+                escape(mime)
+            ));
+        }
+    }
     let methods = [
         "get", "put", "post", "delete", "options", "head", "patch", "trace",
     ];
