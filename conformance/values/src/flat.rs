@@ -116,6 +116,9 @@ pub(crate) struct Flat<'a> {
     pub write_only: bool,
     pub choices: Vec<Choice<'a>>,
     pub nots: Vec<Node<'a>>,
+    /// OpenAPI `discriminator`: the property naming the branch, and its explicit mapping
+    /// (name → `$ref`).
+    pub discriminator: Option<(String, Vec<(String, String)>)>,
     /// Spec examples and defaults, in the order to try them.
     pub examples: Vec<Value>,
     /// `$ref`s followed to build this node (for the recursion budget of its children).
@@ -485,6 +488,20 @@ impl Generator<'_> {
         f.read_only = map.get("readOnly") == Some(&Value::Bool(true));
         f.write_only = map.get("writeOnly") == Some(&Value::Bool(true));
         f.examples = examples_of(map);
+        let disc = map.get("discriminator");
+        if let Some(name) = disc
+            .and_then(|d| d.get("propertyName"))
+            .and_then(Value::as_str)
+        {
+            let mapping = disc
+                .and_then(|d| d.get("mapping"))
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                .collect();
+            f.discriminator = Some((name.to_string(), mapping));
+        }
         for (kw, kind) in [("oneOf", ChoiceKind::OneOf), ("anyOf", ChoiceKind::AnyOf)] {
             if let Some(Value::Array(bs)) = src.get(kw) {
                 let base = child(ptr, kw);
@@ -775,6 +792,9 @@ pub(crate) fn merge<'a>(mut a: Flat<'a>, b: Flat<'a>) -> Result<Flat<'a>, Unsupp
     a.write_only |= b.write_only;
     a.choices.extend(b.choices);
     a.nots.extend(b.nots);
+    if a.discriminator.is_none() {
+        a.discriminator = b.discriminator;
+    }
     a.examples.extend(b.examples);
     a.refs.extend(b.refs);
     a.unknown.extend(b.unknown);

@@ -403,7 +403,7 @@ impl<'g, 'a> Run<'g, 'a> {
                 let made = self.resolved(merged.clone());
                 self.stack.truncate(self.stack.len() - brefs.len());
                 let v = match made {
-                    Ok(v) => v,
+                    Ok(v) => self.discriminated(&flat, &choice.branches[b], v),
                     Err(e) => {
                         errors.push(e);
                         break;
@@ -432,6 +432,34 @@ impl<'g, 'a> Run<'g, 'a> {
             .into_iter()
             .next()
             .unwrap_or_else(|| Unsupported::new(&group, "no branch can be made")))
+    }
+
+    /// With an OpenAPI `discriminator`, the value names its branch as a server reading it
+    /// expects: the mapping's name for the branch's `$ref`, else the schema's own name
+    /// (the spec's default). Kept only if the branch still accepts the value.
+    fn discriminated(&self, flat: &Flat<'a>, branch: &Node<'a>, v: Value) -> Value {
+        let (Some((prop, mapping)), Value::Object(m)) = (&flat.discriminator, &v) else {
+            return v;
+        };
+        let Some(target) = branch.v.get("$ref").and_then(Value::as_str) else {
+            return v;
+        };
+        let name = mapping
+            .iter()
+            .find(|(_, r)| r == target)
+            .map(|(n, _)| n.clone())
+            .unwrap_or_else(|| target.rsplit('/').next().unwrap_or(target).to_string());
+        if m.get(prop) == Some(&Value::String(name.clone())) {
+            return v;
+        }
+        let mut named = m.clone();
+        named.insert(prop.clone(), Value::String(name));
+        let named = Value::Object(named);
+        if self.g.is_valid(branch, &named) == Some(true) {
+            named
+        } else {
+            v
+        }
     }
 
     fn with_nots(&mut self, flat: &Flat<'a>) -> Result<Value, Unsupported> {

@@ -575,3 +575,29 @@ fn a_generator_can_be_shared_across_threads() {
     fn shared<T: Send + Sync>() {}
     shared::<Generator<'static>>();
 }
+
+#[test]
+fn a_discriminator_names_the_branch() {
+    let doc = doc30(json!({
+        "Pet": {"type": "object", "required": ["petType"], "properties": {"petType": {"type": "string"}},
+                "discriminator": {"propertyName": "petType", "mapping": {"dog": "#/components/schemas/Dog"}},
+                "oneOf": [{"$ref": "#/components/schemas/Cat"}, {"$ref": "#/components/schemas/Dog"}]},
+        "Cat": {"type": "object", "required": ["petType", "lives"], "properties": {
+            "petType": {"type": "string"}, "lives": {"type": "integer"}}, "additionalProperties": false},
+        "Dog": {"type": "object", "required": ["petType", "bark"], "properties": {
+            "petType": {"type": "string"}, "bark": {"type": "boolean"}}, "additionalProperties": false}
+    }));
+    let g = Generator::new(&doc);
+    let s = json!({"$ref": "#/components/schemas/Pet"});
+    let vs = g.variants(&s, 0, 6).unwrap();
+    assert!(
+        vs.iter()
+            .any(|v| v["petType"] == "Cat" && v.get("lives").is_some()),
+        "{vs:?}"
+    );
+    assert!(
+        vs.iter()
+            .any(|v| v["petType"] == "dog" && v.get("bark").is_some()),
+        "{vs:?}"
+    );
+}
