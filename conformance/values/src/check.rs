@@ -109,8 +109,8 @@ impl Checker {
         Ok(out)
     }
 
-    /// Where a failed keyword sits in the document, when it is in the document: the
-    /// pointer of its schema node.
+    /// The schema node of the first failed keyword: its pointer in the document, or, with a
+    /// leading `+`, its pointer relative to `schema`.
     pub fn failing_node(
         &mut self,
         schema: &Value,
@@ -119,14 +119,24 @@ impl Checker {
     ) -> Option<(String, String)> {
         let v = self.validator(schema, key).ok()?;
         let e = v.iter_errors(value).next()?;
-        let loc = e
+        // In the document when the keyword sits behind a `$ref` (its absolute location
+        // is in the registered document), else relative to the schema compiled.
+        let absolute = e
             .absolute_keyword_location()
             .map(|u| u.as_str().to_string())
-            .and_then(|u| u.split_once('#').map(|(_, p)| p.to_string()))
-            .unwrap_or_default();
-        let node = loc
+            .filter(|u| u.starts_with(DOC_URI))
+            .and_then(|u| {
+                u.split_once('#')
+                    .map(|(_, p)| crate::flat::percent_decode(p))
+            });
+        let (in_doc, keyword) = match absolute {
+            Some(p) => (true, p),
+            None => (false, e.schema_path().to_string()),
+        };
+        let node = keyword
             .rsplit_once('/')
             .map_or(String::new(), |(n, _)| n.to_string());
+        let node = if in_doc { node } else { format!("+{node}") };
         Some((node, format!("{}: {e}", e.instance_path())))
     }
 }

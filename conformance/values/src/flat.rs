@@ -606,7 +606,8 @@ fn type_name(t: &str, ptr: &str) -> Result<&'static str, Unsupported> {
     })
 }
 
-fn percent_decode(s: &str) -> String {
+/// A URI fragment's `%XX` escapes decoded.
+pub(crate) fn percent_decode(s: &str) -> String {
     if !s.contains('%') {
         return s.to_string();
     }

@@ -11,7 +11,7 @@ use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{Map, Value};
 
-use crate::dialect::{DOC_URI, has_flag, hidden_flag};
+use crate::dialect::{has_flag, hidden_flag};
 use crate::flat::{ChoiceKind, Flat, Node, merge};
 use crate::{Generator, Shape, Unsupported, numbers, strings};
 
@@ -52,8 +52,10 @@ pub(crate) fn one<'a>(
     let (v, e) = failure.expect("at least one attempt");
     let node = g.failing_node(&Node::new(schema, ptr), &v).map(|(n, _)| n);
     let pointer = match node {
-        Some(n) if n.starts_with(DOC_URI) => n[DOC_URI.len()..].trim_start_matches('#').to_string(),
-        Some(n) => format!("{ptr}{}", n.split_once('#').map_or(n.as_str(), |(_, f)| f)),
+        Some(n) => match n.strip_prefix('+') {
+            Some(relative) => format!("{ptr}{relative}"),
+            None => n,
+        },
         None => ptr.to_string(),
     };
     Err(Unsupported::new(

@@ -601,3 +601,31 @@ fn a_discriminator_names_the_branch() {
         "{vs:?}"
     );
 }
+
+#[test]
+fn a_value_the_generator_gets_wrong_is_reported_not_returned() {
+    // `propertyNames` forbids the required property's name: no object satisfies both. The
+    // generator does not reason about it; the check on its result catches it.
+    let doc = doc31(json!({}));
+    let g = Generator::new(&doc);
+    let s = json!({"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}},
+                   "propertyNames": {"pattern": "^b"}});
+    let e = g.generate_at(&s, "/components/schemas/X", 0).unwrap_err();
+    assert!(
+        e.reason.starts_with("every value made failed validation"),
+        "{e}"
+    );
+    assert!(
+        e.pointer.starts_with("/components/schemas/X/propertyNames"),
+        "{e}"
+    );
+    assert!(g.variants(&s, 0, 3).is_err());
+    // Behind a reference, the pointer is the component's.
+    let doc = doc31(json!({"X": s}));
+    let g = Generator::new(&doc);
+    let e = g
+        .generate(&json!({"$ref": "#/components/schemas/X"}), 0)
+        .unwrap_err();
+    // (`propertyNames` is a keyword of X: the validator names X's node.)
+    assert_eq!(e.pointer, "/components/schemas/X", "{e}");
+}
