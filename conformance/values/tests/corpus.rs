@@ -213,6 +213,37 @@ struct Counts {
     not_deterministic: Vec<String>,
 }
 
+/// Values of every component schema for the response direction (seed 0), validated against
+/// the document translated for responses; returns how many were checked.
+fn response_values(doc: &Value, invalid: &mut Vec<String>) -> usize {
+    let g = Generator::new(doc).with_direction(Direction::Response);
+    let translated = translate_document(doc, g.dialect(), Direction::Response);
+    let registry = Registry::new()
+        .add(DOC_URI, Draft::Draft202012.create_resource(translated))
+        .unwrap()
+        .prepare()
+        .unwrap();
+    let mut checked = 0;
+    for ptr in targets(doc)
+        .into_iter()
+        .filter(|p| p.starts_with("/components/schemas/"))
+    {
+        let Ok(v) = g.generate_at(doc.pointer(&ptr).unwrap(), &ptr, 0) else {
+            continue;
+        };
+        let validator = jsonschema::draft202012::options()
+            .should_validate_formats(true)
+            .with_registry(&registry)
+            .build(&json!({ "$ref": format!("{DOC_URI}#{}", fragment(&ptr)) }))
+            .unwrap();
+        checked += 1;
+        if let Some(e) = validator.iter_errors(&v).next() {
+            invalid.push(format!("response {ptr}: {e} in {v}"));
+        }
+    }
+    checked
+}
+
 /// Generates, validates and mutates over every target of the documents whose file name
 /// contains one of `names`, prints the counts, and fails on any invalid value, any mutation
 /// not rejected for its reason, any non-deterministic value, or any value the generator
@@ -307,8 +338,10 @@ fn check(names: &[&str]) {
                 }
             }
         }
+        // The same component schemas as responses: writeOnly left out, readOnly kept.
+        let responses = response_values(&doc, &mut c.invalid);
         eprintln!(
-            "{name}: {} schemas, {} valid, {} unsupported, {} values checked, {} invalid; {} mutations, {} not failing for their reason",
+            "{name}: {responses} response values checked; {} schemas, {} valid, {} unsupported, {} values checked, {} invalid; {} mutations, {} not failing for their reason",
             c.schemas,
             c.valid,
             c.unsupported,
