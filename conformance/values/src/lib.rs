@@ -136,8 +136,10 @@ impl<'d> Generator<'d> {
         self
     }
 
-    /// How many `$ref`s one path through a value may follow. A required reference cycle
-    /// deeper than this is [`Unsupported`]; an optional one is left out.
+    /// How many `$ref`s one path through a value may follow (8 by default); one reference
+    /// is followed at most twice on a path, so a recursive schema nests at most twice. A
+    /// reference needed past that (a required self-reference) is [`Unsupported`]; an
+    /// optional one (a property, an item beyond `minItems`) is left out.
     #[must_use]
     pub fn with_max_depth(mut self, depth: usize) -> Generator<'d> {
         self.max_depth = depth;
