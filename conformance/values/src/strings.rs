@@ -181,15 +181,74 @@ fn group_end(s: &str) -> Option<usize> {
 }
 
 /// A string generator for `pattern`, or why there is none.
-fn generator(pattern: &str, max_repeat: u32) -> Result<rand_regex::Regex, String> {
+fn generator(
+    pattern: &str,
+    max_repeat: u32,
+    lo: u64,
+    hi: u64,
+) -> Result<rand_regex::Regex, String> {
     // Leading lookarounds are checked on the result (`matches`), not generated.
     let (_, rest) = leading_lookarounds(pattern);
     let hir = regex_syntax::ParserBuilder::new()
         .build()
         .parse(&rewrite(&rest, Purpose::Generate))
         .map_err(|e| format!("pattern {pattern:?} is not a regex this generator reads: {e}"))?;
-    rand_regex::Regex::with_hir(strip_looks(hir), max_repeat)
+    rand_regex::Regex::with_hir(fit_lengths(strip_looks(hir), lo, hi), max_repeat)
         .map_err(|e| format!("pattern {pattern:?}: {e}"))
+}
+
+/// Characters every match of `h` has, when that number is fixed.
+fn fixed_len(h: &Hir) -> Option<u64> {
+    match h.kind() {
+        HirKind::Empty | HirKind::Look(_) => Some(0),
+        HirKind::Literal(l) => Some(std::str::from_utf8(&l.0).ok()?.chars().count() as u64),
+        HirKind::Class(_) => Some(1),
+        HirKind::Capture(c) => fixed_len(&c.sub),
+        HirKind::Concat(hs) => hs.iter().map(fixed_len).sum(),
+        HirKind::Repetition(r) if r.max == Some(r.min) => {
+            Some(fixed_len(&r.sub)? * u64::from(r.min))
+        }
+        _ => None,
+    }
+}
+
+/// A pattern of fixed parts around one repeated character class (`^[0-9a-f]+$`,
+/// `^v\d{1,3}$`) with that repetition narrowed to what `minLength`/`maxLength` allow, so a
+/// length-bound value is generated directly instead of being hit by chance.
+fn fit_lengths(h: Hir, lo: u64, hi: u64) -> Hir {
+    if lo == 0 && hi == u64::MAX {
+        return h;
+    }
+    let parts: Vec<Hir> = match h.kind() {
+        HirKind::Concat(hs) => hs.clone(),
+        _ => vec![h.clone()],
+    };
+    let lens: Vec<Option<u64>> = parts.iter().map(fixed_len).collect();
+    let variable: Vec<usize> = (0..parts.len()).filter(|i| lens[*i].is_none()).collect();
+    let [i] = variable[..] else {
+        return h;
+    };
+    let fixed: u64 = lens.iter().flatten().sum();
+    let HirKind::Repetition(r) = parts[i].kind() else {
+        return h;
+    };
+    if fixed_len(&r.sub) != Some(1) {
+        return h;
+    }
+    let min = u64::from(r.min).max(lo.saturating_sub(fixed));
+    let max = r
+        .max
+        .map_or(u64::MAX, u64::from)
+        .min(hi.saturating_sub(fixed));
+    if min > max || min > u64::from(u32::MAX) {
+        return h;
+    }
+    let mut rep = r.clone();
+    rep.min = u32::try_from(min).unwrap_or(u32::MAX);
+    rep.max = (max != u64::MAX).then(|| u32::try_from(max).unwrap_or(u32::MAX));
+    let mut parts = parts;
+    parts[i] = Hir::repetition(rep);
+    Hir::concat(parts)
 }
 
 /// The HIR with anchors and word boundaries taken out: `rand_regex` cannot place them, and
@@ -235,7 +294,7 @@ pub(crate) fn string(f: &Flat, rng: &mut ChaCha8Rng) -> Result<String, Unsupport
     }
     if let Some((pattern, pptr)) = f.patterns.first() {
         let max_repeat = u32::try_from(lo.clamp(8, 64)).unwrap_or(64);
-        let g = generator(pattern, max_repeat).map_err(|e| Unsupported::new(pptr, e))?;
+        let g = generator(pattern, max_repeat, lo, hi).map_err(|e| Unsupported::new(pptr, e))?;
         for _ in 0..64 {
             let mut s: String = rng.sample(&g);
             // Outside an end anchor, characters added after a match keep it a match.
@@ -470,6 +529,17 @@ mod tests {
             assert!(matches(p, &s).unwrap(), "{s}");
             let s = string(&flat(&[r"^(?=.*\d)[a-z0-9]+$"], 0, None), &mut rng).unwrap();
             assert!(s.chars().any(|c| c.is_ascii_digit()), "{s}");
+        }
+    }
+
+    #[test]
+    fn lengths_narrow_the_repetition() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        for _ in 0..50 {
+            let s = string(&flat(&["^[0-9a-fA-F]+$"], 40, Some(40)), &mut rng).unwrap();
+            assert_eq!(len(&s), 40, "{s}");
+            let s = string(&flat(&[r"^v\d+\.x$"], 0, Some(5)), &mut rng).unwrap();
+            assert!(len(&s) <= 5 && s.starts_with('v'), "{s}");
         }
     }
 
