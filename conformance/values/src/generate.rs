@@ -495,7 +495,11 @@ impl<'g, 'a> Run<'g, 'a> {
             if candidates.is_empty() {
                 return Err(Unsupported::new(
                     &f.enum_ptr,
-                    "no enum value has an allowed type",
+                    format!(
+                        "no enum value has an allowed type (enum {}, type {:?})",
+                        Value::Array(e.clone()),
+                        f.types.as_deref().unwrap_or_default()
+                    ),
                 ));
             }
             let i = self.decide(candidates.len());
