@@ -629,3 +629,23 @@ fn a_value_the_generator_gets_wrong_is_reported_not_returned() {
     // (`propertyNames` is a keyword of X: the validator names X's node.)
     assert_eq!(e.pointer, "/components/schemas/X", "{e}");
 }
+
+#[test]
+fn a_dropshot_null_response_is_truly_unsatisfiable() {
+    // propolis-server's "Null" response: `type: string` whose only enum value is null.
+    let doc: Value = serde_json::from_str(include_str!(
+        "../../../codegen/tests/corpus/propolis-server.json"
+    ))
+    .unwrap();
+    let ptr = "/paths/~1instance~1disk~1{id}~1snapshot~1{snapshot_id}/post/responses/200/content/application~1json/schema";
+    let g = Generator::new(&doc).with_direction(Direction::Response);
+    let e = g
+        .generate_at(doc.pointer(ptr).unwrap(), ptr, 0)
+        .unwrap_err();
+    assert_eq!(e.pointer, ptr);
+    assert!(
+        e.reason.contains("no enum value has an allowed type"),
+        "{e}"
+    );
+    assert!(g.validate(doc.pointer(ptr).unwrap(), &Value::Null).is_err());
+}
