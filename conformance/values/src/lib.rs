@@ -177,8 +177,8 @@ impl<'d> Generator<'d> {
 
     /// Up to `max` distinct valid values, chosen to reach every `oneOf`/`anyOf` branch and
     /// `enum` value, and optional properties both present and absent. The first is the
-    /// value [`Generator::generate`] gives for the same seed. An error only when no value
-    /// at all can be made.
+    /// value [`Generator::generate`] gives for the same seed (when that one can be made).
+    /// An error only when no value at all can be made.
     pub fn variants(
         &self,
         schema: &Value,

@@ -96,15 +96,15 @@ pub(crate) fn mutations<'a>(
     );
     let mut out: Vec<Mutation> = Vec::new();
     for d in defects {
-        let mut value = valid.clone();
-        if !apply(&mut value, &d.at, d.replacement.clone()) {
-            continue;
-        }
         // One mutation per defect of a schema node: a node met many times in one value
         // (the items of an array, a shared component) is broken once.
         if out.iter().any(|m| {
             m.kind == d.kind && m.pointer == d.pointer && m.description.ends_with(&d.detail)
         }) {
+            continue;
+        }
+        let mut value = valid.clone();
+        if !apply(&mut value, &d.at, d.replacement.clone()) {
             continue;
         }
         // Only what the schema truly rejects.
