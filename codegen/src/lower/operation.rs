@@ -179,7 +179,13 @@ impl Lowerer<'_> {
                     "parameters described by `content` are not supported; use `schema`",
                 ));
             }
-            let schema = p.schema.clone().unwrap_or_default();
+            let mut schema = p.schema.clone().unwrap_or_default();
+            if super::schema::is_any(&schema) {
+                // No `type` (Pydantic writes `{title: Dag Id}` for a `str` path value):
+                // whatever the value, a path segment, query value, header or cookie is
+                // text on the wire, so the argument is a string, not untyped JSON.
+                schema.kind = Some(spec::SchemaType::One("string".to_owned()));
+            }
             let hint = format!("{type_prefix}{}", pascal(&wire));
             let (ty, _nullable) = self.ty(&schema, &push_pointer(p_ptr, "schema"), &hint)?;
             // An object (a struct or a map) has OpenAPI's `form` and `deepObject`
@@ -187,14 +193,29 @@ impl Lowerer<'_> {
             // JSON, has none.
             let object =
                 matches!(ty, Ty::Map(_)) || matches!(&ty, Ty::Named(n) if self.is_object(n));
-            if (object && location == ParamLocation::Cookie)
-                || matches!(ty, Ty::Json | Ty::Option(_) | Ty::Unit)
-            {
+            if object && location == ParamLocation::Cookie {
                 return Err(Problem::skip(
                     push_pointer(p_ptr, "schema"),
                     format!(
-                        "parameter `{wire}` is an object in a cookie or untyped JSON; only \
-                         scalars and lists of scalars are supported there"
+                        "parameter `{wire}` is an object in a cookie, which has no encoding \
+                         there; only scalars and lists of scalars are supported"
+                    ),
+                ));
+            }
+            if matches!(ty, Ty::Json | Ty::Option(_) | Ty::Unit) {
+                let what = match ty {
+                    Ty::Unit => "a value that can only be `null`",
+                    Ty::Option(_) => "a value that may be `null`",
+                    _ => {
+                        "JSON of no single type (a `type: null` schema, or a union that \
+                          admits any JSON)"
+                    }
+                };
+                return Err(Problem::skip(
+                    push_pointer(p_ptr, "schema"),
+                    format!(
+                        "parameter `{wire}` is {what}, which has no text form in the {}",
+                        location_word(location)
                     ),
                 ));
             }
@@ -669,6 +690,16 @@ fn level_note(level: Option<&str>, decision: Option<&serde_json::Value>) -> Stri
         None => String::new(),
     };
     format!(" (level {}{decision})", level.to_ascii_uppercase())
+}
+
+/// How a parameter location is named in messages.
+fn location_word(location: ParamLocation) -> &'static str {
+    match location {
+        ParamLocation::Path => "path",
+        ParamLocation::Query => "query",
+        ParamLocation::Header => "headers",
+        ParamLocation::Cookie => "cookies",
+    }
 }
 
 /// Reports a missing mandatory field.
