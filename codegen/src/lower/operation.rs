@@ -173,6 +173,17 @@ impl Lowerer<'_> {
                 }
                 None => missing(p_ptr, "in")?,
             };
+            if location == ParamLocation::Path && !path.contains(&format!("{{{wire}}}")) {
+                // Nowhere to put its value: an argument would be taken and dropped.
+                self.warn(
+                    p_ptr.clone(),
+                    format!(
+                        "path parameter `{wire}` does not appear in the path template \
+                         `{path}`; it is left out of the method"
+                    ),
+                );
+                continue;
+            }
             if p.content.is_some() {
                 return Err(Problem::skip(
                     push_pointer(p_ptr, "content"),

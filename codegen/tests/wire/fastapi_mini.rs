@@ -64,3 +64,18 @@ fn untyped_parameters_are_sent_as_strings() {
     assert!(head.contains("\r\nx-run-label: nightly\r\n"), "{head}");
     server.join().unwrap();
 }
+
+/// A path parameter the template does not contain is no argument: the call sends the
+/// template's own.
+#[test]
+fn a_stray_path_parameter_is_not_an_argument() {
+    let (base, heads, server) = serve(vec![("200 OK", r#"{"name":"a/b"}"#)]);
+    let client = Client::new(base).unwrap();
+    runtime().block_on(async {
+        let tag = client.get_tag("a/b").await.unwrap();
+        assert_eq!(tag.name, "a/b");
+    });
+    let head = heads.recv().unwrap();
+    assert!(head.starts_with("GET /tags/a%2Fb HTTP/1.1\r\n"), "{head}");
+    server.join().unwrap();
+}
