@@ -1148,13 +1148,13 @@ fn answer(uses: &Uses) -> TokenStream {
     if uses.only {
         methods.extend(quote! {
             /// The answer of an operation that documents one success and nothing else:
-            /// that status decoded, any other `Error::UnexpectedStatus`.
+            /// any `2xx` decoded as that success (`Response::status` tells which it
+            /// was), any other status `Error::UnexpectedStatus`.
             pub(crate) fn only<B, E>(
                 self,
-                status: u16,
                 decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
             ) -> Result<Response<B>, Error<E>> {
-                if self.status.as_u16() != status {
+                if !self.status.is_success() {
                     return Err(Error::UnexpectedStatus { status: self.status, headers: self.headers, body: self.body });
                 }
                 match decode(&self.body) {

@@ -347,6 +347,8 @@ impl Lowerer<'_> {
             .any(|r| r.status.is_success() && matches!(r.payload, Payload::Text | Payload::Bytes))
             .then(|| method_names.claim(format!("{name}_stream")));
 
+        let responses = with_undeclared_success(responses);
+
         let mut doc = String::new();
         if let Some(s) = self.text(op.summary.as_ref(), &push_pointer(ptr, "summary")) {
             doc.push_str(&s);
@@ -360,7 +362,8 @@ impl Lowerer<'_> {
         if op.responses.is_empty() {
             self.warn(
                 push_pointer(ptr, "responses"),
-                "no responses are documented; every answer is an undocumented status",
+                "no responses are documented; a `2xx` is a success whose body is kept as \
+                 received, any other status an undocumented one",
             );
         }
         let mut seen_tags = Vec::new();
@@ -687,6 +690,39 @@ impl Lowerer<'_> {
         }
         Ok(out)
     }
+}
+
+/// The responses with a `2XX` catch-all added where no documented success covers every
+/// `2xx`: any `2xx` is a success (a server that answers `201` where the spec says `200`
+/// has done what was asked; an error would invite a retry that does it twice). A lone
+/// documented success already stands for every `2xx` (the emitter matches it so, decoding
+/// with its schema); with none, or several (whose shapes an undeclared status could have
+/// any of), the catch-all keeps the body as received, and its variant the status.
+/// Computed after the streaming twin and the business check, which describe the
+/// documented successes only.
+fn with_undeclared_success(mut responses: Vec<ResponseDef>) -> Vec<ResponseDef> {
+    let declared = responses.iter().filter(|r| r.status.is_success()).count();
+    if declared == 1 || responses.iter().any(|r| r.status == StatusMatch::Class(2)) {
+        return responses;
+    }
+    let mut variants = Scope::default();
+    for r in &responses {
+        variants.claim(r.variant.clone());
+    }
+    let doc = if declared == 0 {
+        "A success (any `2xx`): the spec documents none, so the body is kept as received."
+    } else {
+        "A success status the spec does not document (a `2xx` other than the variants \
+         above): the body is kept as received, since it could have any of their shapes."
+    };
+    responses.push(ResponseDef {
+        status: StatusMatch::Class(2),
+        variant: variants.claim("OtherSuccess".to_owned()),
+        doc: doc.to_owned(),
+        payload: Payload::Bytes,
+        media: Vec::new(),
+    });
+    responses
 }
 
 /// ` (level SHOULD, decision 11)` from `x-level` / `x-decision`, or nothing when the level is

@@ -6,6 +6,8 @@ use std::io::{Read, Write};
 use std::sync::mpsc;
 
 use gen_fastapi_mini::Client;
+use gen_fastapi_mini::client::PutThingResponse;
+use gen_fastapi_mini::models::Tag;
 
 /// Answers one connection per `(status line, JSON body)`, in order, and sends each
 /// request's head (request line and headers) back through the channel.
@@ -79,3 +81,52 @@ fn a_stray_path_parameter_is_not_an_argument() {
     assert!(head.starts_with("GET /tags/a%2Fb HTTP/1.1\r\n"), "{head}");
     server.join().unwrap();
 }
+
+/// Any `2xx` is a success: FastAPI answers `201` where the spec says `200`, and the
+/// resource was created; an error there would invite a retry that creates it twice.
+#[test]
+fn an_undeclared_success_status_is_a_success() {
+    let (base, _heads, server) = serve(vec![
+        ("201 Created", r#"{"actions":[],"nodes":[]}"#),
+        ("202 Accepted", r#"{"queued":true}"#),
+        ("201 Created", r#"{"name":"new"}"#),
+        ("204 No Content", ""),
+        ("404 Not Found", r#"{"name":"gone"}"#),
+    ]);
+    let client = Client::new(base).unwrap();
+    runtime().block_on(async {
+        // One documented success (`200`): a `201` decodes with its schema.
+        let created = client
+            .create_thing(&Default::default())
+            .await
+            .unwrap();
+        assert_eq!(created.status().as_u16(), 201);
+        assert!(created.actions.is_empty());
+
+        // Several documented successes: an undocumented one keeps its bytes and status.
+        let tag = Tag::new("t".to_owned());
+        match client.put_thing("a", &tag).await.unwrap().into_inner() {
+            PutThingResponse::OtherSuccess { status, body } => {
+                assert_eq!(status.as_u16(), 202);
+                assert_eq!(body, br#"{"queued":true}"#);
+            }
+            other => panic!("expected OtherSuccess, got {other:?}"),
+        }
+        match client.put_thing("a", &tag).await.unwrap().into_inner() {
+            PutThingResponse::Created(tag) => assert_eq!(tag.name, "new"),
+            other => panic!("expected Created, got {other:?}"),
+        }
+
+        // No documented success: a `2xx` is one all the same, its body as received.
+        let deleted = client.delete_thing("a").await.unwrap();
+        assert_eq!(deleted.status().as_u16(), 204);
+        assert_eq!(deleted.into_inner(), (reqwest::StatusCode::NO_CONTENT, Vec::new()));
+        // And an error stays an error.
+        assert_eq!(
+            client.delete_thing("b").await.unwrap_err().status().map(|s| s.as_u16()),
+            Some(404)
+        );
+    });
+    server.join().unwrap();
+}
+
