@@ -70,3 +70,41 @@ fn a_path_parameter_missing_from_the_template_is_left_out_with_a_warning() {
         "{warnings:#?}"
     );
 }
+
+/// A union whose branches each fix a common property (a `const`, with or without a
+/// `default`, or a one-value `enum`), required or not, is tagged by that property.
+#[test]
+fn an_optional_const_or_single_enum_property_tags_a_union() {
+    let generated = generate();
+    let models = file(&generated, "models.rs");
+    let before = models
+        .split("pub enum AutomationActionsItem {")
+        .next()
+        .unwrap();
+    // The attributes right above the enum.
+    let attributes = &before[before.rfind("pub ").unwrap()..];
+    assert!(
+        attributes.contains("#[serde(tag = \"type\")]"),
+        "{attributes}"
+    );
+    let spec = r##"
+openapi: 3.1.0
+info: {title: t, version: "1"}
+paths: {}
+components:
+  schemas:
+    Event:
+      oneOf:
+        - type: object
+          properties:
+            kind: {const: created}
+            id: {type: string}
+        - type: object
+          properties:
+            kind: {type: string, enum: [deleted]}
+            id: {type: string}
+"##;
+    let generated = codegen::generate_str("t.yaml", spec, "t.yaml").unwrap();
+    let models = file(&generated, "models.rs");
+    assert!(models.contains("#[serde(tag = \"kind\")]"), "{models}");
+}

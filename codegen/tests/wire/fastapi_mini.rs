@@ -130,3 +130,40 @@ fn an_undeclared_success_status_is_a_success() {
     server.join().unwrap();
 }
 
+/// Pydantic's discriminator is a `const` with a `default`, left out of `required`: it is
+/// the union's tag all the same. Each branch decodes by its tag (never by the first
+/// branch whose optional fields happen to fit) and encodes back to the same JSON.
+#[test]
+fn unions_tagged_by_an_optional_const_decode_by_the_tag_and_round_trip() {
+    use gen_fastapi_mini::models::{
+        Automation, AutomationActionsItem, AutomationActionsItemPauseDeploymentSource,
+    };
+    let value = serde_json::json!({
+        "actions": [
+            {"type": "do-nothing"},
+            {"type": "pause-deployment", "source": "inferred"},
+            {"type": "pause-deployment", "source": "selected"}
+        ],
+        "nodes": [["3fa85f64-5717-4562-b3fc-2c963f66afa6", 1]]
+    });
+    let automation: Automation = serde_json::from_value(value.clone()).unwrap();
+    assert_eq!(serde_json::to_value(&automation).unwrap(), value);
+    assert_eq!(automation.actions[0], AutomationActionsItem::DoNothing);
+    match &automation.actions[1] {
+        AutomationActionsItem::PauseDeployment(pause) => assert_eq!(
+            pause.source,
+            AutomationActionsItemPauseDeploymentSource::Inferred
+        ),
+        other => panic!("expected PauseDeployment, got {other:?}"),
+    }
+    // Without its tag, or with one no branch has, a value is kept whole, not read as
+    // whichever branch comes first.
+    for kept in [
+        serde_json::json!({"source": "inferred"}),
+        serde_json::json!({"type": "run-deployment", "source": "inferred"}),
+    ] {
+        let decoded: AutomationActionsItem = serde_json::from_value(kept.clone()).unwrap();
+        assert_eq!(decoded, AutomationActionsItem::Unknown(kept.clone()));
+        assert_eq!(serde_json::to_value(&decoded).unwrap(), kept);
+    }
+}
