@@ -486,6 +486,10 @@ pub enum ListEncoding {
     },
     /// An object query parameter in `deepObject` style: `id[role]=admin&id[first]=Alex`.
     DeepObject,
+    /// A query parameter described by `content: {application/json: …}`: the value's JSON
+    /// text is the parameter's value (`filter=%7B%22name%22%3A%22a%22%7D`), whatever its
+    /// type.
+    JsonText,
     /// An object path or header parameter, its properties expanded as RFC 6570 expands an
     /// associative array: `simple` `R,100,G,200` (exploded `R=100,G=200`), `label`
     /// `.R,100,G,200` (`.R=100.G=200`), `matrix` `;color=R,100,G,200` (`;R=100;G=200`).

@@ -108,3 +108,28 @@ components:
     let models = file(&generated, "models.rs");
     assert!(models.contains("#[serde(tag = \"kind\")]"), "{models}");
 }
+
+/// A query parameter described by `content` (JSON text) is an argument of its schema's
+/// type, not a reason to leave the operation out.
+#[test]
+fn content_parameters_are_arguments() {
+    let generated = generate();
+    let client = file(&generated, "client.rs");
+    let list = client
+        .split("pub async fn list_things(")
+        .nth(1)
+        .expect("`list_things` is generated");
+    let signature: String = list[..list.find(')').unwrap()]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert_eq!(
+        signature,
+        "&self, filter: Option<&crate::models::ListThingsFilter>, order: &[&str],"
+    );
+    let warnings = warnings(&generated);
+    assert!(
+        !warnings.iter().any(|w| w.contains("~1things/get")),
+        "{warnings:#?}"
+    );
+}

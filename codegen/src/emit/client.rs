@@ -34,6 +34,8 @@ struct Uses {
     penalty: bool,
     /// Some path has a parameter: `dot_segment` checks what it became.
     dots: bool,
+    /// `JsonText`: some query parameter is described by `content` (JSON text).
+    json_text: bool,
 }
 
 /// The tokens of `client.rs`.
@@ -1317,6 +1319,11 @@ fn add_param(p: &Param) -> TokenStream {
     let wire = &p.wire;
     let value = quote!(value);
     let put = match (&p.location, &p.ty, &p.list) {
+        // `JsonText` serializes while reqwest encodes the query: an error is the
+        // builder's, as for a JSON body, and comes out as `Error::Transport`.
+        (ParamLocation::Query, _, ListEncoding::JsonText) => quote! {
+            request = request.query(&[(#wire, JsonText(#value))]);
+        },
         (ParamLocation::Query, Ty::Vec(_), ListEncoding::Repeat) => quote! {
             request = request.query(&#value.iter().map(|item| (#wire, item)).collect::<Vec<_>>());
         },
@@ -1957,6 +1964,7 @@ fn method(
         uses.object_pairs = true;
         uses.object_style = true;
     }
+    uses.json_text |= op.params.iter().any(|p| p.list == ListEncoding::JsonText);
     let add_params = op.params.iter().map(add_param);
     let has_cookies = op
         .params
@@ -2220,6 +2228,20 @@ fn helpers(uses: &Uses) -> TokenStream {
                 url.push('=');
                 let items: Vec<String> = items.map(|item| encode_path_segment(&item)).collect();
                 url.push_str(&items.join(sep));
+            }
+        });
+    }
+    if uses.json_text {
+        out.extend(quote! {
+            /// A value that serializes as its own JSON text: the query value of a
+            /// parameter described by `content: {application/json: …}`.
+            struct JsonText<T>(T);
+
+            impl<T: serde::Serialize> serde::Serialize for JsonText<T> {
+                fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                    let text = serde_json::to_string(&self.0).map_err(serde::ser::Error::custom)?;
+                    serializer.serialize_str(&text)
+                }
             }
         });
     }

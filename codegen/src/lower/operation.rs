@@ -184,11 +184,15 @@ impl Lowerer<'_> {
                 );
                 continue;
             }
-            if p.content.is_some() {
-                return Err(Problem::skip(
-                    push_pointer(p_ptr, "content"),
-                    "parameters described by `content` are not supported; use `schema`",
-                ));
+            if let Some(content) = &p.content {
+                let param = self.content_param(p, content, location, &wire, p_ptr, &type_prefix)?;
+                params.push(Param {
+                    name: arg_names.claim(snake(
+                        p.rust_name.as_ref().map_or(wire.as_str(), |n| n.0.as_str()),
+                    )),
+                    ..param
+                });
+                continue;
             }
             let mut schema = p.schema.clone().unwrap_or_default();
             if super::schema::is_any(&schema) {
@@ -401,6 +405,101 @@ impl Lowerer<'_> {
                 captcha: p.captcha.clone(),
                 resend: p.resend.clone(),
             }),
+        })
+    }
+
+    /// A parameter described by `content` (one media type and its schema) rather than
+    /// `schema`: FastAPI applications send filters this way, as JSON text in the query
+    /// string. Any JSON type is then fine, objects and untyped values included; its Rust
+    /// name is left for the caller to claim.
+    fn content_param(
+        &mut self,
+        p: &Parameter,
+        content: &serde_json::Value,
+        location: ParamLocation,
+        wire: &str,
+        p_ptr: &str,
+        type_prefix: &str,
+    ) -> Result<Param, Problem> {
+        let content_ptr = push_pointer(p_ptr, "content");
+        // The spec reader keeps a parameter's `content` as it came; read here as the
+        // media types a body's `content` holds.
+        let content: indexmap::IndexMap<String, spec::MediaType> =
+            serde_json::from_value(content.clone()).map_err(|e| {
+                Problem::skip(
+                    content_ptr.clone(),
+                    format!("parameter `{wire}`: `content` is not a map of media types: {e}"),
+                )
+            })?;
+        let [(media, media_type)] = content.iter().collect::<Vec<_>>()[..] else {
+            return Err(Problem::skip(
+                content_ptr,
+                format!(
+                    "parameter `{wire}` lists {} media types under `content`, where OpenAPI \
+                     allows exactly one",
+                    content.len()
+                ),
+            ));
+        };
+        let media_ptr = push_pointer(&content_ptr, media);
+        if !is_json(media) {
+            return Err(Problem::skip(
+                media_ptr,
+                format!(
+                    "parameter `{wire}` is described as `{media}`; only JSON (`application/json` \
+                     or `+json`) is supported for a parameter's `content`"
+                ),
+            ));
+        }
+        if location != ParamLocation::Query {
+            return Err(Problem::skip(
+                content_ptr,
+                format!(
+                    "parameter `{wire}` is JSON text in the {}; only query parameters \
+                     described by `content` are supported",
+                    location_word(location)
+                ),
+            ));
+        }
+        let schema_ptr = push_pointer(&media_ptr, "schema");
+        let (ty, _) = match &media_type.schema {
+            Some(schema) => {
+                let hint = format!("{type_prefix}{}", pascal(wire));
+                self.ty(schema, &schema_ptr, &hint)?
+            }
+            None => {
+                self.warn(
+                    &media_ptr,
+                    format!(
+                        "parameter `{wire}` has no `schema` (any JSON value): its argument is \
+                         `serde_json::Value`"
+                    ),
+                );
+                (Ty::Json, false)
+            }
+        };
+        let checks = match &media_type.schema {
+            Some(schema) => self.checks(schema, &ty),
+            None => crate::ir::Checks::default(),
+        };
+        let mut doc = self
+            .text(p.description.as_ref(), &push_pointer(p_ptr, "description"))
+            .unwrap_or_default();
+        if doc.is_empty() {
+            doc = format!("The `{wire}` parameter.");
+        }
+        doc.push_str(&format!(
+            " Sent as JSON text (`{media}`) in the query string."
+        ));
+        Ok(Param {
+            name: String::new(),
+            wire: wire.to_owned(),
+            doc,
+            location,
+            ty,
+            required: p.required,
+            list: ListEncoding::JsonText,
+            checks,
         })
     }
 
