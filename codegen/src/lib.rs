@@ -59,7 +59,13 @@ pub fn generate_str(source_name: &str, text: &str, header_name: &str) -> Result<
         text: text.to_owned(),
     };
     let spec = spec_model::parse(&source)?;
-    let (api, warnings) = lower::lower(&spec).map_err(|l| source.error(l))?;
+    let (api, warnings) = lower::lower(&spec).map_err(|mut problems| {
+        if problems.len() == 1 {
+            Error::Spec(source.error(problems.remove(0)))
+        } else {
+            Error::Specs(source.errors(problems))
+        }
+    })?;
     // Locating the warnings in the text and freeing the parsed document need nothing
     // that printing does: they run beside it, on the core the smaller files leave idle.
     let (files, warnings) = std::thread::scope(|scope| {

@@ -27,8 +27,18 @@ use spec_model::model::{OpenApi, Text};
 
 /// Lowers a parsed spec into the IR. Problems that still allow a correct client (a node
 /// the generator tolerates or leaves out) come back as warnings beside the IR; problems
-/// that make a correct client impossible are the error.
-pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
+/// that make a correct client impossible are the error: every `$ref` that points at
+/// nothing (all of them, found first), else the first other problem met.
+pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Vec<Located>> {
+    let dangling = refs::dangling(spec);
+    if !dangling.is_empty() {
+        return Err(dangling);
+    }
+    lower_resolved(spec).map_err(|problem| vec![problem])
+}
+
+/// [`lower`] once every reference is known to lead somewhere.
+fn lower_resolved(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
     let unit = match spec.length_unit.as_deref() {
         None => LengthUnit::Scalar,
         Some(u) => parse_unit(u)

@@ -1,9 +1,12 @@
 //! How often each component schema is referenced across the document. A component that
 //! only one tagged-union branch references is emitted once, without the tag (the enum
 //! carries it), instead of twice (see `union.rs`); this count is the proof that no
-//! other place of the API uses the component as it is.
+//! other place of the API uses the component as it is. And the references that point at
+//! nothing, all found before lowering so that one run reports every one.
 
 use std::collections::HashMap;
+
+use crate::error::{Located, push_pointer};
 
 use spec_model::model::{
     AdditionalProperties, MediaType, OpenApi, Parameter, RequestBody, Response, Schema,
@@ -89,4 +92,149 @@ fn body(b: &RequestBody, counts: &mut HashMap<String, usize>) {
 
 fn response(r: &Response, counts: &mut HashMap<String, usize>) {
     media(&r.content, counts);
+}
+
+/// Every `$ref` to a component (`#/components/<section>/<name>`) whose component does not
+/// exist, at the pointer of its `$ref` (components first, then paths): all of them, so one run
+/// names every one (a spec with four stops at the first otherwise, and its author fixes
+/// them one run at a time).
+pub(super) fn dangling(spec: &OpenApi) -> Vec<Located> {
+    let mut walk = Dangling {
+        spec,
+        found: Vec::new(),
+    };
+    let c = &spec.components;
+    for (key, s) in &c.schemas {
+        walk.schema(s, &push_pointer("/components/schemas", key));
+    }
+    for (key, p) in &c.parameters {
+        walk.parameter(p, &push_pointer("/components/parameters", key));
+    }
+    for (key, b) in &c.request_bodies {
+        walk.body(b, &push_pointer("/components/requestBodies", key));
+    }
+    for (key, r) in &c.responses {
+        walk.response(r, &push_pointer("/components/responses", key));
+    }
+    for (path, item) in &spec.paths {
+        let item_ptr = push_pointer("/paths", path);
+        for (i, p) in item.parameters.iter().enumerate() {
+            walk.parameter(p, &format!("{item_ptr}/parameters/{i}"));
+        }
+        for (method, op) in item.operations() {
+            let op_ptr = push_pointer(&item_ptr, method);
+            for (i, p) in op.parameters.iter().enumerate() {
+                walk.parameter(p, &format!("{op_ptr}/parameters/{i}"));
+            }
+            if let Some(b) = &op.request_body {
+                walk.body(b, &push_pointer(&op_ptr, "requestBody"));
+            }
+            for (status, r) in &op.responses {
+                walk.response(
+                    r,
+                    &push_pointer(&push_pointer(&op_ptr, "responses"), status),
+                );
+            }
+        }
+    }
+    walk.found
+}
+
+/// The walk of [`dangling`].
+struct Dangling<'a> {
+    spec: &'a OpenApi,
+    found: Vec<Located>,
+}
+
+impl Dangling<'_> {
+    /// Notes `reference` (at `ptr`, the node holding it) if it names a component of
+    /// `section` that does not exist. References of another form are left to the
+    /// lowering, which says what it supports.
+    fn check(&mut self, reference: Option<&str>, ptr: &str) {
+        let Some(reference) = reference else {
+            return;
+        };
+        let c = &self.spec.components;
+        for (section, what) in [
+            ("schemas", "schema"),
+            ("parameters", "parameter"),
+            ("requestBodies", "request body"),
+            ("responses", "response"),
+        ] {
+            let Some(key) = reference
+                .strip_prefix("#/components/")
+                .and_then(|rest| rest.strip_prefix(section))
+                .and_then(|rest| rest.strip_prefix('/'))
+                .filter(|key| !key.contains('/'))
+            else {
+                continue;
+            };
+            let key = key.replace("~1", "/").replace("~0", "~");
+            let exists = match section {
+                "schemas" => c.schemas.contains_key(&key),
+                "parameters" => c.parameters.contains_key(&key),
+                "requestBodies" => c.request_bodies.contains_key(&key),
+                _ => c.responses.contains_key(&key),
+            };
+            if !exists {
+                self.found.push(Located::new(
+                    push_pointer(ptr, "$ref"),
+                    format!("$ref `{reference}` points at no {what} of `components.{section}`"),
+                ));
+            }
+        }
+    }
+
+    fn schema(&mut self, s: &Schema, ptr: &str) {
+        self.check(s.reference.as_deref(), ptr);
+        for (name, p) in &s.properties {
+            self.schema(p, &push_pointer(&push_pointer(ptr, "properties"), name));
+        }
+        if let Some(items) = &s.items {
+            self.schema(items, &push_pointer(ptr, "items"));
+        }
+        if let Some(AdditionalProperties::Schema(values)) = &s.additional_properties {
+            self.schema(values, &push_pointer(ptr, "additionalProperties"));
+        }
+        for (key, list) in [
+            ("allOf", &s.all_of),
+            ("oneOf", &s.one_of),
+            ("anyOf", &s.any_of),
+        ] {
+            for (i, part) in list.iter().enumerate() {
+                self.schema(part, &format!("{ptr}/{key}/{i}"));
+            }
+        }
+    }
+
+    fn parameter(&mut self, p: &Parameter, ptr: &str) {
+        self.check(p.reference.as_deref(), ptr);
+        if let Some(s) = &p.schema {
+            self.schema(s, &push_pointer(ptr, "schema"));
+        }
+    }
+
+    fn media(&mut self, content: &indexmap::IndexMap<String, MediaType>, ptr: &str) {
+        for (media, mt) in content {
+            if let Some(s) = &mt.schema {
+                self.schema(
+                    s,
+                    &push_pointer(
+                        &push_pointer(&push_pointer(ptr, "content"), media),
+                        "schema",
+                    ),
+                );
+            }
+        }
+    }
+
+    fn body(&mut self, b: &RequestBody, ptr: &str) {
+        self.check(b.reference.as_deref(), ptr);
+        self.media(&b.content, ptr);
+    }
+
+    fn response(&mut self, r: &Response, ptr: &str) {
+        self.check(r.reference.as_deref(), ptr);
+        self.media(&r.content, ptr);
+    }
 }
