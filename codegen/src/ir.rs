@@ -16,6 +16,9 @@ pub struct Api {
     /// The security schemes some operation sends a credential for, in the order of
     /// `components.securitySchemes`.
     pub schemes: Vec<SecurityScheme>,
+    /// The operations the client leaves out (each also a warning saying why), as
+    /// `operationId (METHOD /path)`, in spec order: what the summary line names.
+    pub left_out: Vec<String>,
 }
 
 /// A security scheme whose credential the client holds and sends.

@@ -49,6 +49,30 @@ pub struct Generated {
     pub warnings: Vec<SpecError>,
     /// What the files need in the crate's `Cargo.toml` (see [`emit::manifest`]).
     pub dependencies: Vec<emit::manifest::Dependency>,
+    /// The operations left out of the client (`operationId (METHOD /path)`), each also
+    /// one of the warnings.
+    pub left_out: Vec<String>,
+}
+
+impl Generated {
+    /// The line that closes a run's warnings: how many there were and, by name, every
+    /// operation the client leaves out, so that none goes unnoticed among the rest.
+    /// `None` when there is no warning.
+    pub fn summary(&self) -> Option<String> {
+        if self.warnings.is_empty() {
+            return None;
+        }
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let mut line = plural(self.warnings.len(), "warning");
+        if !self.left_out.is_empty() {
+            line.push_str(&format!(
+                "; {} left out of the client: {}",
+                plural(self.left_out.len(), "operation"),
+                self.left_out.join(", ")
+            ));
+        }
+        Some(line)
+    }
 }
 
 /// Generates the crate's source files from spec text. `source_name` names the file in
@@ -85,6 +109,7 @@ pub fn generate_str(source_name: &str, text: &str, header_name: &str) -> Result<
         files,
         warnings,
         dependencies,
+        left_out: api.left_out,
     })
 }
 

@@ -110,6 +110,9 @@ pub fn run(args: Args) -> ExitCode {
     for warning in &generated.warnings {
         eprintln!("warning: {warning}");
     }
+    if let Some(summary) = generated.summary() {
+        eprintln!("warning: {summary}");
+    }
     if args.deny_warnings && !generated.warnings.is_empty() {
         eprintln!(
             "error: {} generation warning(s) and --deny-warnings: nothing written",

@@ -52,6 +52,7 @@ fn lower_resolved(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
         types: Vec::new(),
         warnings: Vec::new(),
         absorbed: std::collections::BTreeSet::new(),
+        left_out: Vec::new(),
     };
     // Names the generated modules use themselves: a schema of that name gets a suffix
     // rather than shadowing them.
@@ -73,6 +74,7 @@ fn lower_resolved(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
         lowerer.component(&name, schema, &pointer)?;
     }
     let (operations, schemes) = lowerer.operations()?;
+    let left_out = std::mem::take(&mut lowerer.left_out);
     let mut types = lowerer.types;
     schema::box_cycles(&mut types);
     schema::mark_validating(&mut types);
@@ -82,6 +84,7 @@ fn lower_resolved(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
         types,
         operations,
         schemes,
+        left_out,
     };
     Ok((api, lowerer.warnings))
 }
@@ -178,6 +181,8 @@ struct Lowerer<'a> {
     /// Components emitted only as a tagged union's variant (without the tag), under
     /// their own name, because nothing else references them.
     absorbed: std::collections::BTreeSet<String>,
+    /// Operations left out of the client, for the summary (see [`Api::left_out`]).
+    left_out: Vec<String>,
 }
 
 impl Lowerer<'_> {

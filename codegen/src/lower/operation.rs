@@ -33,6 +33,8 @@ impl Lowerer<'_> {
                     push_pointer(&item_ptr, "$ref"),
                     format!("path `{path}` is left out of the client: path items given by $ref are not supported"),
                 );
+                self.left_out
+                    .push(format!("every operation of {path} (a $ref path item)"));
                 continue;
             }
             // Path-level prose documents no method; only checked, so a wrong type warns.
@@ -82,6 +84,11 @@ impl Lowerer<'_> {
                             located.message
                         );
                         self.warn(located.pointer, message);
+                        let verb = method.to_ascii_uppercase();
+                        self.left_out.push(match op.operation_id.as_deref() {
+                            Some(id) if !id.trim().is_empty() => format!("{id} ({verb} {path})"),
+                            _ => format!("{verb} {path}"),
+                        });
                     }
                 }
             }
