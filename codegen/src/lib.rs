@@ -75,21 +75,52 @@ impl Generated {
     }
 }
 
+/// Choices of a generation run beyond the spec itself.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Read a schema `$ref` that points at nothing as any JSON value
+    /// (`serde_json::Value`), with a warning each, instead of refusing the spec: to go on
+    /// with a spec whose author has not fixed its references yet (`--dangling-refs-as-any`).
+    pub dangling_refs_as_any: bool,
+}
+
 /// Generates the crate's source files from spec text. `source_name` names the file in
 /// error messages; `header_name` is how the `@generated` header names the spec.
 pub fn generate_str(source_name: &str, text: &str, header_name: &str) -> Result<Generated, Error> {
+    generate_str_with(source_name, text, header_name, &Options::default())
+}
+
+/// [`generate_str`] with [`Options`].
+pub fn generate_str_with(
+    source_name: &str,
+    text: &str,
+    header_name: &str,
+    options: &Options,
+) -> Result<Generated, Error> {
     let source = spec_model::Source {
         name: source_name.to_owned(),
         text: text.to_owned(),
     };
-    let spec = spec_model::parse(&source)?;
-    let (api, warnings) = lower::lower(&spec).map_err(|mut problems| {
+    let mut spec = spec_model::parse(&source)?;
+    let (freed_warnings, freed) = if options.dangling_refs_as_any {
+        lower::free_dangling_schema_refs(&mut spec)
+    } else {
+        Default::default()
+    };
+    let (api, mut warnings) = lower::lower(&spec).map_err(|mut problems| {
         if problems.len() == 1 {
             Error::Spec(source.error(problems.remove(0)))
         } else {
             Error::Specs(source.errors(problems))
         }
     })?;
+    if !freed.is_empty() {
+        // The freed schema's own "no `type`" warning says less than the reference's.
+        warnings.retain(|w| {
+            !(freed.contains(&w.pointer) && w.message.starts_with("a schema with no `type`"))
+        });
+        warnings.splice(0..0, freed_warnings);
+    }
     // Locating the warnings in the text and freeing the parsed document need nothing
     // that printing does: they run beside it, on the core the smaller files leave idle.
     let (files, warnings) = std::thread::scope(|scope| {

@@ -16,6 +16,7 @@ mod security;
 mod status;
 mod union;
 
+pub use refs::free_dangling_schema_refs;
 pub(crate) use schema::inner_named;
 
 use indexmap::IndexMap;
