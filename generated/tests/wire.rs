@@ -378,12 +378,15 @@ async fn update_contact_info_name_sends_bearer_and_body() {
                         status: s,
                         ref body,
                     },
+                body: ref raw,
             },
         ) => {
             assert_eq!(
                 (status, s, field),
                 (StatusCode::OK, StatusCode::OK, "errorText")
             );
+            assert_eq!(raw.as_slice(), br#"{"errorText":"too long"}"#);
+            assert_eq!(err.body(), Some(raw.as_slice()));
             assert_eq!(headers["content-type"], "application/json");
             assert_eq!(body.error_text.as_deref(), Some("too long"));
             assert!(body.contact_info.is_none());

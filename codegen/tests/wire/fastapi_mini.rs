@@ -227,3 +227,37 @@ fn percent_decode(value: &str) -> String {
     }
     String::from_utf8(out).unwrap()
 }
+
+/// An error answer keeps its body as received beside the decoded value: FastAPI
+/// applications answer a `422` whose fields the documented `HTTPValidationError` does
+/// not name, and the server's message must still be readable. `Display` shows no body.
+#[test]
+fn an_error_body_the_schema_does_not_describe_is_kept() {
+    use gen_fastapi_mini::Error;
+    use gen_fastapi_mini::client::PutThingError;
+    const BODY: &str = r#"{"exception_message":"String should match pattern","exception_detail":[{"loc":["body","name"]}]}"#;
+    let (base, _heads, server) = serve(vec![("422 Unprocessable Entity", BODY)]);
+    let client = Client::new(base).unwrap();
+    let err = runtime()
+        .block_on(client.put_thing("a", &Tag::new("t".to_owned())))
+        .unwrap_err();
+    match &err {
+        Error::Response {
+            status,
+            error: PutThingError::UnprocessableContent(decoded),
+            ..
+        } => {
+            assert_eq!(status.as_u16(), 422);
+            assert_eq!(decoded.detail, None);
+        }
+        other => panic!("expected the documented 422, got {other:?}"),
+    }
+    assert_eq!(err.body(), Some(BODY.as_bytes()));
+    assert_eq!(
+        err.excerpt(49).as_deref(),
+        Some(r#"{"exception_message":"String should match pattern…"#)
+    );
+    assert!(!err.to_string().contains("exception"), "{err}");
+    assert!(!format!("{err:?}").contains("exception"), "{err:?}");
+    server.join().unwrap();
+}
