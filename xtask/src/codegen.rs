@@ -109,6 +109,13 @@ pub fn run(args: Args) -> ExitCode {
     };
     let generated = match codegen::generate_str_with(&header_name, &text, &header_name, &options) {
         Ok(generated) => generated,
+        // Several problems found together (every dangling `$ref`): one line each.
+        Err(codegen::Error::Specs(problems)) => {
+            for problem in &problems {
+                eprintln!("error: {problem}");
+            }
+            return ExitCode::from(2);
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
