@@ -14,6 +14,9 @@ fn main() -> ExitCode {
         for warning in &generated.warnings {
             eprintln!("warning: {warning}");
         }
+        if let Some(summary) = generated.summary() {
+            eprintln!("warning: {summary}");
+        }
         codegen::sync(Path::new(out), &generated.files, codegen::Mode::Write)
     });
     match result {

@@ -19,6 +19,10 @@ pub enum Error {
     /// The spec is not something the generator can turn into Rust.
     #[error("{0}")]
     Spec(#[from] SpecError),
+    /// Several problems found together, each at its node (every `$ref` that points at
+    /// nothing): one line each.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Specs(Vec<SpecError>),
     /// Writing or comparing the output failed.
     #[error("cannot write {path}: {source}")]
     Write {

@@ -16,6 +16,9 @@ pub struct Api {
     /// The security schemes some operation sends a credential for, in the order of
     /// `components.securitySchemes`.
     pub schemes: Vec<SecurityScheme>,
+    /// The operations the client leaves out (each also a warning saying why), as
+    /// `operationId (METHOD /path)`, in spec order: what the summary line names.
+    pub left_out: Vec<String>,
 }
 
 /// A security scheme whose credential the client holds and sends.
@@ -486,6 +489,10 @@ pub enum ListEncoding {
     },
     /// An object query parameter in `deepObject` style: `id[role]=admin&id[first]=Alex`.
     DeepObject,
+    /// A query parameter described by `content: {application/json: …}`: the value's JSON
+    /// text is the parameter's value (`filter=%7B%22name%22%3A%22a%22%7D`), whatever its
+    /// type.
+    JsonText,
     /// An object path or header parameter, its properties expanded as RFC 6570 expands an
     /// associative array: `simple` `R,100,G,200` (exploded `R=100,G=200`), `label`
     /// `.R,100,G,200` (`.R=100.G=200`), `matrix` `;color=R,100,G,200` (`;R=100;G=200`).

@@ -49,17 +49,78 @@ pub struct Generated {
     pub warnings: Vec<SpecError>,
     /// What the files need in the crate's `Cargo.toml` (see [`emit::manifest`]).
     pub dependencies: Vec<emit::manifest::Dependency>,
+    /// The operations left out of the client (`operationId (METHOD /path)`), each also
+    /// one of the warnings.
+    pub left_out: Vec<String>,
+}
+
+impl Generated {
+    /// The line that closes a run's warnings: how many there were and, by name, every
+    /// operation the client leaves out, so that none goes unnoticed among the rest.
+    /// `None` when there is no warning.
+    pub fn summary(&self) -> Option<String> {
+        if self.warnings.is_empty() {
+            return None;
+        }
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let mut line = plural(self.warnings.len(), "warning");
+        if !self.left_out.is_empty() {
+            line.push_str(&format!(
+                "; {} left out of the client: {}",
+                plural(self.left_out.len(), "operation"),
+                self.left_out.join(", ")
+            ));
+        }
+        Some(line)
+    }
+}
+
+/// Choices of a generation run beyond the spec itself.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Read a schema `$ref` that points at nothing as any JSON value
+    /// (`serde_json::Value`), with a warning each, instead of refusing the spec: to go on
+    /// with a spec whose author has not fixed its references yet (`--dangling-refs-as-any`).
+    pub dangling_refs_as_any: bool,
 }
 
 /// Generates the crate's source files from spec text. `source_name` names the file in
 /// error messages; `header_name` is how the `@generated` header names the spec.
 pub fn generate_str(source_name: &str, text: &str, header_name: &str) -> Result<Generated, Error> {
+    generate_str_with(source_name, text, header_name, &Options::default())
+}
+
+/// [`generate_str`] with [`Options`].
+pub fn generate_str_with(
+    source_name: &str,
+    text: &str,
+    header_name: &str,
+    options: &Options,
+) -> Result<Generated, Error> {
     let source = spec_model::Source {
         name: source_name.to_owned(),
         text: text.to_owned(),
     };
-    let spec = spec_model::parse(&source)?;
-    let (api, warnings) = lower::lower(&spec).map_err(|l| source.error(l))?;
+    let mut spec = spec_model::parse(&source)?;
+    let (freed_warnings, freed) = if options.dangling_refs_as_any {
+        lower::free_dangling_schema_refs(&mut spec)
+    } else {
+        Default::default()
+    };
+    let (api, mut warnings) = lower::lower(&spec).map_err(|mut problems| {
+        if problems.len() == 1 {
+            Error::Spec(source.error(problems.remove(0)))
+        } else {
+            Error::Specs(source.errors(problems))
+        }
+    })?;
+    if !freed.is_empty() {
+        // The freed schema's own "no `type`" warning says less than the reference's.
+        warnings.retain(|w| {
+            !(freed.contains(&w.pointer) && w.message.starts_with("a schema with no `type`"))
+        });
+        warnings.splice(0..0, freed_warnings);
+    }
     // Locating the warnings in the text and freeing the parsed document need nothing
     // that printing does: they run beside it, on the core the smaller files leave idle.
     let (files, warnings) = std::thread::scope(|scope| {
@@ -79,6 +140,7 @@ pub fn generate_str(source_name: &str, text: &str, header_name: &str) -> Result<
         files,
         warnings,
         dependencies,
+        left_out: api.left_out,
     })
 }
 

@@ -83,6 +83,13 @@ fn damaged_specs_never_panic() {
                 refused += 1;
                 assert!(!e.message.is_empty(), "{pointer} ({kind}): empty message");
             }
+            Err(codegen::Error::Specs(es)) => {
+                refused += 1;
+                assert!(
+                    es.iter().all(|e| !e.message.is_empty()),
+                    "{pointer} ({kind}): empty message"
+                );
+            }
             Err(other) => panic!("{pointer} ({kind}): unexpected error kind: {other}"),
         }
     }

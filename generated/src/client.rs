@@ -105,7 +105,8 @@ impl ClientBuilder {
     }
 
     /// Whether each method checks its arguments against the spec's constraints
-    /// (lengths, ranges, patterns, combined lengths) before sending; on unless set.
+    /// (string lengths, numeric ranges, list sizes, combined lengths; not
+    /// `pattern`, which is left to the server) before sending; on unless set.
     /// See [`Client::set_check_arguments`].
     pub fn check_arguments(mut self, check: bool) -> Self {
         self.check_arguments = check;
@@ -1483,7 +1484,7 @@ fn exchange_token_answer(
     crate::Error<ExchangeTokenError>,
 > {
     match answer.status.as_u16() {
-        200 => {
+        200..=299 => {
             answer
                 .success_unless(
                     crate::error::json,
@@ -1574,7 +1575,7 @@ fn update_contact_info_name_answer(
     crate::Error<UpdateContactInfoNameError>,
 > {
     match answer.status.as_u16() {
-        200 => {
+        200..=299 => {
             answer
                 .success_unless(
                     crate::error::json,
@@ -1644,7 +1645,7 @@ fn list_category_position_limits_answer(
     crate::Error<ListCategoryPositionLimitsError>,
 > {
     match answer.status.as_u16() {
-        200 => answer.success(crate::error::json),
+        200..=299 => answer.success(crate::error::json),
         _ => Err(ListCategoryPositionLimitsError::failure(answer)),
     }
 }
@@ -1705,7 +1706,7 @@ fn get_category_position_limit_answer(
     crate::Error<GetCategoryPositionLimitError>,
 > {
     match answer.status.as_u16() {
-        200 => answer.success(crate::error::json),
+        200..=299 => answer.success(crate::error::json),
         _ => Err(GetCategoryPositionLimitError::failure(answer)),
     }
 }
@@ -1722,7 +1723,7 @@ fn find_exchange_scopes_answer(
     crate::Error<FindExchangeScopesError>,
 > {
     match answer.status.as_u16() {
-        200 => answer.success(crate::error::json),
+        200..=299 => answer.success(crate::error::json),
         _ => Err(FindExchangeScopesError::failure(answer)),
     }
 }
@@ -1739,7 +1740,7 @@ fn suggest_risk_categories_answer(
     crate::Error<SuggestRiskCategoriesError>,
 > {
     match answer.status.as_u16() {
-        200 => answer.success(crate::error::json),
+        200..=299 => answer.success(crate::error::json),
         _ => Err(SuggestRiskCategoriesError::failure(answer)),
     }
 }

@@ -136,6 +136,11 @@ pub enum Error<E> {
         headers: HeaderMap,
         /// The documented answer, decoded.
         error: E,
+        /// The body exactly as received (at most the client's
+        /// `max_response_bytes`): what the server said that the documented
+        /// schema has no field for (a FastAPI `exception_message` beside a
+        /// `detail` the schema names) is still there.
+        body: Vec<u8>,
     },
     /// The server answered with a success status, but the body reports that the
     /// request was rejected (a field the spec's `x-business-error` names is
@@ -149,6 +154,8 @@ pub enum Error<E> {
         field: &'static str,
         /// The decoded body, as the operation's `Rejected` variant.
         error: E,
+        /// The body exactly as received.
+        body: Vec<u8>,
     },
     /// The server answered with a penalty (`x-penalty`): wait `wait`, then send the
     /// same request again with `ticket` in its `resend` field. A client with a
@@ -247,6 +254,33 @@ impl<E> Error<E> {
         }
     }
 
+    /// The body of the answer exactly as received, when the error came from an
+    /// answer whose body was read (a documented error, a business rejection, an
+    /// undocumented status, a body that does not decode). [`Error::excerpt`]
+    /// gives the start of it as text.
+    pub fn body(&self) -> Option<&[u8]> {
+        match self {
+            Error::Response { body, .. }
+            | Error::Business { body, .. }
+            | Error::UnexpectedStatus { body, .. }
+            | Error::Decode { body, .. } => Some(body),
+            _ => None,
+        }
+    }
+
+    /// The first `max_chars` characters of [`Error::body`] as text (bytes that are
+    /// not UTF-8 replaced, `…` added when cut): the server's own words, for a log
+    /// line or a message. Not part of `Display`, which never shows a body: an
+    /// error body may echo a credential, so printing it is the caller's choice.
+    pub fn excerpt(&self, max_chars: usize) -> Option<String> {
+        let text = String::from_utf8_lossy(self.body()?);
+        let mut excerpt: String = text.chars().take(max_chars).collect();
+        if excerpt.len() < text.len() {
+            excerpt.push('…');
+        }
+        Some(excerpt)
+    }
+
     /// The documented answer (an error status or a business rejection), decoded.
     pub fn documented(&self) -> Option<&E> {
         match self {
@@ -308,17 +342,19 @@ impl<E> fmt::Debug for Error<E> {
             }
             Error::Constraint(v) => f.debug_tuple("Constraint").field(v).finish(),
             Error::Token(e) => f.debug_tuple("Token").field(e).finish(),
-            Error::Response { status, headers, .. } => {
+            Error::Response { status, headers, body, .. } => {
                 f.debug_struct("Response")
                     .field("status", status)
                     .field("headers", &HeaderNames(headers))
+                    .field("body_bytes", &body.len())
                     .finish_non_exhaustive()
             }
-            Error::Business { status, headers, field, .. } => {
+            Error::Business { status, headers, field, body, .. } => {
                 f.debug_struct("Business")
                     .field("status", status)
                     .field("headers", &HeaderNames(headers))
                     .field("field", field)
+                    .field("body_bytes", &body.len())
                     .finish_non_exhaustive()
             }
             Error::Penalty { status, headers, wait, ticket, resend } => {
@@ -948,6 +984,7 @@ impl Answer {
                     headers: self.headers,
                     field,
                     error: rejected(self.status, body),
+                    body: self.body,
                 })
             }
         }
@@ -960,11 +997,12 @@ impl Answer {
         wrap: impl FnOnce(B) -> E,
     ) -> Error<E> {
         match decode(&self.body) {
-            Ok(body) => {
+            Ok(decoded) => {
                 Error::Response {
                     status: self.status,
                     headers: self.headers,
-                    error: wrap(body),
+                    error: wrap(decoded),
+                    body: self.body,
                 }
             }
             Err(source) => self.undecodable(source),

@@ -214,7 +214,8 @@ pub struct Parameter {
     pub required: bool,
     /// The value's schema.
     pub schema: Option<Schema>,
-    /// `content` instead of `schema` (not supported).
+    /// `content` instead of `schema`: one media type and its schema, as read by the
+    /// generator (JSON text in the query string).
     pub content: Option<Value>,
     /// Serialization style (`form`, `simple`, `spaceDelimited`, `pipeDelimited`, ...).
     pub style: Option<String>,

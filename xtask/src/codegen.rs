@@ -28,6 +28,10 @@ pub struct Args {
     /// Refuse the spec (exit 2, nothing written) when generation has any warning.
     #[arg(long)]
     deny_warnings: bool,
+    /// Read a schema `$ref` that points at nothing as any JSON value
+    /// (`serde_json::Value`), with a warning each, instead of refusing the spec.
+    #[arg(long)]
+    dangling_refs_as_any: bool,
 }
 
 /// The repository root: xtask's manifest directory's parent.
@@ -100,8 +104,18 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     // Errors name the spec as given, relative to the repository root.
-    let generated = match codegen::generate_str(&header_name, &text, &header_name) {
+    let options = codegen::Options {
+        dangling_refs_as_any: args.dangling_refs_as_any,
+    };
+    let generated = match codegen::generate_str_with(&header_name, &text, &header_name, &options) {
         Ok(generated) => generated,
+        // Several problems found together (every dangling `$ref`): one line each.
+        Err(codegen::Error::Specs(problems)) => {
+            for problem in &problems {
+                eprintln!("error: {problem}");
+            }
+            return ExitCode::from(2);
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
@@ -109,6 +123,9 @@ pub fn run(args: Args) -> ExitCode {
     };
     for warning in &generated.warnings {
         eprintln!("warning: {warning}");
+    }
+    if let Some(summary) = generated.summary() {
+        eprintln!("warning: {summary}");
     }
     if args.deny_warnings && !generated.warnings.is_empty() {
         eprintln!(
@@ -191,6 +208,7 @@ mod tests {
             crate_dir: None,
             name: None,
             deny_warnings: false,
+            dangling_refs_as_any: false,
         }
     }
 
@@ -270,6 +288,27 @@ mod tests {
             std::fs::read_to_string(out.join("lib.rs")).unwrap(),
             "pub fn mine() {}"
         );
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn dangling_refs_as_any_goes_on_with_a_spec_that_refs_nothing() {
+        let spec = "codegen/tests/specs/bad/dangling_refs.yaml";
+        let out = scratch("dangling");
+        // The parameter's `$ref` leads nowhere either, and a parameter cannot be "any
+        // value": still refused, nothing written.
+        let mut going_on = args(spec, &out, false);
+        going_on.dangling_refs_as_any = true;
+        assert_eq!(run(going_on), ExitCode::from(2));
+        assert!(std::fs::read_dir(&out).unwrap().next().is_none());
+        // Only schema references dangle here: refused by default, generated on request.
+        let spec = "codegen/tests/specs/options/dangling_refs.yaml";
+        assert_eq!(run(args(spec, &out, false)), ExitCode::from(2));
+        assert!(std::fs::read_dir(&out).unwrap().next().is_none());
+        let mut going_on = args(spec, &out, false);
+        going_on.dangling_refs_as_any = true;
+        assert_eq!(run(going_on), ExitCode::SUCCESS);
+        assert!(out.join("models.rs").is_file());
         std::fs::remove_dir_all(&out).unwrap();
     }
 

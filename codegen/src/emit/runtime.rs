@@ -212,6 +212,11 @@ pub fn emit(api: &Api) -> TokenStream {
                 headers: HeaderMap,
                 /// The documented answer, decoded.
                 error: E,
+                /// The body exactly as received (at most the client's
+                /// `max_response_bytes`): what the server said that the documented
+                /// schema has no field for (a FastAPI `exception_message` beside a
+                /// `detail` the schema names) is still there.
+                body: Vec<u8>,
             },
             /// The server answered with a success status, but the body reports that the
             /// request was rejected (a field the spec's `x-business-error` names is
@@ -225,6 +230,8 @@ pub fn emit(api: &Api) -> TokenStream {
                 field: &'static str,
                 /// The decoded body, as the operation's `Rejected` variant.
                 error: E,
+                /// The body exactly as received.
+                body: Vec<u8>,
             },
             /// The server answered with a penalty (`x-penalty`): wait `wait`, then send the
             /// same request again with `ticket` in its `resend` field. A client with a
@@ -323,6 +330,33 @@ pub fn emit(api: &Api) -> TokenStream {
                 }
             }
 
+            /// The body of the answer exactly as received, when the error came from an
+            /// answer whose body was read (a documented error, a business rejection, an
+            /// undocumented status, a body that does not decode). [`Error::excerpt`]
+            /// gives the start of it as text.
+            pub fn body(&self) -> Option<&[u8]> {
+                match self {
+                    Error::Response { body, .. }
+                    | Error::Business { body, .. }
+                    | Error::UnexpectedStatus { body, .. }
+                    | Error::Decode { body, .. } => Some(body),
+                    _ => None,
+                }
+            }
+
+            /// The first `max_chars` characters of [`Error::body`] as text (bytes that are
+            /// not UTF-8 replaced, `…` added when cut): the server's own words, for a log
+            /// line or a message. Not part of `Display`, which never shows a body: an
+            /// error body may echo a credential, so printing it is the caller's choice.
+            pub fn excerpt(&self, max_chars: usize) -> Option<String> {
+                let text = String::from_utf8_lossy(self.body()?);
+                let mut excerpt: String = text.chars().take(max_chars).collect();
+                if excerpt.len() < text.len() {
+                    excerpt.push('…');
+                }
+                Some(excerpt)
+            }
+
             /// The documented answer (an error status or a business rejection), decoded.
             pub fn documented(&self) -> Option<&E> {
                 match self {
@@ -379,16 +413,18 @@ pub fn emit(api: &Api) -> TokenStream {
                         .finish(),
                     Error::Constraint(v) => f.debug_tuple("Constraint").field(v).finish(),
                     Error::Token(e) => f.debug_tuple("Token").field(e).finish(),
-                    Error::Response { status, headers, .. } => f
+                    Error::Response { status, headers, body, .. } => f
                         .debug_struct("Response")
                         .field("status", status)
                         .field("headers", &HeaderNames(headers))
+                        .field("body_bytes", &body.len())
                         .finish_non_exhaustive(),
-                    Error::Business { status, headers, field, .. } => f
+                    Error::Business { status, headers, field, body, .. } => f
                         .debug_struct("Business")
                         .field("status", status)
                         .field("headers", &HeaderNames(headers))
                         .field("field", field)
+                        .field("body_bytes", &body.len())
                         .finish_non_exhaustive(),
                     Error::Penalty { status, headers, wait, ticket, resend } => f
                         .debug_struct("Penalty")
@@ -1116,6 +1152,7 @@ fn answer(uses: &Uses) -> TokenStream {
                         headers: self.headers,
                         field,
                         error: rejected(self.status, body),
+                        body: self.body,
                     }),
                 }
             }
@@ -1139,7 +1176,12 @@ fn answer(uses: &Uses) -> TokenStream {
                 wrap: impl FnOnce(B) -> E,
             ) -> Error<E> {
                 match decode(&self.body) {
-                    Ok(body) => Error::Response { status: self.status, headers: self.headers, error: wrap(body) },
+                    Ok(decoded) => Error::Response {
+                        status: self.status,
+                        headers: self.headers,
+                        error: wrap(decoded),
+                        body: self.body,
+                    },
                     Err(source) => self.undecodable(source),
                 }
             }
@@ -1148,13 +1190,13 @@ fn answer(uses: &Uses) -> TokenStream {
     if uses.only {
         methods.extend(quote! {
             /// The answer of an operation that documents one success and nothing else:
-            /// that status decoded, any other `Error::UnexpectedStatus`.
+            /// any `2xx` decoded as that success (`Response::status` tells which it
+            /// was), any other status `Error::UnexpectedStatus`.
             pub(crate) fn only<B, E>(
                 self,
-                status: u16,
                 decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
             ) -> Result<Response<B>, Error<E>> {
-                if self.status.as_u16() != status {
+                if !self.status.is_success() {
                     return Err(Error::UnexpectedStatus { status: self.status, headers: self.headers, body: self.body });
                 }
                 match decode(&self.body) {

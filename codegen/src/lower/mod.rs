@@ -16,6 +16,7 @@ mod security;
 mod status;
 mod union;
 
+pub use refs::free_dangling_schema_refs;
 pub(crate) use schema::inner_named;
 
 use indexmap::IndexMap;
@@ -27,8 +28,18 @@ use spec_model::model::{OpenApi, Text};
 
 /// Lowers a parsed spec into the IR. Problems that still allow a correct client (a node
 /// the generator tolerates or leaves out) come back as warnings beside the IR; problems
-/// that make a correct client impossible are the error.
-pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
+/// that make a correct client impossible are the error: every `$ref` that points at
+/// nothing (all of them, found first), else the first other problem met.
+pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Vec<Located>> {
+    let dangling = refs::dangling(spec);
+    if !dangling.is_empty() {
+        return Err(dangling);
+    }
+    lower_resolved(spec).map_err(|problem| vec![problem])
+}
+
+/// [`lower`] once every reference is known to lead somewhere.
+fn lower_resolved(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
     let unit = match spec.length_unit.as_deref() {
         None => LengthUnit::Scalar,
         Some(u) => parse_unit(u)
@@ -42,6 +53,7 @@ pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
         types: Vec::new(),
         warnings: Vec::new(),
         absorbed: std::collections::BTreeSet::new(),
+        left_out: Vec::new(),
     };
     // Names the generated modules use themselves: a schema of that name gets a suffix
     // rather than shadowing them.
@@ -63,6 +75,7 @@ pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
         lowerer.component(&name, schema, &pointer)?;
     }
     let (operations, schemes) = lowerer.operations()?;
+    let left_out = std::mem::take(&mut lowerer.left_out);
     let mut types = lowerer.types;
     schema::box_cycles(&mut types);
     schema::mark_validating(&mut types);
@@ -72,6 +85,7 @@ pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
         types,
         operations,
         schemes,
+        left_out,
     };
     Ok((api, lowerer.warnings))
 }
@@ -168,6 +182,8 @@ struct Lowerer<'a> {
     /// Components emitted only as a tagged union's variant (without the tag), under
     /// their own name, because nothing else references them.
     absorbed: std::collections::BTreeSet<String>,
+    /// Operations left out of the client, for the summary (see [`Api::left_out`]).
+    left_out: Vec<String>,
 }
 
 impl Lowerer<'_> {

@@ -33,6 +33,8 @@ impl Lowerer<'_> {
                     push_pointer(&item_ptr, "$ref"),
                     format!("path `{path}` is left out of the client: path items given by $ref are not supported"),
                 );
+                self.left_out
+                    .push(format!("every operation of {path} (a $ref path item)"));
                 continue;
             }
             // Path-level prose documents no method; only checked, so a wrong type warns.
@@ -82,6 +84,11 @@ impl Lowerer<'_> {
                             located.message
                         );
                         self.warn(located.pointer, message);
+                        let verb = method.to_ascii_uppercase();
+                        self.left_out.push(match op.operation_id.as_deref() {
+                            Some(id) if !id.trim().is_empty() => format!("{id} ({verb} {path})"),
+                            _ => format!("{verb} {path}"),
+                        });
                     }
                 }
             }
@@ -173,13 +180,34 @@ impl Lowerer<'_> {
                 }
                 None => missing(p_ptr, "in")?,
             };
-            if p.content.is_some() {
-                return Err(Problem::skip(
-                    push_pointer(p_ptr, "content"),
-                    "parameters described by `content` are not supported; use `schema`",
-                ));
+            if location == ParamLocation::Path && !path.contains(&format!("{{{wire}}}")) {
+                // Nowhere to put its value: an argument would be taken and dropped.
+                self.warn(
+                    p_ptr.clone(),
+                    format!(
+                        "path parameter `{wire}` does not appear in the path template \
+                         `{path}`; it is left out of the method"
+                    ),
+                );
+                continue;
             }
-            let schema = p.schema.clone().unwrap_or_default();
+            if let Some(content) = &p.content {
+                let param = self.content_param(p, content, location, &wire, p_ptr, &type_prefix)?;
+                params.push(Param {
+                    name: arg_names.claim(snake(
+                        p.rust_name.as_ref().map_or(wire.as_str(), |n| n.0.as_str()),
+                    )),
+                    ..param
+                });
+                continue;
+            }
+            let mut schema = p.schema.clone().unwrap_or_default();
+            if super::schema::is_any(&schema) {
+                // No `type` (Pydantic writes `{title: Dag Id}` for a `str` path value):
+                // whatever the value, a path segment, query value, header or cookie is
+                // text on the wire, so the argument is a string, not untyped JSON.
+                schema.kind = Some(spec::SchemaType::One("string".to_owned()));
+            }
             let hint = format!("{type_prefix}{}", pascal(&wire));
             let (ty, _nullable) = self.ty(&schema, &push_pointer(p_ptr, "schema"), &hint)?;
             // An object (a struct or a map) has OpenAPI's `form` and `deepObject`
@@ -187,14 +215,29 @@ impl Lowerer<'_> {
             // JSON, has none.
             let object =
                 matches!(ty, Ty::Map(_)) || matches!(&ty, Ty::Named(n) if self.is_object(n));
-            if (object && location == ParamLocation::Cookie)
-                || matches!(ty, Ty::Json | Ty::Option(_) | Ty::Unit)
-            {
+            if object && location == ParamLocation::Cookie {
                 return Err(Problem::skip(
                     push_pointer(p_ptr, "schema"),
                     format!(
-                        "parameter `{wire}` is an object in a cookie or untyped JSON; only \
-                         scalars and lists of scalars are supported there"
+                        "parameter `{wire}` is an object in a cookie, which has no encoding \
+                         there; only scalars and lists of scalars are supported"
+                    ),
+                ));
+            }
+            if matches!(ty, Ty::Json | Ty::Option(_) | Ty::Unit) {
+                let what = match ty {
+                    Ty::Unit => "a value that can only be `null`",
+                    Ty::Option(_) => "a value that may be `null`",
+                    _ => {
+                        "JSON of no single type (a `type: null` schema, or a union that \
+                          admits any JSON)"
+                    }
+                };
+                return Err(Problem::skip(
+                    push_pointer(p_ptr, "schema"),
+                    format!(
+                        "parameter `{wire}` is {what}, which has no text form in the {}",
+                        location_word(location)
                     ),
                 ));
             }
@@ -315,6 +358,8 @@ impl Lowerer<'_> {
             .any(|r| r.status.is_success() && matches!(r.payload, Payload::Text | Payload::Bytes))
             .then(|| method_names.claim(format!("{name}_stream")));
 
+        let responses = with_undeclared_success(responses);
+
         let mut doc = String::new();
         if let Some(s) = self.text(op.summary.as_ref(), &push_pointer(ptr, "summary")) {
             doc.push_str(&s);
@@ -328,7 +373,8 @@ impl Lowerer<'_> {
         if op.responses.is_empty() {
             self.warn(
                 push_pointer(ptr, "responses"),
-                "no responses are documented; every answer is an undocumented status",
+                "no responses are documented; a `2xx` is a success whose body is kept as \
+                 received, any other status an undocumented one",
             );
         }
         let mut seen_tags = Vec::new();
@@ -366,6 +412,101 @@ impl Lowerer<'_> {
                 captcha: p.captcha.clone(),
                 resend: p.resend.clone(),
             }),
+        })
+    }
+
+    /// A parameter described by `content` (one media type and its schema) rather than
+    /// `schema`: FastAPI applications send filters this way, as JSON text in the query
+    /// string. Any JSON type is then fine, objects and untyped values included; its Rust
+    /// name is left for the caller to claim.
+    fn content_param(
+        &mut self,
+        p: &Parameter,
+        content: &serde_json::Value,
+        location: ParamLocation,
+        wire: &str,
+        p_ptr: &str,
+        type_prefix: &str,
+    ) -> Result<Param, Problem> {
+        let content_ptr = push_pointer(p_ptr, "content");
+        // The spec reader keeps a parameter's `content` as it came; read here as the
+        // media types a body's `content` holds.
+        let content: indexmap::IndexMap<String, spec::MediaType> =
+            serde_json::from_value(content.clone()).map_err(|e| {
+                Problem::skip(
+                    content_ptr.clone(),
+                    format!("parameter `{wire}`: `content` is not a map of media types: {e}"),
+                )
+            })?;
+        let [(media, media_type)] = content.iter().collect::<Vec<_>>()[..] else {
+            return Err(Problem::skip(
+                content_ptr,
+                format!(
+                    "parameter `{wire}` lists {} media types under `content`, where OpenAPI \
+                     allows exactly one",
+                    content.len()
+                ),
+            ));
+        };
+        let media_ptr = push_pointer(&content_ptr, media);
+        if !is_json(media) {
+            return Err(Problem::skip(
+                media_ptr,
+                format!(
+                    "parameter `{wire}` is described as `{media}`; only JSON (`application/json` \
+                     or `+json`) is supported for a parameter's `content`"
+                ),
+            ));
+        }
+        if location != ParamLocation::Query {
+            return Err(Problem::skip(
+                content_ptr,
+                format!(
+                    "parameter `{wire}` is JSON text in the {}; only query parameters \
+                     described by `content` are supported",
+                    location_word(location)
+                ),
+            ));
+        }
+        let schema_ptr = push_pointer(&media_ptr, "schema");
+        let (ty, _) = match &media_type.schema {
+            Some(schema) => {
+                let hint = format!("{type_prefix}{}", pascal(wire));
+                self.ty(schema, &schema_ptr, &hint)?
+            }
+            None => {
+                self.warn(
+                    &media_ptr,
+                    format!(
+                        "parameter `{wire}` has no `schema` (any JSON value): its argument is \
+                         `serde_json::Value`"
+                    ),
+                );
+                (Ty::Json, false)
+            }
+        };
+        let checks = match &media_type.schema {
+            Some(schema) => self.checks(schema, &ty),
+            None => crate::ir::Checks::default(),
+        };
+        let mut doc = self
+            .text(p.description.as_ref(), &push_pointer(p_ptr, "description"))
+            .unwrap_or_default();
+        if doc.is_empty() {
+            doc = format!("The `{wire}` parameter.");
+        }
+        doc.push_str(&format!(
+            " Sent as JSON text (`{media}`) in the query string."
+        ));
+        Ok(Param {
+            name: String::new(),
+            wire: wire.to_owned(),
+            doc,
+            location,
+            ty,
+            required: p.required,
+            list: ListEncoding::JsonText,
+            checks,
         })
     }
 
@@ -657,6 +798,39 @@ impl Lowerer<'_> {
     }
 }
 
+/// The responses with a `2XX` catch-all added where no documented success covers every
+/// `2xx`: any `2xx` is a success (a server that answers `201` where the spec says `200`
+/// has done what was asked; an error would invite a retry that does it twice). A lone
+/// documented success already stands for every `2xx` (the emitter matches it so, decoding
+/// with its schema); with none, or several (whose shapes an undeclared status could have
+/// any of), the catch-all keeps the body as received, and its variant the status.
+/// Computed after the streaming twin and the business check, which describe the
+/// documented successes only.
+fn with_undeclared_success(mut responses: Vec<ResponseDef>) -> Vec<ResponseDef> {
+    let declared = responses.iter().filter(|r| r.status.is_success()).count();
+    if declared == 1 || responses.iter().any(|r| r.status == StatusMatch::Class(2)) {
+        return responses;
+    }
+    let mut variants = Scope::default();
+    for r in &responses {
+        variants.claim(r.variant.clone());
+    }
+    let doc = if declared == 0 {
+        "A success (any `2xx`): the spec documents none, so the body is kept as received."
+    } else {
+        "A success status the spec does not document (a `2xx` other than the variants \
+         above): the body is kept as received, since it could have any of their shapes."
+    };
+    responses.push(ResponseDef {
+        status: StatusMatch::Class(2),
+        variant: variants.claim("OtherSuccess".to_owned()),
+        doc: doc.to_owned(),
+        payload: Payload::Bytes,
+        media: Vec::new(),
+    });
+    responses
+}
+
 /// ` (level SHOULD, decision 11)` from `x-level` / `x-decision`, or nothing when the level is
 /// absent.
 fn level_note(level: Option<&str>, decision: Option<&serde_json::Value>) -> String {
@@ -669,6 +843,16 @@ fn level_note(level: Option<&str>, decision: Option<&serde_json::Value>) -> Stri
         None => String::new(),
     };
     format!(" (level {}{decision})", level.to_ascii_uppercase())
+}
+
+/// How a parameter location is named in messages.
+fn location_word(location: ParamLocation) -> &'static str {
+    match location {
+        ParamLocation::Path => "path",
+        ParamLocation::Query => "query",
+        ParamLocation::Header => "headers",
+        ParamLocation::Cookie => "cookies",
+    }
 }
 
 /// Reports a missing mandatory field.

@@ -1,12 +1,16 @@
 //! How often each component schema is referenced across the document. A component that
 //! only one tagged-union branch references is emitted once, without the tag (the enum
 //! carries it), instead of twice (see `union.rs`); this count is the proof that no
-//! other place of the API uses the component as it is.
+//! other place of the API uses the component as it is. And the references that point at
+//! nothing, all found before lowering so that one run reports every one.
 
 use std::collections::HashMap;
 
+use crate::error::{Located, push_pointer};
+
 use spec_model::model::{
-    AdditionalProperties, MediaType, OpenApi, Parameter, RequestBody, Response, Schema,
+    AdditionalProperties, MediaType, OpenApi, Operation, Parameter, PathItem, RequestBody,
+    Response, Schema,
 };
 
 /// Component schema key to the number of `$ref`s to it anywhere the generator reads
@@ -89,4 +93,292 @@ fn body(b: &RequestBody, counts: &mut HashMap<String, usize>) {
 
 fn response(r: &Response, counts: &mut HashMap<String, usize>) {
     media(&r.content, counts);
+}
+
+/// Every `$ref` to a component (`#/components/<section>/<name>`) whose component does not
+/// exist, at the pointer of its `$ref` (components first, then paths): all of them, so one run
+/// names every one (a spec with four stops at the first otherwise, and its author fixes
+/// them one run at a time).
+pub(super) fn dangling(spec: &OpenApi) -> Vec<Located> {
+    let mut walk = Dangling {
+        spec,
+        found: Vec::new(),
+    };
+    let c = &spec.components;
+    for (key, s) in &c.schemas {
+        walk.schema(s, &push_pointer("/components/schemas", key));
+    }
+    for (key, p) in &c.parameters {
+        walk.parameter(p, &push_pointer("/components/parameters", key));
+    }
+    for (key, b) in &c.request_bodies {
+        walk.body(b, &push_pointer("/components/requestBodies", key));
+    }
+    for (key, r) in &c.responses {
+        walk.response(r, &push_pointer("/components/responses", key));
+    }
+    for (path, item) in &spec.paths {
+        let item_ptr = push_pointer("/paths", path);
+        for (i, p) in item.parameters.iter().enumerate() {
+            walk.parameter(p, &format!("{item_ptr}/parameters/{i}"));
+        }
+        for (method, op) in item.operations() {
+            let op_ptr = push_pointer(&item_ptr, method);
+            for (i, p) in op.parameters.iter().enumerate() {
+                walk.parameter(p, &format!("{op_ptr}/parameters/{i}"));
+            }
+            if let Some(b) = &op.request_body {
+                walk.body(b, &push_pointer(&op_ptr, "requestBody"));
+            }
+            for (status, r) in &op.responses {
+                walk.response(
+                    r,
+                    &push_pointer(&push_pointer(&op_ptr, "responses"), status),
+                );
+            }
+        }
+    }
+    walk.found
+}
+
+/// The walk of [`dangling`].
+struct Dangling<'a> {
+    spec: &'a OpenApi,
+    found: Vec<Located>,
+}
+
+impl Dangling<'_> {
+    /// Notes `reference` (at `ptr`, the node holding it) if it names a component of
+    /// `section` that does not exist. References of another form are left to the
+    /// lowering, which says what it supports.
+    fn check(&mut self, reference: Option<&str>, ptr: &str) {
+        let Some(reference) = reference else {
+            return;
+        };
+        let c = &self.spec.components;
+        for (section, what) in [
+            ("schemas", "schema"),
+            ("parameters", "parameter"),
+            ("requestBodies", "request body"),
+            ("responses", "response"),
+        ] {
+            let Some(key) = reference
+                .strip_prefix("#/components/")
+                .and_then(|rest| rest.strip_prefix(section))
+                .and_then(|rest| rest.strip_prefix('/'))
+                .filter(|key| !key.contains('/'))
+            else {
+                continue;
+            };
+            let key = key.replace("~1", "/").replace("~0", "~");
+            let exists = match section {
+                "schemas" => c.schemas.contains_key(&key),
+                "parameters" => c.parameters.contains_key(&key),
+                "requestBodies" => c.request_bodies.contains_key(&key),
+                _ => c.responses.contains_key(&key),
+            };
+            if !exists {
+                self.found.push(Located::new(
+                    push_pointer(ptr, "$ref"),
+                    format!("$ref `{reference}` points at no {what} of `components.{section}`"),
+                ));
+            }
+        }
+    }
+
+    fn schema(&mut self, s: &Schema, ptr: &str) {
+        self.check(s.reference.as_deref(), ptr);
+        for (name, p) in &s.properties {
+            self.schema(p, &push_pointer(&push_pointer(ptr, "properties"), name));
+        }
+        if let Some(items) = &s.items {
+            self.schema(items, &push_pointer(ptr, "items"));
+        }
+        if let Some(AdditionalProperties::Schema(values)) = &s.additional_properties {
+            self.schema(values, &push_pointer(ptr, "additionalProperties"));
+        }
+        for (key, list) in [
+            ("allOf", &s.all_of),
+            ("oneOf", &s.one_of),
+            ("anyOf", &s.any_of),
+        ] {
+            for (i, part) in list.iter().enumerate() {
+                self.schema(part, &format!("{ptr}/{key}/{i}"));
+            }
+        }
+    }
+
+    fn parameter(&mut self, p: &Parameter, ptr: &str) {
+        self.check(p.reference.as_deref(), ptr);
+        if let Some(s) = &p.schema {
+            self.schema(s, &push_pointer(ptr, "schema"));
+        }
+    }
+
+    fn media(&mut self, content: &indexmap::IndexMap<String, MediaType>, ptr: &str) {
+        for (media, mt) in content {
+            if let Some(s) = &mt.schema {
+                self.schema(
+                    s,
+                    &push_pointer(
+                        &push_pointer(&push_pointer(ptr, "content"), media),
+                        "schema",
+                    ),
+                );
+            }
+        }
+    }
+
+    fn body(&mut self, b: &RequestBody, ptr: &str) {
+        self.check(b.reference.as_deref(), ptr);
+        self.media(&b.content, ptr);
+    }
+
+    fn response(&mut self, r: &Response, ptr: &str) {
+        self.check(r.reference.as_deref(), ptr);
+        self.media(&r.content, ptr);
+    }
+}
+
+/// Replaces every schema `$ref` that points at no component schema by a schema that
+/// admits any JSON value (documented as such), and returns one warning per reference at
+/// its `$ref` and the pointers of the replaced schemas: what `--dangling-refs-as-any`
+/// asks, to go on with a spec whose author has not fixed its references yet. References
+/// to missing parameters, bodies and responses are left: they stay errors.
+pub fn free_dangling_schema_refs(spec: &mut OpenApi) -> (Vec<Located>, Vec<String>) {
+    let dangling: std::collections::BTreeSet<String> = dangling(spec)
+        .into_iter()
+        .filter(|d| d.message.contains("`components.schemas`"))
+        .map(|d| d.pointer)
+        .collect();
+    let mut warnings = Vec::new();
+    let mut freed = Vec::new();
+    let mut free = |s: &mut Schema, ptr: &str| {
+        let at = push_pointer(ptr, "$ref");
+        if !dangling.contains(&at) {
+            return;
+        }
+        let reference = s.reference.take().unwrap_or_default();
+        warnings.push(Located::new(
+            at,
+            format!(
+                "$ref `{reference}` points at no schema of `components.schemas`; read as any \
+                 JSON value (`serde_json::Value`), as `--dangling-refs-as-any` asks"
+            ),
+        ));
+        *s = Schema {
+            description: Some(spec_model::model::Text::String(format!(
+                "Any JSON value: the spec's `$ref` `{reference}` points at nothing."
+            ))),
+            ..Schema::default()
+        };
+        freed.push(ptr.to_owned());
+    };
+    let c = &mut spec.components;
+    for (key, s) in c.schemas.iter_mut() {
+        walk_schema_mut(s, &push_pointer("/components/schemas", key), &mut free);
+    }
+    for (key, p) in c.parameters.iter_mut() {
+        parameter_mut(p, &push_pointer("/components/parameters", key), &mut free);
+    }
+    for (key, b) in c.request_bodies.iter_mut() {
+        media_mut(
+            &mut b.content,
+            &push_pointer("/components/requestBodies", key),
+            &mut free,
+        );
+    }
+    for (key, r) in c.responses.iter_mut() {
+        media_mut(
+            &mut r.content,
+            &push_pointer("/components/responses", key),
+            &mut free,
+        );
+    }
+    for (path, item) in spec.paths.iter_mut() {
+        let item_ptr = push_pointer("/paths", path);
+        for (i, p) in item.parameters.iter_mut().enumerate() {
+            parameter_mut(p, &format!("{item_ptr}/parameters/{i}"), &mut free);
+        }
+        for (method, op) in operations_mut(item) {
+            let op_ptr = push_pointer(&item_ptr, method);
+            for (i, p) in op.parameters.iter_mut().enumerate() {
+                parameter_mut(p, &format!("{op_ptr}/parameters/{i}"), &mut free);
+            }
+            if let Some(b) = &mut op.request_body {
+                media_mut(
+                    &mut b.content,
+                    &push_pointer(&op_ptr, "requestBody"),
+                    &mut free,
+                );
+            }
+            for (status, r) in op.responses.iter_mut() {
+                let r_ptr = push_pointer(&push_pointer(&op_ptr, "responses"), status);
+                media_mut(&mut r.content, &r_ptr, &mut free);
+            }
+        }
+    }
+    (warnings, freed)
+}
+
+/// The operations of a path item, mutable, with their methods.
+fn operations_mut(item: &mut PathItem) -> Vec<(&'static str, &mut Operation)> {
+    [
+        ("get", &mut item.get),
+        ("put", &mut item.put),
+        ("post", &mut item.post),
+        ("delete", &mut item.delete),
+        ("options", &mut item.options),
+        ("head", &mut item.head),
+        ("patch", &mut item.patch),
+        ("trace", &mut item.trace),
+    ]
+    .into_iter()
+    .filter_map(|(m, op)| op.as_mut().map(|op| (m, op)))
+    .collect()
+}
+
+/// Calls `f` on a schema and every schema inside it, with each one's pointer.
+fn walk_schema_mut(s: &mut Schema, ptr: &str, f: &mut impl FnMut(&mut Schema, &str)) {
+    f(s, ptr);
+    for (name, p) in s.properties.iter_mut() {
+        walk_schema_mut(p, &push_pointer(&push_pointer(ptr, "properties"), name), f);
+    }
+    if let Some(items) = &mut s.items {
+        walk_schema_mut(items, &push_pointer(ptr, "items"), f);
+    }
+    if let Some(AdditionalProperties::Schema(values)) = &mut s.additional_properties {
+        walk_schema_mut(values, &push_pointer(ptr, "additionalProperties"), f);
+    }
+    for (key, list) in [
+        ("allOf", &mut s.all_of),
+        ("oneOf", &mut s.one_of),
+        ("anyOf", &mut s.any_of),
+    ] {
+        for (i, part) in list.iter_mut().enumerate() {
+            walk_schema_mut(part, &format!("{ptr}/{key}/{i}"), f);
+        }
+    }
+}
+
+fn parameter_mut(p: &mut Parameter, ptr: &str, f: &mut impl FnMut(&mut Schema, &str)) {
+    if let Some(s) = &mut p.schema {
+        walk_schema_mut(s, &push_pointer(ptr, "schema"), f);
+    }
+}
+
+fn media_mut(
+    content: &mut indexmap::IndexMap<String, MediaType>,
+    ptr: &str,
+    f: &mut impl FnMut(&mut Schema, &str),
+) {
+    for (media, mt) in content.iter_mut() {
+        if let Some(s) = &mut mt.schema {
+            let at = push_pointer(
+                &push_pointer(&push_pointer(ptr, "content"), media),
+                "schema",
+            );
+            walk_schema_mut(s, &at, f);
+        }
+    }
 }

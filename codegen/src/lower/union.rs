@@ -5,9 +5,11 @@
 //! - Every branch a string (one-value enums or `const`, what serde's unit variants give):
 //!   one string enum of all the values, with the usual `Unknown(String)` fallback.
 //! - Branches told apart by a property (a `discriminator`, or a property every branch
-//!   requires with one `const`/one-value `enum` string each, what serde's internally
-//!   tagged enums give): an internally tagged enum. The tag lives in the enum, so each
-//!   variant's struct leaves the property out; a branch that is a `$ref` to a component
+//!   has, required or not, with one `const`/one-value `enum` string each, what serde's
+//!   internally tagged enums give): an internally tagged enum; a value whose tag is
+//!   missing or names no branch goes to the fallback, never to a branch it contradicts.
+//!   The tag lives in the enum, so each variant's struct leaves the property out; a
+//!   branch that is a `$ref` to a component
 //!   holding the tag gets its own struct without it.
 //! - Otherwise an untagged enum, whose variants serde tries in order. The order is chosen
 //!   so that no value decodes into a branch that loses part of it: lists first (serde
@@ -242,16 +244,16 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         let (first, _) = props.first()?;
+        // `required` or not: Pydantic writes its discriminator as a `const` with a
+        // `default`, which it leaves out of `required`. A value without the property
+        // then matches no variant and is kept whole by the fallback, where trying the
+        // branches untagged would let the first all-optional one take any object.
         first.keys().find_map(|candidate| {
             let values: Option<Vec<String>> = props
                 .iter()
-                .map(|(p, required)| {
+                .map(|(p, _)| {
                     let (schema, _) = p.get(candidate)?;
-                    required
-                        .contains(candidate)
-                        .then(|| single_string(schema))
-                        .flatten()
-                        .map(str::to_owned)
+                    single_string(schema).map(str::to_owned)
                 })
                 .collect();
             values

@@ -1,0 +1,68 @@
+//! A spec with several `$ref`s that point at nothing is refused with every one of them
+//! named, each at its node and line, not only the first.
+
+#[test]
+fn every_dangling_reference_is_reported_in_one_run() {
+    let name = "tests/specs/bad/dangling_refs.yaml";
+    let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name))
+        .unwrap();
+    let err = codegen::generate_str(name, &text, name).unwrap_err();
+    let codegen::Error::Specs(problems) = &err else {
+        panic!("expected every dangling $ref, got: {err}");
+    };
+    let found: Vec<(Option<usize>, &str)> = problems
+        .iter()
+        .map(|p| (p.line, p.pointer.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (Some(25), "/components/schemas/Pet/properties/owner/$ref"),
+            (
+                Some(26),
+                "/components/schemas/Pet/properties/tags/items/$ref"
+            ),
+            (Some(13), "/paths/~1a/get/parameters/0/$ref"),
+            (
+                Some(19),
+                "/paths/~1a/get/responses/200/content/application~1json/schema/$ref"
+            ),
+        ]
+    );
+    assert_eq!(err.to_string().lines().count(), 4, "{err}");
+}
+
+/// With `dangling_refs_as_any`, a schema `$ref` that points at nothing is any JSON value,
+/// with one warning at each reference, and the crate is generated.
+#[test]
+fn dangling_schema_references_can_be_read_as_any_value() {
+    let name = "tests/specs/options/dangling_refs.yaml";
+    let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name))
+        .unwrap();
+    match codegen::generate_str(name, &text, name) {
+        Err(codegen::Error::Specs(problems)) => assert_eq!(problems.len(), 2, "{problems:?}"),
+        other => panic!("expected both references refused, got {other:?}"),
+    }
+    let options = codegen::Options {
+        dangling_refs_as_any: true,
+    };
+    let generated = codegen::generate_str_with(name, &text, name, &options).unwrap();
+    let warnings: Vec<String> = generated.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "tests/specs/options/dangling_refs.yaml:25: at /components/schemas/Pet/properties/owner/$ref: $ref `#/components/schemas/Person` points at no schema of `components.schemas`; read as any JSON value (`serde_json::Value`), as `--dangling-refs-as-any` asks",
+            "tests/specs/options/dangling_refs.yaml:26: at /components/schemas/Pet/properties/toy/$ref: $ref `#/components/schemas/Toy` points at no schema of `components.schemas`; read as any JSON value (`serde_json::Value`), as `--dangling-refs-as-any` asks",
+        ]
+    );
+    let models = &generated
+        .files
+        .iter()
+        .find(|f| f.path == "models.rs")
+        .unwrap()
+        .contents;
+    assert!(
+        models.contains("pub owner: Option<serde_json::Value>,"),
+        "{models}"
+    );
+}
