@@ -1,23 +1,35 @@
-//! Response validation with the `jsonschema` crate. Each response schema is compiled with
-//! the spec's `components` beside it so that `#/components/...` references resolve, and
-//! with explicit integer ranges for `int32`/`int64`, which JSON Schema itself ignores.
+//! Response validation with the `jsonschema` crate, against each schema as its OpenAPI
+//! version means it: the document is translated to plain JSON Schema 2020-12 by the value
+//! generator's dialect module (`schema_values::dialect`), so that an OpenAPI 3.0
+//! `nullable: true` admits `null`, a boolean `exclusiveMinimum` bounds its `minimum`,
+//! siblings of a `$ref` are ignored, `int32`/`int64` carry their ranges, and a `writeOnly`
+//! property is not required in an answer. Judged by plain JSON Schema, a 3.0 answer with a
+//! `null` where the spec allows one would fail as the target's fault.
 //!
-//! A schema is compiled when an answer first needs it, and once for every response that
-//! declares the same schema: compiling all of a large spec's schemas up front (each with
-//! the whole `components` beside it) took seconds before the first request was sent.
+//! The translated document is registered once, when the first answer needs it, and a
+//! schema is compiled when an answer first needs it, once for every response that declares
+//! the same schema: compiling all of a large spec's schemas up front took seconds before
+//! the first request was sent.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use serde_json::{Value, json};
+use jsonschema::{Draft, Registry};
+use schema_values::Direction;
+use schema_values::dialect::{DOC_URI, Dialect, to_json_schema, translate_document};
+use serde_json::Value;
 
 use crate::error::HarnessError;
 use crate::spec::Spec;
 
 /// Response schemas keyed by (operation, status, media type), each compiled on first use.
 pub struct Validators {
-    /// The spec's `components`, integer ranges added, beside every compiled schema.
-    components: Value,
+    /// The spec's document, as written.
+    doc: Value,
+    /// Its OpenAPI version, as far as schemas are concerned.
+    dialect: Dialect,
+    /// The document translated for answers, registered for `$ref`s; built on first use.
+    registry: OnceLock<Result<Registry<'static>, String>>,
     /// (operation, status, media type) → index into `schemas`.
     keys: HashMap<(String, String, String), usize>,
     /// Distinct schemas, each compiled at most once.
@@ -36,8 +48,6 @@ impl Validators {
     /// Gathers every response schema of the spec; none is compiled yet, so nothing can
     /// fail here (the `Result` is kept for callers that compiled eagerly before).
     pub fn compile(spec: &Spec) -> Result<Validators, HarnessError> {
-        let mut components = spec.doc.get("components").cloned().unwrap_or(json!({}));
-        inject_integer_ranges(&mut components);
         let mut keys = HashMap::new();
         let mut schemas = Vec::new();
         let mut seen: HashMap<String, usize> = HashMap::new();
@@ -58,9 +68,22 @@ impl Validators {
             }
         }
         Ok(Validators {
-            components,
+            doc: spec.doc.clone(),
+            dialect: Dialect::of(&spec.doc),
+            registry: OnceLock::new(),
             keys,
             schemas,
+        })
+    }
+
+    /// The translated document, registered (once) so that every `$ref` resolves in it.
+    fn registry(&self) -> &Result<Registry<'static>, String> {
+        self.registry.get_or_init(|| {
+            let translated = translate_document(&self.doc, self.dialect, Direction::Response);
+            Registry::new()
+                .add(DOC_URI, Draft::Draft202012.create_resource(translated))
+                .and_then(|b| b.prepare())
+                .map_err(|e| e.to_string())
         })
     }
 
@@ -68,24 +91,28 @@ impl Validators {
     fn validator(&self, index: usize) -> &Result<jsonschema::Validator, String> {
         let lazy = &self.schemas[index];
         lazy.compiled.get_or_init(|| {
-            let mut root = lazy.schema.clone();
-            inject_integer_ranges(&mut root);
-            // A boolean schema (`true`: anything) needs no components, and has no room.
-            if let Value::Object(map) = &mut root {
-                map.insert("components".into(), self.components.clone());
+            let built = self
+                .registry()
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|registry| {
+                    let root =
+                        to_json_schema(&lazy.schema, &self.doc, self.dialect, Direction::Response);
+                    jsonschema::draft202012::options()
+                        .with_registry(registry)
+                        .build(&root)
+                        .map_err(|e| e.to_string())
+                });
+            // Said once, when first needed: the spec's fault, so no answer fails for it,
+            // and no answer passes it either.
+            if let Err(e) = &built {
+                eprintln!(
+                    "warning: the response schema of {} does not compile ({e}); answers are \
+                     not checked against it",
+                    lazy.first
+                );
             }
-            jsonschema::draft202012::options()
-                .build(&root)
-                .map_err(|e| {
-                    // Said once, when first needed: the spec's fault, so no answer fails
-                    // for it, and no answer passes it either.
-                    eprintln!(
-                        "warning: the response schema of {} does not compile ({e}); answers \
-                         are not checked against it",
-                        lazy.first
-                    );
-                    e.to_string()
-                })
+            built
         })
     }
 
@@ -121,30 +148,10 @@ impl Validators {
     }
 }
 
-/// Adds `minimum`/`maximum` to integer schemas with an `int32`/`int64` format.
-fn inject_integer_ranges(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            let is_int = m.get("type").and_then(Value::as_str) == Some("integer");
-            let range = match m.get("format").and_then(Value::as_str) {
-                Some("int32") => Some((i64::from(i32::MIN), i64::from(i32::MAX))),
-                Some("int64") => Some((i64::MIN, i64::MAX)),
-                _ => None,
-            };
-            if let (true, Some((lo, hi))) = (is_int, range) {
-                m.entry("minimum").or_insert(json!(lo));
-                m.entry("maximum").or_insert(json!(hi));
-            }
-            m.values_mut().for_each(inject_integer_ranges);
-        }
-        Value::Array(a) => a.iter_mut().for_each(inject_integer_ranges),
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::path::Path;
 
     fn validators() -> Validators {
@@ -257,5 +264,50 @@ components:
             v.validate("get_b", "200", "application/json", &json!("b")),
             None
         );
+    }
+
+    #[test]
+    fn an_openapi_3_0_schema_is_judged_as_3_0_means_it() {
+        let spec = Spec::parse(
+            r##"
+openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /things:
+    get:
+      operationId: list
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: array
+                items: {$ref: "#/components/schemas/Thing"}
+components:
+  schemas:
+    Thing:
+      type: object
+      required: [id, note]
+      properties:
+        id: {type: integer, format: int32, minimum: 0, exclusiveMinimum: true}
+        note: {type: string, nullable: true}
+        name: {type: string}
+"##,
+        )
+        .unwrap();
+        let v = Validators::compile(&spec).unwrap();
+        let check = |body: Value| {
+            v.validate("list", "200", "application/json", &body)
+                .unwrap()
+        };
+        // `nullable: true` admits null in 3.0; plain JSON Schema would not.
+        assert_eq!(check(json!([{"id": 1, "note": null}])), Ok(()));
+        // Without it, null is still wrong.
+        assert!(check(json!([{"id": 1, "note": "x", "name": null}])).is_err());
+        // The boolean exclusiveMinimum of 3.0 makes 0 out of range.
+        assert!(check(json!([{"id": 0, "note": "x"}])).is_err());
+        // int32's range.
+        assert!(check(json!([{"id": 2147483648i64, "note": "x"}])).is_err());
     }
 }
