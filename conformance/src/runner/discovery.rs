@@ -125,24 +125,10 @@ pub fn gated(
     let mut allowed = Vec::new();
     let mut refused = Vec::new();
     for d in steps {
-        let id = format!("discover/{}", d.id);
-        match gate.refusal(&observation(&id, d, d.request.clone())) {
+        let case = observation(&format!("discover/{}", d.id), d, d.request.clone());
+        match gate.refusal(&case) {
             None => allowed.push(d.clone()),
-            Some(why) => refused.push(crate::outcome::CheckResult {
-                case_index: 0,
-                step: 0,
-                case: id,
-                operation: d.request.op.clone(),
-                check: Check::Discovery.into(),
-                level: Level::Must,
-                verdict: crate::outcome::Verdict::Skipped,
-                message: why,
-                expected: String::new(),
-                got: None,
-                curl: None,
-                missing_input: false,
-                elapsed: None,
-            }),
+            Some(why) => refused.push(super::step::skipped(&case, 0, why)),
         }
     }
     (allowed, refused)
