@@ -8,6 +8,7 @@ mod browser;
 mod child;
 mod codegen;
 mod conformance;
+mod diff;
 mod prism;
 mod schemathesis;
 mod serve;
@@ -60,6 +61,8 @@ enum Command {
     Test(test::Args),
     /// Benchmarks whose figures go into BENCHMARKS.md.
     Bench(bench::Args),
+    /// What changed between two versions of a spec: wire, generated crate, decisions.
+    Diff(diff::Args),
 }
 
 fn main() -> ExitCode {
@@ -74,5 +77,6 @@ fn main() -> ExitCode {
         Command::Browser => browser::run(),
         Command::Test(args) => test::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Diff(args) => diff::run(args),
     }
 }

@@ -1,0 +1,382 @@
+//! What changed between two versions of an OpenAPI spec, said three ways at once: on the
+//! wire (which requests existing clients send may now be refused, which answers they may
+//! no longer read, and whether the clients this generator emits read through it), in the
+//! public API of the Rust crate `cargo xtask codegen` emits (major, minor or patch under
+//! Cargo's semver rules, and the version the crate should get), and in the project's own
+//! decisions (a MUST loosened, a decision row changed).
+//!
+//! Both specs are read by [`spec_model`], the generator's reader, so whatever the
+//! generator reads can be compared, OpenAPI 3.0 against 3.1 included. The Rust verdict
+//! comes from generating both crates with [`codegen`] and comparing their public items
+//! ([`surface`]). Every finding is made under a rule of [`rules::RULES`].
+//!
+//! This is a crate of its own, not a module of codegen: it is a user of the generator
+//! (it runs it twice), and the generator has no reason to know about comparisons; xtask
+//! only reads files and prints.
+
+#![warn(missing_docs)]
+
+mod decisions;
+pub mod finding;
+pub mod ignore;
+pub mod render;
+pub mod rules;
+pub mod surface;
+mod wire;
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use spec_model::Source;
+
+pub use finding::Finding;
+pub use ignore::Ignore;
+use rules::{Kind, Level, Semver};
+
+/// What the comparison needs besides the two specs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The version of the crate generated from the old spec (codegen writes `0.1.0`).
+    pub crate_version: String,
+    /// Known changes accepted with a reason.
+    pub ignore: Ignore,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            crate_version: "0.1.0".to_owned(),
+            ignore: Ignore::default(),
+        }
+    }
+}
+
+/// Why no comparison could be made.
+#[derive(Debug)]
+pub enum Error {
+    /// A spec could not be read (the spec model refused it).
+    Spec(spec_model::SpecError),
+    /// The generator could not make a crate of a spec, so its Rust API is unknown.
+    Generate(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Spec(e) => write!(f, "{e}"),
+            Error::Generate(e) => write!(f, "cannot generate the crate: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// One side of the comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct Side {
+    /// The file as named on the command line.
+    pub name: String,
+    /// `openapi`.
+    pub openapi: String,
+    /// `info.version`.
+    pub version: Option<String>,
+}
+
+/// The verdict on the generated crate.
+#[derive(Debug, Clone, Serialize)]
+pub struct RustVerdict {
+    /// The largest change (`None`: the emitted code is the same).
+    pub bump: Option<Semver>,
+    /// The crate's version before.
+    pub current: String,
+    /// The version it should get.
+    pub next: String,
+}
+
+/// Everything found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The old spec.
+    pub old: Side,
+    /// The new spec.
+    pub new: Side,
+    /// The Rust verdict.
+    pub rust: RustVerdict,
+    /// Every change, in the order found (wire, Rust, decisions, version).
+    pub findings: Vec<Finding>,
+    /// `--ignore` entries that accepted nothing (stale: remove them).
+    pub unused_ignores: Vec<ignore::Entry>,
+}
+
+/// Which findings make `--fail-on` exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailOn {
+    /// A wire change at level ERR.
+    Wire,
+    /// A major change of the generated crate.
+    Major,
+    /// A major or minor change of the generated crate.
+    Minor,
+    /// A loosened, tightened or changed decision of the project.
+    Decision,
+}
+
+impl Report {
+    /// Findings not accepted by the ignore file.
+    pub fn active(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.ignored.is_none())
+    }
+
+    /// The active findings that trip `on`.
+    pub fn failing(&self, on: FailOn) -> Vec<&Finding> {
+        self.active()
+            .filter(|f| match on {
+                FailOn::Wire => f.kind == Kind::Wire && f.level == Level::Err,
+                FailOn::Major => f.rust == Some(Semver::Major),
+                FailOn::Minor => matches!(f.rust, Some(Semver::Major | Semver::Minor)),
+                FailOn::Decision => f.kind == Kind::Decision && f.level != Level::Info,
+            })
+            .collect()
+    }
+}
+
+/// A generated crate's public API, and which operation each method and type belongs to.
+struct Crate {
+    surface: surface::Surface,
+    /// Whole files, to tell a patch change from none.
+    files: Vec<(String, String)>,
+    /// Method name or type prefix to operation label.
+    owners: HashMap<String, String>,
+    /// Rust type name to component schema key.
+    schemas: HashMap<String, String>,
+}
+
+fn generate(source: &Source, spec: &spec_model::model::OpenApi) -> Result<Crate, Error> {
+    let (api, _) =
+        codegen::lower::lower(spec).map_err(|l| Error::Generate(source.error(l).to_string()))?;
+    let files = codegen::emit::emit(&api, &source.name)
+        .map_err(|e| Error::Generate(format!("{}: {e}", source.name)))?;
+    let surface = surface::surface(files.iter().map(|f| (f.path.as_str(), f.contents.as_str())))
+        .map_err(|e| {
+            Error::Generate(format!("{}: emitted code does not parse: {e}", source.name))
+        })?;
+    let mut owners = HashMap::new();
+    for op in &api.operations {
+        let label = format!(
+            "{} {}",
+            format!("{:?}", op.method).to_uppercase(),
+            op.path_template
+        );
+        owners.insert(op.name.clone(), label.clone());
+        for (name, _) in &op.other_bodies {
+            owners.insert(name.clone(), label.clone());
+        }
+        if let Some(stream) = &op.stream {
+            owners.insert(stream.clone(), label.clone());
+        }
+        owners.insert(format!("type:{}", op.type_prefix), label);
+    }
+    let schemas = spec
+        .components
+        .schemas
+        .keys()
+        .map(|k| (codegen::names::pascal(k), k.clone()))
+        .collect();
+    Ok(Crate {
+        surface,
+        files: files.into_iter().map(|f| (f.path, f.contents)).collect(),
+        owners,
+        schemas,
+    })
+}
+
+/// Compares two specs.
+pub fn diff(old: &Source, new: &Source, options: &Options) -> Result<Report, Error> {
+    let (old_side, new_side) = std::thread::scope(|scope| {
+        let a = scope.spawn(|| read(old));
+        let b = read(new);
+        let a = a.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (a, b)
+    });
+    let (old_spec, old_value, old_crate) = old_side?;
+    let (new_spec, new_value, new_crate) = new_side?;
+    let mut findings = finding::Findings::default();
+    wire::diff(&old_spec, &new_spec, &mut findings);
+    rust_changes(&old_crate, &new_crate, &mut findings);
+    decisions::diff(&old_value, &new_value, &mut findings);
+    let mut list = findings.into_vec();
+    let unused_ignores = options.ignore.apply(&mut list);
+    let side = |source: &Source, spec: &spec_model::model::OpenApi| Side {
+        name: source.name.clone(),
+        openapi: spec.openapi.clone().unwrap_or_default(),
+        version: spec.info.version.clone(),
+    };
+    let (old_side, new_side) = (side(old, &old_spec), side(new, &new_spec));
+    version_check(&old_side, &new_side, &mut list);
+    let bump = list
+        .iter()
+        .filter(|f| f.ignored.is_none())
+        .filter_map(|f| f.rust)
+        .min();
+    let rust = RustVerdict {
+        bump,
+        next: next_version(&options.crate_version, bump),
+        current: options.crate_version.clone(),
+    };
+    Ok(Report {
+        old: old_side,
+        new: new_side,
+        rust,
+        findings: list,
+        unused_ignores,
+    })
+}
+
+type Read = (spec_model::model::OpenApi, serde_json::Value, Crate);
+
+fn read(source: &Source) -> Result<Read, Error> {
+    let spec = spec_model::parse(source).map_err(Error::Spec)?;
+    let value = spec_model::to_value(source).map_err(Error::Spec)?;
+    let generated = generate(source, &spec)?;
+    Ok((spec, value, generated))
+}
+
+fn rust_changes(old: &Crate, new: &Crate, findings: &mut finding::Findings) {
+    let changes = surface::compare(&old.surface, &new.surface);
+    if changes.is_empty() {
+        if old.files != new.files {
+            findings.add(
+                "rust-docs-or-private-changed",
+                None,
+                None,
+                "crate",
+                "the emitted code changed, its public API did not".into(),
+            );
+        }
+        return;
+    }
+    for (rule, path, message) in changes {
+        let (operation, schema) = owner(&path, new)
+            .or_else(|| owner(&path, old))
+            .unwrap_or_default();
+        let subject = schema.unwrap_or_else(|| item_type(&path));
+        findings.add(rule, operation.as_deref(), Some(&subject), &path, message);
+    }
+}
+
+/// The type an item path is about (`models::Pet` for `models::Pet::name` and for
+/// `impl Debug for models::Pet`).
+fn item_type(path: &str) -> String {
+    let item = path.rsplit(" for ").next().unwrap_or(path);
+    let segments: Vec<&str> = item.split("::").collect();
+    segments[..segments.len().min(2)].join("::")
+}
+
+/// The operation and component schema a Rust item belongs to, when one can be named.
+fn owner(path: &str, c: &Crate) -> Option<(Option<String>, Option<String>)> {
+    // `impl Trait for models::Name` is about `models::Name`.
+    let item = path.rsplit(" for ").next().unwrap_or(path);
+    let segments: Vec<&str> = item.split("::").map(str::trim).collect();
+    let (module, rest) = segments.split_first()?;
+    let type_name = rest.first().copied().unwrap_or(module);
+    if type_name == "Client" {
+        let method = rest.get(1)?;
+        return Some((c.owners.get(*method).cloned(), None));
+    }
+    let schema = c.schemas.get(type_name).cloned();
+    let operation = c
+        .owners
+        .iter()
+        .filter_map(|(k, v)| k.strip_prefix("type:").map(|p| (p, v)))
+        .filter(|(prefix, _)| type_name.starts_with(prefix))
+        .max_by_key(|(prefix, _)| prefix.len())
+        .map(|(_, v)| v.clone());
+    (schema.is_some() || operation.is_some()).then_some((operation, schema))
+}
+
+/// The leading number of a version (`2` of `2.1.0`, `v2`).
+fn major(version: &str) -> Option<u64> {
+    let digits: String = version
+        .trim_start_matches(['v', 'V'])
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+fn version_check(old: &Side, new: &Side, findings: &mut Vec<Finding>) {
+    let breaking = findings
+        .iter()
+        .filter(|f| f.ignored.is_none() && f.kind == Kind::Wire && f.level == Level::Err)
+        .count();
+    if breaking == 0 {
+        return;
+    }
+    let (a, b) = (old.version.as_deref(), new.version.as_deref());
+    let message = match (a.and_then(major), b.and_then(major)) {
+        (Some(x), Some(y)) if y > x => return,
+        (Some(_), Some(_)) => format!(
+            "{breaking} breaking wire change(s), and info.version went from {} to {} without a major bump",
+            a.unwrap_or_default(),
+            b.unwrap_or_default()
+        ),
+        _ => format!(
+            "{breaking} breaking wire change(s), and info.version ({} to {}) cannot be read as a version to check for a major bump",
+            a.unwrap_or("none"),
+            b.unwrap_or("none")
+        ),
+    };
+    let mut list = finding::Findings::default();
+    list.add(
+        "api-version-not-bumped",
+        None,
+        None,
+        "/info/version",
+        message,
+    );
+    findings.extend(list.into_vec());
+}
+
+/// The version a crate at `current` should get for a change of `bump` (Cargo's rules:
+/// in `0.y.z` the `y` is the major number).
+pub fn next_version(current: &str, bump: Option<Semver>) -> String {
+    let parts: Vec<u64> = current
+        .split('.')
+        .map(|p| p.parse().unwrap_or(0))
+        .chain(std::iter::repeat(0))
+        .take(3)
+        .collect();
+    let (a, b, c) = (parts[0], parts[1], parts[2]);
+    let v = match (bump, a) {
+        (None, _) => (a, b, c),
+        (Some(Semver::Major), 0) => (0, b + 1, 0),
+        (Some(Semver::Major), _) => (a + 1, 0, 0),
+        (Some(Semver::Minor), 0) => (0, b, c + 1),
+        (Some(Semver::Minor), _) => (a, b + 1, 0),
+        (Some(Semver::Patch), _) => (a, b, c + 1),
+    };
+    format!("{}.{}.{}", v.0, v.1, v.2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_versions_follow_cargo() {
+        assert_eq!(next_version("0.1.0", Some(Semver::Major)), "0.2.0");
+        assert_eq!(next_version("0.1.0", Some(Semver::Minor)), "0.1.1");
+        assert_eq!(next_version("1.4.2", Some(Semver::Major)), "2.0.0");
+        assert_eq!(next_version("1.4.2", Some(Semver::Minor)), "1.5.0");
+        assert_eq!(next_version("1.4.2", Some(Semver::Patch)), "1.4.3");
+        assert_eq!(next_version("1.4.2", None), "1.4.2");
+    }
+
+    #[test]
+    fn majors_are_read_loosely() {
+        assert_eq!(major("2.1.0"), Some(2));
+        assert_eq!(major("v3"), Some(3));
+        assert_eq!(major("2026-01-01"), Some(2026));
+        assert_eq!(major("beta"), None);
+    }
+}

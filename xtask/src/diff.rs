@@ -1,0 +1,151 @@
+//! `cargo xtask diff OLD NEW`: what changed between two versions of a spec, on the wire,
+//! in the generated crate and in the project's decisions (the `spec-diff` crate does the
+//! work; this reads the files and prints).
+//!
+//! OLD and NEW are files, or `git:REV:path` for a committed version (`git:HEAD~3:spec/
+//! openapi.yaml`). Exit 0 when no finding trips `--fail-on`, 1 when one does, 2 when a
+//! spec (or the ignore file) cannot be read.
+
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+
+use spec_diff::{FailOn, Ignore, Options, render};
+
+/// Arguments of `cargo xtask diff`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The old spec: a file, or `git:REV:path`.
+    #[arg(required_unless_present = "list_rules")]
+    old: Option<String>,
+    /// The new spec: a file, or `git:REV:path`.
+    #[arg(required_unless_present = "list_rules")]
+    new: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Exit 1 when a finding of this kind is present (repeatable): `wire` (a wire change
+    /// at level ERR), `major` (a major change of the generated crate), `minor` (major or
+    /// minor), `decision` (a project decision loosened, tightened or changed).
+    #[arg(long, value_enum)]
+    fail_on: Vec<Fail>,
+    /// Known changes accepted with a reason (YAML list of `rule`, `operation`, `pointer`,
+    /// `reason`).
+    #[arg(long, value_name = "FILE")]
+    ignore: Option<PathBuf>,
+    /// The version of the crate generated from OLD, for the version it should get.
+    #[arg(long, default_value = "0.1.0")]
+    crate_version: String,
+    /// Print the rules and exit.
+    #[arg(long)]
+    list_rules: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Format {
+    Text,
+    Json,
+    Markdown,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Fail {
+    Wire,
+    Major,
+    Minor,
+    Decision,
+}
+
+/// Reads a spec argument: a file, or `git:REV:path` through `git show`.
+fn load(arg: &str) -> Result<spec_model::Source, String> {
+    let text = match arg.strip_prefix("git:") {
+        Some(rest) => {
+            let (rev, path) = rest
+                .split_once(':')
+                .ok_or_else(|| format!("`{arg}`: expected git:REV:path"))?;
+            let out = Command::new("git")
+                .args(["show", &format!("{rev}:{path}")])
+                .output()
+                .map_err(|e| format!("cannot run git: {e}"))?;
+            if !out.status.success() {
+                return Err(format!(
+                    "{arg}: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ));
+            }
+            String::from_utf8(out.stdout).map_err(|_| format!("{arg}: not UTF-8 text"))?
+        }
+        None => std::fs::read_to_string(arg).map_err(|e| format!("cannot read {arg}: {e}"))?,
+    };
+    Ok(spec_model::Source {
+        name: arg.to_owned(),
+        text,
+    })
+}
+
+/// Runs the subcommand.
+pub fn run(args: Args) -> ExitCode {
+    if args.list_rules {
+        print!("{}", render::rules());
+        return ExitCode::SUCCESS;
+    }
+    let (Some(old), Some(new)) = (&args.old, &args.new) else {
+        eprintln!("diff: give OLD and NEW");
+        return ExitCode::from(2);
+    };
+    let ignore = match &args.ignore {
+        None => Ignore::default(),
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Ignore::parse(&t))
+        {
+            Ok(ignore) => ignore,
+            Err(e) => {
+                eprintln!("diff: ignore file {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let sources = load(old).and_then(|o| load(new).map(|n| (o, n)));
+    let (old, new) = match sources {
+        Ok(pair) => pair,
+        Err(e) => {
+            eprintln!("diff: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let options = Options {
+        crate_version: args.crate_version.clone(),
+        ignore,
+    };
+    let report = match spec_diff::diff(&old, &new, &options) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("diff: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    print!(
+        "{}",
+        match args.format {
+            Format::Text => render::text(&report),
+            Format::Json => render::json(&report) + "\n",
+            Format::Markdown => render::markdown(&report),
+        }
+    );
+    let mut failing = 0;
+    for fail in &args.fail_on {
+        let on = match fail {
+            Fail::Wire => FailOn::Wire,
+            Fail::Major => FailOn::Major,
+            Fail::Minor => FailOn::Minor,
+            Fail::Decision => FailOn::Decision,
+        };
+        failing += report.failing(on).len();
+    }
+    if failing > 0 {
+        eprintln!("diff: {failing} finding(s) trip --fail-on");
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
