@@ -281,7 +281,7 @@ fn owner(path: &str, c: &Crate) -> Option<(Option<String>, Option<String>)> {
     let type_name = rest.first().copied().unwrap_or(module);
     if type_name == "Client" {
         let method = rest.get(1)?;
-        return Some((c.owners.get(*method).cloned(), None));
+        return c.owners.get(*method).map(|op| (Some(op.clone()), None));
     }
     let schema = c.schemas.get(type_name).cloned();
     let operation = c
