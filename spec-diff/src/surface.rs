@@ -499,3 +499,16 @@ fn exhaustiveness(path: &str, before: bool, after: bool, out: &mut Vec<Change>) 
         _ => {}
     }
 }
+
+/// The semver-major differences between the public APIs of two sets of generated source
+/// files (`path`, `contents`): what `cargo xtask codegen` reports when it replaces a crate.
+pub fn major_changes<'a>(
+    old: impl IntoIterator<Item = (&'a str, &'a str)>,
+    new: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<Vec<Change>, String> {
+    let (old, new) = (surface(old)?, surface(new)?);
+    Ok(compare(&old, &new)
+        .into_iter()
+        .filter(|(rule, ..)| crate::rules::rule(rule).rust == Some(crate::rules::Semver::Major))
+        .collect())
+}
