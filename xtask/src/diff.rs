@@ -6,6 +6,8 @@
 //! openapi.yaml`). Exit 0 when no finding trips `--fail-on`, 1 when one does, 2 when a
 //! spec (or the ignore file) cannot be read.
 
+mod crosscheck;
+
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
@@ -15,10 +17,10 @@ use spec_diff::{FailOn, Ignore, Options, render};
 #[derive(clap::Args)]
 pub struct Args {
     /// The old spec: a file, or `git:REV:path`.
-    #[arg(required_unless_present = "list_rules")]
+    #[arg(required_unless_present_any = ["list_rules", "cross_check"])]
     old: Option<String>,
     /// The new spec: a file, or `git:REV:path`.
-    #[arg(required_unless_present = "list_rules")]
+    #[arg(required_unless_present_any = ["list_rules", "cross_check"])]
     new: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
@@ -38,6 +40,13 @@ pub struct Args {
     /// Print the rules and exit.
     #[arg(long)]
     list_rules: bool,
+    /// Cross-check the verdicts on every focused pair against cargo-semver-checks and
+    /// Redocly CLI (installed into target/tools/); exit 1 on an unexplained difference.
+    #[arg(long, conflicts_with_all = ["old", "new", "list_rules"])]
+    cross_check: bool,
+    /// With --cross-check: only the pairs whose name contains this.
+    #[arg(long, requires = "cross_check")]
+    only: Option<String>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -87,6 +96,16 @@ pub fn run(args: Args) -> ExitCode {
     if args.list_rules {
         print!("{}", render::rules());
         return ExitCode::SUCCESS;
+    }
+    if args.cross_check {
+        return match crosscheck::run(args.only.as_deref()) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("diff --cross-check: {e}");
+                ExitCode::from(2)
+            }
+        };
     }
     let (Some(old), Some(new)) = (&args.old, &args.new) else {
         eprintln!("diff: give OLD and NEW");

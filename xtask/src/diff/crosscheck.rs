@@ -1,0 +1,256 @@
+//! `cargo xtask diff --cross-check`: the verdicts of `cargo xtask diff` on every focused
+//! pair (`spec-diff/tests/pairs/`) against two tools nobody here wrote, both installed
+//! into `target/tools/`: cargo-semver-checks on the two crates `cargo xtask codegen`
+//! generates from the pair (major or not), and Redocly CLI's `diff` on the two specs
+//! (its bump `major` or not).
+//!
+//! Our Rust verdict is major when any Rust finding is; our wire verdict is "breaking" when
+//! a wire finding at ERR or WARN affects someone (requests refused or answers unreadable),
+//! which is what Redocly rates major. A pair where a verdict differs must be listed in
+//! [`KNOWN`] with the reason the tools define the change differently; an unlisted
+//! difference, a listed pair that agrees, or a tool that cannot run fails the step.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use spec_diff::rules::{Kind, Level, Semver, Wire};
+
+/// Pinned versions of the outside tools.
+const SEMVER_CHECKS: &str = "0.51.0";
+const REDOCLY: &str = "@redocly/cli@2.77.0";
+
+/// Which tool disagrees on a pair.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Tool {
+    SemverChecks,
+    Redocly,
+}
+
+/// Pairs where a tool's verdict differs from ours, and why the two define the change
+/// differently.
+const KNOWN: &[(&str, Tool, &str)] = &[
+    (
+        "api-operation-id-changed",
+        Tool::Redocly,
+        "Redocly rates a new operationId major because SDKs name methods after it; on the \
+         wire nothing changes, and we report the renamed method as the Rust verdict (major)",
+    ),
+    (
+        "new-required-request-body",
+        Tool::Redocly,
+        "Redocly rates every added request body minor, `required: true` included (no \
+         verdict on it); existing clients send no body and a server of the new spec \
+         refuses them, as oasdiff's new-required-request-body says",
+    ),
+    (
+        "request-property-removed",
+        Tool::Redocly,
+        "Redocly rates it patch: the schema still admits the property as an additional one; \
+         we follow oasdiff (WARN): a server of the new spec drops or refuses data existing \
+         clients still send",
+    ),
+];
+
+/// cargo-semver-checks under `target/tools/cargo-semver-checks`, built from crates.io
+/// once (it compiles for a few minutes).
+fn semver_checks() -> Result<PathBuf, String> {
+    let root = crate::tools::tools_dir().join("cargo-semver-checks");
+    let exe = root.join("bin").join("cargo-semver-checks");
+    let marker = root.join(".installed");
+    if exe.exists() && std::fs::read_to_string(&marker).ok().as_deref() == Some(SEMVER_CHECKS) {
+        return Ok(exe);
+    }
+    eprintln!(
+        "installing cargo-semver-checks {SEMVER_CHECKS} into {} (compiles once)",
+        root.display()
+    );
+    crate::tools::run_checked(
+        crate::child::cargo(&["install", "--locked", "--version", SEMVER_CHECKS, "--root"])
+            .arg(&root)
+            .arg("cargo-semver-checks"),
+    )?;
+    std::fs::write(&marker, SEMVER_CHECKS)
+        .map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
+    Ok(exe)
+}
+
+/// Our verdicts on a pair: (Rust major, wire breaking).
+fn ours(dir: &Path) -> Result<(bool, bool), String> {
+    let read = |f: &str| -> Result<spec_model::Source, String> {
+        Ok(spec_model::Source {
+            name: f.to_owned(),
+            text: std::fs::read_to_string(dir.join(f)).map_err(|e| e.to_string())?,
+        })
+    };
+    let report = spec_diff::diff(&read("old.yaml")?, &read("new.yaml")?, &Default::default())
+        .map_err(|e| e.to_string())?;
+    let major = report.rust.bump == Some(Semver::Major);
+    let breaking = report
+        .active()
+        .any(|f| f.kind == Kind::Wire && f.level != Level::Info && f.wire != Wire::None);
+    Ok((major, breaking))
+}
+
+/// Redocly's verdict: whether its bump is `major`.
+fn redocly(exe: &Path, dir: &Path) -> Result<bool, String> {
+    let out = Command::new(exe)
+        .args([
+            "diff",
+            "old.yaml",
+            "new.yaml",
+            "--format",
+            "json",
+            "--fail-on",
+            "none",
+        ])
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("cannot run redocly: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let start = text.find('{').ok_or_else(|| {
+        format!(
+            "redocly diff printed no JSON (exit {}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        )
+    })?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text[start..]).map_err(|e| format!("redocly diff's JSON: {e}"))?;
+    match json.get("bump").and_then(|b| b.as_str()) {
+        Some(bump) => Ok(bump == "major"),
+        None => Err("redocly diff's JSON has no `bump`".to_owned()),
+    }
+}
+
+/// Generates the crate of `spec` into `dir` (package `pair-api`) with this xtask.
+fn generate(spec: &Path, dir: &Path) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = Command::new(exe)
+        .arg("codegen")
+        .arg("--spec")
+        .arg(spec)
+        .arg("--crate")
+        .arg(dir)
+        .args(["--name", "pair-api"])
+        .current_dir(crate::tools::project_root())
+        .output()
+        .map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "codegen of {}: {}",
+            spec.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// cargo-semver-checks' verdict on the two generated crates: whether it asks for a new
+/// major version.
+fn semver(exe: &Path, work: &Path, dir: &Path) -> Result<bool, String> {
+    let (old, new) = (work.join("old"), work.join("new"));
+    let _ = std::fs::remove_dir_all(&old);
+    let _ = std::fs::remove_dir_all(&new);
+    generate(&dir.join("old.yaml"), &old)?;
+    generate(&dir.join("new.yaml"), &new)?;
+    let out = Command::new(exe)
+        .arg("semver-checks")
+        .arg("--manifest-path")
+        .arg(new.join("Cargo.toml"))
+        .arg("--baseline-root")
+        .arg(&old)
+        .args(["--color", "never"])
+        // One target directory for every pair: the dependencies build once.
+        .env("CARGO_TARGET_DIR", work.join("target"))
+        .output()
+        .map_err(|e| format!("cannot run cargo-semver-checks: {e}"))?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if text.contains("requires new major version") {
+        Ok(true)
+    } else if text.contains("no semver update required")
+        || text.contains("requires new minor version")
+        || text.contains("requires new patch version")
+    {
+        Ok(false)
+    } else {
+        Err(format!(
+            "cargo-semver-checks gave no verdict: {}",
+            text.trim()
+        ))
+    }
+}
+
+/// Runs the cross-check on every pair (or those whose name contains `only`); returns
+/// whether every difference is explained.
+pub fn run(only: Option<&str>) -> Result<bool, String> {
+    let redocly_exe = crate::tools::npm_tool(REDOCLY, "redocly")?;
+    let semver_exe = semver_checks()?;
+    let pairs_dir = crate::tools::project_root().join("spec-diff/tests/pairs");
+    let mut names: Vec<String> = std::fs::read_dir(&pairs_dir)
+        .map_err(|e| format!("{}: {e}", pairs_dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| only.is_none_or(|o| n.contains(o)))
+        .collect();
+    names.sort();
+    if names.is_empty() {
+        return Err("no pair to cross-check".to_owned());
+    }
+    let work = crate::tools::tools_dir()
+        .parent()
+        .map_or_else(|| PathBuf::from("target"), Path::to_owned)
+        .join("diff-crosscheck");
+    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    let mut unexplained = Vec::new();
+    let mut explained = 0;
+    println!(
+        "{:<40} {:>6} {:>6}   {:>6} {:>8}",
+        "pair", "rust", "semver", "wire", "redocly"
+    );
+    for name in &names {
+        let dir = pairs_dir.join(name);
+        let (rust_major, wire_breaking) = ours(&dir)?;
+        let redocly_major = redocly(&redocly_exe, &dir)?;
+        let semver_major = semver(&semver_exe, &work, &dir)?;
+        let yn = |b: bool| if b { "major" } else { "-" };
+        println!(
+            "{name:<40} {:>6} {:>6}   {:>6} {:>8}",
+            yn(rust_major),
+            yn(semver_major),
+            if wire_breaking { "break" } else { "-" },
+            yn(redocly_major)
+        );
+        for (tool, agree) in [
+            (Tool::SemverChecks, rust_major == semver_major),
+            (Tool::Redocly, wire_breaking == redocly_major),
+        ] {
+            let known = KNOWN.iter().find(|(n, t, _)| n == name && *t == tool);
+            match (agree, known) {
+                (true, None) => {}
+                (false, Some((_, _, why))) => {
+                    explained += 1;
+                    println!("    {tool:?} differs, known: {why}");
+                }
+                (false, None) => unexplained.push(format!("{name}: {tool:?} differs")),
+                (true, Some(_)) => unexplained.push(format!(
+                    "{name}: listed as differing from {tool:?}, but they agree: remove it from KNOWN"
+                )),
+            }
+        }
+    }
+    println!(
+        "cross-check: {} pairs, {} explained differences, {} unexplained",
+        names.len(),
+        explained,
+        unexplained.len()
+    );
+    for u in &unexplained {
+        println!("    {u}");
+    }
+    Ok(unexplained.is_empty())
+}
