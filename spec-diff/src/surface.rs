@@ -108,16 +108,22 @@ fn non_exhaustive(attrs: &[Attribute]) -> bool {
     attrs.iter().any(|a| a.path().is_ident("non_exhaustive"))
 }
 
-/// The traits of `#[derive(...)]` attributes, as written.
+/// The traits of `#[derive(...)]` attributes, by their last segment.
 fn derives(attrs: &[Attribute]) -> Vec<String> {
     let mut out = Vec::new();
     for a in attrs.iter().filter(|a| a.path().is_ident("derive")) {
         let _ = a.parse_nested_meta(|meta| {
-            out.push(tokens(&meta.path));
+            out.push(trait_name(&meta.path));
             Ok(())
         });
     }
     out
+}
+
+/// A trait as users name it: its last segment with its arguments (`Debug`, not
+/// `std::fmt::Debug`), so a derive and a hand-written impl of one trait are the same impl.
+fn trait_name(path: &syn::Path) -> String {
+    path.segments.last().map(tokens).unwrap_or_default()
 }
 
 /// Tokens as one normalized string, spaced as people write Rust.
@@ -307,7 +313,7 @@ fn items(list: &[Item], module: &str, out: &mut Surface) {
                     Some((path, _)) => {
                         let generics = tokens(&i.generics);
                         out.insert(
-                            format!("impl{generics} {} for {self_ty}", tokens(path)),
+                            format!("impl{generics} {} for {self_ty}", trait_name(path)),
                             Public::Impl,
                         );
                     }

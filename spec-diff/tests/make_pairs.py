@@ -242,8 +242,9 @@ PAIRS = {
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Person"}}}})),
     "rust-non-exhaustive-removed": (set_(P + ["/pets/{id}", "get", "requestBody"], {
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Person"}}}}), None),
-    "rust-trait-impl-removed": (None, set_(S + ["Pet", "properties", "secret"], {"type": "string", "x-secret": True})),
-    "rust-trait-impl-added": (set_(S + ["Pet", "properties", "secret"], {"type": "string", "x-secret": True}), None),
+    # A model whose fields are all optional derives Default; a required field takes it away.
+    "rust-trait-impl-removed": (set_(S + ["Shelter", "required"], []), None),
+    "rust-trait-impl-added": (None, set_(S + ["Shelter", "required"], [])),
     "rust-docs-or-private-changed": (None, set_(S + ["Pet", "description"], "A pet of the store.")),
     # The project's decisions.
     "decision-level-loosened": (None, set_(["x-max-body", "level"], "should")),

@@ -1,0 +1,126 @@
+//! The comparison on a 1,000-operation spec: GitHub's REST description
+//! (`codegen/tests/corpus/api.github.com.json`) against a copy with 50 changes, timed
+//! beside a baseline measured in the same run (parsing the two specs with spec-model
+//! alone, and generating the two crates with codegen alone), so the figure is a ratio a
+//! slower or busier machine keeps. Run on a release build:
+//!
+//! ```sh
+//! cargo run --release -p spec-diff --example bench
+//! ```
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const RUNS: usize = 5;
+
+/// The median wall time of `RUNS` runs of `f`.
+fn median(mut f: impl FnMut()) -> Duration {
+    let mut times: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[RUNS / 2]
+}
+
+/// Fifty changes, ten of each kind, on operations spread over the document: removed
+/// operations, new required and new optional query parameters, deprecations, and a new
+/// documented status.
+fn changed(spec: &Value) -> Value {
+    let mut spec = spec.clone();
+    let mut targets = Vec::new();
+    for (path, item) in spec["paths"].as_object().expect("paths") {
+        for method in ["get", "post", "put", "patch", "delete"] {
+            if item.get(method).is_some() {
+                targets.push((path.clone(), method));
+            }
+        }
+    }
+    let step = targets.len() / 50;
+    for (i, (path, method)) in targets.iter().step_by(step).take(50).enumerate() {
+        let item = spec["paths"][path.as_str()].as_object_mut().expect("item");
+        match i % 5 {
+            0 => {
+                item.remove(*method);
+            }
+            1 | 2 => {
+                let op = item[*method].as_object_mut().expect("operation");
+                let params = op.entry("parameters").or_insert_with(|| json!([]));
+                params.as_array_mut().expect("list").push(json!({
+                    "name": format!("bench_{i}"),
+                    "in": "query",
+                    "required": i % 5 == 1,
+                    "schema": {"type": "string"}
+                }));
+            }
+            3 => {
+                item[*method]["deprecated"] = json!(true);
+            }
+            _ => {
+                item[*method]["responses"]["418"] = json!({"description": "a teapot"});
+            }
+        }
+    }
+    spec
+}
+
+fn main() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let text = std::fs::read_to_string(root.join("codegen/tests/corpus/api.github.com.json"))
+        .expect("the corpus's GitHub description");
+    let value: Value = serde_json::from_str(&text).expect("JSON");
+    let old = spec_model::Source {
+        name: "api.github.com.json".into(),
+        text: text.clone(),
+    };
+    let new = spec_model::Source {
+        name: "api.github.com.changed.json".into(),
+        text: serde_json::to_string(&changed(&value)).expect("JSON"),
+    };
+    let operations: usize = value["paths"]
+        .as_object()
+        .map(|p| {
+            p.values()
+                .map(|i| i.as_object().map_or(0, |o| o.len()))
+                .sum()
+        })
+        .unwrap_or(0);
+
+    let report = spec_diff::diff(&old, &new, &Default::default()).expect("diff");
+    let wire = report
+        .findings
+        .iter()
+        .filter(|f| f.kind == spec_diff::rules::Kind::Wire)
+        .count();
+
+    let diff = median(|| {
+        spec_diff::diff(&old, &new, &Default::default()).expect("diff");
+    });
+    let parse = median(|| {
+        spec_model::parse(&old).expect("old");
+        spec_model::parse(&new).expect("new");
+    });
+    let generate = median(|| {
+        codegen::generate_str(&old.name, &old.text, "x").expect("old");
+        codegen::generate_str(&new.name, &new.text, "x").expect("new");
+    });
+    println!(
+        "spec: {} (~{operations} path-item entries), 50 changes: {} findings ({wire} wire), Rust {:?}",
+        old.name,
+        report.findings.len(),
+        report.rust.bump
+    );
+    println!("median of {RUNS} runs, wall time:");
+    println!("  diff (both specs read, both crates generated and compared): {diff:.2?}");
+    println!("  baseline, parse both specs only:                             {parse:.2?}");
+    println!("  baseline, generate both crates only (codegen::generate_str): {generate:.2?}");
+    println!(
+        "  diff / parse = {:.2}, diff / generate = {:.2}",
+        diff.as_secs_f64() / parse.as_secs_f64(),
+        diff.as_secs_f64() / generate.as_secs_f64()
+    );
+}
