@@ -108,6 +108,14 @@ fn main() {
         codegen::generate_str(&old.name, &old.text, "x").expect("old");
         codegen::generate_str(&new.name, &new.text, "x").expect("new");
     });
+    let files = codegen::generate_str(&old.name, &old.text, "x")
+        .expect("old")
+        .files;
+    let surface = median(|| {
+        spec_diff::surface::surface(files.iter().map(|f| (f.path.as_str(), f.contents.as_str())))
+            .expect("parses");
+    });
+    println!("surface of one crate: {surface:.2?}");
     println!(
         "spec: {} (~{operations} path-item entries), 50 changes: {} findings ({wire} wire), Rust {:?}",
         old.name,

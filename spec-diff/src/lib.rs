@@ -142,6 +142,9 @@ impl Report {
 
 /// A generated crate's public API, and which operation each method and type belongs to.
 struct Crate {
+    /// The public items of the files that differ from the other crate's (filled by
+    /// [`surfaces`]: an identical file has identical items, and parsing the large ones
+    /// is most of the comparison's time).
     surface: surface::Surface,
     /// Whole files, to tell a patch change from none.
     files: Vec<(String, String)>,
@@ -154,12 +157,9 @@ struct Crate {
 fn generate(source: &Source, spec: &spec_model::model::OpenApi) -> Result<Crate, Error> {
     let (api, _) =
         codegen::lower::lower(spec).map_err(|l| Error::Generate(source.error(l).to_string()))?;
-    let files = codegen::emit::emit(&api, &source.name)
+    // One header name for both crates: the file names differ, the code should not.
+    let files = codegen::emit::emit(&api, "the spec")
         .map_err(|e| Error::Generate(format!("{}: {e}", source.name)))?;
-    let surface = surface::surface(files.iter().map(|f| (f.path.as_str(), f.contents.as_str())))
-        .map_err(|e| {
-            Error::Generate(format!("{}: emitted code does not parse: {e}", source.name))
-        })?;
     let mut owners = HashMap::new();
     for op in &api.operations {
         let label = format!(
@@ -183,7 +183,7 @@ fn generate(source: &Source, spec: &spec_model::model::OpenApi) -> Result<Crate,
         .map(|k| (codegen::names::pascal(k), k.clone()))
         .collect();
     Ok(Crate {
-        surface,
+        surface: surface::Surface::new(),
         files: files.into_iter().map(|f| (f.path, f.contents)).collect(),
         owners,
         schemas,
@@ -198,8 +198,9 @@ pub fn diff(old: &Source, new: &Source, options: &Options) -> Result<Report, Err
         let a = a.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         (a, b)
     });
-    let (old_spec, old_value, old_crate) = old_side?;
-    let (new_spec, new_value, new_crate) = new_side?;
+    let (old_spec, old_value, mut old_crate) = old_side?;
+    let (new_spec, new_value, mut new_crate) = new_side?;
+    surfaces(&mut old_crate, &mut new_crate)?;
     let mut findings = finding::Findings::default();
     wire::diff(&old_spec, &new_spec, &mut findings);
     rust_changes(&old_crate, &new_crate, &mut findings);
@@ -230,6 +231,33 @@ pub fn diff(old: &Source, new: &Source, options: &Options) -> Result<Report, Err
         findings: list,
         unused_ignores,
     })
+}
+
+/// Reads the public items of the files whose text differs between the two crates, both
+/// crates at once.
+fn surfaces(old: &mut Crate, new: &mut Crate) -> Result<(), Error> {
+    fn differing<'c>(c: &'c Crate, other: &Crate) -> Vec<(&'c str, &'c str)> {
+        c.files
+            .iter()
+            .filter(|(p, t)| !other.files.iter().any(|(q, u)| q == p && u == t))
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect()
+    }
+    let read = |files: Vec<(&str, &str)>| {
+        surface::surface(files)
+            .map_err(|e| Error::Generate(format!("emitted code does not parse: {e}")))
+    };
+    let (sa, sb) = std::thread::scope(|scope| {
+        let sa = scope.spawn(|| read(differing(old, new)));
+        let sb = read(differing(new, old));
+        (
+            sa.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            sb,
+        )
+    });
+    old.surface = sa?;
+    new.surface = sb?;
+    Ok(())
 }
 
 type Read = (spec_model::model::OpenApi, serde_json::Value, Crate);
