@@ -147,9 +147,10 @@ fn generate(spec: &Path, dir: &Path) -> Result<(), String> {
 }
 
 /// cargo-semver-checks' verdict on the two generated crates: whether it asks for a new
-/// major version.
-fn semver(exe: &Path, work: &Path, dir: &Path) -> Result<bool, String> {
-    let (old, new) = (work.join("old"), work.join("new"));
+/// major version. The crates are written to `crates` (outside this workspace, which
+/// would otherwise claim them); builds go to `target`, shared by every pair.
+fn semver(exe: &Path, crates: &Path, target: &Path, dir: &Path) -> Result<bool, String> {
+    let (old, new) = (crates.join("old"), crates.join("new"));
     let _ = std::fs::remove_dir_all(&old);
     let _ = std::fs::remove_dir_all(&new);
     generate(&dir.join("old.yaml"), &old)?;
@@ -162,7 +163,7 @@ fn semver(exe: &Path, work: &Path, dir: &Path) -> Result<bool, String> {
         .arg(&old)
         .args(["--color", "never"])
         // One target directory for every pair: the dependencies build once.
-        .env("CARGO_TARGET_DIR", work.join("target"))
+        .env("CARGO_TARGET_DIR", target)
         .output()
         .map_err(|e| format!("cannot run cargo-semver-checks: {e}"))?;
     let text = format!(
@@ -201,11 +202,12 @@ pub fn run(only: Option<&str>) -> Result<bool, String> {
     if names.is_empty() {
         return Err("no pair to cross-check".to_owned());
     }
-    let work = crate::tools::tools_dir()
+    let target = crate::tools::tools_dir()
         .parent()
         .map_or_else(|| PathBuf::from("target"), Path::to_owned)
         .join("diff-crosscheck");
-    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    let crates = std::env::temp_dir().join(format!("spec-diff-crosscheck-{}", std::process::id()));
+    std::fs::create_dir_all(&crates).map_err(|e| e.to_string())?;
     let mut unexplained = Vec::new();
     let mut explained = 0;
     println!(
@@ -216,7 +218,7 @@ pub fn run(only: Option<&str>) -> Result<bool, String> {
         let dir = pairs_dir.join(name);
         let (rust_major, wire_breaking) = ours(&dir)?;
         let redocly_major = redocly(&redocly_exe, &dir)?;
-        let semver_major = semver(&semver_exe, &work, &dir)?;
+        let semver_major = semver(&semver_exe, &crates, &target, &dir)?;
         let yn = |b: bool| if b { "major" } else { "-" };
         println!(
             "{name:<40} {:>6} {:>6}   {:>6} {:>8}",
@@ -243,6 +245,7 @@ pub fn run(only: Option<&str>) -> Result<bool, String> {
             }
         }
     }
+    let _ = std::fs::remove_dir_all(&crates);
     println!(
         "cross-check: {} pairs, {} explained differences, {} unexplained",
         names.len(),
