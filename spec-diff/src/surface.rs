@@ -350,6 +350,13 @@ pub type Change = (&'static str, String, String);
 pub fn compare(old: &Surface, new: &Surface) -> Vec<Change> {
     let mut out = Vec::new();
     for (path, a) in old {
+        // The generator shares one error enum among operations that document the same
+        // errors and names it for each by a `pub type` alias: an enum that became such an
+        // alias of an identical enum (or the reverse), with its impls and methods now on
+        // the aliased type, is the same API to its users.
+        if same_through_alias(path, a, old, new) {
+            continue;
+        }
         let Some(b) = new.get(path) else {
             out.push((
                 "rust-item-removed",
@@ -357,6 +364,24 @@ pub fn compare(old: &Surface, new: &Surface) -> Vec<Change> {
                 format!("{} `{path}` was removed", a.kind()),
             ));
             continue;
+        };
+        // An enum or struct that became an alias of another (or the reverse) is compared
+        // with that other: users name it as before, its variants and fields are what count.
+        let a = match (a, b) {
+            (Public::Alias(_), Public::Enum { .. } | Public::Struct { .. }) => {
+                alias_target(old, path)
+                    .and_then(|t| old.get(&t))
+                    .unwrap_or(a)
+            }
+            _ => a,
+        };
+        let b = match (a, b) {
+            (Public::Enum { .. } | Public::Struct { .. }, Public::Alias(_)) => {
+                alias_target(new, path)
+                    .and_then(|t| new.get(&t))
+                    .unwrap_or(b)
+            }
+            _ => b,
         };
         if a == b {
             continue;
@@ -469,7 +494,7 @@ pub fn compare(old: &Surface, new: &Surface) -> Vec<Change> {
         }
     }
     for (path, b) in new {
-        if !old.contains_key(path) {
+        if !old.contains_key(path) && !same_through_alias(path, b, new, old) {
             out.push((
                 "rust-item-added",
                 path.clone(),
@@ -517,4 +542,52 @@ pub fn major_changes<'a>(
         .into_iter()
         .filter(|(rule, ..)| crate::rules::rule(rule).rust == Some(crate::rules::Semver::Major))
         .collect())
+}
+
+/// The item an alias names, when it is a plain path to an item of the same module
+/// (`pub type GetPetError = NoDocumentedError;` in `client`).
+fn alias_target(surface: &Surface, path: &str) -> Option<String> {
+    let Some(Public::Alias(target)) = surface.get(path) else {
+        return None;
+    };
+    if target.contains(['<', '&', '(', '[']) {
+        return None;
+    }
+    let target = target.rsplit("::").next()?;
+    let module = path.rsplit_once("::").map_or("", |(m, _)| m);
+    let full = join(module, target);
+    surface.contains_key(&full).then_some(full)
+}
+
+/// Whether `item` of `here` is in `there` under the other side of an alias: the same
+/// item, impl or method of a type that is an alias on one side and the aliased type's
+/// twin on the other.
+fn same_through_alias(path: &str, item: &Public, here: &Surface, there: &Surface) -> bool {
+    // `path` is a type, `impl T for path` or `path::member`: find the type in it.
+    let (prefix, ty, suffix) = match path.rsplit_once(" for ") {
+        Some((imp, ty)) => (format!("{imp} for "), ty.to_owned(), String::new()),
+        None => {
+            let parts: Vec<&str> = path.split("::").collect();
+            match parts.len() {
+                3 => (
+                    String::new(),
+                    parts[..2].join("::"),
+                    format!("::{}", parts[2]),
+                ),
+                _ => (String::new(), path.to_owned(), String::new()),
+            }
+        }
+    };
+    let twin = |alias_side: &Surface| alias_target(alias_side, &ty);
+    // The type is an alias over there: look for the item on its target.
+    if let Some(target) = twin(there) {
+        return there.get(&format!("{prefix}{target}{suffix}")) == Some(item);
+    }
+    // The type itself was the alias here: the other side's type is its target's twin.
+    match twin(here) {
+        Some(target) if prefix.is_empty() && suffix.is_empty() => {
+            there.get(path) == here.get(&target)
+        }
+        _ => false,
+    }
 }
