@@ -1,4 +1,4 @@
-//! The comparison on a 1,000-operation spec: GitHub's REST description
+//! The comparison on the corpus's largest spec: GitHub's REST description (767 operations)
 //! (`codegen/tests/corpus/api.github.com.json`) against a copy with 50 changes, timed
 //! beside a baseline measured in the same run (parsing the two specs with spec-model
 //! alone, and generating the two crates with codegen alone), so the figure is a ratio a
@@ -27,7 +27,8 @@ fn median(mut f: impl FnMut()) -> Duration {
     times[RUNS / 2]
 }
 
-/// Fifty changes, ten of each kind, on operations spread over the document: removed
+/// Fifty changes (one of the ten deprecations meets an operation deprecated already, so
+/// 49 show), ten of each kind, on operations spread over the document: removed
 /// operations, new required and new optional query parameters, deprecations, and a new
 /// documented status.
 fn changed(spec: &Value) -> Value {
@@ -85,7 +86,12 @@ fn main() {
         .as_object()
         .map(|p| {
             p.values()
-                .map(|i| i.as_object().map_or(0, |o| o.len()))
+                .map(|i| {
+                    let methods = [
+                        "get", "put", "post", "delete", "options", "head", "patch", "trace",
+                    ];
+                    methods.iter().filter(|m| i.get(**m).is_some()).count()
+                })
                 .sum()
         })
         .unwrap_or(0);
@@ -117,7 +123,7 @@ fn main() {
     });
     println!("surface of one crate: {surface:.2?}");
     println!(
-        "spec: {} (~{operations} path-item entries), 50 changes: {} findings ({wire} wire), Rust {:?}",
+        "spec: {} ({operations} operations), 50 changes: {} findings ({wire} wire), Rust {:?}",
         old.name,
         report.findings.len(),
         report.rust.bump
