@@ -10,6 +10,11 @@
 
 use std::time::{Duration, Instant};
 
+/// `cargo xtask diff` runs in xtask, whose allocator is mimalloc: the bench measures the
+/// comparison as users run it.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use serde_json::{Value, json};
 
 const RUNS: usize = 5;
