@@ -56,7 +56,7 @@ enum Format {
     Markdown,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
 enum Fail {
     Wire,
     Major,
@@ -166,5 +166,83 @@ pub fn run(args: Args) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(name: &str, side: &str) -> String {
+        crate::tools::project_root()
+            .join("spec-diff/tests/pairs")
+            .join(name)
+            .join(format!("{side}.yaml"))
+            .display()
+            .to_string()
+    }
+
+    fn args(old: &str, new: &str, fail_on: &[Fail]) -> Args {
+        Args {
+            old: Some(old.to_owned()),
+            new: Some(new.to_owned()),
+            format: Format::Text,
+            fail_on: fail_on.to_vec(),
+            ignore: None,
+            crate_version: "0.1.0".to_owned(),
+            list_rules: false,
+            cross_check: false,
+            only: None,
+        }
+    }
+
+    /// The exit codes the README promises: 1 only for what `--fail-on` names, 2 for a
+    /// spec or ignore file that cannot be read.
+    #[test]
+    fn exit_codes() {
+        let (old, new) = (
+            pair("request-max-length-decreased", "old"),
+            pair("request-max-length-decreased", "new"),
+        );
+        assert_eq!(run(args(&old, &new, &[])), ExitCode::SUCCESS);
+        assert_eq!(run(args(&old, &new, &[Fail::Wire])), ExitCode::from(1));
+        // A tightened maxLength changes no signature.
+        assert_eq!(run(args(&old, &new, &[Fail::Major])), ExitCode::SUCCESS);
+        assert_eq!(run(args(&old, "no/such/spec.yaml", &[])), ExitCode::from(2));
+        assert_eq!(
+            run(args(&old, "git:no-such-rev:spec/openapi.yaml", &[])),
+            ExitCode::from(2)
+        );
+        let bad = std::env::temp_dir().join(format!("diff-ignore-{}.yaml", std::process::id()));
+        std::fs::write(&bad, "- rule: no-such-rule\n  reason: x\n").unwrap();
+        let mut with_ignore = args(&old, &new, &[Fail::Wire]);
+        with_ignore.ignore = Some(bad.clone());
+        assert_eq!(run(with_ignore), ExitCode::from(2));
+        std::fs::write(
+            &bad,
+            "- rule: request-max-length-decreased\n  reason: accepted for the test\n\
+             - rule: api-version-not-bumped\n  reason: follows from the one above\n",
+        )
+        .unwrap();
+        let mut with_ignore = args(&old, &new, &[Fail::Wire]);
+        with_ignore.ignore = Some(bad.clone());
+        assert_eq!(run(with_ignore), ExitCode::SUCCESS);
+        std::fs::remove_file(&bad).unwrap();
+    }
+
+    /// A committed version is read through git: the spec at HEAD against itself has no
+    /// finding that fails anything.
+    #[test]
+    fn git_revisions_are_read() {
+        let spec = load("git:HEAD:spec/openapi.yaml").expect("git show HEAD:spec/openapi.yaml");
+        assert!(spec.text.contains("openapi:"));
+        assert_eq!(
+            run(args(
+                "git:HEAD:spec/openapi.yaml",
+                "git:HEAD:spec/openapi.yaml",
+                &[Fail::Wire, Fail::Minor, Fail::Decision]
+            )),
+            ExitCode::SUCCESS
+        );
     }
 }
