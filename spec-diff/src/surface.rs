@@ -502,6 +502,30 @@ pub fn compare(old: &Surface, new: &Surface) -> Vec<Change> {
             ));
         }
     }
+    // A type removed (or added) takes its impls and methods with it: they are not
+    // reported again.
+    let types: std::collections::BTreeSet<(&str, String)> = out
+        .iter()
+        .filter(|(rule, path, _)| {
+            matches!(*rule, "rust-item-removed" | "rust-item-added")
+                && !path.starts_with("impl")
+                && matches!(
+                    old.get(path).or_else(|| new.get(path)),
+                    Some(Public::Struct { .. } | Public::Enum { .. } | Public::Alias(_))
+                )
+        })
+        .map(|(rule, path, _)| (*rule, path.clone()))
+        .collect();
+    out.retain(|(rule, path, _)| {
+        let owner = match path.rsplit_once(" for ") {
+            Some((_, ty)) => ty.to_owned(),
+            None => match path.rsplit_once("::") {
+                Some((ty, _)) => ty.to_owned(),
+                None => return true,
+            },
+        };
+        owner == *path || !types.contains(&(*rule, owner))
+    });
     // A removed or added impl is about its type: name it by the trait's rule.
     for change in &mut out {
         if change.1.starts_with("impl") {
