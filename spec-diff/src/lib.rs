@@ -117,7 +117,8 @@ pub enum FailOn {
     Major,
     /// A major or minor change of the generated crate.
     Minor,
-    /// A loosened, tightened or changed decision of the project.
+    /// A decision of the project loosened, tightened or changed, or a rule of it changed
+    /// or removed.
     Decision,
 }
 
@@ -134,7 +135,9 @@ impl Report {
                 FailOn::Wire => f.kind == Kind::Wire && f.level == Level::Err,
                 FailOn::Major => f.rust == Some(Semver::Major),
                 FailOn::Minor => matches!(f.rust, Some(Semver::Major | Semver::Minor)),
-                FailOn::Decision => f.kind == Kind::Decision && f.level != Level::Info,
+                // A new rule only adds a check; every other decision change is one a
+                // reviewer of the project's decisions signs off.
+                FailOn::Decision => f.kind == Kind::Decision && f.rule != "project-rule-added",
             })
             .collect()
     }

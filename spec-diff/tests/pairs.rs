@@ -128,6 +128,11 @@ fn fail_on_selects_by_kind() {
     let report = run("decision-level-loosened", &Options::default());
     assert!(!report.failing(FailOn::Decision).is_empty());
     assert!(report.failing(FailOn::Wire).is_empty());
+    // A changed decision row trips it; a rule added does not.
+    let report = run("decision-changed", &Options::default());
+    assert!(!report.failing(FailOn::Decision).is_empty());
+    let report = run("project-rule-added", &Options::default());
+    assert!(report.failing(FailOn::Decision).is_empty());
 }
 
 #[test]

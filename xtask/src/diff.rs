@@ -27,7 +27,8 @@ pub struct Args {
     format: Format,
     /// Exit 1 when a finding of this kind is present (repeatable): `wire` (a wire change
     /// at level ERR), `major` (a major change of the generated crate), `minor` (major or
-    /// minor), `decision` (a project decision loosened, tightened or changed).
+    /// minor), `decision` (a project decision loosened, tightened or changed, or an x- rule
+    /// changed or removed).
     #[arg(long, value_enum)]
     fail_on: Vec<Fail>,
     /// Known changes accepted with a reason (YAML list of `rule`, `operation`, `pointer`,
