@@ -61,12 +61,25 @@ pub struct RequestTemplate {
 pub enum Expect {
     /// 2xx, and no business error reported in the body.
     Success,
-    /// Not a success; the spec's decisions may fix a status and body at their own level.
+    /// A rejection: a 4xx (or a 2xx whose body reports a business error, `x-business-error`);
+    /// never a 5xx. The spec may fix a status and body at their own level.
     Rejected {
         /// The status the decisions fix, with its level.
         status: Option<(u16, Level)>,
         /// Body fields the decisions fix, with their level.
         body: Option<(Value, Level)>,
+    },
+    /// The answer to a request sent without valid credentials (`ignored_auth`): a refusal
+    /// the status shows — 401, 403, or the status the target answered a deliberately bad
+    /// token with in pre-flight. Any other non-success (a 404 for a path it cannot route,
+    /// a 5xx) is no evidence either way.
+    Refused {
+        /// The status the spec fixes (`x-rejection-response`), with its level.
+        status: Option<(u16, Level)>,
+        /// Body fields the spec fixes, with their level.
+        body: Option<(Value, Level)>,
+        /// The target's observed refusal status (`PlanOptions::auth_refusal`).
+        observed: Option<u16>,
     },
     /// A business-rule rejection with the spec's answer shape.
     BusinessRejected(RejectionShape),
@@ -159,4 +172,14 @@ pub struct Case {
     /// the reading of the input itself to the server (characters outside the BMP, row 18),
     /// so every rule judging that answer is a SHOULD too.
     pub cap: Option<Level>,
+}
+
+/// How a skip reason begins when the case lacks an input the user could give (a value no
+/// example, contract default or fixture supplies): such a skip leaves a MUST check unrun,
+/// and the run incomplete, rather than quietly passing.
+pub const MISSING_INPUT: &str = "missing input: ";
+
+/// Whether a skip reason is one of [`MISSING_INPUT`].
+pub fn is_missing_input(reason: &str) -> bool {
+    reason.starts_with(MISSING_INPUT)
 }

@@ -10,11 +10,12 @@ pub const DEFAULT_SEED: u64 = 20_260_821;
 /// Arguments of a conformance run. Not `Debug`: it holds the token.
 #[derive(clap::Args, Clone)]
 pub struct Args {
-    /// Base URL of the target including the version prefix (e.g. http://host:8080/v1).
-    /// Without it, the reference server is started in-process on a free port.
+    /// Base URL of the target, with the prefix its paths sit under (e.g.
+    /// http://host:8080/api). Without it the built-in spec's reference server is started
+    /// in-process on a free port (built-in spec only: another spec needs a URL).
     #[arg(long, env = "CONFORMANCE_BASE_URL")]
     pub base_url: Option<String>,
-    /// Bearer token for the secured operations (never printed). Credentials are opaque:
+    /// Bearer token sent to the operations the spec secures (never printed). Credentials are opaque:
     /// a base64url token may begin with `-`, so they are never read as options.
     #[arg(
         long,
@@ -23,10 +24,13 @@ pub struct Args {
         allow_hyphen_values = true
     )]
     pub token: Option<String>,
-    /// OAuth client id (overrides the fixtures' oauth.client_id).
+    /// OAuth client id, for contract files that obtain a token through the
+    /// authorization-code flow (the built-in ones do); overrides the fixtures'
+    /// oauth.client_id.
     #[arg(long, env = "CONFORMANCE_CLIENT_ID", allow_hyphen_values = true)]
     pub client_id: Option<String>,
-    /// OAuth client secret (overrides the fixtures' oauth.client_secret; never printed).
+    /// OAuth client secret, with --client-id (overrides the fixtures' oauth.client_secret;
+    /// never printed).
     #[arg(
         long,
         env = "CONFORMANCE_CLIENT_SECRET",
@@ -34,10 +38,11 @@ pub struct Args {
         allow_hyphen_values = true
     )]
     pub client_secret: Option<String>,
-    /// OAuth redirect URI (overrides the fixtures' oauth.redirect_uri).
+    /// OAuth redirect URI, with --client-id (overrides the fixtures' oauth.redirect_uri).
     #[arg(long, env = "CONFORMANCE_REDIRECT_URI")]
     pub redirect_uri: Option<String>,
-    /// A single-use authorization code (overrides the fixtures' oauth.code; never printed).
+    /// A single-use OAuth authorization code, with --client-id (overrides the fixtures'
+    /// oauth.code; never printed).
     #[arg(
         long,
         env = "CONFORMANCE_AUTH_CODE",
@@ -45,11 +50,14 @@ pub struct Args {
         allow_hyphen_values = true
     )]
     pub auth_code: Option<String>,
-    /// YAML file of target data the harness cannot discover (scope names, allow_writes,
-    /// oauth.client_id / client_secret / redirect_uri / code / authorize_url).
+    /// YAML file of what the harness cannot find out from the target: allow_writes, the
+    /// values the contract files read (their `fixtures:` names), restore values, and the
+    /// oauth.* settings. The built-in reference server's own fixtures apply only to it.
     #[arg(long)]
     pub fixtures: Option<PathBuf>,
-    /// Only these operations (operationId; repeatable or comma-separated).
+    /// Only these operations (repeatable or comma-separated): the operationId, or for an
+    /// operation without one the name the generated client gives it (`get_items_id` for
+    /// `GET /items/{id}`).
     #[arg(long, value_delimiter = ',')]
     pub operation: Vec<String>,
     /// Leave these operations out (repeatable or comma-separated).
@@ -68,9 +76,9 @@ pub struct Args {
     /// Leave these checks out (repeatable or comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub exclude_check: Vec<String>,
-    /// Most requests the data sweep sends (every category's limits, every limit, every
-    /// scope name of the fixtures, several search texts); what it cannot read within the
-    /// budget is reported as a skipped sweep.
+    /// Most requests the contract files' discovery steps send (an `each` step sweeps over
+    /// what the target holds); what they cannot read within the budget is reported as a
+    /// skipped sweep.
     #[arg(long, default_value_t = 5000)]
     pub max_requests: usize,
     /// Exit 0 rather than 3 when MUST checks could not run for want of a credential or
@@ -110,11 +118,17 @@ pub struct Args {
     /// Re-send the exchanges of a `--record` file to the target and report differences.
     #[arg(long)]
     pub replay: Option<PathBuf>,
-    /// The OpenAPI document [default: spec/openapi.yaml, built into the binary].
+    /// The target's OpenAPI 3.0 or 3.1 document (YAML or JSON). An operation the harness
+    /// cannot use (a dangling `$ref`, a path parameter missing from its path) is left out
+    /// and listed in the run header with where and why [default: the spec built into the
+    /// binary, spec/openapi.yaml].
     #[arg(long, value_name = "FILE")]
     pub spec: Option<PathBuf>,
-    /// Directory of contract files [default: conformance/contracts/*.yaml, built into the
-    /// binary].
+    /// Directory of your own contract files (`*.yaml`, loaded in file-name order): cases,
+    /// sequences and discovery steps beyond what the spec says. They are added to the
+    /// built-in contract files where those apply (the built-in spec, or a spec that has
+    /// every operation they name; the run header says which); a file named like a
+    /// built-in one replaces it. Without it a foreign spec runs on the spec alone.
     #[arg(long, value_name = "DIR")]
     pub contracts: Option<PathBuf>,
     /// A YAML file of accepted failures (check, case or operation; reason; ticket;
@@ -133,6 +147,16 @@ pub struct Args {
     /// breaches the SHOULD check `response_time` (a failure under `--strict`).
     #[arg(long, value_name = "MS", value_parser = parse_millis)]
     pub max_response_time: Option<Duration>,
+    /// Least share of the selected operations, in percent, that must get a 2xx answer:
+    /// below it the MUST check `min_coverage` fails the run, so a gate cannot pass on an
+    /// API it never reached. Every run reports its coverage, with or without it.
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub min_coverage: Option<f64>,
+    /// Runs only shard I of N (1-based): the selected operations, in the order of their
+    /// ids, are dealt round-robin to N shards, so N CI jobs split one run with no
+    /// operation in two of them; `conformance merge` joins their JSON reports.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
     /// A header sent with every request, `NAME:VALUE` (repeatable; an API key, a tenant).
     /// Its value is a secret: reports and curl lines show `$NAME` instead (see
     /// `--public-header`).
@@ -160,6 +184,22 @@ pub struct Args {
     /// from, what it judges), with the contract files' own, and exit without a run.
     #[arg(long)]
     pub list_checks: bool,
+    /// Send requests that may change the target's state: any method but GET, HEAD and
+    /// OPTIONS, and operations that end or change a session or credential (logout,
+    /// revoke, password). Updates and deletes still go only to what the run created, or
+    /// to a record `restore:` in --fixtures names. Without it they are skipped and counted.
+    /// The embedded reference server is the run's own and takes writes without it.
+    #[arg(long)]
+    pub allow_writes: bool,
+    /// With --allow-writes, also send requests that may delete or overwrite data the run
+    /// did not create: bulk deletes, collection-wide updates, resets, and updates or
+    /// deletes of resources named by the spec's examples.
+    #[arg(long, requires = "allow_writes")]
+    pub allow_destructive: bool,
+    /// Print the plan (operation, method, case, what it does to the target, and why a
+    /// case would be skipped) and send nothing, not even to discover or log in.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `NAME:VALUE`, with a header name HTTP accepts and a value it can carry.
@@ -200,6 +240,32 @@ fn parse_rate(s: &str) -> Result<f64, String> {
         ));
     }
     Ok(rate)
+}
+
+/// `I/N` with 1 ≤ I ≤ N (`--shard`).
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (i, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("not I/N: {text:?}"))?;
+    let i: usize = i.trim().parse().map_err(|_| format!("not I/N: {text:?}"))?;
+    let n: usize = n.trim().parse().map_err(|_| format!("not I/N: {text:?}"))?;
+    if n == 0 || i == 0 || i > n {
+        return Err(format!("shard {i}/{n}: I must be between 1 and N"));
+    }
+    Ok((i, n))
+}
+
+/// A percentage from 0 to 100 (`--min-coverage`).
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let p: f64 = text
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("not a percentage: {text:?}"))?;
+    if (0.0..=100.0).contains(&p) {
+        Ok(p)
+    } else {
+        Err(format!("{p} is not between 0 and 100"))
+    }
 }
 
 fn parse_millis(s: &str) -> Result<Duration, String> {

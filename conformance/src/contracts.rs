@@ -225,31 +225,95 @@ pub const OAUTH_VARS: &[&str] = &[
 ];
 
 impl Contracts {
-    /// Loads every `*.yaml`/`*.yml` file of a directory, sorted by name.
+    /// Loads every `*.yaml`/`*.yml` file of a directory, sorted by name (tests compare it
+    /// with the built-in files; a run goes through [`Contracts::for_run`]).
+    #[cfg(test)]
     pub fn load_dir(dir: &Path, spec: &Spec) -> Result<Contracts, HarnessError> {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| {
-                HarnessError::Config(format!(
-                    "cannot read contracts directory {}: {e}",
-                    dir.display()
-                ))
-            })?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        let texts: Vec<(String, String)> = read_dir(dir)?
+            .into_iter()
+            .map(|(p, t)| (p.display().to_string(), t))
             .collect();
-        files.sort();
-        let mut texts = Vec::with_capacity(files.len());
-        for f in files {
-            let text = std::fs::read_to_string(&f)
-                .map_err(|e| HarnessError::Config(format!("cannot read {}: {e}", f.display())))?;
-            texts.push((f.display().to_string(), text));
-        }
         Contracts::load_texts(texts.iter().map(|(n, t)| (n.as_str(), t.as_str())), spec)
     }
 
     /// Loads the contract files built into the binary ([`crate::builtin::CONTRACTS`]).
+    #[cfg(test)]
     pub fn load_builtin(spec: &Spec) -> Result<Contracts, HarnessError> {
         Contracts::load_texts(crate::builtin::CONTRACTS.iter().copied(), spec)
+    }
+
+    /// The contract files of a run: the built-in ones when they belong to the spec (see
+    /// [`ContractSource`]), with the files of `--contracts DIR` added. A file of the
+    /// directory named like a built-in one (`30-scopes.yaml`) replaces it, so an edited
+    /// copy of `conformance/contracts/` is the whole set, as before the directory added to
+    /// it; all files load in file-name order, whichever set they come from. An operation,
+    /// parameter or field a file of the directory names that the spec lacks is an error.
+    /// The built-in files are only used on a spec that has every operation they name, and
+    /// on a spec other than the built-in one they are left out (the header says why) when
+    /// they do not load against it: the user did not write them.
+    pub fn for_run(
+        spec: &Spec,
+        builtin_spec: bool,
+        dir: Option<&Path>,
+    ) -> Result<(Contracts, ContractSource), HarnessError> {
+        let named = builtin_operations();
+        let mut builtin = if builtin_spec {
+            Builtin::Spec
+        } else if named.iter().all(|op| spec.operation(op).is_some()) {
+            Builtin::Named
+        } else {
+            Builtin::NotApplied
+        };
+        let mut files: BTreeMap<String, (String, String)> = BTreeMap::new();
+        if builtin != Builtin::NotApplied {
+            for (name, text) in crate::builtin::CONTRACTS {
+                files.insert(
+                    file_name(Path::new(name)),
+                    ((*name).to_owned(), (*text).to_owned()),
+                );
+            }
+        }
+        let mut added = Vec::new();
+        let mut replaced = Vec::new();
+        if let Some(dir) = dir {
+            for (path, text) in read_dir(dir)? {
+                let key = file_name(&path);
+                if files
+                    .insert(key.clone(), (path.display().to_string(), text))
+                    .is_some()
+                {
+                    replaced.push(key.clone());
+                }
+                added.push(key);
+            }
+        }
+        let load = |files: &BTreeMap<String, (String, String)>| {
+            Contracts::load_texts(files.values().map(|(n, t)| (n.as_str(), t.as_str())), spec)
+        };
+        let is_builtin = |file: &str| crate::builtin::CONTRACTS.iter().any(|(n, _)| *n == file);
+        let contracts = match load(&files) {
+            Err(HarnessError::Contract {
+                file,
+                line,
+                message,
+            }) if builtin == Builtin::Named && is_builtin(&file) => {
+                files.retain(|_, (name, _)| !is_builtin(name));
+                replaced.clear();
+                builtin = Builtin::Unfit(format!("{file}:{line}: {message}"));
+                load(&files)?
+            }
+            other => other?,
+        };
+        Ok((
+            contracts,
+            ContractSource {
+                builtin,
+                builtin_files: crate::builtin::CONTRACTS.len(),
+                dir: dir.map(|d| d.display().to_string()),
+                added,
+                replaced,
+            },
+        ))
     }
 
     /// Loads named file texts in the order given.
@@ -560,6 +624,124 @@ impl Contracts {
     }
 }
 
+/// The `*.yaml`/`*.yml` files of a directory with their text, sorted by name.
+fn read_dir(dir: &Path) -> Result<Vec<(PathBuf, String)>, HarnessError> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| {
+            HarnessError::Config(format!(
+                "cannot read contracts directory {}: {e}",
+                dir.display()
+            ))
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(&f)
+                .map_err(|e| HarnessError::Config(format!("cannot read {}: {e}", f.display())))?;
+            Ok((f, text))
+        })
+        .collect()
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
+/// Every operation the built-in contract files name (discovery, defaults, case steps).
+pub fn builtin_operations() -> BTreeSet<String> {
+    let mut named = BTreeSet::new();
+    for (name, text) in crate::builtin::CONTRACTS {
+        // The built-in files are tested to parse; one that did not would name nothing.
+        let Ok(doc) = serde_yaml::from_str::<FileDoc>(text) else {
+            debug_assert!(false, "built-in contract file {name} does not parse");
+            continue;
+        };
+        named.extend(doc.discover.into_iter().map(|d| d.operation_id));
+        named.extend(doc.defaults.into_keys());
+        for c in doc.cases {
+            named.extend(c.operation_id);
+            named.extend(c.steps.into_iter().map(|s| s.operation_id));
+        }
+    }
+    named
+}
+
+/// Whether the built-in contract files (and the reference server's fixtures) apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Builtin {
+    /// The run uses the built-in spec, which they were written for.
+    Spec,
+    /// The given spec has every operation they name.
+    Named,
+    /// The given spec has every operation they name, but a file does not load against it
+    /// (a parameter or field it lacks): they are not used, for this reason.
+    Unfit(String),
+    /// The given spec lacks some operation they name: they are not used.
+    NotApplied,
+}
+
+/// Where a run's contract files came from, for the run header.
+#[derive(Debug, Clone)]
+pub struct ContractSource {
+    /// Whether the built-in files are used, and why.
+    pub builtin: Builtin,
+    /// How many built-in files there are.
+    pub builtin_files: usize,
+    /// `--contracts DIR`, as given.
+    pub dir: Option<String>,
+    /// The directory's files (by file name).
+    pub added: Vec<String>,
+    /// Those of them that replace a built-in file of the same name.
+    pub replaced: Vec<String>,
+}
+
+impl ContractSource {
+    /// Whether the spec has every operation of the built-in spec's contract files, so
+    /// that the reference server (which serves those) is a target it can be run against.
+    pub fn builtin_operations(&self) -> bool {
+        self.builtin != Builtin::NotApplied
+    }
+
+    /// One line for the run header.
+    pub fn describe(&self) -> String {
+        let builtin = match &self.builtin {
+            Builtin::Spec => Some(format!(
+                "{} built in with the spec",
+                self.builtin_files - self.replaced.len()
+            )),
+            Builtin::Named => Some(format!(
+                "{} built in (the spec has every operation they name)",
+                self.builtin_files - self.replaced.len()
+            )),
+            Builtin::Unfit(why) => Some(format!(
+                "none: the built-in files do not fit the spec ({why})"
+            )),
+            Builtin::NotApplied => None,
+        };
+        let given = self.dir.as_ref().map(|dir| {
+            let mut s = format!("{} from {dir}", self.added.len());
+            if !self.replaced.is_empty() {
+                s.push_str(&format!(
+                    " (replacing the built-in {})",
+                    self.replaced.join(", ")
+                ));
+            }
+            s
+        });
+        match (builtin, given) {
+            (Some(b), Some(g)) => format!("{b}, {g}"),
+            (Some(b), None) => b,
+            (None, Some(g)) => g,
+            (None, None) => "none (--contracts DIR adds contract files)".into(),
+        }
+    }
+}
+
 fn assertion(a: &AssertDoc) -> Result<Assertion, String> {
     let mut kinds = Vec::new();
     if let Some(v) = &a.equals {
@@ -841,6 +1023,51 @@ mod tests {
             (5, true),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn a_directory_adds_to_the_built_in_files_and_replaces_those_of_its_names() {
+        let spec = spec();
+        let builtin = Contracts::load_builtin(&spec).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let extra = "cases:\n  - id: extra\n    level: must\n    steps:\n      - operationId: suggestRiskCategories\n        params: { t: e, l: 3 }\n        expect: success\n";
+        std::fs::write(dir.path().join("50-extra.yaml"), extra).unwrap();
+        let (added, source) = Contracts::for_run(&spec, true, Some(dir.path())).unwrap();
+        assert_eq!(added.cases.len(), builtin.cases.len() + 1);
+        assert!(
+            added
+                .cases
+                .iter()
+                .any(|c| c.id == "suggestRiskCategories/extra")
+        );
+        assert_eq!(
+            source.describe(),
+            format!("5 built in with the spec, 1 from {}", dir.path().display())
+        );
+        // A file named like a built-in one takes its place.
+        std::fs::write(
+            dir.path().join("30-scopes.yaml"),
+            extra.replace("extra", "other"),
+        )
+        .unwrap();
+        let (replaced, source) = Contracts::for_run(&spec, true, Some(dir.path())).unwrap();
+        assert!(
+            source
+                .describe()
+                .contains("4 built in with the spec, 2 from")
+        );
+        assert!(
+            source
+                .describe()
+                .ends_with("(replacing the built-in 30-scopes.yaml)")
+        );
+        assert!(
+            replaced
+                .cases
+                .iter()
+                .all(|c| !c.id.starts_with("findExchangeScopes/"))
+        );
+        assert!(replaced.cases.iter().any(|c| c.id.ends_with("/other")));
     }
 
     #[test]

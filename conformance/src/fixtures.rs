@@ -10,13 +10,16 @@ use crate::error::HarnessError;
 
 /// Top-level keys the fixtures themselves read; others must be variables the contract
 /// files read (their `vars` or `fixtures:` lists).
-pub const KEYS: &[&str] = &["allow_writes", "oauth", "restore"];
+pub const KEYS: &[&str] = &["allow_writes", "allow_destructive", "oauth", "restore"];
 
 /// The parsed fixtures. `Debug` leaves the client secret and the code out.
 #[derive(Clone, Default)]
 pub struct Fixtures {
-    /// Whether requests that change the target's state may be sent.
+    /// Whether requests that change the target's state may be sent (`--allow-writes`).
     pub allow_writes: bool,
+    /// Whether requests that may delete or overwrite data the run did not create may be
+    /// sent (`--allow-destructive`).
+    pub allow_destructive: bool,
     /// Variables for the contract files.
     pub vars: Map<String, Value>,
     /// OAuth client id.
@@ -41,6 +44,7 @@ impl std::fmt::Debug for Fixtures {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Fixtures")
             .field("allow_writes", &self.allow_writes)
+            .field("allow_destructive", &self.allow_destructive)
             .field("vars", &self.vars)
             .field("client_id", &self.client_id)
             .field(
@@ -74,6 +78,8 @@ impl Fixtures {
         if args.auth_code.is_some() {
             self.authorize_url = None;
         }
+        self.allow_writes |= args.allow_writes;
+        self.allow_destructive |= args.allow_destructive;
         self
     }
 
@@ -98,6 +104,12 @@ impl Fixtures {
                 ("allow_writes", Value::Bool(b)) => fx.allow_writes = b,
                 ("allow_writes", other) => {
                     return Err(format!("allow_writes must be true or false, not {other}"));
+                }
+                ("allow_destructive", Value::Bool(b)) => fx.allow_destructive = b,
+                ("allow_destructive", other) => {
+                    return Err(format!(
+                        "allow_destructive must be true or false, not {other}"
+                    ));
                 }
                 ("oauth", Value::Object(o)) => {
                     for (ok, ov) in o {

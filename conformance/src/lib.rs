@@ -24,15 +24,19 @@ mod case;
 mod checks;
 mod config;
 mod contracts;
+mod coverage;
+mod effect;
 mod fixtures;
 mod header;
 mod known;
+pub mod merge;
 mod plan;
 mod redact;
 mod replay;
 mod report;
 mod request;
 mod runner;
+mod safety;
 mod schema;
 mod selection;
 mod vars;
@@ -124,10 +128,7 @@ pub fn list_checks(args: &Args) -> Result<String, HarnessError> {
         Some(path) => Spec::load(path)?,
         None => Spec::load_builtin()?,
     };
-    let contracts = match &args.contracts {
-        Some(dir) => Contracts::load_dir(dir, &spec)?,
-        None => Contracts::load_builtin(&spec)?,
-    };
+    let (contracts, _) = Contracts::for_run(&spec, args.spec.is_none(), args.contracts.as_deref())?;
     Ok(contracts.registry.render())
 }
 
@@ -139,10 +140,17 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         None => Spec::load_builtin()?,
     };
     let validators = Validators::compile(&spec)?;
-    let contracts = match &args.contracts {
-        Some(dir) => Contracts::load_dir(dir, &spec)?,
-        None => Contracts::load_builtin(&spec)?,
-    };
+    // The built-in contract files, reference server and its fixtures belong to the
+    // built-in spec: on another spec only `--contracts DIR` and `--fixtures` apply.
+    let (contracts, contract_source) =
+        Contracts::for_run(&spec, args.spec.is_none(), args.contracts.as_deref())?;
+    if args.base_url.is_none() && !contract_source.builtin_operations() {
+        return Err(HarnessError::Config(
+            "--spec FILE needs --base-url URL: without it the run would start the \
+             reference server, which serves only the built-in spec"
+                .into(),
+        ));
+    }
     let selection = selection::Selection::from_args(args, &spec, &contracts)?;
     config::check_args(args)?;
     let known = match &args.known_failures {
@@ -160,6 +168,27 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         Some(path) => Some(replay::load(path, &spec)?),
         None => None,
     };
+    let fixtures = match (&args.fixtures, &args.base_url) {
+        (Some(p), _) => {
+            let f = Fixtures::load(p)?;
+            config::check_fixture_keys(p, &f, &contracts)?;
+            f
+        }
+        (None, None) => Fixtures::parse(REFERENCE_FIXTURES).map_err(HarnessError::Config)?,
+        (None, Some(_)) => Fixtures::default(),
+    };
+    let fixtures = fixtures.overridden_by(args);
+    runner::check_restore_values(&spec, &fixtures.restore)
+        .map_err(|e| HarnessError::Config(format!("fixtures: {e}")))?;
+    if args.dry_run {
+        let inputs = RunInputs {
+            selection: &selection,
+            contracts: &contracts,
+            fixtures: &fixtures,
+            embedded: args.base_url.is_none(),
+        };
+        return Ok(dry_run(args, inputs, &spec));
+    }
     let embedded = match &args.base_url {
         Some(_) => None,
         None => Some(embedded::Embedded::spawn(server).await?),
@@ -173,18 +202,6 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             ));
         }
     };
-    let fixtures = match (&args.fixtures, &embedded) {
-        (Some(p), _) => {
-            let f = Fixtures::load(p)?;
-            config::check_fixture_keys(p, &f, &contracts)?;
-            f
-        }
-        (None, Some(_)) => Fixtures::parse(REFERENCE_FIXTURES).map_err(HarnessError::Config)?,
-        (None, None) => Fixtures::default(),
-    };
-    let fixtures = fixtures.overridden_by(args);
-    runner::check_restore_values(&spec, &fixtures.restore)
-        .map_err(|e| HarnessError::Config(format!("fixtures: {e}")))?;
     let transport = Transport::with_options(args.timeout, &config::transport_options(args)?)?
         .with_wait_budget(args.max_wait);
     let mut secrets = Secrets::new(spec.secret_fields.clone());
@@ -250,6 +267,14 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         seed: args.seed,
         selection: selection.describe(),
         credentials: credentials_present(args, ctx.token.is_some(), client.is_some(), &fixtures),
+        writes: effect::Permissions {
+            writes: fixtures.allow_writes,
+            destructive: fixtures.allow_destructive,
+        }
+        .describe(embedded.is_some()),
+        contracts: contract_source.describe(),
+        operations: ctx.spec.operations.len(),
+        left_out: ctx.spec.left_out.clone(),
     };
     if !args.quiet {
         println!("{}", header.render());
@@ -268,6 +293,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         let notes = known.apply(&mut results, chrono::Utc::now().date_naive());
         (results, notes)
     };
+    let declared = coverage::Declared::of(&ctx.spec, |id| selection.operation(id));
     let writes_files = !report_paths(args).is_empty();
     let live = report::live::Live::new(
         writes_files.then_some(report::live::EVERY),
@@ -281,6 +307,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
                     exit_code: None,
                     results: &settle(results).0,
                     exchanges: &exchanges,
+                    declared: &declared,
                 },
             );
         }),
@@ -310,6 +337,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
                 selection: &selection,
                 contracts: &contracts,
                 fixtures: &fixtures,
+                embedded: embedded.is_some(),
             };
             run_all(args, inputs, &ctx, vars, &live, &planned).await
         }
@@ -321,11 +349,10 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
                 eprintln!("\n{signal}: stopping; writing the reports of the results so far");
             }
             let (mut results, mut exchanges) = live.so_far();
-            if let Some((written, index)) = planned.get() {
-                for r in restore_on_interrupt(&ctx, written, &fixtures, *index, args.quiet).await {
-                    results.extend(r.results);
-                    exchanges.extend(r.exchanges);
-                }
+            let (written, index) = planned.get().cloned().unwrap_or_default();
+            for r in put_back_on_interrupt(&ctx, &written, &fixtures, index, args.quiet).await {
+                results.extend(r.results);
+                exchanges.extend(r.exchanges);
             }
             (report::RunState::Interrupted, Ok((results, exchanges)))
         }
@@ -339,7 +366,14 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             return Err(e);
         }
     };
-    let (results, known_notes) = settle(results);
+    let (mut results, known_notes) = settle(results);
+    let dead = ctx
+        .credentials
+        .dead()
+        .filter(|_| !ctx.credentials.ended_on_purpose());
+    if let Some(why) = &dead {
+        disown_refusals(&mut results, &exchanges, why);
+    }
     if results.is_empty() && state == report::RunState::Finished {
         // Nothing passes by default: a selection that judged nothing is a usage error, not
         // a clean run.
@@ -352,9 +386,41 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             recorded.as_deref(),
         )));
     }
+    // `--min-coverage`: judged on what this run reached (a replay reaches nothing new).
+    let reached = coverage::Coverage::measure(&declared, &exchanges);
+    if let Some(min) = args.min_coverage
+        && recorded.is_none()
+    {
+        results.push(coverage::verdict(&reached, min));
+    }
+    // Every registered check the selection keeps is accounted for: one that judged
+    // nothing is listed once, with what this spec or run lacks for it.
+    let facts = checks::RunFacts {
+        spec: &ctx.spec,
+        operations: ctx
+            .spec
+            .operations
+            .iter()
+            .filter(|o| selection.operation(&o.id))
+            .collect(),
+        replay: recorded.is_some(),
+        max_response_time: args.max_response_time.is_some(),
+        min_coverage: args.min_coverage.is_some(),
+        discovery_steps: contracts.discover.len(),
+    };
+    let not_applicable = checks::not_applicable(
+        &results,
+        &contracts.registry,
+        |c| selection.check(c),
+        &facts,
+    );
+    results.extend(not_applicable);
     let totals = Totals::of(&results, args.strict);
     let incomplete = outcome::incomplete(&results).count();
-    let exit_code = if totals.failed > 0 {
+    let exit_code = if dead.is_some() {
+        // A configuration error, not the target's failure: the run could not judge it.
+        2
+    } else if totals.failed > 0 {
         1
     } else if state == report::RunState::Interrupted || (incomplete > 0 && !args.allow_incomplete) {
         EXIT_INCOMPLETE
@@ -363,7 +429,12 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     };
     let latency = report::timings::per_operation(&exchanges);
     let mut summary = report::terminal::render(&results, &latency, args.strict, args.verbose);
-    let mut notes = runner::restore_note(&results);
+    let mut notes = format!("\ncoverage: {}\n", reached.line());
+    notes.push_str(&runner::restore_note(&results));
+    notes.push_str(&runner::cleanup_note(&results));
+    if let Some(why) = &dead {
+        notes.push_str(&format!("\nCREDENTIALS: {why} (exit 2).\n"));
+    }
     if state == report::RunState::Interrupted {
         // An entry not reached yet is not one that "no longer fails".
         notes.push_str(&format!(
@@ -396,6 +467,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             exit_code: Some(exit_code),
             results: &results,
             exchanges: &exchanges,
+            declared: &declared,
         },
     );
     if let Some(s) = embedded {
@@ -411,47 +483,75 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     })
 }
 
+/// Once the run's credentials died, a secured request refused with 401/403 says nothing
+/// about the target: its failures (those judged before the death was noticed, on other
+/// workers) become skips with the reason.
+fn disown_refusals(results: &mut [CheckResult], exchanges: &[Exchange], why: &str) {
+    for r in results.iter_mut() {
+        let refused = r
+            .got
+            .as_ref()
+            .is_some_and(|g| matches!(g.status, Some(401 | 403)));
+        let with_token = exchanges
+            .iter()
+            .any(|e| e.case == r.case && e.step == r.step && e.auth.as_deref() == Some("token"));
+        if r.verdict == outcome::Verdict::Failed && refused && with_token {
+            r.verdict = outcome::Verdict::Skipped;
+            r.message = why.to_string();
+        }
+    }
+}
+
 /// How long an interrupted run may take to put records back before it gives up.
 const RESTORE_GRACE: std::time::Duration = std::time::Duration::from_secs(15);
 
-/// Puts back, after SIGINT or SIGTERM, every record the run's plan writes through: a
-/// case in flight when the signal came may have written without reporting it yet, and
-/// sending the original values to a record that was not changed changes nothing. Bounded
-/// by [`RESTORE_GRACE`]; a second signal skips it, and the `state_restored` results that
-/// are missing then leave the run incomplete.
-async fn restore_on_interrupt(
+/// Puts back, after SIGINT or SIGTERM, every record the run's plan writes through, then
+/// removes what the run created (the ledger holds every create answered so far). A case in
+/// flight when the signal came may have written without reporting it yet, and sending the
+/// original values to a record that was not changed changes nothing; a create whose
+/// answer had not arrived is not in the ledger and cannot be removed. Bounded by
+/// [`RESTORE_GRACE`]; a second signal skips it, and the `state_restored` results that are
+/// missing then leave the run incomplete.
+async fn put_back_on_interrupt(
     ctx: &Arc<Context>,
     written: &[String],
     fixtures: &Fixtures,
     index: usize,
     quiet: bool,
 ) -> Vec<runner::CaseReport> {
-    if written.is_empty() {
+    let created = ctx.created.len();
+    if written.is_empty() && created == 0 {
         return Vec::new();
     }
     if !quiet {
         eprintln!(
-            "putting back what the run wrote through ({}) before stopping; a second signal skips it",
-            written.join(", ")
+            "putting back what the run wrote through ({}) and removing the {created} record(s) it created before stopping; a second signal skips it",
+            if written.is_empty() {
+                "nothing".to_string()
+            } else {
+                written.join(", ")
+            }
         );
     }
+    let work = async {
+        let mut reports = runner::restore(ctx, written, &fixtures.restore, index).await;
+        reports.extend(runner::remove_created(ctx, index + written.len()).await);
+        reports
+    };
     let again = report::live::interrupted();
     tokio::select! {
-        done = tokio::time::timeout(
-            RESTORE_GRACE,
-            runner::restore(ctx, written, &fixtures.restore, index),
-        ) => match done {
+        done = tokio::time::timeout(RESTORE_GRACE, work) => match done {
             Ok(reports) => reports,
             Err(_) => {
                 eprintln!(
-                    "the restore did not finish within {} s: the record may be left changed",
+                    "putting back did not finish within {} s: the target may be left changed",
                     RESTORE_GRACE.as_secs()
                 );
                 Vec::new()
             }
         },
         signal = again => {
-            eprintln!("{signal}: restore skipped; the record may be left changed");
+            eprintln!("{signal}: putting back skipped; the target may be left changed");
             Vec::new()
         }
     }
@@ -550,6 +650,112 @@ struct RunInputs<'a> {
     selection: &'a selection::Selection,
     contracts: &'a Contracts,
     fixtures: &'a Fixtures,
+    /// Whether the target is the embedded reference server, the run's own: it takes
+    /// writes, destructive ones included, without being asked.
+    embedded: bool,
+}
+
+impl RunInputs<'_> {
+    /// What the user allowed the run to do to the target.
+    fn permissions(&self) -> effect::Permissions {
+        effect::Permissions {
+            writes: self.fixtures.allow_writes || self.embedded,
+            destructive: self.fixtures.allow_destructive || self.embedded,
+        }
+    }
+
+    /// The safety gate of this run: its permissions, and the records `restore:` names.
+    fn gate<'s>(&self, spec: &'s Spec) -> safety::Gate<'s> {
+        let restorable: Vec<String> = self
+            .fixtures
+            .restore
+            .iter()
+            .map(|(op, _)| op.clone())
+            .collect();
+        safety::Gate::new(spec, self.permissions(), &restorable)
+    }
+}
+
+/// `--dry-run`: the plan, one line per case (operation, method and path, case, what it
+/// does to the target, and whether it would be sent), with nothing started or sent.
+/// Values discovery would bind on the target are shown as their `${variable}`.
+fn dry_run(args: &Args, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
+    let cases = planned_cases(args, inputs, spec, None);
+    let gate = inputs.gate(spec);
+    let mut text = format!(
+        "dry run: {} case(s) planned against {}; nothing is sent\n  writes: {}\n",
+        cases.len(),
+        args.base_url
+            .as_deref()
+            .unwrap_or("the embedded reference server (not started)"),
+        inputs.permissions().describe(inputs.embedded),
+    );
+    let mut sent = 0;
+    for c in &cases {
+        let first = &c.steps[0].request;
+        let op = spec.operation(&first.op);
+        let method = first
+            .method
+            .clone()
+            .or_else(|| op.map(|o| o.method.clone()))
+            .unwrap_or_default();
+        let path = first
+            .path
+            .clone()
+            .or_else(|| op.map(|o| o.path.clone()))
+            .unwrap_or_default();
+        let verdict = match &c.skip {
+            None => {
+                sent += 1;
+                "send".to_string()
+            }
+            Some(why) => format!("skip: {why}"),
+        };
+        text.push_str(&format!(
+            "{:<32} {:<7} {:<40} {:<48} {:<11} {verdict}\n",
+            c.operation,
+            method,
+            path,
+            c.id,
+            effect::name(gate.case_effect(c)),
+        ));
+    }
+    text.push_str(&format!(
+        "{sent} case(s) would be sent, {} skipped",
+        cases.len() - sent
+    ));
+    Outcome {
+        exit_code: 0,
+        results: Vec::new(),
+        exchanges: Vec::new(),
+        base_url: args.base_url.clone().unwrap_or_default(),
+        summary: text,
+    }
+}
+
+/// Every case the run would send, in run order: derived from the spec, then the contract
+/// files', narrowed to the selection, each passed through the [`safety::Gate`] (a case it
+/// refuses is kept, skipped with the reason, so it is counted and shown).
+fn planned_cases(
+    args: &Args,
+    inputs: RunInputs<'_>,
+    spec: &Spec,
+    auth_refusal: Option<u16>,
+) -> Vec<case::Case> {
+    let mut cases = plan::derive(
+        spec,
+        inputs.contracts,
+        plan::PlanOptions {
+            seed: args.seed,
+            auth_refusal,
+        },
+    );
+    cases.extend(inputs.contracts.cases.iter().cloned());
+    cases.retain(|c| {
+        inputs.selection.operation(&c.operation) && inputs.selection.runs_case_of(&c.check)
+    });
+    inputs.gate(spec).apply(&mut cases);
+    cases
 }
 
 async fn run_all(
@@ -561,60 +767,83 @@ async fn run_all(
     planned: &std::sync::OnceLock<(Vec<String>, usize)>,
 ) -> Result<(Vec<CheckResult>, Vec<Exchange>), HarnessError> {
     let RunInputs {
-        selection,
         contracts,
         fixtures,
+        ..
     } = inputs;
     let mut budget = args.max_requests;
-    let discovery = runner::discover(ctx, &contracts.discover, &mut vars, &mut budget).await;
+    let (allowed, refused) = runner::gated_discovery(&contracts.discover, &inputs.gate(&ctx.spec));
+    let mut discovery = runner::discover(ctx, &allowed, &mut vars, &mut budget).await;
+    discovery.results.extend(refused);
     preflight(ctx, &discovery)?;
     live.add(0, &discovery.results, &discovery.exchanges);
-    let mut cases = plan::derive(
-        &ctx.spec,
-        contracts,
-        plan::PlanOptions {
-            seed: args.seed,
-            allow_writes: fixtures.allow_writes,
-        },
-    );
-    let mut explicit = contracts.cases.clone();
-    for c in &mut explicit {
-        let writes = c.steps.iter().any(|s| {
-            ctx.spec
-                .operation(&s.request.op)
-                .is_some_and(|o| o.writes())
-        });
-        if writes && !fixtures.allow_writes {
-            c.skip = Some(format!(
-                "{} changes the target's state: set `allow_writes: true` in --fixtures to test it",
-                c.operation
-            ));
-        }
+    let cases = planned_cases(args, inputs, &ctx.spec, None);
+    let verified = runner::preflight_credentials(ctx, &cases, &vars).await?;
+    // The same plan, with `ignored_auth` now knowing how this target refuses a token it
+    // never issued (the cases and their order do not change).
+    let cases = match verified.refusal {
+        Some(_) => planned_cases(args, inputs, &ctx.spec, verified.refusal),
+        None => cases,
+    };
+    if let Some(why) = &verified.unverified
+        && !args.quiet
+    {
+        eprintln!("pre-flight: {why}");
     }
-    cases.extend(explicit);
-    cases.retain(|c| selection.operation(&c.operation) && selection.runs_case_of(&c.check));
     let progress = report::terminal::Progress::new(cases.len(), args.strict, args.quiet);
     progress.report(&discovery.results);
-    // Without `allow_writes` only requests the target must reject reach a writing
-    // operation: nothing is changed, so nothing is put back.
-    let written = if fixtures.allow_writes {
-        runner::written(&ctx.spec, &cases)
-    } else {
-        Vec::new()
-    };
+    for r in &verified.reports {
+        progress.case_done(&r.results);
+        live.add(r.index, &r.results, &r.exchanges);
+    }
+    // The gate has skipped every write the user did not allow: what is left is put back.
+    let written = runner::written(&ctx.spec, &cases);
     let after_cases = cases.len() + 1;
     let _ = planned.set((written.clone(), after_cases));
+    let session: Vec<usize> = {
+        let gate = inputs.gate(&ctx.spec);
+        cases
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.skip.is_none() && gate.case_effect(c) == effect::Effect::Session)
+            .map(|(i, _)| i + 1)
+            .collect()
+    };
+    let session_cases = cases.clone();
+    let vars_after = vars.clone();
+    let not_now: Vec<usize> = verified.done.iter().chain(&session).copied().collect();
     let mut reports: Vec<CaseReport> =
-        runner::run_cases(ctx.clone(), cases, vars, args.workers, |r| {
+        runner::run_cases(ctx.clone(), cases, &not_now, vars, args.workers, |r| {
             progress.case_done(&r.results);
             live.add(r.index, &r.results, &r.exchanges);
         })
         .await;
-    // Before anything else can stop the run: the target is put back as it was found.
+    reports.extend(verified.reports);
+    reports.sort_by_key(|r| r.index);
+    // Before anything else can stop the run: the target is put back as it was found,
+    // and what the run created is removed.
     for r in runner::restore(ctx, &written, &fixtures.restore, after_cases).await {
         progress.report(&r.results);
         live.add(r.index, &r.results, &r.exchanges);
         reports.push(r);
+    }
+    let after_restore = after_cases + written.len();
+    for r in runner::remove_created(ctx, after_restore).await {
+        progress.report(&r.results);
+        live.add(r.index, &r.results, &r.exchanges);
+        reports.push(r);
+    }
+    // Last, what ends or changes the session (a logout, a password change): nothing sent
+    // after it can depend on the credentials it changes.
+    if !session.is_empty() {
+        ctx.credentials.ending();
+        let others: Vec<usize> = (1..after_cases).filter(|i| !session.contains(i)).collect();
+        let last = runner::run_cases(ctx.clone(), session_cases, &others, vars_after, 1, |r| {
+            progress.case_done(&r.results);
+            live.add(r.index, &r.results, &r.exchanges);
+        })
+        .await;
+        reports.extend(last);
     }
     progress.finish();
     let mut results = discovery.results;

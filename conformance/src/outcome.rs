@@ -18,10 +18,15 @@ pub enum Verdict {
     /// It failed, as an entry of `--known-failures` says it will; `message` names the
     /// entry's ticket and reason. It does not fail the run.
     Known,
+    /// The check judged nothing in this run: the spec or the run gives it nothing to judge
+    /// (`message` says what). Listed once per check, under no case, so every registered
+    /// check is accounted for.
+    #[serde(rename = "not_applicable")]
+    NotApplicable,
 }
 
 /// What came back, bounded for reports.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct Got {
     /// Status, when an answer came.
     pub status: Option<u16>,
@@ -88,6 +93,7 @@ impl CheckResult {
             Verdict::Passed => ReportedVerdict::Passed,
             Verdict::Skipped => ReportedVerdict::Skipped,
             Verdict::Known => ReportedVerdict::Known,
+            Verdict::NotApplicable => ReportedVerdict::NotApplicable,
             Verdict::Failed if self.is_failure(strict) => ReportedVerdict::Failed,
             Verdict::Failed => ReportedVerdict::Warning,
         }
@@ -96,7 +102,7 @@ impl CheckResult {
 
 /// A result's verdict as the reports show and count it (see
 /// [`CheckResult::reported_verdict`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ReportedVerdict {
     /// The answer met the expectation.
@@ -109,6 +115,9 @@ pub enum ReportedVerdict {
     Skipped,
     /// A failure listed in `--known-failures`.
     Known,
+    /// A check with nothing to judge in this run.
+    #[serde(rename = "not_applicable")]
+    NotApplicable,
 }
 
 /// Counts over a run.
@@ -124,6 +133,8 @@ pub struct Totals {
     pub skipped: usize,
     /// Failures listed in `--known-failures`.
     pub known: usize,
+    /// Checks with nothing to judge in this run, one per check.
+    pub not_applicable: usize,
 }
 
 impl Totals {
@@ -137,6 +148,7 @@ impl Totals {
                 ReportedVerdict::Failed => t.failed += 1,
                 ReportedVerdict::Warning => t.warnings += 1,
                 ReportedVerdict::Known => t.known += 1,
+                ReportedVerdict::NotApplicable => t.not_applicable += 1,
             }
         }
         t

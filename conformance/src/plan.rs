@@ -54,8 +54,9 @@ const EMOJI: &[char] = &['😀', '🚀', '🎉', '🦀'];
 pub struct PlanOptions {
     /// The seed for generated values.
     pub seed: u64,
-    /// Whether requests that change the target's state may be sent with a valid token.
-    pub allow_writes: bool,
+    /// The status the target answered a deliberately bad token with in pre-flight, when it
+    /// is not 401/403 (some frameworks answer 422): `ignored_auth` counts it as a refusal.
+    pub auth_refusal: Option<u16>,
 }
 
 struct Base {
@@ -77,8 +78,66 @@ fn base(op: &Operation, contracts: &Contracts) -> Base {
     }
     let body = dflt
         .and_then(|d| d.body.clone())
-        .or_else(|| op.body.as_ref().and_then(|b| b.example.clone()));
+        .or_else(|| op.body.as_ref().and_then(|b| b.example.clone()))
+        // A JSON document is the one body the planner sends: none rather than one in the
+        // wrong media type.
+        .filter(|_| op.body.as_ref().is_some_and(sends_json));
     Base { params, body }
+}
+
+impl Base {
+    /// The inputs a complete request of `op` needs that neither the contract files'
+    /// `defaults` nor the spec's examples give: a case built without them would go out
+    /// with a literal `{placeholder}` or without a required part, and its answer would
+    /// say nothing about the operation.
+    fn missing(&self, op: &Operation) -> Vec<String> {
+        let mut out: Vec<String> = op
+            .params
+            .iter()
+            .filter(|p| p.required && !self.params.iter().any(|(n, _)| *n == p.name))
+            .map(|p| {
+                let at = match p.location {
+                    Location::Path => "path",
+                    Location::Query => "query",
+                    Location::Header => "header",
+                };
+                format!("{at} parameter `{}`", p.name)
+            })
+            .collect();
+        if let Some(decl) = &op.body {
+            if !sends_json(decl) {
+                if decl.required {
+                    let types: Vec<&str> =
+                        decl.content_types.iter().map(|(m, _)| m.as_str()).collect();
+                    out.push(format!(
+                        "a request body in {} (the harness builds JSON bodies only)",
+                        types.join(" or ")
+                    ));
+                }
+            } else if decl.required && self.body.is_none() {
+                out.push("the request body".to_string());
+            }
+        }
+        out
+    }
+}
+
+/// Whether an operation's body may be sent as JSON, the one kind the planner builds.
+fn sends_json(decl: &crate::spec::Body) -> bool {
+    decl.content_types.iter().any(|(m, _)| {
+        let m = m.to_ascii_lowercase();
+        m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
+    })
+}
+
+/// The skip reason of a case whose base request lacks `missing`.
+fn missing_reason(op: &Operation, missing: &[String]) -> String {
+    format!(
+        "{}{} needs {}: no example in the spec and no `defaults` in a contract file",
+        crate::case::MISSING_INPUT,
+        op.id,
+        missing.join(", ")
+    )
 }
 
 fn example_params(op: &Operation) -> Vec<(String, Value)> {
@@ -91,7 +150,6 @@ fn example_params(op: &Operation) -> Vec<(String, Value)> {
 struct Builder<'a> {
     op: &'a Operation,
     cases: Vec<Case>,
-    write_skip: Option<String>,
 }
 
 impl Builder<'_> {
@@ -104,11 +162,6 @@ impl Builder<'_> {
         expect: Expect,
     ) {
         let writes = self.op.writes();
-        let skip = if writes && request.auth == AuthMode::Token {
-            self.write_skip.clone()
-        } else {
-            None
-        };
         self.cases.push(Case {
             id: format!("{}/{}", self.op.id, name),
             operation: self.op.id.clone(),
@@ -121,7 +174,7 @@ impl Builder<'_> {
                 asserts: Vec::new(),
             }],
             serial: writes,
-            skip,
+            skip: None,
             requires: Vec::new(),
             cap: None,
         });
@@ -162,15 +215,26 @@ fn raw_body_request(
     }
 }
 
-/// How the spec says a request that breaks a schema constraint is answered.
+/// The statuses an operation may declare for a request whose input breaks its schema.
+const MALFORMED_STATUSES: [u16; 2] = [400, 422];
+
+/// How the spec says a request that breaks a schema constraint is answered: any 4xx,
+/// unless the operation declares exactly one of the statuses for malformed input (400 or
+/// 422), which then is fixed at its response's `x-level`. The built-in spec decides 400
+/// (DECISIONS row 2) and declares it, and only it, on every operation that takes input;
+/// an operation declaring both leaves the choice to the server.
 fn malformed(op: &Operation) -> Expect {
-    Expect::Rejected {
-        status: op
-            .response(400)
-            .filter(|r| r.status == "400")
-            .map(|r| (400, r.level)),
-        body: None,
-    }
+    let mut declared = MALFORMED_STATUSES.iter().filter_map(|&code| {
+        op.responses
+            .iter()
+            .find(|r| r.status == code.to_string())
+            .map(|r| (code, r.level))
+    });
+    let status = match (declared.next(), declared.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    };
+    Expect::Rejected { status, body: None }
 }
 
 /// The level of one constraint keyword of a schema (`x-constraint-levels`, default MUST).
@@ -281,36 +345,86 @@ pub fn derive(spec: &Spec, contracts: &Contracts, opts: PlanOptions) -> Vec<Case
         let mut b = Builder {
             op,
             cases: Vec::new(),
-            write_skip: (!opts.allow_writes).then(|| {
-                format!("{} changes the target's state: set `allow_writes: true` in --fixtures to test it", op.id)
-            }),
         };
         let base = base(op, contracts);
+        let missing = base.missing(op);
         positive(&mut b, &base);
-        negative(&mut b, spec, op, &base);
-        lengths(&mut b, op, &base, &mut rng, spec.decisions.non_bmp);
-        ignored_auth(&mut b, spec, op, &base);
+        if missing.is_empty() {
+            // A mutation of an incomplete request would not be the one defect it names.
+            negative(&mut b, spec, op, &base);
+            lengths(&mut b, op, &base, &mut rng, spec.decisions.non_bmp);
+        }
+        ignored_auth(&mut b, spec, op, &base, opts.auth_refusal);
+        unsupported_media_type(&mut b, op, &base);
         undeclared_method(&mut b, spec, op, &base);
-        encodings(&mut b, op, &base);
+        if missing.is_empty() {
+            encodings(&mut b, op, &base);
+        }
         if out.is_empty() {
             unknown_path(&mut b, spec, op, &base);
+        }
+        if !missing.is_empty() {
+            let why = missing_reason(op, &missing);
+            for c in &mut b.cases {
+                // A probe of another path (unknown_path) needs none of the operation's
+                // inputs.
+                let own_path = c.steps.iter().any(|s| s.request.path.is_none());
+                if own_path && c.skip.is_none() {
+                    c.skip = Some(why.clone());
+                }
+            }
         }
         out.extend(b.cases);
     }
     out
 }
 
-/// A path the spec does not declare, beside the first operation's, expecting the
-/// spec's `x-unknown-path` answer. Sent once per run, with valid credentials, and reported
-/// under the first operation; it shows whether a target answers paths it does not serve.
+/// The answer to a path no spec declares, when the spec states none (`x-unknown-path`):
+/// 404 (RFC 9110 §15.5.5) at SHOULD. Not MUST: OpenAPI describes only the paths it lists,
+/// and a server may answer others (a gateway's 403, a catch-all page) without breaking the
+/// spec; a 5xx still fails `not_a_server_error`.
+pub const UNKNOWN_PATH_DEFAULT: (u16, Level) = (404, Level::Should);
+
+/// Whether a concrete path is one a spec path template routes (`{name}` matches any one
+/// segment).
+fn routes(template: &str, path: &str) -> bool {
+    let t: Vec<&str> = template.trim_matches('/').split('/').collect();
+    let p: Vec<&str> = path.trim_matches('/').split('/').collect();
+    t.len() == p.len()
+        && t.iter()
+            .zip(&p)
+            .all(|(t, p)| (t.starts_with('{') && t.ends_with('}')) || t == p)
+}
+
+/// A path the spec does not declare, expecting the spec's `x-unknown-path` answer
+/// ([`UNKNOWN_PATH_DEFAULT`] without it). Sent once per run, with valid credentials, and
+/// reported under the first operation; it shows whether a target answers paths it does not
+/// serve. It sits beside the first operation's literal path segments, and never where a
+/// declared template (`/items/{id}`) would route it, so its answer is about the path.
 fn unknown_path(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
-    let Some((status, level)) = spec.decisions.unknown_path else {
+    let (status, level) = spec.decisions.unknown_path.unwrap_or(UNKNOWN_PATH_DEFAULT);
+    let literal: Vec<&str> = op
+        .path
+        .split('/')
+        .take_while(|seg| !seg.contains('{'))
+        .collect();
+    let beside = format!(
+        "{}/conformance-unknown-path",
+        literal.join("/").trim_end_matches('/')
+    );
+    let free = |p: &str| {
+        !spec
+            .operations
+            .iter()
+            .any(|o| o.path == p || routes(&o.path, p))
+    };
+    let Some(path) = [beside, "/conformance-unknown-path".to_string()]
+        .into_iter()
+        .flat_map(|p| (0..4).map(move |n| format!("{p}{}", "-".repeat(n))))
+        .find(|p| free(p))
+    else {
         return;
     };
-    let mut path = format!("{}/conformance-unknown-path", op.path.trim_end_matches('/'));
-    while spec.operations.iter().any(|o| o.path == path) {
-        path.push('-');
-    }
     let request = RequestTemplate {
         method: Some("GET".into()),
         path: Some(path),
@@ -410,17 +524,13 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
             ));
         }
         for (name, value, level) in variants {
-            let params: Vec<_> = base
-                .params
-                .iter()
-                .map(|(n, v)| {
-                    if *n == p.name {
-                        (n.clone(), value.clone())
-                    } else {
-                        (n.clone(), v.clone())
-                    }
-                })
-                .collect();
+            // The bad value goes in whether or not the base request sends the parameter:
+            // a case whose defect never reaches the wire proves nothing.
+            let mut params = base.params.clone();
+            match params.iter_mut().find(|(n, _)| *n == p.name) {
+                Some(slot) => slot.1 = value.clone(),
+                None => params.push((p.name.clone(), value.clone())),
+            }
             b.push(
                 name,
                 Check::NegativeDataRejection,
@@ -487,11 +597,7 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
             asserts: Vec::new(),
         }],
         serial: op.writes(),
-        skip: if op.writes() {
-            b.write_skip.clone()
-        } else {
-            None
-        },
+        skip: None,
         requires: Vec::new(),
         cap: None,
     });
@@ -517,28 +623,54 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
             expect,
         );
     }
-    // A body in a media type the operation does not take: 415 where the spec declares it.
-    if let Some(resp) = op.response(415).filter(|r| r.status == "415")
-        && !decl.content_types.iter().any(|(m, _)| m == "text/plain")
-    {
-        let request = raw_body_request(
-            op,
-            base,
-            "text/plain",
-            "conformance: not a declared media type".into(),
-        );
-        let expect = Expect::Rejected {
-            status: Some((415, resp.level)),
-            body: None,
-        };
-        b.push(
-            "unsupported-media-type".into(),
-            Check::UnsupportedMediaType,
-            Level::Must,
-            request,
-            expect,
-        );
+}
+
+/// A body in a media type the operation does not take, on every operation with a request
+/// body: a rejection (any 4xx) at MUST, an undeclared body is not the operation's input;
+/// 415 is fixed, at its `x-level`, where the operation declares it (RFC 9110 §15.5.16).
+fn unsupported_media_type(b: &mut Builder, op: &Operation, base: &Base) {
+    let Some(decl) = &op.body else {
+        return;
+    };
+    let takes = |m: &str| {
+        decl.content_types.iter().any(|(t, _)| {
+            let t = t.to_ascii_lowercase();
+            t == m || t == "*/*" || t == "text/*"
+        })
+    };
+    if takes("text/plain") {
+        return;
     }
+    let request = raw_body_request(
+        op,
+        base,
+        "text/plain",
+        "conformance: not a declared media type".into(),
+    );
+    let declared = op
+        .responses
+        .iter()
+        .find(|r| r.status == "415")
+        .map(|r| (415, r.level));
+    // Where the body is optional and no 415 is declared, a server may read a body it
+    // cannot parse as no body at all (FastAPI does, for Prefect's 38 optional filter
+    // bodies): accepting it is a SHOULD departure, not a broken contract.
+    let level = if decl.required || declared.is_some() {
+        Level::Must
+    } else {
+        Level::Should
+    };
+    let expect = Expect::Rejected {
+        status: declared,
+        body: None,
+    };
+    b.push(
+        "unsupported-media-type".into(),
+        Check::UnsupportedMediaType,
+        level,
+        request,
+        expect,
+    );
 }
 
 fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng, non_bmp: Level) {
@@ -647,17 +779,21 @@ fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng, non_bmp:
     }
 }
 
-fn ignored_auth(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
+/// Requests without valid credentials to a secured operation: each must be refused, and a
+/// pass needs a refusal the status shows (see `Expect::Refused`). `observed` is the status
+/// the target refused a deliberately bad token with in pre-flight.
+fn ignored_auth(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base, observed: Option<u16>) {
     if !op.secured {
         return;
     }
     let rej = &spec.auth_rejection;
-    let expect = Expect::Rejected {
+    let expect = Expect::Refused {
         status: rej.status,
         body: rej
             .body
             .clone()
             .map(|v| (v, rej.status.map_or(Level::Should, |(_, l)| l))),
+        observed,
     };
     let params = example_params(op);
     let body = op
@@ -680,15 +816,22 @@ fn ignored_auth(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
     }
 }
 
-/// Methods tried on each path; the first one the path does not declare is sent.
+/// Methods tried on each path; the first one the path does not declare is sent (GET
+/// first where writes are not allowed: it changes nothing even on a server that serves it).
 const METHODS: &[&str] = &["DELETE", "PUT", "PATCH", "POST", "GET"];
 
+/// The answer to a method a path does not declare, when the spec states none
+/// (`x-undeclared-method`): 405 with an `Allow` header (RFC 9110 §15.5.6), at SHOULD.
+pub const UNDECLARED_METHOD_DEFAULT: (u16, bool, Level) = (405, true, Level::Should);
+
 /// One request per path with a method the path does not declare, expecting the spec's
-/// `x-undeclared-method` answer; reported under the path's first operation.
+/// `x-undeclared-method` answer ([`UNDECLARED_METHOD_DEFAULT`] without it); reported under
+/// the path's first operation.
 fn undeclared_method(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
-    let Some((status, allow_header, level)) = spec.decisions.undeclared_method else {
-        return;
-    };
+    let (status, allow_header, level) = spec
+        .decisions
+        .undeclared_method
+        .unwrap_or(UNDECLARED_METHOD_DEFAULT);
     let siblings: Vec<&Operation> = spec
         .operations
         .iter()
@@ -697,9 +840,15 @@ fn undeclared_method(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) 
     if siblings.first().is_none_or(|first| first.id != op.id) {
         return;
     }
+    // An undeclared GET first: any other method may change state on a server that
+    // serves it undeclared, and the run's safety gate skips it unless allowed.
+    let undeclared = |m: &&&str| !siblings.iter().any(|o| o.method == **m);
     let Some(method) = METHODS
         .iter()
-        .find(|m| !siblings.iter().any(|o| o.method == **m))
+        .rev()
+        .take(1)
+        .find(undeclared)
+        .or_else(|| METHODS.iter().find(undeclared))
     else {
         return;
     };
@@ -707,7 +856,6 @@ fn undeclared_method(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) 
         method: Some((*method).to_string()),
         ..request(op, base.params.clone(), None, AuthMode::Token)
     };
-    // A write's state is not at risk (the method is not the write's), so no write gate.
     b.cases.push(Case {
         id: format!("{}/undeclared-method/{method}", op.id),
         operation: op.id.clone(),
@@ -809,7 +957,7 @@ mod tests {
         let c = Contracts::default();
         let o = PlanOptions {
             seed: 7,
-            allow_writes: true,
+            auth_refusal: None,
         };
         let a: Vec<String> = derive(&spec, &c, o)
             .iter()
@@ -868,31 +1016,40 @@ mod tests {
     }
 
     #[test]
-    fn writes_are_skipped_unless_allowed() {
+    fn without_permission_no_case_of_a_writing_operation_is_sent() {
         let spec = spec();
-        let cases = derive(
+        let mut cases = derive(
             &spec,
             &Contracts::default(),
             PlanOptions {
                 seed: 1,
-                allow_writes: false,
+                auth_refusal: None,
             },
         );
+        let gate = crate::safety::Gate::new(
+            &spec,
+            crate::effect::Permissions::default(),
+            &["updateContactInfoName".to_string()],
+        );
+        gate.apply(&mut cases);
         let update: Vec<_> = cases
             .iter()
             .filter(|c| c.operation == "updateContactInfoName")
             .collect();
+        assert!(!update.is_empty());
+        // Requests without credentials included: a server that ignores them would write.
+        // The one GET of the path (its undeclared-method probe) changes nothing.
         assert!(
             update
                 .iter()
-                .filter(|c| c.check != Check::IgnoredAuth && c.check != Check::UndeclaredMethod)
+                .filter(|c| c.check != Check::UndeclaredMethod)
                 .all(|c| c.skip.is_some())
         );
         assert!(
             update
                 .iter()
-                .filter(|c| c.check == Check::IgnoredAuth)
-                .all(|c| c.skip.is_none())
+                .filter(|c| c.check == Check::UndeclaredMethod)
+                .all(|c| c.steps[0].request.method.as_deref() == Some("GET"))
         );
     }
 
@@ -904,7 +1061,7 @@ mod tests {
             &Contracts::default(),
             PlanOptions {
                 seed: 1,
-                allow_writes: true,
+                auth_refusal: None,
             },
         );
         let unknown: Vec<_> = cases
@@ -921,5 +1078,147 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    /// A spec with no `x-` extension: one path with an operation declaring 400 and 422,
+    /// one declaring only 422, both taking JSON.
+    fn foreign() -> Spec {
+        Spec::parse(
+            r#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+                "paths": {
+                  "/flows": {"post": {"operationId": "createFlow",
+                    "requestBody": {"required": true, "content": {"application/json": {
+                      "schema": {"type": "object", "required": ["name"],
+                        "properties": {"name": {"type": "string"}}},
+                      "example": {"name": "a"}}}},
+                    "responses": {"201": {"description": "made"},
+                      "400": {"description": "bad"}, "422": {"description": "invalid"}}}},
+                  "/flows/{id}": {"get": {"operationId": "readFlow",
+                    "parameters": [{"name": "id", "in": "path", "required": true,
+                      "schema": {"type": "string"}, "example": "f1"},
+                      {"name": "limit", "in": "query", "required": true,
+                      "schema": {"type": "integer"}, "example": 1}],
+                    "responses": {"200": {"description": "ok"},
+                      "422": {"description": "invalid"}}}}}}"#,
+        )
+        .unwrap()
+    }
+
+    fn foreign_cases() -> Vec<Case> {
+        derive(
+            &foreign(),
+            &Contracts::default(),
+            PlanOptions {
+                seed: 1,
+                auth_refusal: None,
+            },
+        )
+    }
+
+    #[test]
+    fn a_malformed_request_fixes_a_status_only_where_one_is_declared() {
+        let cases = foreign_cases();
+        let status_of = |id: &str| match &cases.iter().find(|c| c.id == id).unwrap().steps[0].expect
+        {
+            Expect::Rejected { status, .. } => status.map(|(s, _)| s),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            status_of("createFlow/missing-field/name"),
+            None,
+            "400 and 422 declared"
+        );
+        assert_eq!(status_of("readFlow/missing-param/limit"), Some(422));
+        // The built-in spec declares 400 alone: fixed, at the BadRequest response's level.
+        let builtin = derive(
+            &spec(),
+            &Contracts::default(),
+            PlanOptions {
+                seed: 1,
+                auth_refusal: None,
+            },
+        );
+        let c = builtin
+            .iter()
+            .find(|c| c.id == "getCategoryPositionLimit/missing-param/id")
+            .unwrap();
+        assert!(matches!(
+            c.steps[0].expect,
+            Expect::Rejected {
+                status: Some((400, Level::Should)),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn the_generic_probes_run_on_a_spec_without_extensions() {
+        let cases = foreign_cases();
+        let one =
+            |check: Check| -> Vec<&Case> { cases.iter().filter(|c| c.check == check).collect() };
+        let unknown = one(Check::UnknownPath);
+        assert_eq!(unknown.len(), 1);
+        let path = unknown[0].steps[0].request.path.as_deref().unwrap();
+        // `/flows/conformance-unknown-path` would reach `/flows/{id}`: the probe goes to the root.
+        assert_eq!(path, "/conformance-unknown-path");
+        assert!(matches!(
+            unknown[0].steps[0].expect,
+            Expect::Rejected {
+                status: Some((404, Level::Should)),
+                ..
+            }
+        ));
+        let methods = one(Check::UndeclaredMethod);
+        assert_eq!(methods.len(), 2, "one per path");
+        assert!(methods.iter().all(|c| c.level == Level::Should));
+        assert!(matches!(
+            methods[0].steps[0].expect,
+            Expect::MethodNotAllowed {
+                status: 405,
+                allow_header: true,
+                ..
+            }
+        ));
+        let media = one(Check::UnsupportedMediaType);
+        assert_eq!(media.len(), 1);
+        assert!(matches!(
+            media[0].steps[0].expect,
+            Expect::Rejected { status: None, .. }
+        ));
+        assert!(one(Check::PayloadTooLarge).is_empty());
+        assert!(one(Check::AlternateEncodings).is_empty());
+    }
+
+    #[test]
+    fn ignored_auth_counts_the_observed_refusal() {
+        let spec = Spec::parse(
+            r#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+                "security": [{"bearer": []}],
+                "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+                "paths": {"/me": {"get": {"operationId": "me",
+                    "responses": {"200": {"description": "ok"}}}}}}"#,
+        )
+        .unwrap();
+        let cases = derive(
+            &spec,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 1,
+                auth_refusal: Some(422),
+            },
+        );
+        let auth: Vec<&Case> = cases
+            .iter()
+            .filter(|c| c.check == Check::IgnoredAuth)
+            .collect();
+        assert_eq!(auth.len(), 3);
+        assert!(auth.iter().all(|c| matches!(
+            c.steps[0].expect,
+            Expect::Refused {
+                observed: Some(422),
+                status: None,
+                ..
+            }
+        )));
     }
 }

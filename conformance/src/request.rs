@@ -42,6 +42,10 @@ pub enum BuildError {
     Unbound(String),
     /// No bearer token is available.
     NoToken,
+    /// A path parameter has no value: the request would go out with a literal
+    /// `{name}`, to a path the spec does not declare, and its answer would be judged as
+    /// the operation's.
+    Unfilled(String),
 }
 
 /// Substitutes variables and lays the request out on the wire.
@@ -92,6 +96,14 @@ pub fn build(
             },
         }
         params.insert(name.clone(), value);
+    }
+    if tpl.path.is_none()
+        && let Some(p) = op
+            .params
+            .iter()
+            .find(|p| p.location == Location::Path && path.contains(&format!("{{{}}}", p.name)))
+    {
+        return Err(BuildError::Unfilled(p.name.clone()));
     }
     let mut url = Url::parse(&format!("{}{}", base_url.trim_end_matches('/'), path))
         .map_err(|e| BuildError::Unbound(format!("base URL: {e}")))?;

@@ -96,7 +96,35 @@ impl Selection {
             .iter()
             .map(|c| check("--exclude-check", c))
             .collect::<Result<Vec<_>, _>>()?;
+        let mut only_operations =
+            (!args.operation.is_empty() || !args.tag.is_empty()).then_some(only);
         let mut described = Vec::new();
+        if let Some((i, n)) = args.shard {
+            // Dealt round-robin over the selection in id order: every shard gets its share
+            // however the ids cluster, and the same ids always fall the same way.
+            let mut selected: Vec<&str> = spec
+                .operations
+                .iter()
+                .map(|o| o.id.as_str())
+                .filter(|id| {
+                    only_operations.as_ref().is_none_or(|o| o.contains(*id))
+                        && !excluded.contains(*id)
+                })
+                .collect();
+            selected.sort_unstable();
+            let total = selected.len();
+            let mine: BTreeSet<String> = selected
+                .into_iter()
+                .enumerate()
+                .filter(|(k, _)| k % n == i - 1)
+                .map(|(_, id)| id.to_string())
+                .collect();
+            described.push(format!(
+                "--shard {i}/{n} ({} of {total} operations)",
+                mine.len()
+            ));
+            only_operations = Some(mine);
+        }
         for (flag, values) in [
             ("--operation", &args.operation),
             ("--tag", &args.tag),
@@ -110,7 +138,7 @@ impl Selection {
             }
         }
         Ok(Selection {
-            only_operations: (!args.operation.is_empty() || !args.tag.is_empty()).then_some(only),
+            only_operations,
             excluded_operations: excluded,
             only_checks,
             excluded_checks,

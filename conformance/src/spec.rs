@@ -135,6 +135,8 @@ pub struct Body {
     pub example: Option<Value>,
     /// Cross-field length caps.
     pub combined: Vec<CombinedMaxLength>,
+    /// Whether a request without a body is malformed (`requestBody.required`).
+    pub required: bool,
 }
 
 impl Body {
@@ -167,7 +169,9 @@ pub struct ResponseSpec {
 /// One operation of the spec.
 #[derive(Debug, Clone)]
 pub struct Operation {
-    /// `operationId`.
+    /// `operationId`, or for an operation without one the client method name the
+    /// generator gives it (`get_items_id` for `GET /items/{id}`), so that the harness,
+    /// its reports and the generated client call an operation by one name.
     pub id: String,
     /// Upper-case HTTP method.
     pub method: String,
@@ -187,6 +191,13 @@ pub struct Operation {
     pub business_error: Vec<String>,
     /// The operation's tags (for `--tag` / `--exclude-tag`).
     pub tags: Vec<String>,
+    /// `summary`, the words (with `operationId`) its effect is judged from.
+    pub summary: String,
+    /// What its requests do to the target's state (`x-effect`, else judged by
+    /// [`crate::effect`]).
+    pub effect: crate::effect::Effect,
+    /// The spec's `x-effect`, which the judgement does not override.
+    pub declared_effect: Option<crate::effect::Effect>,
 }
 
 impl Operation {
@@ -216,10 +227,16 @@ impl Operation {
         self.business_error.clone()
     }
 
-    /// Whether a request to it may change the target's state; such cases run one at a
-    /// time so that before/after comparisons see only their own writes.
+    /// Whether a request to it may change the target's state (whatever the spec's
+    /// security says): such cases are sent only with the user's permission, and run one
+    /// at a time so that before/after comparisons see only their own writes.
     pub fn writes(&self) -> bool {
-        self.secured && self.method != "GET"
+        self.effect != crate::effect::Effect::Read
+    }
+
+    /// The words its effect is judged from: `operationId` and `summary`.
+    pub fn words(&self) -> String {
+        format!("{} {}", self.id, self.summary)
     }
 }
 
@@ -240,7 +257,8 @@ pub struct Decisions {
     /// `x-server-errors`: the level of "never 5xx", when the spec states it.
     pub server_errors: Option<Level>,
     /// `x-undeclared-status`: the level of an answer whose status its operation does not
-    /// declare; SHOULD when unstated (OpenAPI does not require every status declared).
+    /// declare; MUST when unstated, as Schemathesis's `status_code_conformance` judges it
+    /// (a spec that answers outside its responses misleads every client built from it).
     pub undeclared_status: Level,
     /// `x-unknown-path`: status and level of the answer to an undeclared path.
     pub unknown_path: Option<(u16, Level)>,
@@ -271,10 +289,36 @@ pub struct Spec {
     /// `info.title`, `info.version` and a digest of the document's text, for the run
     /// header: which spec a report judged against.
     pub identity: Identity,
+    /// Operations the harness cannot use, each with where and why: a problem confined to
+    /// one operation leaves that operation out, not the whole spec.
+    pub left_out: Vec<LeftOut>,
+}
+
+/// An operation left out of the run for a problem of the spec confined to it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LeftOut {
+    /// `METHOD /path`: the operation may have no usable name.
+    pub operation: String,
+    /// JSON pointer of the node at fault.
+    pub pointer: String,
+    /// 1-based line of that node in the spec file, when it could be found.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for LeftOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: at {}", self.operation, self.pointer)?;
+        if let Some(line) = self.line {
+            write!(f, " (line {line})")?;
+        }
+        write!(f, ": {}", self.message)
+    }
 }
 
 /// Which spec a run used.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Identity {
     /// `info.title`.
     pub title: String,
@@ -312,16 +356,40 @@ impl Spec {
         })
     }
 
-    /// Reads a spec through `spec_model` and builds the harness's view of it.
+    /// Reads a spec through `spec_model` and builds the harness's view of it. Every
+    /// problem confined to one operation leaves that operation out ([`Spec::left_out`]);
+    /// only a document that does not parse, or one with no usable operation, is refused,
+    /// with all its problems.
     pub fn from_source(source: &Source) -> Result<Spec, SpecError> {
         let model = spec_model::parse(source)?;
         let doc = spec_model::to_value(source)?;
-        let (operations, auth_rejection, secret_fields) = View {
+        let built = View {
             model: &model,
             doc: &doc,
         }
-        .build()
-        .map_err(|l| source.error(l))?;
+        .build();
+        let lines = source.errors(built.left_out.iter().map(|(_, l)| l.clone()));
+        let left_out: Vec<LeftOut> = built
+            .left_out
+            .into_iter()
+            .zip(lines)
+            .map(|((operation, _), e)| LeftOut {
+                operation,
+                pointer: e.pointer,
+                line: e.line,
+                message: e.message,
+            })
+            .collect();
+        if built.operations.is_empty() && !left_out.is_empty() {
+            let mut message = format!(
+                "no operation of the spec can be used; {} problem(s):",
+                left_out.len()
+            );
+            for l in &left_out {
+                message.push_str(&format!("\n  {l}"));
+            }
+            return Err(source.error(Located::new("/paths", message)));
+        }
         let identity = Identity {
             title: model
                 .info
@@ -340,14 +408,15 @@ impl Spec {
         Ok(Spec {
             decisions: decisions(&model),
             doc,
-            operations,
-            auth_rejection,
-            secret_fields,
+            operations: built.operations,
+            auth_rejection: built.auth_rejection,
+            secret_fields: built.secret_fields,
             identity,
+            left_out,
         })
     }
 
-    /// Looks an operation up by `operationId`.
+    /// Looks an operation up by its name ([`Operation::id`]).
     pub fn operation(&self, id: &str) -> Option<&Operation> {
         self.operations.iter().find(|o| o.id == id)
     }
@@ -360,7 +429,7 @@ fn decisions(model: &OpenApi) -> Decisions {
         undeclared_status: model
             .undeclared_status
             .as_ref()
-            .map_or(Level::Should, |u| u.level),
+            .map_or(Level::Must, |u| u.level),
         unknown_path: model.unknown_path.as_ref().map(|r| (r.status, r.level)),
         undeclared_method: model
             .undeclared_method
@@ -411,26 +480,95 @@ struct View<'a> {
     doc: &'a Value,
 }
 
-type Built = (Vec<Operation>, AuthRejection, BTreeSet<String>);
+/// What [`View::build`] makes of a document: the usable operations, and each operation
+/// left out (`METHOD /path`) with every problem that leaves it out.
+struct Built {
+    operations: Vec<Operation>,
+    auth_rejection: AuthRejection,
+    secret_fields: BTreeSet<String>,
+    left_out: Vec<(String, Located)>,
+}
+
+/// The problems found in one operation: each is recorded and the walk goes on, so one run
+/// reports them all.
+type Problems = Vec<Located>;
 
 impl<'a> View<'a> {
-    fn build(&self) -> Result<Built, Located> {
+    fn build(&self) -> Built {
         let global_secured = self.model.security.as_ref().is_some_and(|s| !s.is_empty());
-        let mut operations = Vec::new();
+        let mut operations: Vec<Operation> = Vec::new();
+        let mut left_out = Vec::new();
+        let mut refs = RefCheck::new(self.doc);
+        // The generator's method names: its own methods reserved first, then one claim
+        // per operation in document order (see `codegen::lower::operation`). An operation
+        // without `operationId` is called by the name it gets there.
+        let mut method_names = codegen::names::Scope::default();
+        for taken in codegen::names::CLIENT_METHODS {
+            method_names.claim((*taken).to_owned());
+        }
         for (path, item) in &self.model.paths {
             let item_ptr = push_pointer("/paths", path);
+            if item.reference.is_some() {
+                for (method, _) in item.operations() {
+                    left_out.push((
+                        format!("{} {path}", method.to_ascii_uppercase()),
+                        Located::new(
+                            push_pointer(&item_ptr, "$ref"),
+                            "path items given by $ref are not supported",
+                        ),
+                    ));
+                }
+                continue;
+            }
             for (method, op) in item.operations() {
                 let op_ptr = push_pointer(&item_ptr, method);
-                operations.push(self.operation(
-                    path,
-                    &item_ptr,
-                    item,
-                    method,
-                    &op_ptr,
+                let label = format!("{} {path}", method.to_ascii_uppercase());
+                let named = op
+                    .operation_id
+                    .as_deref()
+                    .filter(|id| !id.trim().is_empty());
+                let claimed = method_names.claim(codegen::names::snake(
+                    named.unwrap_or(&format!("{method} {path}")),
+                ));
+                let id = named.map_or(claimed, str::to_owned);
+                let mut problems = Problems::new();
+                if let Some(first) = operations.iter().find(|o| o.id == id) {
+                    problems.push(Located::new(
+                        push_pointer(&op_ptr, "operationId"),
+                        format!(
+                            "`{id}` already names {} {}; operation names must be unique",
+                            first.method, first.path
+                        ),
+                    ));
+                }
+                let built = self.operation(
+                    Place {
+                        path,
+                        item_ptr: &item_ptr,
+                        item,
+                        method,
+                        op_ptr: &op_ptr,
+                    },
                     op,
+                    id,
                     global_secured,
-                )?);
+                    Found {
+                        problems: &mut problems,
+                        refs: &mut refs,
+                    },
+                );
+                if problems.is_empty() {
+                    operations.push(built);
+                } else {
+                    left_out.extend(problems.into_iter().map(|p| (label.clone(), p)));
+                }
             }
+        }
+        // Effects are judged once every operation is known: a PUT is collection-wide where
+        // the same path's GET answers a list.
+        let index = crate::effect::PathsIndex::of(&operations, self.doc);
+        for op in &mut operations {
+            op.effect = crate::effect::of_operation(op, op.declared_effect, &index);
         }
         let scheme = self.model.components.security_schemes.values().next();
         let auth_rejection = AuthRejection {
@@ -448,7 +586,12 @@ impl<'a> View<'a> {
         for schema in self.model.components.schemas.values() {
             collect_secrets(schema, &mut secret_fields);
         }
-        Ok((operations, auth_rejection, secret_fields))
+        Built {
+            operations,
+            auth_rejection,
+            secret_fields,
+            left_out,
+        }
     }
 
     /// The untyped node at a pointer, `$ref`s at its top followed.
@@ -475,25 +618,32 @@ impl<'a> View<'a> {
             .and_then(|name| map.get_key_value(&name.replace("~1", "/").replace("~0", "~")))
             .map(|(name, c)| (c, push_pointer(&format!("/components/{section}"), name)))
             .ok_or_else(|| {
-                Located::new(at, format!("dangling or unsupported reference {reference}"))
+                Located::new(
+                    push_pointer(at, "$ref"),
+                    format!("dangling or unsupported reference {reference}"),
+                )
             })
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The harness's view of one operation. Every problem is added to `problems` (the
+    /// part at fault is left empty and the walk goes on); the caller uses the operation
+    /// only when there is none.
     fn operation(
         &self,
-        path: &str,
-        item_ptr: &str,
-        item: &m::PathItem,
-        method: &str,
-        op_ptr: &str,
+        at: Place<'_>,
         op: &m::Operation,
+        id: String,
         global_secured: bool,
-    ) -> Result<Operation, Located> {
-        let id = op
-            .operation_id
-            .clone()
-            .ok_or_else(|| Located::new(op_ptr, "operation without operationId"))?;
+        found: Found<'_, 'a>,
+    ) -> Operation {
+        let Found { problems, refs } = found;
+        let Place {
+            path,
+            item_ptr,
+            item,
+            method,
+            op_ptr,
+        } = at;
         let secured = match &op.security {
             Some(s) => !s.is_empty(),
             None => global_secured,
@@ -517,56 +667,102 @@ impl<'a> View<'a> {
                     p,
                 )
             }));
+        let mut stray = Vec::new();
+        let mut unusable_params = false;
         for (ptr, p) in declared {
-            let param = self.param(&ptr, p)?;
+            let before = problems.len();
+            let Some((param, ptr)) = self.param(&ptr, p, problems) else {
+                // Unless an optional one left unsent: not a problem.
+                unusable_params |= problems.len() > before;
+                continue;
+            };
+            let schema_ptr = format!("{ptr}/schema");
+            if let Some(dangling) = self
+                .doc
+                .pointer(&schema_ptr)
+                .and_then(|node| refs.dangling(&schema_ptr, node))
+            {
+                problems.push(dangling);
+                unusable_params = true;
+                continue;
+            }
             params.retain(|q| !(q.name == param.name && q.location == param.location));
+            stray.retain(|(name, _): &(String, String)| *name != param.name);
+            if param.location == Location::Path && !path.contains(&format!("{{{}}}", param.name)) {
+                stray.push((param.name.clone(), ptr));
+            }
             params.push(param);
         }
-        for p in params.iter().filter(|p| p.location == Location::Path) {
-            if !path.contains(&format!("{{{}}}", p.name)) {
-                return Err(Located::new(
-                    op_ptr,
-                    format!("path parameter `{}` does not appear in the path", p.name),
+        for (name, ptr) in stray {
+            problems.push(Located::new(
+                push_pointer(&ptr, "name"),
+                format!("path parameter `{name}` does not appear in the path `{path}`"),
+            ));
+        }
+        // A `{name}` of the template without its parameter would be sent literally (when
+        // a parameter could not be read, its name may be that one: not said twice).
+        let mut rest = if unusable_params { "" } else { path };
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}').map(|c| open + c) else {
+                problems.push(Located::new(item_ptr, "unclosed `{` in the path"));
+                break;
+            };
+            let name = &rest[open + 1..close];
+            if !params
+                .iter()
+                .any(|p| p.location == Location::Path && p.name == name)
+            {
+                problems.push(Located::new(
+                    item_ptr,
+                    format!("the path names `{{{name}}}`, which no path parameter declares"),
                 ));
             }
+            rest = &rest[close + 1..];
         }
         let body = match &op.request_body {
             None => None,
-            Some(rb) => Some(self.body(&format!("{op_ptr}/requestBody"), rb)?),
+            Some(rb) => self
+                .body(&format!("{op_ptr}/requestBody"), rb, refs)
+                .map_err(|e| problems.push(e))
+                .ok(),
         };
         let mut responses = Vec::new();
         for (status, r) in &op.responses {
             let r_ptr = push_pointer(&format!("{op_ptr}/responses"), status);
             let (target, target_ptr) = match &r.reference {
-                Some(reference) => self.component(
+                Some(reference) => match self.component(
                     &self.model.components.responses,
                     "responses",
                     reference,
                     &r_ptr,
-                )?,
+                ) {
+                    Ok(found) => found,
+                    Err(e) => {
+                        problems.push(e);
+                        continue;
+                    }
+                },
                 None => (r, r_ptr.clone()),
             };
-            let content = target
-                .content
-                .keys()
-                .map(|mime| {
-                    let schema = self
-                        .doc
-                        .pointer(&format!(
-                            "{}/schema",
-                            push_pointer(&format!("{target_ptr}/content"), mime)
-                        ))
-                        .cloned();
-                    (mime.clone(), schema)
-                })
-                .collect();
+            let mut content = Vec::new();
+            for mime in target.content.keys() {
+                let at = format!(
+                    "{}/schema",
+                    push_pointer(&format!("{target_ptr}/content"), mime)
+                );
+                let schema = self.doc.pointer(&at);
+                if let Some(dangling) = schema.and_then(|node| refs.dangling(&at, node)) {
+                    problems.push(dangling);
+                }
+                content.push((mime.clone(), schema.cloned()));
+            }
             responses.push(ResponseSpec {
                 status: status.clone(),
                 level: r.level.or(target.level).unwrap_or_default(),
                 content,
             });
         }
-        Ok(Operation {
+        Operation {
             id,
             method: method.to_ascii_uppercase(),
             path: path.to_string(),
@@ -585,57 +781,111 @@ impl<'a> View<'a> {
                 .iter()
                 .filter_map(|t| t.as_str().map(str::to_owned))
                 .collect(),
-        })
+            summary: op
+                .summary
+                .as_ref()
+                .and_then(m::Text::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            // Judged in `build` once every operation is known.
+            effect: crate::effect::Effect::Read,
+            declared_effect: op.effect,
+        }
     }
 
-    fn param(&self, ptr: &str, p: &m::Parameter) -> Result<Param, Located> {
+    /// One parameter and the pointer of its definition; `None`, with the problem added,
+    /// when the harness cannot use it. An optional cookie, or an optional parameter
+    /// described by `content`, is left unsent (nothing the operation needs is missing); a
+    /// required one is a problem.
+    fn param(
+        &self,
+        ptr: &str,
+        p: &m::Parameter,
+        problems: &mut Problems,
+    ) -> Option<(Param, String)> {
         let (p, ptr) = match &p.reference {
-            Some(reference) => self.component(
+            Some(reference) => match self.component(
                 &self.model.components.parameters,
                 "parameters",
                 reference,
                 ptr,
-            )?,
+            ) {
+                Ok(found) => found,
+                Err(e) => {
+                    problems.push(e);
+                    return None;
+                }
+            },
             None => (p, ptr.to_string()),
         };
-        let name = p
-            .name
-            .clone()
-            .ok_or_else(|| Located::new(&ptr, "parameter without name"))?;
+        let Some(name) = p.name.clone() else {
+            problems.push(Located::new(&ptr, "parameter without name"));
+            return None;
+        };
         let location = match p.location.as_deref() {
             Some("query") => Location::Query,
             Some("header") => Location::Header,
             Some("path") => Location::Path,
+            Some("cookie") if !p.required => return None,
             other => {
-                return Err(Located::new(
+                problems.push(Located::new(
                     format!("{ptr}/in"),
-                    format!("parameter `{name}`: unsupported location {other:?}"),
+                    format!(
+                        "parameter `{name}`: the harness cannot send a required parameter in {}",
+                        other.map_or("no location".to_owned(), |o| format!("`{o}`"))
+                    ),
                 ));
+                return None;
             }
         };
-        let style_of = |style: Option<&str>, at: String| match style {
-            None => Ok(Style::default_for(location)),
-            Some(text) => Style::parse(text)
-                .ok_or_else(|| Located::new(at, format!("unknown parameter style `{text}`"))),
+        if p.content.is_some() && p.schema.is_none() {
+            // No schema to build a value from: an optional one is left unsent.
+            if p.required {
+                problems.push(Located::new(
+                    format!("{ptr}/content"),
+                    format!(
+                        "parameter `{name}` is described by `content`, which the harness \
+                         cannot build a value for; use `schema`"
+                    ),
+                ));
+            }
+            return None;
+        }
+        let before = problems.len();
+        let mut style_of = |style: Option<&str>, at: String| match style {
+            None => Style::default_for(location),
+            Some(text) => Style::parse(text).unwrap_or_else(|| {
+                problems.push(Located::new(
+                    at,
+                    format!("unknown parameter style `{text}`"),
+                ));
+                Style::default_for(location)
+            }),
         };
-        let style = style_of(p.style.as_deref(), format!("{ptr}/style"))?;
-        let schema = self
-            .value_at(&format!("{ptr}/schema"))?
-            .cloned()
-            .unwrap_or(Value::Null);
+        let style = style_of(p.style.as_deref(), format!("{ptr}/style"));
         let mut alternates = Vec::new();
         for (i, alt) in p.alternate_encodings.iter().enumerate() {
             let style = style_of(
                 alt.style.as_deref(),
                 format!("{ptr}/x-alternate-encodings/{i}/style"),
-            )?;
+            );
             alternates.push(Encoding {
                 style,
                 explode: alt.explode.unwrap_or(style == Style::Form),
                 level: alt.level.unwrap_or_default(),
             });
         }
-        Ok(Param {
+        let schema = match self.value_at(&format!("{ptr}/schema")) {
+            Ok(schema) => schema.cloned().unwrap_or(Value::Null),
+            Err(e) => {
+                problems.push(e);
+                Value::Null
+            }
+        };
+        if problems.len() > before {
+            return None;
+        }
+        let param = Param {
             example: self
                 .doc
                 .pointer(&format!("{ptr}/example"))
@@ -652,10 +902,16 @@ impl<'a> View<'a> {
                 .encoding_levels
                 .as_ref()
                 .map_or((Level::Must, Level::Must), |l| (l.any, l.declared)),
-        })
+        };
+        Some((param, ptr))
     }
 
-    fn body(&self, ptr: &str, rb: &m::RequestBody) -> Result<Body, Located> {
+    fn body(
+        &self,
+        ptr: &str,
+        rb: &m::RequestBody,
+        refs: &mut RefCheck<'_>,
+    ) -> Result<Body, Located> {
         let (rb, ptr) = match &rb.reference {
             Some(reference) => self.component(
                 &self.model.components.request_bodies,
@@ -669,6 +925,14 @@ impl<'a> View<'a> {
             return Err(Located::new(&ptr, "requestBody without content"));
         };
         let media_ptr = push_pointer(&format!("{ptr}/content"), first_mime);
+        let schema_ptr = format!("{media_ptr}/schema");
+        if let Some(dangling) = self
+            .doc
+            .pointer(&schema_ptr)
+            .and_then(|node| refs.dangling(&schema_ptr, node))
+        {
+            return Err(dangling);
+        }
         let schema = self
             .value_at(&format!("{media_ptr}/schema"))?
             .cloned()
@@ -711,6 +975,7 @@ impl<'a> View<'a> {
             schema,
             example,
             combined,
+            required: rb.required,
         })
     }
 
@@ -728,6 +993,92 @@ impl<'a> View<'a> {
             }
         }
         Err(Located::new(at, "reference cycle"))
+    }
+}
+
+/// Where the problems of one operation go, and the reference check they share.
+struct Found<'f, 'a> {
+    problems: &'f mut Problems,
+    refs: &'f mut RefCheck<'a>,
+}
+
+/// Where an operation sits in the document.
+#[derive(Clone, Copy)]
+struct Place<'p> {
+    path: &'p str,
+    item_ptr: &'p str,
+    item: &'p m::PathItem,
+    method: &'p str,
+    op_ptr: &'p str,
+}
+
+/// Finds `$ref`s that lead nowhere, at any depth of a schema and of the components it
+/// reaches: a validator for such a schema cannot be built, nor a value for it. What a
+/// component reaches is worked out once per run (operations share their components).
+struct RefCheck<'a> {
+    doc: &'a Value,
+    /// Target pointer → the first dangling reference it reaches (pointer of the `$ref`
+    /// node, the reference), `None` when it reaches none or is being walked.
+    reached: std::collections::HashMap<String, Option<(String, String)>>,
+}
+
+impl<'a> RefCheck<'a> {
+    fn new(doc: &'a Value) -> Self {
+        RefCheck {
+            doc,
+            reached: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The first dangling reference `node` (at pointer `at`) reaches, as a problem.
+    fn dangling(&mut self, at: &str, node: &Value) -> Option<Located> {
+        self.walk(at, node).map(|(ptr, reference)| {
+            let message = if reference.starts_with('#') {
+                format!("dangling reference {reference}: nothing in the document has that pointer")
+            } else {
+                format!("reference {reference}: only references inside the document are supported")
+            };
+            let message = if ptr.starts_with(at) {
+                message
+            } else {
+                format!("{message} (reached from {at})")
+            };
+            Located::new(ptr, message)
+        })
+    }
+
+    fn walk(&mut self, at: &str, node: &Value) -> Option<(String, String)> {
+        match node {
+            Value::Object(map) => {
+                if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+                    let here = push_pointer(at, "$ref");
+                    let Some(target_ptr) = reference.strip_prefix('#') else {
+                        return Some((here, reference.to_owned()));
+                    };
+                    if let Some(known) = self.reached.get(target_ptr) {
+                        return known.clone();
+                    }
+                    let Some(target) = self.doc.pointer(target_ptr) else {
+                        return Some((here, reference.to_owned()));
+                    };
+                    self.reached.insert(target_ptr.to_owned(), None);
+                    let found = self.walk(target_ptr, target);
+                    self.reached.insert(target_ptr.to_owned(), found.clone());
+                    if found.is_some() {
+                        return found;
+                    }
+                }
+                map.iter()
+                    // Examples are data, not schemas: a `$ref` key there is a value.
+                    .filter(|(k, _)| !matches!(k.as_str(), "$ref" | "example" | "examples"))
+                    .find_map(|(k, v)| self.walk(&push_pointer(at, k), v))
+            }
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .find_map(|(i, v)| self.walk(&push_pointer(at, &i.to_string()), v)),
+            _ => None,
+        }
     }
 }
 

@@ -257,10 +257,23 @@ async fn junit_has_one_suite_per_case_with_its_timed_checks() {
         }
         *n += 1;
     }
-    let suites: Vec<&str> = report.test_suites.iter().map(|s| s.name.as_str()).collect();
+    let (coverage, cases) = report.test_suites.split_last().unwrap();
+    assert_eq!(coverage.name.as_str(), "(coverage)");
+    assert!(coverage.test_cases.is_empty());
+    let reached = coverage
+        .properties
+        .iter()
+        .find(|p| p.name.as_str() == "operations_reached_2xx")
+        .map(|p| p.value.as_str().to_string());
+    assert_eq!(
+        reached.as_deref(),
+        Some("6"),
+        "every operation reached a 2xx"
+    );
+    let suites: Vec<&str> = cases.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(suites, order, "one suite per case, in case order");
     let mut timed = 0;
-    for s in &report.test_suites {
+    for s in cases {
         assert_eq!(
             s.test_cases.len(),
             by_case[s.name.as_str()],

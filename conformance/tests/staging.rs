@@ -145,11 +145,37 @@ async fn the_contact_record_is_put_back_after_a_run() {
     let original = server.contact_record(1).expect("the demo user's record");
     let dir = tempfile::tempdir().unwrap();
 
-    // Without the values the run cannot put the record back: it says so and is incomplete,
-    // and the record is indeed left changed (the writes did change it).
+    // Without the values to put it back, --allow-writes alone does not change a record
+    // the run did not create: the update's cases are skipped, naming the flag that sends
+    // them, and the record is untouched.
     let out = execute(&staging_args(&server, dir.path(), ""), Config::default())
         .await
         .expect("run completes");
+    assert_eq!(server.contact_record(1).as_ref(), Some(&original));
+    let update: Vec<_> = out
+        .results
+        .iter()
+        .filter(|r| r.operation == "updateContactInfoName")
+        // A GET of the update's path (the undeclared-method probe) changes nothing.
+        .filter(|r| r.check != "undeclared_method" && !r.case.contains("undeclared-method/GET"))
+        .collect();
+    assert!(!update.is_empty());
+    assert!(
+        update
+            .iter()
+            .all(|r| r.verdict == Verdict::Skipped && r.message.contains("--allow-destructive")),
+        "{}",
+        out.summary
+    );
+
+    // With --allow-destructive and still no values, the run writes, cannot put the record
+    // back, says so and is incomplete; the record is indeed left changed.
+    let out = execute(
+        &staging_args(&server, dir.path(), "allow_destructive: true\n"),
+        Config::default(),
+    )
+    .await
+    .expect("run completes");
     assert_eq!(out.exit_code, EXIT_INCOMPLETE, "{}", out.summary);
     assert!(out.summary.contains("NOT RESTORED: "), "{}", out.summary);
     assert_ne!(server.contact_record(1).as_ref(), Some(&original));

@@ -397,6 +397,25 @@ pub struct NonBmp {
     pub description: Option<String>,
 }
 
+/// `x-effect` (operation): what a request to the operation does to the server's state,
+/// said explicitly where the method and words would mislead (a `GET` that logs out, a
+/// `POST` that only searches). Test tools read it to decide what they may send to a
+/// server they were not allowed to change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Effect {
+    /// Changes nothing (a search sent as `POST` included).
+    Read,
+    /// Creates something new that the caller can delete again.
+    Create,
+    /// Changes or deletes one existing resource.
+    Update,
+    /// May delete or overwrite data the caller did not create (a bulk delete, a reset).
+    Destructive,
+    /// Ends or changes a session or credential (logout, revoke, password change).
+    Session,
+}
+
 /// `x-business-error` (operation): body fields of a 2xx answer that report a failure when
 /// non-empty. Such an answer is a failure, not a success, for every rule and expectation.
 #[derive(Debug, Clone, Deserialize)]

@@ -10,9 +10,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::extensions::{
-    BodyLimit, BusinessError, ConstraintLevels, Constructor, EncodingLevels, Level, MistypedInput,
-    NonBmp, Penalty, Rejection, RejectionResponse, RejectionShape, Rule, RustName, ServerErrors,
-    TokenRefresh, UndeclaredRoute, UndeclaredStatus,
+    BodyLimit, BusinessError, ConstraintLevels, Constructor, Effect, EncodingLevels, Level,
+    MistypedInput, NonBmp, Penalty, Rejection, RejectionResponse, RejectionShape, Rule, RustName,
+    ServerErrors, TokenRefresh, UndeclaredRoute, UndeclaredStatus,
 };
 
 /// Prose that OpenAPI says is a string (`summary`, `description`). Real-world documents
@@ -189,6 +189,10 @@ pub struct Operation {
     /// `x-penalty`: how a 2xx body says "wait, then send again with this ticket".
     #[serde(rename = "x-penalty")]
     pub penalty: Option<Penalty>,
+    /// `x-effect`: what a request does to the server's state, where method and words
+    /// would mislead.
+    #[serde(rename = "x-effect")]
+    pub effect: Option<Effect>,
 }
 
 /// A parameter (or a `$ref` to one).

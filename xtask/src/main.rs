@@ -9,6 +9,7 @@ mod child;
 mod codegen;
 mod conformance;
 mod diff;
+mod prefect;
 mod prism;
 mod schemathesis;
 mod serve;
@@ -53,11 +54,14 @@ enum Command {
     Schemathesis(schemathesis::Args),
     /// Install Stoplight Prism and run the conformance crate's Prism tests against its mock.
     Prism(prism::Args),
+    /// Install Prefect server 3.9.1 (PyPI) and run the conformance crate's tests against it: a
+    /// real application no one here wrote, which the harness must leave as it found it.
+    Prefect,
     /// Install Chromium and run the conformance crate's headless-browser test of the HTML
     /// report.
     Browser,
-    /// Run the whole test suite: cargo tests, spec validation, Schemathesis, Prism, the
-    /// browser test.
+    /// Run the whole test suite: cargo tests, spec validation, Schemathesis, Prism, Prefect,
+    /// the browser test, the spec diff's cross-check.
     Test(test::Args),
     /// Benchmarks whose figures go into BENCHMARKS.md.
     Bench(bench::Args),
@@ -74,6 +78,7 @@ fn main() -> ExitCode {
         Command::ValidateSpec(args) => validate_spec::run(args),
         Command::Schemathesis(args) => schemathesis::run(args),
         Command::Prism(args) => prism::run(args),
+        Command::Prefect => prefect::run(),
         Command::Browser => browser::run(),
         Command::Test(args) => test::run(args),
         Command::Bench(args) => bench::run(args),

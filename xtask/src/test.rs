@@ -7,8 +7,8 @@ use std::process::{Command, ExitCode};
 /// Arguments of `cargo xtask test`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Run only the Rust test suite (skip the spec validator, Schemathesis, Prism, the
-    /// browser test and the spec diff's cross-check).
+    /// Run only the Rust test suite (skip the spec validator, Schemathesis, Prism, Prefect,
+    /// the browser test and the spec diff's cross-check).
     #[arg(long)]
     pub rust_only: bool,
 }
@@ -87,6 +87,10 @@ pub fn run(args: Args) -> ExitCode {
         steps.push(Step {
             name: "prism",
             command: xtask(&["prism"]),
+        });
+        steps.push(Step {
+            name: "prefect",
+            command: xtask(&["prefect"]),
         });
         steps.push(Step {
             name: "browser",

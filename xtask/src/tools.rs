@@ -51,10 +51,9 @@ pub fn python_venv(name: &str, requirements: &[&str]) -> Result<PathBuf, String>
         return Ok(bin);
     }
     std::fs::create_dir_all(tools_dir()).map_err(|e| format!("cannot create tools dir: {e}"))?;
-    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string());
     if !bin.join("python").exists() {
         eprintln!("creating Python venv {}", venv.display());
-        run_checked(Command::new(&python).args(["-m", "venv"]).arg(&venv))?;
+        run_checked(Command::new(python()).args(["-m", "venv"]).arg(&venv))?;
     }
     eprintln!(
         "installing {} into {}",
@@ -75,6 +74,15 @@ pub fn python_venv(name: &str, requirements: &[&str]) -> Result<PathBuf, String>
     std::fs::write(&marker, wanted)
         .map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
     Ok(bin)
+}
+
+/// The interpreter new venvs are made with: `PYTHON` when set, else `python3.11` (the
+/// release the pinned tools are checked on) when it is on `PATH`, else `python3`.
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("PYTHON").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    on_path("python3.11").unwrap_or_else(|| PathBuf::from("python3"))
 }
 
 /// An npm package installed under `target/tools/npm` (pinned `name@version`). Returns

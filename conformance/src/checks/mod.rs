@@ -5,15 +5,17 @@
 //! answer to them. A finding names its check through the registry ([`crate::registry`]).
 
 mod contracts;
+mod coverage;
 mod expectation;
 mod rules;
 mod schema_status;
 mod transport;
 
 pub use contracts::assertion;
+pub use coverage::{RunFacts, not_applicable};
 pub use expectation::expectation;
 pub use rules::{RuleInput, rules};
-pub use schema_status::generic;
+pub use schema_status::{Sent, generic};
 pub use transport::{StepVerdict, judge_encodings};
 
 use serde_json::Value;

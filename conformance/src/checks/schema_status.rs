@@ -7,35 +7,66 @@ use crate::schema::Validators;
 use crate::spec::{Decisions, Level, Operation};
 use crate::transport::Response;
 
+/// Why a request was sent, as far as the generic checks care: some answers are not the
+/// operation's to declare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sent {
+    /// The operation's own request with the run's credentials.
+    AsDeclared,
+    /// Without valid credentials on purpose (`ignored_auth`): a 401 or 403 is the answer
+    /// asked for, whether the operation declares it or not.
+    WithoutCredentials,
+}
+
+/// Whether a media type carries JSON (`application/json`, any `+json` suffix): only such
+/// bodies are parsed and validated against a schema; any other is bytes.
+pub fn is_json_media_type(mime: &str) -> bool {
+    let m = mime.split(';').next().unwrap_or("").trim();
+    m.eq_ignore_ascii_case("application/json")
+        || m.eq_ignore_ascii_case("text/json")
+        || m.to_ascii_lowercase().ends_with("+json")
+}
+
 /// The checks every answer gets, at the levels of the spec's root `decisions`
 /// (`x-server-errors`, `x-undeclared-status`) and of the declared response.
+///
+/// "Never a 5xx" holds for every spec: `x-server-errors` only sets its level (MUST when
+/// absent). An undeclared status is judged at `x-undeclared-status` (MUST when absent, as
+/// Schemathesis's `status_code_conformance`), except a 401/403 to a request sent without
+/// credentials on purpose.
 pub fn generic(
     op: &Operation,
     validators: &Validators,
     resp: &Response,
     decisions: &Decisions,
+    sent: Sent,
 ) -> Vec<Finding> {
-    let mut out = vec![match decisions.server_errors {
-        Some(level) => Finding::new(
-            Check::NotAServerError,
-            level,
-            "a status below 500",
-            if resp.status >= 500 {
-                Err(format!("server error {}", resp.status))
-            } else {
-                Ok(())
-            },
-        ),
-        None => Finding::skipped(
-            Check::NotAServerError,
-            Level::Must,
-            "a status below 500",
-            "the spec states no `x-server-errors`",
-        ),
-    }];
+    let mut out = vec![Finding::new(
+        Check::NotAServerError,
+        decisions.server_errors.unwrap_or(Level::Must),
+        "a status below 500",
+        if resp.status >= 500 {
+            Err(format!("server error {}", resp.status))
+        } else {
+            Ok(())
+        },
+    )];
     let declared: Vec<&str> = op.responses.iter().map(|r| r.status.as_str()).collect();
     let expected_status = format!("one of the declared statuses {}", declared.join(", "));
     let Some(decl) = op.response(resp.status) else {
+        if sent == Sent::WithoutCredentials && matches!(resp.status, 401 | 403) {
+            // The refusal `ignored_auth` asks for: the operation need not declare it.
+            out.push(Finding::skipped(
+                Check::StatusCodeConformance,
+                decisions.undeclared_status,
+                expected_status,
+                format!(
+                    "{} refuses a request sent without valid credentials on purpose; {} need not declare it",
+                    resp.status, op.id
+                ),
+            ));
+            return out;
+        }
         out.push(Finding::new(
             Check::StatusCodeConformance,
             decisions.undeclared_status,
@@ -90,8 +121,24 @@ pub fn generic(
         "a body matching the {} schema of status {}",
         mime, decl.status
     );
+    // A body is judged by its declared media type: bytes (a zip, an image, text) are not
+    // broken JSON, and only a JSON media type has a schema this check can validate.
+    if !is_json_media_type(mime) {
+        out.push(Finding::skipped(
+            Check::ResponseSchemaConformance,
+            decl.level,
+            expected,
+            format!("a {mime} body is bytes: only JSON bodies are validated against a schema"),
+        ));
+        return out;
+    }
     let outcome = match &resp.json {
-        None => Err("the body is not JSON".to_string()),
+        // The operation promises JSON for this status: bytes of another media type (which
+        // content_type_conformance reports too) do not give the client the declared body.
+        None => Err(match got.as_deref().filter(|g| !is_json_media_type(g)) {
+            Some(g) => format!("the body is {g}, not the declared {mime}"),
+            None => format!("the body is not JSON, as its {mime} media type says"),
+        }),
         Some(body) => match validators.validate(&op.id, &decl.status, mime, body) {
             Some(r) => r,
             None => {
@@ -130,7 +177,7 @@ mod tests {
             200,
             json!({"active": true, "totalBy": "Nope", "riskCategoryId": 1}),
         );
-        let f = generic(op, &v, &r, &spec.decisions);
+        let f = generic(op, &v, &r, &spec.decisions, Sent::AsDeclared);
         assert_eq!(
             f.iter()
                 .find(|x| x.check == "response_schema_conformance")
@@ -140,14 +187,20 @@ mod tests {
         );
         r.headers = vec![("content-type".into(), "text/plain".into())];
         assert_eq!(
-            generic(op, &v, &r, &spec.decisions)
+            generic(op, &v, &r, &spec.decisions, Sent::AsDeclared)
                 .iter()
                 .find(|x| x.check == "content_type_conformance")
                 .unwrap()
                 .verdict,
             Verdict::Failed
         );
-        let f = generic(op, &v, &resp(503, json!({})), &spec.decisions);
+        let f = generic(
+            op,
+            &v,
+            &resp(503, json!({})),
+            &spec.decisions,
+            Sent::AsDeclared,
+        );
         assert_eq!(f[0].verdict, Verdict::Failed);
         assert_eq!(f[1].verdict, Verdict::Failed, "503 is not declared");
     }
@@ -158,7 +211,13 @@ mod tests {
         let v = Validators::compile(&spec).unwrap();
         let op = spec.operation("getCategoryPositionLimit").unwrap().clone();
         let level = |spec: &crate::spec::Spec| {
-            let f = generic(&op, &v, &resp(418, json!({})), &spec.decisions);
+            let f = generic(
+                &op,
+                &v,
+                &resp(418, json!({})),
+                &spec.decisions,
+                Sent::AsDeclared,
+            );
             assert_eq!(f[1].check, Check::StatusCodeConformance);
             assert_eq!(f[1].verdict, Verdict::Failed);
             f[1].level
@@ -166,5 +225,128 @@ mod tests {
         assert_eq!(level(&spec), Level::Should, "x-undeclared-status: should");
         spec.decisions.undeclared_status = Level::Must;
         assert_eq!(level(&spec), Level::Must);
+    }
+
+    fn foreign() -> crate::spec::Spec {
+        crate::spec::Spec::parse(
+            r#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+                "paths": {"/export": {"get": {"operationId": "exportFlows",
+                  "responses": {
+                    "200": {"description": "a zip", "content": {"application/zip":
+                      {"schema": {"type": "string", "format": "binary"}}}},
+                    "422": {"description": "invalid", "content": {"application/problem+json":
+                      {"schema": {"type": "object", "required": ["detail"]}}}}}}}}}"#,
+        )
+        .unwrap()
+    }
+
+    fn bytes(status: u16, content_type: &str, body: &[u8]) -> Response {
+        Response {
+            status,
+            headers: vec![("content-type".into(), content_type.into())],
+            body: body.to_vec(),
+            json: serde_json::from_slice(body).ok(),
+            elapsed: std::time::Duration::ZERO,
+            retries: 0,
+        }
+    }
+
+    fn verdict(f: &[Finding], check: Check) -> (Verdict, Level, String) {
+        let x = f.iter().find(|x| x.check == check).unwrap();
+        (x.verdict, x.level, x.message.clone())
+    }
+
+    #[test]
+    fn without_x_server_errors_a_5xx_is_a_must_failure_and_an_undeclared_status_too() {
+        let spec = foreign();
+        assert_eq!(spec.decisions.server_errors, None);
+        let v = Validators::compile(&spec).unwrap();
+        let op = spec.operation("exportFlows").unwrap();
+        let f = generic(
+            op,
+            &v,
+            &resp(500, json!({})),
+            &spec.decisions,
+            Sent::AsDeclared,
+        );
+        let (verdict_, level, _) = verdict(&f, Check::NotAServerError);
+        assert_eq!((verdict_, level), (Verdict::Failed, Level::Must));
+        let f = generic(
+            op,
+            &v,
+            &resp(404, json!({})),
+            &spec.decisions,
+            Sent::AsDeclared,
+        );
+        assert_eq!(verdict(&f, Check::NotAServerError).0, Verdict::Passed);
+        let (verdict_, level, _) = verdict(&f, Check::StatusCodeConformance);
+        assert_eq!((verdict_, level), (Verdict::Failed, Level::Must));
+    }
+
+    #[test]
+    fn a_refusal_of_a_request_sent_without_credentials_need_not_be_declared() {
+        let spec = foreign();
+        let v = Validators::compile(&spec).unwrap();
+        let op = spec.operation("exportFlows").unwrap();
+        for status in [401, 403] {
+            let r = resp(status, json!({}));
+            let f = generic(op, &v, &r, &spec.decisions, Sent::WithoutCredentials);
+            assert_eq!(
+                verdict(&f, Check::StatusCodeConformance).0,
+                Verdict::Skipped
+            );
+            let f = generic(op, &v, &r, &spec.decisions, Sent::AsDeclared);
+            assert_eq!(verdict(&f, Check::StatusCodeConformance).0, Verdict::Failed);
+        }
+        let f = generic(
+            op,
+            &v,
+            &resp(404, json!({})),
+            &spec.decisions,
+            Sent::WithoutCredentials,
+        );
+        assert_eq!(verdict(&f, Check::StatusCodeConformance).0, Verdict::Failed);
+    }
+
+    #[test]
+    fn a_body_is_judged_by_its_declared_media_type() {
+        let spec = foreign();
+        let v = Validators::compile(&spec).unwrap();
+        let op = spec.operation("exportFlows").unwrap();
+        let zip = bytes(200, "application/zip", b"PK\x03\x04 not json at all");
+        let f = generic(op, &v, &zip, &spec.decisions, Sent::AsDeclared);
+        assert_eq!(
+            verdict(&f, Check::ContentTypeConformance).0,
+            Verdict::Passed
+        );
+        let (verdict_, _, why) = verdict(&f, Check::ResponseSchemaConformance);
+        assert_eq!(verdict_, Verdict::Skipped);
+        assert!(!why.contains("not JSON"), "{why}");
+        // `+json` is JSON: validated, and broken JSON is a failure.
+        let problem = bytes(422, "application/problem+json", br#"{"title": "x"}"#);
+        let f = generic(op, &v, &problem, &spec.decisions, Sent::AsDeclared);
+        assert_eq!(
+            verdict(&f, Check::ResponseSchemaConformance).0,
+            Verdict::Failed
+        );
+        let broken = bytes(422, "application/problem+json", b"{oops");
+        let f = generic(op, &v, &broken, &spec.decisions, Sent::AsDeclared);
+        let (verdict_, _, why) = verdict(&f, Check::ResponseSchemaConformance);
+        assert_eq!(verdict_, Verdict::Failed);
+        assert!(why.contains("not JSON"), "{why}");
+        // An HTML page where JSON is declared: the media type fails, and the client does
+        // not get the declared body either.
+        let html = bytes(422, "text/html", b"<h1>no</h1>");
+        let f = generic(op, &v, &html, &spec.decisions, Sent::AsDeclared);
+        assert_eq!(
+            verdict(&f, Check::ContentTypeConformance).0,
+            Verdict::Failed
+        );
+        let (verdict_, _, why) = verdict(&f, Check::ResponseSchemaConformance);
+        assert_eq!(verdict_, Verdict::Failed);
+        assert_eq!(
+            why,
+            "the body is text/html, not the declared application/problem+json"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! The HTML report: one self-contained file a person opens from a CI artifact. It shows the
 //! same document as the JSON report (verdict, run header, every result), grouped per
-//! operation, failures first, with filters by level and verdict.
+//! operation, failures first, with filters by level and verdict; above them the undeclared
+//! statuses several operations share, and below them the checks with nothing to judge.
 //!
 //! The page fetches nothing: the style sheet and the filter script are inline, and every
 //! value from the target is escaped by `maud`'s templates, so a hostile answer body cannot
@@ -22,8 +23,13 @@ const BODY_PREVIEW_CHARS: usize = 600;
 pub fn render(report: &JsonReport<'_>) -> String {
     let verdict = run_verdict(report);
     let mut by_operation: BTreeMap<&str, Vec<&JsonResult<'_>>> = BTreeMap::new();
+    let mut not_applicable: Vec<&JsonResult<'_>> = Vec::new();
     for r in &report.results {
-        by_operation.entry(r.operation).or_default().push(r);
+        if r.verdict == ReportedVerdict::NotApplicable {
+            not_applicable.push(r);
+        } else {
+            by_operation.entry(r.operation).or_default().push(r);
+        }
     }
     let page = html! {
         (DOCTYPE)
@@ -104,8 +110,42 @@ pub fn render(report: &JsonReport<'_>) -> String {
                     span #shown {}
                 }
                 main {
+                    @if !report.groups.is_empty() {
+                        section #groups {
+                            h2 { "Across operations" }
+                            ul {
+                                @for g in &report.groups {
+                                    li class=(format!("group {}", verdict_word(g.verdict))) {
+                                        strong { (verdict_word(g.verdict)) " [" (g.level.as_str()) "] " (g.summary) }
+                                        " (" code { (g.check) } ", " (g.results) " answers): "
+                                        @for (i, op) in g.operations.iter().enumerate() {
+                                            @if i > 0 { ", " }
+                                            code { (op) }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    (coverage(&report.coverage))
                     @for (op, results) in &by_operation {
                         (operation(op, results, report.latency.get(*op)))
+                    }
+                    @if !not_applicable.is_empty() {
+                        section #not-applicable {
+                            h2 { "Not applicable here" }
+                            table {
+                                thead { tr { th { "Check" } th { "Why it judged nothing" } } }
+                                tbody {
+                                    @for r in &not_applicable {
+                                        tr class="result not_applicable" data-level=(r.level.as_str()) data-verdict="not_applicable" {
+                                            td.check { code { (r.check) } }
+                                            td.details { (r.message) }
+                                        }
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
                 script { (PreEscaped(SCRIPT)) }
@@ -130,6 +170,46 @@ fn state_word(state: RunState) -> &'static str {
         RunState::Finished => "finished",
         RunState::InProgress => "in_progress",
         RunState::Interrupted => "interrupted",
+    }
+}
+
+/// The coverage table: one row per selected operation, sortable by any column (a click
+/// on its heading), operations that never reached a 2xx first.
+fn coverage(c: &crate::coverage::Coverage) -> Markup {
+    let mut rows: Vec<&crate::coverage::OperationCoverage> = c.per_operation.iter().collect();
+    rows.sort_by_key(|o| o.reached_2xx);
+    let list = |v: &[String]| v.join(", ");
+    html! {
+        section #coverage {
+            h2 { "Coverage" }
+            p #coverage-line { (c.line()) }
+            @if !rows.is_empty() {
+                table.sortable {
+                    thead { tr {
+                        th { "Operation" } th { "Method" } th { "Path" }
+                        th data-type="number" { "Requests" } th { "2xx" }
+                        th { "Declared seen" } th { "Declared never seen" } th { "Undeclared seen" }
+                        th { "Parameters and fields sent" } th { "Never sent" }
+                    } }
+                    tbody {
+                        @for o in &rows {
+                            tr class=(if o.reached_2xx { "reached" } else { "unreached" }) {
+                                td { code { (o.operation) } }
+                                td { (o.method) }
+                                td { code { (o.path) } }
+                                td { (o.requests) }
+                                td { @if o.reached_2xx { "yes" } @else { "no" } }
+                                td { (list(&o.declared_seen)) }
+                                td { (list(&o.declared_unseen)) }
+                                td { (o.undeclared_seen.iter().map(u16::to_string).collect::<Vec<_>>().join(", ")) }
+                                td { (list(&o.params_exercised)) @if !o.fields_exercised.is_empty() { " · body: " (list(&o.fields_exercised)) } }
+                                td { (list(&o.params_unexercised)) @if !o.fields_unexercised.is_empty() { " · body: " (list(&o.fields_unexercised)) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -169,6 +249,7 @@ fn rank(v: ReportedVerdict) -> u8 {
         ReportedVerdict::Known => 2,
         ReportedVerdict::Skipped => 3,
         ReportedVerdict::Passed => 4,
+        ReportedVerdict::NotApplicable => 5,
     }
 }
 
@@ -179,6 +260,7 @@ fn verdict_word(v: ReportedVerdict) -> &'static str {
         ReportedVerdict::Warning => "warning",
         ReportedVerdict::Skipped => "skipped",
         ReportedVerdict::Known => "known",
+        ReportedVerdict::NotApplicable => "not_applicable",
     }
 }
 
@@ -263,6 +345,8 @@ mod tests {
             seed: 7,
             selection: "all operations and checks".into(),
             credentials: vec!["x-api-key header".into()],
+            writes: "not sent; --allow-writes to send".into(),
+            ..Default::default()
         }
     }
 
@@ -293,7 +377,14 @@ mod tests {
     fn answers_from_the_target_are_escaped_and_bodies_cut() {
         let results = [hostile()];
         let run = header();
-        let doc = JsonReport::new(&run, false, (RunState::Finished, Some(1)), &results, &[]);
+        let doc = JsonReport::new(
+            &run,
+            false,
+            (RunState::Finished, Some(1)),
+            &results,
+            &[],
+            Default::default(),
+        );
         let page = render(&doc);
         assert_eq!(
             page.matches("<script>").count(),
@@ -318,6 +409,7 @@ mod tests {
             (RunState::Finished, Some(3)),
             &results,
             &[],
+            Default::default(),
         ));
         assert!(page.contains("<h1>INCOMPLETE</h1>"));
         // One class attribute per row: a second one would be dropped by the browser.

@@ -40,7 +40,15 @@ pub struct JsonReport<'a> {
     /// Latency per operation over the answers it got (absent in a replay, which does not
     /// time its requests).
     pub latency: BTreeMap<String, Latency>,
-    /// Every result in case order.
+    /// How much of the spec the run reached: per operation, requests, 2xx reached,
+    /// declared statuses seen and not, undeclared statuses seen, parameters and body fields
+    /// exercised; with the totals.
+    pub coverage: crate::coverage::Coverage,
+    /// The same undeclared status on several operations, as one finding each (`undeclared
+    /// 404 on 89 operations`, with the operations); the results hold each answer too.
+    pub groups: Vec<super::groups::Group>,
+    /// Every result in case order; checks with nothing to judge in this run come last,
+    /// once each, with verdict `not_applicable` and the reason in `message`.
     pub results: Vec<JsonResult<'a>>,
 }
 
@@ -60,7 +68,7 @@ pub struct JsonResult<'a> {
     pub check: &'a str,
     /// Level of the expectation judged.
     pub level: Level,
-    /// `passed`, `failed`, `warning` or `skipped`.
+    /// `passed`, `failed`, `warning`, `skipped`, `known` or `not_applicable`.
     pub verdict: ReportedVerdict,
     /// Why it failed, warned or was skipped; empty on a pass.
     pub message: &'a str,
@@ -70,6 +78,10 @@ pub struct JsonResult<'a> {
     pub got: Option<&'a Got>,
     /// A curl line reproducing the request.
     pub curl: Option<&'a str>,
+    /// A skip for want of a credential or fixture (a MUST one leaves the run incomplete);
+    /// written only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub missing_input: bool,
 }
 
 impl<'a> JsonResult<'a> {
@@ -87,6 +99,7 @@ impl<'a> JsonResult<'a> {
             expected: &r.expected,
             got: r.got.as_ref(),
             curl: r.curl.as_deref(),
+            missing_input: r.missing_input,
         }
     }
 }
@@ -99,6 +112,7 @@ impl<'a> JsonReport<'a> {
         (state, exit_code): (RunState, Option<u8>),
         results: &'a [CheckResult],
         exchanges: &[Exchange],
+        coverage: crate::coverage::Coverage,
     ) -> JsonReport<'a> {
         JsonReport {
             format: 2,
@@ -111,6 +125,8 @@ impl<'a> JsonReport<'a> {
             exit_code,
             incomplete: crate::outcome::incomplete(results).count(),
             latency: timings::per_operation(exchanges),
+            coverage,
+            groups: super::groups::groups(results, strict),
             results: results.iter().map(|r| JsonResult::of(r, strict)).collect(),
         }
     }

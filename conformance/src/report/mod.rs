@@ -1,6 +1,7 @@
 //! Reports of a run: the terminal (progress, failures as they happen, a summary), JUnit XML,
 //! JSON and HTML. All are printed from the same sorted results.
 
+pub mod groups;
 mod html;
 mod json;
 mod junit;
@@ -66,14 +67,23 @@ pub struct Snapshot<'a> {
     pub results: &'a [CheckResult],
     /// Exchanges in case order.
     pub exchanges: &'a [Exchange],
+    /// What the selected operations declare, for the coverage of the exchanges.
+    pub declared: &'a crate::coverage::Declared,
 }
 
 /// Writes the report files the command line asks for (`--junit`, `--json`, `--html`,
 /// `--record`), each atomically: a reader (or a run killed mid-write) sees the previous
 /// file or the new one, never half of one.
 pub fn write_files(args: &Args, snap: &Snapshot<'_>) -> Result<(), HarnessError> {
+    let coverage = crate::coverage::Coverage::measure(snap.declared, snap.exchanges);
     if let Some(p) = &args.junit {
-        let xml = junit::render(snap.results, snap.exchanges, args.strict, snap.state)?;
+        let xml = junit::render(
+            snap.results,
+            snap.exchanges,
+            args.strict,
+            snap.state,
+            &coverage,
+        )?;
         write(p, &xml)?;
     }
     if args.json.is_some() || args.html.is_some() {
@@ -83,6 +93,7 @@ pub fn write_files(args: &Args, snap: &Snapshot<'_>) -> Result<(), HarnessError>
             (snap.state, snap.exit_code),
             snap.results,
             snap.exchanges,
+            coverage,
         );
         if let Some(p) = &args.json {
             write(p, &json::render(&doc))?;
@@ -100,8 +111,39 @@ pub fn write_files(args: &Args, snap: &Snapshot<'_>) -> Result<(), HarnessError>
     Ok(())
 }
 
+/// JUnit XML of results read back from reports (no exchanges: no times).
+pub fn render_junit(
+    results: &[CheckResult],
+    strict: bool,
+    state: RunState,
+    coverage: &crate::coverage::Coverage,
+) -> Result<String, HarnessError> {
+    Ok(junit::render(results, &[], strict, state, coverage)?)
+}
+
+/// The JSON report's document of results read back from reports.
+pub fn json_report<'a>(
+    run: &'a crate::header::RunHeader,
+    strict: bool,
+    end: (RunState, Option<u8>),
+    results: &'a [CheckResult],
+    coverage: crate::coverage::Coverage,
+) -> json::JsonReport<'a> {
+    json::JsonReport::new(run, strict, end, results, &[], coverage)
+}
+
+/// The JSON report's text.
+pub fn render_json(doc: &json::JsonReport<'_>) -> String {
+    json::render(doc)
+}
+
+/// The HTML report's page.
+pub fn render_html(doc: &json::JsonReport<'_>) -> String {
+    html::render(doc)
+}
+
 /// Writes `text` to a temporary file beside `path`, then renames it over `path`.
-fn write(path: &Path, text: &str) -> Result<(), HarnessError> {
+pub fn write(path: &Path, text: &str) -> Result<(), HarnessError> {
     let failed = |source| HarnessError::Write {
         path: path.to_path_buf(),
         source,
@@ -156,12 +198,13 @@ pub fn details(r: &CheckResult) -> String {
     s
 }
 
-/// `FAIL`, `WARN`, `SKIP` or `PASS`.
+/// `FAIL`, `WARN`, `SKIP`, `PASS`, `KNOWN` or `N/A`.
 pub fn label(r: &CheckResult) -> &'static str {
     match r.verdict {
         Verdict::Passed => "PASS",
         Verdict::Skipped => "SKIP",
         Verdict::Known => "KNOWN",
+        Verdict::NotApplicable => "N/A",
         Verdict::Failed if r.level == crate::spec::Level::Should => "WARN",
         Verdict::Failed => "FAIL",
     }

@@ -4,21 +4,31 @@
 //! `N passed, N failed, N skipped` line.
 //!
 //! Quiet on pass: a clean run's output is the header, the bar and one line per operation,
-//! so the line that matters is not lost under a table. Whatever fails is printed in full.
+//! so the line that matters is not lost under a table. Whatever fails is printed in full,
+//! except that one undeclared status on several operations is one finding naming them
+//! ([`super::groups`]). Checks with nothing to judge are listed once, with the reason.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+
+use super::groups::{self, Group};
 use super::timings::Latency;
 use crate::outcome::{CheckResult, Totals, Verdict};
+use crate::registry::Check;
 
 /// Live progress on stderr (hidden when stderr is not a terminal).
 pub struct Progress {
     bar: ProgressBar,
     strict: bool,
     quiet: bool,
+    /// Undeclared statuses already printed: later answers with one are grouped in the
+    /// summary instead of printed again.
+    undeclared: Mutex<BTreeSet<u16>>,
 }
 
 impl Progress {
@@ -34,7 +44,12 @@ impl Progress {
         ) {
             bar.set_style(style);
         }
-        Progress { bar, strict, quiet }
+        Progress {
+            bar,
+            strict,
+            quiet,
+            undeclared: Mutex::new(BTreeSet::new()),
+        }
     }
 
     /// Reports a finished case: advances the bar and prints one line per failure.
@@ -49,7 +64,7 @@ impl Progress {
             return;
         }
         for r in results.iter().filter(|r| r.verdict == Verdict::Failed) {
-            let line = format!(
+            let mut line = format!(
                 "{} [{}] {} :: {}: {}",
                 super::label_for(r, self.strict),
                 r.level.as_str(),
@@ -57,6 +72,17 @@ impl Progress {
                 r.check,
                 r.message
             );
+            if r.check == Check::StatusCodeConformance
+                && let Some(status) = r.got.as_ref().and_then(|g| g.status)
+                && let Ok(mut seen) = self.undeclared.lock()
+            {
+                if !seen.insert(status) {
+                    continue;
+                }
+                line.push_str(&format!(
+                    " (further undeclared {status} answers are grouped in the summary)"
+                ));
+            }
             self.bar.suspend(|| println!("{line}"));
         }
     }
@@ -76,17 +102,24 @@ pub fn render(
     verbose: bool,
 ) -> String {
     let mut s = String::new();
-    let failed: Vec<&CheckResult> = results
+    let groups = groups::groups(results, strict);
+    let failed: Vec<(usize, &CheckResult)> = results
         .iter()
-        .filter(|r| r.verdict == Verdict::Failed)
+        .enumerate()
+        .filter(|(_, r)| r.verdict == Verdict::Failed)
         .collect();
     if !failed.is_empty() {
         let _ = writeln!(s, "\nFailures and warnings:\n");
-        for r in &failed {
+        for (i, r) in &failed {
+            let text = match groups::group_of(&groups, r, strict) {
+                Some(g) if g.first == *i => group_details(g, &results[g.example]),
+                Some(_) => continue,
+                None => super::details(r),
+            };
             let _ = writeln!(
                 s,
                 "{}",
-                super::details(r).replacen(super::label(r), super::label_for(r, strict), 1)
+                text.replacen(super::label(r), super::label_for(r, strict), 1)
             );
         }
     }
@@ -111,6 +144,7 @@ pub fn render(
             total.warnings
         );
     }
+    not_applicable(&mut s, results);
     let known: Vec<&CheckResult> = results
         .iter()
         .filter(|r| r.verdict == Verdict::Known)
@@ -135,10 +169,68 @@ pub fn render(
     s
 }
 
+/// One block for a departure several operations (or cases) show: what is wrong once, the
+/// operations, and the answer and reproduction of its smallest request standing for all.
+fn group_details(g: &Group, first: &CheckResult) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{} [{}] {} :: {}",
+        super::label(first),
+        g.level.as_str(),
+        g.summary,
+        g.check
+    );
+    let _ = writeln!(s, "  expected: a status each operation declares");
+    let _ = writeln!(
+        s,
+        "  problem:  {} answer(s) with status {}, which none of these operations declares",
+        g.results, g.status
+    );
+    let _ = writeln!(
+        s,
+        "  operations: {}",
+        groups::wrap_list(&g.operations, 88, "              ")
+    );
+    let first_details = super::details(first);
+    let mut lines = first_details.lines();
+    let _ = lines.next();
+    let _ = writeln!(s, "  smallest: {}", first.case);
+    for line in lines.filter(|l| {
+        l.starts_with("  got:") || l.starts_with("  body:") || l.starts_with("  repro:")
+    }) {
+        let _ = writeln!(s, "{line}");
+    }
+    s
+}
+
+/// Each check with nothing to judge in this run, once, with the reason.
+fn not_applicable(s: &mut String, results: &[CheckResult]) {
+    let na: Vec<&CheckResult> = results
+        .iter()
+        .filter(|r| r.verdict == Verdict::NotApplicable)
+        .collect();
+    if na.is_empty() {
+        return;
+    }
+    let width = na.iter().map(|r| r.check.as_str().len()).max().unwrap_or(0);
+    let _ = writeln!(
+        s,
+        "\n{} check(s) not applicable here (nothing in this spec or run for them to judge):",
+        na.len()
+    );
+    for r in na {
+        let _ = writeln!(s, "  {:width$}  {}", r.check.as_str(), r.message);
+    }
+}
+
 /// The table per operation and check (`--verbose`).
 fn table(s: &mut String, results: &[CheckResult], strict: bool) {
     let mut table: BTreeMap<(&str, &str), Totals> = BTreeMap::new();
-    for r in results {
+    for r in results
+        .iter()
+        .filter(|r| r.verdict != Verdict::NotApplicable)
+    {
         let t = table
             .entry((r.operation.as_str(), r.check.as_str()))
             .or_default();
@@ -170,7 +262,10 @@ fn per_operation(
     strict: bool,
 ) {
     let mut ops: BTreeMap<&str, Totals> = BTreeMap::new();
-    for r in results {
+    for r in results
+        .iter()
+        .filter(|r| r.verdict != Verdict::NotApplicable)
+    {
         let t = ops.entry(r.operation.as_str()).or_default();
         *t = add(*t, Totals::of(std::slice::from_ref(r), strict));
     }
@@ -229,5 +324,68 @@ fn add(a: Totals, b: Totals) -> Totals {
         warnings: a.warnings + b.warnings,
         skipped: a.skipped + b.skipped,
         known: a.known + b.known,
+        not_applicable: a.not_applicable + b.not_applicable,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Got;
+    use crate::registry::CheckId;
+    use crate::spec::Level;
+
+    fn result(op: &str, check: Check, verdict: Verdict, status: u16, message: &str) -> CheckResult {
+        CheckResult {
+            case_index: 0,
+            step: 0,
+            case: format!("{op}/positive"),
+            operation: op.into(),
+            check: CheckId::Builtin(check),
+            level: Level::Must,
+            verdict,
+            message: message.into(),
+            expected: "one of the declared statuses 200, 422".into(),
+            got: Some(Got {
+                status: Some(status),
+                headers: vec![("content-type".into(), "application/json".into())],
+                body: r#"{"detail":"Not Found"}"#.into(),
+                error: None,
+            }),
+            curl: Some(format!("curl -sS 'http://127.0.0.1:4200/api/{op}'")),
+            missing_input: false,
+            elapsed: None,
+        }
+    }
+
+    #[test]
+    fn one_undeclared_status_on_several_operations_is_one_finding() {
+        let mut results = Vec::new();
+        for op in ["readFlow", "readFlowRun", "readDeployment", "readVariable"] {
+            results.push(result(
+                op,
+                Check::StatusCodeConformance,
+                Verdict::Failed,
+                404,
+                &format!("status 404 is not declared for {op}"),
+            ));
+        }
+        results.push(result(
+            "countEvents",
+            Check::NotAServerError,
+            Verdict::Failed,
+            500,
+            "server error 500",
+        ));
+        results.push(CheckResult {
+            case: "(not applicable)".into(),
+            operation: String::new(),
+            got: None,
+            curl: None,
+            message: "the spec states no x-max-body (a body limit and the status beyond it)".into(),
+            ..result("", Check::PayloadTooLarge, Verdict::NotApplicable, 0, "")
+        });
+        let text = render(&results, &BTreeMap::new(), false, false);
+        insta::assert_snapshot!(text);
     }
 }

@@ -5,13 +5,13 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::runner::Exchange;
 
 /// One operation's latency over the answers it got (requests with no answer are left out:
 /// their time is the timeout, not the target's).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Latency {
     /// Answers measured.
     pub answers: usize,

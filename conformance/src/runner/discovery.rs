@@ -83,28 +83,69 @@ async fn observe(
         tpl.params.retain(|(n, _)| *n != t.param);
         tpl.params.push((t.param.clone(), v));
     }
-    let step = Step {
-        request: tpl,
-        expect: Expect::Observe,
-        capture: Vec::new(),
-        asserts: Vec::new(),
-    };
-    let case = Case {
-        id: id.to_string(),
-        operation: d.request.op.clone(),
-        check: Check::Discovery.into(),
-        level: Level::Must,
-        steps: vec![step.clone()],
-        serial: true,
-        skip: None,
-        requires: Vec::new(),
-        cap: None,
-    };
+    let case = observation(id, d, tpl);
+    let step = case.steps[0].clone();
     let mut local = vars.clone();
     let (results, exchange, resp) = run_step(ctx, &case, 0, 0, &step, &mut local).await;
     report.results.extend(results);
     report.exchanges.extend(exchange);
     resp.and_then(|r| r.json)
+}
+
+/// The one-step case a discovery step sends (its request as `tpl`), observed, not judged
+/// as a success or rejection.
+fn observation(id: &str, d: &Discover, tpl: crate::case::RequestTemplate) -> Case {
+    Case {
+        id: id.to_string(),
+        operation: d.request.op.clone(),
+        check: Check::Discovery.into(),
+        level: Level::Must,
+        steps: vec![Step {
+            request: tpl,
+            expect: Expect::Observe,
+            capture: Vec::new(),
+            asserts: Vec::new(),
+        }],
+        serial: true,
+        skip: None,
+        requires: Vec::new(),
+        cap: None,
+    }
+}
+
+/// Splits discovery steps into those the run's safety gate lets through and a skipped
+/// result for each of the others: a user's contract file may name a `POST` (or a logout)
+/// as a discovery step, and discovery runs before any case, so it passes the same gate as
+/// every case. Variables a refused step would have bound stay unbound, and the cases
+/// needing them skip as missing that input.
+pub fn gated(
+    steps: &[Discover],
+    gate: &crate::safety::Gate<'_>,
+) -> (Vec<Discover>, Vec<crate::outcome::CheckResult>) {
+    let mut allowed = Vec::new();
+    let mut refused = Vec::new();
+    for d in steps {
+        let id = format!("discover/{}", d.id);
+        match gate.refusal(&observation(&id, d, d.request.clone())) {
+            None => allowed.push(d.clone()),
+            Some(why) => refused.push(crate::outcome::CheckResult {
+                case_index: 0,
+                step: 0,
+                case: id,
+                operation: d.request.op.clone(),
+                check: Check::Discovery.into(),
+                level: Level::Must,
+                verdict: crate::outcome::Verdict::Skipped,
+                message: why,
+                expected: String::new(),
+                got: None,
+                curl: None,
+                missing_input: false,
+                elapsed: None,
+            }),
+        }
+    }
+    (allowed, refused)
 }
 
 /// One sweep step: the request for every value of the list (at most `each.max`, and no

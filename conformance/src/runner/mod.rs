@@ -5,6 +5,8 @@
 //! reads in parallel on `--workers` tasks. Results are sorted by case order at the end, so
 //! parallelism never changes a report.
 
+mod cleanup;
+mod credentials;
 mod discovery;
 mod record;
 mod restore;
@@ -23,7 +25,9 @@ use crate::schema::Validators;
 use crate::spec::Spec;
 use crate::transport::Transport;
 
-pub use discovery::discover;
+pub use cleanup::{note as cleanup_note, remove_created};
+pub use credentials::preflight as preflight_credentials;
+pub use discovery::{discover, gated as gated_discovery};
 pub use record::{Exchange, recorded_text};
 pub use restore::{check_values as check_restore_values, note as restore_note, restore, written};
 pub use schedule::run_cases;
@@ -48,6 +52,10 @@ pub struct Context {
     pub max_response_time: Option<std::time::Duration>,
     /// Last seen state of each `preserves-other-fields` target, per operation.
     state: Mutex<HashMap<String, Value>>,
+    /// Whether the credentials still work, and what may have ended them.
+    pub credentials: credentials::Watch,
+    /// What the run created, to remove at the end.
+    pub created: cleanup::Ledger,
 }
 
 impl Context {
@@ -73,6 +81,8 @@ impl Context {
             oauth,
             max_response_time: None,
             state: Mutex::new(HashMap::new()),
+            credentials: credentials::Watch::default(),
+            created: cleanup::Ledger::default(),
         }
     }
 

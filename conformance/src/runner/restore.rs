@@ -56,14 +56,25 @@ pub fn check_values(spec: &Spec, values: &RestoreValues) -> Result<(), String> {
     Ok(())
 }
 
-/// The operations the cases write through with the run's token (in case order, once
-/// each): those whose records the run may change.
+/// The operations the cases update a record through with the run's token (in case order,
+/// once each): those whose records the run may change. A create makes something new
+/// (removed at the end where the spec has a way to), and an update of what the same case
+/// created changes nothing that was there before.
 pub fn written(spec: &Spec, cases: &[Case]) -> Vec<String> {
     let mut ops: Vec<String> = Vec::new();
+    let is_create = |s: &Step| {
+        spec.operation(&s.request.op)
+            .is_some_and(|o| o.effect == crate::effect::Effect::Create)
+    };
     for c in cases.iter().filter(|c| c.skip.is_none()) {
-        for s in &c.steps {
+        for (i, s) in c.steps.iter().enumerate() {
             if s.request.auth == AuthMode::Token
-                && spec.operation(&s.request.op).is_some_and(|o| o.writes())
+                && !crate::safety::own_target(spec, c, i, is_create)
+                && s.request.method.is_none()
+                && s.request.path.is_none()
+                && spec
+                    .operation(&s.request.op)
+                    .is_some_and(|o| o.effect == crate::effect::Effect::Update)
                 && !ops.contains(&s.request.op)
             {
                 ops.push(s.request.op.clone());

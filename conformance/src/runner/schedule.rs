@@ -17,9 +17,12 @@ use crate::case::Case;
 use crate::vars::Vars;
 
 /// Runs the cases; `on_case` sees each case's report as soon as it is done.
+/// `done` holds the (1-based) indexes of cases already run (by pre-flight), which are
+/// not sent again.
 pub async fn run_cases(
     ctx: Arc<Context>,
     cases: Vec<Case>,
+    done: &[usize],
     vars: Vars,
     workers: usize,
     mut on_case: impl FnMut(&CaseReport),
@@ -31,6 +34,9 @@ pub async fn run_cases(
     let mut tasks = tokio::task::JoinSet::new();
     let code_holder = single_code_holder(&ctx, &cases);
     for (index, case) in cases.into_iter().enumerate() {
+        if done.contains(&(index + 1)) {
+            continue;
+        }
         if let Some((holder, holder_id)) = &code_holder
             && *holder != index
             && case.skip.is_none()
@@ -111,7 +117,7 @@ mod tests {
             .collect();
         let ctx = Arc::new(context("http://127.0.0.1:9/v1"));
         let mut seen = Vec::new();
-        let reports = run_cases(ctx, cases, Vars::default(), 3, |r| seen.push(r.index)).await;
+        let reports = run_cases(ctx, cases, &[], Vars::default(), 3, |r| seen.push(r.index)).await;
         let order: Vec<usize> = reports.iter().map(|r| r.index).collect();
         assert_eq!(order, (1..=serial.len()).collect::<Vec<_>>());
         for r in &reports {
@@ -159,7 +165,7 @@ mod tests {
                 code_case("second", None),
                 code_case("third", None),
             ];
-            let reports = run_cases(Arc::new(ctx), cases, Vars::default(), 4, |_| {}).await;
+            let reports = run_cases(Arc::new(ctx), cases, &[], Vars::default(), 4, |_| {}).await;
             let denied: Vec<usize> = reports
                 .iter()
                 .filter(|r| {

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::record::exchange_of;
 use super::{CaseReport, Context, Exchange};
-use crate::case::{Case, Expect, RequestTemplate, Step};
+use crate::case::{AuthMode, Case, Expect, RequestTemplate, Step};
 use crate::checks::{self, Finding, RuleInput, StepVerdict, judge_encodings};
 use crate::outcome::{CheckResult, Got, Verdict};
 use crate::registry::Check;
@@ -53,7 +53,12 @@ pub(super) async fn run_case(ctx: &Context, index: usize, case: &Case, vars: &Va
         exchanges: Vec::new(),
     };
     if let Some(why) = &case.skip {
-        report.results.push(skipped(case, index, why.clone()));
+        let r = skipped(case, index, why.clone());
+        report.results.push(if crate::case::is_missing_input(why) {
+            missing_input(r)
+        } else {
+            r
+        });
         return report;
     }
     for (var, min) in &case.requires {
@@ -159,6 +164,10 @@ pub(super) async fn run_step(
         missing_input: false,
         elapsed: None,
     };
+    let secured_token = op.secured && step.request.auth == AuthMode::Token;
+    if secured_token && let Some(why) = ctx.credentials.dead() {
+        return (vec![skipped(case, index, why)], None, None);
+    }
     if needs_code(&step.request) {
         match ctx.oauth.fresh_code(&ctx.transport).await {
             Ok(code) => {
@@ -196,6 +205,19 @@ pub(super) async fn run_step(
                 None,
             );
         }
+        Err(BuildError::Unfilled(name)) => {
+            return (
+                vec![missing_input(skipped(
+                    case,
+                    index,
+                    format!(
+                        "missing input: no value for path parameter `{name}` (give one in a contract file's `defaults`, or an `example` in the spec)"
+                    ),
+                ))],
+                None,
+                None,
+            );
+        }
         Err(BuildError::NoToken) => {
             return (
                 vec![missing_input(skipped(
@@ -218,6 +240,22 @@ pub(super) async fn run_step(
             .request
             .headers
             .push(("connection".into(), "close".into()));
+    }
+    let changes = match &step.request.method {
+        None if step.request.path.is_none() => op.writes(),
+        None => op.method != "GET",
+        Some(m) => !crate::effect::safe_method(m),
+    };
+    if secured_token {
+        ctx.credentials.sending(
+            format!(
+                "{} ({} {})",
+                op.id,
+                built.request.method,
+                built.request.url.path()
+            ),
+            changes,
+        );
     }
     let sent = ctx.transport.send(&built.request).await;
     let exchange = Some(Exchange {
@@ -285,8 +323,24 @@ pub(super) async fn run_step(
         }
         Ok(r) => r,
     };
+    if secured_token
+        && matches!(resp.status, 401 | 403)
+        && super::credentials::recheck(ctx, &op.id).await
+    {
+        // Not the target's failure: the run's own credentials no longer work.
+        let why = ctx.credentials.dead().unwrap_or_default();
+        return (vec![skipped(case, index, why)], exchange, None);
+    }
+    if step.request.method.is_none() && step.request.path.is_none() {
+        ctx.created.note(op, &resp);
+    }
     let got = Some(got_of(ctx, &resp));
-    let mut findings = checks::generic(op, &ctx.validators, &resp, &ctx.spec.decisions);
+    let purpose = if step.request.auth == AuthMode::Token {
+        checks::Sent::AsDeclared
+    } else {
+        checks::Sent::WithoutCredentials
+    };
+    let mut findings = checks::generic(op, &ctx.validators, &resp, &ctx.spec.decisions, purpose);
     if step.request.method.is_some() {
         // The spec declares no answer for an undeclared method: only "not a server
         // error" applies besides the case's own expectation (no rules either, below).
@@ -390,9 +444,10 @@ fn expects_rejection(expect: &Expect) -> bool {
     match expect {
         Expect::Success | Expect::Observe => false,
         Expect::Status(s) => !(200..300).contains(s),
-        Expect::Rejected { .. } | Expect::BusinessRejected(_) | Expect::MethodNotAllowed { .. } => {
-            true
-        }
+        Expect::Rejected { .. }
+        | Expect::Refused { .. }
+        | Expect::BusinessRejected(_)
+        | Expect::MethodNotAllowed { .. } => true,
     }
 }
 

@@ -19,6 +19,23 @@
     });
     document.getElementById('shown').textContent = shown + ' of ' + total + ' results shown';
   }
+  // Sortable tables: a click on a heading sorts by that column, again reverses it.
+  document.querySelectorAll('table.sortable').forEach(function (table) {
+    table.querySelectorAll('th').forEach(function (th, col) {
+      th.addEventListener('click', function () {
+        var body = table.tBodies[0];
+        var numeric = th.dataset.type === 'number';
+        var dir = th.dataset.dir === 'asc' ? -1 : 1;
+        th.dataset.dir = dir === 1 ? 'asc' : 'desc';
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = a.cells[col].textContent, y = b.cells[col].textContent;
+          return dir * (numeric ? (parseFloat(x) - parseFloat(y)) : x.localeCompare(y));
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  });
   level.addEventListener('change', apply);
   verdict.addEventListener('change', apply);
   apply();

@@ -1,0 +1,315 @@
+//! What a request may do to the target's state, and so whether the run may send it.
+//!
+//! The harness runs against servers it does not own: a QA engineer's staging server, a
+//! colleague's application. A spec's security says nothing about whether a request
+//! changes data (an unsecured API is not a read-only one), so the effect is judged from
+//! the method, the path's shape and the operation's own words, and the spec may say it
+//! outright with `x-effect`. When in doubt the judgement errs towards the more harmful
+//! effect: a skipped case costs a line in the report, a sent one may cost the user's data.
+
+use crate::spec::Operation;
+pub use spec_model::extensions::Effect;
+
+/// Words that mark an operation as ending or changing a session or a credential. A
+/// `GET …/logout` changes state although its method is safe; sending it with the user's
+/// token would revoke that token for the rest of the run.
+const SESSION_WORDS: &[&str] = &[
+    "logout",
+    "logoff",
+    "signout",
+    "revoke",
+    "password",
+    "passwd",
+    "rotate",
+    "rotation",
+    "deactivate",
+    "invalidate",
+];
+
+/// Words that mark a write as able to remove or overwrite data the run did not create.
+const DESTRUCTIVE_WORDS: &[&str] = &[
+    "delete", "remove", "bulk", "clear", "reset", "purge", "truncate", "wipe", "destroy", "erase",
+    "drop", "prune", "flush",
+];
+
+/// Words that mark a `POST` to a fixed path as changing an existing record rather than
+/// creating one (`POST /contactInfo/updatecontactinfoname`).
+const UPDATE_WORDS: &[&str] = &[
+    "update", "edit", "modify", "change", "set", "replace", "patch", "rename", "assign",
+];
+
+/// Whether a method is safe in RFC 9110's sense (§9.2.1): a request with it asks for no
+/// change of state.
+pub fn safe_method(method: &str) -> bool {
+    matches!(
+        method.to_ascii_uppercase().as_str(),
+        "GET" | "HEAD" | "OPTIONS" | "TRACE"
+    )
+}
+
+/// The effect of an operation's own requests: the spec's `x-effect` where it gives one,
+/// else judged from method, path and words.
+pub fn of_operation(op: &Operation, declared: Option<Effect>, spec_paths: &PathsIndex) -> Effect {
+    if let Some(e) = declared {
+        return e;
+    }
+    judge(&op.method, &op.path, &op.words(), spec_paths)
+}
+
+/// The effect of a request with `method` to `path` (an operation's own or a probe's):
+/// session words first (they make even a `GET` harmful), then the method, then the path's
+/// shape and words.
+pub fn judge(method: &str, path: &str, words: &str, paths: &PathsIndex) -> Effect {
+    let tokens = tokens(&format!("{words} {path}"));
+    let pairs = tokens.windows(2).map(|w| format!("{}{}", w[0], w[1]));
+    if tokens
+        .iter()
+        .cloned()
+        .chain(pairs)
+        .any(|t| SESSION_WORDS.iter().any(|w| t.starts_with(w)))
+    {
+        return Effect::Session;
+    }
+    if safe_method(method) {
+        return Effect::Read;
+    }
+    let method = method.to_ascii_uppercase();
+    let names_one = ends_with_parameter(path);
+    let path_tokens = self::tokens(path);
+    let has = |list: &[&str], tokens: &[String]| {
+        tokens.iter().any(|t| list.iter().any(|w| t.starts_with(w)))
+    };
+    match method.as_str() {
+        // A delete of one resource changes that resource; a delete of anything else (a
+        // collection, `/admin/storage`) may take data the run never created.
+        "DELETE" if names_one => Effect::Update,
+        "DELETE" => Effect::Destructive,
+        _ if has(DESTRUCTIVE_WORDS, &path_tokens) => Effect::Destructive,
+        // A PUT or PATCH of a path whose GET answers a list changes the whole collection.
+        "PUT" | "PATCH" if paths.lists(path) => Effect::Destructive,
+        "PUT" | "PATCH" => Effect::Update,
+        // A POST that acts on a named resource (`/flow_runs/{id}/set_state`) changes it.
+        _ if has_parameter(path) => Effect::Update,
+        _ if has(UPDATE_WORDS, &tokens) => Effect::Update,
+        _ => Effect::Create,
+    }
+}
+
+/// The words of identifiers and prose, lower-case: split at anything not a letter or
+/// digit and at camelCase humps, so `logOut`, `log_out`, `log-out` and `Log Out` all give
+/// `log`, `out` (and `logout` gives `logout`), while `catalog outline` stays two words
+/// that do not begin with `logout`.
+fn tokens(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut prev_lower = false;
+    for c in text.chars() {
+        if !c.is_alphanumeric() {
+            if !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !word.is_empty() {
+            out.push(std::mem::take(&mut word));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+fn ends_with_parameter(path: &str) -> bool {
+    path.trim_end_matches('/').ends_with('}')
+}
+
+fn has_parameter(path: &str) -> bool {
+    path.contains('{')
+}
+
+/// Which paths of the spec answer a list to `GET`: a `PUT` or `PATCH` there changes every
+/// item at once.
+#[derive(Debug, Default, Clone)]
+pub struct PathsIndex {
+    listing: std::collections::BTreeSet<String>,
+}
+
+impl PathsIndex {
+    /// Indexes the paths whose `GET` answers a JSON array (read from the operations'
+    /// declared 2xx schemas, `$ref`s at the top resolved).
+    pub fn of(operations: &[Operation], doc: &serde_json::Value) -> PathsIndex {
+        let mut listing = std::collections::BTreeSet::new();
+        for op in operations.iter().filter(|o| o.method == "GET") {
+            let lists = op
+                .responses
+                .iter()
+                .filter(|r| r.status.starts_with('2'))
+                .flat_map(|r| r.content.iter())
+                .filter_map(|(_, s)| s.as_ref())
+                .any(|s| {
+                    crate::spec::resolve(doc, s)
+                        .ok()
+                        .and_then(|s| s.get("type"))
+                        .and_then(serde_json::Value::as_str)
+                        == Some("array")
+                });
+            if lists {
+                listing.insert(op.path.trim_end_matches('/').to_string());
+            }
+        }
+        PathsIndex { listing }
+    }
+
+    fn lists(&self, path: &str) -> bool {
+        self.listing.contains(path.trim_end_matches('/'))
+    }
+}
+
+/// What the user allowed the run to do to the target.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Permissions {
+    /// `--allow-writes` (or `allow_writes` in the fixtures): creates, and changes of the
+    /// run's own resources and of the records named in `restore:`.
+    pub writes: bool,
+    /// `--allow-destructive`: also requests that may delete or overwrite data the run
+    /// did not create.
+    pub destructive: bool,
+}
+
+impl Permissions {
+    /// Why a request with `effect` may not be sent, or `None` when it may. `restorable`:
+    /// the user named the operation's record with the values that put it back
+    /// (`restore:`), so an update of it is undone at the end of the run. `own_target`:
+    /// the request names a resource the run itself created in the same case.
+    pub fn refusal(&self, effect: Effect, restorable: bool, own_target: bool) -> Option<String> {
+        match effect {
+            Effect::Read => None,
+            _ if !self.writes => Some(
+                "changes the target's state: writes are not sent without --allow-writes"
+                    .to_string(),
+            ),
+            Effect::Create | Effect::Session => None,
+            Effect::Update if restorable || own_target || self.destructive => None,
+            Effect::Update => Some(
+                "changes a resource the run did not create (and `restore:` in --fixtures names no values to put it back): needs --allow-destructive"
+                    .to_string(),
+            ),
+            Effect::Destructive if self.destructive => None,
+            Effect::Destructive => Some(
+                "may delete or overwrite data the run did not create: needs --allow-destructive"
+                    .to_string(),
+            ),
+        }
+    }
+}
+
+impl Permissions {
+    /// The header's line on writes: what this run sends, and the flag that sends more.
+    pub fn describe(&self, embedded: bool) -> String {
+        match (self.writes, self.destructive) {
+            _ if embedded => "sent (the embedded reference server is the run's own)".to_string(),
+            (false, _) => "not sent; --allow-writes to send".to_string(),
+            (true, false) => {
+                "sent (--allow-writes); destructive ones not sent; --allow-destructive to send"
+                    .to_string()
+            }
+            (true, true) => "sent, destructive ones included (--allow-destructive)".to_string(),
+        }
+    }
+}
+
+/// The effect's name in plans and reports.
+pub fn name(effect: Effect) -> &'static str {
+    match effect {
+        Effect::Read => "read",
+        Effect::Create => "create",
+        Effect::Update => "update",
+        Effect::Destructive => "destructive",
+        Effect::Session => "session",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn j(method: &str, path: &str, words: &str) -> Effect {
+        judge(method, path, words, &PathsIndex::default())
+    }
+
+    #[test]
+    fn methods_paths_and_words_give_the_effect() {
+        assert_eq!(j("GET", "/flows/{id}", "read_flow"), Effect::Read);
+        assert_eq!(j("GET", "/auth/logout", "logout"), Effect::Session);
+        assert_eq!(
+            j("GET", "/api/v1/users/me", "Log Out the user"),
+            Effect::Session
+        );
+        assert_eq!(
+            j("GET", "/catalog/outline", "catalog outline"),
+            Effect::Read
+        );
+        assert_eq!(j("GET", "/signOut", ""), Effect::Session);
+        assert_eq!(j("GET", "/session", "log_out"), Effect::Session);
+        assert_eq!(j("POST", "/users/{id}/password", "change"), Effect::Session);
+        assert_eq!(j("POST", "/tokens/revoke", "revoke"), Effect::Session);
+        assert_eq!(j("POST", "/flows/", "create_flow"), Effect::Create);
+        assert_eq!(j("POST", "/flows/filter", "read_flows"), Effect::Create);
+        assert_eq!(
+            j("POST", "/flows/bulk_delete", "bulk_delete_flows"),
+            Effect::Destructive
+        );
+        assert_eq!(j("DELETE", "/admin/storage", "clear"), Effect::Destructive);
+        assert_eq!(j("DELETE", "/flows/{id}", "delete_flow"), Effect::Update);
+        assert_eq!(j("PATCH", "/flows/{id}", "update_flow"), Effect::Update);
+        assert_eq!(
+            j("POST", "/flow_runs/{id}/set_state", "set_flow_run_state"),
+            Effect::Update
+        );
+        assert_eq!(
+            j(
+                "POST",
+                "/contactInfo/updatecontactinfoname",
+                "updateContactInfoName"
+            ),
+            Effect::Update
+        );
+        assert_eq!(
+            j("POST", "/auth/oauthtoken", "exchangeToken"),
+            Effect::Create
+        );
+        assert_eq!(j("POST", "/assets", "create_asset"), Effect::Create);
+    }
+
+    #[test]
+    fn nothing_but_a_read_goes_without_permission() {
+        let none = Permissions::default();
+        for e in [
+            Effect::Create,
+            Effect::Update,
+            Effect::Destructive,
+            Effect::Session,
+        ] {
+            assert!(none.refusal(e, true, true).is_some(), "{e:?}");
+        }
+        assert!(none.refusal(Effect::Read, false, false).is_none());
+        let writes = Permissions {
+            writes: true,
+            destructive: false,
+        };
+        assert!(writes.refusal(Effect::Create, false, false).is_none());
+        assert!(writes.refusal(Effect::Update, false, false).is_some());
+        assert!(writes.refusal(Effect::Update, true, false).is_none());
+        assert!(writes.refusal(Effect::Update, false, true).is_none());
+        assert!(writes.refusal(Effect::Destructive, true, true).is_some());
+        let all = Permissions {
+            writes: true,
+            destructive: true,
+        };
+        assert!(all.refusal(Effect::Destructive, false, false).is_none());
+    }
+}

@@ -1,0 +1,254 @@
+//! Removing what the run created. With `--allow-writes` a create (a `POST` answering an
+//! object with an `id`, or a `Location`) leaves something on the target that was not
+//! there before; after the last case each is deleted through the spec's delete of the
+//! same resource, and one `state_restored` result per created resource says whether it is
+//! gone, or why the run could not remove it (the terminal lists those, to remove by hand).
+
+use std::sync::Mutex;
+
+use serde_json::Value;
+
+use super::step::{run_case, skipped};
+use super::{CaseReport, Context, finalise};
+use crate::case::{AuthMode, Case, Expect, RequestTemplate, Step};
+use crate::effect::Effect;
+use crate::outcome::Verdict;
+use crate::registry::Check;
+use crate::spec::{Level, Location, Operation, Spec};
+use crate::transport::Response;
+use crate::vars::Vars;
+
+/// One resource the run created.
+#[derive(Debug, Clone)]
+pub struct Created {
+    /// The create operation.
+    pub op: String,
+    /// Its id as the answer gave it (`id`, else the last segment of `Location`).
+    pub id: String,
+}
+
+/// What the run created, in the order it was created.
+#[derive(Default)]
+pub struct Ledger(Mutex<Vec<Created>>);
+
+impl Ledger {
+    /// Notes a create's answer: a 2xx of a create operation whose body has an `id`, or a
+    /// `Location` header. Negative cases count too: a request the target should have
+    /// refused but took created something all the same.
+    pub fn note(&self, op: &Operation, resp: &Response) {
+        if op.effect != Effect::Create || !(200..300).contains(&resp.status) {
+            return;
+        }
+        let id = resp
+            .json
+            .as_ref()
+            .and_then(|j| j.get("id"))
+            .and_then(|v| match v {
+                Value::String(s) => Some(s.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })
+            .or_else(|| {
+                resp.headers
+                    .iter()
+                    .find(|(k, _)| k == "location")
+                    .and_then(|(_, v)| v.trim_end_matches('/').rsplit('/').next())
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+            });
+        if let (Some(id), Ok(mut all)) = (id, self.0.lock()) {
+            all.push(Created {
+                op: op.id.clone(),
+                id,
+            });
+        }
+    }
+
+    /// How many creates the ledger holds now.
+    pub fn len(&self) -> usize {
+        self.0.lock().map(|v| v.len()).unwrap_or(0)
+    }
+
+    fn take(&self) -> Vec<Created> {
+        self.0
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default()
+    }
+}
+
+/// The spec's delete of what `create` makes, and the path parameter that takes the id:
+/// a `DELETE` of the create's path plus one parameter segment (`POST /flows/` →
+/// `DELETE /flows/{id}`), else a `DELETE` whose path's `GET` answers the schema the
+/// create answers (the same `$ref`).
+pub fn delete_for<'s>(spec: &'s Spec, create: &Operation) -> Option<(&'s Operation, String)> {
+    let single_param = |o: &'s Operation| -> Option<String> {
+        let mut path_params = o.params.iter().filter(|p| p.location == Location::Path);
+        let p = path_params.next()?;
+        path_params.next().is_none().then(|| p.name.clone())
+    };
+    let base = create.path.trim_end_matches('/');
+    let deletes = spec.operations.iter().filter(|o| o.method == "DELETE");
+    for d in deletes.clone() {
+        if let Some(name) = single_param(d)
+            && d.path.trim_end_matches('/') == format!("{base}/{{{name}}}")
+        {
+            return Some((d, name));
+        }
+    }
+    let answers = |o: &Operation| -> Option<String> {
+        o.responses
+            .iter()
+            .filter(|r| r.status.starts_with('2'))
+            .flat_map(|r| r.content.iter())
+            .find_map(|(_, s)| s.as_ref()?.get("$ref")?.as_str().map(str::to_owned))
+    };
+    let made = answers(create)?;
+    deletes
+        .filter_map(|d| Some((d, single_param(d)?)))
+        .find(|(d, _)| {
+            spec.operations.iter().any(|g| {
+                g.method == "GET" && g.path == d.path && answers(g).as_ref() == Some(&made)
+            })
+        })
+}
+
+/// Deletes everything the ledger holds; reports are numbered from `first_index` on.
+pub async fn remove_created(ctx: &Context, first_index: usize) -> Vec<CaseReport> {
+    let mut reports = Vec::new();
+    for (i, created) in ctx.created.take().into_iter().enumerate() {
+        let index = first_index + i;
+        let Some(create) = ctx.spec.operation(&created.op) else {
+            continue;
+        };
+        let mut case = Case {
+            id: format!("cleanup/{}/{}", created.op, created.id),
+            operation: created.op.clone(),
+            check: Check::StateRestored.into(),
+            level: Level::Must,
+            steps: Vec::new(),
+            serial: true,
+            skip: None,
+            requires: Vec::new(),
+            cap: None,
+        };
+        let Some((delete, param)) = delete_for(&ctx.spec, create) else {
+            let mut r = skipped(
+                &case,
+                index,
+                format!(
+                    "NOT REMOVED: {} created {} but the spec has no delete of it; remove it by hand",
+                    created.op, created.id
+                ),
+            );
+            r.expected = format!("what {} created ({}) removed", created.op, created.id);
+            reports.push(finalise(
+                ctx,
+                CaseReport {
+                    index,
+                    results: vec![r],
+                    exchanges: Vec::new(),
+                },
+            ));
+            continue;
+        };
+        case.steps.push(Step {
+            request: RequestTemplate {
+                op: delete.id.clone(),
+                params: vec![(param, Value::String(created.id.clone()))],
+                body: None,
+                auth: AuthMode::Token,
+                explode: None,
+                style: None,
+                method: None,
+                path: None,
+            },
+            expect: Expect::Observe,
+            capture: Vec::new(),
+            asserts: Vec::new(),
+        });
+        let mut report = run_case(ctx, index, &case, &Vars::default()).await;
+        let status = report.exchanges.first().and_then(|e| e.status);
+        let mut r = skipped(&case, index, String::new());
+        r.step = 1;
+        r.expected = format!(
+            "what {} created ({}) removed through {}",
+            created.op, created.id, delete.id
+        );
+        match status {
+            // Gone already (a case of the run deleted it) is as good as removed.
+            Some(s) if (200..300).contains(&s) || s == 404 || s == 410 => {
+                r.verdict = Verdict::Passed;
+            }
+            other => {
+                r.verdict = Verdict::Failed;
+                r.message = format!(
+                    "NOT REMOVED: {} {} answered {}; remove {} {} by hand",
+                    delete.method,
+                    delete.path,
+                    other.map_or("nothing".to_string(), |s| s.to_string()),
+                    created.op,
+                    created.id
+                );
+            }
+        }
+        report.results.push(r);
+        reports.push(finalise(ctx, report));
+    }
+    reports
+}
+
+/// The lines the terminal shows about created resources: those the run could not remove.
+pub fn note(results: &[crate::outcome::CheckResult]) -> String {
+    results
+        .iter()
+        .filter(|r| r.case.starts_with("cleanup/") && r.message.starts_with("NOT REMOVED"))
+        .map(|r| format!("{}\n", r.message))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_create_is_paired_with_the_delete_of_the_same_resource() {
+        let spec = Spec::parse(
+            r##"
+openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /flows/:
+    post:
+      operationId: create_flow
+      responses: {"201": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Flow"}}}}}
+  /flows/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+    delete:
+      operationId: delete_flow
+      responses: {"204": {description: gone}}
+  /launch:
+    post:
+      operationId: launch
+      responses: {"201": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Run"}}}}}
+  /runs/{run_id}:
+    parameters: [{name: run_id, in: path, required: true, schema: {type: string}}]
+    get:
+      operationId: read_run
+      responses: {"200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Run"}}}}}
+    delete:
+      operationId: delete_run
+      responses: {"204": {description: gone}}
+components:
+  schemas:
+    Flow: {type: object}
+    Run: {type: object}
+"##,
+        )
+        .unwrap();
+        let (d, p) = delete_for(&spec, spec.operation("create_flow").unwrap()).unwrap();
+        assert_eq!((d.id.as_str(), p.as_str()), ("delete_flow", "id"));
+        let (d, p) = delete_for(&spec, spec.operation("launch").unwrap()).unwrap();
+        assert_eq!((d.id.as_str(), p.as_str()), ("delete_run", "run_id"));
+    }
+}

@@ -1,0 +1,262 @@
+//! Credentials that work, or a clear stop. A wrong token makes every secured case fail
+//! with 401/403, and every negative check "pass" on the refusal; neither says anything
+//! about the target. So before the cases, one safe secured request the planner could build
+//! (a read's positive case) is sent with the token and once with a token the target never
+//! issued: a refusal of the first (401/403, or the same 4xx the made-up token gets) stops
+//! the run as a configuration error. During the run, a secured answer of 401/403 sends
+//! that request again: if it is refused too, the credentials died mid-run (a logout or a
+//! token rotation the run sent, an expiry), and the run stops sending secured cases
+//! rather than blaming the target for each.
+
+use std::sync::Mutex;
+
+use super::step::run_case;
+use super::{CaseReport, Context};
+use crate::case::{AuthMode, Case, Expect};
+use crate::effect::Effect;
+use crate::error::HarnessError;
+use crate::registry::Check;
+use crate::request::build;
+use crate::transport::Request;
+use crate::vars::Vars;
+
+/// What the run knows of its credentials while it runs.
+#[derive(Default)]
+pub struct Watch {
+    /// The request pre-flight verified the credentials with, as sent, and what it was.
+    canary: Mutex<Option<(Request, String)>>,
+    /// Why the credentials stopped working, once they did.
+    dead: Mutex<Option<String>>,
+    /// The last request that may have changed state (operation id, method and path),
+    /// the likeliest cause when credentials die.
+    last_change: Mutex<Option<String>>,
+    /// The last few requests sent with the token, any kind: a read can end a session
+    /// too (a `GET` the spec does not mark), and it is among these.
+    recent: Mutex<std::collections::VecDeque<String>>,
+    /// Set when the session-changing cases, which run last, begin: credentials that end
+    /// then were ended on purpose.
+    ending: std::sync::atomic::AtomicBool,
+}
+
+/// How many recent requests a death names.
+const RECENT: usize = 3;
+
+impl Watch {
+    /// Why secured cases are no longer sent, once the credentials died.
+    pub fn dead(&self) -> Option<String> {
+        self.dead.lock().ok().and_then(|d| d.clone())
+    }
+
+    /// Says that the session-changing cases begin: the credentials may end on purpose.
+    pub fn ending(&self) {
+        self.ending.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether the credentials died of the session-changing cases the run sent last.
+    pub fn ended_on_purpose(&self) -> bool {
+        self.ending.load(std::sync::atomic::Ordering::SeqCst) && self.dead().is_some()
+    }
+
+    /// Notes a request sent with the token, before it is sent.
+    pub fn sending(&self, what: String, changes: bool) {
+        if changes && let Ok(mut last) = self.last_change.lock() {
+            *last = Some(what.clone());
+        }
+        if let Ok(mut recent) = self.recent.lock() {
+            if recent.len() == RECENT {
+                recent.pop_front();
+            }
+            recent.push_back(what);
+        }
+    }
+}
+
+/// The outcome of pre-flight when it let the run go on.
+pub struct Verified {
+    /// The cases it ran (the canary and its made-up-token twin), already reported.
+    pub reports: Vec<CaseReport>,
+    /// Their indexes in the case list (1-based), not to be run again.
+    pub done: Vec<usize>,
+    /// The status the target answers a made-up token with, when it refused it.
+    pub refusal: Option<u16>,
+    /// Why the credentials could not be verified, when they could not.
+    pub unverified: Option<String>,
+}
+
+/// Runs pre-flight on the planned cases (indexes are 1-based, as the runner numbers them).
+pub async fn preflight(
+    ctx: &Context,
+    cases: &[Case],
+    vars: &Vars,
+) -> Result<Verified, HarnessError> {
+    let mut out = Verified {
+        reports: Vec::new(),
+        done: Vec::new(),
+        refusal: None,
+        unverified: None,
+    };
+    if ctx.token.is_none() || !ctx.spec.operations.iter().any(|o| o.secured) {
+        return Ok(out);
+    }
+    let Some((i, canary)) = cases.iter().enumerate().find(|(_, c)| is_canary(ctx, c)) else {
+        out.unverified = Some(
+            "no safe secured request could be built (every secured read lacks an input, or none is selected): the credentials were not checked before the run".into(),
+        );
+        return Ok(out);
+    };
+    let twin_id = format!("{}/ignored-auth/unknown-token", canary.operation);
+    let (j, twin) = match cases
+        .iter()
+        .enumerate()
+        .find(|(_, c)| c.id == twin_id && c.skip.is_none())
+    {
+        Some((j, c)) => (Some(j), c.clone()),
+        None => (None, unknown_token_twin(canary)),
+    };
+    let first = run_case(ctx, i + 1, canary, vars).await;
+    let second = run_case(ctx, j.map_or(0, |j| j + 1), &twin, vars).await;
+    let status_of = |r: &CaseReport| r.exchanges.first().and_then(|e| e.status);
+    let (with_token, made_up) = (status_of(&first), status_of(&second));
+    let request = first
+        .exchanges
+        .first()
+        .map(|e| format!("{} {}", e.method, e.path))
+        .unwrap_or_else(|| canary.id.clone());
+    let excerpt = first
+        .results
+        .iter()
+        .find_map(|r| r.got.as_ref())
+        .map(|g| g.body.chars().take(200).collect::<String>())
+        .unwrap_or_default();
+    let refused = match (with_token, made_up) {
+        (Some(s @ (401 | 403)), _) => Some(format!("answered {s}")),
+        (Some(s), Some(m)) if s == m && (400..500).contains(&s) => Some(format!(
+            "answered {s}, as it answers a token it never issued"
+        )),
+        _ => None,
+    };
+    if let Some(how) = refused {
+        return Err(HarnessError::Config(format!(
+            "pre-flight: the target {how} to {request} sent with the bearer token: it refuses the credentials (check --token or the OAuth fixtures); no case was run{}",
+            if excerpt.is_empty() {
+                String::new()
+            } else {
+                format!("; body: {excerpt}")
+            }
+        )));
+    }
+    if let Ok(built) = build(
+        &ctx.spec,
+        &ctx.base_url,
+        &canary.steps[0].request,
+        vars,
+        ctx.token.as_deref(),
+        &ctx.secrets,
+    ) && let Ok(mut slot) = ctx.credentials.canary.lock()
+    {
+        *slot = Some((built.request, request.clone()));
+    }
+    out.refusal = made_up.filter(|s| (400..500).contains(s));
+    out.done.push(i + 1);
+    out.reports.push(first);
+    if let Some(j) = j {
+        out.done.push(j + 1);
+        out.reports.push(second);
+    }
+    Ok(out)
+}
+
+/// A read's positive case with the run's token, buildable with no code and no input it
+/// lacks: the one request whose refusal can only be about the credentials.
+fn is_canary(ctx: &Context, c: &Case) -> bool {
+    c.check == Check::PositiveDataAcceptance
+        && c.skip.is_none()
+        && c.requires.is_empty()
+        && c.steps.len() == 1
+        && c.steps[0].request.auth == AuthMode::Token
+        && c.steps[0].request.method.is_none()
+        && c.steps[0].request.path.is_none()
+        && !super::step::needs_code(&c.steps[0].request)
+        && ctx
+            .spec
+            .operation(&c.steps[0].request.op)
+            .is_some_and(|o| o.secured && o.effect == Effect::Read)
+}
+
+/// The canary with a made-up token, when the plan has no such case of its own; its
+/// answer is the target's refusal, which pre-flight compares with the canary's.
+fn unknown_token_twin(canary: &Case) -> Case {
+    let mut twin = canary.clone();
+    twin.id = format!("{}/pre-flight/unknown-token", canary.operation);
+    twin.check = Check::IgnoredAuth.into();
+    for s in &mut twin.steps {
+        s.request.auth = AuthMode::Unknown;
+        s.expect = Expect::Rejected {
+            status: None,
+            body: None,
+        };
+        s.asserts.clear();
+        s.capture.clear();
+    }
+    twin
+}
+
+/// After a secured answer of 401/403: sends the canary again, and if it is refused too,
+/// marks the credentials dead, naming the last state-changing request sent before. Returns
+/// whether they are dead.
+pub async fn recheck(ctx: &Context, refused_op: &str) -> bool {
+    if ctx.credentials.dead().is_some() {
+        return true;
+    }
+    if ctx
+        .credentials
+        .ending
+        .load(std::sync::atomic::Ordering::SeqCst)
+    {
+        if let Ok(mut dead) = ctx.credentials.dead.lock()
+            && dead.is_none()
+        {
+            *dead = Some(format!(
+                "the session was ended on purpose by the session-changing cases, which run last ({refused_op} was refused after them)"
+            ));
+        }
+        return true;
+    }
+    let Some((request, shown)) = ctx.credentials.canary.lock().ok().and_then(|c| c.clone()) else {
+        return false;
+    };
+    let still = ctx.transport.send(&request).await;
+    let Ok(resp) = still else {
+        return false;
+    };
+    if !matches!(resp.status, 401 | 403) {
+        return false;
+    }
+    let before = ctx
+        .credentials
+        .last_change
+        .lock()
+        .ok()
+        .and_then(|l| l.clone());
+    let recent: Vec<String> = ctx
+        .credentials
+        .recent
+        .lock()
+        .map(|r| r.iter().cloned().collect())
+        .unwrap_or_default();
+    let why = format!(
+        "the credentials stopped working during the run: {refused_op} was refused ({}) and so was the request pre-flight had verified them with ({shown}); {}; the requests sent just before were {}; secured cases after it were not sent",
+        resp.status,
+        match before {
+            Some(b) => format!("the last request that could change state was {b}"),
+            None => "no request that could change state was sent before it".into(),
+        },
+        recent.join(", ")
+    );
+    if let Ok(mut dead) = ctx.credentials.dead.lock()
+        && dead.is_none()
+    {
+        *dead = Some(why);
+    }
+    true
+}
