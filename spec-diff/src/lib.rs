@@ -205,7 +205,7 @@ pub fn diff(old: &Source, new: &Source, options: &Options) -> Result<Report, Err
     let (new_spec, new_value, mut new_crate) = new_side?;
     surfaces(&mut old_crate, &mut new_crate)?;
     let mut findings = finding::Findings::default();
-    wire::diff(&old_spec, &new_spec, &mut findings);
+    wire::diff(&old_spec, &new_spec, &old_value, &new_value, &mut findings);
     rust_changes(&old_crate, &new_crate, &mut findings);
     decisions::diff(&old_value, &new_value, &mut findings);
     let mut list = findings.into_vec();

@@ -5,6 +5,11 @@
 //! refuses what existing clients send; in an answer a new enum value, a new branch or a
 //! wider type may be what existing clients cannot read. A component schema reached by
 //! many operations is compared once per direction and its findings list every operation.
+//!
+//! The keywords the spec model does not read (`pattern`, `exclusiveMinimum`/
+//! `exclusiveMaximum`, `multipleOf`, `uniqueItems`, `minProperties`/`maxProperties`) are
+//! read from the raw JSON of the same schema node: the pointer of every schema compared
+//! is its place in the document, so both trees answer for the same node.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -17,11 +22,20 @@ use spec_model::push_pointer;
 
 use crate::finding::Findings;
 
-/// Compares the wire contract of two specs.
-pub fn diff(old: &OpenApi, new: &OpenApi, findings: &mut Findings) {
+/// Compares the wire contract of two specs; `old_raw` and `new_raw` are the same documents
+/// as JSON trees, for the keywords the model leaves out.
+pub fn diff(
+    old: &OpenApi,
+    new: &OpenApi,
+    old_raw: &Value,
+    new_raw: &Value,
+    findings: &mut Findings,
+) {
     let mut d = Differ {
         old,
         new,
+        old_raw,
+        new_raw,
         findings,
         cache: HashMap::new(),
         op: None,
@@ -51,6 +65,8 @@ impl Dir {
 struct Differ<'a, 'f> {
     old: &'a OpenApi,
     new: &'a OpenApi,
+    old_raw: &'a Value,
+    new_raw: &'a Value,
     findings: &'f mut Findings,
     /// Findings of each pair of component schemas already compared in a direction.
     cache: HashMap<(Dir, String, String), Vec<usize>>,
@@ -548,7 +564,8 @@ impl<'a> Differ<'a, '_> {
             _ => {}
         }
         // Limits.
-        for (rule, message) in limits(dir, old, new) {
+        let raw = (self.old_raw.pointer(old_ptr), self.new_raw.pointer(new_ptr));
+        for (rule, message) in limits(dir, old, new, raw) {
             self.note(&mut made, subject, rule, new_ptr, message);
         }
         // Properties.
@@ -744,20 +761,34 @@ impl<'a> Differ<'a, '_> {
 /// request rule of tightening it.
 type Limit = (&'static str, Option<f64>, Option<f64>, bool, &'static str);
 
-/// Length, range and item limits that changed, as findings of the direction.
-fn limits(dir: Dir, old: &Schema, new: &Schema) -> Vec<(&'static str, String)> {
+/// Length, range, item, property-count, `multipleOf`, `uniqueItems` and `pattern` limits
+/// that changed, as findings of the direction. `raw` is the JSON of the two schema nodes.
+fn limits(
+    dir: Dir,
+    old: &Schema,
+    new: &Schema,
+    raw: (Option<&Value>, Option<&Value>),
+) -> Vec<(&'static str, String)> {
     let len = |v: Option<u64>| v.map(|v| v as f64);
+    let number = |node: Option<&Value>, keyword: &str| node?.get(keyword)?.as_f64();
+    let (ra, rb) = raw;
     // (keyword, old, new, whether a larger value is tighter, request rule).
     #[rustfmt::skip]
     let checks: [Limit; 6] = [
         ("maxLength", len(old.max_length), len(new.max_length), false, "request-max-length-decreased"),
         ("minLength", len(old.min_length), len(new.min_length), true, "request-min-length-increased"),
-        ("maximum", old.maximum, new.maximum, false, "request-maximum-decreased"),
-        ("minimum", old.minimum, new.minimum, true, "request-minimum-increased"),
         ("maxItems", len(old.max_items), len(new.max_items), false, "request-max-items-decreased"),
         ("minItems", len(old.min_items), len(new.min_items), true, "request-min-items-increased"),
+        ("maxProperties", number(ra, "maxProperties"), number(rb, "maxProperties"), false, "request-max-properties-decreased"),
+        ("minProperties", number(ra, "minProperties"), number(rb, "minProperties"), true, "request-min-properties-increased"),
     ];
     let mut out = Vec::new();
+    let mut judge = |tighter: bool, rule: &'static str, message: String| match (dir, tighter) {
+        (Dir::Request, true) => out.push((rule, message)),
+        (Dir::Request, false) => out.push(("request-limits-relaxed", message)),
+        (Dir::Response, false) => out.push(("response-limits-widened", message)),
+        (Dir::Response, true) => {}
+    };
     for (keyword, a, b, larger_is_tighter, tightened) in checks {
         let tighter = match (a, b) {
             (None, Some(_)) => true,
@@ -766,15 +797,130 @@ fn limits(dir: Dir, old: &Schema, new: &Schema) -> Vec<(&'static str, String)> {
             (Some(x), Some(y)) => (y > x) == larger_is_tighter,
             (None, None) => continue,
         };
-        let message = format!("{keyword} {} became {}", num(a), num(b));
-        match (dir, tighter) {
-            (Dir::Request, true) => out.push((tightened, message)),
-            (Dir::Request, false) => out.push(("request-limits-relaxed", message)),
-            (Dir::Response, false) => out.push(("response-limits-widened", message)),
-            (Dir::Response, true) => {}
+        judge(
+            tighter,
+            tightened,
+            format!("{keyword} {} became {}", num(a), num(b)),
+        );
+    }
+    // The range, with 3.0's boolean and 3.1's numeric exclusive bounds read alike.
+    for upper in [true, false] {
+        let (a, b) = (bound(old, ra, upper), bound(new, rb, upper));
+        let tighter = match (a, b) {
+            (None, None) => continue,
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (Some(x), Some(y)) if x == y => continue,
+            (Some(x), Some(y)) if x.value == y.value => y.exclusive,
+            (Some(x), Some(y)) => (y.value < x.value) == upper,
+        };
+        let rule = match (upper, b.is_some_and(|b| b.exclusive)) {
+            (true, false) => "request-maximum-decreased",
+            (true, true) => "request-exclusive-maximum-decreased",
+            (false, false) => "request-minimum-increased",
+            (false, true) => "request-exclusive-minimum-increased",
+        };
+        let message = format!("{} became {}", Bound::show(a, upper), Bound::show(b, upper));
+        judge(tighter, rule, message);
+    }
+    // multipleOf: the new one admits every value the old one did only when the old is a
+    // whole multiple of it.
+    let (a, b) = (number(ra, "multipleOf"), number(rb, "multipleOf"));
+    let tighter = match (a, b) {
+        (None, Some(_)) => Some(true),
+        (Some(_), None) => Some(false),
+        (Some(x), Some(y)) if x != y && y != 0.0 => {
+            let ratio = x / y;
+            Some((ratio - ratio.round()).abs() > 1e-9)
+        }
+        _ => None,
+    };
+    if let Some(tighter) = tighter {
+        let message = format!("multipleOf {} became {}", num(a), num(b));
+        judge(tighter, "request-multiple-of-changed", message);
+    }
+    // uniqueItems.
+    let flag = |node: Option<&Value>| {
+        node.and_then(|n| n.get("uniqueItems"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    };
+    if flag(ra) != flag(rb) {
+        let message = format!("uniqueItems {} became {}", flag(ra), flag(rb));
+        judge(flag(rb), "request-unique-items-set", message);
+    }
+    // pattern: set is tighter, dropped is looser; a changed pattern may refuse values the
+    // old one accepted (whether it does is not worked out), and may admit others.
+    let text = |node: Option<&Value>| node?.get("pattern")?.as_str().map(str::to_owned);
+    let (a, b) = (text(ra), text(rb));
+    if a != b {
+        let shown =
+            |p: &Option<String>| p.as_ref().map_or("unset".to_owned(), |p| format!("`{p}`"));
+        let message = format!("pattern {} became {}", shown(&a), shown(&b));
+        match (&a, &b) {
+            (None, Some(_)) => judge(true, "request-pattern-added", message),
+            (Some(_), None) => judge(false, "request-pattern-added", message),
+            _ => match dir {
+                Dir::Request => out.push(("request-pattern-changed", message)),
+                Dir::Response => out.push(("response-limits-widened", message)),
+            },
         }
     }
     out
+}
+
+/// One end of a numeric range.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Bound {
+    value: f64,
+    exclusive: bool,
+}
+
+impl Bound {
+    fn show(b: Option<Bound>, upper: bool) -> String {
+        let Some(b) = b else {
+            return "unset".to_owned();
+        };
+        let keyword = match (upper, b.exclusive) {
+            (true, false) => "maximum",
+            (true, true) => "exclusiveMaximum",
+            (false, false) => "minimum",
+            (false, true) => "exclusiveMinimum",
+        };
+        format!("{keyword} {}", b.value)
+    }
+}
+
+/// The upper (or lower) bound of a schema: `maximum` from the model, made exclusive by
+/// 3.0's `exclusiveMaximum: true`, or 3.1's numeric `exclusiveMaximum` when it is the
+/// tighter of the two.
+fn bound(s: &Schema, raw: Option<&Value>, upper: bool) -> Option<Bound> {
+    let (inclusive, keyword) = if upper {
+        (s.maximum, "exclusiveMaximum")
+    } else {
+        (s.minimum, "exclusiveMinimum")
+    };
+    let exclusive = raw.and_then(|r| r.get(keyword));
+    let flagged = exclusive.and_then(Value::as_bool).unwrap_or(false);
+    let a = inclusive.map(|value| Bound {
+        value,
+        exclusive: flagged,
+    });
+    let b = exclusive.and_then(Value::as_f64).map(|value| Bound {
+        value,
+        exclusive: true,
+    });
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            let b_tighter = if upper {
+                b.value <= a.value
+            } else {
+                b.value >= a.value
+            };
+            Some(if b_tighter { b } else { a })
+        }
+        (a, b) => a.or(b),
+    }
 }
 
 fn num(v: Option<f64>) -> String {
@@ -994,4 +1140,95 @@ fn resolve_schema<'s>(
         name = Some(n);
     }
     (s, ptr, name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema(json: Value) -> (Schema, Value) {
+        (serde_json::from_value(json.clone()).expect("schema"), json)
+    }
+
+    fn found(dir: Dir, old: Value, new: Value) -> Vec<&'static str> {
+        let ((a, ra), (b, rb)) = (schema(old), schema(new));
+        limits(dir, &a, &b, (Some(&ra), Some(&rb)))
+            .into_iter()
+            .map(|(rule, _)| rule)
+            .collect()
+    }
+
+    #[test]
+    fn exclusive_bounds_of_3_0_and_3_1_are_the_same_bound() {
+        let v30 = serde_json::json!({"type": "integer", "maximum": 50, "exclusiveMaximum": true,
+                                     "minimum": 0, "exclusiveMinimum": true});
+        let v31 =
+            serde_json::json!({"type": "integer", "exclusiveMaximum": 50, "exclusiveMinimum": 0});
+        assert!(found(Dir::Request, v30.clone(), v31.clone()).is_empty());
+        assert!(found(Dir::Request, v31, v30).is_empty());
+    }
+
+    #[test]
+    fn a_bound_is_judged_by_value_then_exclusivity() {
+        let max = |m: Value| serde_json::json!({"maximum": m});
+        let ex = |m: Value| serde_json::json!({"exclusiveMaximum": m});
+        // maximum 50 to exclusiveMaximum 50: tighter, named by the exclusive keyword.
+        assert_eq!(
+            found(Dir::Request, max(50.into()), ex(50.into())),
+            ["request-exclusive-maximum-decreased"]
+        );
+        // exclusiveMaximum 50 to maximum 40: tighter, an inclusive maximum.
+        assert_eq!(
+            found(Dir::Request, ex(50.into()), max(40.into())),
+            ["request-maximum-decreased"]
+        );
+        // exclusiveMaximum 50 to maximum 50: looser.
+        assert_eq!(
+            found(Dir::Request, ex(50.into()), max(50.into())),
+            ["request-limits-relaxed"]
+        );
+        // Both keywords in 3.1: the tighter one is the bound.
+        let both = serde_json::json!({"maximum": 50, "exclusiveMaximum": 40});
+        assert_eq!(found(Dir::Request, ex(40.into()), both), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn multiple_of_is_tighter_unless_the_old_step_is_a_multiple_of_the_new() {
+        let m = |v: f64| serde_json::json!({"multipleOf": v});
+        assert_eq!(
+            found(Dir::Request, m(10.0), m(5.0)),
+            ["request-limits-relaxed"]
+        );
+        assert_eq!(
+            found(Dir::Request, m(5.0), m(10.0)),
+            ["request-multiple-of-changed"]
+        );
+        assert_eq!(
+            found(Dir::Request, m(0.5), m(0.2)),
+            ["request-multiple-of-changed"]
+        );
+        assert_eq!(
+            found(Dir::Response, m(10.0), m(5.0)),
+            ["response-limits-widened"]
+        );
+        assert!(found(Dir::Response, m(5.0), m(10.0)).is_empty());
+    }
+
+    #[test]
+    fn a_pattern_dropped_relaxes_and_changed_in_an_answer_widens() {
+        let p = |v: &str| serde_json::json!({"type": "string", "pattern": v});
+        let none = serde_json::json!({"type": "string"});
+        assert_eq!(
+            found(Dir::Request, p("^a$"), none.clone()),
+            ["request-limits-relaxed"]
+        );
+        assert_eq!(
+            found(Dir::Request, none, p("^a$")),
+            ["request-pattern-added"]
+        );
+        assert_eq!(
+            found(Dir::Response, p("^a$"), p("^b$")),
+            ["response-limits-widened"]
+        );
+    }
 }
