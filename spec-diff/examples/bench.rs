@@ -1,8 +1,13 @@
-//! The comparison on the corpus's largest spec: GitHub's REST description (767 operations)
-//! (`codegen/tests/corpus/api.github.com.json`) against a copy with 50 changes, timed
-//! beside a baseline measured in the same run (parsing the two specs with spec-model
-//! alone, and generating the two crates with codegen alone), so the figure is a ratio a
-//! slower or busier machine keeps. Run on a release build:
+//! The comparison on a 1,000-operation spec against a copy with 50 changes, timed beside a
+//! baseline measured in the same run (parsing the two specs with spec-model alone, and
+//! generating the two crates with codegen alone), so the figure is a ratio a slower or
+//! busier machine keeps.
+//!
+//! The corpus's largest spec, GitHub's REST description
+//! (`codegen/tests/corpus/api.github.com.json`), has 767 operations; the bench makes the
+//! 1,000 itself, deterministically, by copying its first path items under `/copy` (each
+//! copied operation's operationId suffixed `-copy`, so methods and types stay distinct)
+//! until the document holds exactly 1,000 operations. Run on a release build:
 //!
 //! ```sh
 //! cargo run --release -p spec-diff --example bench
@@ -18,6 +23,56 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use serde_json::{Value, json};
 
 const RUNS: usize = 5;
+
+/// Operations in the spec the bench compares.
+const OPERATIONS: usize = 1000;
+
+const METHODS: [&str; 8] = [
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
+
+fn count_operations(spec: &Value) -> usize {
+    spec["paths"].as_object().map_or(0, |p| {
+        p.values()
+            .map(|i| METHODS.iter().filter(|m| i.get(**m).is_some()).count())
+            .sum()
+    })
+}
+
+/// GitHub's description grown to exactly `OPERATIONS` operations: its path items copied,
+/// in document order, under `/copy`, with `-copy` operationIds; the last copy keeps only
+/// as many of its operations as are still wanted.
+fn grown(spec: &Value) -> Value {
+    let mut spec = spec.clone();
+    let mut missing = OPERATIONS
+        .checked_sub(count_operations(&spec))
+        .expect("the source spec has fewer operations than wanted");
+    let paths = spec["paths"].as_object().expect("paths").clone();
+    let mut copies = serde_json::Map::new();
+    for (path, item) in &paths {
+        if missing == 0 {
+            break;
+        }
+        let mut item = item.clone();
+        for method in METHODS {
+            if item.get(method).is_none() {
+                continue;
+            }
+            if missing == 0 {
+                item.as_object_mut().expect("item").remove(method);
+                continue;
+            }
+            missing -= 1;
+            let op = &mut item[method];
+            let id = op["operationId"].as_str().unwrap_or(method).to_owned();
+            op["operationId"] = json!(format!("{id}-copy"));
+        }
+        copies.insert(format!("/copy{path}"), item);
+    }
+    spec["paths"].as_object_mut().expect("paths").extend(copies);
+    assert_eq!(count_operations(&spec), OPERATIONS);
+    spec
+}
 
 /// The median wall time of `RUNS` runs of `f`.
 fn median(mut f: impl FnMut()) -> Duration {
@@ -78,28 +133,22 @@ fn main() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let text = std::fs::read_to_string(root.join("codegen/tests/corpus/api.github.com.json"))
         .expect("the corpus's GitHub description");
-    let value: Value = serde_json::from_str(&text).expect("JSON");
+    let value = grown(&serde_json::from_str(&text).expect("JSON"));
     let old = spec_model::Source {
-        name: "api.github.com.json".into(),
-        text: text.clone(),
+        name: "api.github.com.1000.json".into(),
+        text: serde_json::to_string(&value).expect("JSON"),
     };
     let new = spec_model::Source {
         name: "api.github.com.changed.json".into(),
         text: serde_json::to_string(&changed(&value)).expect("JSON"),
     };
-    let operations: usize = value["paths"]
-        .as_object()
-        .map(|p| {
-            p.values()
-                .map(|i| {
-                    let methods = [
-                        "get", "put", "post", "delete", "options", "head", "patch", "trace",
-                    ];
-                    methods.iter().filter(|m| i.get(**m).is_some()).count()
-                })
-                .sum()
-        })
-        .unwrap_or(0);
+    let operations = count_operations(&value);
+    if let Some(dir) = std::env::args().nth(1) {
+        // `-- DIR`: write both specs, to time `cargo xtask diff` on the same files.
+        let dir = std::path::Path::new(&dir);
+        std::fs::write(dir.join("old.json"), &old.text).expect("write old.json");
+        std::fs::write(dir.join("new.json"), &new.text).expect("write new.json");
+    }
 
     let report = spec_diff::diff(&old, &new, &Default::default()).expect("diff");
     let wire = report
