@@ -74,17 +74,21 @@ fn grown(spec: &Value) -> Value {
     spec
 }
 
-/// The median wall time of `RUNS` runs of `f`.
-fn median(mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..RUNS)
-        .map(|_| {
+/// The median wall time of each task over `RUNS` rounds; each round runs every task once,
+/// so a change of the machine's load during the bench falls on all of them alike.
+fn medians<const N: usize>(tasks: [&dyn Fn(); N]) -> [Duration; N] {
+    let mut times = [(); N].map(|_| Vec::with_capacity(RUNS));
+    for _ in 0..RUNS {
+        for (task, times) in tasks.iter().zip(&mut times) {
             let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[RUNS / 2]
+            task();
+            times.push(start.elapsed());
+        }
+    }
+    times.map(|mut t| {
+        t.sort();
+        t[RUNS / 2]
+    })
 }
 
 /// Fifty changes (one of the ten deprecations meets an operation deprecated already, so
@@ -157,32 +161,36 @@ fn main() {
         .filter(|f| f.kind == spec_diff::rules::Kind::Wire)
         .count();
 
-    let diff = median(|| {
-        spec_diff::diff(&old, &new, &Default::default()).expect("diff");
-    });
-    let parse = median(|| {
-        spec_model::parse(&old).expect("old");
-        spec_model::parse(&new).expect("new");
-    });
-    let generate = median(|| {
-        codegen::generate_str(&old.name, &old.text, "x").expect("old");
-        codegen::generate_str(&new.name, &new.text, "x").expect("new");
-    });
     let files = codegen::generate_str(&old.name, &old.text, "x")
         .expect("old")
         .files;
-    let surface = median(|| {
-        spec_diff::surface::surface(files.iter().map(|f| (f.path.as_str(), f.contents.as_str())))
+    let [diff, parse, generate, surface] = medians([
+        &|| {
+            spec_diff::diff(&old, &new, &Default::default()).expect("diff");
+        },
+        &|| {
+            spec_model::parse(&old).expect("old");
+            spec_model::parse(&new).expect("new");
+        },
+        &|| {
+            codegen::generate_str(&old.name, &old.text, "x").expect("old");
+            codegen::generate_str(&new.name, &new.text, "x").expect("new");
+        },
+        &|| {
+            spec_diff::surface::surface(
+                files.iter().map(|f| (f.path.as_str(), f.contents.as_str())),
+            )
             .expect("parses");
-    });
-    println!("surface of one crate: {surface:.2?}");
+        },
+    ]);
+    println!("every file of one crate read for its public items (syn): {surface:.2?}");
     println!(
         "spec: {} ({operations} operations), 50 changes: {} findings ({wire} wire), Rust {:?}",
         old.name,
         report.findings.len(),
         report.rust.bump
     );
-    println!("median of {RUNS} runs, wall time:");
+    println!("median of {RUNS} rounds (each runs every measure once), wall time:");
     println!("  diff (both specs read, both crates generated and compared): {diff:.2?}");
     println!("  baseline, parse both specs only:                             {parse:.2?}");
     println!("  baseline, generate both crates only (codegen::generate_str): {generate:.2?}");
