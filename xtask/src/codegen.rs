@@ -170,6 +170,9 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("generated code is out of date: run `cargo xtask codegen` and commit");
         return ExitCode::from(1);
     }
+    let notice = (!report.is_clean())
+        .then(|| api_break(&plan, &report))
+        .flatten();
     for (dir, files) in &plan {
         if let Err(e) = codegen::sync(dir, files, codegen::Mode::Write) {
             eprintln!("error: {e}");
@@ -186,7 +189,50 @@ pub fn run(args: Args) -> ExitCode {
         let target = args.crate_dir.as_ref().unwrap_or(&args.out);
         println!("{} is up to date", shown(&root.join(target)));
     }
+    if let Some(notice) = notice {
+        println!("{notice}");
+    }
     ExitCode::SUCCESS
+}
+
+/// One line when the sources about to be written break the public API of the Rust files
+/// they replace (or remove) in a semver-major way (`spec_diff::surface`, the rules of
+/// `cargo xtask diff`); `None` when nothing was there before, nothing breaks, or the old
+/// files cannot be read as Rust (then there is no API to compare with).
+fn api_break(plan: &Plan, report: &codegen::SyncReport) -> Option<String> {
+    let mut old: Vec<(String, String)> = Vec::new();
+    let mut new: Vec<(String, String)> = Vec::new();
+    for (dir, files) in plan {
+        for f in files.iter().filter(|f| f.path.ends_with(".rs")) {
+            new.push((f.path.clone(), f.contents.clone()));
+            if let Ok(text) = std::fs::read_to_string(dir.join(&f.path)) {
+                old.push((f.path.clone(), text));
+            }
+        }
+    }
+    for path in report
+        .extra
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+    {
+        if let (Some(name), Ok(text)) = (path.file_name(), std::fs::read_to_string(path)) {
+            old.push((name.to_string_lossy().into_owned(), text));
+        }
+    }
+    if old.is_empty() {
+        return None;
+    }
+    let majors = spec_diff::surface::major_changes(
+        old.iter().map(|(p, c)| (p.as_str(), c.as_str())),
+        new.iter().map(|(p, c)| (p.as_str(), c.as_str())),
+    )
+    .ok()?;
+    let (_, _, first) = majors.first()?;
+    Some(format!(
+        "public API: {} semver-major change(s) since the files replaced (first: {first}); \
+         the crate needs a major version bump (details: cargo xtask diff OLD-SPEC NEW-SPEC)",
+        majors.len()
+    ))
 }
 
 #[cfg(test)]
@@ -414,5 +460,35 @@ mod tests {
             }
         }
         found
+    }
+
+    /// The notice of `cargo xtask codegen` when the regenerated sources break the API of
+    /// the ones they replace: one line for a removed operation, none for an enum value added.
+    #[test]
+    fn a_major_api_change_is_noticed_in_one_line() {
+        let out = scratch("major");
+        let pair = |name: &str, side: &str| format!("spec-diff/tests/pairs/{name}/{side}.yaml");
+        let notice = |name: &str| {
+            assert_eq!(
+                run(args(&pair(name, "old"), &out, false)),
+                ExitCode::SUCCESS
+            );
+            let next = args(&pair(name, "new"), &out, false);
+            let generated = codegen::generate_file(&root().join(&next.spec), "x").unwrap();
+            let plan = plan(&next, &root(), generated).unwrap();
+            let report = codegen::sync(&plan[0].0, &plan[0].1, codegen::Mode::Check).unwrap();
+            api_break(&plan, &report)
+        };
+        let line = notice("api-removed-without-deprecation").expect("a notice");
+        assert!(
+            line.contains("semver-major") && !line.contains('\n'),
+            "{line}"
+        );
+        assert!(
+            line.contains("get_pet") || line.contains("GetPet"),
+            "{line}"
+        );
+        assert_eq!(notice("rust-variant-added-non-exhaustive"), None);
+        std::fs::remove_dir_all(&out).unwrap();
     }
 }

@@ -8,6 +8,7 @@ mod browser;
 mod child;
 mod codegen;
 mod conformance;
+mod diff;
 mod prefect;
 mod prism;
 mod schemathesis;
@@ -60,10 +61,12 @@ enum Command {
     /// report.
     Browser,
     /// Run the whole test suite: cargo tests, spec validation, Schemathesis, Prism, Prefect,
-    /// the browser test.
+    /// the browser test, the spec diff's cross-check.
     Test(test::Args),
     /// Benchmarks whose figures go into BENCHMARKS.md.
     Bench(bench::Args),
+    /// What changed between two versions of a spec: wire, generated crate, decisions.
+    Diff(diff::Args),
 }
 
 fn main() -> ExitCode {
@@ -79,5 +82,6 @@ fn main() -> ExitCode {
         Command::Browser => browser::run(),
         Command::Test(args) => test::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Diff(args) => diff::run(args),
     }
 }

@@ -7,8 +7,8 @@ use std::process::{Command, ExitCode};
 /// Arguments of `cargo xtask test`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Run only the Rust test suite (skip the spec validator, Schemathesis, Prism, Prefect
-    /// and the browser test).
+    /// Run only the Rust test suite (skip the spec validator, Schemathesis, Prism, Prefect,
+    /// the browser test and the spec diff's cross-check).
     #[arg(long)]
     pub rust_only: bool,
 }
@@ -95,6 +95,10 @@ pub fn run(args: Args) -> ExitCode {
         steps.push(Step {
             name: "browser",
             command: xtask(&["browser"]),
+        });
+        steps.push(Step {
+            name: "spec diff cross-check (cargo-semver-checks, Redocly)",
+            command: xtask(&["diff", "--cross-check"]),
         });
     }
     let mut failed = Vec::new();

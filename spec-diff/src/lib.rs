@@ -1,0 +1,555 @@
+//! What changed between two versions of an OpenAPI spec, said three ways at once: on the
+//! wire (which requests existing clients send may now be refused, which answers they may
+//! no longer read, and whether the clients this generator emits read through it), in the
+//! public API of the Rust crate `cargo xtask codegen` emits (major, minor or patch under
+//! Cargo's semver rules, and the version the crate should get), and in the project's own
+//! decisions (a MUST loosened, a decision row changed).
+//!
+//! Both specs are read by [`spec_model`], the generator's reader, so whatever the
+//! generator reads can be compared, OpenAPI 3.0 against 3.1 included. The Rust verdict
+//! comes from generating both crates with [`codegen`] and comparing their public items
+//! ([`surface`]). Every finding is made under a rule of [`rules::RULES`].
+//!
+//! This is a crate of its own, not a module of codegen: it is a user of the generator
+//! (it runs it twice), and the generator has no reason to know about comparisons; xtask
+//! only reads files and prints.
+
+#![warn(missing_docs)]
+
+mod decisions;
+pub mod finding;
+pub mod ignore;
+pub mod render;
+pub mod rules;
+pub mod surface;
+mod wire;
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use spec_model::Source;
+
+pub use finding::Finding;
+pub use ignore::Ignore;
+use rules::{Kind, Level, Semver};
+
+/// What the comparison needs besides the two specs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The version of the crate generated from the old spec (codegen writes `0.1.0`).
+    pub crate_version: String,
+    /// Known changes accepted with a reason.
+    pub ignore: Ignore,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            crate_version: "0.1.0".to_owned(),
+            ignore: Ignore::default(),
+        }
+    }
+}
+
+/// Why no comparison could be made.
+#[derive(Debug)]
+pub enum Error {
+    /// A spec could not be read (the spec model refused it).
+    Spec(spec_model::SpecError),
+    /// The generator could not make a crate of a spec, so its Rust API is unknown.
+    Generate(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Spec(e) => write!(f, "{e}"),
+            Error::Generate(e) => write!(f, "cannot generate the crate: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// One side of the comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct Side {
+    /// The file as named on the command line.
+    pub name: String,
+    /// `openapi`.
+    pub openapi: String,
+    /// `info.version`.
+    pub version: Option<String>,
+}
+
+/// The verdict on the generated crate.
+#[derive(Debug, Clone, Serialize)]
+pub struct RustVerdict {
+    /// The largest change (`None`: the emitted code is the same).
+    pub bump: Option<Semver>,
+    /// The crate's version before.
+    pub current: String,
+    /// The version it should get.
+    pub next: String,
+}
+
+/// Everything found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The old spec.
+    pub old: Side,
+    /// The new spec.
+    pub new: Side,
+    /// The Rust verdict.
+    pub rust: RustVerdict,
+    /// Every change, in the order found (wire, Rust, decisions, version).
+    pub findings: Vec<Finding>,
+    /// `--ignore` entries that accepted nothing (stale: remove them).
+    pub unused_ignores: Vec<ignore::Entry>,
+}
+
+/// Which findings make `--fail-on` exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailOn {
+    /// A wire change at level ERR.
+    Wire,
+    /// A major change of the generated crate.
+    Major,
+    /// A major or minor change of the generated crate.
+    Minor,
+    /// A decision of the project loosened, tightened or changed, or a rule of it changed
+    /// or removed.
+    Decision,
+}
+
+impl Report {
+    /// Findings not accepted by the ignore file.
+    pub fn active(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.ignored.is_none())
+    }
+
+    /// The active findings that trip `on`.
+    pub fn failing(&self, on: FailOn) -> Vec<&Finding> {
+        self.active()
+            .filter(|f| match on {
+                FailOn::Wire => f.kind == Kind::Wire && f.level == Level::Err,
+                FailOn::Major => f.rust == Some(Semver::Major),
+                FailOn::Minor => matches!(f.rust, Some(Semver::Major | Semver::Minor)),
+                // A new rule only adds a check; every other decision change is one a
+                // reviewer of the project's decisions signs off.
+                FailOn::Decision => f.kind == Kind::Decision && f.rule != "project-rule-added",
+            })
+            .collect()
+    }
+}
+
+/// A generated crate's public API, and which operation each method and type belongs to.
+struct Crate {
+    /// The public items of the files that differ from the other crate's (filled by
+    /// [`surfaces`]: an identical file has identical items, and parsing the large ones
+    /// is most of the comparison's time).
+    surface: surface::Surface,
+    /// Whole files, to tell a patch change from none.
+    files: Vec<(String, String)>,
+    /// Method name or type prefix to operation label.
+    owners: HashMap<String, String>,
+    /// Rust type name to component schema key.
+    schemas: HashMap<String, String>,
+}
+
+fn generate(source: &Source, spec: &spec_model::model::OpenApi) -> Result<Crate, Error> {
+    // Every problem the generator found (all the dangling `$ref`s, not just the first).
+    let (api, _) = codegen::lower::lower(spec).map_err(|all| {
+        Error::Generate(
+            all.into_iter()
+                .map(|l| source.error(l).to_string())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
+    })?;
+    // One header name for both crates: the file names differ, the code should not.
+    let files = codegen::emit::emit(&api, "the spec")
+        .map_err(|e| Error::Generate(format!("{}: {e}", source.name)))?;
+    let mut owners = HashMap::new();
+    for op in &api.operations {
+        let label = format!(
+            "{} {}",
+            format!("{:?}", op.method).to_uppercase(),
+            op.path_template
+        );
+        owners.insert(op.name.clone(), label.clone());
+        for (name, _) in &op.other_bodies {
+            owners.insert(name.clone(), label.clone());
+        }
+        if let Some(stream) = &op.stream {
+            owners.insert(stream.clone(), label.clone());
+        }
+        owners.insert(format!("type:{}", op.type_prefix), label);
+    }
+    let schemas = spec
+        .components
+        .schemas
+        .keys()
+        .map(|k| (codegen::names::pascal(k), k.clone()))
+        .collect();
+    Ok(Crate {
+        surface: surface::Surface::new(),
+        files: files.into_iter().map(|f| (f.path, f.contents)).collect(),
+        owners,
+        schemas,
+    })
+}
+
+/// Compares two specs.
+pub fn diff(old: &Source, new: &Source, options: &Options) -> Result<Report, Error> {
+    let (old_side, new_side) = std::thread::scope(|scope| {
+        let a = scope.spawn(|| read(old));
+        let b = read(new);
+        let a = a.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (a, b)
+    });
+    let (old_spec, old_value, mut old_crate) = old_side?;
+    let (new_spec, new_value, mut new_crate) = new_side?;
+    surfaces(&mut old_crate, &mut new_crate)?;
+    let mut findings = finding::Findings::default();
+    wire::diff(&old_spec, &new_spec, &old_value, &new_value, &mut findings);
+    rust_changes(&old_crate, &new_crate, &mut findings);
+    decisions::diff(&old_value, &new_value, &mut findings);
+    let mut list = findings.into_vec();
+    let unused_ignores = options.ignore.apply(&mut list);
+    let side = |source: &Source, spec: &spec_model::model::OpenApi| Side {
+        name: source.name.clone(),
+        openapi: spec.openapi.clone().unwrap_or_default(),
+        version: spec.info.version.clone(),
+    };
+    let (old_side, new_side) = (side(old, &old_spec), side(new, &new_spec));
+    version_check(&old_side, &new_side, &mut list);
+    let bump = list
+        .iter()
+        .filter(|f| f.ignored.is_none())
+        .filter_map(|f| f.rust)
+        .min();
+    let rust = RustVerdict {
+        bump,
+        next: next_version(&options.crate_version, bump),
+        current: options.crate_version.clone(),
+    };
+    Ok(Report {
+        old: old_side,
+        new: new_side,
+        rust,
+        findings: list,
+        unused_ignores,
+    })
+}
+
+/// Reads the public items of what differs between the two crates, both crates at once.
+///
+/// Parsing is most of the comparison's time on a large spec, and most of a large crate is
+/// the same on both sides: a file whose text is the same is left out, and of a file that
+/// differs only the top-level items whose text differs are parsed (an item with the same
+/// text has the same public API, on both sides). The items an alias that differs points at
+/// are kept on both sides, so an enum that became an alias of an identical one is still
+/// seen through it. A file whose pieces do not parse on their own is parsed whole.
+fn surfaces(old: &mut Crate, new: &mut Crate) -> Result<(), Error> {
+    let pieces = pieces_to_read(old, new);
+    let one = |path: &str, text: &str| surface::surface([(path, text)]);
+    let read = |files: &[(String, String, String)]| {
+        files
+            .iter()
+            .map(|(path, kept, _)| one(path, kept).ok())
+            .collect::<Vec<_>>()
+    };
+    let (sa, sb) = std::thread::scope(|scope| {
+        let sa = scope.spawn(|| read(&pieces.0));
+        let sb = read(&pieces.1);
+        (
+            sa.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            sb,
+        )
+    });
+    let unparsable = |e: String| Error::Generate(format!("emitted code does not parse: {e}"));
+    let (mut a, mut b) = (surface::Surface::new(), surface::Surface::new());
+    for (i, (x, y)) in sa.into_iter().zip(sb).enumerate() {
+        match (x, y) {
+            (Some(x), Some(y)) => {
+                a.extend(x);
+                b.extend(y);
+            }
+            // Both sides whole, so an item is never read on one side only.
+            _ => {
+                let (pa, _, wa) = &pieces.0[i];
+                let (pb, _, wb) = &pieces.1[i];
+                a.extend(one(pa, wa).map_err(unparsable)?);
+                b.extend(one(pb, wb).map_err(unparsable)?);
+            }
+        }
+    }
+    old.surface = a;
+    new.surface = b;
+    Ok(())
+}
+
+/// Per side: each file that differs, with the text of its items to parse and its whole
+/// text.
+type Pieces = (Vec<(String, String, String)>, Vec<(String, String, String)>);
+
+fn pieces_to_read(old: &Crate, new: &Crate) -> Pieces {
+    let file = |c: &Crate, path: &str| {
+        c.files
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, t)| t.clone())
+            .unwrap_or_default()
+    };
+    let mut paths: Vec<&str> = old
+        .files
+        .iter()
+        .chain(&new.files)
+        .filter(|(p, _)| p.ends_with(".rs"))
+        .map(|(p, _)| p.as_str())
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let mut out: Pieces = (Vec::new(), Vec::new());
+    for path in paths {
+        let (a, b) = (file(old, path), file(new, path));
+        if a == b {
+            continue;
+        }
+        let (ia, ib) = (top_level_items(&a), top_level_items(&b));
+        let set_a: std::collections::HashSet<&str> = ia.iter().copied().collect();
+        let set_b: std::collections::HashSet<&str> = ib.iter().copied().collect();
+        let differs_a: Vec<&str> = ia.iter().copied().filter(|i| !set_b.contains(i)).collect();
+        let differs_b: Vec<&str> = ib.iter().copied().filter(|i| !set_a.contains(i)).collect();
+        // What the differing aliases point at, on either side.
+        let targets: Vec<&str> = differs_a
+            .iter()
+            .chain(&differs_b)
+            .filter_map(|i| alias_target_text(i))
+            .collect();
+        let keep = |items: &[&str], other: &std::collections::HashSet<&str>| -> String {
+            items
+                .iter()
+                .copied()
+                .filter(|i| !other.contains(i) || targets.iter().any(|t| mentions(i, t)))
+                .collect()
+        };
+        out.0.push((path.to_owned(), keep(&ia, &set_b), a.clone()));
+        out.1.push((path.to_owned(), keep(&ib, &set_a), b.clone()));
+    }
+    out
+}
+
+/// The top-level items of emitted (prettyplease-formatted) code, each with the comments,
+/// attributes and blank lines before it: an item ends at a line starting in column 0
+/// that ends with `}` or `;`.
+fn top_level_items(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        at += line.len();
+        let trimmed = line.trim_end();
+        let col0 = !line.starts_with([' ', '\t']);
+        let comment = trimmed.starts_with("//");
+        if col0 && !comment && (trimmed.ends_with('}') || trimmed.ends_with(';')) {
+            out.push(&text[start..at]);
+            start = at;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// The target of `pub type Name = Target;` when it is a plain name.
+fn alias_target_text(item: &str) -> Option<&str> {
+    let line = item.lines().find(|l| l.starts_with("pub type "))?;
+    let target = line.split_once('=')?.1.trim().strip_suffix(';')?.trim();
+    target
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '_')
+        .then_some(target)
+}
+
+/// Whether `text` names `word` as a whole identifier.
+fn mentions(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back().is_none_or(|c| !ident(c));
+        let after = text[i + word.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !ident(c));
+        before && after
+    })
+}
+
+type Read = (spec_model::model::OpenApi, serde_json::Value, Crate);
+
+fn read(source: &Source) -> Result<Read, Error> {
+    let spec = spec_model::parse(source).map_err(Error::Spec)?;
+    let value = spec_model::to_value(source).map_err(Error::Spec)?;
+    let generated = generate(source, &spec)?;
+    Ok((spec, value, generated))
+}
+
+fn rust_changes(old: &Crate, new: &Crate, findings: &mut finding::Findings) {
+    let changes = surface::compare(&old.surface, &new.surface);
+    if changes.is_empty() {
+        if old.files != new.files {
+            findings.add(
+                "rust-docs-or-private-changed",
+                None,
+                None,
+                "crate",
+                "the emitted code changed, its public API did not".into(),
+            );
+        }
+        return;
+    }
+    for (rule, path, message) in changes {
+        let (operation, schema) = owner(&path, new)
+            .or_else(|| owner(&path, old))
+            .unwrap_or_default();
+        let subject = schema.unwrap_or_else(|| item_type(&path));
+        findings.add(rule, operation.as_deref(), Some(&subject), &path, message);
+    }
+}
+
+/// The type an item path is about (`models::Pet` for `models::Pet::name` and for
+/// `impl Debug for models::Pet`).
+fn item_type(path: &str) -> String {
+    let item = path.rsplit(" for ").next().unwrap_or(path);
+    let segments: Vec<&str> = item.split("::").collect();
+    segments[..segments.len().min(2)].join("::")
+}
+
+/// The operation and component schema a Rust item belongs to, when one can be named.
+fn owner(path: &str, c: &Crate) -> Option<(Option<String>, Option<String>)> {
+    // `impl Trait for models::Name` is about `models::Name`.
+    let item = path.rsplit(" for ").next().unwrap_or(path);
+    let segments: Vec<&str> = item.split("::").map(str::trim).collect();
+    let (module, rest) = segments.split_first()?;
+    let type_name = rest.first().copied().unwrap_or(module);
+    if type_name == "Client" {
+        let method = rest.get(1)?;
+        return c.owners.get(*method).map(|op| (Some(op.clone()), None));
+    }
+    let schema = c.schemas.get(type_name).cloned();
+    let operation = c
+        .owners
+        .iter()
+        .filter_map(|(k, v)| k.strip_prefix("type:").map(|p| (p, v)))
+        .filter(|(prefix, _)| type_name.starts_with(prefix))
+        .max_by_key(|(prefix, _)| prefix.len())
+        .map(|(_, v)| v.clone());
+    (schema.is_some() || operation.is_some()).then_some((operation, schema))
+}
+
+/// The leading number of a version (`2` of `2.1.0`, `v2`).
+fn major(version: &str) -> Option<u64> {
+    let digits: String = version
+        .trim_start_matches(['v', 'V'])
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+fn version_check(old: &Side, new: &Side, findings: &mut Vec<Finding>) {
+    let breaking = findings
+        .iter()
+        .filter(|f| f.ignored.is_none() && f.kind == Kind::Wire && f.level == Level::Err)
+        .count();
+    if breaking == 0 {
+        return;
+    }
+    let (a, b) = (old.version.as_deref(), new.version.as_deref());
+    let message = match (a.and_then(major), b.and_then(major)) {
+        (Some(x), Some(y)) if y > x => return,
+        (Some(_), Some(_)) => format!(
+            "{breaking} breaking wire change(s), and info.version went from {} to {} without a major bump",
+            a.unwrap_or_default(),
+            b.unwrap_or_default()
+        ),
+        _ => format!(
+            "{breaking} breaking wire change(s), and info.version ({} to {}) cannot be read as a version to check for a major bump",
+            a.unwrap_or("none"),
+            b.unwrap_or("none")
+        ),
+    };
+    let mut list = finding::Findings::default();
+    list.add(
+        "api-version-not-bumped",
+        None,
+        None,
+        "/info/version",
+        message,
+    );
+    findings.extend(list.into_vec());
+}
+
+/// The version a crate at `current` should get for a change of `bump` (Cargo's rules:
+/// in `0.y.z` the `y` is the major number).
+pub fn next_version(current: &str, bump: Option<Semver>) -> String {
+    let parts: Vec<u64> = current
+        .split('.')
+        .map(|p| p.parse().unwrap_or(0))
+        .chain(std::iter::repeat(0))
+        .take(3)
+        .collect();
+    let (a, b, c) = (parts[0], parts[1], parts[2]);
+    let v = match (bump, a) {
+        (None, _) => (a, b, c),
+        (Some(Semver::Major), 0) => (0, b + 1, 0),
+        (Some(Semver::Major), _) => (a + 1, 0, 0),
+        (Some(Semver::Minor), 0) => (0, b, c + 1),
+        (Some(Semver::Minor), _) => (a, b + 1, 0),
+        (Some(Semver::Patch), _) => (a, b, c + 1),
+    };
+    format!("{}.{}.{}", v.0, v.1, v.2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_versions_follow_cargo() {
+        assert_eq!(next_version("0.1.0", Some(Semver::Major)), "0.2.0");
+        assert_eq!(next_version("0.1.0", Some(Semver::Minor)), "0.1.1");
+        assert_eq!(next_version("1.4.2", Some(Semver::Major)), "2.0.0");
+        assert_eq!(next_version("1.4.2", Some(Semver::Minor)), "1.5.0");
+        assert_eq!(next_version("1.4.2", Some(Semver::Patch)), "1.4.3");
+        assert_eq!(next_version("1.4.2", None), "1.4.2");
+    }
+
+    #[test]
+    fn emitted_code_splits_into_its_top_level_items() {
+        let text = "//! Docs.\n\n/// A pet.\n#[derive(\n    Debug,\n)]\npub struct Pet {\n    pub name: String,\n}\npub type Tags = Vec<\n    String,\n>;\nimpl Pet {\n    pub fn new() -> Self {\n        todo!()\n    }\n}\n";
+        let items = top_level_items(text);
+        assert_eq!(items.len(), 3);
+        assert!(items[0].starts_with("//! Docs.") && items[0].ends_with("}\n"));
+        assert!(items[1].starts_with("pub type Tags"));
+        assert!(items[2].starts_with("impl Pet {"));
+        assert_eq!(items.concat(), text);
+        assert_eq!(
+            alias_target_text("pub type E = BadRequest;\n"),
+            Some("BadRequest")
+        );
+        assert_eq!(alias_target_text("pub type T = Vec<String>;\n"), None);
+        assert!(mentions("impl Debug for BadRequest {}", "BadRequest"));
+        assert!(!mentions("pub enum BadRequestError {}", "BadRequest"));
+    }
+
+    #[test]
+    fn majors_are_read_loosely() {
+        assert_eq!(major("2.1.0"), Some(2));
+        assert_eq!(major("v3"), Some(3));
+        assert_eq!(major("2026-01-01"), Some(2026));
+        assert_eq!(major("beta"), None);
+    }
+}

@@ -1,0 +1,1234 @@
+//! What changed on the wire, read from the two typed spec models: operations, parameters,
+//! bodies, responses, security, and the schemas of what clients send and read.
+//!
+//! A schema is judged by direction: in a request a tightened limit or a removed enum value
+//! refuses what existing clients send; in an answer a new enum value, a new branch or a
+//! wider type may be what existing clients cannot read. A component schema reached by
+//! many operations is compared once per direction and its findings list every operation.
+//!
+//! The keywords the spec model does not read (`pattern`, `exclusiveMinimum`/
+//! `exclusiveMaximum`, `multipleOf`, `uniqueItems`, `minProperties`/`maxProperties`) are
+//! read from the raw JSON of the same schema node: the pointer of every schema compared
+//! is its place in the document, so both trees answer for the same node.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde_json::Value;
+use spec_model::model::{
+    AdditionalProperties, MediaType, OpenApi, Operation, Parameter, RequestBody, Response, Schema,
+    SchemaType,
+};
+use spec_model::push_pointer;
+
+use crate::finding::Findings;
+
+/// Compares the wire contract of two specs; `old_raw` and `new_raw` are the same documents
+/// as JSON trees, for the keywords the model leaves out.
+pub fn diff(
+    old: &OpenApi,
+    new: &OpenApi,
+    old_raw: &Value,
+    new_raw: &Value,
+    findings: &mut Findings,
+) {
+    let mut d = Differ {
+        old,
+        new,
+        old_raw,
+        new_raw,
+        findings,
+        cache: HashMap::new(),
+        op: None,
+    };
+    d.operations();
+    d.security_schemes();
+}
+
+/// Which way a value travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Dir {
+    /// Sent by clients (parameters, request bodies).
+    Request,
+    /// Read by clients (response bodies).
+    Response,
+}
+
+impl Dir {
+    fn pick(self, request: &'static str, response: &'static str) -> &'static str {
+        match self {
+            Dir::Request => request,
+            Dir::Response => response,
+        }
+    }
+}
+
+struct Differ<'a, 'f> {
+    old: &'a OpenApi,
+    new: &'a OpenApi,
+    old_raw: &'a Value,
+    new_raw: &'a Value,
+    findings: &'f mut Findings,
+    /// Findings of each pair of component schemas already compared in a direction.
+    cache: HashMap<(Dir, String, String), Vec<usize>>,
+    /// The operation being compared (`GET /pets`).
+    op: Option<String>,
+}
+
+/// A path with its parameter names blanked, so `/pets/{id}` and `/pets/{petId}` match.
+fn normalized(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut depth = 0;
+    for c in path.chars() {
+        match c {
+            '{' => {
+                depth += 1;
+                out.push_str("{}");
+            }
+            '}' => depth -= 1,
+            _ if depth > 0 => {}
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+type Ops<'a> = Vec<(String, &'a str, &'a str, &'a Operation)>;
+
+fn operations_of(spec: &OpenApi) -> Ops<'_> {
+    let mut out = Vec::new();
+    for (path, item) in &spec.paths {
+        for (method, op) in item.operations() {
+            out.push((
+                format!("{method} {}", normalized(path)),
+                path.as_str(),
+                method,
+                op,
+            ));
+        }
+    }
+    out
+}
+
+fn label(method: &str, path: &str) -> String {
+    format!("{} {path}", method.to_uppercase())
+}
+
+fn op_pointer(path: &str, method: &str) -> String {
+    push_pointer(&push_pointer("/paths", path), method)
+}
+
+impl<'a> Differ<'a, '_> {
+    fn add(&mut self, rule: &'static str, subject: Option<&str>, pointer: &str, message: String) {
+        let op = self.op.clone();
+        self.findings
+            .add(rule, op.as_deref(), subject, pointer, message);
+    }
+
+    fn operations(&mut self) {
+        let old_ops = operations_of(self.old);
+        let new_ops = operations_of(self.new);
+        let new_keys: HashMap<&str, usize> = new_ops
+            .iter()
+            .enumerate()
+            .map(|(i, (k, ..))| (k.as_str(), i))
+            .collect();
+        let old_keys: BTreeSet<&str> = old_ops.iter().map(|(k, ..)| k.as_str()).collect();
+        for (key, path, method, op) in &old_ops {
+            let Some(&i) = new_keys.get(key.as_str()) else {
+                self.op = Some(label(method, path));
+                let (rule, how) = if op.deprecated {
+                    ("api-removed-after-deprecation", "deprecated operation")
+                } else {
+                    ("api-removed-without-deprecation", "operation")
+                };
+                let message = format!("{how} {} was removed", label(method, path));
+                self.add(rule, None, &op_pointer(path, method), message);
+                continue;
+            };
+            let (_, new_path, _, new_op) = new_ops[i];
+            self.op = Some(label(method, new_path));
+            self.operation(path, new_path, method, op, new_op);
+        }
+        for (key, path, method, _) in &new_ops {
+            if !old_keys.contains(key.as_str()) {
+                self.op = Some(label(method, path));
+                let message = format!("operation {} was added", label(method, path));
+                self.add("api-added", None, &op_pointer(path, method), message);
+            }
+        }
+        self.op = None;
+    }
+
+    fn operation(
+        &mut self,
+        old_path: &str,
+        new_path: &str,
+        method: &str,
+        old: &'a Operation,
+        new: &'a Operation,
+    ) {
+        let pointer = op_pointer(new_path, method);
+        if new.deprecated && !old.deprecated {
+            self.add(
+                "api-deprecated",
+                None,
+                &pointer,
+                "the operation is deprecated".into(),
+            );
+        }
+        if old.operation_id != new.operation_id {
+            let message = format!(
+                "operationId {} became {}",
+                shown(old.operation_id.as_deref()),
+                shown(new.operation_id.as_deref())
+            );
+            self.add(
+                "api-operation-id-changed",
+                None,
+                &push_pointer(&pointer, "operationId"),
+                message,
+            );
+        }
+        self.security(old, new, &pointer);
+        self.parameters(old_path, new_path, method, old, new);
+        self.request_body(old, new, &pointer);
+        self.responses(old, new, &pointer);
+    }
+
+    fn security(&mut self, old: &Operation, new: &Operation, pointer: &str) {
+        let alternatives = |spec: &OpenApi, op: &Operation| -> BTreeSet<BTreeSet<String>> {
+            match op.security.as_ref().or(spec.security.as_ref()) {
+                None => [BTreeSet::new()].into(),
+                Some(list) if list.is_empty() => [BTreeSet::new()].into(),
+                Some(list) => list.iter().map(|r| r.keys().cloned().collect()).collect(),
+            }
+        };
+        let before = alternatives(self.old, old);
+        let after = alternatives(self.new, new);
+        let at = push_pointer(pointer, "security");
+        let anonymous = BTreeSet::new();
+        if before.contains(&anonymous) && !after.contains(&anonymous) {
+            let message = format!("the operation now requires credentials ({})", names(&after));
+            self.add("api-security-added", None, &at, message);
+        }
+        for alt in before.difference(&after).filter(|a| !a.is_empty()) {
+            let message = format!("credentials [{}] are no longer accepted", join(alt));
+            self.add("api-security-alternative-removed", None, &at, message);
+        }
+        for alt in after.difference(&before).filter(|a| !a.is_empty()) {
+            if before.contains(&anonymous) && !after.contains(&anonymous) {
+                continue;
+            }
+            let message = format!("credentials [{}] are accepted too", join(alt));
+            self.add("api-security-alternative-added", None, &at, message);
+        }
+    }
+
+    fn security_schemes(&mut self) {
+        for (name, old) in &self.old.components.security_schemes {
+            let Some(new) = self.new.components.security_schemes.get(name) else {
+                continue;
+            };
+            let shape = |s: &spec_model::model::SecurityScheme| {
+                (
+                    s.kind.clone(),
+                    s.scheme.as_deref().map(str::to_ascii_lowercase),
+                    s.location.clone(),
+                    s.name.clone(),
+                )
+            };
+            if shape(old) != shape(new) {
+                let pointer = push_pointer("/components/securitySchemes", name);
+                let message = format!(
+                    "security scheme `{name}` was {:?} and is {:?} (type, scheme, in, name)",
+                    shape(old),
+                    shape(new)
+                );
+                self.add("security-scheme-changed", None, &pointer, message);
+            }
+        }
+    }
+
+    fn parameters(
+        &mut self,
+        old_path: &str,
+        new_path: &str,
+        method: &str,
+        old: &'a Operation,
+        new: &'a Operation,
+    ) {
+        let before = effective_parameters(self.old, old_path, method, old);
+        let after = effective_parameters(self.new, new_path, method, new);
+        for (key, (p, ptr)) in &before {
+            let Some((q, qptr)) = after.get(key) else {
+                let message = format!("{} parameter `{}` was removed", key.0, key.1);
+                self.add("request-parameter-removed", None, ptr, message);
+                continue;
+            };
+            let what = format!("{} parameter `{}`", key.0, key.1);
+            match (p.required, q.required) {
+                (false, true) => {
+                    self.add(
+                        "request-parameter-became-required",
+                        None,
+                        qptr,
+                        format!("{what} became required"),
+                    );
+                }
+                (true, false) => {
+                    self.add(
+                        "request-parameter-became-optional",
+                        None,
+                        qptr,
+                        format!("{what} became optional"),
+                    );
+                }
+                _ => {}
+            }
+            if encoding(p) != encoding(q) {
+                let message = format!(
+                    "{what} is written with style {:?} instead of {:?} (style, explode)",
+                    encoding(q),
+                    encoding(p)
+                );
+                self.add("request-parameter-encoding-changed", None, qptr, message);
+            }
+            if let (Some(a), Some(b)) = (&p.schema, &q.schema) {
+                self.schema(
+                    Dir::Request,
+                    a,
+                    b,
+                    &push_pointer(ptr, "schema"),
+                    &push_pointer(qptr, "schema"),
+                    None,
+                );
+            }
+        }
+        for (key, (q, qptr)) in &after {
+            if before.contains_key(key) {
+                continue;
+            }
+            let (rule, how) = if q.required {
+                ("new-required-request-parameter", "required")
+            } else {
+                ("new-optional-request-parameter", "optional")
+            };
+            let message = format!("{how} {} parameter `{}` was added", key.0, key.1);
+            self.add(rule, None, qptr, message);
+        }
+    }
+
+    fn request_body(&mut self, old: &'a Operation, new: &'a Operation, pointer: &str) {
+        let at = push_pointer(pointer, "requestBody");
+        let before = old
+            .request_body
+            .as_ref()
+            .map(|b| resolve_body(self.old, b, &at));
+        let after = new
+            .request_body
+            .as_ref()
+            .map(|b| resolve_body(self.new, b, &at));
+        match (before, after) {
+            (None, None) => {}
+            (None, Some((b, ptr))) => {
+                if b.required {
+                    let message = "a required request body was added".into();
+                    self.add("new-required-request-body", None, &ptr, message);
+                }
+            }
+            (Some((_, ptr)), None) => {
+                let message = "the request body was removed".into();
+                self.add("request-body-removed", None, &ptr, message);
+            }
+            (Some((a, aptr)), Some((b, bptr))) => {
+                if b.required && !a.required {
+                    let message = "the request body became required".into();
+                    self.add("request-body-became-required", None, &bptr, message);
+                }
+                self.content(
+                    Dir::Request,
+                    &a.content,
+                    &b.content,
+                    &aptr,
+                    &bptr,
+                    "request-body-media-type-removed",
+                    "request-body-media-type-added",
+                );
+            }
+        }
+    }
+
+    fn responses(&mut self, old: &'a Operation, new: &'a Operation, pointer: &str) {
+        let at = push_pointer(pointer, "responses");
+        for (status, a) in &old.responses {
+            let aptr = push_pointer(&at, status);
+            let Some(b) = new.responses.get(status) else {
+                let success = status.starts_with('2');
+                let rule = if success {
+                    "response-success-status-removed"
+                } else {
+                    "response-non-success-status-removed"
+                };
+                self.add(rule, None, &aptr, format!("status {status} was removed"));
+                continue;
+            };
+            let (a, aptr) = resolve_response(self.old, a, &aptr);
+            let (b, bptr) = resolve_response(self.new, b, &push_pointer(&at, status));
+            self.content(
+                Dir::Response,
+                &a.content,
+                &b.content,
+                &aptr,
+                &bptr,
+                "response-media-type-removed",
+                "response-media-type-added",
+            );
+        }
+        for status in new.responses.keys() {
+            if !old.responses.contains_key(status) {
+                let message = format!("status {status} was added");
+                self.add(
+                    "response-status-added",
+                    None,
+                    &push_pointer(&at, status),
+                    message,
+                );
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn content(
+        &mut self,
+        dir: Dir,
+        old: &'a indexmap::IndexMap<String, MediaType>,
+        new: &'a indexmap::IndexMap<String, MediaType>,
+        old_ptr: &str,
+        new_ptr: &str,
+        removed: &'static str,
+        added: &'static str,
+    ) {
+        let old_at = push_pointer(old_ptr, "content");
+        let new_at = push_pointer(new_ptr, "content");
+        for (media, a) in old {
+            let Some(b) = new.get(media) else {
+                let message = format!("media type {media} was removed");
+                self.add(removed, None, &push_pointer(&old_at, media), message);
+                continue;
+            };
+            if let (Some(sa), Some(sb)) = (&a.schema, &b.schema) {
+                let pa = push_pointer(&push_pointer(&old_at, media), "schema");
+                let pb = push_pointer(&push_pointer(&new_at, media), "schema");
+                self.schema(dir, sa, sb, &pa, &pb, None);
+            }
+        }
+        for media in new.keys() {
+            if !old.contains_key(media) {
+                let message = format!("media type {media} was added");
+                self.add(added, None, &push_pointer(&new_at, media), message);
+            }
+        }
+    }
+
+    /// Compares two schemas in a direction; returns the findings made (also those of
+    /// components compared before), so a component's result can be cached.
+    fn schema(
+        &mut self,
+        dir: Dir,
+        old: &'a Schema,
+        new: &'a Schema,
+        old_ptr: &str,
+        new_ptr: &str,
+        component: Option<&str>,
+    ) -> Vec<usize> {
+        let (old, old_ptr, old_comp) = resolve_schema(self.old, old, old_ptr);
+        let (new, new_ptr, new_comp) = resolve_schema(self.new, new, new_ptr);
+        let subject = new_comp.clone().or(old_comp.clone());
+        if let (Some(a), Some(b)) = (&old_comp, &new_comp) {
+            let key = (dir, a.clone(), b.clone());
+            if let Some(done) = self.cache.get(&key).cloned() {
+                let op = self.op.clone();
+                for &i in &done {
+                    self.findings.touch(i, op.as_deref());
+                }
+                return done;
+            }
+            // In progress: a cycle back to this pair adds nothing.
+            self.cache.insert(key.clone(), Vec::new());
+            let made = self.schema_body(dir, old, new, &old_ptr, &new_ptr, subject.as_deref());
+            self.cache.insert(key, made.clone());
+            return made;
+        }
+        let subject = subject.or(component.map(str::to_owned));
+        self.schema_body(dir, old, new, &old_ptr, &new_ptr, subject.as_deref())
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn schema_body(
+        &mut self,
+        dir: Dir,
+        old: &'a Schema,
+        new: &'a Schema,
+        old_ptr: &str,
+        new_ptr: &str,
+        subject: Option<&str>,
+    ) -> Vec<usize> {
+        let mut made = Vec::new();
+        // Types and formats.
+        let (ta, tb) = (types(old), types(new));
+        if let (Some(ta), Some(tb)) = (&ta, &tb) {
+            let fa = old.format.as_deref();
+            let fb = new.format.as_deref();
+            let what = format!("{}{} became {}{}", join(ta), fmt(fa), join(tb), fmt(fb));
+            if (ta, fa) != (tb, fb) {
+                match dir {
+                    Dir::Request if accepts(tb, fb, ta, fa) => {
+                        self.note(&mut made, subject, "request-type-widened", new_ptr, what)
+                    }
+                    Dir::Request => {
+                        self.note(&mut made, subject, "request-type-changed", new_ptr, what)
+                    }
+                    Dir::Response if !accepts(ta, fa, tb, fb) => {
+                        self.note(&mut made, subject, "response-type-changed", new_ptr, what)
+                    }
+                    Dir::Response => {}
+                }
+            }
+        }
+        // Null.
+        match (nullable(old), nullable(new), dir) {
+            (true, false, Dir::Request) => self.note(
+                &mut made,
+                subject,
+                "request-nullable-removed",
+                new_ptr,
+                "null is no longer allowed".into(),
+            ),
+            (false, true, Dir::Response) => self.note(
+                &mut made,
+                subject,
+                "response-became-nullable",
+                new_ptr,
+                "the value may now be null".into(),
+            ),
+            _ => {}
+        }
+        // Enumerations (`const` is an enumeration of one).
+        match (values(old), values(new)) {
+            (Some(a), Some(b)) => {
+                let removed: Vec<&Value> = a.iter().filter(|v| !b.contains(v)).collect();
+                let added: Vec<&Value> = b.iter().filter(|v| !a.contains(v)).collect();
+                if !removed.is_empty() {
+                    let rule =
+                        dir.pick("request-enum-value-removed", "response-enum-value-removed");
+                    self.note(
+                        &mut made,
+                        subject,
+                        rule,
+                        new_ptr,
+                        format!("enum values removed: {}", list(&removed)),
+                    );
+                }
+                if !added.is_empty() {
+                    let rule = dir.pick("request-enum-value-added", "response-enum-value-added");
+                    self.note(
+                        &mut made,
+                        subject,
+                        rule,
+                        new_ptr,
+                        format!("enum values added: {}", list(&added)),
+                    );
+                }
+            }
+            (None, Some(b)) if dir == Dir::Request => {
+                let b: Vec<&Value> = b.iter().collect();
+                let message = format!("an enum was set: only {} may be sent", list(&b));
+                self.note(
+                    &mut made,
+                    subject,
+                    "request-enum-value-removed",
+                    new_ptr,
+                    message,
+                );
+            }
+            (Some(_), None) if dir == Dir::Response => {
+                let message = "the enum was dropped: any value may come".into();
+                self.note(
+                    &mut made,
+                    subject,
+                    "response-enum-value-added",
+                    new_ptr,
+                    message,
+                );
+            }
+            _ => {}
+        }
+        // Limits.
+        let raw = (self.old_raw.pointer(old_ptr), self.new_raw.pointer(new_ptr));
+        for (rule, message) in limits(dir, old, new, raw) {
+            self.note(&mut made, subject, rule, new_ptr, message);
+        }
+        // Properties.
+        let skip = |s: &Schema| match dir {
+            Dir::Request => s.read_only,
+            Dir::Response => s.write_only,
+        };
+        for (name, a) in &old.properties {
+            let pa = push_pointer(&push_pointer(old_ptr, "properties"), name);
+            let was_required = old.required.contains(name);
+            let Some(b) = new.properties.get(name) else {
+                if skip(a) {
+                    continue;
+                }
+                let rule = match (dir, was_required) {
+                    (Dir::Request, _) => "request-property-removed",
+                    (Dir::Response, true) => "response-required-property-removed",
+                    (Dir::Response, false) => "response-optional-property-removed",
+                };
+                self.note(
+                    &mut made,
+                    subject,
+                    rule,
+                    &pa,
+                    format!("property `{name}` was removed"),
+                );
+                continue;
+            };
+            let pb = push_pointer(&push_pointer(new_ptr, "properties"), name);
+            let is_required = new.required.contains(name);
+            if !skip(b) {
+                match (dir, was_required, is_required) {
+                    (Dir::Request, false, true) => self.note(
+                        &mut made,
+                        subject,
+                        "request-property-became-required",
+                        &pb,
+                        format!("property `{name}` became required"),
+                    ),
+                    (Dir::Response, true, false) => self.note(
+                        &mut made,
+                        subject,
+                        "response-property-became-optional",
+                        &pb,
+                        format!("property `{name}` became optional"),
+                    ),
+                    _ => {}
+                }
+            }
+            made.extend(self.schema(dir, a, b, &pa, &pb, subject));
+        }
+        for (name, b) in &new.properties {
+            if old.properties.contains_key(name) || skip(b) {
+                continue;
+            }
+            let pb = push_pointer(&push_pointer(new_ptr, "properties"), name);
+            let rule = match (dir, new.required.contains(name)) {
+                (Dir::Request, true) => "new-required-request-property",
+                (Dir::Request, false) => "new-optional-request-property",
+                (Dir::Response, _) => "response-property-added",
+            };
+            self.note(
+                &mut made,
+                subject,
+                rule,
+                &pb,
+                format!("property `{name}` was added"),
+            );
+        }
+        // Required properties named without a property schema of their own (allOf parts).
+        if dir == Dir::Request {
+            for name in &new.required {
+                if !old.required.contains(name)
+                    && !old.properties.contains_key(name)
+                    && !new.properties.contains_key(name)
+                {
+                    let message = format!("property `{name}` became required");
+                    self.note(
+                        &mut made,
+                        subject,
+                        "request-property-became-required",
+                        new_ptr,
+                        message,
+                    );
+                }
+            }
+        }
+        // Items and map values.
+        if let (Some(a), Some(b)) = (&old.items, &new.items) {
+            let (pa, pb) = (
+                push_pointer(old_ptr, "items"),
+                push_pointer(new_ptr, "items"),
+            );
+            made.extend(self.schema(dir, a, b, &pa, &pb, subject));
+        }
+        if let (Some(AdditionalProperties::Schema(a)), Some(AdditionalProperties::Schema(b))) =
+            (&old.additional_properties, &new.additional_properties)
+        {
+            let pa = push_pointer(old_ptr, "additionalProperties");
+            let pb = push_pointer(new_ptr, "additionalProperties");
+            made.extend(self.schema(dir, a, b, &pa, &pb, subject));
+        }
+        // Composition.
+        for (i, (a, b)) in old.all_of.iter().zip(&new.all_of).enumerate() {
+            let pa = push_pointer(&push_pointer(old_ptr, "allOf"), &i.to_string());
+            let pb = push_pointer(&push_pointer(new_ptr, "allOf"), &i.to_string());
+            made.extend(self.schema(dir, a, b, &pa, &pb, subject));
+        }
+        for keyword in ["oneOf", "anyOf"] {
+            let (a, b) = if keyword == "oneOf" {
+                (&old.one_of, &new.one_of)
+            } else {
+                (&old.any_of, &new.any_of)
+            };
+            made.extend(self.branches(dir, keyword, a, b, old_ptr, new_ptr, subject));
+        }
+        made
+    }
+
+    fn note(
+        &mut self,
+        made: &mut Vec<usize>,
+        subject: Option<&str>,
+        rule: &'static str,
+        pointer: &str,
+        message: String,
+    ) {
+        let op = self.op.clone();
+        made.push(
+            self.findings
+                .add(rule, op.as_deref(), subject, pointer, message),
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn branches(
+        &mut self,
+        dir: Dir,
+        keyword: &str,
+        old: &'a [Schema],
+        new: &'a [Schema],
+        old_ptr: &str,
+        new_ptr: &str,
+        subject: Option<&str>,
+    ) -> Vec<usize> {
+        let mut made = Vec::new();
+        if old.is_empty() && new.is_empty() {
+            return made;
+        }
+        let key = |i: usize, s: &Schema| s.reference.clone().unwrap_or_else(|| format!("#{i}"));
+        let old_keys: Vec<String> = old.iter().enumerate().map(|(i, s)| key(i, s)).collect();
+        let new_keys: Vec<String> = new.iter().enumerate().map(|(i, s)| key(i, s)).collect();
+        let op = self.op.clone();
+        for (i, a) in old.iter().enumerate() {
+            let pa = push_pointer(&push_pointer(old_ptr, keyword), &i.to_string());
+            match new_keys.iter().position(|k| *k == old_keys[i]) {
+                Some(j) => {
+                    let pb = push_pointer(&push_pointer(new_ptr, keyword), &j.to_string());
+                    made.extend(self.schema(dir, a, &new[j], &pa, &pb, subject));
+                }
+                None => {
+                    let rule = dir.pick(
+                        "request-one-of-branch-removed",
+                        "response-one-of-branch-removed",
+                    );
+                    let message = format!("{keyword} branch {} was removed", old_keys[i]);
+                    made.push(
+                        self.findings
+                            .add(rule, op.as_deref(), subject, &pa, message),
+                    );
+                }
+            }
+        }
+        for (j, k) in new_keys.iter().enumerate() {
+            if !old_keys.contains(k) {
+                let pb = push_pointer(&push_pointer(new_ptr, keyword), &j.to_string());
+                let rule = dir.pick(
+                    "request-one-of-branch-added",
+                    "response-one-of-branch-added",
+                );
+                let message = format!("{keyword} branch {k} was added");
+                made.push(
+                    self.findings
+                        .add(rule, op.as_deref(), subject, &pb, message),
+                );
+            }
+        }
+        made
+    }
+}
+
+/// A limit keyword: name, old and new value, whether a larger value is tighter, and the
+/// request rule of tightening it.
+type Limit = (&'static str, Option<f64>, Option<f64>, bool, &'static str);
+
+/// Length, range, item, property-count, `multipleOf`, `uniqueItems` and `pattern` limits
+/// that changed, as findings of the direction. `raw` is the JSON of the two schema nodes.
+fn limits(
+    dir: Dir,
+    old: &Schema,
+    new: &Schema,
+    raw: (Option<&Value>, Option<&Value>),
+) -> Vec<(&'static str, String)> {
+    let len = |v: Option<u64>| v.map(|v| v as f64);
+    let number = |node: Option<&Value>, keyword: &str| node?.get(keyword)?.as_f64();
+    let (ra, rb) = raw;
+    // (keyword, old, new, whether a larger value is tighter, request rule).
+    #[rustfmt::skip]
+    let checks: [Limit; 6] = [
+        ("maxLength", len(old.max_length), len(new.max_length), false, "request-max-length-decreased"),
+        ("minLength", len(old.min_length), len(new.min_length), true, "request-min-length-increased"),
+        ("maxItems", len(old.max_items), len(new.max_items), false, "request-max-items-decreased"),
+        ("minItems", len(old.min_items), len(new.min_items), true, "request-min-items-increased"),
+        ("maxProperties", number(ra, "maxProperties"), number(rb, "maxProperties"), false, "request-max-properties-decreased"),
+        ("minProperties", number(ra, "minProperties"), number(rb, "minProperties"), true, "request-min-properties-increased"),
+    ];
+    let mut out = Vec::new();
+    let mut judge = |tighter: bool, rule: &'static str, message: String| match (dir, tighter) {
+        (Dir::Request, true) => out.push((rule, message)),
+        (Dir::Request, false) => out.push(("request-limits-relaxed", message)),
+        (Dir::Response, false) => out.push(("response-limits-widened", message)),
+        (Dir::Response, true) => {}
+    };
+    for (keyword, a, b, larger_is_tighter, tightened) in checks {
+        let tighter = match (a, b) {
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (Some(x), Some(y)) if x == y => continue,
+            (Some(x), Some(y)) => (y > x) == larger_is_tighter,
+            (None, None) => continue,
+        };
+        judge(
+            tighter,
+            tightened,
+            format!("{keyword} {} became {}", num(a), num(b)),
+        );
+    }
+    // The range, with 3.0's boolean and 3.1's numeric exclusive bounds read alike.
+    for upper in [true, false] {
+        let (a, b) = (bound(old, ra, upper), bound(new, rb, upper));
+        let tighter = match (a, b) {
+            (None, None) => continue,
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (Some(x), Some(y)) if x == y => continue,
+            (Some(x), Some(y)) if x.value == y.value => y.exclusive,
+            (Some(x), Some(y)) => (y.value < x.value) == upper,
+        };
+        let rule = match (upper, b.is_some_and(|b| b.exclusive)) {
+            (true, false) => "request-maximum-decreased",
+            (true, true) => "request-exclusive-maximum-decreased",
+            (false, false) => "request-minimum-increased",
+            (false, true) => "request-exclusive-minimum-increased",
+        };
+        let message = format!("{} became {}", Bound::show(a, upper), Bound::show(b, upper));
+        judge(tighter, rule, message);
+    }
+    // multipleOf: the new one admits every value the old one did only when the old is a
+    // whole multiple of it.
+    let (a, b) = (number(ra, "multipleOf"), number(rb, "multipleOf"));
+    let tighter = match (a, b) {
+        (None, Some(_)) => Some(true),
+        (Some(_), None) => Some(false),
+        (Some(x), Some(y)) if x != y && y != 0.0 => {
+            let ratio = x / y;
+            Some((ratio - ratio.round()).abs() > 1e-9)
+        }
+        _ => None,
+    };
+    if let Some(tighter) = tighter {
+        let message = format!("multipleOf {} became {}", num(a), num(b));
+        judge(tighter, "request-multiple-of-changed", message);
+    }
+    // uniqueItems.
+    let flag = |node: Option<&Value>| {
+        node.and_then(|n| n.get("uniqueItems"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    };
+    if flag(ra) != flag(rb) {
+        let message = format!("uniqueItems {} became {}", flag(ra), flag(rb));
+        judge(flag(rb), "request-unique-items-set", message);
+    }
+    // pattern: set is tighter, dropped is looser; a changed pattern may refuse values the
+    // old one accepted (whether it does is not worked out), and may admit others.
+    let text = |node: Option<&Value>| node?.get("pattern")?.as_str().map(str::to_owned);
+    let (a, b) = (text(ra), text(rb));
+    if a != b {
+        let shown =
+            |p: &Option<String>| p.as_ref().map_or("unset".to_owned(), |p| format!("`{p}`"));
+        let message = format!("pattern {} became {}", shown(&a), shown(&b));
+        match (&a, &b) {
+            (None, Some(_)) => judge(true, "request-pattern-added", message),
+            (Some(_), None) => judge(false, "request-pattern-added", message),
+            _ => match dir {
+                Dir::Request => out.push(("request-pattern-changed", message)),
+                Dir::Response => out.push(("response-limits-widened", message)),
+            },
+        }
+    }
+    out
+}
+
+/// One end of a numeric range.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Bound {
+    value: f64,
+    exclusive: bool,
+}
+
+impl Bound {
+    fn show(b: Option<Bound>, upper: bool) -> String {
+        let Some(b) = b else {
+            return "unset".to_owned();
+        };
+        let keyword = match (upper, b.exclusive) {
+            (true, false) => "maximum",
+            (true, true) => "exclusiveMaximum",
+            (false, false) => "minimum",
+            (false, true) => "exclusiveMinimum",
+        };
+        format!("{keyword} {}", b.value)
+    }
+}
+
+/// The upper (or lower) bound of a schema: `maximum` from the model, made exclusive by
+/// 3.0's `exclusiveMaximum: true`, or 3.1's numeric `exclusiveMaximum` when it is the
+/// tighter of the two.
+fn bound(s: &Schema, raw: Option<&Value>, upper: bool) -> Option<Bound> {
+    let (inclusive, keyword) = if upper {
+        (s.maximum, "exclusiveMaximum")
+    } else {
+        (s.minimum, "exclusiveMinimum")
+    };
+    let exclusive = raw.and_then(|r| r.get(keyword));
+    let flagged = exclusive.and_then(Value::as_bool).unwrap_or(false);
+    let a = inclusive.map(|value| Bound {
+        value,
+        exclusive: flagged,
+    });
+    let b = exclusive.and_then(Value::as_f64).map(|value| Bound {
+        value,
+        exclusive: true,
+    });
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            let b_tighter = if upper {
+                b.value <= a.value
+            } else {
+                b.value >= a.value
+            };
+            Some(if b_tighter { b } else { a })
+        }
+        (a, b) => a.or(b),
+    }
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map_or_else(|| "unset".to_owned(), |v| v.to_string())
+}
+
+fn shown(v: Option<&str>) -> String {
+    v.map_or_else(|| "(none)".to_owned(), |v| format!("`{v}`"))
+}
+
+fn fmt(f: Option<&str>) -> String {
+    f.map(|f| format!(" ({f})")).unwrap_or_default()
+}
+
+fn join(set: &BTreeSet<String>) -> String {
+    set.iter().cloned().collect::<Vec<_>>().join(", ")
+}
+
+fn names(alts: &BTreeSet<BTreeSet<String>>) -> String {
+    alts.iter()
+        .map(|a| format!("[{}]", join(a)))
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+fn list(values: &[&Value]) -> String {
+    values
+        .iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The non-null JSON types a schema names, when it names any.
+fn types(s: &Schema) -> Option<BTreeSet<String>> {
+    let set: BTreeSet<String> = match s.kind.as_ref()? {
+        SchemaType::One(t) => [t.clone()].into(),
+        SchemaType::Many(ts) => ts.iter().cloned().collect(),
+    };
+    let set: BTreeSet<String> = set.into_iter().filter(|t| t != "null").collect();
+    (!set.is_empty()).then_some(set)
+}
+
+fn nullable(s: &Schema) -> bool {
+    s.nullable
+        || matches!(&s.kind, Some(SchemaType::Many(ts)) if ts.iter().any(|t| t == "null"))
+        || matches!(&s.kind, Some(SchemaType::One(t)) if t == "null")
+}
+
+fn values(s: &Schema) -> Option<Vec<Value>> {
+    if let Some(c) = &s.constant {
+        return Some(vec![c.clone()]);
+    }
+    s.enumeration
+        .as_ref()
+        .map(|e| e.iter().filter(|v| !v.is_null()).cloned().collect())
+}
+
+/// Whether a value of types `wide`/format `wf` accepts everything of `narrow`/`nf`.
+fn accepts(
+    wide: &BTreeSet<String>,
+    wf: Option<&str>,
+    narrow: &BTreeSet<String>,
+    nf: Option<&str>,
+) -> bool {
+    let types_ok = narrow
+        .iter()
+        .all(|t| wide.contains(t) || (t == "integer" && wide.contains("number")));
+    let format_ok = match (wf, nf) {
+        (None, _) => true,
+        (Some(a), Some(b)) if a == b => true,
+        (Some("int64"), Some("int32")) | (Some("double"), Some("float")) => true,
+        _ => false,
+    };
+    types_ok && format_ok
+}
+
+/// Parameters in force for an operation (path-level ones unless the operation overrides
+/// them), by location and name, each with the pointer of the node that defines it.
+fn effective_parameters<'s>(
+    spec: &'s OpenApi,
+    path: &str,
+    method: &str,
+    op: &'s Operation,
+) -> indexmap::IndexMap<(String, String), (&'s Parameter, String)> {
+    let mut out = indexmap::IndexMap::new();
+    let item_ptr = push_pointer("/paths", path);
+    let item = &spec.paths[path];
+    let levels = [
+        (&item.parameters, push_pointer(&item_ptr, "parameters")),
+        (
+            &op.parameters,
+            push_pointer(&push_pointer(&item_ptr, method), "parameters"),
+        ),
+    ];
+    for (params, base) in levels {
+        for (i, p) in params.iter().enumerate() {
+            let (p, ptr) = resolve_parameter(spec, p, &push_pointer(&base, &i.to_string()));
+            let key = (
+                p.location.clone().unwrap_or_default(),
+                p.name.clone().unwrap_or_default(),
+            );
+            out.insert(key, (p, ptr));
+        }
+    }
+    out
+}
+
+/// A parameter's style and explode, with OpenAPI's defaults filled in.
+fn encoding(p: &Parameter) -> (String, bool) {
+    let style = p.style.clone().unwrap_or_else(|| {
+        match p.location.as_deref() {
+            Some("query") | Some("cookie") => "form",
+            _ => "simple",
+        }
+        .to_owned()
+    });
+    let explode = p.explode.unwrap_or(style == "form");
+    (style, explode)
+}
+
+fn component<'r>(reference: &'r str, section: &str) -> Option<&'r str> {
+    reference.strip_prefix(&format!("#/components/{section}/"))
+}
+
+fn unescape(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+fn resolve_parameter<'s>(
+    spec: &'s OpenApi,
+    p: &'s Parameter,
+    ptr: &str,
+) -> (&'s Parameter, String) {
+    let mut p = p;
+    let mut ptr = ptr.to_owned();
+    for _ in 0..16 {
+        let Some(name) = p
+            .reference
+            .as_deref()
+            .and_then(|r| component(r, "parameters"))
+        else {
+            break;
+        };
+        let name = unescape(name);
+        let Some(next) = spec.components.parameters.get(&name) else {
+            break;
+        };
+        ptr = push_pointer("/components/parameters", &name);
+        p = next;
+    }
+    (p, ptr)
+}
+
+fn resolve_body<'s>(spec: &'s OpenApi, b: &'s RequestBody, ptr: &str) -> (&'s RequestBody, String) {
+    let mut b = b;
+    let mut ptr = ptr.to_owned();
+    for _ in 0..16 {
+        let Some(name) = b
+            .reference
+            .as_deref()
+            .and_then(|r| component(r, "requestBodies"))
+        else {
+            break;
+        };
+        let name = unescape(name);
+        let Some(next) = spec.components.request_bodies.get(&name) else {
+            break;
+        };
+        ptr = push_pointer("/components/requestBodies", &name);
+        b = next;
+    }
+    (b, ptr)
+}
+
+fn resolve_response<'s>(spec: &'s OpenApi, r: &'s Response, ptr: &str) -> (&'s Response, String) {
+    let mut r = r;
+    let mut ptr = ptr.to_owned();
+    for _ in 0..16 {
+        let Some(name) = r
+            .reference
+            .as_deref()
+            .and_then(|x| component(x, "responses"))
+        else {
+            break;
+        };
+        let name = unescape(name);
+        let Some(next) = spec.components.responses.get(&name) else {
+            break;
+        };
+        ptr = push_pointer("/components/responses", &name);
+        r = next;
+    }
+    (r, ptr)
+}
+
+/// Follows `$ref`s to component schemas: the schema, its pointer, and the name of the
+/// last component reached.
+fn resolve_schema<'s>(
+    spec: &'s OpenApi,
+    s: &'s Schema,
+    ptr: &str,
+) -> (&'s Schema, String, Option<String>) {
+    let mut s = s;
+    let mut ptr = ptr.to_owned();
+    let mut name = None;
+    for _ in 0..32 {
+        let Some(n) = s.reference.as_deref().and_then(|r| component(r, "schemas")) else {
+            break;
+        };
+        let n = unescape(n);
+        let Some(next) = spec.components.schemas.get(&n) else {
+            break;
+        };
+        ptr = push_pointer("/components/schemas", &n);
+        s = next;
+        name = Some(n);
+    }
+    (s, ptr, name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema(json: Value) -> (Schema, Value) {
+        (serde_json::from_value(json.clone()).expect("schema"), json)
+    }
+
+    fn found(dir: Dir, old: Value, new: Value) -> Vec<&'static str> {
+        let ((a, ra), (b, rb)) = (schema(old), schema(new));
+        limits(dir, &a, &b, (Some(&ra), Some(&rb)))
+            .into_iter()
+            .map(|(rule, _)| rule)
+            .collect()
+    }
+
+    #[test]
+    fn exclusive_bounds_of_3_0_and_3_1_are_the_same_bound() {
+        let v30 = serde_json::json!({"type": "integer", "maximum": 50, "exclusiveMaximum": true,
+                                     "minimum": 0, "exclusiveMinimum": true});
+        let v31 =
+            serde_json::json!({"type": "integer", "exclusiveMaximum": 50, "exclusiveMinimum": 0});
+        assert!(found(Dir::Request, v30.clone(), v31.clone()).is_empty());
+        assert!(found(Dir::Request, v31, v30).is_empty());
+    }
+
+    #[test]
+    fn a_bound_is_judged_by_value_then_exclusivity() {
+        let max = |m: Value| serde_json::json!({"maximum": m});
+        let ex = |m: Value| serde_json::json!({"exclusiveMaximum": m});
+        // maximum 50 to exclusiveMaximum 50: tighter, named by the exclusive keyword.
+        assert_eq!(
+            found(Dir::Request, max(50.into()), ex(50.into())),
+            ["request-exclusive-maximum-decreased"]
+        );
+        // exclusiveMaximum 50 to maximum 40: tighter, an inclusive maximum.
+        assert_eq!(
+            found(Dir::Request, ex(50.into()), max(40.into())),
+            ["request-maximum-decreased"]
+        );
+        // exclusiveMaximum 50 to maximum 50: looser.
+        assert_eq!(
+            found(Dir::Request, ex(50.into()), max(50.into())),
+            ["request-limits-relaxed"]
+        );
+        // Both keywords in 3.1: the tighter one is the bound.
+        let both = serde_json::json!({"maximum": 50, "exclusiveMaximum": 40});
+        assert_eq!(found(Dir::Request, ex(40.into()), both), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn multiple_of_is_tighter_unless_the_old_step_is_a_multiple_of_the_new() {
+        let m = |v: f64| serde_json::json!({"multipleOf": v});
+        assert_eq!(
+            found(Dir::Request, m(10.0), m(5.0)),
+            ["request-limits-relaxed"]
+        );
+        assert_eq!(
+            found(Dir::Request, m(5.0), m(10.0)),
+            ["request-multiple-of-changed"]
+        );
+        assert_eq!(
+            found(Dir::Request, m(0.5), m(0.2)),
+            ["request-multiple-of-changed"]
+        );
+        assert_eq!(
+            found(Dir::Response, m(10.0), m(5.0)),
+            ["response-limits-widened"]
+        );
+        assert!(found(Dir::Response, m(5.0), m(10.0)).is_empty());
+    }
+
+    #[test]
+    fn a_pattern_dropped_relaxes_and_changed_in_an_answer_widens() {
+        let p = |v: &str| serde_json::json!({"type": "string", "pattern": v});
+        let none = serde_json::json!({"type": "string"});
+        assert_eq!(
+            found(Dir::Request, p("^a$"), none.clone()),
+            ["request-limits-relaxed"]
+        );
+        assert_eq!(
+            found(Dir::Request, none, p("^a$")),
+            ["request-pattern-added"]
+        );
+        assert_eq!(
+            found(Dir::Response, p("^a$"), p("^b$")),
+            ["response-limits-widened"]
+        );
+    }
+}

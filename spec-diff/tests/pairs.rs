@@ -1,0 +1,195 @@
+//! The focused spec pairs of `tests/pairs/<rule>/` (written by `make_pairs.py`): each
+//! shows the rule it is named after, and the three outputs of every pair are snapshots.
+
+use std::path::{Path, PathBuf};
+
+use spec_diff::rules::{Kind, Level, RULES};
+use spec_diff::{FailOn, Ignore, Options, Report, render};
+
+fn pairs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pairs")
+}
+
+fn source(dir: &Path, file: &str) -> spec_model::Source {
+    spec_model::Source {
+        name: file.to_owned(),
+        text: std::fs::read_to_string(dir.join(file)).expect("pair file"),
+    }
+}
+
+fn run(name: &str, options: &Options) -> Report {
+    let dir = pairs_dir().join(name);
+    spec_diff::diff(
+        &source(&dir, "old.yaml"),
+        &source(&dir, "new.yaml"),
+        options,
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(pairs_dir())
+        .expect("tests/pairs")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_rule_has_a_pair_that_shows_it() {
+    let names = names();
+    let mut missing = Vec::new();
+    let mut silent = Vec::new();
+    for rule in RULES {
+        if !names.iter().any(|n| n == rule.name) {
+            missing.push(rule.name);
+            continue;
+        }
+        let report = run(rule.name, &Options::default());
+        if !report.findings.iter().any(|f| f.rule == rule.name) {
+            let found: Vec<&str> = report.findings.iter().map(|f| f.rule).collect();
+            silent.push(format!("{} found {found:?}", rule.name));
+        }
+    }
+    assert!(missing.is_empty(), "rules without a pair: {missing:?}");
+    assert!(
+        silent.is_empty(),
+        "pairs that do not show their rule:\n{}",
+        silent.join("\n")
+    );
+}
+
+#[test]
+fn every_pair_in_three_formats() {
+    for name in names() {
+        let report = run(&name, &Options::default());
+        let all = format!(
+            "{}\n----- markdown -----\n{}\n----- json -----\n{}\n",
+            render::text(&report),
+            render::markdown(&report),
+            render::json(&report)
+        );
+        insta::assert_snapshot!(name.clone(), all);
+    }
+}
+
+#[test]
+fn a_major_version_bump_silences_the_version_rule() {
+    let report = run("api-version-bumped", &Options::default());
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.rule == "api-removed-without-deprecation")
+    );
+    assert!(
+        !report
+            .findings
+            .iter()
+            .any(|f| f.rule == "api-version-not-bumped")
+    );
+}
+
+#[test]
+fn the_same_api_in_3_0_and_3_1_has_no_wire_change() {
+    let report = run("openapi-3.0-to-3.1", &Options::default());
+    assert_eq!(report.old.openapi, "3.0.3");
+    assert_eq!(report.new.openapi, "3.1.0");
+    let wire: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::Wire)
+        .collect();
+    assert!(wire.is_empty(), "{wire:?}");
+}
+
+#[test]
+fn fail_on_selects_by_kind() {
+    // A removed operation: a wire ERR and a major change of the crate.
+    let report = run("api-removed-without-deprecation", &Options::default());
+    assert!(!report.failing(FailOn::Wire).is_empty());
+    assert!(!report.failing(FailOn::Major).is_empty());
+    assert!(!report.failing(FailOn::Minor).is_empty());
+    assert!(report.failing(FailOn::Decision).is_empty());
+    // A tightened request maxLength: a wire ERR, no signature changes.
+    let report = run("request-max-length-decreased", &Options::default());
+    assert!(!report.failing(FailOn::Wire).is_empty());
+    assert!(
+        report.failing(FailOn::Major).is_empty(),
+        "{:?}",
+        report.failing(FailOn::Major)
+    );
+    // A new optional query parameter: compatible on the wire, major in Rust.
+    let report = run("new-optional-request-parameter", &Options::default());
+    assert!(report.failing(FailOn::Wire).is_empty());
+    assert!(!report.failing(FailOn::Major).is_empty());
+    // A loosened decision.
+    let report = run("decision-level-loosened", &Options::default());
+    assert!(!report.failing(FailOn::Decision).is_empty());
+    assert!(report.failing(FailOn::Wire).is_empty());
+    // A changed decision row trips it; a rule added does not.
+    let report = run("decision-changed", &Options::default());
+    assert!(!report.failing(FailOn::Decision).is_empty());
+    let report = run("project-rule-added", &Options::default());
+    assert!(report.failing(FailOn::Decision).is_empty());
+}
+
+#[test]
+fn ignored_changes_are_listed_but_do_not_fail() {
+    let ignore = Ignore::parse(
+        "- rule: api-removed-without-deprecation\n  operation: GET /pets/{id}\n  reason: moved to v2, ticket API-7\n\
+         - rule: rust-item-removed\n  reason: the crate's major bump is planned\n\
+         - rule: request-enum-value-removed\n  reason: stale entry\n",
+    )
+    .expect("ignore file");
+    let options = Options {
+        ignore,
+        ..Options::default()
+    };
+    let report = run("api-removed-without-deprecation", &options);
+    assert!(report.failing(FailOn::Wire).is_empty());
+    let accepted = report
+        .findings
+        .iter()
+        .find(|f| f.rule == "api-removed-without-deprecation")
+        .expect("still listed");
+    assert_eq!(
+        accepted.ignored.as_deref(),
+        Some("moved to v2, ticket API-7")
+    );
+    // Ignored, the breaking change no longer asks for a major version.
+    assert!(
+        !report
+            .findings
+            .iter()
+            .any(|f| f.rule == "api-version-not-bumped")
+    );
+    assert_eq!(report.unused_ignores.len(), 1);
+    assert_eq!(report.unused_ignores[0].rule, "request-enum-value-removed");
+    let text = render::text(&report);
+    assert!(text.contains("IGNORED"), "{text}");
+    assert!(text.contains("STALE"), "{text}");
+}
+
+#[test]
+fn an_unreadable_spec_is_an_error_not_a_report() {
+    let dir = pairs_dir().join("api-added");
+    let bad = spec_model::Source {
+        name: "bad.yaml".into(),
+        text: "openapi: 3.0.3\npaths: [1, 2\n".into(),
+    };
+    let err = spec_diff::diff(&source(&dir, "old.yaml"), &bad, &Options::default()).unwrap_err();
+    assert!(matches!(err, spec_diff::Error::Spec(_)), "{err}");
+    assert!(err.to_string().contains("bad.yaml"), "{err}");
+}
+
+#[test]
+fn levels_sort_errors_first_in_text() {
+    let report = run("api-version-not-bumped", &Options::default());
+    let text = render::text(&report);
+    let err = text.find("\nERR").expect("ERR section");
+    let warn = text.find("\nWARN").expect("WARN section");
+    assert!(err < warn, "{text}");
+    assert!(report.findings.iter().any(|f| f.level == Level::Err));
+}

@@ -1,0 +1,249 @@
+//! `cargo xtask diff OLD NEW`: what changed between two versions of a spec, on the wire,
+//! in the generated crate and in the project's decisions (the `spec-diff` crate does the
+//! work; this reads the files and prints).
+//!
+//! OLD and NEW are files, or `git:REV:path` for a committed version (`git:HEAD~3:spec/
+//! openapi.yaml`). Exit 0 when no finding trips `--fail-on`, 1 when one does, 2 when a
+//! spec (or the ignore file) cannot be read.
+
+mod crosscheck;
+
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+
+use spec_diff::{FailOn, Ignore, Options, render};
+
+/// Arguments of `cargo xtask diff`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The old spec: a file, or `git:REV:path`.
+    #[arg(required_unless_present_any = ["list_rules", "cross_check"])]
+    old: Option<String>,
+    /// The new spec: a file, or `git:REV:path`.
+    #[arg(required_unless_present_any = ["list_rules", "cross_check"])]
+    new: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Exit 1 when a finding of this kind is present (repeatable): `wire` (a wire change
+    /// at level ERR), `major` (a major change of the generated crate), `minor` (major or
+    /// minor), `decision` (a project decision loosened, tightened or changed, or an x- rule
+    /// changed or removed).
+    #[arg(long, value_enum)]
+    fail_on: Vec<Fail>,
+    /// Known changes accepted with a reason (YAML list of `rule`, `operation`, `pointer`,
+    /// `reason`).
+    #[arg(long, value_name = "FILE")]
+    ignore: Option<PathBuf>,
+    /// The version of the crate generated from OLD, for the version it should get.
+    #[arg(long, default_value = "0.1.0")]
+    crate_version: String,
+    /// Print the rules and exit.
+    #[arg(long)]
+    list_rules: bool,
+    /// Cross-check the verdicts on every focused pair against cargo-semver-checks and
+    /// Redocly CLI (installed into target/tools/); exit 1 on an unexplained difference.
+    #[arg(long, conflicts_with_all = ["old", "new", "list_rules"])]
+    cross_check: bool,
+    /// With --cross-check: only the pairs whose name contains this.
+    #[arg(long, requires = "cross_check")]
+    only: Option<String>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Format {
+    Text,
+    Json,
+    Markdown,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Fail {
+    Wire,
+    Major,
+    Minor,
+    Decision,
+}
+
+/// Reads a spec argument: a file, or `git:REV:path` through `git show`.
+fn load(arg: &str) -> Result<spec_model::Source, String> {
+    let text = match arg.strip_prefix("git:") {
+        Some(rest) => {
+            let (rev, path) = rest
+                .split_once(':')
+                .ok_or_else(|| format!("`{arg}`: expected git:REV:path"))?;
+            let out = Command::new("git")
+                .args(["show", &format!("{rev}:{path}")])
+                .output()
+                .map_err(|e| format!("cannot run git: {e}"))?;
+            if !out.status.success() {
+                return Err(format!(
+                    "{arg}: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ));
+            }
+            String::from_utf8(out.stdout).map_err(|_| format!("{arg}: not UTF-8 text"))?
+        }
+        None => std::fs::read_to_string(arg).map_err(|e| format!("cannot read {arg}: {e}"))?,
+    };
+    Ok(spec_model::Source {
+        name: arg.to_owned(),
+        text,
+    })
+}
+
+/// Runs the subcommand.
+pub fn run(args: Args) -> ExitCode {
+    if args.list_rules {
+        print!("{}", render::rules());
+        return ExitCode::SUCCESS;
+    }
+    if args.cross_check {
+        return match crosscheck::run(args.only.as_deref()) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("diff --cross-check: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
+    let (Some(old), Some(new)) = (&args.old, &args.new) else {
+        eprintln!("diff: give OLD and NEW");
+        return ExitCode::from(2);
+    };
+    let ignore = match &args.ignore {
+        None => Ignore::default(),
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Ignore::parse(&t))
+        {
+            Ok(ignore) => ignore,
+            Err(e) => {
+                eprintln!("diff: ignore file {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let sources = load(old).and_then(|o| load(new).map(|n| (o, n)));
+    let (old, new) = match sources {
+        Ok(pair) => pair,
+        Err(e) => {
+            eprintln!("diff: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let options = Options {
+        crate_version: args.crate_version.clone(),
+        ignore,
+    };
+    let report = match spec_diff::diff(&old, &new, &options) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("diff: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    print!(
+        "{}",
+        match args.format {
+            Format::Text => render::text(&report),
+            Format::Json => render::json(&report) + "\n",
+            Format::Markdown => render::markdown(&report),
+        }
+    );
+    let mut failing = 0;
+    for fail in &args.fail_on {
+        let on = match fail {
+            Fail::Wire => FailOn::Wire,
+            Fail::Major => FailOn::Major,
+            Fail::Minor => FailOn::Minor,
+            Fail::Decision => FailOn::Decision,
+        };
+        failing += report.failing(on).len();
+    }
+    if failing > 0 {
+        eprintln!("diff: {failing} finding(s) trip --fail-on");
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(name: &str, side: &str) -> String {
+        crate::tools::project_root()
+            .join("spec-diff/tests/pairs")
+            .join(name)
+            .join(format!("{side}.yaml"))
+            .display()
+            .to_string()
+    }
+
+    fn args(old: &str, new: &str, fail_on: &[Fail]) -> Args {
+        Args {
+            old: Some(old.to_owned()),
+            new: Some(new.to_owned()),
+            format: Format::Text,
+            fail_on: fail_on.to_vec(),
+            ignore: None,
+            crate_version: "0.1.0".to_owned(),
+            list_rules: false,
+            cross_check: false,
+            only: None,
+        }
+    }
+
+    /// The exit codes the README promises: 1 only for what `--fail-on` names, 2 for a
+    /// spec or ignore file that cannot be read.
+    #[test]
+    fn exit_codes() {
+        let (old, new) = (
+            pair("request-max-length-decreased", "old"),
+            pair("request-max-length-decreased", "new"),
+        );
+        assert_eq!(run(args(&old, &new, &[])), ExitCode::SUCCESS);
+        assert_eq!(run(args(&old, &new, &[Fail::Wire])), ExitCode::from(1));
+        // A tightened maxLength changes no signature.
+        assert_eq!(run(args(&old, &new, &[Fail::Major])), ExitCode::SUCCESS);
+        assert_eq!(run(args(&old, "no/such/spec.yaml", &[])), ExitCode::from(2));
+        assert_eq!(
+            run(args(&old, "git:no-such-rev:spec/openapi.yaml", &[])),
+            ExitCode::from(2)
+        );
+        let bad = std::env::temp_dir().join(format!("diff-ignore-{}.yaml", std::process::id()));
+        std::fs::write(&bad, "- rule: no-such-rule\n  reason: x\n").unwrap();
+        let mut with_ignore = args(&old, &new, &[Fail::Wire]);
+        with_ignore.ignore = Some(bad.clone());
+        assert_eq!(run(with_ignore), ExitCode::from(2));
+        std::fs::write(
+            &bad,
+            "- rule: request-max-length-decreased\n  reason: accepted for the test\n\
+             - rule: api-version-not-bumped\n  reason: follows from the one above\n",
+        )
+        .unwrap();
+        let mut with_ignore = args(&old, &new, &[Fail::Wire]);
+        with_ignore.ignore = Some(bad.clone());
+        assert_eq!(run(with_ignore), ExitCode::SUCCESS);
+        std::fs::remove_file(&bad).unwrap();
+    }
+
+    /// A committed version is read through git: the spec at HEAD against itself has no
+    /// finding that fails anything.
+    #[test]
+    fn git_revisions_are_read() {
+        let spec = load("git:HEAD:spec/openapi.yaml").expect("git show HEAD:spec/openapi.yaml");
+        assert!(spec.text.contains("openapi:"));
+        assert_eq!(
+            run(args(
+                "git:HEAD:spec/openapi.yaml",
+                "git:HEAD:spec/openapi.yaml",
+                &[Fail::Wire, Fail::Minor, Fail::Decision]
+            )),
+            ExitCode::SUCCESS
+        );
+    }
+}
