@@ -254,28 +254,36 @@ impl Coverage {
 /// and a few that did not.
 pub fn verdict(c: &Coverage, min: f64) -> CheckResult {
     let ok = c.percent() >= min;
-    let unreached: Vec<&str> = c
-        .per_operation
-        .iter()
-        .filter(|o| !o.reached_2xx)
-        .map(|o| o.operation.as_str())
-        .collect();
-    let message = if ok {
-        String::new()
-    } else {
-        let shown: Vec<&str> = unreached.iter().take(10).copied().collect();
+    // Answered without a 2xx (the target's answers) apart from never sent (the run's own
+    // limits: writes not allowed, an input missing; their skipped results say which).
+    let names = |sent: bool| -> String {
+        let all: Vec<&str> = c
+            .per_operation
+            .iter()
+            .filter(|o| !o.reached_2xx && (o.requests > 0) == sent)
+            .map(|o| o.operation.as_str())
+            .collect();
+        let shown: Vec<&str> = all.iter().take(10).copied().collect();
+        let more = all.len() - shown.len();
         format!(
-            "{}, below --min-coverage {min}%; no 2xx on {}{}",
-            c.line(),
+            "{} ({}){}",
+            all.len(),
             shown.join(", "),
-            if unreached.len() > shown.len() {
-                format!(
-                    " and {} more (the coverage table lists them)",
-                    unreached.len() - shown.len()
-                )
+            if more > 0 {
+                format!(" and {more} more")
             } else {
                 String::new()
             }
+        )
+    };
+    let message = if ok {
+        String::new()
+    } else {
+        format!(
+            "{}, below --min-coverage {min}%; answered without a 2xx: {}; never sent (see their skipped results): {}",
+            c.line(),
+            names(true),
+            names(false)
         )
     };
     CheckResult {
@@ -287,6 +295,26 @@ pub fn verdict(c: &Coverage, min: f64) -> CheckResult {
         level: Level::Must,
         verdict: if ok { Verdict::Passed } else { Verdict::Failed },
         message,
+        expected: format!("a 2xx answer on at least {min}% of the selected operations"),
+        got: None,
+        curl: None,
+        missing_input: false,
+        elapsed: None,
+    }
+}
+
+/// The `min_coverage` result of a run that did not finish: skipped, since the share of
+/// operations reached so far says nothing of the whole run.
+pub fn not_judged(min: f64, why: &str) -> CheckResult {
+    CheckResult {
+        case_index: usize::MAX,
+        step: 0,
+        case: "coverage".into(),
+        operation: String::new(),
+        check: Check::MinCoverage.into(),
+        level: Level::Must,
+        verdict: Verdict::Skipped,
+        message: format!("not judged: {why}"),
         expected: format!("a 2xx answer on at least {min}% of the selected operations"),
         got: None,
         curl: None,

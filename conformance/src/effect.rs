@@ -95,9 +95,18 @@ pub fn judge(method: &str, path: &str, words: &str, paths: &PathsIndex) -> Effec
         // A PUT or PATCH of a path whose GET answers a list changes the whole collection.
         "PUT" | "PATCH" if paths.lists(path) => Effect::Destructive,
         "PUT" | "PATCH" => Effect::Update,
-        // A POST named as a question (`count_events_by/{countable}`, `read_flow_history`)
-        // asks about a resource rather than acting on it.
-        "POST" if asks(words) && !has(UPDATE_WORDS, &tokens) => Effect::Query,
+        // A POST named as a question (`read_flows` at `/flows/filter`) asks rather than acts.
+        // On a path that names a resource only when the path itself says so in its last
+        // word (`/events/count-by/{countable}`): `POST /queues/{id}/get_runs` or
+        // `/notifications/{id}/read` change what they name, whatever their name begins with.
+        "POST"
+            if asks(words)
+                && !has(UPDATE_WORDS, &tokens)
+                && !has(DESTRUCTIVE_WORDS, &tokens)
+                && (!has_parameter(path) || path_asks(path)) =>
+        {
+            Effect::Query
+        }
         // A POST that acts on a named resource (`/flow_runs/{id}/set_state`) changes it.
         _ if has_parameter(path) => Effect::Update,
         _ if has(UPDATE_WORDS, &tokens) => Effect::Update,
@@ -131,6 +140,19 @@ fn tokens(text: &str) -> Vec<String> {
         out.push(word);
     }
     out
+}
+
+/// Words that, as a path's last literal segment, make it a question about a collection.
+const QUESTION_SEGMENTS: &[&str] = &[
+    "count", "filter", "search", "query", "find", "list", "paginate", "history", "lookup",
+];
+
+/// Whether the last literal segment of `path` begins with a question word.
+fn path_asks(path: &str) -> bool {
+    path.split('/')
+        .rfind(|s| !s.is_empty() && !s.starts_with('{'))
+        .and_then(|s| tokens(s).into_iter().next())
+        .is_some_and(|w| QUESTION_SEGMENTS.contains(&w.as_str()))
 }
 
 /// Whether the operation's name (its first word) is a question verb.
@@ -284,6 +306,20 @@ mod tests {
                 "/events/count-by/{countable}",
                 "count_account_events Count Account Events"
             ),
+            Effect::Query
+        );
+        // A question-named POST to a resource's action changes that resource.
+        assert_eq!(
+            j("POST", "/work_queues/{id}/get_runs", "read_work_queue_runs"),
+            Effect::Update
+        );
+        assert_eq!(
+            j("POST", "/notifications/{id}/read", "read_notification"),
+            Effect::Update
+        );
+        // A question verb with a destructive word in the name is no query.
+        assert_ne!(
+            j("POST", "/runs/filter", "filter_and_delete_runs"),
             Effect::Query
         );
         // A question verb later in the name does not make an action a question.

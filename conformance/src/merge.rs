@@ -56,6 +56,7 @@ pub fn merge(args: &MergeArgs) -> Result<(String, u8), HarnessError> {
         .map(|p| read(p))
         .collect::<Result<Vec<_>, _>>()?;
     let first = &shards[0];
+    check_shards(&shards)?;
     let mut owner: BTreeMap<&str, &Path> = BTreeMap::new();
     for s in &shards {
         if s.header.spec.digest != first.header.spec.digest || s.header.seed != first.header.seed {
@@ -93,8 +94,22 @@ pub fn merge(args: &MergeArgs) -> Result<(String, u8), HarnessError> {
         .map(|s| s.state)
         .find(|s| *s != RunState::Finished)
         .unwrap_or(RunState::Finished);
-    let results = joined_results(&shards);
     let coverage = joined_coverage(&shards);
+    let mut results = joined_results(&shards);
+    // `--min-coverage` is judged again on the whole run's coverage: each shard judged
+    // only its share.
+    let min = results
+        .iter()
+        .filter(|r| r.check == Check::MinCoverage)
+        .find_map(|r| minimum_of(&r.expected));
+    results.retain(|r| r.check != Check::MinCoverage);
+    if let Some(min) = min {
+        results.push(if state == RunState::Finished {
+            crate::coverage::verdict(&coverage, min)
+        } else {
+            crate::coverage::not_judged(min, state.explain())
+        });
+    }
     let latency: BTreeMap<String, Latency> =
         shards.iter().flat_map(|s| s.latency.clone()).collect();
     let totals = Totals::of(&results, strict);
@@ -146,6 +161,88 @@ pub fn merge(args: &MergeArgs) -> Result<(String, u8), HarnessError> {
     let totals_line = summary.rfind('\n').map_or(0, |i| i + 1);
     summary.insert_str(totals_line, &format!("\ncoverage: {}\n", coverage.line()));
     Ok((summary, exit_code))
+}
+
+/// `I/N` of a shard's selection line (`--shard 2/3 (63 of 188 operations) …`), and that
+/// line without it.
+fn shard_of(selection: &str) -> Option<((usize, usize), String)> {
+    let at = selection.find("--shard ")?;
+    let rest = &selection[at + "--shard ".len()..];
+    let (spec, _) = rest.split_once(' ').unwrap_or((rest, ""));
+    let (i, n) = spec.split_once('/')?;
+    let end = rest
+        .find(')')
+        .map_or(selection.len(), |e| at + "--shard ".len() + e + 1);
+    let others = format!("{}{}", &selection[..at], &selection[end..]);
+    Some((
+        (i.parse().ok()?, n.parse().ok()?),
+        others.trim().to_string(),
+    ))
+}
+
+/// The reports are the shards of one run: each names its shard, together they are
+/// shards 1 to N once each, against one target with one selection.
+fn check_shards(shards: &[Shard]) -> Result<(), HarnessError> {
+    let mut seen = BTreeSet::new();
+    let mut count = None;
+    let mut others = None;
+    for s in shards {
+        let ((i, n), rest) = shard_of(&s.header.selection).ok_or_else(|| {
+            config(format!(
+                "{} is not the report of a shard (its selection is {:?}; run with --shard I/N)",
+                s.path.display(),
+                s.header.selection
+            ))
+        })?;
+        if *count.get_or_insert(n) != n {
+            return Err(config(format!(
+                "{} is shard {i} of {n}, the others are of {}",
+                s.path.display(),
+                count.unwrap_or(n)
+            )));
+        }
+        if !seen.insert(i) {
+            return Err(config(format!(
+                "shard {i}/{n} is given twice ({}): its operations would count twice",
+                s.path.display()
+            )));
+        }
+        // Each embedded run has its own reference server, on its own port.
+        let same_target = if s.header.embedded {
+            shards[0].header.embedded
+        } else {
+            s.header.target == shards[0].header.target
+        };
+        if *others.get_or_insert_with(|| rest.clone()) != rest || !same_target {
+            return Err(config(format!(
+                "{} ran against {} with selection {:?}; {} against {} with {:?}: shards of one run share both",
+                s.path.display(),
+                s.header.target,
+                rest,
+                shards[0].path.display(),
+                shards[0].header.target,
+                others.clone().unwrap_or_default()
+            )));
+        }
+    }
+    let n = count.unwrap_or(0);
+    let missing: Vec<String> = (1..=n)
+        .filter(|i| !seen.contains(i))
+        .map(|i| format!("{i}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(config(format!(
+            "shard(s) {} missing: the merge would not be the whole run",
+            missing.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// The percentage of a `min_coverage` result's expectation (`… at least 60% …`).
+fn minimum_of(expected: &str) -> Option<f64> {
+    let (_, rest) = expected.split_once("at least ")?;
+    rest.split('%').next()?.trim().parse().ok()
 }
 
 fn config(message: String) -> HarnessError {

@@ -75,11 +75,21 @@ fn base(op: &Operation, contracts: &Contracts, pool: &Pool) -> Base {
     // A value from the target's answers only where it is the one path value missing: two
     // values mined apart (a block type's slug, a block document's name) need not name
     // one resource together, and the 404 that gets would be the harness's own.
-    let unfilled = op
+    let in_path = op
         .params
         .iter()
-        .filter(|p| p.location == Location::Path && given(p).is_none())
+        .filter(|p| p.location == Location::Path)
         .count();
+    // Only for a path with one parameter: a mined value beside a given one need not name
+    // a resource that belongs to it either.
+    let unfilled = if in_path == 1 {
+        op.params
+            .iter()
+            .filter(|p| p.location == Location::Path && given(p).is_none())
+            .count()
+    } else {
+        0
+    };
     let mut params = Vec::new();
     for p in &op.params {
         let v = given(p).or_else(|| (unfilled == 1).then(|| pool.value_for(op, p)).flatten());

@@ -39,12 +39,19 @@ impl<'a> Gate<'a> {
         };
         match (&step.request.method, &step.request.path) {
             (None, None) => op.effect,
-            (method, path) => effect::judge(
-                method.as_deref().unwrap_or(&op.method),
-                path.as_deref().unwrap_or(&op.path),
-                &op.words(),
-                &self.paths,
-            ),
+            (method, path) => {
+                let method = method.as_deref().unwrap_or(&op.method);
+                let path = path.as_deref().unwrap_or(&op.path);
+                // The operation's name may say it ends a session whatever the method, but
+                // it asks a question for its own method only: an undeclared `POST` probe of
+                // `read_thing`'s path is judged without that name.
+                match effect::judge(method, path, &op.words(), &self.paths) {
+                    Effect::Query if !method.eq_ignore_ascii_case(&op.method) => {
+                        effect::judge(method, path, "", &self.paths)
+                    }
+                    e => e,
+                }
+            }
         }
     }
 

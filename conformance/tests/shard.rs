@@ -52,13 +52,27 @@ fn verdicts(doc: &Value) -> Vec<(String, String, u64, String)> {
 fn three_shards_merged_are_the_whole_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let (code, out) = conformance(&["--quiet", "--json", "full.json"], d);
+    let (code, out) = conformance(
+        &["--quiet", "--json", "full.json", "--min-coverage", "100"],
+        d,
+    );
     assert_eq!(code, Some(0), "{out}");
     let mut ops_per_shard = Vec::new();
     for i in 1..=3 {
         let shard = format!("{i}/3");
         let file = format!("s{i}.json");
-        let (code, out) = conformance(&["--quiet", "--shard", &shard, "--json", &file], d);
+        let (code, out) = conformance(
+            &[
+                "--quiet",
+                "--shard",
+                &shard,
+                "--json",
+                &file,
+                "--min-coverage",
+                "100",
+            ],
+            d,
+        );
         assert_eq!(code, Some(0), "{out}");
         assert!(
             out.contains(&format!("--shard {i}/3 (2 of 6 operations)")),
@@ -111,6 +125,15 @@ fn three_shards_merged_are_the_whole_run() {
         full["coverage"]["declared_seen"]
     );
     assert_eq!(merged["exit_code"], 0);
+    // `--min-coverage` judged once, on the whole run's coverage.
+    let gates: Vec<&Value> = merged["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["check"] == "min_coverage")
+        .collect();
+    assert_eq!(gates.len(), 1, "{gates:?}");
+    assert_eq!(gates[0]["verdict"], "passed");
     let xml = std::fs::read_to_string(d.join("merged.xml")).unwrap();
     assert!(xml.contains("operations_reached_2xx"), "{xml}");
     assert!(
@@ -124,9 +147,9 @@ fn three_shards_merged_are_the_whole_run() {
 fn reports_that_are_not_shards_of_one_run_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    for (file, seed) in [("a.json", "1"), ("b.json", "2")] {
+    for (file, shard, seed) in [("a.json", "1/2", "1"), ("b.json", "2/2", "2")] {
         let (code, out) = conformance(
-            &["--quiet", "--shard", "1/2", "--seed", seed, "--json", file],
+            &["--quiet", "--shard", shard, "--seed", seed, "--json", file],
             d,
         );
         assert_eq!(code, Some(0), "{out}");
@@ -134,7 +157,11 @@ fn reports_that_are_not_shards_of_one_run_are_refused() {
     // The same shard twice: its operations would count twice.
     let (code, out) = conformance(&["merge", "a.json", "a.json"], d);
     assert_eq!(code, Some(2), "{out}");
-    assert!(out.contains("was run by a.json and by a.json"), "{out}");
+    assert!(out.contains("shard 1/2 is given twice"), "{out}");
+    // A shard missing: not the whole run.
+    let (code, out) = conformance(&["merge", "a.json"], d);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("shard(s) 2/2 missing"), "{out}");
     // Another seed: not the same run.
     let (code, out) = conformance(&["merge", "a.json", "b.json"], d);
     assert_eq!(code, Some(2), "{out}");
