@@ -515,8 +515,9 @@ const RESTORE_GRACE: std::time::Duration = std::time::Duration::from_secs(15);
 /// flight when the signal came may have written without reporting it yet, and sending the
 /// original values to a record that was not changed changes nothing; a create whose
 /// answer had not arrived is not in the ledger and cannot be removed. Bounded by
-/// [`RESTORE_GRACE`]; a second signal skips it, and the `state_restored` results that are
-/// missing then leave the run incomplete.
+/// [`RESTORE_GRACE`]; a second signal skips it. Each create whose removal was not tried
+/// then is reported `NOT REMOVED`, to remove by hand; missing restore results leave the
+/// run incomplete.
 async fn put_back_on_interrupt(
     ctx: &Arc<Context>,
     written: &[String],
@@ -552,12 +553,20 @@ async fn put_back_on_interrupt(
                     "putting back did not finish within {} s: the target may be left changed",
                     RESTORE_GRACE.as_secs()
                 );
-                Vec::new()
+                runner::left_behind(
+                    ctx,
+                    index + written.len() + created,
+                    &format!("the run was stopped and its {} s to remove what it created ran out", RESTORE_GRACE.as_secs()),
+                )
             }
         },
         signal = again => {
             eprintln!("{signal}: putting back skipped; the target may be left changed");
-            Vec::new()
+            runner::left_behind(
+                ctx,
+                index + written.len() + created,
+                "a second signal stopped the run before it removed what it created",
+            )
         }
     }
 }

@@ -19,7 +19,7 @@ use crate::transport::Response;
 use crate::vars::Vars;
 
 /// One resource the run created.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Created {
     /// The create operation.
     pub op: String,
@@ -69,11 +69,19 @@ impl Ledger {
         self.0.lock().map(|v| v.len()).unwrap_or(0)
     }
 
-    fn take(&self) -> Vec<Created> {
-        self.0
-            .lock()
-            .map(|mut v| std::mem::take(&mut *v))
-            .unwrap_or_default()
+    /// The oldest create not yet removed (nor given up on).
+    fn first(&self) -> Option<Created> {
+        self.0.lock().ok()?.first().cloned()
+    }
+
+    /// Drops `c` once its removal was tried: what a signal finds left in the ledger is
+    /// what no removal has been tried for yet.
+    fn forget(&self, c: &Created) {
+        if let Ok(mut all) = self.0.lock()
+            && let Some(i) = all.iter().position(|x| x == c)
+        {
+            all.remove(i);
+        }
     }
 }
 
@@ -116,22 +124,66 @@ pub fn delete_for<'s>(spec: &'s Spec, create: &Operation) -> Option<(&'s Operati
 /// Deletes everything the ledger holds; reports are numbered from `first_index` on.
 pub async fn remove_created(ctx: &Context, first_index: usize) -> Vec<CaseReport> {
     let mut reports = Vec::new();
-    for (i, created) in ctx.created.take().into_iter().enumerate() {
-        let index = first_index + i;
-        let Some(create) = ctx.spec.operation(&created.op) else {
-            continue;
-        };
-        let mut case = Case {
-            id: format!("cleanup/{}/{}", created.op, created.id),
-            operation: created.op.clone(),
-            check: Check::StateRestored.into(),
-            level: Level::Must,
-            steps: Vec::new(),
-            serial: true,
-            skip: None,
-            requires: Vec::new(),
-            cap: None,
-        };
+    let mut index = first_index;
+    while let Some(created) = ctx.created.first() {
+        let report = remove_one(ctx, index, &created).await;
+        ctx.created.forget(&created);
+        reports.extend(report);
+        index += 1;
+    }
+    reports
+}
+
+/// A `NOT REMOVED` result for each create still in the ledger: what a run stopped before
+/// it could remove them leaves on the target, named so it can be removed by hand.
+pub fn left_behind(ctx: &Context, first_index: usize, why: &str) -> Vec<CaseReport> {
+    let mut reports = Vec::new();
+    let mut index = first_index;
+    while let Some(created) = ctx.created.first() {
+        let case = cleanup_case(&created);
+        let mut r = skipped(
+            &case,
+            index,
+            format!(
+                "NOT REMOVED: {why}; remove {} {} by hand",
+                created.op, created.id
+            ),
+        );
+        r.expected = format!("what {} created ({}) removed", created.op, created.id);
+        reports.push(finalise(
+            ctx,
+            CaseReport {
+                index,
+                results: vec![r],
+                exchanges: Vec::new(),
+            },
+        ));
+        ctx.created.forget(&created);
+        index += 1;
+    }
+    reports
+}
+
+/// The case a create's removal is reported under.
+fn cleanup_case(created: &Created) -> Case {
+    Case {
+        id: format!("cleanup/{}/{}", created.op, created.id),
+        operation: created.op.clone(),
+        check: Check::StateRestored.into(),
+        level: Level::Must,
+        steps: Vec::new(),
+        serial: true,
+        skip: None,
+        requires: Vec::new(),
+        cap: None,
+    }
+}
+
+/// Removes one create through the spec's delete of it, or says why it cannot.
+async fn remove_one(ctx: &Context, index: usize, created: &Created) -> Option<CaseReport> {
+    {
+        let create = ctx.spec.operation(&created.op)?;
+        let mut case = cleanup_case(created);
         let Some((delete, param)) = delete_for(&ctx.spec, create) else {
             let mut r = skipped(
                 &case,
@@ -142,7 +194,7 @@ pub async fn remove_created(ctx: &Context, first_index: usize) -> Vec<CaseReport
                 ),
             );
             r.expected = format!("what {} created ({}) removed", created.op, created.id);
-            reports.push(finalise(
+            return Some(finalise(
                 ctx,
                 CaseReport {
                     index,
@@ -150,7 +202,6 @@ pub async fn remove_created(ctx: &Context, first_index: usize) -> Vec<CaseReport
                     exchanges: Vec::new(),
                 },
             ));
-            continue;
         };
         case.steps.push(Step {
             request: RequestTemplate {
@@ -193,9 +244,8 @@ pub async fn remove_created(ctx: &Context, first_index: usize) -> Vec<CaseReport
             }
         }
         report.results.push(r);
-        reports.push(finalise(ctx, report));
+        Some(finalise(ctx, report))
     }
-    reports
 }
 
 /// The lines the terminal shows about created resources: those the run could not remove.

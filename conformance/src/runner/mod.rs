@@ -25,7 +25,7 @@ use crate::schema::Validators;
 use crate::spec::Spec;
 use crate::transport::Transport;
 
-pub use cleanup::{note as cleanup_note, remove_created};
+pub use cleanup::{left_behind, note as cleanup_note, remove_created};
 pub use credentials::preflight as preflight_credentials;
 pub use discovery::{discover, gated as gated_discovery};
 pub use record::{Exchange, recorded_text};
