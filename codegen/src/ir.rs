@@ -398,6 +398,10 @@ pub struct Operation {
     /// Name of the streaming twin (`Some` when a success answer carries a text or binary
     /// body): it returns the `reqwest::Response` once the status is a documented success.
     pub stream: Option<String>,
+    /// Twins asking for another media type the successes may come in (content
+    /// negotiation: JSON or text of one answer, chosen by `Accept`). The main method asks
+    /// only for the media types none of these asks for.
+    pub negotiated: Vec<Negotiated>,
     /// The security requirements, as alternatives: each inner list names (by
     /// [`SecurityScheme::key`]) schemes that are all sent together. An empty inner list is
     /// the anonymous alternative (`{}`); an empty outer list means no credentials at all.
@@ -411,6 +415,18 @@ pub struct Operation {
     pub business: Vec<BusinessField>,
     /// `x-penalty`: how a success answer's body says "wait, then resend with a ticket".
     pub penalty: Option<PenaltyShape>,
+}
+
+/// A method of an operation that asks (by `Accept`) for success answers in media types
+/// other than the ones the main method decodes, and returns their body as text or bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Negotiated {
+    /// Method name (`get_source_text`).
+    pub name: String,
+    /// How its success body is read: [`Payload::Text`] or [`Payload::Bytes`].
+    pub payload: Payload,
+    /// The media types it sends as `Accept`, in spec order.
+    pub media: Vec<String>,
 }
 
 /// Wire names of the fields of a penalty answer (`x-penalty`).

@@ -122,7 +122,9 @@ pub fn emit(api: &Api) -> TokenStream {
     let only = api
         .operations
         .iter()
-        .any(|op| simple_success(op).is_some())
+        .any(|op| {
+            simple_success(op).is_some() || twins(op).iter().any(|t| simple_success(t).is_some())
+        })
         .then(|| {
             quote! {
             /// `execute` for an operation that documents one success and nothing else.
@@ -1020,6 +1022,9 @@ fn op_enums(
         });
     }
     out.extend(answer_fn(op, models, boxed));
+    for twin in twins(op) {
+        out.extend(answer_fn(&twin, models, boxed));
+    }
     out
 }
 
@@ -1295,13 +1300,18 @@ fn failure_fn(op: &Operation) -> TokenStream {
     }
 }
 
-/// The `Accept` header of an operation: every media type its answers may have, in spec
-/// order, or empty when none is documented.
+/// The `Accept` header of an operation: every media type its answers may have but its
+/// negotiation twins' ones, in spec order, or empty when none is documented.
 fn accept(op: &Operation) -> String {
     let mut seen: Vec<&str> = Vec::new();
+    // What a negotiation twin asks for, the main method does not: a server choosing
+    // `text/plain` from the list would answer text where JSON is decoded.
+    let twins: Vec<&String> = op.negotiated.iter().flat_map(|n| &n.media).collect();
     for r in &op.responses {
         for m in &r.media {
-            if !seen.iter().any(|s| s.eq_ignore_ascii_case(m)) {
+            if !seen.iter().any(|s| s.eq_ignore_ascii_case(m))
+                && !twins.iter().any(|t| t.eq_ignore_ascii_case(m))
+            {
                 seen.push(m);
             }
         }
@@ -1758,7 +1768,72 @@ fn methods(
             uses,
         ));
     }
+    for twin in twins(op) {
+        out.extend(method(
+            &twin,
+            api,
+            &twin.name,
+            twin.body.as_ref(),
+            Flavour::Decoded,
+            models,
+            validating,
+            uses,
+        ));
+    }
     out
+}
+
+/// The content-negotiation twins of an operation ([`Operation::negotiated`]), each as an
+/// operation of its own that the method emitter prints like any other: the same name for
+/// its types (so it shares the error enum), one success, any `2xx`, read as text or
+/// bytes, and the twin's media types as its only answers' media types (its `Accept`). The
+/// error answers keep their bodies and decoding; their media types are left out of the
+/// `Accept`, which would otherwise let a server pick JSON for the success too.
+pub(super) fn twins(op: &Operation) -> Vec<Operation> {
+    op.negotiated
+        .iter()
+        .map(|n| {
+            let media = n
+                .media
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let read = if n.payload == Payload::Text {
+                "as text (a body that is not UTF-8 is `Error::Decode`)"
+            } else {
+                "as the bytes received"
+            };
+            let mut responses: Vec<ResponseDef> = failures(op)
+                .into_iter()
+                .map(|r| ResponseDef {
+                    media: Vec::new(),
+                    ..r.clone()
+                })
+                .collect();
+            responses.push(ResponseDef {
+                status: StatusMatch::Code(200),
+                variant: "Ok".to_owned(),
+                doc: format!("A success in {media}."),
+                payload: n.payload.clone(),
+                media: n.media.clone(),
+            });
+            Operation {
+                name: n.name.clone(),
+                doc: format!(
+                    "{}\n\nThe {media} form of [`Client::{}`]: asks for {media} (`Accept`) \
+                     and returns the body of a success (any `2xx`) {read}.",
+                    op.doc, op.name
+                ),
+                other_bodies: Vec::new(),
+                stream: None,
+                negotiated: Vec::new(),
+                responses,
+                business: Vec::new(),
+                ..op.clone()
+            }
+        })
+        .collect()
 }
 
 /// The argument type of a body.
@@ -1871,6 +1946,26 @@ fn method(
                     .join(", ")
             ));
         }
+    }
+    if !op.negotiated.is_empty() && flavour == Flavour::Decoded {
+        let twins: Vec<String> = op
+            .negotiated
+            .iter()
+            .map(|n| {
+                let media: Vec<String> = n.media.iter().map(|m| format!("`{m}`")).collect();
+                format!("{} from [`Client::{}`]", media.join(", "), n.name)
+            })
+            .collect();
+        let own = accept(op);
+        let own = if own.is_empty() {
+            "no `Accept`".to_owned()
+        } else {
+            format!("`Accept: {own}`")
+        };
+        doc.push_str(&format!(
+            "\n\nThis method sends {own} and decodes that answer; the spec also offers {}.",
+            twins.join(", ")
+        ));
     }
     if flavour == Flavour::Stream {
         doc.push_str(&format!(
