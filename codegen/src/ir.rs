@@ -109,6 +109,9 @@ pub enum Ty {
     Map(Box<Ty>),
     /// `Option<T>` where `null` is one of a list's items (`Vec<Option<T>>`).
     Option(Box<Ty>),
+    /// `(A, B, …)`: a list of fixed length whose items have a type each (`prefixItems`).
+    /// serde reads and writes a tuple as a JSON array of exactly that length.
+    Tuple(Vec<Ty>),
     /// `()`: a schema that allows only `null`.
     Unit,
 }

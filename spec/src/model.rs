@@ -394,6 +394,10 @@ pub struct Schema {
     pub required: Vec<String>,
     /// Array items.
     pub items: Option<Box<Schema>>,
+    /// `prefixItems` (3.1): the schemas of the leading items of a list, in order (a tuple
+    /// when `minItems` and `maxItems` fix the length to theirs).
+    #[serde(default)]
+    pub prefix_items: Vec<Schema>,
     /// Map values.
     pub additional_properties: Option<AdditionalProperties>,
     /// Allowed values.

@@ -623,6 +623,7 @@ fn decoded_types(api: &Api) -> BTreeSet<String> {
         match ty {
             Ty::Named(n) => out.push(n.clone()),
             Ty::Vec(t) | Ty::Map(t) | Ty::Option(t) => named(t, out),
+            Ty::Tuple(items) => items.iter().for_each(|t| named(t, out)),
             _ => {}
         }
     }

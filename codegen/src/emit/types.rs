@@ -37,6 +37,11 @@ pub fn owned(ty: &Ty, models: &TokenStream) -> TokenStream {
             let inner = owned(inner, models);
             quote!(Option<#inner>)
         }
+        Ty::Tuple(items) => {
+            let items = items.iter().map(|t| owned(t, models));
+            // The trailing comma keeps a one-item tuple a tuple.
+            quote!((#(#items,)*))
+        }
         Ty::Unit => quote!(()),
     }
 }

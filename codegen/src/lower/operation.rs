@@ -245,9 +245,24 @@ impl Lowerer<'_> {
                     ),
                 ));
             }
+            if matches!(ty, Ty::Tuple(_)) {
+                return Err(Problem::skip(
+                    push_pointer(p_ptr, "schema"),
+                    format!(
+                        "parameter `{wire}` is a tuple (`prefixItems`), which has no text form \
+                         in the {} this client knows",
+                        location_word(location)
+                    ),
+                ));
+            }
             if let Ty::Vec(item) = &ty {
                 let scalar = match item.as_ref() {
-                    Ty::Vec(_) | Ty::Map(_) | Ty::Json | Ty::Option(_) | Ty::Unit => false,
+                    Ty::Vec(_)
+                    | Ty::Map(_)
+                    | Ty::Json
+                    | Ty::Option(_)
+                    | Ty::Unit
+                    | Ty::Tuple(_) => false,
                     Ty::Named(n) => !self.is_object(n),
                     _ => true,
                 };
