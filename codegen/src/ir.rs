@@ -250,6 +250,14 @@ impl Field {
     pub fn optional(&self) -> bool {
         (!self.required || self.nullable) && !self.flatten && self.default.is_none()
     }
+
+    /// Whether the field tells an absent value from an explicit `null`: optional and
+    /// nullable, an `Option<Option<T>>` (`None` absent, `Some(None)` `null`), so a
+    /// caller can send `null` to clear a value where leaving the field out changes
+    /// nothing.
+    pub fn explicit_null(&self) -> bool {
+        !self.required && self.nullable && self.optional()
+    }
 }
 
 /// A `default` as the generated code spells it.
@@ -455,6 +463,8 @@ pub struct BusinessField {
     pub wire: String,
     /// Whether the Rust field is an `Option`.
     pub optional: bool,
+    /// Whether it is an `Option<Option<_>>` ([`Field::explicit_null`]).
+    pub explicit_null: bool,
 }
 
 /// A piece of a path template.

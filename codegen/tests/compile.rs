@@ -163,14 +163,19 @@ fn corpus_and_focused_specs_compile_without_warnings() {
 /// built, where the test above compiles GitHub's.
 #[test]
 fn fastapi_fixture_compiles_and_passes_its_wire_test() {
-    let specs: Vec<_> = ["fastapi_mini.yaml", "negotiation.yaml", "tuples.yaml"]
-        .iter()
-        .map(|file| {
-            let path = manifest().join("tests/specs").join(file);
-            let shown = path.display().to_string();
-            (crate_name(&path), path, shown, None)
-        })
-        .collect();
+    let specs: Vec<_> = [
+        "fastapi_mini.yaml",
+        "negotiation.yaml",
+        "tuples.yaml",
+        "explicit_null.yaml",
+    ]
+    .iter()
+    .map(|file| {
+        let path = manifest().join("tests/specs").join(file);
+        let shown = path.display().to_string();
+        (crate_name(&path), path, shown, None)
+    })
+    .collect();
     check_crates(&specs, |_| {});
 }
 

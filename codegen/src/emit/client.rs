@@ -1209,7 +1209,9 @@ fn answer_fn(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStream
             let fields = op.business.iter().map(|f| {
                 let name = ident(&f.name);
                 let wire = &f.wire;
-                if f.optional {
+                if f.explicit_null {
+                    quote!((#wire, body.#name.as_ref().and_then(Option::as_deref)))
+                } else if f.optional {
                     quote!((#wire, body.#name.as_deref()))
                 } else {
                     quote!((#wire, Some(body.#name.as_str())))

@@ -28,9 +28,17 @@ fn tagged_unions_decode_by_their_tag() {
     );
     assert_eq!(round_trip::<Shape>(json!({"type": "empty"})), Shape::Empty);
     let maybe: Thing = serde_json::from_value(thing(json!({"kind": "number", "n": 4}))).unwrap();
-    assert_eq!(maybe.maybe, Some(ThingMaybe::Number(ThingMaybeNumber { n: 4 })));
+    assert_eq!(
+        maybe.maybe,
+        Some(Some(ThingMaybe::Number(ThingMaybeNumber { n: 4 })))
+    );
     let absent: Thing = serde_json::from_value(thing(Value::Null)).unwrap();
     assert_eq!(absent.maybe, None);
+    // Optional and nullable: an explicit `null` is a state of its own.
+    let mut null = thing(Value::Null);
+    null["maybe"] = Value::Null;
+    let null: Thing = serde_json::from_value(null).unwrap();
+    assert_eq!(null.maybe, Some(None));
 }
 
 #[test]
