@@ -19,6 +19,9 @@ pub struct Api {
     /// The operations the client leaves out (each also a warning saying why), as
     /// `operationId (METHOD /path)`, in spec order: what the summary line names.
     pub left_out: Vec<String>,
+    /// The path of the spec's first server when its URL is relative (`/api`), without a
+    /// trailing slash: joined to the base URL the user gives.
+    pub server_path: Option<String>,
 }
 
 /// A security scheme whose credential the client holds and sends.

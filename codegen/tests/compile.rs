@@ -168,6 +168,7 @@ fn fastapi_fixture_compiles_and_passes_its_wire_test() {
         "negotiation.yaml",
         "tuples.yaml",
         "explicit_null.yaml",
+        "relative_server.yaml",
     ]
     .iter()
     .map(|file| {

@@ -229,3 +229,58 @@ fn negotiation_twins_and_their_accept() {
         "{warnings:#?}"
     );
 }
+
+/// Which `servers` URLs give the client a path to join to the base URL: relative ones,
+/// their variables at their defaults; absolute ones leave the base URL whole; one that
+/// cannot be joined is a warning, not a guess.
+#[test]
+fn relative_server_urls_become_the_server_path() {
+    let spec = |servers: &str| {
+        format!(
+            "openapi: 3.1.0\ninfo: {{title: t, version: \"1\"}}\nservers: {servers}\npaths: {{}}\n"
+        )
+    };
+    for (servers, path) in [
+        ("[{url: /api}]", Some("/api")),
+        ("[{url: /api/}]", Some("/api")),
+        ("[{url: ./api}]", Some("/api")),
+        ("[{url: v1}]", Some("/v1")),
+        (
+            "[{url: '/api/{version}', variables: {version: {default: v2}}}]",
+            Some("/api/v2"),
+        ),
+        // The first server is the one used.
+        ("[{url: /api}, {url: /other}]", Some("/api")),
+        ("[{url: 'https://api.example.com/v1'}]", None),
+        ("[{url: /}]", None),
+        ("[]", None),
+    ] {
+        let generated = codegen::generate_str("t.yaml", &spec(servers), "t.yaml").unwrap();
+        let client = file(&generated, "client.rs");
+        let constant = client
+            .split("pub const SERVER_PATH: &'static str = \"")
+            .nth(1)
+            .map(|rest| &rest[..rest.find('"').unwrap()]);
+        assert_eq!(constant, path, "{servers}");
+        assert_eq!(warnings(&generated), Vec::<String>::new(), "{servers}");
+    }
+    for (servers, warning) in [
+        (
+            "[{url: '/api/{version}'}]",
+            "server variable `version` has no `default`",
+        ),
+        ("[{url: '../api'}]", "a `.` or `..` segment"),
+        ("[{url: '/api?x=1'}]", "a query or fragment"),
+    ] {
+        let generated = codegen::generate_str("t.yaml", &spec(servers), "t.yaml").unwrap();
+        assert!(
+            !file(&generated, "client.rs").contains("SERVER_PATH"),
+            "{servers}"
+        );
+        let warnings = warnings(&generated);
+        assert!(
+            warnings.len() == 1 && warnings[0].contains(warning),
+            "{servers}: {warnings:#?}"
+        );
+    }
+}

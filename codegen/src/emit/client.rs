@@ -273,6 +273,7 @@ pub fn emit(api: &Api) -> TokenStream {
     let credentials_clone = auth::field_clone(api);
     let credentials_debug = auth::field_debug(api);
     let credential_methods = auth::client_methods(api);
+    let (server_doc, server_join, server_const, base_url_doc) = server_items(api);
     let credential_items = auth::items(api);
     let form_items = multipart::items(api, &models);
     quote! {
@@ -444,11 +445,13 @@ pub fn emit(api: &Api) -> TokenStream {
             /// timeout, proxies, TLS settings and `User-Agent` apply. The total timeout of
             /// each call is still [`Client::DEFAULT_TIMEOUT`] unless
             /// [`Client::set_timeout`] says otherwise.
+            #server_doc
             pub fn with_client(base_url: impl Into<String>, http: reqwest::Client) -> Self {
                 let mut base_url = base_url.into();
                 while base_url.ends_with('/') {
                     base_url.pop();
                 }
+                #server_join
                 Self {
                     base_url,
                     http,
@@ -473,6 +476,8 @@ pub fn emit(api: &Api) -> TokenStream {
 
             /// The default cap on the size of an answer's body read into memory: 64 MiB.
             pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+
+            #server_const
 
             /// Sets the largest answer body (in bytes) a method reads into memory; a
             /// longer one fails with `Error::BodyTooLarge` without being read further.
@@ -553,7 +558,7 @@ pub fn emit(api: &Api) -> TokenStream {
 
             #detached
 
-            /// The base URL, without a trailing slash.
+            #base_url_doc
             pub fn base_url(&self) -> &str {
                 &self.base_url
             }
@@ -609,6 +614,48 @@ pub fn emit(api: &Api) -> TokenStream {
 
         #helpers
     }
+}
+
+/// What the client does with a relative server URL of the spec (`/api`): the
+/// `SERVER_PATH` constant, its joining to the base URL in `with_client` (where every
+/// constructor ends), and the docs that say so. The path is appended unless the base URL
+/// already ends with it, so that both `http://host` and `http://host/api` (how a user
+/// who read the spec's URL would write it) reach `http://host/api/…`; a proxy's prefix
+/// (`http://gateway/prefect`) is kept before it.
+fn server_items(api: &Api) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
+    let Some(path) = &api.server_path else {
+        return (
+            TokenStream::new(),
+            TokenStream::new(),
+            TokenStream::new(),
+            docs::outer("The base URL, without a trailing slash."),
+        );
+    };
+    let doc = docs::outer(&format!(
+        "The spec serves the API under `{path}` (a relative `servers` URL): it is joined \
+         to `base_url` unless that already ends with it, so `http://host:4200` and \
+         `http://host:4200{path}` both send to `http://host:4200{path}/…`."
+    ));
+    // After the constructor's own paragraph.
+    let doc = quote!(#[doc = ""] #doc);
+    let join = quote! {
+        if !base_url.ends_with(Self::SERVER_PATH) {
+            base_url.push_str(Self::SERVER_PATH);
+        }
+    };
+    let constant_doc = docs::outer(&format!(
+        "The path the spec's relative `servers` URL gives (`{path}`), joined to the base \
+         URL a client is made with (see [`Client::with_client`])."
+    ));
+    let constant = quote! {
+        #constant_doc
+        pub const SERVER_PATH: &'static str = #path;
+    };
+    let base_doc = docs::outer(&format!(
+        "The base URL, without a trailing slash, with [`Client::SERVER_PATH`] (`{path}`) \
+         joined."
+    ));
+    (doc, join, constant, base_doc)
 }
 
 /// The models a success enum holds behind a `Box`: structs and unions (through aliases).
