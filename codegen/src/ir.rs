@@ -102,6 +102,13 @@ pub enum Ty {
     F64,
     /// `String`.
     String,
+    /// `chrono::DateTime<chrono::FixedOffset>`: `format: date-time` (RFC 3339, the
+    /// offset kept as sent).
+    DateTime,
+    /// `chrono::NaiveDate`: `format: date`.
+    Date,
+    /// `uuid::Uuid`: `format: uuid`.
+    Uuid,
     /// Any JSON (`serde_json::Value`): free-form objects, `oneOf` of several shapes.
     Json,
     /// A generated model, by its Rust name.

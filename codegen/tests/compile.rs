@@ -169,6 +169,7 @@ fn fastapi_fixture_compiles_and_passes_its_wire_test() {
         "tuples.yaml",
         "explicit_null.yaml",
         "relative_server.yaml",
+        "string_formats.yaml",
     ]
     .iter()
     .map(|file| {

@@ -45,6 +45,7 @@ fn dangling_schema_references_can_be_read_as_any_value() {
     }
     let options = codegen::Options {
         dangling_refs_as_any: true,
+        ..codegen::Options::default()
     };
     let generated = codegen::generate_str_with(name, &text, name, &options).unwrap();
     let warnings: Vec<String> = generated.warnings.iter().map(ToString::to_string).collect();

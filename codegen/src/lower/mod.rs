@@ -31,15 +31,27 @@ use spec_model::model::{OpenApi, Text};
 /// that make a correct client impossible are the error: every `$ref` that points at
 /// nothing (all of them, found first), else the first other problem met.
 pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Vec<Located>> {
+    lower_with(spec, &crate::Options::default())
+}
+
+/// [`lower`] with the choices of [`crate::Options`] that bear on the IR
+/// ([`crate::Options::string_formats`]).
+pub fn lower_with(
+    spec: &OpenApi,
+    options: &crate::Options,
+) -> Result<(Api, Vec<Located>), Vec<Located>> {
     let dangling = refs::dangling(spec);
     if !dangling.is_empty() {
         return Err(dangling);
     }
-    lower_resolved(spec).map_err(|problem| vec![problem])
+    lower_resolved(spec, options).map_err(|problem| vec![problem])
 }
 
 /// [`lower`] once every reference is known to lead somewhere.
-fn lower_resolved(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
+fn lower_resolved(
+    spec: &OpenApi,
+    options: &crate::Options,
+) -> Result<(Api, Vec<Located>), Located> {
     let unit = match spec.length_unit.as_deref() {
         None => LengthUnit::Scalar,
         Some(u) => parse_unit(u)
@@ -54,6 +66,7 @@ fn lower_resolved(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
         warnings: Vec::new(),
         absorbed: std::collections::BTreeSet::new(),
         left_out: Vec::new(),
+        string_formats: options.string_formats,
     };
     // Names the generated modules use themselves: a schema of that name gets a suffix
     // rather than shadowing them.
@@ -186,6 +199,8 @@ struct Lowerer<'a> {
     absorbed: std::collections::BTreeSet<String>,
     /// Operations left out of the client, for the summary (see [`Api::left_out`]).
     left_out: Vec<String>,
+    /// `date-time`, `date` and `uuid` strings stay `String` ([`crate::Options`]).
+    string_formats: bool,
 }
 
 impl Lowerer<'_> {

@@ -214,6 +214,9 @@ impl Lowerer<'_> {
             }
             let hint = format!("{type_prefix}{}", pascal(&wire));
             let (ty, _nullable) = self.ty(&schema, &push_pointer(p_ptr, "schema"), &hint)?;
+            let typed = ty.clone();
+            let ty = self.date_times_as_strings(ty);
+            let date_time_text = ty != typed;
             // An object (a struct or a map) has OpenAPI's `form` and `deepObject`
             // encodings in the query and RFC 6570's in a path or header; a cookie, and any
             // JSON, has none.
@@ -282,6 +285,11 @@ impl Lowerer<'_> {
                 .unwrap_or_default();
             if doc.is_empty() {
                 doc = format!("The `{wire}` parameter.");
+            }
+            if date_time_text {
+                doc.push_str(
+                    " A date-time as text (RFC 3339, `format: date-time`), sent as given.",
+                );
             }
             match list {
                 ListEncoding::ObjectForm { explode: true } => doc.push_str(
@@ -651,6 +659,36 @@ impl Lowerer<'_> {
             );
         }
         twins
+    }
+
+    /// A parameter's type with its date-times as `String`s: a path segment, header,
+    /// cookie or joined list is written with `Display`, and chrono's is not RFC 3339
+    /// (`2024-01-01 00:00:00 +00:00`); which RFC 3339 spelling a server reads in a URL
+    /// (`Z` or `+00:00`, fractions of a second) is the caller's to give. Dates and UUIDs
+    /// print as their formats say and stay typed.
+    fn date_times_as_strings(&self, ty: Ty) -> Ty {
+        match ty {
+            Ty::DateTime => Ty::String,
+            Ty::Vec(inner) => Ty::Vec(Box::new(self.date_times_as_strings(*inner))),
+            Ty::Named(name) if self.alias_of(&name) == Some(&Ty::DateTime) => Ty::String,
+            other => other,
+        }
+    }
+
+    /// What a chain of aliases named `name` ends in, when `name` is an alias.
+    fn alias_of(&self, name: &str) -> Option<&Ty> {
+        let mut current = name;
+        for _ in 0..=self.types.len() {
+            let aliased = self.types.iter().find_map(|t| match t {
+                crate::ir::TypeDef::Alias(a) if a.name == current => Some(&a.ty),
+                _ => None,
+            })?;
+            match aliased {
+                Ty::Named(next) => current = next,
+                other => return Some(other),
+            }
+        }
+        None
     }
 
     /// Whether the component schema `name` became a struct.

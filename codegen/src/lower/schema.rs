@@ -363,7 +363,13 @@ impl<'a> Lowerer<'a> {
                 if let Some(warning) = formats::unknown_string_format(s.format.as_deref()) {
                     self.warn(push_pointer(ptr, "format"), warning);
                 }
-                Ty::String
+                match s.format.as_deref() {
+                    _ if self.string_formats => Ty::String,
+                    Some("date-time") => Ty::DateTime,
+                    Some("date") => Ty::Date,
+                    Some("uuid") => Ty::Uuid,
+                    _ => Ty::String,
+                }
             }
             "boolean" => Ty::Bool,
             "integer" => match s.format.as_deref() {

@@ -148,11 +148,9 @@ fn unions_tagged_by_an_optional_const_decode_by_the_tag_and_round_trip() {
     });
     let automation: Automation = serde_json::from_value(value.clone()).unwrap();
     assert_eq!(serde_json::to_value(&automation).unwrap(), value);
-    // `prefixItems` of two: a tuple.
-    assert_eq!(
-        automation.nodes,
-        vec![("3fa85f64-5717-4562-b3fc-2c963f66afa6".to_owned(), 1)]
-    );
+    // `prefixItems` of two: a tuple, its `format: uuid` item a `uuid::Uuid`.
+    let node: uuid::Uuid = "3fa85f64-5717-4562-b3fc-2c963f66afa6".parse().unwrap();
+    assert_eq!(automation.nodes, vec![(node, 1)]);
     assert_eq!(automation.actions[0], AutomationActionsItem::DoNothing);
     match &automation.actions[1] {
         AutomationActionsItem::PauseDeployment(pause) => assert_eq!(
