@@ -1108,8 +1108,7 @@ fn kind_suffix(kind: BodyKind) -> &'static str {
     }
 }
 
-/// What a media type is for content negotiation: `None` for a wildcard, which names no
-/// choice a caller could make.
+/// What a media type is for content negotiation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum MediaKind {
     Json,
@@ -1117,6 +1116,8 @@ enum MediaKind {
     Bytes,
 }
 
+/// The kind of a media type, or `None` for a wildcard (`*/*`, `text/*`) or a malformed
+/// one, which names no choice a caller could make.
 fn media_kind(media: &str) -> Option<MediaKind> {
     let essence = essence(media);
     if essence.contains('*') || !essence.contains('/') {
