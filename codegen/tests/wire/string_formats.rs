@@ -5,7 +5,7 @@
 use std::io::{Read, Write};
 
 use gen_string_formats::Client;
-use gen_string_formats::models::Run;
+use gen_string_formats::models::{Run, RunRef};
 
 const ID: &str = "3fa85f64-5717-4562-b3fc-2c963f66afa6";
 
@@ -82,4 +82,15 @@ fn parameters_are_written_as_their_formats_say() {
         server.join().unwrap(),
         format!("GET /runs/{ID}?since=2026-11-26T00%3A00%3A00Z&day=2026-11-26 HTTP/1.1")
     );
+}
+
+/// A union of a plain string and a UUID: a UUID is the `Id` branch though `Name` is
+/// listed first, any other text the `Name`; both encode back as they came.
+#[test]
+fn a_uuid_branch_is_tried_before_a_plain_string() {
+    let id: RunRef = serde_json::from_value(serde_json::json!(ID)).unwrap();
+    assert_eq!(id, RunRef::Id(ID.parse().unwrap()));
+    assert_eq!(serde_json::to_value(&id).unwrap(), serde_json::json!(ID));
+    let name: RunRef = serde_json::from_value(serde_json::json!("nightly")).unwrap();
+    assert_eq!(name, RunRef::Name("nightly".to_owned()));
 }
