@@ -19,6 +19,9 @@ pub struct Api {
     /// The operations the client leaves out (each also a warning saying why), as
     /// `operationId (METHOD /path)`, in spec order: what the summary line names.
     pub left_out: Vec<String>,
+    /// The path of the spec's first server when its URL is relative (`/api`), without a
+    /// trailing slash: joined to the base URL the user gives.
+    pub server_path: Option<String>,
 }
 
 /// A security scheme whose credential the client holds and sends.
@@ -99,6 +102,13 @@ pub enum Ty {
     F64,
     /// `String`.
     String,
+    /// `chrono::DateTime<chrono::FixedOffset>`: `format: date-time` (RFC 3339, the
+    /// offset kept as sent).
+    DateTime,
+    /// `chrono::NaiveDate`: `format: date`.
+    Date,
+    /// `uuid::Uuid`: `format: uuid`.
+    Uuid,
     /// Any JSON (`serde_json::Value`): free-form objects, `oneOf` of several shapes.
     Json,
     /// A generated model, by its Rust name.
@@ -109,6 +119,9 @@ pub enum Ty {
     Map(Box<Ty>),
     /// `Option<T>` where `null` is one of a list's items (`Vec<Option<T>>`).
     Option(Box<Ty>),
+    /// `(A, B, …)`: a list of fixed length whose items have a type each (`prefixItems`).
+    /// serde reads and writes a tuple as a JSON array of exactly that length.
+    Tuple(Vec<Ty>),
     /// `()`: a schema that allows only `null`.
     Unit,
 }
@@ -246,6 +259,14 @@ impl Field {
     /// Whether the Rust field is an `Option`.
     pub fn optional(&self) -> bool {
         (!self.required || self.nullable) && !self.flatten && self.default.is_none()
+    }
+
+    /// Whether the field tells an absent value from an explicit `null`: optional and
+    /// nullable, an `Option<Option<T>>` (`None` absent, `Some(None)` `null`), so a
+    /// caller can send `null` to clear a value where leaving the field out changes
+    /// nothing.
+    pub fn explicit_null(&self) -> bool {
+        !self.required && self.nullable && self.optional()
     }
 }
 
@@ -398,6 +419,10 @@ pub struct Operation {
     /// Name of the streaming twin (`Some` when a success answer carries a text or binary
     /// body): it returns the `reqwest::Response` once the status is a documented success.
     pub stream: Option<String>,
+    /// Twins asking for another media type the successes may come in (content
+    /// negotiation: JSON or text of one answer, chosen by `Accept`). The main method asks
+    /// only for the media types none of these asks for.
+    pub negotiated: Vec<Negotiated>,
     /// The security requirements, as alternatives: each inner list names (by
     /// [`SecurityScheme::key`]) schemes that are all sent together. An empty inner list is
     /// the anonymous alternative (`{}`); an empty outer list means no credentials at all.
@@ -411,6 +436,18 @@ pub struct Operation {
     pub business: Vec<BusinessField>,
     /// `x-penalty`: how a success answer's body says "wait, then resend with a ticket".
     pub penalty: Option<PenaltyShape>,
+}
+
+/// A method of an operation that asks (by `Accept`) for success answers in media types
+/// other than the ones the main method decodes, and returns their body as text or bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Negotiated {
+    /// Method name (`get_source_text`).
+    pub name: String,
+    /// How its success body is read: [`Payload::Text`] or [`Payload::Bytes`].
+    pub payload: Payload,
+    /// The media types it sends as `Accept`, in spec order.
+    pub media: Vec<String>,
 }
 
 /// Wire names of the fields of a penalty answer (`x-penalty`).
@@ -436,6 +473,8 @@ pub struct BusinessField {
     pub wire: String,
     /// Whether the Rust field is an `Option`.
     pub optional: bool,
+    /// Whether it is an `Option<Option<_>>` ([`Field::explicit_null`]).
+    pub explicit_null: bool,
 }
 
 /// A piece of a path template.

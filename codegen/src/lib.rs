@@ -82,6 +82,12 @@ pub struct Options {
     /// (`serde_json::Value`), with a warning each, instead of refusing the spec: to go on
     /// with a spec whose author has not fixed its references yet (`--dangling-refs-as-any`).
     pub dangling_refs_as_any: bool,
+    /// Keep `format: date-time`, `date` and `uuid` strings as `String` instead of
+    /// `chrono::DateTime<chrono::FixedOffset>`, `chrono::NaiveDate` and `uuid::Uuid`
+    /// (`--string-formats`): for a server that sends values those types refuse (a
+    /// date-time without its offset), or a crate that must not depend on `chrono` and
+    /// `uuid`.
+    pub string_formats: bool,
 }
 
 /// Generates the crate's source files from spec text. `source_name` names the file in
@@ -107,7 +113,7 @@ pub fn generate_str_with(
     } else {
         Default::default()
     };
-    let (api, mut warnings) = lower::lower(&spec).map_err(|mut problems| {
+    let (api, mut warnings) = lower::lower_with(&spec, options).map_err(|mut problems| {
         if problems.len() == 1 {
             Error::Spec(source.error(problems.remove(0)))
         } else {

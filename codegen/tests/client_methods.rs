@@ -66,6 +66,7 @@ fn client_methods_are_reserved() {
             own.insert(op.name.clone());
             own.extend(op.other_bodies.iter().map(|(n, _)| n.clone()));
             own.extend(op.stream.clone());
+            own.extend(op.negotiated.iter().map(|n| n.name.clone()));
         }
         for scheme in &api.schemes {
             own.extend(codegen::names::credential_accessors(&scheme.stem));

@@ -45,6 +45,7 @@ fn dangling_schema_references_can_be_read_as_any_value() {
     }
     let options = codegen::Options {
         dangling_refs_as_any: true,
+        ..codegen::Options::default()
     };
     let generated = codegen::generate_str_with(name, &text, name, &options).unwrap();
     let warnings: Vec<String> = generated.warnings.iter().map(ToString::to_string).collect();
@@ -64,5 +65,39 @@ fn dangling_schema_references_can_be_read_as_any_value() {
     assert!(
         models.contains("pub owner: Option<serde_json::Value>,"),
         "{models}"
+    );
+}
+
+/// A reference inside `prefixItems` (a tuple's item) is checked with every other, in
+/// the same run.
+#[test]
+fn a_dangling_reference_in_prefix_items_is_reported() {
+    let spec = r##"
+openapi: 3.1.0
+info: {title: t, version: "1"}
+paths: {}
+components:
+  schemas:
+    Pair:
+      type: object
+      properties:
+        a: {$ref: "#/components/schemas/Gone"}
+        b:
+          type: array
+          prefixItems: [{type: string}, {$ref: "#/components/schemas/Missing"}]
+          minItems: 2
+          maxItems: 2
+"##;
+    let err = codegen::generate_str("t.yaml", spec, "t.yaml").unwrap_err();
+    let codegen::Error::Specs(problems) = &err else {
+        panic!("expected both dangling $refs, got: {err}");
+    };
+    let pointers: Vec<&str> = problems.iter().map(|p| p.pointer.as_str()).collect();
+    assert_eq!(
+        pointers,
+        [
+            "/components/schemas/Pair/properties/a/$ref",
+            "/components/schemas/Pair/properties/b/prefixItems/1/$ref"
+        ]
     );
 }

@@ -17,7 +17,8 @@
 /// [`Client::DEFAULT_TIMEOUT`] in all (sending, waiting, reading the body); a call
 /// that runs out is `Error::Transport` with [`crate::Error::is_timeout`]. Every
 /// request says `User-Agent: <crate>/<version>` and `Accept` lists the media types
-/// the operation's answers may have.
+/// the operation's answers may have (where a success comes in several kinds, JSON
+/// and text say, each method asks only for the kind it reads).
 ///
 /// An answer's body is read into memory up to a cap,
 /// [`Client::DEFAULT_MAX_RESPONSE_BYTES`] unless [`Client::set_max_response_bytes`]

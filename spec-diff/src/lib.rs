@@ -184,6 +184,9 @@ fn generate(source: &Source, spec: &spec_model::model::OpenApi) -> Result<Crate,
         if let Some(stream) = &op.stream {
             owners.insert(stream.clone(), label.clone());
         }
+        for twin in &op.negotiated {
+            owners.insert(twin.name.clone(), label.clone());
+        }
         owners.insert(format!("type:{}", op.type_prefix), label);
     }
     let schemas = spec

@@ -55,6 +55,9 @@ pub struct OpenApi {
     /// Title, version and description.
     #[serde(default)]
     pub info: Info,
+    /// Where the API is served, the first preferred.
+    #[serde(default)]
+    pub servers: Vec<Server>,
     /// Operations by path.
     #[serde(default)]
     pub paths: IndexMap<String, PathItem>,
@@ -89,6 +92,26 @@ pub struct OpenApi {
     /// `x-mistyped-input`: the levels of rejecting coercible and unreadable mistyped inputs.
     #[serde(rename = "x-mistyped-input")]
     pub mistyped_input: Option<MistypedInput>,
+}
+
+/// A `servers` entry.
+#[derive(Debug, Default, Deserialize)]
+pub struct Server {
+    /// The URL: absolute, or relative to where the document is served (`/api`); may
+    /// hold `{variables}`.
+    pub url: Option<Text>,
+    /// What the server is.
+    pub description: Option<Text>,
+    /// The values of the URL's `{variables}`.
+    #[serde(default)]
+    pub variables: IndexMap<String, ServerVariable>,
+}
+
+/// A variable of a server URL.
+#[derive(Debug, Default, Deserialize)]
+pub struct ServerVariable {
+    /// The value used when none is chosen.
+    pub default: Option<Text>,
 }
 
 /// The `info` object.
@@ -394,6 +417,10 @@ pub struct Schema {
     pub required: Vec<String>,
     /// Array items.
     pub items: Option<Box<Schema>>,
+    /// `prefixItems` (3.1): the schemas of the leading items of a list, in order (a tuple
+    /// when `minItems` and `maxItems` fix the length to theirs).
+    #[serde(default)]
+    pub prefix_items: Vec<Schema>,
     /// Map values.
     pub additional_properties: Option<AdditionalProperties>,
     /// Allowed values.

@@ -32,6 +32,10 @@ pub struct Args {
     /// (`serde_json::Value`), with a warning each, instead of refusing the spec.
     #[arg(long)]
     dangling_refs_as_any: bool,
+    /// Keep `format: date-time`, `date` and `uuid` strings as `String` instead of
+    /// `chrono` and `uuid` types (and the crate without those dependencies).
+    #[arg(long)]
+    string_formats: bool,
 }
 
 /// The repository root: xtask's manifest directory's parent.
@@ -106,6 +110,7 @@ pub fn run(args: Args) -> ExitCode {
     // Errors name the spec as given, relative to the repository root.
     let options = codegen::Options {
         dangling_refs_as_any: args.dangling_refs_as_any,
+        string_formats: args.string_formats,
     };
     let generated = match codegen::generate_str_with(&header_name, &text, &header_name, &options) {
         Ok(generated) => generated,
@@ -255,6 +260,7 @@ mod tests {
             name: None,
             deny_warnings: false,
             dangling_refs_as_any: false,
+            string_formats: false,
         }
     }
 
@@ -355,6 +361,21 @@ mod tests {
         going_on.dangling_refs_as_any = true;
         assert_eq!(run(going_on), ExitCode::SUCCESS);
         assert!(out.join("models.rs").is_file());
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn string_formats_keeps_strings() {
+        let spec = "codegen/tests/specs/string_formats.yaml";
+        let out = scratch("formats");
+        assert_eq!(run(args(spec, &out, false)), ExitCode::SUCCESS);
+        let typed = std::fs::read_to_string(out.join("models.rs")).unwrap();
+        assert!(typed.contains("pub id: uuid::Uuid,"), "{typed}");
+        let mut strings = args(spec, &out, false);
+        strings.string_formats = true;
+        assert_eq!(run(strings), ExitCode::SUCCESS);
+        let kept = std::fs::read_to_string(out.join("models.rs")).unwrap();
+        assert!(kept.contains("pub id: String,"), "{kept}");
         std::fs::remove_dir_all(&out).unwrap();
     }
 

@@ -52,16 +52,48 @@ fn builders(s: &StructDef) -> TokenStream {
     });
     let setters = s.fields.iter().filter(|f| f.optional()).map(|f| {
         let fname = ident(&f.name);
-        let setter = ident(&format!("with_{}", f.name.trim_end_matches('_')));
+        let stem = f.name.trim_end_matches('_');
+        let setter = ident(&format!("with_{stem}"));
         let (param, value) = argument(f);
         let doc = docs::outer(&format!("Sets `{}`.", f.wire));
+        let set = if f.explicit_null() {
+            quote!(Some(Some(#value)))
+        } else {
+            quote!(Some(#value))
+        };
+        // `with_…_null` unless another field's setter has that name.
+        let null_setter = f
+            .explicit_null()
+            .then(|| format!("{stem}_null"))
+            .filter(|name| {
+                !s.fields
+                    .iter()
+                    .any(|g| g.name.trim_end_matches('_') == name.as_str())
+            })
+            .map(|name| {
+                let null_setter = ident(&format!("with_{name}"));
+                let doc = docs::outer(&format!(
+                    "Sends `{}` as an explicit `null` (the spec allows it), to clear the \
+                     value; leaving the field unset sends nothing.",
+                    f.wire
+                ));
+                quote! {
+                    #doc
+                    #[must_use]
+                    pub fn #null_setter(mut self) -> Self {
+                        self.#fname = Some(None);
+                        self
+                    }
+                }
+            });
         quote! {
             #doc
             #[must_use]
             pub fn #setter(mut self, #fname: #param) -> Self {
-                self.#fname = Some(#value);
+                self.#fname = #set;
                 self
             }
+            #null_setter
         }
     });
     let name = ident(&s.name);
@@ -101,6 +133,7 @@ fn constructor(
             None
         };
         match (value, f.optional()) {
+            (Some(v), true) if f.explicit_null() => quote!(#fname: Some(Some(#v))),
             (Some(v), true) => quote!(#fname: Some(#v)),
             // An argument passed through as it is: the shorthand (clippy's
             // `redundant_field_names`).

@@ -122,7 +122,9 @@ pub fn emit(api: &Api) -> TokenStream {
     let only = api
         .operations
         .iter()
-        .any(|op| simple_success(op).is_some())
+        .any(|op| {
+            simple_success(op).is_some() || twins(op).iter().any(|t| simple_success(t).is_some())
+        })
         .then(|| {
             quote! {
             /// `execute` for an operation that documents one success and nothing else.
@@ -271,6 +273,7 @@ pub fn emit(api: &Api) -> TokenStream {
     let credentials_clone = auth::field_clone(api);
     let credentials_debug = auth::field_debug(api);
     let credential_methods = auth::client_methods(api);
+    let (server_doc, server_join, server_const, base_url_doc) = server_items(api);
     let credential_items = auth::items(api);
     let form_items = multipart::items(api, &models);
     quote! {
@@ -291,7 +294,8 @@ pub fn emit(api: &Api) -> TokenStream {
         /// [`Client::DEFAULT_TIMEOUT`] in all (sending, waiting, reading the body); a call
         /// that runs out is `Error::Transport` with [`crate::Error::is_timeout`]. Every
         /// request says `User-Agent: <crate>/<version>` and `Accept` lists the media types
-        /// the operation's answers may have.
+        /// the operation's answers may have (where a success comes in several kinds, JSON
+        /// and text say, each method asks only for the kind it reads).
         ///
         /// An answer's body is read into memory up to a cap,
         /// [`Client::DEFAULT_MAX_RESPONSE_BYTES`] unless [`Client::set_max_response_bytes`]
@@ -442,11 +446,13 @@ pub fn emit(api: &Api) -> TokenStream {
             /// timeout, proxies, TLS settings and `User-Agent` apply. The total timeout of
             /// each call is still [`Client::DEFAULT_TIMEOUT`] unless
             /// [`Client::set_timeout`] says otherwise.
+            #server_doc
             pub fn with_client(base_url: impl Into<String>, http: reqwest::Client) -> Self {
                 let mut base_url = base_url.into();
                 while base_url.ends_with('/') {
                     base_url.pop();
                 }
+                #server_join
                 Self {
                     base_url,
                     http,
@@ -471,6 +477,8 @@ pub fn emit(api: &Api) -> TokenStream {
 
             /// The default cap on the size of an answer's body read into memory: 64 MiB.
             pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+
+            #server_const
 
             /// Sets the largest answer body (in bytes) a method reads into memory; a
             /// longer one fails with `Error::BodyTooLarge` without being read further.
@@ -551,7 +559,7 @@ pub fn emit(api: &Api) -> TokenStream {
 
             #detached
 
-            /// The base URL, without a trailing slash.
+            #base_url_doc
             pub fn base_url(&self) -> &str {
                 &self.base_url
             }
@@ -607,6 +615,48 @@ pub fn emit(api: &Api) -> TokenStream {
 
         #helpers
     }
+}
+
+/// What the client does with a relative server URL of the spec (`/api`): the
+/// `SERVER_PATH` constant, its joining to the base URL in `with_client` (where every
+/// constructor ends), and the docs that say so. The path is appended unless the base URL
+/// already ends with it, so that both `http://host` and `http://host/api` (how a user
+/// who read the spec's URL would write it) reach `http://host/api/…`; a proxy's prefix
+/// (`http://gateway/prefect`) is kept before it.
+fn server_items(api: &Api) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
+    let Some(path) = &api.server_path else {
+        return (
+            TokenStream::new(),
+            TokenStream::new(),
+            TokenStream::new(),
+            docs::outer("The base URL, without a trailing slash."),
+        );
+    };
+    let doc = docs::outer(&format!(
+        "The spec serves the API under `{path}` (a relative `servers` URL): it is joined \
+         to `base_url` unless that already ends with it, so `http://host:4200` and \
+         `http://host:4200{path}` both send to `http://host:4200{path}/…`."
+    ));
+    // After the constructor's own paragraph.
+    let doc = quote!(#[doc = ""] #doc);
+    let join = quote! {
+        if !base_url.ends_with(Self::SERVER_PATH) {
+            base_url.push_str(Self::SERVER_PATH);
+        }
+    };
+    let constant_doc = docs::outer(&format!(
+        "The path the spec's relative `servers` URL gives (`{path}`), joined to the base \
+         URL a client is made with (see [`Client::with_client`])."
+    ));
+    let constant = quote! {
+        #constant_doc
+        pub const SERVER_PATH: &'static str = #path;
+    };
+    let base_doc = docs::outer(&format!(
+        "The base URL, without a trailing slash, with [`Client::SERVER_PATH`] (`{path}`) \
+         joined."
+    ));
+    (doc, join, constant, base_doc)
 }
 
 /// The models a success enum holds behind a `Box`: structs and unions (through aliases).
@@ -1020,6 +1070,9 @@ fn op_enums(
         });
     }
     out.extend(answer_fn(op, models, boxed));
+    for twin in twins(op) {
+        out.extend(answer_fn(&twin, models, boxed));
+    }
     out
 }
 
@@ -1204,7 +1257,9 @@ fn answer_fn(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStream
             let fields = op.business.iter().map(|f| {
                 let name = ident(&f.name);
                 let wire = &f.wire;
-                if f.optional {
+                if f.explicit_null {
+                    quote!((#wire, body.#name.as_ref().and_then(Option::as_deref)))
+                } else if f.optional {
                     quote!((#wire, body.#name.as_deref()))
                 } else {
                     quote!((#wire, Some(body.#name.as_str())))
@@ -1295,13 +1350,18 @@ fn failure_fn(op: &Operation) -> TokenStream {
     }
 }
 
-/// The `Accept` header of an operation: every media type its answers may have, in spec
-/// order, or empty when none is documented.
+/// The `Accept` header of an operation: every media type its answers may have but its
+/// negotiation twins' ones, in spec order, or empty when none is documented.
 fn accept(op: &Operation) -> String {
     let mut seen: Vec<&str> = Vec::new();
+    // What a negotiation twin asks for, the main method does not: a server choosing
+    // `text/plain` from the list would answer text where JSON is decoded.
+    let twins: Vec<&String> = op.negotiated.iter().flat_map(|n| &n.media).collect();
     for r in &op.responses {
         for m in &r.media {
-            if !seen.iter().any(|s| s.eq_ignore_ascii_case(m)) {
+            if !seen.iter().any(|s| s.eq_ignore_ascii_case(m))
+                && !twins.iter().any(|t| t.eq_ignore_ascii_case(m))
+            {
                 seen.push(m);
             }
         }
@@ -1758,7 +1818,72 @@ fn methods(
             uses,
         ));
     }
+    for twin in twins(op) {
+        out.extend(method(
+            &twin,
+            api,
+            &twin.name,
+            twin.body.as_ref(),
+            Flavour::Decoded,
+            models,
+            validating,
+            uses,
+        ));
+    }
     out
+}
+
+/// The content-negotiation twins of an operation ([`Operation::negotiated`]), each as an
+/// operation of its own that the method emitter prints like any other: the same name for
+/// its types (so it shares the error enum), one success, any `2xx`, read as text or
+/// bytes, and the twin's media types as its only answers' media types (its `Accept`). The
+/// error answers keep their bodies and decoding; their media types are left out of the
+/// `Accept`, which would otherwise let a server pick JSON for the success too.
+pub(super) fn twins(op: &Operation) -> Vec<Operation> {
+    op.negotiated
+        .iter()
+        .map(|n| {
+            let media = n
+                .media
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let read = if n.payload == Payload::Text {
+                "as text (a body that is not UTF-8 is `Error::Decode`)"
+            } else {
+                "as the bytes received"
+            };
+            let mut responses: Vec<ResponseDef> = failures(op)
+                .into_iter()
+                .map(|r| ResponseDef {
+                    media: Vec::new(),
+                    ..r.clone()
+                })
+                .collect();
+            responses.push(ResponseDef {
+                status: StatusMatch::Code(200),
+                variant: "Ok".to_owned(),
+                doc: format!("A success in {media}."),
+                payload: n.payload.clone(),
+                media: n.media.clone(),
+            });
+            Operation {
+                name: n.name.clone(),
+                doc: format!(
+                    "{}\n\nThe {media} form of [`Client::{}`]: asks for {media} (`Accept`) \
+                     and returns the body of a success (any `2xx`) {read}.",
+                    op.doc, op.name
+                ),
+                other_bodies: Vec::new(),
+                stream: None,
+                negotiated: Vec::new(),
+                responses,
+                business: Vec::new(),
+                ..op.clone()
+            }
+        })
+        .collect()
 }
 
 /// The argument type of a body.
@@ -1871,6 +1996,26 @@ fn method(
                     .join(", ")
             ));
         }
+    }
+    if !op.negotiated.is_empty() && flavour == Flavour::Decoded {
+        let twins: Vec<String> = op
+            .negotiated
+            .iter()
+            .map(|n| {
+                let media: Vec<String> = n.media.iter().map(|m| format!("`{m}`")).collect();
+                format!("{} from [`Client::{}`]", media.join(", "), n.name)
+            })
+            .collect();
+        let own = accept(op);
+        let own = if own.is_empty() {
+            "no `Accept`".to_owned()
+        } else {
+            format!("`Accept: {own}`")
+        };
+        doc.push_str(&format!(
+            "\n\nThis method sends {own} and decodes that answer; the spec also offers {}.",
+            twins.join(", ")
+        ));
     }
     if flavour == Flavour::Stream {
         doc.push_str(&format!(

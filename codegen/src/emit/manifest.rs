@@ -8,7 +8,10 @@
 //! the emitted code against (a test compares them with the root `Cargo.toml`).
 
 use crate::emit::File;
-use crate::ir::{Api, ApiKeyLocation, BodyKind, ListEncoding, ParamLocation, SchemeKind, Ty};
+use crate::ir::{
+    Api, ApiKeyLocation, BodyKind, FormPartKind, ListEncoding, ParamLocation, Payload, SchemeKind,
+    Ty, TypeDef,
+};
 
 /// One dependency of the generated crate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +40,53 @@ pub const TOKIO: &str = "1.54";
 pub const HTTPDATE: &str = "1";
 /// `tracing` version requirement of the emitted code (feature `tracing`).
 pub const TRACING: &str = "0.1";
+/// `chrono` version requirement of the emitted code (`format: date-time` and `date`).
+pub const CHRONO: &str = "0.4";
+/// `uuid` version requirement of the emitted code (`format: uuid`).
+pub const UUID: &str = "1";
+
+/// Whether some type the emitted code spells (a model's field or variant, an alias, an
+/// argument, a body, a decoded answer) is or holds a type `wanted` accepts.
+fn spells(api: &Api, wanted: impl Fn(&Ty) -> bool + Copy) -> bool {
+    fn holds(ty: &Ty, wanted: impl Fn(&Ty) -> bool + Copy) -> bool {
+        wanted(ty)
+            || match ty {
+                Ty::Vec(inner) | Ty::Map(inner) | Ty::Option(inner) => holds(inner, wanted),
+                Ty::Tuple(items) => items.iter().any(|t| holds(t, wanted)),
+                _ => false,
+            }
+    }
+    let in_types = api.types.iter().any(|t| match t {
+        TypeDef::Struct(s) => s.fields.iter().any(|f| holds(&f.ty, wanted)),
+        TypeDef::Union(u) => u
+            .variants
+            .iter()
+            .any(|v| v.ty.as_ref().is_some_and(|ty| holds(ty, wanted))),
+        TypeDef::Alias(a) => holds(&a.ty, wanted),
+        TypeDef::Enum(_) => false,
+    });
+    in_types
+        || api.operations.iter().any(|op| {
+            op.params.iter().any(|p| holds(&p.ty, wanted))
+                || op
+                    .body
+                    .iter()
+                    .chain(op.other_bodies.iter().map(|(_, b)| b))
+                    .any(|b| {
+                        (b.kind != BodyKind::Binary && holds(&b.ty, wanted))
+                        || b.form.iter().flat_map(|f| &f.parts).any(|part| {
+                            matches!(
+                                &part.kind,
+                                FormPartKind::Text(ty) | FormPartKind::Json(ty) if holds(ty, wanted)
+                            )
+                        })
+                    })
+                || op
+                    .responses
+                    .iter()
+                    .any(|r| matches!(&r.payload, Payload::Json(ty) if holds(ty, wanted)))
+        })
+}
 
 /// The dependencies the code emitted for `api` uses, in the order the manifest lists
 /// them.
@@ -81,7 +131,29 @@ pub fn dependencies(api: &Api) -> Vec<Dependency> {
     }
     // HTTPS: without a TLS backend the client could only reach `http://` servers.
     reqwest_features.push("rustls");
-    vec![
+    let mut formats = Vec::new();
+    // `format: date-time` and `date` (see `Options::string_formats`): serde's impls and
+    // `to_rfc3339` (`alloc`); no clock, no time zone database.
+    if spells(api, |ty| matches!(ty, Ty::DateTime | Ty::Date)) {
+        formats.push(Dependency {
+            name: "chrono",
+            version: CHRONO,
+            default_features: false,
+            features: vec!["alloc", "serde"],
+            optional: false,
+        });
+    }
+    // `format: uuid`.
+    if spells(api, |ty| *ty == Ty::Uuid) {
+        formats.push(Dependency {
+            name: "uuid",
+            version: UUID,
+            default_features: false,
+            features: vec!["serde"],
+            optional: false,
+        });
+    }
+    let mut all = vec![
         // Models derive `Serialize`/`Deserialize`; the client's decoder is generic over
         // `DeserializeOwned`.
         Dependency {
@@ -135,7 +207,11 @@ pub fn dependencies(api: &Api) -> Vec<Dependency> {
             features: Vec::new(),
             optional: true,
         },
-    ]
+    ];
+    // Before the optional ones, so the manifest lists required dependencies first.
+    let at = all.len() - 1;
+    all.splice(at..at, formats);
+    all
 }
 
 /// What a crate written by the generator is called and how it is regenerated.
@@ -291,6 +367,8 @@ mod tests {
             ("tokio", TOKIO),
             ("httpdate", HTTPDATE),
             ("tracing", TRACING),
+            ("chrono", CHRONO),
+            ("uuid", UUID),
         ] {
             let line = root
                 .lines()

@@ -89,6 +89,7 @@ pub fn emit(api: &Api) -> TokenStream {
         }
     });
     let builders = super::builders::emit(api);
+    let null_or_value = null_or_value(api, &decoded);
     quote! {
         //! The API's models: one type per schema, with the wire names of the spec.
         //!
@@ -99,8 +100,44 @@ pub fn emit(api: &Api) -> TokenStream {
 
         #redacted
         #write_scalar
+        #null_or_value
         #builders
     }
+}
+
+/// The reader of the fields that tell an absent value from `null`
+/// ([`Field::explicit_null`]), when a model that derives `Deserialize` has one; behind
+/// the `deserialize-requests` feature when only the models behind it do (an unused private
+/// function fails `-D warnings`).
+fn null_or_value(api: &Api, decoded: &BTreeSet<String>) -> Option<TokenStream> {
+    let users: Vec<&StructDef> = api
+        .types
+        .iter()
+        .filter_map(|t| match t {
+            TypeDef::Struct(s) if s.fields.iter().any(Field::explicit_null) => Some(s),
+            _ => None,
+        })
+        .collect();
+    if users.is_empty() {
+        return None;
+    }
+    let gate = users
+        .iter()
+        .all(|s| !decoded.contains(&s.name))
+        .then(|| quote!(#[cfg(feature = #DESERIALIZE_REQUESTS)]));
+    Some(quote! {
+        /// Reads a field that tells an absent value from `null`: serde calls it only for
+        /// a field that is there (an absent one is `#[serde(default)]`, `None`), so a
+        /// `null` is `Some(None)` and a value `Some(Some(value))`.
+        #gate
+        fn null_or_value<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+        where
+            D: serde::Deserializer<'de>,
+            T: serde::Deserialize<'de>,
+        {
+            <Option<T> as serde::Deserialize>::deserialize(deserializer).map(Some)
+        }
+    })
 }
 
 fn field_type(f: &Field) -> TokenStream {
@@ -108,7 +145,9 @@ fn field_type(f: &Field) -> TokenStream {
     if f.boxed {
         ty = quote!(Box<#ty>);
     }
-    if f.optional() {
+    if f.explicit_null() {
+        quote!(Option<Option<#ty>>)
+    } else if f.optional() {
         quote!(Option<#ty>)
     } else {
         ty
@@ -207,10 +246,27 @@ fn structure(
         } else if f.default.is_some() {
             let path = format!("{}::{}", s.name, default_fn(f));
             serde_args.push(quote!(default = #path));
+        } else if f.explicit_null() {
+            // serde writes `Some(None)` as `null` itself; reading, a `null` would be
+            // `None` without `null_or_value`.
+            serde_args.push(quote!(
+                default,
+                skip_serializing_if = "Option::is_none",
+                deserialize_with = "null_or_value"
+            ));
         } else if !f.required {
             serde_args.push(quote!(default, skip_serializing_if = "Option::is_none"));
         }
         let serde_attr = (!serde_args.is_empty()).then(|| quote!(#[serde(#(#serde_args),*)]));
+        let fdoc = if f.explicit_null() {
+            docs::outer(&format!(
+                "{}\n\n`None` leaves the field out; `Some(None)` is an explicit `null` (to \
+                 clear a value, where leaving it out changes nothing).",
+                f.doc
+            ))
+        } else {
+            fdoc
+        };
         quote! {
             #fdoc
             #serde_attr
@@ -314,6 +370,13 @@ fn validate(s: &StructDef, validating: &BTreeSet<&str>) -> TokenStream {
         if body.is_empty() {
             return TokenStream::new();
         }
+        if f.explicit_null() {
+            return if is_copy(&f.ty) {
+                quote!(if let Some(Some(v)) = self.#fname { #body })
+            } else {
+                quote!(if let Some(Some(v)) = &self.#fname { #body })
+            };
+        }
         match (f.optional(), is_copy(&f.ty)) {
             (true, true) => quote!(if let Some(v) = self.#fname { #body }),
             (true, false) => quote!(if let Some(v) = &self.#fname { #body }),
@@ -326,8 +389,17 @@ fn validate(s: &StructDef, validating: &BTreeSet<&str>) -> TokenStream {
             .fields
             .iter()
             .map(|(rust, _, optional)| {
+                let three_state = s
+                    .fields
+                    .iter()
+                    .any(|f| f.name == *rust && f.explicit_null());
                 let f = ident(rust);
-                (quote!(self.#f), *optional)
+                if three_state {
+                    // An `Option<&String>`, which the check reads as an optional string.
+                    (quote!(self.#f.as_ref().and_then(Option::as_ref)), true)
+                } else {
+                    (quote!(self.#f), *optional)
+                }
             })
             .collect();
         let wires: Vec<&str> = rule.fields.iter().map(|(_, w, _)| w.as_str()).collect();
@@ -623,6 +695,7 @@ fn decoded_types(api: &Api) -> BTreeSet<String> {
         match ty {
             Ty::Named(n) => out.push(n.clone()),
             Ty::Vec(t) | Ty::Map(t) | Ty::Option(t) => named(t, out),
+            Ty::Tuple(items) => items.iter().for_each(|t| named(t, out)),
             _ => {}
         }
     }

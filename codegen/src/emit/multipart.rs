@@ -158,6 +158,8 @@ pub fn add_form(b: &Body) -> TokenStream {
         let wire = &p.wire;
         let put = match &p.kind {
             FormPartKind::Text(Ty::String) => quote!(form = form.text(#wire, value);),
+            // chrono's `Display` is not RFC 3339.
+            FormPartKind::Text(Ty::DateTime) => quote!(form = form.text(#wire, value.to_rfc3339());),
             FormPartKind::Text(_) => quote!(form = form.text(#wire, value.to_string());),
             FormPartKind::File => {
                 quote!(form = form.part(#wire, value.into_part().map_err(crate::Error::transport)?);)

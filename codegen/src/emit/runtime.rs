@@ -27,7 +27,15 @@ struct Uses {
 impl Uses {
     fn of(api: &Api) -> Self {
         let mut uses = Uses::default();
-        for op in &api.operations {
+        let with_twins = api.operations.iter().flat_map(|op| {
+            std::iter::once(std::borrow::Cow::Borrowed(op)).chain(
+                super::client::twins(op)
+                    .into_iter()
+                    .map(std::borrow::Cow::Owned),
+            )
+        });
+        for op in with_twins {
+            let op = op.as_ref();
             uses.any = true;
             uses.penalty |= op.penalty.is_some();
             for r in &op.responses {

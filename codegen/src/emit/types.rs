@@ -20,6 +20,9 @@ pub fn owned(ty: &Ty, models: &TokenStream) -> TokenStream {
         Ty::F32 => quote!(f32),
         Ty::F64 => quote!(f64),
         Ty::String => quote!(String),
+        Ty::DateTime => quote!(chrono::DateTime<chrono::FixedOffset>),
+        Ty::Date => quote!(chrono::NaiveDate),
+        Ty::Uuid => quote!(uuid::Uuid),
         Ty::Json => quote!(serde_json::Value),
         Ty::Named(n) => {
             let n = ident(n);
@@ -36,6 +39,11 @@ pub fn owned(ty: &Ty, models: &TokenStream) -> TokenStream {
         Ty::Option(inner) => {
             let inner = owned(inner, models);
             quote!(Option<#inner>)
+        }
+        Ty::Tuple(items) => {
+            let items = items.iter().map(|t| owned(t, models));
+            // The trailing comma keeps a one-item tuple a tuple.
+            quote!((#(#items,)*))
         }
         Ty::Unit => quote!(()),
     }

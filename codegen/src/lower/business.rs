@@ -51,6 +51,7 @@ impl Lowerer<'_> {
                     name: f.name.clone(),
                     wire: f.wire.clone(),
                     optional: f.optional(),
+                    explicit_null: f.explicit_null(),
                 }),
                 Some(_) => self.warn(
                     here,

@@ -31,15 +31,27 @@ use spec_model::model::{OpenApi, Text};
 /// that make a correct client impossible are the error: every `$ref` that points at
 /// nothing (all of them, found first), else the first other problem met.
 pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Vec<Located>> {
+    lower_with(spec, &crate::Options::default())
+}
+
+/// [`lower`] with the choices of [`crate::Options`] that bear on the IR
+/// ([`crate::Options::string_formats`]).
+pub fn lower_with(
+    spec: &OpenApi,
+    options: &crate::Options,
+) -> Result<(Api, Vec<Located>), Vec<Located>> {
     let dangling = refs::dangling(spec);
     if !dangling.is_empty() {
         return Err(dangling);
     }
-    lower_resolved(spec).map_err(|problem| vec![problem])
+    lower_resolved(spec, options).map_err(|problem| vec![problem])
 }
 
 /// [`lower`] once every reference is known to lead somewhere.
-fn lower_resolved(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
+fn lower_resolved(
+    spec: &OpenApi,
+    options: &crate::Options,
+) -> Result<(Api, Vec<Located>), Located> {
     let unit = match spec.length_unit.as_deref() {
         None => LengthUnit::Scalar,
         Some(u) => parse_unit(u)
@@ -54,6 +66,7 @@ fn lower_resolved(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
         warnings: Vec::new(),
         absorbed: std::collections::BTreeSet::new(),
         left_out: Vec::new(),
+        string_formats: options.string_formats,
     };
     // Names the generated modules use themselves: a schema of that name gets a suffix
     // rather than shadowing them.
@@ -74,6 +87,7 @@ fn lower_resolved(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
         let name = lowerer.components[key].clone();
         lowerer.component(&name, schema, &pointer)?;
     }
+    let server_path = lowerer.server_path();
     let (operations, schemes) = lowerer.operations()?;
     let left_out = std::mem::take(&mut lowerer.left_out);
     let mut types = lowerer.types;
@@ -86,6 +100,7 @@ fn lower_resolved(spec: &OpenApi) -> Result<(Api, Vec<Located>), Located> {
         operations,
         schemes,
         left_out,
+        server_path,
     };
     Ok((api, lowerer.warnings))
 }
@@ -184,9 +199,78 @@ struct Lowerer<'a> {
     absorbed: std::collections::BTreeSet<String>,
     /// Operations left out of the client, for the summary (see [`Api::left_out`]).
     left_out: Vec<String>,
+    /// `date-time`, `date` and `uuid` strings stay `String` ([`crate::Options`]).
+    string_formats: bool,
 }
 
 impl Lowerer<'_> {
+    /// The path of the first server when its URL is relative (`/api`, `v1`, `./api`), its
+    /// `{variables}` replaced by their defaults: an application served under a prefix
+    /// (FastAPI's `root_path`) writes it so, and the user gives the host. An absolute URL
+    /// (`https://api.example.com/v1`) names a host the user may not want, so the base URL
+    /// the user gives stays whole, as before. One that cannot be used (a variable without
+    /// a default, a query) is a warning.
+    fn server_path(&mut self) -> Option<String> {
+        let server = self.spec.servers.first()?;
+        let url = server.url.as_ref()?;
+        let Some(url) = url.as_str() else {
+            self.warn("/servers/0/url", "not a string; the server is not used");
+            return None;
+        };
+        if url.contains("://") || url.starts_with("//") {
+            return None;
+        }
+        let mut path = String::new();
+        let mut rest = url;
+        while let Some(open) = rest.find('{') {
+            path.push_str(&rest[..open]);
+            let Some(close) = rest[open..].find('}').map(|c| open + c) else {
+                self.warn(
+                    "/servers/0/url",
+                    "unclosed `{` in the server URL; it is not used",
+                );
+                return None;
+            };
+            let name = &rest[open + 1..close];
+            match server
+                .variables
+                .get(name)
+                .and_then(|v| v.default.as_ref())
+                .and_then(Text::as_str)
+            {
+                Some(value) => path.push_str(value),
+                None => {
+                    self.warn(
+                        "/servers/0/url",
+                        format!(
+                            "server variable `{name}` has no `default`; the relative server \
+                             URL is not joined to the base URL"
+                        ),
+                    );
+                    return None;
+                }
+            }
+            rest = &rest[close + 1..];
+        }
+        path.push_str(rest);
+        if path.contains(['?', '#']) {
+            self.warn(
+                "/servers/0/url",
+                "a relative server URL with a query or fragment is not joined to the base URL",
+            );
+            return None;
+        }
+        let path = path.trim_start_matches("./").trim_matches('/');
+        if path.split('/').any(|segment| matches!(segment, "." | "..")) {
+            self.warn(
+                "/servers/0/url",
+                "a relative server URL with a `.` or `..` segment is not joined to the base URL",
+            );
+            return None;
+        }
+        (!path.is_empty()).then(|| format!("/{path}"))
+    }
+
     /// Notes a tolerated problem at `pointer`, once (a shared node, such as a component
     /// parameter, is met by every operation that uses it).
     fn warn(&mut self, pointer: impl Into<String>, message: impl Into<String>) {

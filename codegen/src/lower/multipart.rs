@@ -68,7 +68,7 @@ impl Lowerer<'_> {
                 FormPartKind::File
             } else {
                 let (ty, _nullable) = self.ty(item, &item_ptr, &hint)?;
-                let structured = matches!(ty, Ty::Json | Ty::Map(_) | Ty::Vec(_))
+                let structured = matches!(ty, Ty::Json | Ty::Map(_) | Ty::Vec(_) | Ty::Tuple(_))
                     || matches!(&ty, Ty::Named(n) if self.is_struct_or_union(n));
                 if structured {
                     FormPartKind::Json(ty)

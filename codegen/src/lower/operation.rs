@@ -146,6 +146,7 @@ impl Lowerer<'_> {
             arg_names.claim((*local).to_owned());
         }
         let mut params = Vec::new();
+        let mut accept_param: Option<(Parameter, String)> = None;
         for (p, p_ptr) in &raw {
             let wire = p.name.clone().unwrap_or_default();
             let location = match p.location.as_deref() {
@@ -164,11 +165,14 @@ impl Lowerer<'_> {
                         }
                         continue;
                     }
-                    if ["accept", "content-type"]
-                        .iter()
-                        .any(|h| wire.eq_ignore_ascii_case(h))
-                    {
-                        continue; // OpenAPI: these header parameters are ignored.
+                    if wire.eq_ignore_ascii_case("accept") {
+                        // The client sends `Accept` itself; the values the spec lets a
+                        // caller choose become methods (see `negotiation`).
+                        accept_param = Some((p.clone(), p_ptr.clone()));
+                        continue;
+                    }
+                    if wire.eq_ignore_ascii_case("content-type") {
+                        continue; // Set by the body's encoding (OpenAPI ignores it).
                     }
                     ParamLocation::Header
                 }
@@ -210,6 +214,9 @@ impl Lowerer<'_> {
             }
             let hint = format!("{type_prefix}{}", pascal(&wire));
             let (ty, _nullable) = self.ty(&schema, &push_pointer(p_ptr, "schema"), &hint)?;
+            let typed = ty.clone();
+            let ty = self.date_times_as_strings(ty);
+            let date_time_text = ty != typed;
             // An object (a struct or a map) has OpenAPI's `form` and `deepObject`
             // encodings in the query and RFC 6570's in a path or header; a cookie, and any
             // JSON, has none.
@@ -241,9 +248,24 @@ impl Lowerer<'_> {
                     ),
                 ));
             }
+            if matches!(ty, Ty::Tuple(_)) {
+                return Err(Problem::skip(
+                    push_pointer(p_ptr, "schema"),
+                    format!(
+                        "parameter `{wire}` is a tuple (`prefixItems`), which has no text form \
+                         in the {} this client knows",
+                        location_word(location)
+                    ),
+                ));
+            }
             if let Ty::Vec(item) = &ty {
                 let scalar = match item.as_ref() {
-                    Ty::Vec(_) | Ty::Map(_) | Ty::Json | Ty::Option(_) | Ty::Unit => false,
+                    Ty::Vec(_)
+                    | Ty::Map(_)
+                    | Ty::Json
+                    | Ty::Option(_)
+                    | Ty::Unit
+                    | Ty::Tuple(_) => false,
                     Ty::Named(n) => !self.is_object(n),
                     _ => true,
                 };
@@ -263,6 +285,11 @@ impl Lowerer<'_> {
                 .unwrap_or_default();
             if doc.is_empty() {
                 doc = format!("The `{wire}` parameter.");
+            }
+            if date_time_text {
+                doc.push_str(
+                    " A date-time as text (RFC 3339, `format: date-time`), sent as given.",
+                );
             }
             match list {
                 ListEncoding::ObjectForm { explode: true } => doc.push_str(
@@ -352,6 +379,7 @@ impl Lowerer<'_> {
             })
             .collect();
         let responses = self.responses(op, ptr, &type_prefix)?;
+        let negotiated = self.negotiation(&responses, accept_param, &name, method_names);
         let business = self.business_fields(op, ptr, &responses);
         let stream = responses
             .iter()
@@ -402,6 +430,7 @@ impl Lowerer<'_> {
             body,
             other_bodies,
             stream,
+            negotiated,
             security,
             responses,
             deprecated: op.deprecated,
@@ -508,6 +537,158 @@ impl Lowerer<'_> {
             list: ListEncoding::JsonText,
             checks,
         })
+    }
+
+    /// The twins of content negotiation: a success answer documented in media types of
+    /// another kind than the one its payload is read as (JSON beside `text/plain`, say)
+    /// gets a method per other kind that asks for those types and returns the body as
+    /// text (`text/*`, and JSON read as text) or bytes (anything else). The values an
+    /// `accept` header parameter's `enum` lists count as media types of the successes: a
+    /// value the responses do not list is still a choice the server offers. Wildcards
+    /// (`*/*`, `text/*`) name no choice and make no twin. An `accept` parameter whose
+    /// choices no method covers (a free value, where every success has one kind) is a
+    /// warning: the client's own `Accept` stands in for it.
+    fn negotiation(
+        &mut self,
+        responses: &[ResponseDef],
+        accept_param: Option<(Parameter, String)>,
+        name: &str,
+        method_names: &mut Scope,
+    ) -> Vec<crate::ir::Negotiated> {
+        let successes: Vec<&ResponseDef> =
+            responses.iter().filter(|r| r.status.is_success()).collect();
+        let read_as = |r: &ResponseDef| match r.payload {
+            Payload::Json(_) => Some(MediaKind::Json),
+            Payload::Text => Some(MediaKind::Text),
+            Payload::Bytes => Some(MediaKind::Bytes),
+            Payload::None => None,
+        };
+        // Media types the main method's payloads do not read, in spec order.
+        let mut offered: Vec<String> = Vec::new();
+        let add = |offered: &mut Vec<String>, media: &str| {
+            if !offered.iter().any(|m| m.eq_ignore_ascii_case(media)) {
+                offered.push(media.to_owned());
+            }
+        };
+        for r in &successes {
+            for media in &r.media {
+                if media_kind(media).is_some_and(|kind| Some(kind) != read_as(r)) {
+                    add(&mut offered, media);
+                }
+            }
+        }
+        let mut free_accept = None;
+        if let Some((p, p_ptr)) = &accept_param {
+            // `enum`, or a `const` (one value).
+            let values: Vec<&str> = p
+                .schema
+                .iter()
+                .flat_map(|s| s.enumeration.iter().flatten().chain(&s.constant))
+                .filter_map(|v| v.as_str())
+                .collect();
+            if values.is_empty() {
+                free_accept = Some(p_ptr.clone());
+            }
+            let main: Vec<(&str, Option<MediaKind>)> = successes
+                .iter()
+                .flat_map(|r| r.media.iter().map(move |m| (m.as_str(), read_as(r))))
+                .collect();
+            for value in values {
+                let Some(kind) = media_kind(value) else {
+                    continue;
+                };
+                // A value the main method already asks for (a JSON type beside a JSON
+                // payload) needs no twin.
+                let listed = main
+                    .iter()
+                    .any(|(m, read)| m.eq_ignore_ascii_case(value) && *read == Some(kind));
+                let main_reads = successes.iter().any(|r| read_as(r) == Some(kind));
+                if !(listed || (main_reads && kind == MediaKind::Json)) {
+                    add(&mut offered, value);
+                }
+            }
+        }
+        // One twin per kind; several types of one kind get a twin each, named by subtype.
+        let mut twins = Vec::new();
+        for payload in [Payload::Text, Payload::Bytes] {
+            let media: Vec<&String> = offered
+                .iter()
+                .filter(|m| twin_payload(m) == payload)
+                .collect();
+            let kind_suffix = if payload == Payload::Text {
+                "text"
+            } else {
+                "bytes"
+            };
+            for m in &media {
+                let suffix = if media.len() == 1 {
+                    kind_suffix.to_owned()
+                } else {
+                    let essence = essence(m);
+                    let subtype = essence
+                        .rsplit_once('/')
+                        .map_or(essence.as_str(), |(_, s)| s);
+                    snake(subtype)
+                };
+                twins.push(crate::ir::Negotiated {
+                    name: method_names.claim(format!("{name}_{suffix}")),
+                    payload: payload.clone(),
+                    media: vec![(*m).clone()],
+                });
+            }
+        }
+        if let Some(p_ptr) = free_accept.filter(|_| twins.is_empty()) {
+            let mut media: Vec<&str> = Vec::new();
+            for m in responses.iter().flat_map(|r| &r.media) {
+                if !media.iter().any(|s| s.eq_ignore_ascii_case(m)) {
+                    media.push(m);
+                }
+            }
+            let sent = if media.is_empty() {
+                "no `Accept` (the spec documents no media type)".to_owned()
+            } else {
+                format!("`Accept: {}`", media.join(", "))
+            };
+            self.warn(
+                p_ptr,
+                format!(
+                    "header parameter `accept` takes any value and every success comes in one \
+                     kind of media type, so it is not an argument: the client sends {sent}; \
+                     `Client::with_header` sends another value"
+                ),
+            );
+        }
+        twins
+    }
+
+    /// A parameter's type with its date-times as `String`s: a path segment, header,
+    /// cookie or joined list is written with `Display`, and chrono's is not RFC 3339
+    /// (`2024-01-01 00:00:00 +00:00`); which RFC 3339 spelling a server reads in a URL
+    /// (`Z` or `+00:00`, fractions of a second) is the caller's to give. Dates and UUIDs
+    /// print as their formats say and stay typed.
+    fn date_times_as_strings(&self, ty: Ty) -> Ty {
+        match ty {
+            Ty::DateTime => Ty::String,
+            Ty::Vec(inner) => Ty::Vec(Box::new(self.date_times_as_strings(*inner))),
+            Ty::Named(name) if self.alias_of(&name) == Some(&Ty::DateTime) => Ty::String,
+            other => other,
+        }
+    }
+
+    /// What a chain of aliases named `name` ends in, when `name` is an alias.
+    fn alias_of(&self, name: &str) -> Option<&Ty> {
+        let mut current = name;
+        for _ in 0..=self.types.len() {
+            let aliased = self.types.iter().find_map(|t| match t {
+                crate::ir::TypeDef::Alias(a) if a.name == current => Some(&a.ty),
+                _ => None,
+            })?;
+            match aliased {
+                Ty::Named(next) => current = next,
+                other => return Some(other),
+            }
+        }
+        None
     }
 
     /// Whether the component schema `name` became a struct.
@@ -924,6 +1105,38 @@ fn kind_suffix(kind: BodyKind) -> &'static str {
         BodyKind::Text => "text",
         BodyKind::Binary => "binary",
         BodyKind::Multipart => "multipart",
+    }
+}
+
+/// What a media type is for content negotiation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MediaKind {
+    Json,
+    Text,
+    Bytes,
+}
+
+/// The kind of a media type, or `None` for a wildcard (`*/*`, `text/*`) or a malformed
+/// one, which names no choice a caller could make.
+fn media_kind(media: &str) -> Option<MediaKind> {
+    let essence = essence(media);
+    if essence.contains('*') || !essence.contains('/') {
+        None
+    } else if is_json(&essence) {
+        Some(MediaKind::Json)
+    } else if essence.starts_with("text/") {
+        Some(MediaKind::Text)
+    } else {
+        Some(MediaKind::Bytes)
+    }
+}
+
+/// How a negotiation twin reads a media type: JSON and `text/*` as text (JSON is text,
+/// and a twin has no schema to decode it with), anything else as bytes.
+fn twin_payload(media: &str) -> Payload {
+    match media_kind(media) {
+        Some(MediaKind::Json | MediaKind::Text) => Payload::Text,
+        _ => Payload::Bytes,
     }
 }
 

@@ -68,7 +68,13 @@ fn schema(s: &Schema, counts: &mut HashMap<String, usize>) {
     if let Some(AdditionalProperties::Schema(values)) = &s.additional_properties {
         schema(values, counts);
     }
-    for part in s.all_of.iter().chain(&s.one_of).chain(&s.any_of) {
+    for part in s
+        .all_of
+        .iter()
+        .chain(&s.one_of)
+        .chain(&s.any_of)
+        .chain(&s.prefix_items)
+    {
         schema(part, counts);
     }
 }
@@ -201,6 +207,7 @@ impl Dangling<'_> {
             ("allOf", &s.all_of),
             ("oneOf", &s.one_of),
             ("anyOf", &s.any_of),
+            ("prefixItems", &s.prefix_items),
         ] {
             for (i, part) in list.iter().enumerate() {
                 self.schema(part, &format!("{ptr}/{key}/{i}"));
@@ -354,6 +361,7 @@ fn walk_schema_mut(s: &mut Schema, ptr: &str, f: &mut impl FnMut(&mut Schema, &s
         ("allOf", &mut s.all_of),
         ("oneOf", &mut s.one_of),
         ("anyOf", &mut s.any_of),
+        ("prefixItems", &mut s.prefix_items),
     ] {
         for (i, part) in list.iter_mut().enumerate() {
             walk_schema_mut(part, &format!("{ptr}/{key}/{i}"), f);

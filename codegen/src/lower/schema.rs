@@ -46,6 +46,7 @@ pub(super) fn is_any(s: &Schema) -> bool {
         && s.kind.is_none()
         && s.properties.is_empty()
         && s.items.is_none()
+        && s.prefix_items.is_empty()
         && s.additional_properties.is_none()
         && s.enumeration.is_none()
         && s.constant.is_none()
@@ -318,7 +319,7 @@ impl<'a> Lowerer<'a> {
         // through to `Value`, with its warning; `const: null` reads as no `const` at all).
         let const_kind = s.constant.as_ref().and_then(const_type);
         let kind = match (names.as_slice(), const_kind) {
-            ([], _) if s.items.is_some() => "array",
+            ([], _) if s.items.is_some() || !s.prefix_items.is_empty() => "array",
             ([], _) if s.additional_properties.is_some() => "object",
             ([], Some(kind)) => kind,
             ([], None) => {
@@ -362,7 +363,13 @@ impl<'a> Lowerer<'a> {
                 if let Some(warning) = formats::unknown_string_format(s.format.as_deref()) {
                     self.warn(push_pointer(ptr, "format"), warning);
                 }
-                Ty::String
+                match s.format.as_deref() {
+                    _ if self.string_formats => Ty::String,
+                    Some("date-time") => Ty::DateTime,
+                    Some("date") => Ty::Date,
+                    Some("uuid") => Ty::Uuid,
+                    _ => Ty::String,
+                }
             }
             "boolean" => Ty::Bool,
             "integer" => match s.format.as_deref() {
@@ -373,6 +380,7 @@ impl<'a> Lowerer<'a> {
                 Some("float") => Ty::F32,
                 _ => Ty::F64,
             },
+            "array" if !s.prefix_items.is_empty() => self.tuple(s, ptr, hint)?,
             "array" => match &s.items {
                 Some(items) => {
                     let items_ptr = push_pointer(ptr, "items");
@@ -816,6 +824,37 @@ impl<'a> Lowerer<'a> {
         Ok(default)
     }
 
+    /// A list with `prefixItems`: a tuple of the items' types when `minItems` and
+    /// `maxItems` both equal the number of prefix items (Pydantic writes a `tuple[str,
+    /// int]` so), since a Rust tuple holds exactly that many; any other length (a shorter
+    /// list allowed, or more items after the prefix) has no tuple to hold it, and is a list
+    /// of `serde_json::Value` with a warning saying why.
+    fn tuple(&mut self, s: &Schema, ptr: &str, hint: &str) -> Result<Ty, Located> {
+        let n = s.prefix_items.len() as u64;
+        let fixed = s.min_items.is_some_and(|m| m >= n) && s.max_items == Some(n);
+        if !fixed {
+            self.warn(
+                push_pointer(ptr, "prefixItems"),
+                format!(
+                    "a list with {n} `prefixItems` whose length is not fixed to {n} (`minItems` \
+                     and `maxItems`) has no tuple to hold it; its items are `serde_json::Value`"
+                ),
+            );
+            return Ok(Ty::Vec(Box::new(Ty::Json)));
+        }
+        let items_ptr = push_pointer(ptr, "prefixItems");
+        let mut items = Vec::new();
+        for (i, item) in s.prefix_items.iter().enumerate() {
+            let (ty, null) = self.ty(item, &format!("{items_ptr}/{i}"), &format!("{hint}{i}"))?;
+            items.push(if null && !matches!(ty, Ty::Json | Ty::Unit) {
+                Ty::Option(Box::new(ty))
+            } else {
+                ty
+            });
+        }
+        Ok(Ty::Tuple(items))
+    }
+
     /// The validation keywords that apply to a value of type `ty`.
     pub(super) fn checks(&self, s: &Schema, ty: &Ty) -> Checks {
         let mut checks = Checks::default();
@@ -973,23 +1012,19 @@ pub(super) fn box_cycles(types: &mut [TypeDef]) {
     let deps = |types: &[TypeDef]| {
         let mut direct: HashMap<String, Vec<String>> = HashMap::new();
         for t in types {
-            let named = |ty: &Ty| match ty {
-                Ty::Named(n) => Some(n.clone()),
-                _ => None,
-            };
             let deps = match t {
                 TypeDef::Struct(s) => s
                     .fields
                     .iter()
                     .filter(|f| !f.boxed)
-                    .filter_map(|f| named(&f.ty))
+                    .flat_map(|f| held_in_place(&f.ty))
                     .collect(),
-                TypeDef::Alias(a) => named(&a.ty).into_iter().collect(),
+                TypeDef::Alias(a) => held_in_place(&a.ty),
                 TypeDef::Union(u) => u
                     .variants
                     .iter()
                     .filter(|v| !v.boxed)
-                    .filter_map(|v| v.ty.as_ref().and_then(named))
+                    .flat_map(|v| v.ty.iter().flat_map(held_in_place))
                     .collect(),
                 TypeDef::Enum(_) => Vec::new(),
             };
@@ -1014,9 +1049,9 @@ pub(super) fn box_cycles(types: &mut [TypeDef]) {
     for t in types.iter_mut() {
         if let TypeDef::Struct(s) = t {
             for f in &mut s.fields {
-                if let Ty::Named(n) = &f.ty {
-                    f.boxed = reaches(&direct, n, &s.name);
-                }
+                f.boxed = held_in_place(&f.ty)
+                    .iter()
+                    .any(|n| reaches(&direct, n, &s.name));
             }
         }
     }
@@ -1140,7 +1175,8 @@ pub(super) fn mark_request(types: &mut [TypeDef], operations: &[Operation]) {
     let mut todo: Vec<String> = operations
         .iter()
         .flat_map(|op| op.body.iter().chain(op.other_bodies.iter().map(|(_, b)| b)))
-        .filter_map(|b| inner_type(&b.ty).map(str::to_owned))
+        .flat_map(|b| inner_types(&b.ty))
+        .map(str::to_owned)
         .collect();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     while let Some(name) = todo.pop() {
@@ -1157,7 +1193,7 @@ pub(super) fn mark_request(types: &mut [TypeDef], operations: &[Operation]) {
                 TypeDef::Alias(a) => vec![&a.ty],
                 TypeDef::Enum(_) => Vec::new(),
             };
-            todo.extend(held.into_iter().filter_map(inner_type).map(str::to_owned));
+            todo.extend(held.into_iter().flat_map(inner_types).map(str::to_owned));
         }
     }
     for t in types.iter_mut() {
@@ -1167,12 +1203,24 @@ pub(super) fn mark_request(types: &mut [TypeDef], operations: &[Operation]) {
     }
 }
 
-/// The model a type holds, through lists, maps and options.
-fn inner_type(ty: &Ty) -> Option<&str> {
+/// The models a type holds, through lists, maps, options and tuples.
+fn inner_types(ty: &Ty) -> Vec<&str> {
     match ty {
-        Ty::Named(n) => Some(n),
-        Ty::Vec(inner) | Ty::Map(inner) | Ty::Option(inner) => inner_type(inner),
-        _ => None,
+        Ty::Named(n) => vec![n],
+        Ty::Vec(inner) | Ty::Map(inner) | Ty::Option(inner) => inner_types(inner),
+        Ty::Tuple(items) => items.iter().flat_map(inner_types).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The models a value of the type contains in place (not behind a list's or map's heap
+/// allocation): itself when named, and the items of a tuple.
+fn held_in_place(ty: &Ty) -> Vec<String> {
+    match ty {
+        Ty::Named(n) => vec![n.clone()],
+        Ty::Option(inner) => held_in_place(inner),
+        Ty::Tuple(items) => items.iter().flat_map(held_in_place).collect(),
+        _ => Vec::new(),
     }
 }
 

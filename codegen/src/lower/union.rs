@@ -18,8 +18,10 @@
 //!   first, because a struct ignores unknown fields and would swallow a richer object;
 //!   integers
 //!   before floats (an `f64` variant would turn `1` into `1.0`); strings, maps and any
-//!   JSON last. Branches that accept the same JSON (two strings of different `format`)
-//!   cannot be told apart by decoding; the first one listed wins.
+//!   JSON last, a string of a format with a type of its own (`date-time`, `date`,
+//!   `uuid`, which refuse other text) before a plain string, which takes any. Other
+//!   branches that accept the same JSON (two strings of other `format`s) cannot be told
+//!   apart by decoding; the first one listed wins.
 //!
 //! `anyOf` is lowered as `oneOf`: a value is kept by the first branch (in the order
 //! above) that accepts it. A struct of optional flattened branches would record every
@@ -456,6 +458,13 @@ impl<'a> Lowerer<'a> {
             ["boolean"] => (2, Reverse(0), Reverse(0)),
             ["integer"] => (2, Reverse(0), Reverse(0)),
             ["number"] => (3, Reverse(0), Reverse(0)),
+            // A typed format refuses other text, so it goes before a plain string.
+            ["string"]
+                if !self.string_formats
+                    && matches!(s.format.as_deref(), Some("date-time" | "date" | "uuid")) =>
+            {
+                (4, Reverse(1), Reverse(0))
+            }
             ["string"] => (4, Reverse(0), Reverse(0)),
             [] if s.enumeration.is_some() || s.constant.is_some() => (4, Reverse(0), Reverse(0)),
             [] if s.items.is_some() => (0, Reverse(0), Reverse(0)),

@@ -148,6 +148,9 @@ fn unions_tagged_by_an_optional_const_decode_by_the_tag_and_round_trip() {
     });
     let automation: Automation = serde_json::from_value(value.clone()).unwrap();
     assert_eq!(serde_json::to_value(&automation).unwrap(), value);
+    // `prefixItems` of two: a tuple, its `format: uuid` item a `uuid::Uuid`.
+    let node: uuid::Uuid = "3fa85f64-5717-4562-b3fc-2c963f66afa6".parse().unwrap();
+    assert_eq!(automation.nodes, vec![(node, 1)]);
     assert_eq!(automation.actions[0], AutomationActionsItem::DoNothing);
     match &automation.actions[1] {
         AutomationActionsItem::PauseDeployment(pause) => assert_eq!(
@@ -259,5 +262,68 @@ fn an_error_body_the_schema_does_not_describe_is_kept() {
     );
     assert!(!err.to_string().contains("exception"), "{err}");
     assert!(!format!("{err:?}").contains("exception"), "{err:?}");
+    server.join().unwrap();
+}
+
+/// Serves `count` connections, each answered by what its `Accept` asks for, as a
+/// negotiating FastAPI route does: `text/plain` gets `text`, anything else `json`. Sends
+/// back each request's `Accept`.
+fn serve_negotiating(
+    count: usize,
+    json: &'static str,
+    text: &'static str,
+) -> (String, mpsc::Receiver<String>, std::thread::JoinHandle<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (accepts, received) = mpsc::channel();
+    let handle = std::thread::spawn(move || {
+        for _ in 0..count {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut head = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                let len = s.read(&mut buf).unwrap();
+                assert!(len > 0, "connection closed before the end of the head");
+                head.extend_from_slice(&buf[..len]);
+            }
+            let head = String::from_utf8_lossy(&head).into_owned();
+            let accept = head
+                .lines()
+                .find_map(|l| l.strip_prefix("accept: "))
+                .unwrap_or("")
+                .to_owned();
+            let (content_type, body) = if accept == "text/plain" {
+                ("text/plain; charset=utf-8", text)
+            } else {
+                ("application/json", json)
+            };
+            accepts.send(accept).unwrap();
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            s.write_all(answer.as_bytes()).unwrap();
+        }
+    });
+    (base, received, handle)
+}
+
+/// An `accept` header parameter choosing between JSON and `text/plain` of one `200`
+/// (issue 19's `get_source`): the JSON method asks for JSON only, so a negotiating server
+/// never hands it text it would fail to decode, and `get_source_text` gets the text.
+#[test]
+fn content_negotiation_gives_a_json_method_and_a_text_twin() {
+    let (base, accepts, server) =
+        serve_negotiating(2, r#"{"content":"print(1)"}"#, "print(1)\n");
+    let client = Client::new(base).unwrap();
+    runtime().block_on(async {
+        let source = client.get_source().await.unwrap();
+        assert_eq!(source.content.as_deref(), Some("print(1)"));
+        let text = client.get_source_text().await.unwrap();
+        assert_eq!(text.status().as_u16(), 200);
+        assert_eq!(text.into_inner(), "print(1)\n");
+    });
+    assert_eq!(accepts.recv().unwrap(), "application/json");
+    assert_eq!(accepts.recv().unwrap(), "text/plain");
     server.join().unwrap();
 }

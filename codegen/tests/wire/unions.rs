@@ -28,9 +28,17 @@ fn tagged_unions_decode_by_their_tag() {
     );
     assert_eq!(round_trip::<Shape>(json!({"type": "empty"})), Shape::Empty);
     let maybe: Thing = serde_json::from_value(thing(json!({"kind": "number", "n": 4}))).unwrap();
-    assert_eq!(maybe.maybe, Some(ThingMaybe::Number(ThingMaybeNumber { n: 4 })));
+    assert_eq!(
+        maybe.maybe,
+        Some(Some(ThingMaybe::Number(ThingMaybeNumber { n: 4 })))
+    );
     let absent: Thing = serde_json::from_value(thing(Value::Null)).unwrap();
     assert_eq!(absent.maybe, None);
+    // Optional and nullable: an explicit `null` is a state of its own.
+    let mut null = thing(Value::Null);
+    null["maybe"] = Value::Null;
+    let null: Thing = serde_json::from_value(null).unwrap();
+    assert_eq!(null.maybe, Some(None));
 }
 
 #[test]
@@ -136,7 +144,13 @@ fn unions_of_strings_are_string_enums() {
 #[test]
 fn a_scalar_union_displays_as_a_path_segment() {
     assert_eq!(NameOrId::Name("web".into()).to_string(), "web");
-    assert_eq!(round_trip::<NameOrId>(json!("web")), NameOrId::Id("web".into()));
+    // `Id` is `format: uuid`: a name is not one, so it is the `Name` branch, and a UUID
+    // is an `Id` (and prints as the path segment it came as).
+    assert_eq!(round_trip::<NameOrId>(json!("web")), NameOrId::Name("web".into()));
+    let id = "3fa85f64-5717-4562-b3fc-2c963f66afa6";
+    let decoded = round_trip::<NameOrId>(json!(id));
+    assert_eq!(decoded, NameOrId::Id(id.parse().unwrap()));
+    assert_eq!(decoded.to_string(), id);
     assert_eq!(Amount::Integer(7).to_string(), "7");
 }
 
