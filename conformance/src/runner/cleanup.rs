@@ -25,6 +25,9 @@ pub struct Created {
     pub op: String,
     /// Its id as the answer gave it (`id`, else the last segment of `Location`).
     pub id: String,
+    /// Its `name`, where the answer gave one: the key of a delete whose path names the
+    /// resource by name (`DELETE /work_pools/{name}`).
+    pub name: Option<String>,
 }
 
 /// What the run created, in the order it was created.
@@ -56,10 +59,17 @@ impl Ledger {
                     .filter(|s| !s.is_empty())
                     .map(str::to_owned)
             });
+        let name = resp
+            .json
+            .as_ref()
+            .and_then(|j| j.get("name"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         if let (Some(id), Ok(mut all)) = (id, self.0.lock()) {
             all.push(Created {
                 op: op.id.clone(),
                 id,
+                name,
             });
         }
     }
@@ -203,10 +213,16 @@ async fn remove_one(ctx: &Context, index: usize, created: &Created) -> Option<Ca
                 },
             ));
         };
+        // A delete by name takes the name, where the create's answer gave one.
+        let by_name = param == "name" || param.ends_with("_name");
+        let key = match (&created.name, by_name) {
+            (Some(name), true) => name.clone(),
+            _ => created.id.clone(),
+        };
         case.steps.push(Step {
             request: RequestTemplate {
                 op: delete.id.clone(),
-                params: vec![(param, Value::String(created.id.clone()))],
+                params: vec![(param.clone(), Value::String(key.clone()))],
                 body: None,
                 auth: AuthMode::Token,
                 explode: None,
