@@ -146,6 +146,72 @@ impl<'d> Inputs<'d> {
         .unwrap_or_default()
     }
 
+    /// Copies of `body`, each with one top-level integer field that has no upper bound at
+    /// the top of its format's range (`int32`'s, else `int64`'s), labelled with the field:
+    /// still valid, and the values a server's storage most often fails on (an offset or
+    /// page past what its database's integers hold). One field at a time, so that a
+    /// target's own undeclared cap on one (a page size of at most 200) does not hide what
+    /// another does. Only copies that validate are given.
+    pub fn extreme_bodies(&self, decl: &Body, body: &Value) -> Vec<(String, Value)> {
+        let (Value::Object(fields), Some(props)) = (
+            body,
+            decl.schema.get("properties").and_then(Value::as_object),
+        ) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (name, schema) in props {
+            let Some(top) = self.unbounded_integer(schema) else {
+                continue;
+            };
+            let mut copy = fields.clone();
+            copy.insert(name.clone(), Value::from(top));
+            let copy = Value::Object(copy);
+            let valid = self
+                .at(&decl.schema_ptr, &decl.schema, |node, _| {
+                    self.values.validate(node, &copy)
+                })
+                .is_ok();
+            if valid {
+                out.push((name.clone(), copy));
+            }
+        }
+        out
+    }
+
+    /// The top of the range of an integer parameter without an upper bound (see
+    /// [`Inputs::extreme_bodies`]).
+    pub fn extreme_param(&self, p: &Param) -> Option<Value> {
+        let top = self.unbounded_integer(&p.schema)?;
+        self.values
+            .validate(&p.schema, &Value::from(top))
+            .is_ok()
+            .then(|| Value::from(top))
+    }
+
+    /// The largest value of an integer schema (or a `oneOf`/`anyOf` with an integer
+    /// branch) that states no `maximum`.
+    fn unbounded_integer(&self, schema: &Value) -> Option<i64> {
+        let schema = match schema.get("$ref").and_then(Value::as_str) {
+            Some(r) => self.values.schema_at(r.strip_prefix('#')?)?,
+            None => schema,
+        };
+        let branches = ["anyOf", "oneOf"]
+            .iter()
+            .filter_map(|k| schema.get(*k).and_then(Value::as_array))
+            .flatten();
+        let own = schema.get("type").and_then(Value::as_str) == Some("integer")
+            && schema.get("maximum").is_none()
+            && schema.get("exclusiveMaximum").is_none();
+        if own {
+            return Some(match schema.get("format").and_then(Value::as_str) {
+                Some("int32") => i64::from(i32::MAX),
+                _ => i64::MAX,
+            });
+        }
+        branches.into_iter().find_map(|b| self.unbounded_integer(b))
+    }
+
     /// Invalid bodies, each `valid` with one defect the schema rejects.
     pub fn body_defects(&self, decl: &Body, valid: &Value) -> Vec<Defect> {
         self.at(&decl.schema_ptr, &decl.schema, |node, ptr| {

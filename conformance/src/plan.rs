@@ -622,6 +622,32 @@ fn examples(b: &mut Builder, op: &Operation, base: &Base, inputs: &Inputs<'_>, p
         );
     }
     let optional = others;
+    // Integers at the top of their range where the schema sets no bound, one at a time.
+    let mut extremes: Vec<(String, Vec<(String, Value)>, Option<Value>)> = Vec::new();
+    for p in op.params.iter().filter(|p| p.location != Location::Path) {
+        if let Some(v) = inputs.extreme_param(p) {
+            let mut params = base.params.clone();
+            params.retain(|(name, _)| *name != p.name);
+            params.push((p.name.clone(), v));
+            extremes.push((p.name.clone(), params, base.body.clone()));
+        }
+    }
+    if let (Some(decl), Some(body)) = (&op.body, &base.body)
+        && sends_json(decl)
+    {
+        for (field, v) in inputs.extreme_bodies(decl, body) {
+            extremes.push((format!("body/{field}"), base.params.clone(), Some(v)));
+        }
+    }
+    for (at, params, body) in extremes.into_iter().take(inputs.max_examples) {
+        b.push(
+            format!("example/extreme/{at}"),
+            Check::PositiveDataAcceptance,
+            Level::Must,
+            request(op, params, body, AuthMode::Token),
+            Expect::Observe,
+        );
+    }
     for k in 0..n {
         let mut params = base.params.clone();
         for (p, values) in &optional {
@@ -703,13 +729,22 @@ fn defects(b: &mut Builder, op: &Operation, base: &Base, inputs: &Inputs<'_>) {
             name = format!("defect/{where_}:{}#{k}", d.mutation.keyword);
             k += 1;
         }
-        b.push(
-            name,
-            Check::NegativeDataRejection,
-            d.level,
-            req,
-            malformed(op),
-        );
+        // A defect in a path segment may make the path one the target does not route (its
+        // 404 is as good a rejection as any); elsewhere the operation's declared status
+        // for malformed input holds, no more binding than the defect itself.
+        let in_path = matches!(&d.part, Part::Param(n) if op.param(n).is_some_and(|p| p.location == Location::Path));
+        let expect = match malformed(op) {
+            Expect::Rejected { .. } if in_path => Expect::Rejected {
+                status: None,
+                body: None,
+            },
+            Expect::Rejected { status, body } => Expect::Rejected {
+                status: status.map(|(s, l)| (s, l.max(d.level))),
+                body,
+            },
+            other => other,
+        };
+        b.push(name, Check::NegativeDataRejection, d.level, req, expect);
     }
 }
 

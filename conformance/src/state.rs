@@ -278,6 +278,7 @@ paths:
             method: method.into(),
             path: path.into(),
             auth: None,
+            headers: Vec::new(),
             body: None,
             status: Some(status),
             error: None,

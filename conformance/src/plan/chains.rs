@@ -264,11 +264,11 @@ fn resolve_top<'s>(spec: &'s Spec, mut s: &'s Value) -> Option<&'s Value> {
     None
 }
 
-/// The field of a created resource that a path parameter names it by: `{id}` and
-/// `{flow_id}` its `id`, `{name}` and `{work_pool_name}` its `name`, else the field of the
+/// The field of a created resource that a path parameter names it by: `{id}`,
+/// `{flow_id}` and `{id_or_name}` its `id`, `{name}` and `{work_pool_name}` its `name`, else the field of the
 /// parameter's own name.
 fn key_field(param: &str) -> &str {
-    if param == "id" || param.ends_with("_id") {
+    if param == "id" || param.ends_with("_id") || param.starts_with("id_") {
         "id"
     } else if param == "name" || param.ends_with("_name") {
         "name"
