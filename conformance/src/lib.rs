@@ -774,13 +774,16 @@ fn planned_cases(
     cases
 }
 
-/// The cases of the operations the first pass skipped for want of a path value that the
-/// target's own answers now give (`state`): planned again with those values, leaving out
-/// what already ran. Only cases that read or ask go (`read`, `query`): a mined id names a
-/// record the run did not create, so an update or delete of it would change the user's
-/// data (and no `restore:` values were written for it), and a delete racing the reads of
-/// the same record would make their 404s the harness's own. Those stay skipped, as do
-/// session changes. Empty when the answers gave nothing new.
+/// The second pass (`state`): the plan made again with what the target's own answers gave,
+/// keeping the cases that change because of it. An operation the first pass skipped for
+/// want of a path value runs with a value from a record of the same collection; a case
+/// whose request now differs (a generated body's reference points at a record the target
+/// holds) runs again as `…+state`; a chain that could not start runs. A mined id names a
+/// record the run did not create, so apart from chains (whose later steps address only
+/// what their own create made; the gate checks that step by step) only cases that read,
+/// ask or create go: an update or delete of a mined record would change the user's data,
+/// and a delete racing the reads of the same record would make their 404s the harness's
+/// own. Empty when the answers gave nothing new.
 fn second_pass(
     args: &Args,
     inputs: RunInputs<'_>,

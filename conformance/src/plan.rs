@@ -1,9 +1,11 @@
-//! Deriving cases from the spec: a positive case per operation, negative cases for each
-//! required input missing or mistyped, length boundaries from `maxLength`/`minLength`/
-//! `pattern` and `x-combined-max-length`, `ignored_auth` on secured operations, and both
-//! list encodings of `x-alternate-encodings`. Base inputs come from the contract files'
-//! `defaults`, else from the spec's examples. The seed fixes every generated value, so the
-//! same seed gives the same cases in the same order.
+//! Deriving cases from the spec: a positive case per operation, generated examples and
+//! defects (`--max-examples`, see [`crate::inputs`]), negative cases for each required
+//! input missing or mistyped, length boundaries from `maxLength`/`minLength`/`pattern` and
+//! `x-combined-max-length`, `ignored_auth` on secured operations, both list encodings of
+//! `x-alternate-encodings`, and the chains of each create ([`chains`]). Base inputs come
+//! from the contract files' `defaults`, else from the spec's examples, else from the
+//! target's answers (path values, body references; [`Pool`]) or the generator. The seed
+//! fixes every generated value, so the same seed gives the same cases in the same order.
 
 mod chains;
 
@@ -623,7 +625,9 @@ fn examples(b: &mut Builder, op: &Operation, base: &Base, inputs: &Inputs<'_>, p
     }
     let optional = others;
     // Integers at the top of their range where the schema sets no bound, one at a time.
-    let mut extremes: Vec<(String, Vec<(String, Value)>, Option<Value>)> = Vec::new();
+    // (where, parameters, body)
+    type Extreme = (String, Vec<(String, Value)>, Option<Value>);
+    let mut extremes: Vec<Extreme> = Vec::new();
     for p in op.params.iter().filter(|p| p.location != Location::Path) {
         if let Some(v) = inputs.extreme_param(p) {
             let mut params = base.params.clone();
@@ -680,10 +684,12 @@ fn defects(b: &mut Builder, op: &Operation, base: &Base, inputs: &Inputs<'_>) {
         let Some(p) = op.param(name) else { continue };
         let integer = p.schema.get("type").and_then(Value::as_str) == Some("integer");
         found.extend(inputs.param_defects(p, value).into_iter().filter(|d| {
-            !matches!(
-                d.mutation.kind,
-                MutationKind::WrongType | MutationKind::TooShort
-            ) && !(integer && d.mutation.kind == MutationKind::BelowMinimum)
+            let covered = match d.mutation.kind {
+                MutationKind::WrongType | MutationKind::TooShort => true,
+                MutationKind::BelowMinimum => integer,
+                _ => false,
+            };
+            !covered
         }));
     }
     let params_end = found.len();

@@ -201,7 +201,7 @@ pub(super) fn chains(
             Vec::new(),
         );
         case(
-            format!("{}", other.id),
+            other.id.clone(),
             other,
             Check::PositiveDataAcceptance,
             vec![setup(&other.id, param), step],
@@ -311,4 +311,158 @@ fn read_back(spec: &Spec, get: &Operation, sent: Option<&Value>) -> Vec<Assertio
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{PlanOptions, derive};
+    use crate::case::{BodyTemplate, Expect};
+    use crate::contracts::Contracts;
+    use crate::effect::Permissions;
+    use crate::registry::Check;
+    use crate::safety::Gate;
+    use crate::spec::Spec;
+
+    const SPEC: &str = r##"
+openapi: 3.1.0
+info: {title: things, version: "1"}
+paths:
+  /things/:
+    post:
+      operationId: create_thing
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: "#/components/schemas/ThingCreate"}
+      responses:
+        "201": {description: made, content: {application/json: {schema: {$ref: "#/components/schemas/Thing"}}}}
+  /things/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: string, format: uuid}}]
+    get:
+      operationId: read_thing
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Thing"}}}}
+    patch:
+      operationId: update_thing
+      requestBody:
+        content: {application/json: {schema: {type: object, properties: {label: {type: string}}}}}
+      responses: {"204": {description: done}}
+    delete:
+      operationId: delete_thing
+      responses: {"204": {description: gone}}
+  /things/{id}/archive:
+    post:
+      operationId: archive_thing
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses: {"200": {description: archived}}
+components:
+  schemas:
+    ThingCreate:
+      type: object
+      required: [label, count, at]
+      properties:
+        label: {type: string, minLength: 1, maxLength: 20}
+        count: {type: integer, minimum: 0}
+        at: {type: string, format: date-time}
+    Thing:
+      type: object
+      properties:
+        id: {type: string, format: uuid, readOnly: true}
+        label: {type: string}
+        count: {type: integer}
+        at: {type: string, format: date-time}
+"##;
+
+    #[test]
+    fn a_create_chains_to_the_read_updates_delete_and_actions_of_its_own_resource() {
+        let spec = Spec::parse(SPEC).unwrap();
+        let mut cases = derive(
+            &spec,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 3,
+                auth_refusal: None,
+                max_examples: 2,
+            },
+        );
+        let chains: Vec<_> = cases
+            .iter()
+            .filter(|c| c.id.contains("/chain/"))
+            .map(|c| c.id.as_str())
+            .collect();
+        assert_eq!(
+            chains,
+            [
+                "create_thing/chain/read",
+                "create_thing/chain/update/update_thing",
+                "create_thing/chain/delete",
+                "create_thing/chain/archive_thing",
+            ]
+        );
+        let read = cases
+            .iter()
+            .find(|c| c.id == "create_thing/chain/read")
+            .unwrap();
+        assert_eq!(read.operation, "read_thing");
+        assert_eq!(read.check, Check::ResourceAvailability);
+        // The create's generated body; the read names what it answered.
+        let Some(BodyTemplate::Json(sent)) = &read.steps[0].request.body else {
+            panic!("the create sends a JSON body")
+        };
+        assert!(
+            sent["label"].is_string() && sent["count"].is_i64(),
+            "{sent}"
+        );
+        assert_eq!(
+            read.steps[0].capture,
+            [(super::CREATED.to_string(), "/id".to_string())]
+        );
+        assert_eq!(
+            read.steps[1].request.params,
+            [("id".to_string(), serde_json::json!("${chain_created_id}"))]
+        );
+        // Plain values read back; a date-time (a server may write it another way) does not.
+        let pointers: Vec<&str> = read.steps[1]
+            .asserts
+            .iter()
+            .map(|a| a.pointer.as_str())
+            .collect();
+        assert_eq!(pointers, ["/label", "/count"]);
+        assert!(sent["at"].is_string(), "{sent}");
+        let delete = cases
+            .iter()
+            .find(|c| c.id == "create_thing/chain/delete")
+            .unwrap();
+        assert_eq!(delete.check, Check::UseAfterFree);
+        assert!(matches!(
+            delete.steps[2].expect,
+            Expect::Rejected { status: None, .. }
+        ));
+
+        // Each later step addresses only what its own create made: with writes allowed the
+        // gate sends every chain, without them none.
+        let gate = |writes| {
+            Gate::new(
+                &spec,
+                Permissions {
+                    writes,
+                    destructive: false,
+                },
+                &[],
+            )
+        };
+        for c in cases.iter().filter(|c| c.id.contains("/chain/")) {
+            assert_eq!(gate(true).refusal(c), None, "{}", c.id);
+            assert!(gate(false).refusal(c).is_some(), "{}", c.id);
+        }
+        // Outside a chain, the delete of a thing no case created needs --allow-destructive.
+        gate(true).apply(&mut cases);
+        assert!(
+            cases
+                .iter()
+                .filter(|c| c.operation == "delete_thing" && !c.id.contains("/chain/"))
+                .all(|c| c.skip.is_some())
+        );
+    }
 }

@@ -246,12 +246,12 @@ async fn remove_one(ctx: &Context, index: usize, created: &Created) -> Option<Ca
         // tried twice more, a moment apart, before the record is reported left behind;
         // the report keeps every try (a 5xx is a finding all the same).
         for wait in [500, 2000] {
-            if !report
+            let busy = report
                 .exchanges
                 .last()
                 .and_then(|e| e.status)
-                .is_some_and(|s| s >= 500)
-            {
+                .is_some_and(|s| s >= 500);
+            if !busy {
                 break;
             }
             tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
