@@ -81,6 +81,12 @@ pub struct Args {
     /// skipped sweep.
     #[arg(long, default_value_t = 5000)]
     pub max_requests: usize,
+    /// Generated requests per operation for valid inputs, and as many again for invalid
+    /// ones (each one defect in a valid request): optional parameters sent, other
+    /// `oneOf` branches and enum values, defects of every kind the schemas allow. 0 sends
+    /// only the base request and the hand-written negative cases.
+    #[arg(long, default_value_t = crate::inputs::DEFAULT_MAX_EXAMPLES)]
+    pub max_examples: usize,
     /// Exit 0 rather than 3 when MUST checks could not run for want of a credential or
     /// fixture (the run is still reported as incomplete).
     #[arg(long)]

@@ -402,6 +402,7 @@ paths:
             method: method.into(),
             path: path.into(),
             auth: None,
+            headers: Vec::new(),
             body: body.map(|b| ("application/json".to_string(), b)),
             status: Some(status),
             error: None,

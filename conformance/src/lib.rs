@@ -28,6 +28,7 @@ mod coverage;
 mod effect;
 mod fixtures;
 mod header;
+mod inputs;
 mod known;
 pub mod merge;
 mod plan;
@@ -762,6 +763,7 @@ fn planned_cases(
         plan::PlanOptions {
             seed: args.seed,
             auth_refusal,
+            max_examples: args.max_examples,
         },
     );
     cases.extend(inputs.contracts.cases.iter().cloned());
@@ -772,13 +774,16 @@ fn planned_cases(
     cases
 }
 
-/// The cases of the operations the first pass skipped for want of a path value that the
-/// target's own answers now give (`state`): planned again with those values, leaving out
-/// what already ran. Only cases that read or ask go (`read`, `query`): a mined id names a
-/// record the run did not create, so an update or delete of it would change the user's
-/// data (and no `restore:` values were written for it), and a delete racing the reads of
-/// the same record would make their 404s the harness's own. Those stay skipped, as do
-/// session changes. Empty when the answers gave nothing new.
+/// The second pass (`state`): the plan made again with what the target's own answers gave,
+/// keeping the cases that change because of it. An operation the first pass skipped for
+/// want of a path value runs with a value from a record of the same collection; a case
+/// whose request now differs (a generated body's reference points at a record the target
+/// holds) runs again as `…+state`; a chain that could not start runs. A mined id names a
+/// record the run did not create, so apart from chains (whose later steps address only
+/// what their own create made; the gate checks that step by step) only cases that read,
+/// ask or create go: an update or delete of a mined record would change the user's data,
+/// and a delete racing the reads of the same record would make their 404s the harness's
+/// own. Empty when the answers gave nothing new.
 fn second_pass(
     args: &Args,
     inputs: RunInputs<'_>,
@@ -816,19 +821,39 @@ fn second_pass(
         plan::PlanOptions {
             seed: args.seed,
             auth_refusal,
+            max_examples: args.max_examples,
         },
         &pool,
     );
-    cases.retain(|c| {
-        waiting.contains(c.operation.as_str())
+    // What each case of the first pass sent, to tell a case the answers changed (a
+    // body's reference now names a record the target holds) from one sent already.
+    let sent_before: std::collections::BTreeMap<&str, String> = first
+        .iter()
+        .filter(|c| !missing(c))
+        .map(|c| (c.id.as_str(), format!("{:?}", c.steps)))
+        .collect();
+    cases.retain_mut(|c| {
+        let changed = match sent_before.get(c.id.as_str()) {
+            None => waiting.contains(c.operation.as_str()) || c.id.contains("/chain/"),
+            Some(before) if *before != format!("{:?}", c.steps) => {
+                c.id.push_str("+state");
+                true
+            }
+            Some(_) => false,
+        };
+        // A chain's later steps address only what its own create made (the gate checks
+        // that step by step); any other case may create, read or ask, never change a
+        // record it did not make.
+        changed
             && !ran.contains(c.id.as_str())
             && !missing(c)
             && inputs.selection.operation(&c.operation)
             && inputs.selection.runs_case_of(&c.check)
-            && matches!(
-                gate.case_effect(c),
-                effect::Effect::Read | effect::Effect::Query
-            )
+            && (c.id.contains("/chain/")
+                || matches!(
+                    gate.case_effect(c),
+                    effect::Effect::Read | effect::Effect::Query | effect::Effect::Create
+                ))
     });
     gate.apply(&mut cases);
     cases

@@ -1,11 +1,19 @@
-//! Deriving cases from the spec: a positive case per operation, negative cases for each
-//! required input missing or mistyped, length boundaries from `maxLength`/`minLength`/
-//! `pattern` and `x-combined-max-length`, `ignored_auth` on secured operations, and both
-//! list encodings of `x-alternate-encodings`. Base inputs come from the contract files'
-//! `defaults`, else from the spec's examples. The seed fixes every generated value, so the
-//! same seed gives the same cases in the same order.
+//! Deriving cases from the spec: a positive case per operation, generated examples and
+//! defects (`--max-examples`, see [`crate::inputs`]), negative cases for each required
+//! input missing or mistyped, length boundaries from `maxLength`/`minLength`/`pattern` and
+//! `x-combined-max-length`, `ignored_auth` on secured operations, both list encodings of
+//! `x-alternate-encodings`, and the chains of each create ([`chains`]). Base inputs come
+//! from the contract files' `defaults`, else from the spec's examples, else from the
+//! target's answers (path values, body references; [`Pool`]) or the generator. The seed
+//! fixes every generated value, so the same seed gives the same cases in the same order.
 
+mod chains;
+
+pub(crate) use chains::CREATED as CHAIN_CREATED;
+
+use crate::inputs::{Defect, Inputs, Part};
 use crate::state::Pool;
+use schema_values::MutationKind;
 use serde_json::{Map, Value, json};
 
 use crate::case::{
@@ -58,14 +66,34 @@ pub struct PlanOptions {
     /// The status the target answered a deliberately bad token with in pre-flight, when it
     /// is not 401/403 (some frameworks answer 422): `ignored_auth` counts it as a refusal.
     pub auth_refusal: Option<u16>,
+    /// Generated requests per operation, for valid and for invalid inputs each
+    /// (`--max-examples`).
+    pub max_examples: usize,
 }
 
 struct Base {
     params: Vec<(String, Value)>,
     body: Option<Value>,
+    /// Whether any part of the request is the generator's (see [`crate::inputs`]): such a
+    /// request is the harness's guess at a valid one, so its answer is observed rather
+    /// than required to be a success.
+    generated: bool,
+    /// Whether a value came from the target's own answers ([`Pool`]).
+    mined: bool,
+    /// Inputs the generator could not make, with the schema node and why.
+    unmakeable: Vec<String>,
 }
 
-fn base(op: &Operation, contracts: &Contracts, pool: &Pool) -> Base {
+/// A path parameter whose schema lists its values (`enum`, `const`, a boolean) names no
+/// record: any of them is a valid request. Any other path value names a record, which only
+/// the spec, the contract files or the target's answers can give.
+fn enumerated(schema: &Value) -> bool {
+    schema.get("enum").is_some()
+        || schema.get("const").is_some()
+        || schema.get("type").and_then(Value::as_str) == Some("boolean")
+}
+
+fn base(op: &Operation, contracts: &Contracts, pool: &Pool, inputs: &Inputs<'_>) -> Base {
     let dflt = contracts.defaults.get(&op.id);
     let given = |p: &crate::spec::Param| {
         dflt.and_then(|d| d.params.get(&p.name))
@@ -90,56 +118,98 @@ fn base(op: &Operation, contracts: &Contracts, pool: &Pool) -> Base {
     } else {
         0
     };
-    let mut params = Vec::new();
+    let mut b = Base {
+        params: Vec::new(),
+        body: None,
+        generated: false,
+        mined: false,
+        unmakeable: Vec::new(),
+    };
     for p in &op.params {
-        let v = given(p).or_else(|| (unfilled == 1).then(|| pool.value_for(op, p)).flatten());
-        if let Some(v) = v {
-            params.push((p.name.clone(), v));
+        if let Some(v) = given(p) {
+            b.params.push((p.name.clone(), v));
+            continue;
+        }
+        if p.location == Location::Path && !enumerated(&p.schema) {
+            if let Some(v) = (unfilled == 1).then(|| pool.value_for(op, p)).flatten() {
+                b.params.push((p.name.clone(), v));
+                b.mined = true;
+            }
+            continue;
+        }
+        if !p.required {
+            // Left out of the base request; the generated examples send it.
+            continue;
+        }
+        match inputs.param(&op.id, p) {
+            Ok(v) => {
+                b.params.push((p.name.clone(), v));
+                b.generated = true;
+            }
+            Err(why) => b.unmakeable.push(why),
         }
     }
-    let body = dflt
+    let decl = op.body.as_ref().filter(|d| sends_json(d));
+    b.body = dflt
         .and_then(|d| d.body.clone())
-        .or_else(|| op.body.as_ref().and_then(|b| b.example.clone()))
+        .or_else(|| op.body.as_ref().and_then(|d| d.example.clone()))
         // A JSON document is the one body the planner sends: none rather than one in the
         // wrong media type.
-        .filter(|_| op.body.as_ref().is_some_and(sends_json));
-    Base { params, body }
+        .filter(|_| decl.is_some());
+    if let (None, Some(decl)) = (&b.body, decl) {
+        match inputs.body(&op.id, decl, op.effect == crate::effect::Effect::Create) {
+            Ok(v) => {
+                b.body = Some(v);
+                b.generated = true;
+            }
+            Err(why) if decl.required => b.unmakeable.push(why),
+            Err(_) => {}
+        }
+        if let Some(Value::Object(m)) = &mut b.body {
+            b.mined |= pool.fill_references(m, &decl.schema);
+        }
+    }
+    b
 }
 
 impl Base {
     /// The inputs a complete request of `op` needs that neither the contract files'
-    /// `defaults` nor the spec's examples give: a case built without them would go out
-    /// with a literal `{placeholder}` or without a required part, and its answer would
-    /// say nothing about the operation.
+    /// `defaults`, the spec's examples, the target's answers nor the generator give: a case
+    /// built without them would go out with a literal `{placeholder}` or without a
+    /// required part, and its answer would say nothing about the operation.
     fn missing(&self, op: &Operation) -> Vec<String> {
         let mut out: Vec<String> = op
             .params
             .iter()
-            .filter(|p| p.required && !self.params.iter().any(|(n, _)| *n == p.name))
-            .map(|p| {
-                let at = match p.location {
-                    Location::Path => "path",
-                    Location::Query => "query",
-                    Location::Header => "header",
-                };
-                format!("{at} parameter `{}`", p.name)
+            .filter(|p| {
+                p.required
+                    && p.location == Location::Path
+                    && !self.params.iter().any(|(n, _)| *n == p.name)
             })
+            .map(|p| format!("path parameter `{}`", p.name))
             .collect();
-        if let Some(decl) = &op.body {
-            if !sends_json(decl) {
-                if decl.required {
-                    let types: Vec<&str> =
-                        decl.content_types.iter().map(|(m, _)| m.as_str()).collect();
-                    out.push(format!(
-                        "a request body in {} (the harness builds JSON bodies only)",
-                        types.join(" or ")
-                    ));
-                }
-            } else if decl.required && self.body.is_none() {
-                out.push("the request body".to_string());
-            }
+        out.extend(self.unmakeable.iter().cloned());
+        if let Some(decl) = &op.body
+            && !sends_json(decl)
+            && decl.required
+        {
+            let types: Vec<&str> = decl.content_types.iter().map(|(m, _)| m.as_str()).collect();
+            out.push(format!(
+                "a request body in {} (the harness builds JSON bodies only)",
+                types.join(" or ")
+            ));
         }
         out
+    }
+
+    /// What a request built on this base must get: a success where every value is the
+    /// spec's or the user's, an observed answer where the generator made some.
+    fn ok(&self) -> Expect {
+        if self.generated {
+            Expect::Observe
+        } else {
+            Expect::Success
+        }
     }
 }
 
@@ -154,7 +224,7 @@ fn sends_json(decl: &crate::spec::Body) -> bool {
 /// The skip reason of a case whose base request lacks `missing`.
 fn missing_reason(op: &Operation, missing: &[String]) -> String {
     format!(
-        "{}{} needs {}: no example in the spec and no `defaults` in a contract file",
+        "{}{} needs {}: no example in the spec, no `defaults` in a contract file, no value from the target's answers, and none the generator can make",
         crate::case::MISSING_INPUT,
         op.id,
         missing.join(", ")
@@ -372,18 +442,21 @@ pub fn derive_with(
     pool: &Pool,
 ) -> Vec<Case> {
     let mut rng = Rng::new(opts.seed);
+    let inputs = Inputs::new(&spec.doc, opts.seed, opts.max_examples);
     let mut out = Vec::new();
     for op in &spec.operations {
         let mut b = Builder {
             op,
             cases: Vec::new(),
         };
-        let base = base(op, contracts, pool);
+        let base = base(op, contracts, pool, &inputs);
         let missing = base.missing(op);
         positive(&mut b, &base);
         if missing.is_empty() {
+            examples(&mut b, op, &base, &inputs, pool);
             // A mutation of an incomplete request would not be the one defect it names.
             negative(&mut b, spec, op, &base);
+            defects(&mut b, op, &base, &inputs);
             lengths(&mut b, op, &base, &mut rng, spec.decisions.non_bmp);
         }
         ignored_auth(&mut b, spec, op, &base, opts.auth_refusal);
@@ -394,6 +467,10 @@ pub fn derive_with(
         }
         if out.is_empty() {
             unknown_path(&mut b, spec, op, &base);
+        }
+        if missing.is_empty() {
+            b.cases
+                .extend(chains::chains(spec, contracts, op, &base, &inputs));
         }
         if !missing.is_empty() {
             let why = missing_reason(op, &missing);
@@ -490,8 +567,222 @@ fn positive(b: &mut Builder, base: &Base) {
         Check::PositiveDataAcceptance,
         Level::Must,
         request(op, base.params.clone(), base.body.clone(), AuthMode::Token),
-        Expect::Success,
+        base.ok(),
     );
+}
+
+/// More valid requests than the base one, up to `--max-examples` in all: optional
+/// parameters sent (each with another of its values), and other bodies reaching other
+/// `oneOf` branches, enum values and optional parts. Each is the generator's guess at a
+/// valid request, so its answer is observed: the generic checks judge it, and a 5xx or
+/// an undeclared status is a finding.
+fn examples(b: &mut Builder, op: &Operation, base: &Base, inputs: &Inputs<'_>, pool: &Pool) {
+    let n = inputs.max_examples.saturating_sub(1);
+    if n == 0 {
+        return;
+    }
+    let optional: Vec<(&crate::spec::Param, Vec<Value>)> = op
+        .params
+        .iter()
+        .filter(|p| {
+            p.location != Location::Path && !base.params.iter().any(|(name, _)| *name == p.name)
+        })
+        .map(|p| (p, inputs.param_variants(&op.id, p, n)))
+        .filter(|(_, vs)| !vs.is_empty())
+        .collect();
+    let bodies: Vec<Value> = match (&op.body, &base.body) {
+        (Some(decl), Some(_)) if sends_json(decl) && base.generated => inputs
+            .body_variants(&op.id, decl, n + 1)
+            .into_iter()
+            .skip(1)
+            .map(|mut v| {
+                if let Value::Object(m) = &mut v {
+                    pool.fill_references(m, &decl.schema);
+                }
+                v
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    // Optional headers go in one request of their own: they are most often protocol
+    // headers (an API version, a request id) whose valid values the schema does not state,
+    // and a target refusing a made-up one would taint every other example.
+    let (headers, others): (Vec<_>, Vec<_>) = optional
+        .into_iter()
+        .partition(|(p, _)| p.location == Location::Header);
+    if !headers.is_empty() {
+        let mut params = base.params.clone();
+        for (p, values) in &headers {
+            params.push((p.name.clone(), values[0].clone()));
+        }
+        b.push(
+            "example/headers".into(),
+            Check::PositiveDataAcceptance,
+            Level::Must,
+            request(op, params, base.body.clone(), AuthMode::Token),
+            Expect::Observe,
+        );
+    }
+    let optional = others;
+    // Integers at the top of their range where the schema sets no bound, one at a time.
+    // (where, parameters, body)
+    type Extreme = (String, Vec<(String, Value)>, Option<Value>);
+    let mut extremes: Vec<Extreme> = Vec::new();
+    for p in op.params.iter().filter(|p| p.location != Location::Path) {
+        if let Some(v) = inputs.extreme_param(p) {
+            let mut params = base.params.clone();
+            params.retain(|(name, _)| *name != p.name);
+            params.push((p.name.clone(), v));
+            extremes.push((p.name.clone(), params, base.body.clone()));
+        }
+    }
+    if let (Some(decl), Some(body)) = (&op.body, &base.body)
+        && sends_json(decl)
+    {
+        for (field, v) in inputs.extreme_bodies(decl, body) {
+            extremes.push((format!("body/{field}"), base.params.clone(), Some(v)));
+        }
+    }
+    for (at, params, body) in extremes.into_iter().take(inputs.max_examples) {
+        b.push(
+            format!("example/extreme/{at}"),
+            Check::PositiveDataAcceptance,
+            Level::Must,
+            request(op, params, body, AuthMode::Token),
+            Expect::Observe,
+        );
+    }
+    for k in 0..n {
+        let mut params = base.params.clone();
+        for (p, values) in &optional {
+            params.push((p.name.clone(), values[k % values.len()].clone()));
+        }
+        let body = bodies.get(k).cloned().or_else(|| base.body.clone());
+        if optional.is_empty() && bodies.get(k).is_none() {
+            break;
+        }
+        let req = request(op, params, body, AuthMode::Token);
+        b.push(
+            format!("example/{}", k + 1),
+            Check::PositiveDataAcceptance,
+            Level::Must,
+            req,
+            Expect::Observe,
+        );
+    }
+}
+
+/// Invalid requests by mutation of the base one, one defect each (see
+/// [`crate::inputs::Defect`]), at most `--max-examples` for the parameters and as many for
+/// the body, taken round the kinds of defect so each kind is tried before any twice. The
+/// defects the hand-written families above already send (a required field or parameter
+/// left out, a top-level field or a parameter of the wrong type, a too-short parameter, an
+/// integer below its minimum) are not sent twice.
+fn defects(b: &mut Builder, op: &Operation, base: &Base, inputs: &Inputs<'_>) {
+    let mut found: Vec<Defect> = Vec::new();
+    for (name, value) in &base.params {
+        let Some(p) = op.param(name) else { continue };
+        let integer = p.schema.get("type").and_then(Value::as_str) == Some("integer");
+        found.extend(inputs.param_defects(p, value).into_iter().filter(|d| {
+            let covered = match d.mutation.kind {
+                MutationKind::WrongType | MutationKind::TooShort => true,
+                MutationKind::BelowMinimum => integer,
+                _ => false,
+            };
+            !covered
+        }));
+    }
+    let params_end = found.len();
+    if let (Some(decl), Some(body)) = (&op.body, &base.body)
+        && sends_json(decl)
+    {
+        found.extend(inputs.body_defects(decl, body).into_iter().filter(|d| {
+            let depth = d.mutation.instance_path.matches('/').count();
+            !(d.mutation.kind == MutationKind::RequiredMissing && depth == 0
+                || d.mutation.kind == MutationKind::WrongType && depth == 1)
+        }));
+    }
+    let (params, body) = found.split_at(params_end);
+    let mut seen = std::collections::BTreeSet::new();
+    for d in round_robin(params, inputs.max_examples)
+        .into_iter()
+        .chain(round_robin(body, inputs.max_examples))
+    {
+        let (where_, req) = match &d.part {
+            Part::Body => (
+                format!("body{}", d.mutation.instance_path),
+                request(
+                    op,
+                    base.params.clone(),
+                    Some(d.value.clone()),
+                    AuthMode::Token,
+                ),
+            ),
+            Part::Param(name) => {
+                let mut params = base.params.clone();
+                if let Some(slot) = params.iter_mut().find(|(n, _)| n == name) {
+                    slot.1 = d.value.clone();
+                }
+                (
+                    name.clone(),
+                    request(op, params, base.body.clone(), AuthMode::Token),
+                )
+            }
+        };
+        let mut name = format!("defect/{where_}:{}", d.mutation.keyword);
+        let mut k = 2;
+        while !seen.insert(name.clone()) {
+            name = format!("defect/{where_}:{}#{k}", d.mutation.keyword);
+            k += 1;
+        }
+        // A defect in a path segment may make the path one the target does not route (its
+        // 404 is as good a rejection as any); elsewhere the operation's declared status
+        // for malformed input holds, no more binding than the defect itself.
+        let in_path = matches!(&d.part, Part::Param(n) if op.param(n).is_some_and(|p| p.location == Location::Path));
+        let expect = match malformed(op) {
+            Expect::Rejected { .. } if in_path => Expect::Rejected {
+                status: None,
+                body: None,
+            },
+            Expect::Rejected { status, body } => Expect::Rejected {
+                status: status.map(|(s, l)| (s, l.max(d.level))),
+                body,
+            },
+            other => other,
+        };
+        b.push(name, Check::NegativeDataRejection, d.level, req, expect);
+    }
+}
+
+/// At most `n` defects, one of each kind in turn.
+fn round_robin(defects: &[Defect], n: usize) -> Vec<&Defect> {
+    let mut kinds: Vec<MutationKind> = Vec::new();
+    for d in defects {
+        if !kinds.contains(&d.mutation.kind) {
+            kinds.push(d.mutation.kind);
+        }
+    }
+    let mut queues: Vec<Vec<&Defect>> = kinds
+        .iter()
+        .map(|k| {
+            defects
+                .iter()
+                .filter(|d| d.mutation.kind == *k)
+                .rev()
+                .collect()
+        })
+        .collect();
+    let mut out = Vec::new();
+    while out.len() < n && queues.iter().any(|q| !q.is_empty()) {
+        for q in &mut queues {
+            if out.len() < n
+                && let Some(d) = q.pop()
+            {
+                out.push(d);
+            }
+        }
+    }
+    out
 }
 
 fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
@@ -790,6 +1081,10 @@ fn lengths(b: &mut Builder, op: &Operation, base: &Base, rng: &mut Rng, non_bmp:
     for (name, check, m, level) in variants {
         let bodyv = Value::Object(m);
         let (expect, predicted_level) = predict(op, &bodyv, &mut patterns);
+        let expect = match expect {
+            Expect::Success => base.ok(),
+            other => other,
+        };
         let beyond_bmp = bodyv.to_string().chars().any(|c| u32::from(c) > 0xFFFF);
         let level = level.max(predicted_level);
         b.push(
@@ -947,7 +1242,7 @@ fn encodings(b: &mut Builder, op: &Operation, base: &Base) {
                 style: Some(p.style),
                 ..request(op, base.params.clone(), base.body.clone(), AuthMode::Token)
             },
-            expect: Expect::Success,
+            expect: base.ok(),
             capture: Vec::new(),
             asserts: asserts.clone(),
         }];
@@ -958,7 +1253,7 @@ fn encodings(b: &mut Builder, op: &Operation, base: &Base) {
                     style: Some(alt.style),
                     ..request(op, base.params.clone(), base.body.clone(), AuthMode::Token)
                 },
-                expect: Expect::Success,
+                expect: base.ok(),
                 capture: Vec::new(),
                 asserts: asserts.clone(),
             });
@@ -999,6 +1294,7 @@ mod tests {
         let o = PlanOptions {
             seed: 7,
             auth_refusal: None,
+            max_examples: 1,
         };
         let a: Vec<String> = derive(&spec, &c, o)
             .iter()
@@ -1065,6 +1361,7 @@ mod tests {
             PlanOptions {
                 seed: 1,
                 auth_refusal: None,
+                max_examples: 0,
             },
         );
         let gate = crate::safety::Gate::new(
@@ -1103,6 +1400,7 @@ mod tests {
             PlanOptions {
                 seed: 1,
                 auth_refusal: None,
+                max_examples: 0,
             },
         );
         let unknown: Vec<_> = cases
@@ -1152,6 +1450,7 @@ mod tests {
             PlanOptions {
                 seed: 1,
                 auth_refusal: None,
+                max_examples: 0,
             },
         )
     }
@@ -1177,6 +1476,7 @@ mod tests {
             PlanOptions {
                 seed: 1,
                 auth_refusal: None,
+                max_examples: 0,
             },
         );
         let c = builtin
@@ -1246,6 +1546,7 @@ mod tests {
             PlanOptions {
                 seed: 1,
                 auth_refusal: Some(422),
+                max_examples: 0,
             },
         );
         let auth: Vec<&Case> = cases

@@ -109,6 +109,10 @@ pub enum Check {
     StateRestored,
     /// Enough of the selected operations reached a 2xx answer (`--min-coverage`).
     MinCoverage,
+    /// What a create stored reads back (`ensure_resource_availability`).
+    ResourceAvailability,
+    /// After a delete, the resource is gone (`use_after_free`).
+    UseAfterFree,
 }
 
 /// One row of the registry.
@@ -406,6 +410,22 @@ pub const TABLE: &[Entry] = &[
         Must,
         "at least --min-coverage percent of the selected operations got a 2xx answer (judged only when it is given)",
         "fixed: MUST, a gate that never reached the API has judged nothing",
+    ),
+    row(
+        Check::ResourceAvailability,
+        "ensure_resource_availability",
+        F::Inputs,
+        Must,
+        "a resource the run created reads back (2xx) with the plain values it was created or updated with (inferred create → read → update chains; --allow-writes)",
+        "fixed: MUST, a create that answered a success has stored what it says it stored",
+    ),
+    row(
+        Check::UseAfterFree,
+        "use_after_free",
+        F::Inputs,
+        Must,
+        "after a delete that answered a success, a read of the same resource is refused (4xx), not served (inferred create → delete → read chains; --allow-writes)",
+        "fixed: MUST, a delete that answered a success has deleted",
     ),
 ];
 

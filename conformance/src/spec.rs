@@ -99,6 +99,9 @@ pub struct Param {
     pub required: bool,
     /// Its schema, `$ref`s resolved at the top.
     pub schema: Value,
+    /// Where its schema is in the document (JSON pointer), for the value generator: a
+    /// schema named by its place is compiled for validation once.
+    pub schema_ptr: String,
     /// The spec's example value, the base value when the contracts give none.
     pub example: Option<Value>,
     /// The declared style.
@@ -131,6 +134,8 @@ pub struct Body {
     pub content_types: Vec<(String, Level)>,
     /// The object schema with top-level `$ref` resolved.
     pub schema: Value,
+    /// Where the first media type's schema is in the document (JSON pointer).
+    pub schema_ptr: String,
     /// The first example, the base body when the contracts give none.
     pub example: Option<Value>,
     /// Cross-field length caps.
@@ -895,6 +900,7 @@ impl<'a> View<'a> {
             location,
             required: p.required,
             schema,
+            schema_ptr: format!("{ptr}/schema"),
             explode: p.explode.unwrap_or(style == Style::Form),
             style,
             alternates,
@@ -973,6 +979,7 @@ impl<'a> View<'a> {
                 .map(|(mime, media)| (mime.clone(), media.level.unwrap_or_default()))
                 .collect(),
             schema,
+            schema_ptr,
             example,
             combined,
             required: rb.required,

@@ -101,6 +101,9 @@ struct Stub {
     /// Whether every request but a `DELETE` hangs once the run has made an item: the run
     /// is then stuck mid-way with something created, as when a user presses Ctrl-C.
     hang_after_create: bool,
+    /// Whether a `DELETE` answers 204 and keeps the item, and a create stores its name
+    /// upper-cased: a target whose chains must fail.
+    broken_chains: bool,
 }
 
 type Shared = Arc<Mutex<Stub>>;
@@ -158,7 +161,12 @@ async fn handle(
             };
             s.next += 1;
             let id = format!("made-{}", s.next);
-            s.items.insert(id.clone(), name.clone());
+            let stored = if s.broken_chains {
+                name.to_uppercase()
+            } else {
+                name.clone()
+            };
+            s.items.insert(id.clone(), stored);
             json(StatusCode::CREATED, json!({"id": id, "name": name}))
         }
         ("GET", "/logout") => {
@@ -176,7 +184,9 @@ async fn handle(
             match (m, s.items.contains_key(&id)) {
                 ("GET", true) => json(StatusCode::OK, json!({"id": id, "name": s.items[&id]})),
                 ("DELETE", true) => {
-                    s.items.remove(&id);
+                    if !s.broken_chains {
+                        s.items.remove(&id);
+                    }
                     StatusCode::NO_CONTENT.into_response()
                 }
                 ("GET" | "DELETE", false) => (StatusCode::NOT_FOUND, "{}").into_response(),
@@ -589,4 +599,53 @@ async fn a_path_value_the_spec_does_not_give_comes_from_the_targets_own_list() {
         "{}",
         out.summary
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chains_fail_a_target_that_stores_other_values_or_keeps_what_it_deleted() {
+    for broken in [false, true] {
+        let (base, stub) = start(false).await;
+        stub.lock().unwrap().broken_chains = broken;
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = args(dir.path(), SPEC, &base, "good");
+        a.allow_writes = true;
+        let out = execute(&a, Default::default())
+            .await
+            .expect("the run completes");
+        // Failed if any step's verdict of the check failed, passed if some passed.
+        let verdict = |case: &str, check: &str| {
+            let all: Vec<Verdict> = out
+                .results
+                .iter()
+                .filter(|r| r.case == case && r.check.as_str() == check)
+                .map(|r| r.verdict)
+                .collect();
+            if all.contains(&Verdict::Failed) {
+                Verdict::Failed
+            } else if all.contains(&Verdict::Passed) {
+                Verdict::Passed
+            } else {
+                panic!("no verdict of {check} on {case}: {}", out.summary)
+            }
+        };
+        let want = if broken {
+            Verdict::Failed
+        } else {
+            Verdict::Passed
+        };
+        // The read of what the create made answers the name it was created with.
+        assert_eq!(
+            verdict("create_item/chain/read", "ensure_resource_availability"),
+            want,
+            "{}",
+            out.summary
+        );
+        // After a delete that answered 204, a read of the item is refused.
+        assert_eq!(
+            verdict("create_item/chain/delete", "use_after_free"),
+            want,
+            "{}",
+            out.summary
+        );
+    }
 }

@@ -165,6 +165,10 @@ fn spec_lacks(check: Check, facts: &RunFacts<'_>) -> Option<String> {
         Check::StateRestored => {
             Some("the run wrote through no record that --fixtures `restore` names".into())
         }
+        Check::ResourceAvailability | Check::UseAfterFree => Some(
+            "no create of the run answered with an id whose read or delete the spec has (chains need --allow-writes)"
+                .into(),
+        ),
         rule => {
             let kind = rule.name().replace('_', "-");
             none(

@@ -16,6 +16,9 @@ pub enum Sent {
     /// Without valid credentials on purpose (`ignored_auth`): a 401 or 403 is the answer
     /// asked for, whether the operation declares it or not.
     WithoutCredentials,
+    /// For a resource the run has just deleted (`use_after_free`): a 404 or 410 is the
+    /// answer asked for, whether the operation declares it or not.
+    ForGone,
 }
 
 /// Whether a media type carries JSON (`application/json`, any `+json` suffix): only such
@@ -54,6 +57,18 @@ pub fn generic(
     let declared: Vec<&str> = op.responses.iter().map(|r| r.status.as_str()).collect();
     let expected_status = format!("one of the declared statuses {}", declared.join(", "));
     let Some(decl) = op.response(resp.status) else {
+        if sent == Sent::ForGone && matches!(resp.status, 404 | 410) {
+            out.push(Finding::skipped(
+                Check::StatusCodeConformance,
+                decisions.undeclared_status,
+                expected_status,
+                format!(
+                    "{} answers a read of a resource the run deleted; {} need not declare it",
+                    resp.status, op.id
+                ),
+            ));
+            return out;
+        }
         if sent == Sent::WithoutCredentials && matches!(resp.status, 401 | 403) {
             // The refusal `ignored_auth` asks for: the operation need not declare it.
             out.push(Finding::skipped(

@@ -11,10 +11,15 @@ use super::RunState;
 use crate::outcome::CheckResult;
 use crate::runner::Exchange;
 
-/// How often the files are rewritten while cases run: often enough that a killed run
-/// loses at most a quarter second of results, rarely enough that rewriting a
-/// thousand-result report stays a small share of a run.
+/// How often the files are rewritten while cases run, at least: often enough that a killed
+/// run loses at most a quarter second of results. A rewrite grows with the run (thousands
+/// of exchanges with large answers take a noticeable time to render), so the next one is
+/// never due sooner than [`COST_FACTOR`] times the last one took: rewriting stays a fifth
+/// of the run's time at most instead of becoming most of it.
 pub const EVERY: Duration = Duration::from_millis(250);
+
+/// The least gap between rewrites, in multiples of the time the last rewrite took.
+pub const COST_FACTOR: u32 = 4;
 
 /// What a writer is handed: the state, and the results and exchanges so far in case order.
 pub type Writer<'a> = dyn Fn(RunState, Vec<CheckResult>, Vec<Exchange>) + Send + Sync + 'a;
@@ -33,6 +38,8 @@ struct Collected {
     /// `(case index, results, exchanges)` in the order cases ended; discovery is index 0.
     parts: Vec<(usize, Vec<CheckResult>, Vec<Exchange>)>,
     last_write: Option<Instant>,
+    /// How long the last rewrite took.
+    last_cost: Duration,
 }
 
 impl<'a> Live<'a> {
@@ -55,14 +62,19 @@ impl<'a> Live<'a> {
             let Some(every) = self.every else {
                 return;
             };
-            let due = c.last_write.is_none_or(|t| t.elapsed() >= every);
+            let gap = every.max(c.last_cost * COST_FACTOR);
+            let due = c.last_write.is_none_or(|t| t.elapsed() >= gap);
             if due {
                 c.last_write = Some(Instant::now());
             }
             due
         };
         if due {
+            let started = Instant::now();
             self.write_now(RunState::InProgress);
+            if let Ok(mut c) = self.collected.lock() {
+                c.last_cost = started.elapsed();
+            }
         }
     }
 

@@ -38,6 +38,10 @@ pub struct Exchange {
     pub path: String,
     /// How the request authenticated: `token`, or the literal header sent otherwise.
     pub auth: Option<String>,
+    /// The header parameters sent (no `Authorization`, no `Content-Type`), secrets
+    /// redacted, so that a request can be read back and sent again as it went.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<(String, String)>,
     /// Content type and body (JSON value or text), secrets redacted.
     pub body: Option<(String, Value)>,
     /// Status of the answer, or the transport error.
@@ -203,6 +207,13 @@ pub(super) fn exchange_of(
         ),
         Err(e) => (None, Some(e.to_string()), None, Value::Null),
     };
+    let headers = built
+        .request
+        .headers
+        .iter()
+        .filter(|(k, _)| !k.eq_ignore_ascii_case("authorization"))
+        .map(|(k, v)| (k.clone(), ctx.secrets.redact(v)))
+        .collect();
     Exchange {
         case: case.id.clone(),
         operation: step.request.op.clone(),
@@ -210,6 +221,7 @@ pub(super) fn exchange_of(
         method: built.request.method.to_string(),
         path,
         auth,
+        headers,
         body,
         status,
         error,

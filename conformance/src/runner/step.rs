@@ -192,6 +192,17 @@ pub(super) async fn run_step(
             }
             b
         }
+        Err(BuildError::Unbound(v)) if v == crate::plan::CHAIN_CREATED => {
+            return (
+                vec![skipped(
+                    case,
+                    index,
+                    "the chain's create answered no id to go on with (its answer is in the first step's record)".into(),
+                )],
+                None,
+                None,
+            );
+        }
         Err(BuildError::Unbound(v)) => {
             return (
                 vec![missing_input(skipped(
@@ -331,17 +342,44 @@ pub(super) async fn run_step(
         let why = ctx.credentials.dead().unwrap_or_default();
         return (vec![skipped(case, index, why)], exchange, None);
     }
-    if step.request.method.is_none() && step.request.path.is_none() {
-        ctx.created.note(op, &resp);
+    let fresh =
+        step.request.method.is_some() || step.request.path.is_some() || ctx.created.note(op, &resp);
+    // A chain goes on only with a record of its own: a target that creates by name or
+    // content may answer a chain's create with a record another case made (and reads, or
+    // the second pass, rely on), which the chain's update or delete must not touch.
+    if !fresh
+        && step
+            .capture
+            .iter()
+            .any(|(n, _)| n == crate::plan::CHAIN_CREATED)
+    {
+        return (
+            vec![skipped(
+                case,
+                index,
+                "the chain's create answered a record another case of the run made; the chain goes on only with one of its own".into(),
+            )],
+            exchange,
+            None,
+        );
     }
     let got = Some(got_of(ctx, &resp));
-    let purpose = if step.request.auth == AuthMode::Token {
-        checks::Sent::AsDeclared
-    } else {
+    let purpose = if step.request.auth != AuthMode::Token {
         checks::Sent::WithoutCredentials
+    } else if (case.check == Check::UseAfterFree && matches!(step.expect, Expect::Rejected { .. }))
+        || (case.check == Check::StateRestored && case.id.starts_with("cleanup/"))
+    {
+        checks::Sent::ForGone
+    } else {
+        checks::Sent::AsDeclared
     };
     let mut findings = checks::generic(op, &ctx.validators, &resp, &ctx.spec.decisions, purpose);
-    if step.request.method.is_some() {
+    // A chain's create is its setup: the create's own cases judge the same request.
+    let setup = step
+        .capture
+        .iter()
+        .any(|(n, _)| n == crate::plan::CHAIN_CREATED);
+    if step.request.method.is_some() || setup {
         // The spec declares no answer for an undeclared method: only "not a server
         // error" applies besides the case's own expectation (no rules either, below).
         findings.truncate(1);

@@ -258,10 +258,24 @@ impl Api {
     /// Sends `method path` (path relative to the API's base, query included) with an
     /// optional body: a JSON value, or text with its content type.
     pub fn send(&self, method: &str, path: &str, body: Option<(&str, &Value)>) -> Answer {
+        self.send_with(method, path, &[], body)
+    }
+
+    /// [`Api::send`] with these header fields too.
+    pub fn send_with(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(String, String)],
+        body: Option<(&str, &Value)>,
+    ) -> Answer {
         let method = reqwest::Method::from_bytes(method.as_bytes()).expect("an HTTP method");
         let url = format!("{}{path}", self.base);
         self.rt.block_on(async {
             let mut req = self.http.request(method.clone(), &url);
+            for (k, v) in headers {
+                req = req.header(k.as_str(), v.as_str());
+            }
             match body {
                 Some((ct, Value::String(text))) if !ct.contains("json") => {
                     req = req

@@ -1,0 +1,512 @@
+//! Values from the schemas: what a request sends where neither the contract files'
+//! `defaults` nor the spec's examples give one. The planner asks here for a parameter's
+//! value, a body, more valid variants of them, and invalid ones (one defect each, from
+//! [`schema_values`]'s mutations), so that an operation of a spec nobody wrote examples for
+//! is still reached with complete, valid requests, and its validation is still tried.
+//!
+//! What is made here is the harness's invention, and the plan judges it so: a request
+//! built from generated values need not succeed (a generated id in a body names nothing
+//! the target holds), so its positive cases observe the answer instead of expecting a
+//! 2xx; the generic checks (no 5xx, a declared status, a matching schema) judge it all the
+//! same. A value this module cannot make is an error naming the schema node, which the
+//! plan turns into a skip, never a value that might be wrong.
+//!
+//! Each operation's values come from the run's seed and the operation's id, so one
+//! operation's values do not move when another is added, selected or sharded away.
+
+use schema_values::{Generator, Mutation, MutationKind, Shape};
+use serde_json::Value;
+
+use crate::spec::{Body, Level, Location, Param};
+
+/// How many generated requests an operation gets by default for each of its valid and
+/// its invalid inputs (`--max-examples`): enough to reach both sides of a `oneOf`, an
+/// enum's values and an optional part present and absent, few enough that a
+/// 200-operation spec runs in well under a minute against a local server.
+pub const DEFAULT_MAX_EXAMPLES: usize = 4;
+
+/// The value generator of one run's spec.
+pub struct Inputs<'d> {
+    values: Generator<'d>,
+    seed: u64,
+    /// Generated requests per operation, for valid and for invalid inputs each.
+    pub max_examples: usize,
+}
+
+/// One invalid input: a valid request's parameter or body with one defect.
+#[derive(Debug, Clone)]
+pub struct Defect {
+    /// Where the defect is: `body`, or the parameter's name.
+    pub part: Part,
+    /// The defective value (the whole body, or the parameter's whole value).
+    pub value: Value,
+    /// What is wrong, from the generator.
+    pub mutation: Mutation,
+    /// How binding its rejection is: the schema node's `x-constraint-levels` for the broken
+    /// keyword, else MUST, except a broken `format`, which JSON Schema 2020-12 makes an
+    /// annotation unless a validator opts in (SHOULD).
+    pub level: Level,
+}
+
+/// Which part of a request a defect is in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// The JSON body.
+    Body,
+    /// The named parameter.
+    Param(String),
+}
+
+impl<'d> Inputs<'d> {
+    /// The generator for `doc` (the whole OpenAPI document) with the run's seed.
+    pub fn new(doc: &'d Value, seed: u64, max_examples: usize) -> Inputs<'d> {
+        Inputs {
+            values: Generator::new(doc),
+            seed,
+            max_examples,
+        }
+    }
+
+    /// The seed of one operation's values: the run's seed mixed with the operation's id
+    /// (FNV-1a), so values depend on nothing else in the plan.
+    pub fn seed_for(&self, op_id: &str) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in op_id.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^ self.seed
+    }
+
+    /// A value for parameter `p`, made to travel as text: a scalar, or an array of
+    /// scalars; one for a header also printable ASCII. `Err` names the schema node or says
+    /// why the parameter's place cannot carry what its schema admits.
+    pub fn param(&self, op_id: &str, p: &Param) -> Result<Value, String> {
+        let seed = self.seed_for(op_id) ^ name_hash(&p.name);
+        let shape = self.values.shape(&p.schema);
+        if matches!(shape, Shape::Object) {
+            return Err(format!(
+                "parameter `{}` takes an object, which the harness sends only as JSON `content`",
+                p.name
+            ));
+        }
+        let mut last = String::new();
+        for k in 0..8 {
+            let v = match self.at(&p.schema_ptr, &p.schema, |node, ptr| {
+                self.values.generate_at(node, ptr, seed.wrapping_add(k))
+            }) {
+                Ok(v) => v,
+                Err(e) => return Err(format!("parameter `{}`: {e}", p.name)),
+            };
+            match travels(p, &v) {
+                Ok(()) => return Ok(v),
+                Err(why) => last = why,
+            }
+        }
+        Err(format!("parameter `{}`: {last}", p.name))
+    }
+
+    /// More valid values of optional parameter `p` besides leaving it out, at most `n`.
+    pub fn param_variants(&self, op_id: &str, p: &Param, n: usize) -> Vec<Value> {
+        let seed = self.seed_for(op_id) ^ name_hash(&p.name);
+        self.at(&p.schema_ptr, &p.schema, |node, ptr| {
+            self.values.variants_at(node, ptr, seed, n)
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|v| travels(p, v).is_ok())
+        .collect()
+    }
+
+    /// A valid JSON body for `decl`. A `fresh` one (for a create) is the generator's
+    /// minimal value, made without the spec's examples: a create with an example's name
+    /// could meet a record the user already has under that name, and a target that answers
+    /// such a create with the existing record would hand the run someone else's data to
+    /// update and remove.
+    pub fn body(&self, op_id: &str, decl: &Body, fresh: bool) -> Result<Value, String> {
+        let seed = self.seed_for(op_id);
+        self.at(&decl.schema_ptr, &decl.schema, |node, ptr| {
+            if fresh
+                && let Ok(mut made) = self.values.variants_at(node, ptr, seed, 2)
+                && made.len() == 2
+            {
+                return Ok(made.remove(1));
+            }
+            self.values.generate_at(node, ptr, seed)
+        })
+        .map_err(|e| format!("request body: {e}"))
+    }
+
+    /// Up to `n` valid bodies: the one [`Inputs::body`] gives first, then others reaching
+    /// other branches, enum values and optional parts.
+    pub fn body_variants(&self, op_id: &str, decl: &Body, n: usize) -> Vec<Value> {
+        self.at(&decl.schema_ptr, &decl.schema, |node, ptr| {
+            self.values.variants_at(node, ptr, self.seed_for(op_id), n)
+        })
+        .unwrap_or_default()
+    }
+
+    /// Copies of `body`, each with one top-level integer field that has no upper bound at
+    /// the top of its format's range (`int32`'s, else `int64`'s), labelled with the field:
+    /// still valid, and the values a server's storage most often fails on (an offset or
+    /// page past what its database's integers hold). One field at a time, so that a
+    /// target's own undeclared cap on one (a page size of at most 200) does not hide what
+    /// another does. Only copies that validate are given.
+    pub fn extreme_bodies(&self, decl: &Body, body: &Value) -> Vec<(String, Value)> {
+        let (Value::Object(fields), Some(props)) = (
+            body,
+            decl.schema.get("properties").and_then(Value::as_object),
+        ) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (name, schema) in props {
+            let Some(top) = self.unbounded_integer(schema) else {
+                continue;
+            };
+            let mut copy = fields.clone();
+            copy.insert(name.clone(), Value::from(top));
+            let copy = Value::Object(copy);
+            let valid = self
+                .at(&decl.schema_ptr, &decl.schema, |node, _| {
+                    self.values.validate(node, &copy)
+                })
+                .is_ok();
+            if valid {
+                out.push((name.clone(), copy));
+            }
+        }
+        out
+    }
+
+    /// The top of the range of an integer parameter without an upper bound (see
+    /// [`Inputs::extreme_bodies`]).
+    pub fn extreme_param(&self, p: &Param) -> Option<Value> {
+        let top = self.unbounded_integer(&p.schema)?;
+        self.values
+            .validate(&p.schema, &Value::from(top))
+            .is_ok()
+            .then(|| Value::from(top))
+    }
+
+    /// The largest value of an integer schema (or a `oneOf`/`anyOf` with an integer
+    /// branch) that states no `maximum`.
+    fn unbounded_integer(&self, schema: &Value) -> Option<i64> {
+        let schema = match schema.get("$ref").and_then(Value::as_str) {
+            Some(r) => self.values.schema_at(r.strip_prefix('#')?)?,
+            None => schema,
+        };
+        let branches = ["anyOf", "oneOf"]
+            .iter()
+            .filter_map(|k| schema.get(*k).and_then(Value::as_array))
+            .flatten();
+        let own = schema.get("type").and_then(Value::as_str) == Some("integer")
+            && schema.get("maximum").is_none()
+            && schema.get("exclusiveMaximum").is_none();
+        if own {
+            return Some(match schema.get("format").and_then(Value::as_str) {
+                Some("int32") => i64::from(i32::MAX),
+                _ => i64::MAX,
+            });
+        }
+        branches.into_iter().find_map(|b| self.unbounded_integer(b))
+    }
+
+    /// Invalid bodies, each `valid` with one defect the schema rejects.
+    pub fn body_defects(&self, decl: &Body, valid: &Value) -> Vec<Defect> {
+        self.at(&decl.schema_ptr, &decl.schema, |node, ptr| {
+            Ok::<_, ()>(self.values.mutations_at(node, ptr, valid))
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| Defect {
+            part: Part::Body,
+            value: m.value.clone(),
+            level: self.level(&decl.schema, &m),
+            mutation: m,
+        })
+        .collect()
+    }
+
+    /// Invalid values of parameter `p`, each `valid` with one defect that survives the
+    /// trip as text: a wrong type only where the text does not read as the declared type
+    /// (`true` is not an integer; `12` is a string all the same, and `1` a boolean to
+    /// lenient servers).
+    pub fn param_defects(&self, p: &Param, valid: &Value) -> Vec<Defect> {
+        self.at(&p.schema_ptr, &p.schema, |node, ptr| {
+            Ok::<_, ()>(self.values.mutations_at(node, ptr, valid))
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|m| {
+            !matches!(
+                m.kind,
+                MutationKind::RequiredMissing | MutationKind::ExtraProperty
+            ) && !matches!(m.value, Value::Null | Value::Object(_))
+                && travels(p, &m.value).is_ok()
+                && !reads_as_valid(&self.values, p, &m.value)
+        })
+        .map(|m| Defect {
+            part: Part::Param(p.name.clone()),
+            value: m.value.clone(),
+            level: self.level(&p.schema, &m),
+            mutation: m,
+        })
+        .collect()
+    }
+
+    /// Runs `f` on the schema node at `ptr` in the document (so that its validator is
+    /// compiled once and pointers in errors are absolute), or on `copy` with relative
+    /// pointers where the document has no node there.
+    fn at<T, E>(
+        &self,
+        ptr: &str,
+        copy: &Value,
+        f: impl FnOnce(&Value, &str) -> Result<T, E>,
+    ) -> Result<T, E> {
+        match self.values.schema_at(ptr) {
+            Some(node) if !ptr.is_empty() => f(node, ptr),
+            _ => f(copy, ""),
+        }
+    }
+
+    /// The level of a defect's rejection (see [`Defect::level`]).
+    fn level(&self, root: &Value, m: &Mutation) -> Level {
+        let node = if m.pointer.is_empty() {
+            Some(root)
+        } else if m.pointer.starts_with("/components") || m.pointer.starts_with("/paths") {
+            self.values.schema_at(&m.pointer)
+        } else {
+            root.pointer(&m.pointer)
+        };
+        let declared = node
+            .and_then(|n| n.pointer(&format!("/x-constraint-levels/{}", m.keyword)))
+            .and_then(Value::as_str);
+        match declared {
+            Some("should") => Level::Should,
+            Some("must") => Level::Must,
+            _ if m.kind == MutationKind::FormatBroken => Level::Should,
+            _ => Level::Must,
+        }
+    }
+}
+
+fn name_hash(name: &str) -> u64 {
+    name.bytes()
+        .fold(0u64, |h, b| h.rotate_left(5) ^ u64::from(b))
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Whether `v` can be sent in `p`'s place: a scalar or a list of scalars, never null; in a
+/// header, visible ASCII only (RFC 9110 field values), in a path not empty.
+fn travels(p: &Param, v: &Value) -> Result<(), String> {
+    let scalars: Vec<&Value> = match v {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    for s in &scalars {
+        match s {
+            Value::Null => return Err("a null has no text form".into()),
+            Value::Array(_) | Value::Object(_) => {
+                return Err("a nested list or object has no text form in this place".into());
+            }
+            _ => {}
+        }
+    }
+    let text: Vec<String> = scalars.iter().map(|s| text_of(s)).collect();
+    match p.location {
+        Location::Header
+            if text
+                .iter()
+                .any(|t| !t.bytes().all(|b| (0x20..0x7f).contains(&b))) =>
+        {
+            Err("a header value must be visible ASCII".into())
+        }
+        Location::Path if text.iter().any(String::is_empty) => {
+            Err("an empty path segment changes the path".into())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether a parameter's text reads back as a valid value (the check a lenient server
+/// makes): the text as a string, and where it parses as JSON, as that value.
+fn reads_as_valid(values: &Generator<'_>, p: &Param, v: &Value) -> bool {
+    let items: Vec<&Value> = match v {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    let read = |text: &str| -> Vec<Value> {
+        let mut out = vec![Value::String(text.to_string())];
+        if let Ok(parsed) = serde_json::from_str::<Value>(text) {
+            out.push(parsed);
+        }
+        match text.to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" | "on" | "t" | "y" => out.push(Value::Bool(true)),
+            "false" | "0" | "no" | "off" | "f" | "n" => out.push(Value::Bool(false)),
+            _ => {}
+        }
+        out
+    };
+    let readings: Vec<Vec<Value>> = items.iter().map(|s| read(&text_of(s))).collect();
+    let is_list = matches!(v, Value::Array(_));
+    if !is_list {
+        return readings[0]
+            .iter()
+            .any(|r| values.validate(&p.schema, r).is_ok());
+    }
+    // A list: the defect is in the list itself (its length) or in one item; read each
+    // item every way and see whether some reading of the whole list is valid.
+    let mut candidates: Vec<Vec<Value>> = vec![Vec::new()];
+    for r in &readings {
+        candidates = candidates
+            .into_iter()
+            .flat_map(|c| {
+                r.iter().map(move |x| {
+                    let mut c = c.clone();
+                    c.push(x.clone());
+                    c
+                })
+            })
+            .take(64)
+            .collect();
+    }
+    candidates
+        .into_iter()
+        .any(|c| values.validate(&p.schema, &Value::Array(c)).is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{Location, Param, Style};
+    use serde_json::json;
+
+    fn param(name: &str, location: Location, schema: Value) -> Param {
+        Param {
+            name: name.into(),
+            location,
+            required: true,
+            schema,
+            example: None,
+            style: Style::default_for(location),
+            explode: location == Location::Query,
+            alternates: Vec::new(),
+            schema_ptr: String::new(),
+            encoding_levels: (Level::Must, Level::Must),
+        }
+    }
+
+    fn doc() -> Value {
+        json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {}})
+    }
+
+    #[test]
+    fn a_parameter_value_is_valid_and_the_same_for_the_same_seed() {
+        let d = doc();
+        let inputs = Inputs::new(&d, 7, 4);
+        let p = param(
+            "limit",
+            Location::Query,
+            json!({"type": "integer", "minimum": 1, "maximum": 200}),
+        );
+        let v = inputs.param("list", &p).unwrap();
+        assert!(v.as_i64().is_some_and(|n| (1..=200).contains(&n)), "{v}");
+        assert_eq!(inputs.param("list", &p).unwrap(), v);
+    }
+
+    #[test]
+    fn an_object_parameter_without_content_is_refused_by_name() {
+        let d = doc();
+        let inputs = Inputs::new(&d, 7, 4);
+        let p = param(
+            "filter",
+            Location::Query,
+            json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+        );
+        let err = inputs.param("list", &p).unwrap_err();
+        assert!(err.contains("`filter`") && err.contains("object"), "{err}");
+    }
+
+    #[test]
+    fn a_header_value_is_visible_ascii() {
+        let d = doc();
+        let p = param(
+            "x-name",
+            Location::Header,
+            json!({"type": "string", "minLength": 5}),
+        );
+        for seed in 0..20 {
+            let v = Inputs::new(&d, seed, 4).param("op", &p).unwrap();
+            let s = v.as_str().unwrap();
+            assert!(s.bytes().all(|b| (0x20..0x7f).contains(&b)), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn a_parameter_defect_is_one_the_text_still_shows() {
+        let d = doc();
+        let inputs = Inputs::new(&d, 7, 4);
+        let flag = param("active", Location::Query, json!({"type": "boolean"}));
+        for defect in inputs.param_defects(&flag, &json!(true)) {
+            let text = text_of(&defect.value).to_ascii_lowercase();
+            assert!(
+                !["true", "false", "1", "0"].contains(&text.as_str()),
+                "{defect:?} reads as a boolean"
+            );
+        }
+        let limit = param(
+            "limit",
+            Location::Query,
+            json!({"type": "integer", "maximum": 10}),
+        );
+        let defects = inputs.param_defects(&limit, &json!(5));
+        assert!(
+            defects
+                .iter()
+                .any(|d| d.mutation.kind == MutationKind::AboveMaximum),
+            "{defects:?}"
+        );
+        let name = param("name", Location::Query, json!({"type": "string"}));
+        assert!(
+            inputs.param_defects(&name, &json!("abc")).is_empty(),
+            "any text is a string"
+        );
+    }
+
+    #[test]
+    fn a_broken_format_is_a_should_and_a_declared_level_wins() {
+        let d = doc();
+        let inputs = Inputs::new(&d, 7, 4);
+        let p = param(
+            "id",
+            Location::Query,
+            json!({"type": "string", "format": "uuid"}),
+        );
+        let valid = inputs.param("get", &p).unwrap();
+        let format = inputs
+            .param_defects(&p, &valid)
+            .into_iter()
+            .find(|d| d.mutation.kind == MutationKind::FormatBroken)
+            .expect("a broken uuid");
+        assert_eq!(format.level, Level::Should);
+        let p = param(
+            "n",
+            Location::Query,
+            json!({"type": "integer", "maximum": 3, "x-constraint-levels": {"maximum": "should"}}),
+        );
+        let above = inputs
+            .param_defects(&p, &json!(2))
+            .into_iter()
+            .find(|d| d.mutation.kind == MutationKind::AboveMaximum)
+            .unwrap();
+        assert_eq!(above.level, Level::Should);
+    }
+}

@@ -1,0 +1,468 @@
+//! Stateful chains: a create followed by the read, updates, delete and other operations of
+//! the resource it made, each case with a resource of its own. A create is a `POST` whose
+//! path, with one parameter segment added, is the path of the resource's other operations
+//! (`POST /flows/` → `GET|PATCH|DELETE /flows/{id}`, `POST /flows/{id}/set_state`); the
+//! new resource's id is read from the create's answer (`/id`) and goes into that one path
+//! parameter, so every later step addresses only what the same case created (the safety
+//! gate checks exactly that) and the end-of-run cleanup removes what a chain leaves.
+//!
+//! Chains carry checks of their own: what a create set reads back, and the resource is
+//! still there after an update ([`Check::ResourceAvailability`]); after a delete the
+//! resource is gone ([`Check::UseAfterFree`]). Only plain values are compared on reading back: strings
+//! without a `format`, integers and booleans, set at the top level of the request and
+//! declared by the read's answer; `readOnly`/`writeOnly` fields are left out. A
+//! server's normalising of dates, lists or nested objects is not a departure.
+
+use serde_json::Value;
+
+use super::{Base, base, request};
+use crate::case::{AssertKind, Assertion, AuthMode, Case, Expect, Step};
+use crate::contracts::Contracts;
+use crate::effect::Effect;
+use crate::inputs::Inputs;
+use crate::registry::Check;
+use crate::spec::{Level, Location, Operation, Spec};
+use crate::state::Pool;
+
+/// The variable a chain's create stores the new resource's id in. Its create step is the
+/// chain's setup: the create operation's own cases judge the same request, so the runner
+/// judges this step only for a server error (and says, when the id is missing, that the
+/// create gave none).
+pub(crate) const CREATED: &str = "chain_created_id";
+
+/// The chains of `create`, whose base request is `made` (complete: the caller checked).
+pub(super) fn chains(
+    spec: &Spec,
+    contracts: &Contracts,
+    create: &Operation,
+    made: &Base,
+    inputs: &Inputs<'_>,
+) -> Vec<Case> {
+    if create.effect != Effect::Create || create.method != "POST" {
+        return Vec::new();
+    }
+    let Some(answered) = success_schema(spec, create)
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+    else {
+        return Vec::new();
+    };
+    let root = format!("{}/{{", create.path.trim_end_matches('/'));
+    let member: Vec<(&Operation, String)> = spec
+        .operations
+        .iter()
+        .filter(|o| o.path.starts_with(&root))
+        .filter_map(|o| Some((o, single_path_param(o)?)))
+        .filter(|(o, name)| {
+            let own = format!("{root}{name}}}");
+            (o.path == own || o.path.starts_with(&format!("{own}/")))
+                && answered.contains_key(key_field(name))
+        })
+        .collect();
+    let at = |method: &str| {
+        member
+            .iter()
+            .find(|(o, name)| o.method == method && o.path == format!("{root}{name}}}"))
+    };
+    // Each chain makes a resource of its own: a generated body is made again for each (a
+    // name the target keeps unique would otherwise clash with the chain before).
+    let setup = |salt: &str, param: &str| {
+        let body = match (&create.body, made.generated) {
+            (Some(decl), true) => inputs
+                .body(&format!("{}/{salt}", create.id), decl, true)
+                .ok(),
+            _ => None,
+        }
+        .or_else(|| made.body.clone());
+        Step {
+            request: request(create, made.params.clone(), body, AuthMode::Token),
+            expect: Expect::Observe,
+            capture: vec![(CREATED.to_string(), format!("/{}", key_field(param)))],
+            asserts: Vec::new(),
+        }
+    };
+    let mut out = Vec::new();
+    let mut case = |name: String, operation: &Operation, check: Check, steps: Vec<Step>| {
+        out.push(Case {
+            id: format!("{}/chain/{name}", create.id),
+            operation: operation.id.clone(),
+            check: check.into(),
+            level: Level::Must,
+            steps,
+            serial: true,
+            skip: None,
+            requires: Vec::new(),
+            cap: None,
+        });
+    };
+    let read = at("GET");
+    let json_of = |step: &Step| match &step.request.body {
+        Some(crate::case::BodyTemplate::Json(v)) => Some(v.clone()),
+        _ => None,
+    };
+    if let Some((get, param)) = read {
+        let made = setup("read", param);
+        let asserts = read_back(spec, get, json_of(&made).as_ref());
+        case(
+            "read".into(),
+            get,
+            Check::ResourceAvailability,
+            vec![
+                made,
+                on_created(
+                    spec,
+                    contracts,
+                    get,
+                    param,
+                    inputs,
+                    Expect::Success,
+                    asserts,
+                ),
+            ],
+        );
+    }
+    for (update, param) in member.iter().filter(|(o, name)| {
+        matches!(o.method.as_str(), "PATCH" | "PUT") && o.path == format!("{root}{name}}}")
+    }) {
+        let step = on_created(
+            spec,
+            contracts,
+            update,
+            param,
+            inputs,
+            Expect::Observe,
+            Vec::new(),
+        );
+        let mut steps = vec![setup(&update.id, param), step.clone()];
+        if let Some((get, get_param)) = read {
+            // The update's answer is observed (a generated body may be refused for
+            // reasons of the target's own), so what it set cannot be required to read
+            // back: the read only shows the resource is still there.
+            let asserts = Vec::new();
+            steps.push(on_created(
+                spec,
+                contracts,
+                get,
+                get_param,
+                inputs,
+                Expect::Success,
+                asserts,
+            ));
+        }
+        case(
+            format!("update/{}", update.id),
+            update,
+            Check::ResourceAvailability,
+            steps,
+        );
+    }
+    if let Some((delete, param)) = at("DELETE") {
+        let mut steps = vec![
+            setup("delete", param),
+            on_created(
+                spec,
+                contracts,
+                delete,
+                param,
+                inputs,
+                Expect::Success,
+                Vec::new(),
+            ),
+        ];
+        if let Some((get, get_param)) = read {
+            steps.push(on_created(
+                spec,
+                contracts,
+                get,
+                get_param,
+                inputs,
+                Expect::Rejected {
+                    status: None,
+                    body: None,
+                },
+                Vec::new(),
+            ));
+        }
+        case("delete".into(), delete, Check::UseAfterFree, steps);
+    }
+    // The resource's other operations (`/flows/{id}/set_state`, `/flows/{id}/graph`): each
+    // reached with a resource that exists, its answer observed.
+    for (other, param) in member
+        .iter()
+        .filter(|(o, name)| o.path != format!("{root}{name}}}"))
+    {
+        let step = on_created(
+            spec,
+            contracts,
+            other,
+            param,
+            inputs,
+            Expect::Observe,
+            Vec::new(),
+        );
+        case(
+            other.id.clone(),
+            other,
+            Check::PositiveDataAcceptance,
+            vec![setup(&other.id, param), step],
+        );
+    }
+    out
+}
+
+/// A step of `op` on the resource the chain created (its one path parameter `param`),
+/// with the rest of its request from the same sources as any base request.
+fn on_created(
+    _spec: &Spec,
+    contracts: &Contracts,
+    op: &Operation,
+    param: &str,
+    inputs: &Inputs<'_>,
+    expect: Expect,
+    asserts: Vec<Assertion>,
+) -> Step {
+    let mut b = base(op, contracts, &Pool::default(), inputs);
+    b.params.retain(|(n, _)| n != param);
+    b.params
+        .push((param.to_string(), Value::String(format!("${{{CREATED}}}"))));
+    Step {
+        request: request(op, b.params, b.body, AuthMode::Token),
+        expect,
+        capture: Vec::new(),
+        asserts,
+    }
+}
+
+/// The one path parameter of `op`, if it has exactly one.
+fn single_path_param(op: &Operation) -> Option<String> {
+    let mut names = op
+        .params
+        .iter()
+        .filter(|p| p.location == Location::Path)
+        .map(|p| p.name.clone());
+    let first = names.next()?;
+    names.next().is_none().then_some(first)
+}
+
+/// The success schema of `op` (first 2xx with a JSON schema), `$ref`s at its top followed.
+fn success_schema<'s>(spec: &'s Spec, op: &'s Operation) -> Option<&'s Value> {
+    op.responses
+        .iter()
+        .filter(|r| r.status.starts_with('2'))
+        .flat_map(|r| r.content.iter())
+        .find_map(|(_, s)| s.as_ref())
+        .and_then(|s| resolve_top(spec, s))
+}
+
+fn resolve_top<'s>(spec: &'s Spec, mut s: &'s Value) -> Option<&'s Value> {
+    for _ in 0..8 {
+        match s.get("$ref").and_then(Value::as_str) {
+            Some(r) => s = spec.doc.pointer(r.strip_prefix('#')?)?,
+            None => return Some(s),
+        }
+    }
+    None
+}
+
+/// The field of a created resource that a path parameter names it by: `{id}`,
+/// `{flow_id}` and `{id_or_name}` its `id`, `{name}` and `{work_pool_name}` its `name`, else the field of the
+/// parameter's own name.
+fn key_field(param: &str) -> &str {
+    if param == "id" || param.ends_with("_id") || param.starts_with("id_") {
+        "id"
+    } else if param == "name" || param.ends_with("_name") {
+        "name"
+    } else {
+        param
+    }
+}
+
+/// Assertions that each plain value `sent` set at its top level reads back from `get`.
+fn read_back(spec: &Spec, get: &Operation, sent: Option<&Value>) -> Vec<Assertion> {
+    let (Some(Value::Object(sent)), Some(props)) = (
+        sent,
+        success_schema(spec, get)
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object),
+    ) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (field, value) in sent {
+        let Some(schema) = props.get(field).and_then(|s| resolve_top(spec, s)) else {
+            continue;
+        };
+        let flag = |k: &str| schema.get(k).and_then(Value::as_bool) == Some(true);
+        let declared = schema.get("type").and_then(Value::as_str);
+        let plain = match value {
+            Value::String(s) => {
+                declared == Some("string") && schema.get("format").is_none() && !s.contains("${")
+            }
+            Value::Bool(_) => declared == Some("boolean"),
+            // Only an integer field: `0` read back as `0.0` is the same number.
+            Value::Number(n) => declared == Some("integer") && (n.is_i64() || n.is_u64()),
+            _ => false,
+        };
+        if plain && !flag("readOnly") && !flag("writeOnly") {
+            out.push(Assertion {
+                pointer: format!("/{}", field.replace('~', "~0").replace('/', "~1")),
+                kind: AssertKind::Equals(value.clone()),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{PlanOptions, derive};
+    use crate::case::{BodyTemplate, Expect};
+    use crate::contracts::Contracts;
+    use crate::effect::Permissions;
+    use crate::registry::Check;
+    use crate::safety::Gate;
+    use crate::spec::Spec;
+
+    const SPEC: &str = r##"
+openapi: 3.1.0
+info: {title: things, version: "1"}
+paths:
+  /things/:
+    post:
+      operationId: create_thing
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: "#/components/schemas/ThingCreate"}
+      responses:
+        "201": {description: made, content: {application/json: {schema: {$ref: "#/components/schemas/Thing"}}}}
+  /things/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: string, format: uuid}}]
+    get:
+      operationId: read_thing
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Thing"}}}}
+    patch:
+      operationId: update_thing
+      requestBody:
+        content: {application/json: {schema: {type: object, properties: {label: {type: string}}}}}
+      responses: {"204": {description: done}}
+    delete:
+      operationId: delete_thing
+      responses: {"204": {description: gone}}
+  /things/{id}/archive:
+    post:
+      operationId: archive_thing
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses: {"200": {description: archived}}
+components:
+  schemas:
+    ThingCreate:
+      type: object
+      required: [label, count, at]
+      properties:
+        label: {type: string, minLength: 1, maxLength: 20}
+        count: {type: integer, minimum: 0}
+        at: {type: string, format: date-time}
+    Thing:
+      type: object
+      properties:
+        id: {type: string, format: uuid, readOnly: true}
+        label: {type: string}
+        count: {type: integer}
+        at: {type: string, format: date-time}
+"##;
+
+    #[test]
+    fn a_create_chains_to_the_read_updates_delete_and_actions_of_its_own_resource() {
+        let spec = Spec::parse(SPEC).unwrap();
+        let mut cases = derive(
+            &spec,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 3,
+                auth_refusal: None,
+                max_examples: 2,
+            },
+        );
+        let chains: Vec<_> = cases
+            .iter()
+            .filter(|c| c.id.contains("/chain/"))
+            .map(|c| c.id.as_str())
+            .collect();
+        assert_eq!(
+            chains,
+            [
+                "create_thing/chain/read",
+                "create_thing/chain/update/update_thing",
+                "create_thing/chain/delete",
+                "create_thing/chain/archive_thing",
+            ]
+        );
+        let read = cases
+            .iter()
+            .find(|c| c.id == "create_thing/chain/read")
+            .unwrap();
+        assert_eq!(read.operation, "read_thing");
+        assert_eq!(read.check, Check::ResourceAvailability);
+        // The create's generated body; the read names what it answered.
+        let Some(BodyTemplate::Json(sent)) = &read.steps[0].request.body else {
+            panic!("the create sends a JSON body")
+        };
+        assert!(
+            sent["label"].is_string() && sent["count"].is_i64(),
+            "{sent}"
+        );
+        assert_eq!(
+            read.steps[0].capture,
+            [(super::CREATED.to_string(), "/id".to_string())]
+        );
+        assert_eq!(
+            read.steps[1].request.params,
+            [("id".to_string(), serde_json::json!("${chain_created_id}"))]
+        );
+        // Plain values read back; a date-time (a server may write it another way) does not.
+        let pointers: Vec<&str> = read.steps[1]
+            .asserts
+            .iter()
+            .map(|a| a.pointer.as_str())
+            .collect();
+        assert_eq!(pointers, ["/label", "/count"]);
+        assert!(sent["at"].is_string(), "{sent}");
+        let delete = cases
+            .iter()
+            .find(|c| c.id == "create_thing/chain/delete")
+            .unwrap();
+        assert_eq!(delete.check, Check::UseAfterFree);
+        assert!(matches!(
+            delete.steps[2].expect,
+            Expect::Rejected { status: None, .. }
+        ));
+
+        // Each later step addresses only what its own create made: with writes allowed the
+        // gate sends every chain, without them none.
+        let gate = |writes| {
+            Gate::new(
+                &spec,
+                Permissions {
+                    writes,
+                    destructive: false,
+                },
+                &[],
+            )
+        };
+        for c in cases.iter().filter(|c| c.id.contains("/chain/")) {
+            assert_eq!(gate(true).refusal(c), None, "{}", c.id);
+            assert!(gate(false).refusal(c).is_some(), "{}", c.id);
+        }
+        // Outside a chain, the delete of a thing no case created needs --allow-destructive.
+        gate(true).apply(&mut cases);
+        assert!(
+            cases
+                .iter()
+                .filter(|c| c.operation == "delete_thing" && !c.id.contains("/chain/"))
+                .all(|c| c.skip.is_some())
+        );
+    }
+}
