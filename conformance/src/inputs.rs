@@ -84,7 +84,7 @@ impl<'d> Inputs<'d> {
     pub fn param(&self, op_id: &str, p: &Param) -> Result<Value, String> {
         let seed = self.seed_for(op_id) ^ name_hash(&p.name);
         let shape = self.values.shape(&p.schema);
-        if matches!(shape, Shape::Object) {
+        if matches!(shape, Shape::Object) && p.media.is_none() {
             return Err(format!(
                 "parameter `{}` takes an object, which the harness sends only as JSON `content`",
                 p.name
@@ -238,13 +238,17 @@ impl<'d> Inputs<'d> {
         })
         .unwrap_or_default()
         .into_iter()
-        .filter(|m| {
-            !matches!(
-                m.kind,
-                MutationKind::RequiredMissing | MutationKind::ExtraProperty
-            ) && !matches!(m.value, Value::Null | Value::Object(_))
-                && travels(p, &m.value).is_ok()
-                && !reads_as_valid(&self.values, p, &m.value)
+        .filter(|m| match &p.media {
+            // A JSON text carries every defect as it is.
+            Some(_) => travels(p, &m.value).is_ok(),
+            None => {
+                !matches!(
+                    m.kind,
+                    MutationKind::RequiredMissing | MutationKind::ExtraProperty
+                ) && !matches!(m.value, Value::Null | Value::Object(_))
+                    && travels(p, &m.value).is_ok()
+                    && !reads_as_valid(&self.values, p, &m.value)
+            }
         })
         .map(|m| Defect {
             part: Part::Param(p.name.clone()),
@@ -298,8 +302,19 @@ fn name_hash(name: &str) -> u64 {
 }
 
 /// Whether `v` can be sent in `p`'s place: a scalar or a list of scalars, never null; in a
-/// header, visible ASCII only (RFC 9110 field values), in a path not empty.
+/// header, visible ASCII only (RFC 9110 field values), in a path not empty. A parameter
+/// described by a JSON `content` takes any value, as its JSON text.
 fn travels(p: &Param, v: &Value) -> Result<(), String> {
+    if p.media.is_some() {
+        // One JSON text: any value has one (a header's still visible ASCII).
+        let text = v.to_string();
+        return if p.location == Location::Header && !text.bytes().all(|b| (0x20..0x7f).contains(&b))
+        {
+            Err("a header value must be visible ASCII".into())
+        } else {
+            Ok(())
+        };
+    }
     let scalars: Vec<&Value> = match v {
         Value::Array(items) => items.iter().collect(),
         other => vec![other],
@@ -401,6 +416,7 @@ mod tests {
             alternates: Vec::new(),
             schema_ptr: String::new(),
             encoding_levels: (Level::Must, Level::Must),
+            media: None,
         }
     }
 

@@ -76,11 +76,15 @@ pub fn build(
             .explode
             .or(declared.map(|p| p.explode))
             .unwrap_or(style == Style::Form);
+        // A parameter described by a JSON `content` is one JSON text, whatever its value.
+        let json_text = declared.is_some_and(|p| p.media.is_some());
         let texts: Vec<String> = match &value {
+            _ if json_text => vec![value.to_string()],
             Value::Array(items) => items.iter().map(scalar_text).collect(),
             other => vec![scalar_text(other)],
         };
         match location {
+            Location::Query if json_text => pairs.push((name.clone(), texts.join(""))),
             Location::Header => headers.push((name.clone(), texts.join(","))),
             Location::Path => {
                 let segment = path_segment(style, explode, name, &texts);
@@ -285,6 +289,79 @@ mod tests {
             method: None,
             path: None,
         }
+    }
+
+    #[test]
+    fn a_parameter_described_by_json_content_is_planned_and_sent_as_one_json_text() {
+        let spec = Spec::parse(
+            r##"
+openapi: 3.0.2
+info: {title: q, version: "1"}
+paths:
+  /dags:
+    get:
+      operationId: list_dags
+      parameters:
+        - name: q
+          in: query
+          required: true
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [filters]
+                properties:
+                  filters: {type: array, minItems: 1, items: {type: string, enum: [a, b]}}
+                  page: {type: integer, minimum: 1}
+                additionalProperties: false
+      responses: {"200": {description: ok}}
+"##,
+        )
+        .unwrap();
+        let op = spec.operation("list_dags").unwrap();
+        assert_eq!(
+            op.param("q").unwrap().media.as_deref(),
+            Some("application/json")
+        );
+        let cases = crate::plan::derive(
+            &spec,
+            &crate::contracts::Contracts::default(),
+            crate::plan::PlanOptions {
+                seed: 1,
+                auth_refusal: None,
+                max_examples: 4,
+            },
+        );
+        let positive = cases.iter().find(|c| c.id == "list_dags/positive").unwrap();
+        assert_eq!(positive.skip, None, "a value is generated for q");
+        let q = &positive.steps[0].request.params[0].1;
+        assert!(
+            q["filters"].as_array().is_some_and(|f| !f.is_empty()),
+            "{q}"
+        );
+        let built = build(
+            &spec,
+            "http://h",
+            &positive.steps[0].request,
+            &Vars::default(),
+            None,
+            &Secrets::default(),
+        )
+        .unwrap();
+        let sent: Vec<(String, String)> = built.request.url.query_pairs().into_owned().collect();
+        assert_eq!(sent.len(), 1, "{sent:?}");
+        assert_eq!(serde_json::from_str::<Value>(&sent[0].1).unwrap(), *q);
+        // Defects go inside the JSON text too: an extra property, a required one missing.
+        let defects: Vec<&str> = cases
+            .iter()
+            .filter(|c| c.id.starts_with("list_dags/defect/q"))
+            .map(|c| c.id.as_str())
+            .collect();
+        assert!(
+            defects.iter().any(|d| d.ends_with(":additionalProperties"))
+                && defects.iter().any(|d| d.ends_with(":required")),
+            "{defects:?}"
+        );
     }
 
     #[test]

@@ -112,6 +112,9 @@ pub struct Param {
     pub alternates: Vec<Encoding>,
     /// Levels of answering any encoding, and the declared one (`x-encoding-levels`).
     pub encoding_levels: (Level, Level),
+    /// The JSON media type of a parameter described by `content` (`in: query`,
+    /// `content: {application/json: …}`): its value goes as one JSON text, whatever it is.
+    pub media: Option<String>,
 }
 
 /// The `x-combined-max-length` rule: several fields whose lengths add up to a cap.
@@ -800,8 +803,8 @@ impl<'a> View<'a> {
 
     /// One parameter and the pointer of its definition; `None`, with the problem added,
     /// when the harness cannot use it. An optional cookie, or an optional parameter
-    /// described by `content`, is left unsent (nothing the operation needs is missing); a
-    /// required one is a problem.
+    /// described by `content` in a media type other than JSON, is left unsent (nothing the
+    /// operation needs is missing); a required one is a problem.
     fn param(
         &self,
         ptr: &str,
@@ -843,7 +846,16 @@ impl<'a> View<'a> {
                 return None;
             }
         };
-        if p.content.is_some() && p.schema.is_none() {
+        // A parameter described by `content` in a JSON media type is a JSON text (OpenAPI
+        // 3.x §4.8.12.2): its schema is the media type's.
+        let json_media = p
+            .content
+            .as_ref()
+            .and_then(Value::as_object)
+            .and_then(|m| m.iter().next())
+            .filter(|(mime, _)| crate::checks::is_json_media_type(mime))
+            .map(|(mime, _)| mime.clone());
+        if p.content.is_some() && p.schema.is_none() && json_media.is_none() {
             // No schema to build a value from: an optional one is left unsent.
             if p.required {
                 problems.push(Located::new(
@@ -880,7 +892,13 @@ impl<'a> View<'a> {
                 level: alt.level.unwrap_or_default(),
             });
         }
-        let schema = match self.value_at(&format!("{ptr}/schema")) {
+        let schema_ptr = match &json_media {
+            Some(mime) if p.schema.is_none() => {
+                format!("{}/schema", push_pointer(&format!("{ptr}/content"), mime))
+            }
+            _ => format!("{ptr}/schema"),
+        };
+        let schema = match self.value_at(&schema_ptr) {
             Ok(schema) => schema.cloned().unwrap_or(Value::Null),
             Err(e) => {
                 problems.push(e);
@@ -900,7 +918,8 @@ impl<'a> View<'a> {
             location,
             required: p.required,
             schema,
-            schema_ptr: format!("{ptr}/schema"),
+            schema_ptr,
+            media: json_media.filter(|_| p.schema.is_none()),
             explode: p.explode.unwrap_or(style == Style::Form),
             style,
             alternates,

@@ -30,8 +30,13 @@ fn operations_without_operation_id_take_the_generator_s_names_and_problems_leave
     let spec = Spec::load(&unnamed()).expect("the spec loads");
     let ids: Vec<&str> = spec.operations.iter().map(|o| o.id.as_str()).collect();
     assert_eq!(ids, ["get_items", "post_items", "get_items_pk"]);
-    // The optional cookie and `content` parameters are left unsent; the operation stays.
-    assert!(spec.operations[0].params.is_empty());
+    // The optional cookie is left unsent; a JSON `content` parameter goes as a JSON text.
+    let params: Vec<(&str, Option<&str>)> = spec.operations[0]
+        .params
+        .iter()
+        .map(|p| (p.name.as_str(), p.media.as_deref()))
+        .collect();
+    assert_eq!(params, [("where", Some("application/json"))]);
     let left: Vec<(&str, &str, &str)> = spec
         .left_out
         .iter()

@@ -39,6 +39,9 @@ enum What {
     /// Conformance run wall time, and requests per second beside Schemathesis
     /// (`cargo bench -p conformance --bench conformance`).
     Conformance(PassThrough),
+    /// The harness and Schemathesis on a live Prefect server: findings, operations
+    /// reached, wall time and requests/s (`cargo bench -p conformance --bench prefect`).
+    Prefect(PassThrough),
 }
 
 /// Dispatches to the chosen benchmark.
@@ -65,6 +68,26 @@ pub fn run(args: Args) -> ExitCode {
                 }
             };
             bench("conformance", "conformance", a, &env)
+        }
+        What::Prefect(a) => {
+            let tools = python_venv("schemathesis", &[crate::schemathesis::SCHEMATHESIS])
+                .map(|bin| bin.join("st"))
+                .and_then(|st| {
+                    python_venv(crate::prefect::VENV, &[crate::prefect::PREFECT])
+                        .map(|bin| (st, bin.join("prefect")))
+                });
+            match tools {
+                Ok((st, prefect)) => bench(
+                    "conformance",
+                    "prefect",
+                    a,
+                    &[("SCHEMATHESIS_BIN", st), ("PREFECT_BIN", prefect)],
+                ),
+                Err(e) => {
+                    eprintln!("cargo xtask bench prefect: {e}");
+                    ExitCode::from(2)
+                }
+            }
         }
     }
 }

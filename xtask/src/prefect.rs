@@ -16,7 +16,7 @@ use crate::tools::python_venv;
 pub const PREFECT: &str = "prefect==3.9.1";
 /// The venv's directory under `target/tools/`, named by the release so that two pins do
 /// not share one environment.
-const VENV: &str = "prefect-3.9.1";
+pub const VENV: &str = "prefect-3.9.1";
 
 /// Installs Prefect (once; about a minute the first time) and runs the ignored Prefect
 /// tests; exit 0 when they pass, 1 when they fail (the test runner's code), 2 when

@@ -15,7 +15,7 @@ pub use contracts::assertion;
 pub use coverage::{RunFacts, not_applicable};
 pub use expectation::expectation;
 pub use rules::{RuleInput, rules};
-pub use schema_status::{Sent, generic};
+pub use schema_status::{Sent, generic, is_json_media_type};
 pub use transport::{StepVerdict, judge_encodings};
 
 use serde_json::Value;
