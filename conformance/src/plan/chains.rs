@@ -251,17 +251,7 @@ fn success_schema<'s>(spec: &'s Spec, op: &'s Operation) -> Option<&'s Value> {
         .filter(|r| r.status.starts_with('2'))
         .flat_map(|r| r.content.iter())
         .find_map(|(_, s)| s.as_ref())
-        .and_then(|s| resolve_top(spec, s))
-}
-
-fn resolve_top<'s>(spec: &'s Spec, mut s: &'s Value) -> Option<&'s Value> {
-    for _ in 0..8 {
-        match s.get("$ref").and_then(Value::as_str) {
-            Some(r) => s = spec.doc.pointer(r.strip_prefix('#')?)?,
-            None => return Some(s),
-        }
-    }
-    None
+        .and_then(|s| crate::spec::resolve(&spec.doc, s).ok())
 }
 
 /// The field of a created resource that a path parameter names it by: `{id}`,
@@ -289,7 +279,10 @@ fn read_back(spec: &Spec, get: &Operation, sent: Option<&Value>) -> Vec<Assertio
     };
     let mut out = Vec::new();
     for (field, value) in sent {
-        let Some(schema) = props.get(field).and_then(|s| resolve_top(spec, s)) else {
+        let Some(schema) = props
+            .get(field)
+            .and_then(|s| crate::spec::resolve(&spec.doc, s).ok())
+        else {
             continue;
         };
         let flag = |k: &str| schema.get(k).and_then(Value::as_bool) == Some(true);
