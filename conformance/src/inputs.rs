@@ -57,6 +57,36 @@ pub enum Part {
     Param(String),
 }
 
+/// An edge of the values a schema admits where it states no bound: valid, and where a
+/// server's storage and arithmetic most often break (an integer its database cannot hold,
+/// a date its calendar code cannot add a day to).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edge {
+    /// An integer without a maximum at the top of its format's range (`int32`'s, else
+    /// `int64`'s).
+    Top,
+    /// An integer without a minimum at the bottom of its format's range.
+    Bottom,
+    /// A `date-time` or `date` on the last day of year 9999, the last a four-digit year
+    /// writes.
+    Late,
+}
+
+impl Edge {
+    /// In the order a budget cuts them: the top first, which finds the most.
+    pub const ALL: [Edge; 3] = [Edge::Top, Edge::Late, Edge::Bottom];
+
+    /// The case label of `field` at this edge: the field alone for the top (the labels
+    /// runs had before the other edges), the field and the edge otherwise.
+    fn label(self, field: &str) -> String {
+        match self {
+            Edge::Top => field.to_string(),
+            Edge::Bottom => format!("{field}@min"),
+            Edge::Late => format!("{field}@late"),
+        }
+    }
+}
+
 impl<'d> Inputs<'d> {
     /// The generator for `doc` (the whole OpenAPI document) with the run's seed.
     pub fn new(doc: &'d Value, seed: u64, max_examples: usize) -> Inputs<'d> {
@@ -146,12 +176,13 @@ impl<'d> Inputs<'d> {
         .unwrap_or_default()
     }
 
-    /// Copies of `body`, each with one top-level integer field that has no upper bound at
-    /// the top of its format's range (`int32`'s, else `int64`'s), labelled with the field:
+    /// Copies of `body`, each with one top-level field at an edge of what its schema
+    /// admits (see [`Edge`]), labelled with the field (and the edge, past the first kind):
     /// still valid, and the values a server's storage most often fails on (an offset or
-    /// page past what its database's integers hold). One field at a time, so that a
-    /// target's own undeclared cap on one (a page size of at most 200) does not hide what
-    /// another does. Only copies that validate are given.
+    /// page past what its database's integers hold, a date past its calendar). One field
+    /// and one edge at a time, so that a target's own undeclared cap on one (a page size of
+    /// at most 200) does not hide what another does. Only copies that validate are given;
+    /// all tops first, then the other edges, so a budget cut keeps the likeliest finds.
     pub fn extreme_bodies(&self, decl: &Body, body: &Value) -> Vec<(String, Value)> {
         let (Value::Object(fields), Some(props)) = (
             body,
@@ -160,56 +191,71 @@ impl<'d> Inputs<'d> {
             return Vec::new();
         };
         let mut out = Vec::new();
-        for (name, schema) in props {
-            let Some(top) = self.unbounded_integer(schema) else {
-                continue;
-            };
-            let mut copy = fields.clone();
-            copy.insert(name.clone(), Value::from(top));
-            let copy = Value::Object(copy);
-            let valid = self
-                .at(&decl.schema_ptr, &decl.schema, |node, _| {
-                    self.values.validate(node, &copy)
-                })
-                .is_ok();
-            if valid {
-                out.push((name.clone(), copy));
+        for edge in Edge::ALL {
+            for (name, schema) in props {
+                let Some(v) = self.edge(schema, edge) else {
+                    continue;
+                };
+                let mut copy = fields.clone();
+                copy.insert(name.clone(), v);
+                let copy = Value::Object(copy);
+                let valid = self
+                    .at(&decl.schema_ptr, &decl.schema, |node, _| {
+                        self.values.validate(node, &copy)
+                    })
+                    .is_ok();
+                if valid {
+                    out.push((edge.label(name), copy));
+                }
             }
         }
         out
     }
 
-    /// The top of the range of an integer parameter without an upper bound (see
-    /// [`Inputs::extreme_bodies`]).
-    pub fn extreme_param(&self, p: &Param) -> Option<Value> {
-        let top = self.unbounded_integer(&p.schema)?;
-        self.values
-            .validate(&p.schema, &Value::from(top))
-            .is_ok()
-            .then(|| Value::from(top))
+    /// Parameter `p` at `edge` where its schema leaves that edge open (see
+    /// [`Inputs::extreme_bodies`]), labelled as there.
+    pub fn extreme_param(&self, p: &Param, edge: Edge) -> Option<(String, Value)> {
+        let v = self.edge(&p.schema, edge)?;
+        (self.values.validate(&p.schema, &v).is_ok() && travels(p, &v).is_ok())
+            .then(|| (edge.label(&p.name), v))
     }
 
-    /// The largest value of an integer schema (or a `oneOf`/`anyOf` with an integer
-    /// branch) that states no `maximum`.
-    fn unbounded_integer(&self, schema: &Value) -> Option<i64> {
+    /// The value of a schema (or of the first `oneOf`/`anyOf` branch that has one) at
+    /// `edge`, where the schema sets no bound there.
+    fn edge(&self, schema: &Value, edge: Edge) -> Option<Value> {
         let schema = match schema.get("$ref").and_then(Value::as_str) {
             Some(r) => self.values.schema_at(r.strip_prefix('#')?)?,
             None => schema,
         };
-        let branches = ["anyOf", "oneOf"]
-            .iter()
-            .filter_map(|k| schema.get(*k).and_then(Value::as_array))
-            .flatten();
-        let own = schema.get("type").and_then(Value::as_str) == Some("integer")
-            && schema.get("maximum").is_none()
-            && schema.get("exclusiveMaximum").is_none();
-        if own {
-            return Some(match schema.get("format").and_then(Value::as_str) {
-                Some("int32") => i64::from(i32::MAX),
-                _ => i64::MAX,
-            });
-        }
-        branches.into_iter().find_map(|b| self.unbounded_integer(b))
+        let kind = schema.get("type").and_then(Value::as_str);
+        let format = schema.get("format").and_then(Value::as_str);
+        let unset = |keys: [&str; 2]| keys.iter().all(|k| schema.get(*k).is_none());
+        let own = match (edge, kind, format) {
+            (Edge::Top, Some("integer"), _) if unset(["maximum", "exclusiveMaximum"]) => {
+                Some(match format {
+                    Some("int32") => Value::from(i32::MAX),
+                    _ => Value::from(i64::MAX),
+                })
+            }
+            (Edge::Bottom, Some("integer"), _) if unset(["minimum", "exclusiveMinimum"]) => {
+                Some(match format {
+                    Some("int32") => Value::from(i32::MIN),
+                    _ => Value::from(i64::MIN),
+                })
+            }
+            (Edge::Late, Some("string"), Some("date-time")) => {
+                Some(Value::from("9999-12-31T23:59:59Z"))
+            }
+            (Edge::Late, Some("string"), Some("date")) => Some(Value::from("9999-12-31")),
+            _ => None,
+        };
+        own.or_else(|| {
+            ["anyOf", "oneOf"]
+                .iter()
+                .filter_map(|k| schema.get(*k).and_then(Value::as_array))
+                .flatten()
+                .find_map(|b| self.edge(b, edge))
+        })
     }
 
     /// Invalid bodies, each `valid` with one defect the schema rejects.

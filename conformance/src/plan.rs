@@ -11,7 +11,7 @@ mod chains;
 
 pub(crate) use chains::CREATED as CHAIN_CREATED;
 
-use crate::inputs::{Defect, Inputs, Part};
+use crate::inputs::{Defect, Edge, Inputs, Part};
 use crate::state::Pool;
 use schema_values::MutationKind;
 use serde_json::{Map, Value, json};
@@ -220,6 +220,42 @@ fn sends_json(decl: &crate::spec::Body) -> bool {
         m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
     })
 }
+
+/// A request's parameters and body at each edge of what the schemas admit where they set
+/// no bound (integers at the ends of their range, dates in year 9999; see
+/// [`crate::inputs::Edge`]), one value at a time, each labelled with where it is: tops first,
+/// so that a budget cut keeps the likeliest finds. Path parameters keep their values, which
+/// name a record.
+pub(crate) fn extremes(
+    op: &Operation,
+    params: &[(String, Value)],
+    body: Option<&Value>,
+    inputs: &Inputs<'_>,
+) -> Vec<Extreme> {
+    let mut out: Vec<Extreme> = Vec::new();
+    for edge in Edge::ALL {
+        for p in op.params.iter().filter(|p| p.location != Location::Path) {
+            let Some((label, v)) = inputs.extreme_param(p, edge) else {
+                continue;
+            };
+            let mut params = params.to_vec();
+            params.retain(|(name, _)| *name != p.name);
+            params.push((p.name.clone(), v));
+            out.push((label, params, body.cloned()));
+        }
+    }
+    if let (Some(decl), Some(body)) = (&op.body, body)
+        && sends_json(decl)
+    {
+        for (field, v) in inputs.extreme_bodies(decl, body) {
+            out.push((format!("body/{field}"), params.to_vec(), Some(v)));
+        }
+    }
+    out
+}
+
+/// One request of [`extremes`]: where its edge value is, its parameters, its body.
+pub(crate) type Extreme = (String, Vec<(String, Value)>, Option<Value>);
 
 /// The skip reason of a case whose base request lacks `missing`.
 fn missing_reason(op: &Operation, missing: &[String]) -> String {
@@ -470,7 +506,7 @@ pub fn derive_with(
         }
         if missing.is_empty() {
             b.cases
-                .extend(chains::chains(spec, contracts, op, &base, &inputs));
+                .extend(chains::chains(spec, contracts, op, &base, &inputs, pool));
         }
         if !missing.is_empty() {
             let why = missing_reason(op, &missing);
@@ -624,26 +660,11 @@ fn examples(b: &mut Builder, op: &Operation, base: &Base, inputs: &Inputs<'_>, p
         );
     }
     let optional = others;
-    // Integers at the top of their range where the schema sets no bound, one at a time.
-    // (where, parameters, body)
-    type Extreme = (String, Vec<(String, Value)>, Option<Value>);
-    let mut extremes: Vec<Extreme> = Vec::new();
-    for p in op.params.iter().filter(|p| p.location != Location::Path) {
-        if let Some(v) = inputs.extreme_param(p) {
-            let mut params = base.params.clone();
-            params.retain(|(name, _)| *name != p.name);
-            params.push((p.name.clone(), v));
-            extremes.push((p.name.clone(), params, base.body.clone()));
-        }
-    }
-    if let (Some(decl), Some(body)) = (&op.body, &base.body)
-        && sends_json(decl)
-    {
-        for (field, v) in inputs.extreme_bodies(decl, body) {
-            extremes.push((format!("body/{field}"), base.params.clone(), Some(v)));
-        }
-    }
-    for (at, params, body) in extremes.into_iter().take(inputs.max_examples) {
+    // Values at the edges of what the schemas admit where they set no bound, one at a
+    // time: twice the examples' budget, since each is one request and they find the most
+    // server errors.
+    let extremes = extremes(op, &base.params, base.body.as_ref(), inputs);
+    for (at, params, body) in extremes.into_iter().take(2 * inputs.max_examples) {
         b.push(
             format!("example/extreme/{at}"),
             Check::PositiveDataAcceptance,

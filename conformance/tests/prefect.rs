@@ -305,8 +305,11 @@ fn prefect_side_effect(
 
 /// What the issue asks of the run's reach on Prefect: a 2xx on at least 110 of its 188
 /// operations, and no request with an unfilled `{placeholder}`. Also printed: how many
-/// operations a 5xx was found on (the issue's target of 30 is not reached yet; the floor
-/// here is what the run finds today, so a loss fails).
+/// operations a 5xx was found on, and how many of them a crash (a 500, not the 503
+/// Prefect answers while its SQLite database is locked). The floor is on crashes, which
+/// recur; the issue's target of 30 operations with a 5xx is not reached (see
+/// BENCHMARKS.md: Schemathesis's count on the same server is mostly 503s of a locked
+/// database).
 fn reach_problems(run: &Run) -> Vec<String> {
     let coverage = &run.report["coverage"];
     let reached = coverage["reached_2xx"].as_u64().unwrap_or(0);
@@ -317,19 +320,27 @@ fn reach_problems(run: &Run) -> Vec<String> {
         .filter(|r| r["check"] == "not_a_server_error")
         .map(|r| text(r, "operation"))
         .collect();
+    let crashes: BTreeSet<String> = failed
+        .iter()
+        .filter(|r| r["check"] == "not_a_server_error" && r["got"]["status"] != 503)
+        .map(|r| text(r, "operation"))
+        .collect();
     eprintln!(
-        "2xx reached on {reached} of {operations} operations; a 5xx found on {} operations; {} requests",
+        "2xx reached on {reached} of {operations} operations; a 5xx found on {} operations, \
+         a crash (not a 503) on {}; {} requests",
         server_errors.len(),
+        crashes.len(),
         run.record.len()
     );
     let mut out = Vec::new();
     if reached < 110 {
         out.push(format!("a 2xx on {reached} operations, fewer than 110"));
     }
-    if server_errors.len() < MIN_SERVER_ERROR_OPERATIONS {
+    if crashes.len() < MIN_CRASHED_OPERATIONS {
         out.push(format!(
-            "a 5xx found on {} operations, fewer than {MIN_SERVER_ERROR_OPERATIONS}",
-            server_errors.len()
+            "a crash (a 5xx other than 503) found on {} operations, fewer than \
+             {MIN_CRASHED_OPERATIONS}: {crashes:?}",
+            crashes.len()
         ));
     }
     for x in &run.record {
@@ -344,8 +355,10 @@ fn reach_problems(run: &Run) -> Vec<String> {
     out
 }
 
-/// Operations the run finds a 5xx on today (the issue's target is 30).
-const MIN_SERVER_ERROR_OPERATIONS: usize = 12;
+/// Operations the run finds Prefect crash on (a 5xx other than its 503 "busy") today: 16
+/// in each of the runs this floor was set from, one less allowed for an edge case that
+/// meets a lock instead. Schemathesis 4.32.5 with `--max-examples 20` crashes it on 12.
+const MIN_CRASHED_OPERATIONS: usize = 15;
 
 /// A user's contract directory that gives the bodies of two creates (a flow and a
 /// variable), so that a run allowed to write creates records of its own and the cleanup
@@ -474,12 +487,21 @@ fn recheck(run: &Run, api: &Api, result: &Value, why: Why) -> Result<(), String>
         && reported != 503
         && (method == "GET" || question || reported >= 500);
     let status = if resend {
-        let (status, answer) = api.send_with(
-            method,
-            path,
-            &headers,
-            body.as_ref().map(|(ct, v)| (ct.as_str(), v)),
-        );
+        let send = || {
+            api.send_with(
+                method,
+                path,
+                &headers,
+                body.as_ref().map(|(ct, v)| (ct.as_str(), v)),
+            )
+        };
+        let (mut status, mut answer) = send();
+        // A create that crashed may have crashed on what an earlier case made (Prefect's
+        // concurrency-limit create is an upsert by tag, and crashes updating one with a
+        // negative limit): the first resend makes the record, the second meets it.
+        if reported >= 500 && status < 500 && method == "POST" {
+            (status, answer) = send();
+        }
         let same = if reported >= 500 {
             status >= 500
         } else {
@@ -506,9 +528,20 @@ fn recheck(run: &Run, api: &Api, result: &Value, why: Why) -> Result<(), String>
             "negative_data_rejection" | "unsupported_media_type" => status != 422,
             "length_boundaries" => !(200..300).contains(&status),
             "status_code_conformance" => !declares(op, status),
+            // Bytes of another media type where JSON is declared do not give the client
+            // the declared body either (the harness reports both checks for them).
             "response_schema_conformance" => {
+                let got = x["content_type"].as_str().unwrap_or_default();
+                let json = got.contains("json");
                 let answer = &x["response"];
-                !matches_declared(run, op, status, answer)
+                !json || !matches_declared(run, op, status, answer)
+            }
+            "content_type_conformance" => {
+                let got = x["content_type"].as_str().unwrap_or_default();
+                let essence = got.split(';').next().unwrap_or_default().trim();
+                op["responses"][status.to_string()]["content"]
+                    .as_object()
+                    .is_some_and(|media| !media.contains_key(essence))
             }
             _ => true,
         };

@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 
-use super::{Base, base, request};
+use super::{Base, base, extremes, request};
 use crate::case::{AssertKind, Assertion, AuthMode, Case, Expect, Step};
 use crate::contracts::Contracts;
 use crate::effect::Effect;
@@ -37,6 +37,7 @@ pub(super) fn chains(
     create: &Operation,
     made: &Base,
     inputs: &Inputs<'_>,
+    pool: &Pool,
 ) -> Vec<Case> {
     if create.effect != Effect::Create || create.method != "POST" {
         return Vec::new();
@@ -74,6 +75,14 @@ pub(super) fn chains(
             _ => None,
         }
         .or_else(|| made.body.clone());
+        // Its references point at records the target holds, as the create's own cases'
+        // do: a made-up `flow_id` would have the create refused and the chain end there.
+        let body = body.map(|mut v| {
+            if let (Value::Object(m), Some(decl)) = (&mut v, &create.body) {
+                pool.fill_references(m, &decl.schema);
+            }
+            v
+        });
         Step {
             request: request(create, made.params.clone(), body, AuthMode::Token),
             expect: Expect::Observe,
@@ -110,7 +119,7 @@ pub(super) fn chains(
             vec![
                 made,
                 on_created(
-                    spec,
+                    pool,
                     contracts,
                     get,
                     param,
@@ -125,7 +134,7 @@ pub(super) fn chains(
         matches!(o.method.as_str(), "PATCH" | "PUT") && o.path == format!("{root}{name}}}")
     }) {
         let step = on_created(
-            spec,
+            pool,
             contracts,
             update,
             param,
@@ -133,14 +142,18 @@ pub(super) fn chains(
             Expect::Observe,
             Vec::new(),
         );
-        let mut steps = vec![setup(&update.id, param), step.clone()];
+        let made = setup(&update.id, param);
+        let unchanged = untouched(json_of(&made), json_of(&step), &update.method);
+        let mut steps = vec![made, step.clone()];
         if let Some((get, get_param)) = read {
             // The update's answer is observed (a generated body may be refused for
             // reasons of the target's own), so what it set cannot be required to read
-            // back: the read only shows the resource is still there.
-            let asserts = Vec::new();
+            // back. What it did not name must read back as the create stored it,
+            // whether the update went through or not: a PATCH changes what it says and
+            // nothing else.
+            let asserts = read_back(spec, get, unchanged.as_ref());
             steps.push(on_created(
-                spec,
+                pool,
                 contracts,
                 get,
                 get_param,
@@ -160,7 +173,7 @@ pub(super) fn chains(
         let mut steps = vec![
             setup("delete", param),
             on_created(
-                spec,
+                pool,
                 contracts,
                 delete,
                 param,
@@ -171,7 +184,7 @@ pub(super) fn chains(
         ];
         if let Some((get, get_param)) = read {
             steps.push(on_created(
-                spec,
+                pool,
                 contracts,
                 get,
                 get_param,
@@ -192,7 +205,7 @@ pub(super) fn chains(
         .filter(|(o, name)| o.path != format!("{root}{name}}}"))
     {
         let step = on_created(
-            spec,
+            pool,
             contracts,
             other,
             param,
@@ -206,6 +219,28 @@ pub(super) fn chains(
             Check::PositiveDataAcceptance,
             vec![setup(&other.id, param), step],
         );
+        // The same operation with a value at an edge of its schema, each on a resource of
+        // its own: these operations are reached only here (they address a resource that
+        // must exist), and the edges find the most server errors.
+        let (params, body) = created_base(pool, contracts, other, param, inputs);
+        for (at, params, body) in extremes(other, &params, body.as_ref(), inputs)
+            .into_iter()
+            .take(inputs.max_examples)
+        {
+            let salt = format!("{}/extreme/{at}", other.id);
+            let step = Step {
+                request: request(other, params, body, AuthMode::Token),
+                expect: Expect::Observe,
+                capture: Vec::new(),
+                asserts: Vec::new(),
+            };
+            case(
+                salt.clone(),
+                other,
+                Check::PositiveDataAcceptance,
+                vec![setup(&salt, param), step],
+            );
+        }
     }
     out
 }
@@ -213,7 +248,7 @@ pub(super) fn chains(
 /// A step of `op` on the resource the chain created (its one path parameter `param`),
 /// with the rest of its request from the same sources as any base request.
 fn on_created(
-    _spec: &Spec,
+    pool: &Pool,
     contracts: &Contracts,
     op: &Operation,
     param: &str,
@@ -221,16 +256,28 @@ fn on_created(
     expect: Expect,
     asserts: Vec<Assertion>,
 ) -> Step {
-    let mut b = base(op, contracts, &Pool::default(), inputs);
-    b.params.retain(|(n, _)| n != param);
-    b.params
-        .push((param.to_string(), Value::String(format!("${{{CREATED}}}"))));
+    let (params, body) = created_base(pool, contracts, op, param, inputs);
     Step {
-        request: request(op, b.params, b.body, AuthMode::Token),
+        request: request(op, params, body, AuthMode::Token),
         expect,
         capture: Vec::new(),
         asserts,
     }
+}
+
+/// The parameters and body of a request of `op` on the resource the chain created.
+fn created_base(
+    pool: &Pool,
+    contracts: &Contracts,
+    op: &Operation,
+    param: &str,
+    inputs: &Inputs<'_>,
+) -> (Vec<(String, Value)>, Option<Value>) {
+    let mut b = base(op, contracts, pool, inputs);
+    b.params.retain(|(n, _)| n != param);
+    b.params
+        .push((param.to_string(), Value::String(format!("${{{CREATED}}}"))));
+    (b.params, b.body)
 }
 
 /// The one path parameter of `op`, if it has exactly one.
@@ -265,6 +312,19 @@ fn key_field(param: &str) -> &str {
     } else {
         param
     }
+}
+
+/// What a create sent that an update leaves alone: the create's body without the fields
+/// the update's body names. Only for a `PATCH`, which changes what it names; a `PUT`
+/// replaces the resource, and a field it leaves out may rightly go back to its default.
+fn untouched(created: Option<Value>, update: Option<Value>, method: &str) -> Option<Value> {
+    let (Some(Value::Object(mut kept)), "PATCH") = (created, method) else {
+        return None;
+    };
+    if let Some(Value::Object(named)) = update {
+        kept.retain(|field, _| !named.contains_key(field));
+    }
+    Some(Value::Object(kept))
 }
 
 /// Assertions that each plain value `sent` set at its top level reads back from `get`.
@@ -423,6 +483,31 @@ components:
             .collect();
         assert_eq!(pointers, ["/label", "/count"]);
         assert!(sent["at"].is_string(), "{sent}");
+        // After a PATCH, what the create set and the PATCH did not name reads back as the
+        // create stored it: the PATCH changes what it says and nothing else.
+        let update = cases
+            .iter()
+            .find(|c| c.id == "create_thing/chain/update/update_thing")
+            .unwrap();
+        let Some(BodyTemplate::Json(made)) = &update.steps[0].request.body else {
+            panic!("the create sends a JSON body")
+        };
+        let named: Vec<String> = match &update.steps[1].request.body {
+            Some(BodyTemplate::Json(serde_json::Value::Object(m))) => m.keys().cloned().collect(),
+            _ => Vec::new(),
+        };
+        let kept: Vec<String> = update.steps[2]
+            .asserts
+            .iter()
+            .map(|a| a.pointer.trim_start_matches('/').to_string())
+            .collect();
+        let want: Vec<String> = ["label", "count"]
+            .into_iter()
+            .filter(|f| !named.iter().any(|n| n == f))
+            .map(str::to_string)
+            .collect();
+        assert_eq!(kept, want, "create {made}, update names {named:?}");
+        assert!(kept.contains(&"count".to_string()), "{kept:?}");
         let delete = cases
             .iter()
             .find(|c| c.id == "create_thing/chain/delete")
