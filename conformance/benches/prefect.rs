@@ -44,6 +44,10 @@ struct Tally {
     requests: usize,
     reached: BTreeSet<String>,
     server_errors: BTreeSet<String>,
+    /// Operations with a 5xx other than 503: Prefect answers 503 "Service Unavailable"
+    /// when its SQLite database is locked (by its own services or a long bulk delete), so
+    /// a 503 says how busy the server was, a 500 that a request crashed it.
+    crashes: BTreeSet<String>,
     undeclared: BTreeSet<String>,
 }
 
@@ -208,6 +212,7 @@ fn tally(spec: &Value, wall: Duration, requests: usize, exchanges: &[Answered]) 
         requests,
         reached: BTreeSet::new(),
         server_errors: BTreeSet::new(),
+        crashes: BTreeSet::new(),
         undeclared: BTreeSet::new(),
     };
     // The literal template first: `/flows/filter` is not `/flows/{id}`.
@@ -238,6 +243,9 @@ fn tally(spec: &Value, wall: Duration, requests: usize, exchanges: &[Answered]) 
         }
         if *status >= 500 {
             t.server_errors.insert(id.clone());
+        }
+        if *status >= 500 && *status != 503 {
+            t.crashes.insert(id.clone());
         }
         let class = format!("{}XX", status / 100);
         if !declared
@@ -278,6 +286,11 @@ fn print_table(ours: &Tally, theirs: &Tally, max_examples: &str, st_max_examples
         theirs.server_errors.len(),
     );
     count(
+        "operations with a crash found (a 5xx other than 503)",
+        ours.crashes.len(),
+        theirs.crashes.len(),
+    );
+    count(
         "operations with an undeclared status found",
         ours.undeclared.len(),
         theirs.undeclared.len(),
@@ -305,5 +318,13 @@ fn print_table(ours: &Tally, theirs: &Tally, max_examples: &str, st_max_examples
     println!(
         "5xx found only by the harness: {}",
         only(&ours.server_errors, &theirs.server_errors)
+    );
+    println!(
+        "crashes found only by Schemathesis: {}",
+        only(&theirs.crashes, &ours.crashes)
+    );
+    println!(
+        "crashes found only by the harness: {}",
+        only(&ours.crashes, &theirs.crashes)
     );
 }

@@ -126,7 +126,7 @@ fn compact(v: &Value) -> String {
 }
 
 #[cfg(test)]
-mod test_support {
+pub(crate) mod test_support {
     use serde_json::Value;
     use std::path::Path;
     use std::time::Duration;

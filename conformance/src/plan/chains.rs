@@ -42,9 +42,14 @@ pub(super) fn chains(
     if create.effect != Effect::Create || create.method != "POST" {
         return Vec::new();
     }
+    // The new resource's key comes from the answer's field, or from the `Location` header
+    // where the create declares one (the runner reads its last segment).
+    let located = declares_location(spec, create);
+    let empty = serde_json::Map::new();
     let Some(answered) = success_schema(spec, create)
         .and_then(|s| s.get("properties"))
         .and_then(Value::as_object)
+        .or(located.then_some(&empty))
     else {
         return Vec::new();
     };
@@ -57,7 +62,7 @@ pub(super) fn chains(
         .filter(|(o, name)| {
             let own = format!("{root}{name}}}");
             (o.path == own || o.path.starts_with(&format!("{own}/")))
-                && answered.contains_key(key_field(name))
+                && (located || answered.contains_key(key_field(name)))
         })
         .collect();
     let at = |method: &str| {
@@ -67,7 +72,7 @@ pub(super) fn chains(
     };
     // Each chain makes a resource of its own: a generated body is made again for each (a
     // name the target keeps unique would otherwise clash with the chain before).
-    let setup = |salt: &str, param: &str| {
+    let setup_at = |salt: &str, pointer: String| {
         let body = match (&create.body, made.generated) {
             (Some(decl), true) => inputs
                 .body(&format!("{}/{salt}", create.id), decl, true)
@@ -86,10 +91,11 @@ pub(super) fn chains(
         Step {
             request: request(create, made.params.clone(), body, AuthMode::Token),
             expect: Expect::Observe,
-            capture: vec![(CREATED.to_string(), format!("/{}", key_field(param)))],
+            capture: vec![(CREATED.to_string(), pointer)],
             asserts: Vec::new(),
         }
     };
+    let setup = |salt: &str, param: &str| setup_at(salt, format!("/{}", key_field(param)));
     let mut out = Vec::new();
     let mut case = |name: String, operation: &Operation, check: Check, steps: Vec<Step>| {
         out.push(Case {
@@ -242,6 +248,85 @@ pub(super) fn chains(
             );
         }
     }
+    // What the spec's own `links` add: an operation the create's answer names by a
+    // runtime expression (`$response.body#/id`), reached with that value even where its
+    // path does not sit under the create's.
+    for (linked, param, pointer) in links(spec, create) {
+        if member.iter().any(|(o, _)| o.id == linked.id) {
+            continue;
+        }
+        let step = on_created(
+            pool,
+            contracts,
+            linked,
+            &param,
+            inputs,
+            Expect::Observe,
+            Vec::new(),
+        );
+        let salt = format!("link/{}", linked.id);
+        case(
+            salt.clone(),
+            linked,
+            Check::PositiveDataAcceptance,
+            vec![setup_at(&salt, pointer), step],
+        );
+    }
+    out
+}
+
+/// The operations the 2xx answers of `create` link to (OpenAPI `links` by `operationId`),
+/// each with the one parameter a `$response.body#/…` expression fills and that pointer.
+/// A link that fills no parameter from the body, or names no operation of the spec, adds
+/// nothing.
+fn links<'s>(spec: &'s Spec, create: &Operation) -> Vec<(&'s Operation, String, String)> {
+    let Some(responses) = spec.doc["paths"][create.path.as_str()]
+        [create.method.to_ascii_lowercase()]["responses"]
+        .as_object()
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (_, response) in responses.iter().filter(|(s, _)| s.starts_with('2')) {
+        let Ok(response) = crate::spec::resolve(&spec.doc, response) else {
+            continue;
+        };
+        for link in response
+            .get("links")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|l| l.values())
+        {
+            let Ok(link) = crate::spec::resolve(&spec.doc, link) else {
+                continue;
+            };
+            let Some(target) = link
+                .get("operationId")
+                .and_then(Value::as_str)
+                .and_then(|id| spec.operations.iter().find(|o| o.id == id))
+            else {
+                continue;
+            };
+            let filled = link
+                .get("parameters")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .find_map(|(name, expr)| {
+                    let pointer = expr.as_str()?.strip_prefix("$response.body#")?;
+                    // `path.id` and `id` both name the parameter `id`.
+                    let name = name.rsplit('.').next().unwrap_or(name);
+                    target
+                        .params
+                        .iter()
+                        .any(|p| p.name == name && p.location == Location::Path)
+                        .then(|| (name.to_string(), pointer.to_string()))
+                });
+            if let Some((param, pointer)) = filled {
+                out.push((target, param, pointer));
+            }
+        }
+    }
     out
 }
 
@@ -299,6 +384,23 @@ fn success_schema<'s>(spec: &'s Spec, op: &'s Operation) -> Option<&'s Value> {
         .flat_map(|r| r.content.iter())
         .find_map(|(_, s)| s.as_ref())
         .and_then(|s| crate::spec::resolve(&spec.doc, s).ok())
+}
+
+/// Whether a 2xx answer of `op` declares a `Location` header (`201 Created` with the new
+/// resource's URL, as RFC 9110 has it).
+fn declares_location(spec: &Spec, op: &Operation) -> bool {
+    let Some(responses) =
+        spec.doc["paths"][op.path.as_str()][op.method.to_ascii_lowercase()]["responses"]
+            .as_object()
+    else {
+        return false;
+    };
+    responses
+        .iter()
+        .filter(|(status, _)| status.starts_with('2'))
+        .filter_map(|(_, r)| crate::spec::resolve(&spec.doc, r).ok())
+        .filter_map(|r| r.get("headers").and_then(Value::as_object))
+        .any(|h| h.keys().any(|k| k.eq_ignore_ascii_case("location")))
 }
 
 /// The field of a created resource that a path parameter names it by: `{id}`,
@@ -426,6 +528,120 @@ components:
         count: {type: integer}
         at: {type: string, format: date-time}
 "##;
+
+    #[test]
+    fn a_create_that_answers_only_a_location_header_still_chains() {
+        const LOCATED: &str = r##"
+openapi: 3.1.0
+info: {title: located, version: "1"}
+paths:
+  /notes:
+    post:
+      operationId: create_note
+      requestBody:
+        required: true
+        content: {application/json: {schema: {type: object, required: [text], properties: {text: {type: string}}}}}
+      responses:
+        "201":
+          description: made
+          headers: {Location: {schema: {type: string}}}
+  /notes/{note_id}:
+    parameters: [{name: note_id, in: path, required: true, schema: {type: string}}]
+    get:
+      operationId: read_note
+      responses: {"200": {description: ok}}
+    delete:
+      operationId: delete_note
+      responses: {"204": {description: gone}}
+"##;
+        let spec = Spec::parse(LOCATED).unwrap();
+        let cases = derive(
+            &spec,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 1,
+                auth_refusal: None,
+                max_examples: 1,
+            },
+        );
+        let chains: Vec<&str> = cases
+            .iter()
+            .filter(|c| c.id.contains("/chain/"))
+            .map(|c| c.id.as_str())
+            .collect();
+        assert_eq!(
+            chains,
+            ["create_note/chain/read", "create_note/chain/delete"]
+        );
+        // Without the header the answer names nothing to chain on.
+        let bare = Spec::parse(&LOCATED.replace(
+            "          headers: {Location: {schema: {type: string}}}\n",
+            "",
+        ))
+        .unwrap();
+        let cases = derive(
+            &bare,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 1,
+                auth_refusal: None,
+                max_examples: 1,
+            },
+        );
+        assert!(!cases.iter().any(|c| c.id.contains("/chain/")));
+    }
+
+    #[test]
+    fn a_link_of_the_create_answer_chains_an_operation_the_paths_do_not_relate() {
+        let spec = Spec::parse(
+            r##"
+openapi: 3.1.0
+info: {title: linked, version: "1"}
+paths:
+  /orders:
+    post:
+      operationId: place_order
+      requestBody:
+        required: true
+        content: {application/json: {schema: {type: object, required: [item], properties: {item: {type: string}}}}}
+      responses:
+        "201":
+          description: placed
+          content: {application/json: {schema: {type: object, properties: {ref: {type: string}}}}}
+          links:
+            track: {operationId: track_shipment, parameters: {path.ref: "$response.body#/ref"}}
+            nowhere: {operationId: no_such_operation, parameters: {ref: "$response.body#/ref"}}
+  /shipments/{ref}:
+    get:
+      operationId: track_shipment
+      parameters: [{name: ref, in: path, required: true, schema: {type: string}}]
+      responses: {"200": {description: where it is}}
+"##,
+        )
+        .unwrap();
+        let cases = derive(
+            &spec,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 1,
+                auth_refusal: None,
+                max_examples: 1,
+            },
+        );
+        let chain = cases
+            .iter()
+            .find(|c| c.id == "place_order/chain/link/track_shipment")
+            .expect("the link is chained");
+        assert_eq!(
+            chain.steps[0].capture,
+            [(super::CREATED.to_string(), "/ref".to_string())]
+        );
+        assert_eq!(
+            chain.steps[1].request.params,
+            [("ref".to_string(), serde_json::json!("${chain_created_id}"))]
+        );
+        assert_eq!(cases.iter().filter(|c| c.id.contains("/chain/")).count(), 1);
+    }
 
     #[test]
     fn a_create_chains_to_the_read_updates_delete_and_actions_of_its_own_resource() {

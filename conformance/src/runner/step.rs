@@ -435,11 +435,9 @@ pub(super) async fn run_step(
             vars,
         ));
     }
-    if let Some(body) = &resp.json {
-        for (name, ptr) in &step.capture {
-            if let Some(v) = pointer(body, ptr) {
-                vars.set(name.clone(), v);
-            }
+    for (name, ptr) in &step.capture {
+        if let Some(v) = captured(&resp, name, ptr) {
+            vars.set(name.clone(), v);
         }
     }
     let results = findings
@@ -450,6 +448,32 @@ pub(super) async fn run_step(
         })
         .collect();
     (results, exchange, Some(resp))
+}
+
+/// The value a step captures as `name`: the answer's field at `ptr`, or for a chain's
+/// create that answers no such field, the last segment of its `Location` header (a
+/// `201 Created` that names the new resource only there).
+fn captured(resp: &Response, name: &str, ptr: &str) -> Option<Value> {
+    resp.json
+        .as_ref()
+        .and_then(|body| pointer(body, ptr))
+        .or_else(|| {
+            let location = resp.header("location")?;
+            let path = location.split(['?', '#']).next().unwrap_or(location);
+            let last = path.trim_end_matches('/').rsplit('/').next()?;
+            (name == crate::plan::CHAIN_CREATED
+                && (200..300).contains(&resp.status)
+                && !last.is_empty())
+            .then(|| Value::String(percent_decoded(last)))
+        })
+}
+
+/// `text` with its `%XX` escapes decoded (a `Location` path segment), kept as it is where
+/// the escapes do not make UTF-8.
+fn percent_decoded(text: &str) -> String {
+    percent_encoding::percent_decode_str(text)
+        .decode_utf8()
+        .map_or_else(|_| text.to_string(), |t| t.into_owned())
 }
 
 /// The `response_time` verdict of an answer, when `--max-response-time` is given.
@@ -538,5 +562,34 @@ fn got_of(ctx: &Context, resp: &Response) -> Got {
             .collect(),
         body: excerpt(ctx, resp),
         error: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::captured;
+    use crate::checks::test_support::resp;
+    use crate::plan::CHAIN_CREATED;
+
+    #[test]
+    fn a_chain_takes_its_resource_from_the_body_else_from_the_location_header() {
+        // The answer's field first.
+        let made = resp(201, json!({"id": "from-body"}));
+        assert_eq!(
+            captured(&made, CHAIN_CREATED, "/id"),
+            Some(json!("from-body"))
+        );
+        // A 201 that names the resource only in `Location`: its last segment, decoded.
+        let mut located = resp(201, json!({}));
+        located
+            .headers
+            .push(("location".into(), "/api/things/a%20b/?x=1".into()));
+        assert_eq!(captured(&located, CHAIN_CREATED, "/id"), Some(json!("a b")));
+        // Only for a chain's create, and only on success.
+        assert_eq!(captured(&located, "other", "/id"), None);
+        located.status = 400;
+        assert_eq!(captured(&located, CHAIN_CREATED, "/id"), None);
     }
 }
