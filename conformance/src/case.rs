@@ -25,6 +25,16 @@ pub enum AuthMode {
 pub enum BodyTemplate {
     /// A JSON document, sent as `application/json`.
     Json(Value),
+    /// A value sent in a media type other than JSON that the operation declares: form
+    /// fields (`application/x-www-form-urlencoded`, `multipart/form-data`) or text
+    /// (`text/*`), encoded when the request is built, after its variables are filled.
+    Encoded {
+        /// The media type it goes in.
+        media: String,
+        /// The value: an object of fields for a form, the text (or a value whose JSON
+        /// text is sent) for `text/*`.
+        value: Value,
+    },
     /// Bytes sent as they are, for malformed-body cases.
     Raw {
         /// The `Content-Type` header.

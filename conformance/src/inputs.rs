@@ -70,11 +70,15 @@ pub enum Edge {
     /// A `date-time` or `date` on the last day of year 9999, the last a four-digit year
     /// writes.
     Late,
+    /// An integer with neither a bound nor a format past what 64 signed bits hold
+    /// (`u64::MAX`): JSON Schema sets no limit there, and a server whose language has
+    /// unbounded integers meets the limit only in its database.
+    Beyond,
 }
 
 impl Edge {
     /// In the order a budget cuts them: the top first, which finds the most.
-    pub const ALL: [Edge; 3] = [Edge::Top, Edge::Late, Edge::Bottom];
+    pub const ALL: [Edge; 4] = [Edge::Top, Edge::Late, Edge::Bottom, Edge::Beyond];
 
     /// The case label of `field` at this edge: the field alone for the top (the labels
     /// runs had before the other edges), the field and the edge otherwise.
@@ -83,6 +87,7 @@ impl Edge {
             Edge::Top => field.to_string(),
             Edge::Bottom => format!("{field}@min"),
             Edge::Late => format!("{field}@late"),
+            Edge::Beyond => format!("{field}@beyond"),
         }
     }
 }
@@ -243,6 +248,9 @@ impl<'d> Inputs<'d> {
                     _ => Value::from(i64::MIN),
                 })
             }
+            (Edge::Beyond, Some("integer"), None) if unset(["maximum", "exclusiveMaximum"]) => {
+                Some(Value::from(u64::MAX))
+            }
             (Edge::Late, Some("string"), Some("date-time")) => {
                 Some(Value::from("9999-12-31T23:59:59Z"))
             }
@@ -385,6 +393,15 @@ fn travels(p: &Param, v: &Value) -> Result<(), String> {
         }
         Location::Path if text.iter().any(String::is_empty) => {
             Err("an empty path segment changes the path".into())
+        }
+        // RFC 6265's cookie-octets: visible ASCII but for `"`, `,`, `;` and `\`.
+        Location::Cookie
+            if text.iter().any(|t| {
+                !t.bytes()
+                    .all(|b| (0x21..0x7f).contains(&b) && !b"\",;\\".contains(&b))
+            }) =>
+        {
+            Err("a cookie value must be visible ASCII without `\"`, `,`, `;` or `\\`".into())
         }
         _ => Ok(()),
     }

@@ -26,6 +26,7 @@ mod config;
 mod contracts;
 mod coverage;
 mod effect;
+mod encode;
 mod fixtures;
 mod header;
 mod inputs;

@@ -149,12 +149,15 @@ fn base(op: &Operation, contracts: &Contracts, pool: &Pool, inputs: &Inputs<'_>)
             Err(why) => b.unmakeable.push(why),
         }
     }
-    let decl = op.body.as_ref().filter(|d| sends_json(d));
+    let decl = op
+        .body
+        .as_ref()
+        .filter(|d| sends_json(d) || encoded_media(d).is_some());
     b.body = dflt
         .and_then(|d| d.body.clone())
         .or_else(|| op.body.as_ref().and_then(|d| d.example.clone()))
-        // A JSON document is the one body the planner sends: none rather than one in the
-        // wrong media type.
+        // A JSON document, or a form or text the request encodes, is what the planner
+        // sends: none rather than one in a media type it cannot make.
         .filter(|_| decl.is_some());
     if let (None, Some(decl)) = (&b.body, decl) {
         match inputs.body(&op.id, decl, op.effect == crate::effect::Effect::Create) {
@@ -191,11 +194,13 @@ impl Base {
         out.extend(self.unmakeable.iter().cloned());
         if let Some(decl) = &op.body
             && !sends_json(decl)
+            && encoded_media(decl).is_none()
             && decl.required
         {
             let types: Vec<&str> = decl.content_types.iter().map(|(m, _)| m.as_str()).collect();
             out.push(format!(
-                "a request body in {} (the harness builds JSON bodies only)",
+                "a request body in {} (the harness builds JSON, form, multipart and text \
+                 bodies)",
                 types.join(" or ")
             ));
         }
@@ -213,7 +218,8 @@ impl Base {
     }
 }
 
-/// Whether an operation's body may be sent as JSON, the one kind the planner builds.
+/// Whether an operation's body may be sent as JSON, the kind every family of cases builds
+/// (forms and text get the base request and its examples; see [`encoded_media`]).
 fn sends_json(decl: &crate::spec::Body) -> bool {
     decl.content_types.iter().any(|(m, _)| {
         let m = m.to_ascii_lowercase();
@@ -245,7 +251,7 @@ pub(crate) fn extremes(
         }
     }
     if let (Some(decl), Some(body)) = (&op.body, body)
-        && sends_json(decl)
+        && (sends_json(decl) || encoded_media(decl).is_some())
     {
         for (field, v) in inputs.extreme_bodies(decl, body) {
             out.push((format!("body/{field}"), params.to_vec(), Some(v)));
@@ -256,6 +262,25 @@ pub(crate) fn extremes(
 
 /// One request of [`extremes`]: where its edge value is, its parameters, its body.
 pub(crate) type Extreme = (String, Vec<(String, Value)>, Option<Value>);
+
+/// The media type other than JSON a body goes in, for an operation that takes no JSON: a
+/// form (`application/x-www-form-urlencoded`, `multipart/form-data`) or text (`text/*`),
+/// the first of them it declares. The body is made from the schema as a JSON value all the
+/// same, and encoded when the request is built.
+fn encoded_media(decl: &crate::spec::Body) -> Option<&str> {
+    if sends_json(decl) {
+        return None;
+    }
+    decl.content_types
+        .iter()
+        .map(|(m, _)| m.as_str())
+        .find(|m| {
+            let m = m.to_ascii_lowercase();
+            m.starts_with("application/x-www-form-urlencoded")
+                || m.starts_with("multipart/form-data")
+                || m.starts_with("text/")
+        })
+}
 
 /// The skip reason of a case whose base request lacks `missing`.
 fn missing_reason(op: &Operation, missing: &[String]) -> String {
@@ -317,7 +342,13 @@ fn request(
     RequestTemplate {
         op: op.id.clone(),
         params,
-        body: body.map(BodyTemplate::Json),
+        body: body.map(|value| match op.body.as_ref().and_then(encoded_media) {
+            Some(media) => BodyTemplate::Encoded {
+                media: media.to_string(),
+                value,
+            },
+            None => BodyTemplate::Json(value),
+        }),
         auth,
         explode: None,
         style: None,
@@ -627,17 +658,21 @@ fn examples(b: &mut Builder, op: &Operation, base: &Base, inputs: &Inputs<'_>, p
         .filter(|(_, vs)| !vs.is_empty())
         .collect();
     let bodies: Vec<Value> = match (&op.body, &base.body) {
-        (Some(decl), Some(_)) if sends_json(decl) && base.generated => inputs
-            .body_variants(&op.id, decl, n + 1)
-            .into_iter()
-            .skip(1)
-            .map(|mut v| {
-                if let Value::Object(m) = &mut v {
-                    pool.fill_references(m, &decl.schema);
-                }
-                v
-            })
-            .collect(),
+        (Some(decl), Some(_))
+            if (sends_json(decl) || encoded_media(decl).is_some()) && base.generated =>
+        {
+            inputs
+                .body_variants(&op.id, decl, n + 1)
+                .into_iter()
+                .skip(1)
+                .map(|mut v| {
+                    if let Value::Object(m) = &mut v {
+                        pool.fill_references(m, &decl.schema);
+                    }
+                    v
+                })
+                .collect()
+        }
         _ => Vec::new(),
     };
     // Optional headers go in one request of their own: they are most often protocol
@@ -907,7 +942,14 @@ fn negative(b: &mut Builder, spec: &Spec, op: &Operation, base: &Base) {
         let schema = crate::spec::resolve(&spec.doc, &schema)
             .cloned()
             .unwrap_or(schema);
+        // A form carries text only: a number in a string field, or any coercible value,
+        // arrives as a valid one.
+        let form = encoded_media(decl).is_some();
+        let text_field = schema.get("type").and_then(Value::as_str) == Some("string");
         for (bad, coercible) in mistyped(&schema) {
+            if form && (coercible || text_field) {
+                continue;
+            }
             let (kind, level) = if coercible {
                 ("coercible-field", spec.decisions.mistyped.0)
             } else {

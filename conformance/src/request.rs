@@ -64,6 +64,7 @@ pub fn build(
     let mut headers = Vec::new();
     let mut params = Map::new();
     let mut pairs: Vec<(String, String)> = Vec::new();
+    let mut cookies: Vec<String> = Vec::new();
     for (name, raw) in &tpl.params {
         let value = vars.substitute(raw).map_err(BuildError::Unbound)?;
         let declared = op.param(name);
@@ -86,6 +87,7 @@ pub fn build(
         match location {
             Location::Query if json_text => pairs.push((name.clone(), texts.join(""))),
             Location::Header => headers.push((name.clone(), texts.join(","))),
+            Location::Cookie => cookies.push(format!("{name}={}", texts.join(","))),
             Location::Path => {
                 let segment = path_segment(style, explode, name, &texts);
                 path = path.replace(&format!("{{{name}}}"), &segment);
@@ -100,6 +102,10 @@ pub fn build(
             },
         }
         params.insert(name.clone(), value);
+    }
+    // All cookies travel in one header, `a=1; b=2` (RFC 6265 §4.2.1).
+    if !cookies.is_empty() {
+        headers.push(("cookie".into(), cookies.join("; ")));
     }
     if tpl.path.is_none()
         && let Some(p) = op
@@ -138,12 +144,19 @@ pub fn build(
             }
         }
     }
+    // The JSON the curl line shows: only a body that went as JSON.
+    let mut shown_json = true;
     let (body, json) = match &tpl.body {
         None => (None, None),
         Some(BodyTemplate::Json(v)) => {
             let v = vars.substitute(v).map_err(BuildError::Unbound)?;
             let bytes = serde_json::to_vec(&v).unwrap_or_default();
             (Some(("application/json".to_string(), bytes)), Some(v))
+        }
+        Some(BodyTemplate::Encoded { media, value }) => {
+            let v = vars.substitute(value).map_err(BuildError::Unbound)?;
+            shown_json = false;
+            (Some(crate::encode::body(media, &v)), Some(v))
         }
         Some(BodyTemplate::Raw { content_type, text }) => {
             let text = match vars
@@ -165,7 +178,12 @@ pub fn build(
         headers,
         body,
     };
-    let curl = curl_line(&request, shown_auth.as_deref(), json.as_ref(), secrets);
+    let curl = curl_line(
+        &request,
+        shown_auth.as_deref(),
+        json.as_ref().filter(|_| shown_json),
+        secrets,
+    );
     Ok(Built {
         request,
         params,
@@ -200,7 +218,7 @@ fn encode_segment(text: &str) -> String {
     out
 }
 
-fn scalar_text(v: &Value) -> String {
+pub(crate) fn scalar_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),

@@ -24,6 +24,8 @@ pub enum Location {
     Header,
     /// In a segment of the path (`/items/{id}`).
     Path,
+    /// A cookie: `name=value` in the one `Cookie` header.
+    Cookie,
 }
 
 /// How a parameter's values are laid out on the wire (OpenAPI `style`).
@@ -71,7 +73,7 @@ impl Style {
     /// The style OpenAPI assumes when a parameter names none.
     pub(crate) fn default_for(location: Location) -> Style {
         match location {
-            Location::Query => Style::Form,
+            Location::Query | Location::Cookie => Style::Form,
             Location::Header | Location::Path => Style::Simple,
         }
     }
@@ -802,9 +804,9 @@ impl<'a> View<'a> {
     }
 
     /// One parameter and the pointer of its definition; `None`, with the problem added,
-    /// when the harness cannot use it. An optional cookie, or an optional parameter
-    /// described by `content` in a media type other than JSON, is left unsent (nothing the
-    /// operation needs is missing); a required one is a problem.
+    /// when the harness cannot use it. An optional parameter described by `content` in a
+    /// media type other than JSON is left unsent (nothing the operation needs is missing);
+    /// a required one is a problem.
     fn param(
         &self,
         ptr: &str,
@@ -834,7 +836,7 @@ impl<'a> View<'a> {
             Some("query") => Location::Query,
             Some("header") => Location::Header,
             Some("path") => Location::Path,
-            Some("cookie") if !p.required => return None,
+            Some("cookie") => Location::Cookie,
             other => {
                 problems.push(Located::new(
                     format!("{ptr}/in"),

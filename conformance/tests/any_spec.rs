@@ -14,7 +14,7 @@ use axum::extract::Path as UrlPath;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use conformance::spec::Spec;
+use conformance::spec::{Location, Spec};
 use serde_json::{Value, json};
 
 fn manifest() -> PathBuf {
@@ -29,14 +29,24 @@ fn unnamed() -> PathBuf {
 fn operations_without_operation_id_take_the_generator_s_names_and_problems_leave_one_out() {
     let spec = Spec::load(&unnamed()).expect("the spec loads");
     let ids: Vec<&str> = spec.operations.iter().map(|o| o.id.as_str()).collect();
-    assert_eq!(ids, ["get_items", "post_items", "get_items_pk"]);
-    // The optional cookie is left unsent; a JSON `content` parameter goes as a JSON text.
-    let params: Vec<(&str, Option<&str>)> = spec.operations[0]
+    assert_eq!(
+        ids,
+        ["get_items", "post_items", "get_items_pk", "get_cookie"]
+    );
+    // A cookie is a parameter like any other; a JSON `content` parameter goes as a JSON
+    // text.
+    let params: Vec<(&str, Location, Option<&str>)> = spec.operations[0]
         .params
         .iter()
-        .map(|p| (p.name.as_str(), p.media.as_deref()))
+        .map(|p| (p.name.as_str(), p.location, p.media.as_deref()))
         .collect();
-    assert_eq!(params, [("where", Some("application/json"))]);
+    assert_eq!(
+        params,
+        [
+            ("session", Location::Cookie, None),
+            ("where", Location::Query, Some("application/json"))
+        ]
+    );
     let left: Vec<(&str, &str, &str)> = spec
         .left_out
         .iter()
@@ -66,11 +76,6 @@ fn operations_without_operation_id_take_the_generator_s_names_and_problems_leave
                 "GET /dangling-response",
                 "/paths/~1dangling-response/get/responses/200/$ref",
                 "dangling or unsupported reference #/components/responses/Missing"
-            ),
-            (
-                "GET /cookie",
-                "/paths/~1cookie/get/parameters/0/in",
-                "parameter `csrftoken`: the harness cannot send a required parameter in `cookie`"
             ),
             (
                 "GET /content",
@@ -263,7 +268,7 @@ async fn item(UrlPath(pk): UrlPath<String>) -> Response {
     }
 }
 
-/// Serves the three usable operations of `unnamed.yaml` under `/api`; returns the base URL.
+/// Serves the four usable operations of `unnamed.yaml` under `/api`; returns the base URL.
 async fn serve() -> String {
     let app = Router::new()
         .route(
@@ -286,6 +291,21 @@ async fn serve() -> String {
             ),
         )
         .route("/api/items/{pk}", get(item))
+        // 200 only with the required cookie: a run that left it out would fail here.
+        .route(
+            "/api/cookie",
+            get(|headers: axum::http::HeaderMap| async move {
+                let sent = headers
+                    .get("cookie")
+                    .and_then(|v| v.to_str().ok())
+                    .is_some_and(|c| c.split("; ").any(|kv| kv.starts_with("csrftoken=")));
+                if sent {
+                    StatusCode::OK.into_response()
+                } else {
+                    (StatusCode::BAD_REQUEST, "no csrftoken cookie").into_response()
+                }
+            }),
+        )
         .fallback(|| async {
             (
                 StatusCode::NOT_FOUND,
@@ -340,6 +360,7 @@ async fn spec_and_base_url_alone_run_and_speak_only_of_that_spec() {
     let dir = tempfile::tempdir().unwrap();
     let path = |f: &str| dir.path().join(f);
     let (json, junit, html) = (path("r.json"), path("r.xml"), path("r.html"));
+    let record = path("record.json");
     let mut cmd = bin();
     cmd.arg("--spec")
         .arg(unnamed())
@@ -349,7 +370,9 @@ async fn spec_and_base_url_alone_run_and_speak_only_of_that_spec() {
         .arg("--junit")
         .arg(&junit)
         .arg("--html")
-        .arg(&html);
+        .arg(&html)
+        .arg("--record")
+        .arg(&record);
     let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
         .await
         .unwrap();
@@ -362,7 +385,7 @@ async fn spec_and_base_url_alone_run_and_speak_only_of_that_spec() {
         out.status
     );
     assert!(
-        stdout.contains("operations:  3 (7 left out for problems of the spec"),
+        stdout.contains("operations:  4 (6 left out for problems of the spec"),
         "{stdout}"
     );
     assert!(
@@ -379,7 +402,7 @@ async fn spec_and_base_url_alone_run_and_speak_only_of_that_spec() {
     );
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let left = report["run"]["left_out"].as_array().expect("left_out kept");
-    assert_eq!(left.len(), 9, "{left:?}");
+    assert_eq!(left.len(), 8, "{left:?}");
     assert_eq!(left[0]["operation"], "GET /stray");
     assert_eq!(left[0]["pointer"], "/paths/~1stray/get/parameters/0/name");
     assert!(left[0]["line"].as_u64().is_some());
@@ -390,6 +413,23 @@ async fn spec_and_base_url_alone_run_and_speak_only_of_that_spec() {
         .filter_map(|r| r["operation"].as_str())
         .collect();
     assert!(operations.contains(&"get_items_pk"), "{operations:?}");
+    // The required cookie went out: the positive case got the 2xx the stub gives only
+    // with it (and the case that leaves it out, its 400).
+    let exchanges: Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let status_of = |case: &str| {
+        exchanges
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["case"] == case)
+            .map(|x| x["status"].clone())
+    };
+    assert_eq!(status_of("get_cookie/positive"), Some(json!(200)));
+    assert_eq!(
+        status_of("get_cookie/missing-param/csrftoken"),
+        Some(json!(400))
+    );
     // No word of the built-in spec's domain anywhere the user reads.
     for (what, text) in [
         ("stdout", stdout.to_string()),

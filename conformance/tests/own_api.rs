@@ -104,6 +104,8 @@ struct Stub {
     /// Whether a `DELETE` answers 204 and keeps the item, and a create stores its name
     /// upper-cased: a target whose chains must fail.
     broken_chains: bool,
+    /// Whether a `DELETE` answers 503 and keeps the item: a busy target.
+    delete_unavailable: bool,
 }
 
 type Shared = Arc<Mutex<Stub>>;
@@ -183,6 +185,9 @@ async fn handle(
             let id = p.trim_start_matches("/items/").to_string();
             match (m, s.items.contains_key(&id)) {
                 ("GET", true) => json(StatusCode::OK, json!({"id": id, "name": s.items[&id]})),
+                ("DELETE", true) if s.delete_unavailable => {
+                    StatusCode::SERVICE_UNAVAILABLE.into_response()
+                }
                 ("DELETE", true) => {
                     if !s.broken_chains {
                         s.items.remove(&id);
@@ -648,4 +653,43 @@ async fn chains_fail_a_target_that_stores_other_values_or_keeps_what_it_deleted(
             out.summary
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delete_that_did_not_succeed_leaves_nothing_for_use_after_free_to_judge() {
+    let (base, stub) = start(false).await;
+    stub.lock().unwrap().delete_unavailable = true;
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args(dir.path(), SPEC, &base, "good");
+    a.allow_writes = true;
+    let out = execute(&a, Default::default())
+        .await
+        .expect("the run completes");
+    let chain: Vec<_> = out
+        .results
+        .iter()
+        .filter(|r| r.case == "create_item/chain/delete")
+        .collect();
+    // The 503 is the target's failure, reported where it happened ...
+    assert!(
+        chain
+            .iter()
+            .any(|r| r.check.as_str() == "not_a_server_error" && r.verdict == Verdict::Failed),
+        "{}",
+        out.summary
+    );
+    // ... and the read after it is not judged: the item was never gone, so its 200 is no
+    // use after free. (The delete's own step fails its expected success.)
+    let after: Vec<_> = chain
+        .iter()
+        .filter(|r| r.check.as_str() == "use_after_free")
+        .map(|r| (r.step, r.verdict, r.message.as_str()))
+        .collect();
+    assert!(
+        !after.iter().any(|(step, _, _)| *step == 2)
+            && after
+                .iter()
+                .any(|(_, v, m)| *v == Verdict::Skipped && m.contains("answered 503")),
+        "{after:?}"
+    );
 }
