@@ -6,9 +6,8 @@
 //! target's 404s or 422s is not a pass.
 //!
 //! Only the requests an operation's own cases sent to its own method and path count: the
-//! generic probes (an unknown path, an undeclared method) reach no operation. Header and
-//! cookie parameters are not in the record, so only path and query parameters and body
-//! fields are counted as exercised.
+//! generic probes (an unknown path, an undeclared method) reach no operation. Parameters
+//! count wherever they go (path, query, a header, a cookie), and top-level body fields.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,7 +31,7 @@ struct Declaration {
     path: String,
     /// Response keys as the spec writes them: `200`, `4XX`, `default`.
     statuses: Vec<String>,
-    /// Path and query parameters.
+    /// Parameters, with where they go.
     params: Vec<(String, Location)>,
     /// Top-level properties of the request body.
     fields: Vec<String>,
@@ -60,7 +59,6 @@ impl Declared {
                         params: o
                             .params
                             .iter()
-                            .filter(|p| matches!(p.location, Location::Path | Location::Query))
                             .map(|p| (p.name.clone(), p.location))
                             .collect(),
                         fields: o
@@ -130,9 +128,9 @@ pub struct OperationCoverage {
     pub declared_unseen: Vec<String>,
     /// Statuses answered that the operation does not declare.
     pub undeclared_seen: Vec<u16>,
-    /// Path and query parameters some request carried.
+    /// Parameters some request carried.
     pub params_exercised: Vec<String>,
-    /// Path and query parameters no request carried.
+    /// Parameters no request carried.
     pub params_unexercised: Vec<String>,
     /// Top-level body fields some request carried.
     pub fields_exercised: Vec<String>,
@@ -323,14 +321,29 @@ pub fn not_judged(min: f64, why: &str) -> CheckResult {
     }
 }
 
-/// The path and query parameters and body fields some request of `mine` carried: a path
-/// parameter whenever the request went to the operation's path (the template was filled),
-/// a query parameter by its name in the query string, a field by its name in a JSON body.
+/// The parameters and body fields some request of `mine` carried: a path parameter
+/// whenever the request went to the operation's path (the template was filled), a query
+/// parameter by its name in the query string, a header by its name, a cookie by its name in
+/// the `Cookie` header, a field by its name in a body.
 fn carried(d: &Declaration, mine: &[&Exchange]) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for e in mine {
+        let cookies: Vec<&str> = e
+            .headers
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case("cookie"))
+            .flat_map(|(_, v)| v.split(';'))
+            .filter_map(|kv| kv.split('=').next())
+            .map(str::trim)
+            .collect();
         for (name, location) in &d.params {
-            if *location == Location::Path {
+            let sent = match location {
+                Location::Path => true,
+                Location::Header => e.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name)),
+                Location::Cookie => cookies.contains(&name.as_str()),
+                Location::Query => false,
+            };
+            if sent {
                 out.insert(name.clone());
             }
         }
@@ -374,7 +387,12 @@ paths:
   /things:
     get:
       operationId: list
-      parameters: [{name: limit, in: query, schema: {type: integer}}, {name: tag, in: query, schema: {type: string}}]
+      parameters:
+        - {name: limit, in: query, schema: {type: integer}}
+        - {name: tag, in: query, schema: {type: string}}
+        - {name: x-trace, in: header, schema: {type: string}}
+        - {name: session, in: cookie, schema: {type: string}}
+        - {name: theme, in: cookie, schema: {type: string}}
       responses: {"200": {description: ok}, "4XX": {description: bad}}
     post:
       operationId: create
@@ -417,8 +435,14 @@ paths:
     fn statuses_params_and_fields_are_counted_from_what_was_sent_and_answered() {
         let spec = Spec::parse(SPEC).unwrap();
         let declared = Declared::of(&spec, |_| true);
+        let mut sent_headers = exchange("list", "GET", "/things", 200, None);
+        sent_headers.headers = vec![
+            ("X-Trace".into(), "t1".into()),
+            ("cookie".into(), "session=abc; other=1".into()),
+        ];
         let exchanges = [
             exchange("list", "GET", "/things?limit=5", 200, None),
+            sent_headers,
             exchange("list", "GET", "/things?limit=x", 400, None),
             // Probes reach no operation: another method, an unknown path.
             exchange("list", "DELETE", "/things", 405, None),
@@ -437,10 +461,11 @@ paths:
         assert_eq!((c.declared_seen, c.declared_statuses), (3, 6));
         let by = |id: &str| c.per_operation.iter().find(|o| o.operation == id).unwrap();
         let list = by("list");
-        assert_eq!(list.requests, 2);
+        assert_eq!(list.requests, 3);
         assert_eq!(list.declared_seen, ["200", "4XX"]);
-        assert_eq!(list.params_exercised, ["limit"]);
-        assert_eq!(list.params_unexercised, ["tag"]);
+        // A header by its name (any case), a cookie by its name in the Cookie header.
+        assert_eq!(list.params_exercised, ["limit", "x-trace", "session"]);
+        assert_eq!(list.params_unexercised, ["tag", "theme"]);
         let create = by("create");
         assert_eq!(create.undeclared_seen, [200]);
         assert_eq!(create.declared_unseen, ["201", "422"]);
