@@ -210,7 +210,13 @@ impl Fill<'_> {
                 if contains_redacted(&filled) {
                     return None;
                 }
-                serde_json::to_vec(&filled).unwrap_or_default()
+                if content_type.contains("json") {
+                    serde_json::to_vec(&filled).unwrap_or_default()
+                } else {
+                    // A form or multipart body is recorded as its fields: encoded again
+                    // the way the run encoded it (same boundary).
+                    crate::encode::body(content_type, &filled).1
+                }
             }
         };
         Some(bytes)
@@ -360,6 +366,35 @@ pub async fn replay(
                 shown_auth = Some(format!("Authorization: {literal}"));
             }
             (None, _) => {}
+        }
+        // The recorded header parameters (and cookies) go again, their secrets filled in
+        // as the body's are; the body's media type comes with the body, and credentials
+        // from this run's own (above).
+        let mut unfilled = false;
+        for (name, value) in &ex.headers {
+            // The headers this run's own `--header`s set go as this run gives them.
+            let own = secrets
+                .headers()
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case(name));
+            if own
+                || ["authorization", "content-type", "content-length", "host"]
+                    .iter()
+                    .any(|h| name.eq_ignore_ascii_case(h))
+            {
+                continue;
+            }
+            let value = fill.value(Some(name), value);
+            unfilled |= has_placeholder(&value);
+            headers.push((name.clone(), value));
+        }
+        if unfilled {
+            result.verdict = Verdict::Skipped;
+            result.message =
+                "a recorded header carried secrets this run cannot fill in (records never hold them)"
+                    .into();
+            out.push(result);
+            continue;
         }
         let body = match &ex.body {
             None => None,

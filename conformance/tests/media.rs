@@ -194,4 +194,36 @@ async fn form_multipart_text_and_cookie_go_as_their_spec_declares() {
     for x in examples {
         assert_eq!(x["status"], 201, "{x:#}");
     }
+    // Replayed, the record's requests go as they went: the cookie too (without it the
+    // stub answers 400, and the replay would report the difference).
+    let report = dir.path().join("replay.json");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_conformance"));
+    cmd.arg("--spec")
+        .arg(&spec)
+        .args(["--base-url", &base, "--timeout", "5", "--quiet"])
+        .arg("--replay")
+        .arg(&record)
+        .arg("--json")
+        .arg(&report);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    for case in [
+        "submit_form/positive",
+        "upload/positive",
+        "post_note/positive",
+    ] {
+        let replayed: Vec<&Value> = report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["case"] == case)
+            .collect();
+        assert!(
+            !replayed.is_empty() && replayed.iter().all(|r| r["verdict"] == "passed"),
+            "{case}: {replayed:#?}\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
 }
