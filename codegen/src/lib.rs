@@ -141,7 +141,7 @@ pub fn generate_str_with(
         (files, warnings)
     });
     let files = files?;
-    let dependencies = emit::manifest::dependencies(&api);
+    let dependencies = emit::manifest::dependencies(&api, &files);
     Ok(Generated {
         files,
         warnings,

@@ -26,7 +26,18 @@ fn contents<'a>(files: &'a [codegen::File], name: &str) -> &'a str {
 fn project_spec() {
     let files = generate(&manifest().join("../spec/openapi.yaml")).unwrap();
     let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    assert_eq!(names, ["lib.rs", "models.rs", "client.rs", "error.rs"]);
+    assert_eq!(
+        names,
+        [
+            "lib.rs",
+            "models.rs",
+            "client.rs",
+            "error.rs",
+            "business.rs",
+            "encode.rs",
+            "penalty.rs"
+        ]
+    );
     for file in &files {
         assert!(
             file.contents.starts_with(

@@ -434,7 +434,7 @@ impl Client {
                 return outcome;
             };
             if let crate::Error::Penalty { ticket, resend, .. } = error
-                && !crate::error::with_ticket(&mut next, resend, ticket)
+                && !crate::penalty::with_ticket(&mut next, resend, ticket)
             {
                 return outcome;
             }
@@ -593,7 +593,7 @@ impl Client {
             path: "/auth/oauthtoken",
             accept: "application/json",
             penalty: Some(
-                &crate::error::PenaltyShape {
+                &crate::penalty::PenaltyShape {
                     ticket: "p-ticket",
                     wait: "p-time",
                     captcha: Some("p-captcha"),
@@ -643,7 +643,7 @@ impl Client {
             path: "/auth/oauthtoken",
             accept: "application/json",
             penalty: Some(
-                &crate::error::PenaltyShape {
+                &crate::penalty::PenaltyShape {
                     ticket: "p-ticket",
                     wait: "p-time",
                     captcha: Some("p-captcha"),
@@ -991,7 +991,7 @@ struct Call {
     /// The `Accept` header (empty: none).
     accept: &'static str,
     /// The operation's penalty shape (`x-penalty`), if it has one.
-    penalty: Option<&'static crate::error::PenaltyShape>,
+    penalty: Option<&'static crate::penalty::PenaltyShape>,
     /// The token a source gave for this call, to be told if the server refuses it.
     token: Option<Sourced>,
 }
@@ -1489,7 +1489,7 @@ fn exchange_token_answer(
             answer
                 .success_unless(
                     crate::error::json,
-                    |body: &crate::models::OAuthTokenResponse| crate::error::first_reported(
+                    |body: &crate::models::OAuthTokenResponse| crate::business::first_reported(
                         &[
                             ("error", body.error.as_deref()),
                             ("error_description", body.error_description.as_deref()),
@@ -1580,7 +1580,7 @@ fn update_contact_info_name_answer(
             answer
                 .success_unless(
                     crate::error::json,
-                    |body: &crate::models::UpdateContactInfoResponse| crate::error::first_reported(
+                    |body: &crate::models::UpdateContactInfoResponse| crate::business::first_reported(
                         &[("errorText", body.error_text.as_deref())],
                     ),
                     |status, body| UpdateContactInfoNameError::Rejected {

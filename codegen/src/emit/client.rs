@@ -38,8 +38,29 @@ struct Uses {
     json_text: bool,
 }
 
-/// The tokens of `client.rs`.
-pub fn emit(api: &Api) -> TokenStream {
+impl Uses {
+    /// The parts of the runtime's `encode.rs` that the operations call (see
+    /// `runtime::Needs`).
+    fn runtime_parts(&self) -> Vec<&'static str> {
+        [
+            ("path", self.path),
+            ("joined_query", self.joined_query),
+            ("object_pairs", self.object_pairs),
+            ("object_query", self.object_query),
+            ("label", self.label),
+            ("matrix", self.matrix),
+            ("object_style", self.object_style),
+            ("dots", self.dots),
+            ("json_text", self.json_text),
+        ]
+        .into_iter()
+        .filter_map(|(name, used)| used.then_some(name))
+        .collect()
+    }
+}
+
+/// The tokens of `client.rs`, and the parts of the runtime's `encode.rs` they call.
+pub fn emit(api: &Api) -> (TokenStream, Vec<&'static str>) {
     let models = quote!(crate::models::);
     let validating: Vec<&str> = api
         .types
@@ -63,12 +84,19 @@ pub fn emit(api: &Api) -> TokenStream {
         all_methods.push(methods(op, api, &models, &validating, &mut uses));
         enums.push(op_enums(op, &models, &boxed, &shapes, i));
     }
-    let helpers = helpers(&uses);
+    let parts = uses.runtime_parts();
+    // The encoders live in the runtime's `encode.rs` (copied when some operation calls
+    // one); a glob import, since which of them this file calls depends on the spec.
+    let encoders = (!parts.is_empty()).then(|| {
+        quote!(
+            use crate::encode::*;
+        )
+    });
     let (penalty_field, penalty_pass) = if uses.penalty {
         (
             quote! {
                 /// The operation's penalty shape (`x-penalty`), if it has one.
-                penalty: Option<&'static crate::error::PenaltyShape>,
+                penalty: Option<&'static crate::penalty::PenaltyShape>,
             },
             quote!(call.penalty),
         )
@@ -97,6 +125,21 @@ pub fn emit(api: &Api) -> TokenStream {
          it again while the policy allows (a penalty's resend carries its ticket){refusal_doc}. \
          Not generic, so every operation shares one copy."
     ));
+    // A penalty is sent again with its ticket (`x-penalty`).
+    let resend_step = uses.penalty.then(|| {
+        quote! {
+            if let crate::Error::Penalty { ticket, resend, .. } = error
+                && !crate::penalty::with_ticket(&mut next, resend, ticket)
+            {
+                return outcome;
+            }
+        }
+    });
+    let again_next = if uses.penalty {
+        quote!(mut next)
+    } else {
+        quote!(next)
+    };
     let refusal_step = bearer.then(|| {
         quote! {
             if let Ok(answer) = &outcome
@@ -233,17 +276,13 @@ pub fn emit(api: &Api) -> TokenStream {
                     };
                     sent += 1;
                     #refusal_step
-                    let (Err(error), Some(policy), Some(mut next)) = (&outcome, &self.retry, again) else {
+                    let (Err(error), Some(policy), Some(#again_next)) = (&outcome, &self.retry, again) else {
                         return outcome;
                     };
                     let Some(wait) = policy.delay(error, idempotent, attempt, waited) else {
                         return outcome;
                     };
-                    if let crate::Error::Penalty { ticket, resend, .. } = error
-                        && !crate::error::with_ticket(&mut next, resend, ticket)
-                    {
-                        return outcome;
-                    }
+                    #resend_step
                     tokio::time::sleep(wait).await;
                     waited += wait;
                     attempt += 1;
@@ -276,8 +315,10 @@ pub fn emit(api: &Api) -> TokenStream {
     let (server_doc, server_join, server_const, base_url_doc) = server_items(api);
     let credential_items = auth::items(api);
     let form_items = multipart::items(api, &models);
-    quote! {
+    let tokens = quote! {
         //! The async client: one method per operation of the spec.
+
+        #encoders
 
         /// Async client of the API.
         ///
@@ -612,9 +653,8 @@ pub fn emit(api: &Api) -> TokenStream {
         #form_items
 
         #(#enums)*
-
-        #helpers
-    }
+    };
+    (tokens, parts)
 }
 
 /// What the client does with a relative server URL of the spec (`/api`): the
@@ -1268,7 +1308,7 @@ fn answer_fn(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStream
             let t = payload_type(&r.payload, models);
             quote!(answer.success_unless(
                 #dec,
-                |body: &#t| crate::error::first_reported(&[#(#fields),*]),
+                |body: &#t| crate::business::first_reported(&[#(#fields),*]),
                 |status, body| #err::Rejected { status, body },
             ))
         } else {
@@ -1641,17 +1681,15 @@ fn styled_path_param(p: &Param, uses: &mut Uses) -> Option<TokenStream> {
     }
 }
 
-/// The generated `encode_path_segment`, at generation time (for names fixed by the spec).
+/// The runtime's `encode_path_segment`, at generation time (for names fixed by the
+/// spec): every byte but RFC 3986's unreserved characters escaped.
 fn percent_encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for byte in value.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    const RESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    percent_encoding::utf8_percent_encode(value, RESERVED).to_string()
 }
 
 /// The private `Call` (what the send path knows of an operation) and `Traced` (its
@@ -2180,7 +2218,7 @@ fn method(
                 None => quote!(None),
             };
             quote! {
-                penalty: Some(&crate::error::PenaltyShape {
+                penalty: Some(&crate::penalty::PenaltyShape {
                     ticket: #ticket,
                     wait: #wait,
                     captcha: #captcha,
@@ -2268,176 +2306,4 @@ fn method(
             #finish
         }
     }
-}
-
-fn helpers(uses: &Uses) -> TokenStream {
-    let mut out = TokenStream::new();
-    if uses.path {
-        out.extend(quote! {
-            /// Percent-encodes a path parameter: everything but RFC 3986's unreserved
-            /// characters, so a value can never add a path segment or a query.
-            fn encode_path_segment(value: &str) -> String {
-                let mut out = String::with_capacity(value.len());
-                for byte in value.bytes() {
-                    if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-                        out.push(char::from(byte));
-                    } else {
-                        out.push_str(&format!("%{byte:02X}"));
-                    }
-                }
-                out
-            }
-        });
-    }
-    if uses.dots {
-        out.extend(quote! {
-            /// The index of the first segment of `path` that is `.` or `..`.
-            fn dot_segment(path: &str) -> Option<usize> {
-                path.split('/').position(|segment| matches!(segment, "." | ".."))
-            }
-        });
-    }
-    if uses.label {
-        out.extend(quote! {
-            /// RFC 6570 label expansion (`{.x}`, `{.x*}` when `explode`) of encoded items:
-            /// `.a,b` or `.a.b`; nothing for an empty list.
-            fn label_style(items: &[String], explode: bool) -> String {
-                if items.is_empty() {
-                    return String::new();
-                }
-                format!(".{}", items.join(if explode { "." } else { "," }))
-            }
-        });
-    }
-    if uses.matrix {
-        out.extend(quote! {
-            /// RFC 6570 path-style expansion (`{;x}`, `{;x*}` when `explode`) of encoded
-            /// items: `;x=a,b` or `;x=a;x=b`, `;x` for an empty value; nothing for an empty
-            /// list.
-            fn matrix_style(name: &str, items: &[String], explode: bool) -> String {
-                let pair = |value: &str| {
-                    if value.is_empty() {
-                        format!(";{name}")
-                    } else {
-                        format!(";{name}={value}")
-                    }
-                };
-                if items.is_empty() {
-                    String::new()
-                } else if explode {
-                    items.iter().map(|item| pair(item)).collect()
-                } else {
-                    pair(&items.join(","))
-                }
-            }
-        });
-    }
-    if uses.object_style {
-        out.extend(quote! {
-            /// RFC 6570 expansion of an object path or header parameter, its properties
-            /// (see `object_pairs`) as an associative array: `lead` is empty (`simple`:
-            /// `a,1,b,2`, exploded `a=1,b=2`), `.` (`label`: `.a,1,b,2`, `.a=1.b=2`) or `;`
-            /// (`matrix`: `;name=a,1,b,2`, `;a=1;b=2`). Keys and values are
-            /// percent-encoded in a path (`encode`) and sent as they are in a header;
-            /// an object with no set property expands to nothing.
-            fn object_style(lead: &str, name: &str, value: &impl serde::Serialize, explode: bool, encode: bool) -> String {
-                let text = |s: String| if encode { encode_path_segment(&s) } else { s };
-                let pairs: Vec<(String, String)> = object_pairs(value)
-                    .into_iter()
-                    .map(|(key, item)| (text(key), text(item)))
-                    .collect();
-                if pairs.is_empty() {
-                    return String::new();
-                }
-                if explode {
-                    let sep = if lead.is_empty() { "," } else { lead };
-                    let body: Vec<String> = pairs.iter().map(|(key, item)| format!("{key}={item}")).collect();
-                    format!("{lead}{}", body.join(sep))
-                } else {
-                    let body: Vec<&str> = pairs.iter().flat_map(|(key, item)| [key.as_str(), item.as_str()]).collect();
-                    if lead == ";" {
-                        format!(";{name}={}", body.join(","))
-                    } else {
-                        format!("{lead}{}", body.join(","))
-                    }
-                }
-            }
-        });
-    }
-    if uses.joined_query {
-        out.extend(quote! {
-            /// Appends `name=a,b` to the query of `url`: each item percent-encoded, the
-            /// separator literal.
-            fn push_joined_query(url: &mut String, name: &str, items: impl Iterator<Item = String>, sep: &str) {
-                url.push(if url.contains('?') { '&' } else { '?' });
-                url.push_str(&encode_path_segment(name));
-                url.push('=');
-                let items: Vec<String> = items.map(|item| encode_path_segment(&item)).collect();
-                url.push_str(&items.join(sep));
-            }
-        });
-    }
-    if uses.json_text {
-        out.extend(quote! {
-            /// A value that serializes as its own JSON text: the query value of a
-            /// parameter described by `content: {application/json: …}`.
-            struct JsonText<T>(T);
-
-            impl<T: serde::Serialize> serde::Serialize for JsonText<T> {
-                fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                    let text = serde_json::to_string(&self.0).map_err(serde::ser::Error::custom)?;
-                    serializer.serialize_str(&text)
-                }
-            }
-        });
-    }
-    if uses.object_pairs {
-        out.extend(quote! {
-            /// The properties of an object query parameter as text pairs, from its JSON
-            /// form (structs and maps alike; keys in the order `serde_json` keeps them):
-            /// strings as they are, other scalars as JSON text, each item of a list under
-            /// the key again, `null` (an unset field) left out, and a nested object as
-            /// JSON text, since OpenAPI defines no encoding for one.
-            fn object_pairs(value: &impl serde::Serialize) -> Vec<(String, String)> {
-                let mut pairs = Vec::new();
-                let Ok(serde_json::Value::Object(map)) = serde_json::to_value(value) else {
-                    return pairs;
-                };
-                for (key, field) in map {
-                    let items = match field {
-                        serde_json::Value::Array(items) => items,
-                        other => vec![other],
-                    };
-                    for item in items {
-                        let text = match item {
-                            serde_json::Value::Null => continue,
-                            serde_json::Value::String(text) => text,
-                            other => other.to_string(),
-                        };
-                        pairs.push((key.clone(), text));
-                    }
-                }
-                pairs
-            }
-        });
-    }
-    if uses.object_query {
-        out.extend(quote! {
-            /// Appends an object's properties to the query of `url`, each percent-encoded:
-            /// `key=value` pairs (`form`, exploded), or `name[key]=value` under `deep`'s
-            /// name (`deepObject`).
-            fn push_object_query(url: &mut String, deep: Option<&str>, value: &impl serde::Serialize) {
-                for (key, item) in object_pairs(value) {
-                    url.push(if url.contains('?') { '&' } else { '?' });
-                    match deep {
-                        Some(name) => url.push_str(&format!("{}[{}]", encode_path_segment(name), encode_path_segment(&key))),
-                        None => url.push_str(&encode_path_segment(&key)),
-                    }
-                    url.push('=');
-                    url.push_str(&encode_path_segment(&item));
-                }
-            }
-        });
-    }
-    out
 }
