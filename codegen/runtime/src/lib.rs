@@ -2,8 +2,9 @@
 //! tested here, and copied as text into each generated crate by `codegen`'s
 //! `emit::runtime`, so that the generated crate depends on no support library.
 //!
-//! Every module but this root and `tests` is copied: `error.rs` always, `penalty.rs`,
-//! `business.rs` and `encode.rs` when the spec needs them. Lines between `// @if NAME`
+//! Every module but this root and `tests` is copied: `error.rs` always, `client.rs`
+//! appended to the generated operations, `penalty.rs`, `business.rs` and `encode.rs`
+//! when the spec needs them. Lines between `// @if NAME`
 //! and `// @end` are copied only where `NAME` is needed (see
 //! `codegen::emit::runtime::Needs`); this crate compiles them all, so every variant and
 //! helper is type-checked and linted here, and the corpus compile test proves each
@@ -18,13 +19,29 @@
 #![allow(dead_code)]
 
 mod business;
+mod client;
 mod encode;
 mod error;
 mod penalty;
 #[cfg(test)]
 mod tests;
 
+pub use client::{Client, ClientBuilder, InvalidCredential, TokenFuture, TokenSource};
 pub use error::{
     CallInfo, Constraint, ConstraintViolation, DocumentedError, Error, Hook, InvalidBearerToken,
     Received, Response, RetryPolicy, TokenError,
 };
+
+/// Stands for what the generator writes from the spec into a crate's `client.rs` beside
+/// the runtime's part (which imports it in a region no crate gets): the credentials of
+/// the spec's security schemes and the path of a relative server URL.
+mod spec {
+    /// One field per security scheme in a generated crate.
+    #[derive(Debug, Default)]
+    pub(crate) struct Credentials {}
+
+    impl crate::client::Client {
+        /// A relative `servers` URL's path.
+        pub(crate) const SERVER_PATH: &'static str = "/api";
+    }
+}

@@ -24,6 +24,11 @@ use proc_macro2::TokenStream;
 use crate::error::Error;
 use crate::ir::Api;
 
+/// The line of a generated `client.rs` after which the text is the runtime's (the
+/// `Client`, its send path and token sources), the same in every crate but for the
+/// parts its spec needs.
+pub const RUNTIME_CLIENT: &str = "// The client runtime: the same in every generated crate, but for the parts its spec needs.\n\n";
+
 /// One generated file: path relative to the crate's `src/`, and its full text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct File {
@@ -54,11 +59,14 @@ pub fn emit(api: &Api, spec_name: &str) -> Result<Vec<File>, Error> {
             build("client.rs", tokens).map(|file| (file, parts))
         });
         let models = models.join().unwrap_or_else(|_| panicked("models.rs"))?;
-        let (client, parts) = client.join().unwrap_or_else(|_| panicked("client.rs"))?;
+        let (mut client, parts) = client.join().unwrap_or_else(|_| panicked("client.rs"))?;
         let mut needs = runtime::Needs::of(api);
         for part in parts {
             needs.add(part);
         }
+        client.contents.push('\n');
+        client.contents.push_str(RUNTIME_CLIENT);
+        client.contents.push_str(&runtime::client_part(&needs));
         let lib = build("lib.rs", lib_rs::emit(api, &needs.modules()))?;
         let mut files = vec![lib, models, client];
         files.extend(runtime::files(&needs, &header));

@@ -1,5 +1,5 @@
-//! The runtime files of the generated crate (`error.rs`, and `penalty.rs`,
-//! `business.rs` and `encode.rs` when the spec needs them): copied as text from
+//! The runtime of the generated crate (`error.rs`, the `Client` part of `client.rs`, and
+//! `penalty.rs`, `business.rs` and `encode.rs` when the spec needs them): copied as text from
 //! `codegen/runtime/src`, where they are ordinary Rust that is compiled, linted and
 //! tested as the `codegen-runtime` crate. Nothing here depends on the spec but which
 //! parts are copied; the crate needs no support library.
@@ -18,6 +18,9 @@ use crate::ir::{Api, Payload, StatusMatch};
 
 /// `codegen/runtime/src/error.rs`: responses, errors, hooks, retries, decoders.
 const ERROR: &str = include_str!("../../runtime/src/error.rs");
+/// `codegen/runtime/src/client.rs`: the `Client`, its send path and token sources,
+/// appended to the generated `client.rs` after the operations.
+const CLIENT: &str = include_str!("../../runtime/src/client.rs");
 /// `codegen/runtime/src/penalty.rs`: `x-penalty` answers and their resend.
 const PENALTY: &str = include_str!("../../runtime/src/penalty.rs");
 /// `codegen/runtime/src/business.rs`: `x-business-error` rejections.
@@ -43,6 +46,16 @@ const NAMES: &[&str] = &[
     "text",
     "undecodable",
     "unexpected",
+    // client.rs
+    "anonymous",
+    "bearer",
+    "credentials",
+    "file_part",
+    "json_part",
+    "refreshing",
+    "server_path",
+    // Never copied: what the runtime crate needs in place of the generated part.
+    "workspace",
     // encode.rs
     "dots",
     "joined_query",
@@ -53,6 +66,22 @@ const NAMES: &[&str] = &[
     "object_query",
     "object_style",
     "path",
+];
+
+/// What a part of the runtime calls of another part.
+const REQUIRES: &[(&str, &str)] = &[
+    ("success", "undecodable"),
+    ("success_with", "undecodable"),
+    ("business", "undecodable"),
+    ("documented", "undecodable"),
+    ("only", "undecodable"),
+    // A penalty's ticket goes back percent-encoded in a form body.
+    ("penalty", "path"),
+    ("object_style", "path"),
+    ("object_style", "object_pairs"),
+    ("joined_query", "path"),
+    ("object_query", "path"),
+    ("object_query", "object_pairs"),
 ];
 
 /// The parts of the runtime a crate needs: the region names [`reduce`] keeps.
@@ -78,24 +107,38 @@ impl Needs {
             ("only", uses.only),
             ("penalty", uses.penalty),
             ("captcha", uses.captcha),
-            // A penalty's ticket goes back percent-encoded in a form body.
-            ("path", uses.penalty),
         ] {
             if used {
                 needs.add(name);
             }
         }
-        if uses.success || uses.success_with || uses.success_unless || uses.documented || uses.only
-        {
-            needs.add("undecodable");
+        let bearer = super::auth::bearer(api);
+        for (name, used) in [
+            ("credentials", super::auth::any(api)),
+            ("anonymous", !super::auth::any(api)),
+            ("bearer", bearer),
+            ("refreshing", !super::auth::refreshing(api).is_empty()),
+            ("server_path", api.server_path.is_some()),
+        ] {
+            if used {
+                needs.add(name);
+            }
+        }
+        for part in super::multipart::runtime_parts(api) {
+            needs.add(part);
         }
         needs
     }
 
-    /// Adds a part (a helper of `encode.rs` that an operation calls).
+    /// Adds a part (a helper of `encode.rs` that an operation calls), and the parts it
+    /// calls itself.
     pub fn add(&mut self, name: &'static str) {
         debug_assert!(NAMES.contains(&name), "unknown runtime part {name}");
-        self.0.insert(name);
+        if self.0.insert(name) {
+            for (_, called) in REQUIRES.iter().filter(|(part, _)| *part == name) {
+                self.add(called);
+            }
+        }
     }
 
     fn has(&self, name: &str) -> bool {
@@ -155,6 +198,11 @@ pub fn files(needs: &Needs, header: &str) -> Vec<File> {
             contents: format!("{header}{}", reduce(text, needs)),
         })
         .collect()
+}
+
+/// The runtime's part of `client.rs`, to follow the generated operations.
+pub fn client_part(needs: &Needs) -> String {
+    reduce(CLIENT, needs)
 }
 
 /// `text` without the regions `needs` does not hold and without the marker lines. A
@@ -282,7 +330,7 @@ mod tests {
     /// Every region of every runtime file is balanced and named in [`NAMES`].
     #[test]
     fn regions_are_balanced_and_known() {
-        for text in [ERROR, PENALTY, BUSINESS, ENCODE] {
+        for text in [ERROR, CLIENT, PENALTY, BUSINESS, ENCODE] {
             let mut depth = 0usize;
             for line in text.lines() {
                 let line = line.trim();
