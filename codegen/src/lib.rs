@@ -4,7 +4,9 @@
 //! The pipeline runs one way: [`spec_model`] (the workspace's one spec reader) reads YAML
 //! or JSON into typed spec structs,
 //! [`lower`] resolves references, names, Rust types and parameter encodings into the
-//! [`ir`], and [`emit`] prints the IR with `quote!` and `prettyplease`. The generator
+//! [`ir`], and [`emit`] prints the IR with `quote!` and `prettyplease`; what does not
+//! depend on the spec (the generated crate's runtime) is ordinary Rust in
+//! `codegen/runtime`, copied into each crate with the parts its spec needs. The generator
 //! knows no API of its own; anything specific comes from the spec, as standard OpenAPI or
 //! as `x-` extensions:
 //!
