@@ -346,10 +346,7 @@ impl<E> fmt::Debug for Error<E> {
                 status,
                 headers,
                 source,
-            } => f
-                .debug_struct("Body")
-                .field("status", status)
-                .field("headers", &HeaderNames(headers))
+            } => answer_debug(f, "Body", status, headers)
                 .field("source", source)
                 .finish(),
             Error::Constraint(v) => f.debug_tuple("Constraint").field(v).finish(),
@@ -359,10 +356,7 @@ impl<E> fmt::Debug for Error<E> {
                 headers,
                 body,
                 ..
-            } => f
-                .debug_struct("Response")
-                .field("status", status)
-                .field("headers", &HeaderNames(headers))
+            } => answer_debug(f, "Response", status, headers)
                 .field("body_bytes", &body.len())
                 .finish_non_exhaustive(),
             Error::Business {
@@ -371,10 +365,7 @@ impl<E> fmt::Debug for Error<E> {
                 field,
                 body,
                 ..
-            } => f
-                .debug_struct("Business")
-                .field("status", status)
-                .field("headers", &HeaderNames(headers))
+            } => answer_debug(f, "Business", status, headers)
                 .field("field", field)
                 .field("body_bytes", &body.len())
                 .finish_non_exhaustive(),
@@ -384,37 +375,26 @@ impl<E> fmt::Debug for Error<E> {
                 wait,
                 ticket,
                 resend,
-            } => f
-                .debug_struct("Penalty")
-                .field("status", status)
-                .field("headers", &HeaderNames(headers))
+            } => answer_debug(f, "Penalty", status, headers)
                 .field("wait", wait)
                 .field("ticket_bytes", &ticket.len())
                 .field("resend", resend)
                 .finish(),
-            Error::LoginRequired { status, headers } => f
-                .debug_struct("LoginRequired")
-                .field("status", status)
-                .field("headers", &HeaderNames(headers))
-                .finish(),
+            Error::LoginRequired { status, headers } => {
+                answer_debug(f, "LoginRequired", status, headers).finish()
+            }
             Error::UnexpectedStatus {
                 status,
                 headers,
                 body,
-            } => f
-                .debug_struct("UnexpectedStatus")
-                .field("status", status)
-                .field("headers", &HeaderNames(headers))
+            } => answer_debug(f, "UnexpectedStatus", status, headers)
                 .field("body_bytes", &body.len())
                 .finish(),
             Error::BodyTooLarge {
                 status,
                 headers,
                 limit,
-            } => f
-                .debug_struct("BodyTooLarge")
-                .field("status", status)
-                .field("headers", &HeaderNames(headers))
+            } => answer_debug(f, "BodyTooLarge", status, headers)
                 .field("limit", limit)
                 .finish(),
             Error::Decode {
@@ -422,15 +402,27 @@ impl<E> fmt::Debug for Error<E> {
                 headers,
                 body,
                 source,
-            } => f
-                .debug_struct("Decode")
-                .field("status", status)
-                .field("headers", &HeaderNames(headers))
+            } => answer_debug(f, "Decode", status, headers)
                 .field("body_bytes", &body.len())
                 .field("source", &format_args!("{}", json_error_summary(source)))
                 .finish(),
         }
     }
+}
+
+/// The start of the `Debug` of a variant that came with an answer: its status and
+/// header names (never the values, which may hold credentials).
+fn answer_debug<'a, 'b>(
+    f: &'a mut fmt::Formatter<'b>,
+    name: &str,
+    status: &StatusCode,
+    headers: &HeaderMap,
+) -> fmt::DebugStruct<'a, 'b> {
+    let mut debug = f.debug_struct(name);
+    debug
+        .field("status", status)
+        .field("headers", &HeaderNames(headers));
+    debug
 }
 
 impl<E> fmt::Display for Error<E> {
