@@ -263,8 +263,8 @@ impl<E> Error<E> {
 
     /// The body of the answer exactly as received, when the error came from an
     /// answer whose body was read (a documented error, an undocumented status, a
-    /// body that does not decode, a business rejection). [`Error::excerpt`]
-    /// gives the start of it as text.
+    /// body that does not decode). [`Error::excerpt`] gives the start of it as text.
+    /// A business rejection keeps its body too.
     pub fn body(&self) -> Option<&[u8]> {
         match self {
             Error::Response { body, .. }
@@ -304,7 +304,8 @@ impl<E> Error<E> {
     }
 
     /// How long the server asked to wait before sending again: the `Retry-After`
-    /// header of the answer (seconds or an HTTP date), or the wait of a penalty.
+    /// header of the answer (seconds or an HTTP date).
+    /// For a penalty, the wait it names.
     pub fn retry_after(&self) -> Option<std::time::Duration> {
         if let Error::Penalty { wait, .. } = self {
             return Some(*wait);

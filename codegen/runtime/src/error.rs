@@ -279,8 +279,10 @@ impl<E> Error<E> {
 
     /// The body of the answer exactly as received, when the error came from an
     /// answer whose body was read (a documented error, an undocumented status, a
-    /// body that does not decode, a business rejection). [`Error::excerpt`]
-    /// gives the start of it as text.
+    /// body that does not decode). [`Error::excerpt`] gives the start of it as text.
+    // @if business
+    /// A business rejection keeps its body too.
+    // @end
     pub fn body(&self) -> Option<&[u8]> {
         match self {
             Error::Response { body, .. }
@@ -324,7 +326,10 @@ impl<E> Error<E> {
     }
 
     /// How long the server asked to wait before sending again: the `Retry-After`
-    /// header of the answer (seconds or an HTTP date), or the wait of a penalty.
+    /// header of the answer (seconds or an HTTP date).
+    // @if penalty
+    /// For a penalty, the wait it names.
+    // @end
     pub fn retry_after(&self) -> Option<std::time::Duration> {
         // @if penalty
         if let Error::Penalty { wait, .. } = self {
