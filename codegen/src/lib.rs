@@ -4,7 +4,9 @@
 //! The pipeline runs one way: [`spec_model`] (the workspace's one spec reader) reads YAML
 //! or JSON into typed spec structs,
 //! [`lower`] resolves references, names, Rust types and parameter encodings into the
-//! [`ir`], and [`emit`] prints the IR with `quote!` and `prettyplease`. The generator
+//! [`ir`], and [`emit`] prints the IR with `quote!` and `prettyplease`; what does not
+//! depend on the spec (the generated crate's runtime) is ordinary Rust in
+//! `codegen/runtime`, copied into each crate with the parts its spec needs. The generator
 //! knows no API of its own; anything specific comes from the spec, as standard OpenAPI or
 //! as `x-` extensions:
 //!
@@ -38,6 +40,19 @@ pub use emit::File;
 pub use emit::manifest::{CrateInfo, root_files};
 pub use error::{Error, SpecError};
 pub use write::{GENERATED_MARKERS, Mode, SyncReport, sync};
+
+/// `value` percent-encoded as a generated client encodes a path segment (the runtime's
+/// `encode_path_segment`): every byte but RFC 3986's unreserved characters, so that it
+/// can never add a segment or a query. The generator writes names fixed by the spec with
+/// it, and the conformance harness the values it sends.
+pub fn percent_encode(value: &str) -> String {
+    const RESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    percent_encoding::utf8_percent_encode(value, RESERVED).to_string()
+}
 
 /// What one generation produced: the files, and the problems it tolerated (each with the
 /// pointer and line of its node) that a caller shows, or refuses with `--deny-warnings`.
@@ -141,7 +156,7 @@ pub fn generate_str_with(
         (files, warnings)
     });
     let files = files?;
-    let dependencies = emit::manifest::dependencies(&api);
+    let dependencies = emit::manifest::dependencies(&api, &files);
     Ok(Generated {
         files,
         warnings,

@@ -49,6 +49,7 @@ fn formats_are_typed_and_their_crates_are_dependencies() {
             "httpdate",
             "chrono",
             "uuid",
+            "percent-encoding",
             "tracing"
         ]
     );
@@ -79,6 +80,7 @@ fn the_switch_keeps_strings_and_drops_the_crates() {
             "reqwest",
             "tokio",
             "httpdate",
+            "percent-encoding",
             "tracing"
         ]
     );

@@ -195,7 +195,7 @@ pub fn build(
 /// A path parameter's values laid out as RFC 6570 does for the style, each value
 /// percent-encoded so that it stays one segment.
 fn path_segment(style: Style, explode: bool, name: &str, texts: &[String]) -> String {
-    let values: Vec<String> = texts.iter().map(|t| encode_segment(t)).collect();
+    let values: Vec<String> = texts.iter().map(|t| codegen::percent_encode(t)).collect();
     match style {
         Style::Label if explode => values.iter().map(|v| format!(".{v}")).collect(),
         Style::Label => format!(".{}", values.join(",")),
@@ -203,19 +203,6 @@ fn path_segment(style: Style, explode: bool, name: &str, texts: &[String]) -> St
         Style::Matrix => format!(";{name}={}", values.join(",")),
         _ => values.join(","),
     }
-}
-
-/// Percent-encodes everything but RFC 3986's unreserved characters.
-fn encode_segment(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 pub(crate) fn scalar_text(v: &Value) -> String {

@@ -2,11 +2,14 @@
 
 //! The runtime every operation shares: what an answer carried ([`Response`]), why a
 //! call failed ([`Error`]), and the constraint checks derived from the spec.
+//!
+//! Written once as ordinary Rust in the generator's workspace (`codegen/runtime`, where
+//! it is compiled, linted and tested) and copied into each generated crate, which so
+//! needs no support library; a crate gets only the parts its spec uses.
 
 use std::fmt;
 
 use reqwest::StatusCode;
-
 use reqwest::header::HeaderMap;
 
 /// A documented success answer: the decoded body, with the status and headers it
@@ -25,7 +28,11 @@ pub struct Response<T> {
 impl<T> Response<T> {
     /// A response from its parts (for tests and mocks of code that takes one).
     pub fn new(status: StatusCode, headers: HeaderMap, body: T) -> Self {
-        Self { status, headers, body }
+        Self {
+            status,
+            headers,
+            body,
+        }
     }
 
     /// The HTTP status.
@@ -230,12 +237,12 @@ impl<E> Error<E> {
             Error::Constraint(_) | Error::Token(_) => None,
             Error::Response { status, .. }
             | Error::Body { status, .. }
-            | Error::Business { status, .. }
-            | Error::Penalty { status, .. }
-            | Error::LoginRequired { status, .. }
             | Error::UnexpectedStatus { status, .. }
             | Error::BodyTooLarge { status, .. }
             | Error::Decode { status, .. } => Some(*status),
+            Error::Business { status, .. } => Some(*status),
+            Error::Penalty { status, .. } => Some(*status),
+            Error::LoginRequired { status, .. } => Some(*status),
         }
     }
 
@@ -245,25 +252,25 @@ impl<E> Error<E> {
             Error::Transport(_) | Error::Constraint(_) | Error::Token(_) => None,
             Error::Response { headers, .. }
             | Error::Body { headers, .. }
-            | Error::Business { headers, .. }
-            | Error::Penalty { headers, .. }
-            | Error::LoginRequired { headers, .. }
             | Error::UnexpectedStatus { headers, .. }
             | Error::BodyTooLarge { headers, .. }
             | Error::Decode { headers, .. } => Some(headers),
+            Error::Business { headers, .. } => Some(headers),
+            Error::Penalty { headers, .. } => Some(headers),
+            Error::LoginRequired { headers, .. } => Some(headers),
         }
     }
 
     /// The body of the answer exactly as received, when the error came from an
-    /// answer whose body was read (a documented error, a business rejection, an
-    /// undocumented status, a body that does not decode). [`Error::excerpt`]
-    /// gives the start of it as text.
+    /// answer whose body was read (a documented error, an undocumented status, a
+    /// body that does not decode). [`Error::excerpt`] gives the start of it as text.
+    /// A business rejection keeps its body too.
     pub fn body(&self) -> Option<&[u8]> {
         match self {
             Error::Response { body, .. }
-            | Error::Business { body, .. }
             | Error::UnexpectedStatus { body, .. }
             | Error::Decode { body, .. } => Some(body),
+            Error::Business { body, .. } => Some(body),
             _ => None,
         }
     }
@@ -281,50 +288,53 @@ impl<E> Error<E> {
         Some(excerpt)
     }
 
-    /// The documented answer (an error status or a business rejection), decoded.
+    /// The documented answer (an error status, or a business rejection where the
+    /// spec declares one), decoded.
     pub fn documented(&self) -> Option<&E> {
         match self {
-            Error::Response { error, .. } | Error::Business { error, .. } => Some(error),
+            Error::Response { error, .. } => Some(error),
+            Error::Business { error, .. } => Some(error),
             _ => None,
         }
     }
 
     /// Whether the call failed because a connect or total timeout ran out.
     pub fn is_timeout(&self) -> bool {
-        matches!(
-            self, Error::Transport(e) | Error::Body { source : e, .. } if e.is_timeout()
-        )
+        matches!(self, Error::Transport(e) | Error::Body { source: e, .. } if e.is_timeout())
     }
 
     /// How long the server asked to wait before sending again: the `Retry-After`
-    /// header of the answer (seconds or an HTTP date), or the wait of a penalty.
+    /// header of the answer (seconds or an HTTP date).
+    /// For a penalty, the wait it names.
     pub fn retry_after(&self) -> Option<std::time::Duration> {
-        match self {
-            Error::Penalty { wait, .. } => Some(*wait),
-            _ => self.headers().and_then(retry_after),
+        if let Error::Penalty { wait, .. } = self {
+            return Some(*wait);
         }
+        self.headers().and_then(retry_after)
     }
 
     /// Whether sending the same request again may succeed: a connection that
     /// failed or closed (before the answer or during its body), an answer whose
     /// head could not be read (garbled on the wire), a timeout,
-    /// `429 Too Many Requests`, `503 Service Unavailable`, or a penalty. Never a
-    /// documented error, a business rejection, a constraint violation, a request
-    /// that could not be built or [`Error::LoginRequired`]. Whether it is *safe*
-    /// to send again depends on the operation as well; [`RetryPolicy`] says which
-    /// it retries.
+    /// `429 Too Many Requests` or `503 Service Unavailable`. Never a documented
+    /// error, a constraint violation or a request that could not be built. Whether
+    /// it is *safe* to send again depends on the operation as well; [`RetryPolicy`]
+    /// says which it retries.
+    ///
+    /// A penalty (`x-penalty`) may succeed when sent again with its ticket.
+    /// [`Error::LoginRequired`] never does.
+    ///
+    /// A business rejection (`x-business-error`) never does.
     pub fn is_retryable(&self) -> bool {
         match self {
             Error::Transport(e) => e.is_timeout() || e.is_connect() || e.is_request(),
             Error::Body { .. } => true,
             Error::Penalty { .. } => true,
             Error::LoginRequired { .. } => false,
-            _ => {
-                matches!(
-                    self.status(), Some(StatusCode::TOO_MANY_REQUESTS |
-                    StatusCode::SERVICE_UNAVAILABLE)
-                )
-            }
+            _ => matches!(
+                self.status(),
+                Some(StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE)
+            ),
         }
     }
 }
@@ -333,69 +343,87 @@ impl<E> fmt::Debug for Error<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Transport(e) => f.debug_tuple("Transport").field(e).finish(),
-            Error::Body { status, headers, source } => {
-                f.debug_struct("Body")
-                    .field("status", status)
-                    .field("headers", &HeaderNames(headers))
-                    .field("source", source)
-                    .finish()
-            }
+            Error::Body {
+                status,
+                headers,
+                source,
+            } => answer_debug(f, "Body", status, headers)
+                .field("source", source)
+                .finish(),
             Error::Constraint(v) => f.debug_tuple("Constraint").field(v).finish(),
             Error::Token(e) => f.debug_tuple("Token").field(e).finish(),
-            Error::Response { status, headers, body, .. } => {
-                f.debug_struct("Response")
-                    .field("status", status)
-                    .field("headers", &HeaderNames(headers))
-                    .field("body_bytes", &body.len())
-                    .finish_non_exhaustive()
-            }
-            Error::Business { status, headers, field, body, .. } => {
-                f.debug_struct("Business")
-                    .field("status", status)
-                    .field("headers", &HeaderNames(headers))
-                    .field("field", field)
-                    .field("body_bytes", &body.len())
-                    .finish_non_exhaustive()
-            }
-            Error::Penalty { status, headers, wait, ticket, resend } => {
-                f.debug_struct("Penalty")
-                    .field("status", status)
-                    .field("headers", &HeaderNames(headers))
-                    .field("wait", wait)
-                    .field("ticket_bytes", &ticket.len())
-                    .field("resend", resend)
-                    .finish()
-            }
+            Error::Response {
+                status,
+                headers,
+                body,
+                ..
+            } => answer_debug(f, "Response", status, headers)
+                .field("body_bytes", &body.len())
+                .finish_non_exhaustive(),
+            Error::Business {
+                status,
+                headers,
+                field,
+                body,
+                ..
+            } => answer_debug(f, "Business", status, headers)
+                .field("field", field)
+                .field("body_bytes", &body.len())
+                .finish_non_exhaustive(),
+            Error::Penalty {
+                status,
+                headers,
+                wait,
+                ticket,
+                resend,
+            } => answer_debug(f, "Penalty", status, headers)
+                .field("wait", wait)
+                .field("ticket_bytes", &ticket.len())
+                .field("resend", resend)
+                .finish(),
             Error::LoginRequired { status, headers } => {
-                f.debug_struct("LoginRequired")
-                    .field("status", status)
-                    .field("headers", &HeaderNames(headers))
-                    .finish()
+                answer_debug(f, "LoginRequired", status, headers).finish()
             }
-            Error::UnexpectedStatus { status, headers, body } => {
-                f.debug_struct("UnexpectedStatus")
-                    .field("status", status)
-                    .field("headers", &HeaderNames(headers))
-                    .field("body_bytes", &body.len())
-                    .finish()
-            }
-            Error::BodyTooLarge { status, headers, limit } => {
-                f.debug_struct("BodyTooLarge")
-                    .field("status", status)
-                    .field("headers", &HeaderNames(headers))
-                    .field("limit", limit)
-                    .finish()
-            }
-            Error::Decode { status, headers, body, source } => {
-                f.debug_struct("Decode")
-                    .field("status", status)
-                    .field("headers", &HeaderNames(headers))
-                    .field("body_bytes", &body.len())
-                    .field("source", &format_args!("{}", json_error_summary(source)))
-                    .finish()
-            }
+            Error::UnexpectedStatus {
+                status,
+                headers,
+                body,
+            } => answer_debug(f, "UnexpectedStatus", status, headers)
+                .field("body_bytes", &body.len())
+                .finish(),
+            Error::BodyTooLarge {
+                status,
+                headers,
+                limit,
+            } => answer_debug(f, "BodyTooLarge", status, headers)
+                .field("limit", limit)
+                .finish(),
+            Error::Decode {
+                status,
+                headers,
+                body,
+                source,
+            } => answer_debug(f, "Decode", status, headers)
+                .field("body_bytes", &body.len())
+                .field("source", &format_args!("{}", json_error_summary(source)))
+                .finish(),
         }
     }
+}
+
+/// The start of the `Debug` of a variant that came with an answer: its status and
+/// header names (never the values, which may hold credentials).
+fn answer_debug<'a, 'b>(
+    f: &'a mut fmt::Formatter<'b>,
+    name: &str,
+    status: &StatusCode,
+    headers: &HeaderMap,
+) -> fmt::DebugStruct<'a, 'b> {
+    let mut debug = f.debug_struct(name);
+    debug
+        .field("status", status)
+        .field("headers", &HeaderNames(headers));
+    debug
 }
 
 impl<E> fmt::Display for Error<E> {
@@ -453,11 +481,11 @@ impl<E> std::error::Error for Error<E> {
             Error::Decode { source, .. } => Some(source),
             Error::Token(e) => Some(e),
             Error::Response { .. }
-            | Error::Business { .. }
-            | Error::Penalty { .. }
-            | Error::LoginRequired { .. }
             | Error::UnexpectedStatus { .. }
             | Error::BodyTooLarge { .. } => None,
+            Error::Business { .. } => None,
+            Error::Penalty { .. } => None,
+            Error::LoginRequired { .. } => None,
         }
     }
 }
@@ -526,29 +554,40 @@ impl fmt::Debug for Received<'_> {
 
 /// `Retry-After` as a wait: delay-seconds, or an HTTP date (zero once it has passed).
 fn retry_after(headers: &HeaderMap) -> Option<std::time::Duration> {
-    let value = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim();
+    let value = headers
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim();
     if let Ok(seconds) = value.parse::<u64>() {
         return Some(std::time::Duration::from_secs(seconds));
     }
     let when = httpdate::parse_http_date(value).ok()?;
-    Some(when.duration_since(std::time::SystemTime::now()).unwrap_or_default())
+    Some(
+        when.duration_since(std::time::SystemTime::now())
+            .unwrap_or_default(),
+    )
 }
 
 /// When a client sends a failed call again: opt in with `Client::set_retry_policy`
 /// or `ClientBuilder::retry_policy`.
 ///
-/// Retried: `429 Too Many Requests` and penalty answers (the server did not act on
-/// the request) for every operation; connection failures (refused, or closed or
-/// reset before the answer or during its body), timeouts and
-/// `503 Service Unavailable` only for idempotent methods (`GET`, `PUT`, `DELETE`,
-/// `HEAD`, `OPTIONS`, `TRACE`), since a `POST` may have been acted on. Each wait is
-/// the server's (`Retry-After`, a penalty's wait) or else exponential backoff with
-/// jitter: a wait between half and all of `initial_backoff × 2^(n-1)` (capped at
-/// `max_backoff`) before retry `n`; a penalty is sent again with its ticket. Never
-/// retried: a captcha ([`Error::LoginRequired`]), a documented error, a business
-/// rejection, a request that could not be built. When the
+/// Retried: `429 Too Many Requests` (the server did not act on the request) for
+/// every operation; connection failures (refused, or closed or reset before the
+/// answer or during its body), timeouts and `503 Service Unavailable` only for
+/// idempotent methods (`GET`, `PUT`, `DELETE`, `HEAD`, `OPTIONS`, `TRACE`), since a
+/// `POST` may have been acted on. Each wait is the server's (`Retry-After`) or else
+/// exponential backoff with jitter: a wait between half and all of
+/// `initial_backoff × 2^(n-1)` (capped at `max_backoff`) before retry `n`. Never
+/// retried: a documented error, a request that could not be built. When the
 /// attempts or the total wait budget run out, the last error comes back with its
 /// status and headers. Streaming (`…_stream`) methods are never retried.
+///
+/// A penalty answer (`x-penalty`) is retried for every operation, after the wait
+/// it names, and sent again with its ticket.
+/// A captcha ([`Error::LoginRequired`]) is never retried.
+///
+/// A business rejection (`x-business-error`) is never retried.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetryPolicy {
     max_attempts: u32,
@@ -619,7 +658,10 @@ impl Answer {
             headers: response.headers().clone(),
             limit,
         };
-        if response.content_length().is_some_and(|length| length > limit as u64) {
+        if response
+            .content_length()
+            .is_some_and(|length| length > limit as u64)
+        {
             return Err(too_large(response));
         }
         let mut body = Vec::new();
@@ -641,7 +683,37 @@ impl Answer {
             body.extend_from_slice(&chunk);
         }
         let headers = std::mem::take(response.headers_mut());
-        Ok(Self { status, headers, body })
+        Ok(Self {
+            status,
+            headers,
+            body,
+        })
+    }
+
+    /// What the retry loop looks at before the operation decodes anything: a
+    /// `429`/`503` comes back as `Error::UnexpectedStatus` (turned back into an answer
+    /// if not retried), and so does a penalty where the operation has one.
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn screen(
+        self,
+        penalty: Option<&crate::penalty::PenaltyShape>,
+    ) -> Result<Self, Error<std::convert::Infallible>> {
+        let answer = self;
+        let answer = match penalty {
+            Some(shape) => answer.unless_penalty(shape)?,
+            None => answer,
+        };
+        if matches!(
+            answer.status,
+            StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE
+        ) {
+            return Err(Error::UnexpectedStatus {
+                status: answer.status,
+                headers: answer.headers,
+                body: answer.body,
+            });
+        }
+        Ok(answer)
     }
 }
 
@@ -657,7 +729,9 @@ impl<E> Error<E> {
 /// path kept): `reqwest::Error`'s `Display` and `Debug` print the URL, and a query
 /// may carry a credential (an `apiKey` scheme `in: query`) or other private values.
 pub(crate) fn redacted(mut error: reqwest::Error) -> reqwest::Error {
-    if let Some(url) = error.url_mut() && url.query().is_some() {
+    if let Some(url) = error.url_mut()
+        && url.query().is_some()
+    {
         let names: Vec<String> = url
             .query_pairs()
             .map(|(name, _)| name.into_owned())
@@ -684,16 +758,12 @@ impl RetryPolicy {
         }
         let safe = match error {
             Error::Penalty { .. } => true,
-            Error::Transport(_) | Error::Body { .. } => {
-                idempotent && error.is_retryable()
-            }
-            _ => {
-                match error.status() {
-                    Some(StatusCode::TOO_MANY_REQUESTS) => true,
-                    Some(StatusCode::SERVICE_UNAVAILABLE) => idempotent,
-                    _ => false,
-                }
-            }
+            Error::Transport(_) | Error::Body { .. } => idempotent && error.is_retryable(),
+            _ => match error.status() {
+                Some(StatusCode::TOO_MANY_REQUESTS) => true,
+                Some(StatusCode::SERVICE_UNAVAILABLE) => idempotent,
+                _ => false,
+            },
         };
         if !safe {
             return None;
@@ -710,89 +780,11 @@ impl RetryPolicy {
             .initial_backoff
             .saturating_mul(1 << attempt.saturating_sub(1).min(16));
         let full = exp.min(self.max_backoff);
+        // A fresh `RandomState` is randomly keyed: enough to spread clients apart.
         let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
         hasher.write_u32(attempt);
         let fraction = (hasher.finish() % 1000) as u32;
         full / 2 + full / 2 * fraction / 1000
-    }
-}
-
-/// Puts `ticket` into the `field` of the request's body for a penalty's resend: a
-/// JSON object gains the field, a form gains the pair. `false` when the body is
-/// neither (or a stream), so the request cannot carry it.
-pub(crate) fn with_ticket(
-    request: &mut reqwest::Request,
-    field: &str,
-    ticket: &str,
-) -> bool {
-    let form = request
-        .headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
-    let Some(bytes) = request.body().and_then(reqwest::Body::as_bytes) else {
-        return false;
-    };
-    let body = if form {
-        let mut body = bytes.to_vec();
-        if !body.is_empty() {
-            body.push(b'&');
-        }
-        for (i, part) in [field, ticket].iter().enumerate() {
-            if i == 1 {
-                body.push(b'=');
-            }
-            for byte in part.bytes() {
-                if byte.is_ascii_alphanumeric()
-                    || matches!(byte, b'-' | b'.' | b'_' | b'~')
-                {
-                    body.push(byte);
-                } else {
-                    body.extend_from_slice(format!("%{byte:02X}").as_bytes());
-                }
-            }
-        }
-        body
-    } else {
-        let Ok(serde_json::Value::Object(mut object)) = serde_json::from_slice(bytes)
-        else {
-            return false;
-        };
-        object.insert(field.to_owned(), serde_json::Value::String(ticket.to_owned()));
-        match serde_json::to_vec(&object) {
-            Ok(body) => body,
-            Err(_) => return false,
-        }
-    };
-    request.headers_mut().remove(reqwest::header::CONTENT_LENGTH);
-    *request.body_mut() = Some(reqwest::Body::from(body));
-    true
-}
-
-impl Answer {
-    /// What the retry loop looks at before the operation decodes anything: a
-    /// penalty (`x-penalty`) or a `429`/`503` comes back as an error (the latter
-    /// as `Error::UnexpectedStatus`, turned back into an answer if not retried).
-    #[allow(clippy::result_large_err)]
-    pub(crate) fn screen(
-        self,
-        penalty: Option<&PenaltyShape>,
-    ) -> Result<Self, Error<std::convert::Infallible>> {
-        let answer = match penalty {
-            Some(shape) => self.unless_penalty(shape)?,
-            None => self,
-        };
-        if matches!(
-            answer.status, StatusCode::TOO_MANY_REQUESTS |
-            StatusCode::SERVICE_UNAVAILABLE
-        ) {
-            return Err(Error::UnexpectedStatus {
-                status: answer.status,
-                headers: answer.headers,
-                body: answer.body,
-            });
-        }
-        Ok(answer)
     }
 }
 
@@ -802,137 +794,72 @@ impl Error<std::convert::Infallible> {
     pub(crate) fn widen<E>(self) -> Error<E> {
         match self {
             Error::Transport(e) => Error::Transport(e),
-            Error::Body { status, headers, source } => {
-                Error::Body {
-                    status,
-                    headers,
-                    source,
-                }
-            }
+            Error::Body {
+                status,
+                headers,
+                source,
+            } => Error::Body {
+                status,
+                headers,
+                source,
+            },
             Error::Constraint(v) => Error::Constraint(v),
             Error::Token(e) => Error::Token(e),
-            Error::Response { error, .. } | Error::Business { error, .. } => {
-                match error {}
-            }
-            Error::Penalty { status, headers, wait, ticket, resend } => {
-                Error::Penalty {
-                    status,
-                    headers,
-                    wait,
-                    ticket,
-                    resend,
-                }
-            }
-            Error::LoginRequired { status, headers } => {
-                Error::LoginRequired {
-                    status,
-                    headers,
-                }
-            }
-            Error::UnexpectedStatus { status, headers, body } => {
-                Error::UnexpectedStatus {
-                    status,
-                    headers,
-                    body,
-                }
-            }
-            Error::BodyTooLarge { status, headers, limit } => {
-                Error::BodyTooLarge {
-                    status,
-                    headers,
-                    limit,
-                }
-            }
-            Error::Decode { status, headers, body, source } => {
-                Error::Decode {
-                    status,
-                    headers,
-                    body,
-                    source,
-                }
-            }
+            Error::Response { error, .. } => match error {},
+            Error::Business { error, .. } => match error {},
+            Error::Penalty {
+                status,
+                headers,
+                wait,
+                ticket,
+                resend,
+            } => Error::Penalty {
+                status,
+                headers,
+                wait,
+                ticket,
+                resend,
+            },
+            Error::LoginRequired { status, headers } => Error::LoginRequired { status, headers },
+            Error::UnexpectedStatus {
+                status,
+                headers,
+                body,
+            } => Error::UnexpectedStatus {
+                status,
+                headers,
+                body,
+            },
+            Error::BodyTooLarge {
+                status,
+                headers,
+                limit,
+            } => Error::BodyTooLarge {
+                status,
+                headers,
+                limit,
+            },
+            Error::Decode {
+                status,
+                headers,
+                body,
+                source,
+            } => Error::Decode {
+                status,
+                headers,
+                body,
+                source,
+            },
         }
     }
 }
 
-/// Wire names of a penalty answer's fields (`x-penalty`).
-pub(crate) struct PenaltyShape {
-    /// Answer field holding the ticket.
-    pub(crate) ticket: &'static str,
-    /// Answer field holding the seconds to wait.
-    pub(crate) wait: &'static str,
-    /// Answer field that is `true` when a person must log in.
-    pub(crate) captcha: Option<&'static str>,
-    /// Request body field the ticket goes back in.
-    pub(crate) resend: &'static str,
-}
-
-impl Answer {
-    /// The answer itself, unless it is a success whose body is a penalty
-    /// (`Error::Penalty`) or asks for a person to log in
-    /// (`Error::LoginRequired`).
-    #[allow(clippy::result_large_err)]
-    pub(crate) fn unless_penalty<E>(
-        self,
-        shape: &PenaltyShape,
-    ) -> Result<Self, Error<E>> {
-        let mentions = |name: &str| {
-            let quoted = format!("\"{name}\"");
-            self.body.windows(quoted.len()).any(|w| w == quoted.as_bytes())
-        };
-        if !self.status.is_success()
-            || !(mentions(shape.ticket) || shape.captcha.is_some_and(mentions))
-        {
-            return Ok(self);
-        }
-        let Ok(serde_json::Value::Object(fields)) = serde_json::from_slice(&self.body)
-        else {
-            return Ok(self);
-        };
-        if shape.captcha.and_then(|c| fields.get(c)).and_then(serde_json::Value::as_bool)
-            == Some(true)
-        {
-            return Err(Error::LoginRequired {
-                status: self.status,
-                headers: self.headers,
-            });
-        }
-        let Some(ticket) = fields
-            .get(shape.ticket)
-            .and_then(serde_json::Value::as_str)
-            .filter(|t| !t.is_empty()) else {
-            return Ok(self);
-        };
-        let wait = fields
-            .get(shape.wait)
-            .and_then(serde_json::Value::as_f64)
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(std::time::Duration::from_secs_f64)
-            .unwrap_or_default();
-        Err(Error::Penalty {
-            status: self.status,
-            headers: self.headers,
-            wait,
-            ticket: ticket.to_owned(),
-            resend: shape.resend,
-        })
-    }
-}
-
-/// The first of `fields` (wire name, value) whose value is a non-empty string.
-pub(crate) fn first_reported(
-    fields: &[(&'static str, Option<&str>)],
-) -> Option<&'static str> {
-    fields
-        .iter()
-        .find(|(_, value)| value.is_some_and(|v| !v.is_empty()))
-        .map(|(name, _)| *name)
-}
-
+// `result_large_err`: these build the `Error` the public `async` methods return (which
+// the lint does not look at); it carries the answer's headers and body by design.
 #[allow(clippy::result_large_err)]
 impl Answer {
     /// `Error::Decode` for this answer.
-    fn undecodable<E>(self, source: serde_json::Error) -> Error<E> {
+    pub(crate) fn undecodable<E>(self, source: serde_json::Error) -> Error<E> {
         Error::Decode {
             status: self.status,
             headers: self.headers,
@@ -947,46 +874,12 @@ impl Answer {
         decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
     ) -> Result<Response<B>, Error<E>> {
         match decode(&self.body) {
-            Ok(body) => {
-                Ok(Response {
-                    status: self.status,
-                    headers: self.headers,
-                    body,
-                })
-            }
+            Ok(body) => Ok(Response {
+                status: self.status,
+                headers: self.headers,
+                body,
+            }),
             Err(source) => Err(self.undecodable(source)),
-        }
-    }
-
-    /// A documented success unless the body reports a rejection (`reported`
-    /// names the field that does): then `Error::Business` with `rejected(body)`.
-    pub(crate) fn success_unless<B, E>(
-        self,
-        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
-        reported: impl FnOnce(&B) -> Option<&'static str>,
-        rejected: impl FnOnce(StatusCode, B) -> E,
-    ) -> Result<Response<B>, Error<E>> {
-        let body = match decode(&self.body) {
-            Ok(body) => body,
-            Err(source) => return Err(self.undecodable(source)),
-        };
-        match reported(&body) {
-            None => {
-                Ok(Response {
-                    status: self.status,
-                    headers: self.headers,
-                    body,
-                })
-            }
-            Some(field) => {
-                Err(Error::Business {
-                    status: self.status,
-                    headers: self.headers,
-                    field,
-                    error: rejected(self.status, body),
-                    body: self.body,
-                })
-            }
         }
     }
 
@@ -997,14 +890,12 @@ impl Answer {
         wrap: impl FnOnce(B) -> E,
     ) -> Error<E> {
         match decode(&self.body) {
-            Ok(decoded) => {
-                Error::Response {
-                    status: self.status,
-                    headers: self.headers,
-                    error: wrap(decoded),
-                    body: self.body,
-                }
-            }
+            Ok(decoded) => Error::Response {
+                status: self.status,
+                headers: self.headers,
+                error: wrap(decoded),
+                body: self.body,
+            },
             Err(source) => self.undecodable(source),
         }
     }
@@ -1020,9 +911,7 @@ impl Answer {
 }
 
 /// Decodes a JSON body.
-pub(crate) fn json<B: serde::de::DeserializeOwned>(
-    bytes: &[u8],
-) -> Result<B, serde_json::Error> {
+pub(crate) fn json<B: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<B, serde_json::Error> {
     serde_json::from_slice(bytes)
 }
 
@@ -1174,7 +1063,9 @@ impl TokenError {
     /// Wraps why the source failed (an error or a message); its `Display` must
     /// not show a token.
     pub fn new(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-        Self { source: source.into() }
+        Self {
+            source: source.into(),
+        }
     }
 }
 

@@ -32,6 +32,15 @@ pub mod client;
 mod error;
 
 #[rustfmt::skip]
+mod business;
+
+#[rustfmt::skip]
+mod encode;
+
+#[rustfmt::skip]
+mod penalty;
+
+#[rustfmt::skip]
 pub mod models;
 
 pub use client::{Client, ClientBuilder};

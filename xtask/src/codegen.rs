@@ -423,6 +423,8 @@ mod tests {
                 "Cargo.toml",
                 "README.md",
                 "src/client.rs",
+                // The runtime's encoders: the spec has path parameters.
+                "src/encode.rs",
                 "src/error.rs",
                 "src/lib.rs",
                 "src/models.rs"

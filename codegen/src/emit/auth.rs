@@ -22,20 +22,6 @@ use super::docs;
 use super::types::ident;
 use crate::ir::{Api, ApiKeyLocation, Operation, SchemeKind, SecurityScheme};
 
-/// The paragraph of the `Client` doc about credentials.
-pub fn client_doc(api: &Api) -> TokenStream {
-    let text = if any(api) {
-        "The credentials of the spec's security schemes (a `set_…` method each) can be set \
-         or replaced at any time, also while calls are in flight; each is sent only to the \
-         operations that declare its scheme, and `Debug` never shows one. Every clone of a \
-         client shares its credentials: setting, clearing or refreshing one through any clone \
-         changes it for all."
-    } else {
-        "No operation of the spec asks for credentials the client could send."
-    };
-    docs::outer(text)
-}
-
 /// Whether the client holds credentials at all.
 pub fn any(api: &Api) -> bool {
     !api.schemes.is_empty()
@@ -190,38 +176,6 @@ pub fn authorize(op: &Operation, api: &Api, op_has_cookies: bool) -> TokenStream
             request = read_credentials(&self.credentials).authorize(request, #cookies &[#(#alternatives),*]);
         }
     }
-}
-
-/// The `Client` field holding the credentials.
-pub fn field(api: &Api) -> TokenStream {
-    if !any(api) {
-        return TokenStream::new();
-    }
-    quote!(credentials: std::sync::Arc<std::sync::RwLock<Credentials>>,)
-}
-
-/// Its initial value in `with_client`.
-pub fn field_init(api: &Api) -> TokenStream {
-    if !any(api) {
-        return TokenStream::new();
-    }
-    quote!(credentials: std::sync::Arc::new(std::sync::RwLock::new(Credentials::default())),)
-}
-
-/// Its share in `Clone`: the same credentials, so a change through one clone is seen by all.
-pub fn field_clone(api: &Api) -> TokenStream {
-    if !any(api) {
-        return TokenStream::new();
-    }
-    quote!(credentials: std::sync::Arc::clone(&self.credentials),)
-}
-
-/// Its line in `Debug`: which credentials are set, never their values.
-pub fn field_debug(api: &Api) -> TokenStream {
-    if !any(api) {
-        return TokenStream::new();
-    }
-    quote!(.field("credentials", &*read_credentials(&self.credentials)))
 }
 
 /// The accessors of every scheme, and the bearer-token shorthand.
@@ -463,8 +417,8 @@ fn accessors(s: &SecurityScheme) -> TokenStream {
     }
 }
 
-/// The private `Scheme` enum, the `Credentials` struct with its lock helpers, and the
-/// public `InvalidCredential` error.
+/// The private `Scheme` enum and the `Credentials` struct (their lock helpers and the
+/// public `InvalidCredential` error are the runtime's, in its `client.rs`).
 pub fn items(api: &Api) -> TokenStream {
     if !any(api) {
         return TokenStream::new();
@@ -595,131 +549,16 @@ pub fn items(api: &Api) -> TokenStream {
             }
         }
 
-        /// Reads the credentials (a panic elsewhere while they were written leaves them
-        /// usable: each write is one assignment).
-        fn read_credentials(lock: &std::sync::RwLock<Credentials>) -> std::sync::RwLockReadGuard<'_, Credentials> {
-            lock.read().unwrap_or_else(std::sync::PoisonError::into_inner)
-        }
-
-        /// Locks the credentials for a change.
-        fn write_credentials(lock: &std::sync::RwLock<Credentials>) -> std::sync::RwLockWriteGuard<'_, Credentials> {
-            lock.write().unwrap_or_else(std::sync::PoisonError::into_inner)
-        }
-
-        /// A credential that cannot be sent. Neither `Display` nor `Debug` shows it.
-        #[derive(Clone, Debug, PartialEq, Eq)]
-        pub struct InvalidCredential {
-            scheme: &'static str,
-            reason: &'static str,
-        }
-
-        impl InvalidCredential {
-            /// The security scheme, as the spec names it.
-            pub fn scheme(&self) -> &'static str {
-                self.scheme
-            }
-        }
-
-        impl std::fmt::Display for InvalidCredential {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, "the credential of security scheme `{}` cannot be sent: {}", self.scheme, self.reason)
-            }
-        }
-
-        impl std::error::Error for InvalidCredential {}
     }
 }
 
-/// The public token-source API (`TokenSource`, `TokenFuture`), the private `Bearer`
-/// credential, and a refreshing source per scheme that declares `x-token-refresh`.
+/// A refreshing source per scheme that declares `x-token-refresh` (the token-source API
+/// they implement is the runtime's, in its `client.rs`).
 fn token_source_items(api: &Api) -> TokenStream {
-    let refreshing: Vec<TokenStream> = refreshing(api)
+    refreshing(api)
         .into_iter()
         .map(|(s, name)| refreshing_source(s, &name))
-        .collect();
-    let state = (!refreshing.is_empty()).then(|| {
-        quote! {
-            /// When a token valid for `lifetime` from `from` is renewed: `margin` before its
-            /// end, or half-way when it lives less than twice the margin.
-            fn renew_at(from: std::time::Instant, lifetime: std::time::Duration, margin: std::time::Duration) -> std::time::Instant {
-                from + lifetime - margin.min(lifetime / 2)
-            }
-
-            /// The tokens a refreshing source holds. Never shown.
-            struct RefreshState {
-                /// The access token, while it may be sent.
-                access: Option<String>,
-                /// The refresh token (replaced when the server rotates it).
-                refresh: String,
-                /// When the access token is to be renewed (`None`: when the server refuses it).
-                renew_at: Option<std::time::Instant>,
-            }
-
-            impl RefreshState {
-                /// The access token, unless it is time to renew it.
-                fn fresh(&self) -> Option<String> {
-                    let due = self.renew_at.is_some_and(|at| std::time::Instant::now() >= at);
-                    self.access.clone().filter(|_| !due)
-                }
-            }
-        }
-    });
-    quote! {
-        /// The future a [`TokenSource`] answers with.
-        pub type TokenFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
-
-        /// Supplies the bearer token of a security scheme, asked before each request that
-        /// sends it (set with the client's `set_…_source` methods). Implement it to take
-        /// tokens from elsewhere (a vault, another process); a fixed token needs no source
-        /// (the scheme's `set_…` method takes one).
-        pub trait TokenSource: Send + Sync {
-            /// The token to send now; `Ok(None)` sends the request without one.
-            ///
-            /// # Errors
-            ///
-            /// When no token can be had (a refresh failed); the call then fails with
-            /// `Error::Token` without sending.
-            fn token(&self) -> TokenFuture<'_, Result<Option<String>, crate::TokenError>>;
-
-            /// Told that the server refused `token` (`401`): a source that can renew
-            /// drops it, so that the next [`TokenSource::token`] renews. Does nothing by
-            /// default. The client calls it when a secured call is answered `401`, then
-            /// asks [`TokenSource::token`] again and re-sends the call once if the token
-            /// changed; a source may be told by several tasks at once about the same
-            /// token, and should renew once (as the refreshing sources do).
-            fn invalidate<'a>(&'a self, _token: &'a str) -> TokenFuture<'a, ()> {
-                Box::pin(async {})
-            }
-        }
-
-        /// A token a source gave for one call, with the source (told if the server refuses
-        /// the token). Never shown.
-        struct Sourced {
-            /// The source asked.
-            source: std::sync::Arc<dyn TokenSource>,
-            /// The token it gave.
-            token: String,
-        }
-
-        /// `Bearer <token>`, marked sensitive (left out of `Debug` by `http`).
-        fn bearer_header(token: &str) -> Result<reqwest::header::HeaderValue, crate::TokenError> {
-            let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
-                .map_err(|_| crate::TokenError::new("the token source gave a token an HTTP header cannot carry"))?;
-            value.set_sensitive(true);
-            Ok(value)
-        }
-
-        /// A bearer scheme's credential: a fixed token or a source asked per request.
-        enum Bearer {
-            /// `Bearer <token>`, marked sensitive.
-            Fixed(reqwest::header::HeaderValue),
-            /// Asked before each request.
-            Source(std::sync::Arc<dyn TokenSource>),
-        }
-
-        #state
-        #(#refreshing)*
-    }
+        .collect()
 }
 
 /// The refreshing token source of scheme `s`, named `name`.

@@ -38,8 +38,29 @@ struct Uses {
     json_text: bool,
 }
 
-/// The tokens of `client.rs`.
-pub fn emit(api: &Api) -> TokenStream {
+impl Uses {
+    /// The parts of the runtime's `encode.rs` that the operations call (see
+    /// `runtime::Needs`).
+    fn runtime_parts(&self) -> Vec<&'static str> {
+        [
+            ("path", self.path),
+            ("joined_query", self.joined_query),
+            ("object_pairs", self.object_pairs),
+            ("object_query", self.object_query),
+            ("label", self.label),
+            ("matrix", self.matrix),
+            ("object_style", self.object_style),
+            ("dots", self.dots),
+            ("json_text", self.json_text),
+        ]
+        .into_iter()
+        .filter_map(|(name, used)| used.then_some(name))
+        .collect()
+    }
+}
+
+/// The tokens of `client.rs`, and the parts of the runtime's `encode.rs` they call.
+pub fn emit(api: &Api) -> (TokenStream, Vec<&'static str>) {
     let models = quote!(crate::models::);
     let validating: Vec<&str> = api
         .types
@@ -63,600 +84,61 @@ pub fn emit(api: &Api) -> TokenStream {
         all_methods.push(methods(op, api, &models, &validating, &mut uses));
         enums.push(op_enums(op, &models, &boxed, &shapes, i));
     }
-    let helpers = helpers(&uses);
-    let (penalty_field, penalty_pass) = if uses.penalty {
-        (
-            quote! {
-                /// The operation's penalty shape (`x-penalty`), if it has one.
-                penalty: Option<&'static crate::error::PenaltyShape>,
-            },
-            quote!(call.penalty),
+    let parts = uses.runtime_parts();
+    // The encoders live in the runtime's `encode.rs` (copied when some operation calls
+    // one); a glob import, since which of them this file calls depends on the spec.
+    let encoders = (!parts.is_empty()).then(|| {
+        quote!(
+            use crate::encode::*;
         )
-    } else {
-        (TokenStream::new(), TokenStream::new())
-    };
-    let bearer = auth::bearer(api);
-    let token_field = bearer.then(|| {
-        quote! {
-            /// The token a source gave for this call, to be told if the server refuses it.
-            token: Option<Sourced>,
-        }
     });
-    let or_token = bearer.then(|| quote!(|| call.token.is_some()));
-    let again_mut = bearer.then(|| quote!(mut));
-    let refusal_doc = if bearer {
-        "; when the server refuses (`401`) a token that came from a token source, the source is \
-         told (`TokenSource::invalidate`), asked again, and the request re-sent once with the \
-         new token (a second `401`, the same token, or a request whose body cannot be \
-         re-sent is returned as it is; a source that fails then is `Error::Token`)"
-    } else {
-        ""
-    };
-    let exchange_doc = docs::outer(&format!(
-        "Sends a request and reads the answer up to the size cap; with a retry policy, sends \
-         it again while the policy allows (a penalty's resend carries its ticket){refusal_doc}. \
-         Not generic, so every operation shares one copy."
-    ));
-    let refusal_step = bearer.then(|| {
-        quote! {
-            if let Ok(answer) = &outcome
-                && answer.status == reqwest::StatusCode::UNAUTHORIZED
-                && let Some(refused) = call.token.take()
-                && let Some(mut next) = again.take()
-            {
-                // `call.token` is now `None`: a second refusal is returned.
-                refused.source.invalidate(&refused.token).await;
-                match refused.source.token().await {
-                    Ok(Some(fresh)) if fresh != refused.token => {
-                        let value = bearer_header(&fresh).map_err(crate::Error::Token)?;
-                        next.headers_mut().insert(reqwest::header::AUTHORIZATION, value);
-                        request = next;
-                        continue;
-                    }
-                    Ok(_) => return outcome,
-                    Err(error) => return Err(crate::Error::Token(error)),
-                }
-            }
-        }
-    });
-    let only = api
-        .operations
-        .iter()
-        .any(|op| {
-            simple_success(op).is_some() || twins(op).iter().any(|t| simple_success(t).is_some())
-        })
-        .then(|| {
-            quote! {
-            /// `execute` for an operation that documents one success and nothing else.
-            #[allow(clippy::result_large_err)] // the closure returns the methods' `Error`
-            async fn only<T, E>(
-                &self,
-                request: reqwest::RequestBuilder,
-                call: Call,
-                decode: fn(&[u8]) -> Result<T, serde_json::Error>,
-            ) -> Result<crate::Response<T>, crate::Error<E>> {
-                self.execute(request, call, |answer| answer.only(decode)).await
-            }
-            }
-        });
-    let execute = (!api.operations.is_empty()).then(|| {
-        quote! {
-            /// Builds a request with the client's `Accept`, extra headers and total timeout.
-            #[allow(clippy::result_large_err)] // the `Error` of the public methods
-            fn prepare<E>(&self, request: reqwest::RequestBuilder, accept: &'static str) -> Result<reqwest::Request, crate::Error<E>> {
-                let mut request = request.build().map_err(crate::Error::transport)?;
-                if !accept.is_empty() {
-                    request
-                        .headers_mut()
-                        .insert(reqwest::header::ACCEPT, reqwest::header::HeaderValue::from_static(accept));
-                }
-                for (name, value) in self.headers.iter() {
-                    request.headers_mut().insert(name, value.clone());
-                }
-                if let Some(timeout) = self.timeout {
-                    *request.timeout_mut() = Some(timeout);
-                }
-                Ok(request)
-            }
-
-            /// Sends a request and hands the answer to the operation's `answer`: the only
-            /// part of sending that is generic over the operation's types. With the
-            /// `tracing` feature the whole call (retries included) is one span.
-            async fn execute<T, E>(
-                &self,
-                request: reqwest::RequestBuilder,
-                mut call: Call,
-                answer: impl FnOnce(crate::error::Answer) -> Result<crate::Response<T>, crate::Error<E>>,
-            ) -> Result<crate::Response<T>, crate::Error<E>> {
-                let traced = Traced::start(&call);
-                let outcome = async {
-                    let request = self.prepare(request, call.accept)?;
-                    match self.exchange(request, &mut call).await {
-                        Ok(read) => answer(read),
-                        // A 429 or 503 not retried (no policy, or it ran out): decoded as usual.
-                        Err(crate::Error::UnexpectedStatus { status, headers, body }) => {
-                            answer(crate::error::Answer { status, headers, body })
-                        }
-                        Err(error) => Err(error.widen()),
-                    }
-                };
-                let outcome = traced.run(outcome).await;
-                traced.finish(outcome.as_ref().map_or_else(crate::Error::status, |ok| Some(ok.status())));
-                outcome
-            }
-
-            #only
-
-            /// Sends one attempt: the hooks see the request before and the answer's head
-            /// after (with the latency so far).
-            async fn send(&self, mut request: reqwest::Request, call: &Call, attempt: u32) -> Result<reqwest::Response, reqwest::Error> {
-                let info = crate::CallInfo { operation: call.operation, method: call.method, path: call.path, attempt };
-                for hook in self.hooks.iter() {
-                    hook.before_send(&info, &mut request);
-                }
-                let started = std::time::Instant::now();
-                let outcome = self.http.execute(request).await;
-                let latency = started.elapsed();
-                if !self.hooks.is_empty() {
-                    let received = crate::Received {
-                        call: info,
-                        status: outcome.as_ref().ok().map(reqwest::Response::status),
-                        headers: outcome.as_ref().ok().map(reqwest::Response::headers),
-                        latency,
-                    };
-                    for hook in self.hooks.iter() {
-                        hook.after_receive(&received);
-                    }
-                }
-                Traced::attempt(attempt, outcome.as_ref().ok().map(reqwest::Response::status), latency);
-                outcome
-            }
-
-            #exchange_doc
-            async fn exchange(
-                &self,
-                mut request: reqwest::Request,
-                call: &mut Call,
-            ) -> Result<crate::error::Answer, crate::Error<std::convert::Infallible>> {
-                let idempotent = request.method().is_idempotent();
-                let mut attempt = 1;
-                let mut sent = 1;
-                let mut waited = std::time::Duration::ZERO;
-                loop {
-                    let #again_mut again = (self.retry.is_some() #or_token).then(|| request.try_clone()).flatten();
-                    let outcome = match self.send(request, call, sent).await {
-                        Ok(response) => match crate::error::Answer::read(response, self.max_response_bytes).await {
-                            Ok(read) => read.screen(#penalty_pass),
-                            Err(error) => Err(error),
-                        },
-                        Err(error) => Err(crate::Error::transport(error)),
-                    };
-                    sent += 1;
-                    #refusal_step
-                    let (Err(error), Some(policy), Some(mut next)) = (&outcome, &self.retry, again) else {
-                        return outcome;
-                    };
-                    let Some(wait) = policy.delay(error, idempotent, attempt, waited) else {
-                        return outcome;
-                    };
-                    if let crate::Error::Penalty { ticket, resend, .. } = error
-                        && !crate::error::with_ticket(&mut next, resend, ticket)
-                    {
-                        return outcome;
-                    }
-                    tokio::time::sleep(wait).await;
-                    waited += wait;
-                    attempt += 1;
-                    request = next;
-                }
-            }
-        }
-    });
-    let call_items =
-        (!api.operations.is_empty()).then(|| call_items(&penalty_field, token_field.as_ref()));
-    let detached = (!auth::refreshing(api).is_empty()).then(|| {
-        quote! {
-            /// The client's settings (hooks, extra headers, timeouts, retry policy, body
-            /// cap, connections) with credentials of its own: what a refreshing token
-            /// source sends with, so that installing the source in this client makes no
-            /// reference cycle.
-            pub(crate) fn detached(&self) -> Self {
-                let mut client = self.clone();
-                client.credentials = std::sync::Arc::new(std::sync::RwLock::new(Credentials::default()));
-                client
-            }
-        }
-    });
-    let credentials_doc = auth::client_doc(api);
-    let credentials = auth::field(api);
-    let credentials_init = auth::field_init(api);
-    let credentials_clone = auth::field_clone(api);
-    let credentials_debug = auth::field_debug(api);
     let credential_methods = auth::client_methods(api);
-    let (server_doc, server_join, server_const, base_url_doc) = server_items(api);
+    let server_const = server_const(api);
     let credential_items = auth::items(api);
     let form_items = multipart::items(api, &models);
-    quote! {
+    // The `Client` itself, its send path and its token sources follow this text: the
+    // runtime's `client.rs`, appended by `emit::emit` (see `emit::runtime`).
+    let tokens = quote! {
         //! The async client: one method per operation of the spec.
 
-        /// Async client of the API.
-        ///
-        /// Built from the base URL of the server, path prefix included (for example
-        /// `http://127.0.0.1:8080/v1`); each operation's path is appended to it. Proxies,
-        /// TLS settings and the connect timeout belong to the `reqwest::Client` given to
-        /// [`Client::with_client`]; the total timeout of each call is this client's
-        /// ([`Client::set_timeout`]) either way.
-        ///
-        #credentials_doc
-        ///
-        /// No call can hang: [`Client::new`] and [`Client::builder`] connect within
-        /// [`Client::DEFAULT_CONNECT_TIMEOUT`] and give every call
-        /// [`Client::DEFAULT_TIMEOUT`] in all (sending, waiting, reading the body); a call
-        /// that runs out is `Error::Transport` with [`crate::Error::is_timeout`]. Every
-        /// request says `User-Agent: <crate>/<version>` and `Accept` lists the media types
-        /// the operation's answers may have (where a success comes in several kinds, JSON
-        /// and text say, each method asks only for the kind it reads).
-        ///
-        /// An answer's body is read into memory up to a cap,
-        /// [`Client::DEFAULT_MAX_RESPONSE_BYTES`] unless [`Client::set_max_response_bytes`]
-        /// says otherwise; a longer one is `Error::BodyTooLarge`. Operations that answer
-        /// with text or binary bodies also have a `…_stream` method that hands back the
-        /// unread `reqwest::Response` instead.
-        pub struct Client {
-            base_url: String,
-            http: reqwest::Client,
-            #credentials
-            max_response_bytes: usize,
-            timeout: Option<std::time::Duration>,
-            retry: Option<crate::RetryPolicy>,
-            /// Added to every request (`with_header`).
-            headers: reqwest::header::HeaderMap,
-            /// Told about every attempt.
-            hooks: Vec<std::sync::Arc<dyn crate::Hook>>,
-            /// Whether arguments are checked against the spec's constraints before sending.
-            check_arguments: bool,
-        }
+        #encoders
 
-        /// Settings of a [`Client`] before it is built: timeouts, body cap, `User-Agent`.
-        /// Made by [`Client::builder`].
-        #[derive(Clone)]
-        pub struct ClientBuilder {
-            base_url: String,
-            connect_timeout: std::time::Duration,
-            timeout: Option<std::time::Duration>,
-            max_response_bytes: usize,
-            user_agent: String,
-            retry: Option<crate::RetryPolicy>,
-            hooks: Vec<std::sync::Arc<dyn crate::Hook>>,
-            check_arguments: bool,
-        }
-
-        impl std::fmt::Debug for ClientBuilder {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.debug_struct("ClientBuilder")
-                    .field("base_url", &self.base_url)
-                    .field("connect_timeout", &self.connect_timeout)
-                    .field("timeout", &self.timeout)
-                    .field("max_response_bytes", &self.max_response_bytes)
-                    .field("user_agent", &self.user_agent)
-                    .field("retry", &self.retry)
-                    .field("hooks", &self.hooks.len())
-                    .field("check_arguments", &self.check_arguments)
-                    .finish()
-            }
-        }
-
-        impl ClientBuilder {
-            /// How long connecting (TCP and TLS) may take;
-            /// [`Client::DEFAULT_CONNECT_TIMEOUT`] unless set.
-            pub fn connect_timeout(mut self, timeout: std::time::Duration) -> Self {
-                self.connect_timeout = timeout;
-                self
-            }
-
-            /// How long a whole call may take, from sending to the end of the body;
-            /// [`Client::DEFAULT_TIMEOUT`] unless set. `None` lets a call wait forever.
-            pub fn timeout(mut self, timeout: Option<std::time::Duration>) -> Self {
-                self.timeout = timeout;
-                self
-            }
-
-            /// The largest answer body read into memory;
-            /// [`Client::DEFAULT_MAX_RESPONSE_BYTES`] unless set.
-            pub fn max_response_bytes(mut self, limit: usize) -> Self {
-                self.max_response_bytes = limit;
-                self
-            }
-
-            /// Sends failed calls again as `policy` says (see [`crate::RetryPolicy`]); off
-            /// unless set.
-            pub fn retry_policy(mut self, policy: crate::RetryPolicy) -> Self {
-                self.retry = Some(policy);
-                self
-            }
-
-            /// Adds a hook that sees every request and answer (see [`crate::Hook`]); hooks
-            /// run in the order they were added.
-            pub fn hook(mut self, hook: std::sync::Arc<dyn crate::Hook>) -> Self {
-                self.hooks.push(hook);
-                self
-            }
-
-            /// Whether each method checks its arguments against the spec's constraints
-            /// (string lengths, numeric ranges, list sizes, combined lengths; not
-            /// `pattern`, which is left to the server) before sending; on unless set.
-            /// See [`Client::set_check_arguments`].
-            pub fn check_arguments(mut self, check: bool) -> Self {
-                self.check_arguments = check;
-                self
-            }
-
-            /// The `User-Agent` header; [`Client::DEFAULT_USER_AGENT`] unless set.
-            pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
-                self.user_agent = user_agent.into();
-                self
-            }
-
-            /// The client.
-            ///
-            /// # Errors
-            ///
-            /// When `reqwest` cannot build its client (no TLS backend, or a `User-Agent`
-            /// an HTTP header cannot carry).
-            pub fn build(self) -> Result<Client, reqwest::Error> {
-                let http = reqwest::Client::builder()
-                    .connect_timeout(self.connect_timeout)
-                    .user_agent(self.user_agent)
-                    .build()?;
-                let mut client = Client::with_client(self.base_url, http);
-                client.timeout = self.timeout;
-                client.max_response_bytes = self.max_response_bytes;
-                client.retry = self.retry;
-                client.hooks = self.hooks;
-                client.check_arguments = self.check_arguments;
-                Ok(client)
-            }
-        }
+        #server_const
 
         impl Client {
-            /// A client with the default settings (see [`Client::builder`]).
-            ///
-            /// # Errors
-            ///
-            /// When `reqwest` cannot build its client (no TLS backend).
-            pub fn new(base_url: impl Into<String>) -> Result<Self, reqwest::Error> {
-                Self::builder(base_url).build()
-            }
-
-            /// Settings for a client of `base_url`, starting from the defaults.
-            pub fn builder(base_url: impl Into<String>) -> ClientBuilder {
-                ClientBuilder {
-                    base_url: base_url.into(),
-                    connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
-                    timeout: Some(Self::DEFAULT_TIMEOUT),
-                    max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
-                    user_agent: Self::DEFAULT_USER_AGENT.to_owned(),
-                    retry: None,
-                    hooks: Vec::new(),
-                    check_arguments: true,
-                }
-            }
-
-            /// A client that sends through the caller's `reqwest::Client`: its connect
-            /// timeout, proxies, TLS settings and `User-Agent` apply. The total timeout of
-            /// each call is still [`Client::DEFAULT_TIMEOUT`] unless
-            /// [`Client::set_timeout`] says otherwise.
-            #server_doc
-            pub fn with_client(base_url: impl Into<String>, http: reqwest::Client) -> Self {
-                let mut base_url = base_url.into();
-                while base_url.ends_with('/') {
-                    base_url.pop();
-                }
-                #server_join
-                Self {
-                    base_url,
-                    http,
-                    #credentials_init
-                    max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
-                    timeout: Some(Self::DEFAULT_TIMEOUT),
-                    retry: None,
-                    headers: reqwest::header::HeaderMap::new(),
-                    hooks: Vec::new(),
-                    check_arguments: true,
-                }
-            }
-
-            /// The default time connecting may take: 10 seconds.
-            pub const DEFAULT_CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-
-            /// The default time a whole call may take: 30 seconds.
-            pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
-
-            /// The default `User-Agent`: this crate's name and version.
-            pub const DEFAULT_USER_AGENT: &'static str = concat!(env!("CARGO_PKG_NAME"), "/", env!("CARGO_PKG_VERSION"));
-
-            /// The default cap on the size of an answer's body read into memory: 64 MiB.
-            pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
-
-            #server_const
-
-            /// Sets the largest answer body (in bytes) a method reads into memory; a
-            /// longer one fails with `Error::BodyTooLarge` without being read further.
-            pub fn set_max_response_bytes(&mut self, limit: usize) {
-                self.max_response_bytes = limit;
-            }
-
-            /// The largest answer body a method reads into memory.
-            pub fn max_response_bytes(&self) -> usize {
-                self.max_response_bytes
-            }
-
-            /// Sets how long a whole call may take (`None`: no limit).
-            pub fn set_timeout(&mut self, timeout: Option<std::time::Duration>) {
-                self.timeout = timeout;
-            }
-
-            /// How long a whole call may take (`None`: no limit).
-            pub fn timeout(&self) -> Option<std::time::Duration> {
-                self.timeout
-            }
-
-            /// Sets (or with `None` switches off) the retry policy.
-            pub fn set_retry_policy(&mut self, policy: Option<crate::RetryPolicy>) {
-                self.retry = policy;
-            }
-
-            /// The retry policy, if one is set.
-            pub fn retry_policy(&self) -> Option<&crate::RetryPolicy> {
-                self.retry.as_ref()
-            }
-
-            /// Switches the client-side checks of arguments against the spec's constraints
-            /// on (the default) or off. Off, an argument the spec forbids is sent as given
-            /// and the server's own answer is what the caller gets: a documented error
-            /// status, or `Error::Business` where the server rejects in a success body. For
-            /// a test of the server's rules, or when a server has relaxed a rule before its
-            /// spec caught up. A path segment that would resolve to `.` or `..` is refused
-            /// either way: it would send the request to another resource.
-            pub fn set_check_arguments(&mut self, check: bool) {
-                self.check_arguments = check;
-            }
-
-            /// Whether arguments are checked against the spec's constraints before sending.
-            pub fn check_arguments(&self) -> bool {
-                self.check_arguments
-            }
-
-            /// Adds a hook that sees every request and answer of this client and of the
-            /// clones made from now on (see [`crate::Hook`]).
-            pub fn add_hook(&mut self, hook: std::sync::Arc<dyn crate::Hook>) {
-                self.hooks.push(hook);
-            }
-
-            /// A clone of the client that adds `name: value` to every request it sends
-            /// (replacing a header of that name the client would set, `Accept` say):
-            /// `client.with_header(name, key).place_order(…)` gives one call an
-            /// idempotency key or a tenant header. The clone shares the credentials and
-            /// connections; `Debug` shows the header's name, not its value.
-            #[must_use]
-            pub fn with_header(&self, name: reqwest::header::HeaderName, value: reqwest::header::HeaderValue) -> Self {
-                let mut client = self.clone();
-                client.headers.insert(name, value);
-                client
-            }
-
-            /// [`Client::with_header`] for several headers at once.
-            #[must_use]
-            pub fn with_headers(&self, headers: reqwest::header::HeaderMap) -> Self {
-                let mut client = self.clone();
-                for (name, value) in headers.iter() {
-                    client.headers.insert(name, value.clone());
-                }
-                client
-            }
-
-            #execute
-
-            #detached
-
-            #base_url_doc
-            pub fn base_url(&self) -> &str {
-                &self.base_url
-            }
-
-            /// The `reqwest::Client` requests go through.
-            pub fn http_client(&self) -> &reqwest::Client {
-                &self.http
-            }
-
             #credential_methods
 
             #(#all_methods)*
         }
-
-        impl Clone for Client {
-            fn clone(&self) -> Self {
-                Self {
-                    base_url: self.base_url.clone(),
-                    http: self.http.clone(),
-                    #credentials_clone
-                    max_response_bytes: self.max_response_bytes,
-                    timeout: self.timeout,
-                    retry: self.retry.clone(),
-                    headers: self.headers.clone(),
-                    hooks: self.hooks.clone(),
-                    check_arguments: self.check_arguments,
-                }
-            }
-        }
-
-        impl std::fmt::Debug for Client {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.debug_struct("Client")
-                    .field("base_url", &self.base_url)
-                    .field("timeout", &self.timeout)
-                    .field("max_response_bytes", &self.max_response_bytes)
-                    .field("retry", &self.retry)
-                    .field("headers", &self.headers.keys().collect::<Vec<_>>())
-                    .field("hooks", &self.hooks.len())
-                    .field("check_arguments", &self.check_arguments)
-                    #credentials_debug
-                    .finish_non_exhaustive()
-            }
-        }
-
-        #call_items
 
         #credential_items
 
         #form_items
 
         #(#enums)*
-
-        #helpers
-    }
+    };
+    (tokens, parts)
 }
 
-/// What the client does with a relative server URL of the spec (`/api`): the
-/// `SERVER_PATH` constant, its joining to the base URL in `with_client` (where every
-/// constructor ends), and the docs that say so. The path is appended unless the base URL
+/// The `SERVER_PATH` constant of a spec with a relative server URL (`/api`), which the
+/// runtime's `Client::with_client` joins to the base URL: appended unless the base URL
 /// already ends with it, so that both `http://host` and `http://host/api` (how a user
 /// who read the spec's URL would write it) reach `http://host/api/…`; a proxy's prefix
 /// (`http://gateway/prefect`) is kept before it.
-fn server_items(api: &Api) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
+fn server_const(api: &Api) -> TokenStream {
     let Some(path) = &api.server_path else {
-        return (
-            TokenStream::new(),
-            TokenStream::new(),
-            TokenStream::new(),
-            docs::outer("The base URL, without a trailing slash."),
-        );
-    };
-    let doc = docs::outer(&format!(
-        "The spec serves the API under `{path}` (a relative `servers` URL): it is joined \
-         to `base_url` unless that already ends with it, so `http://host:4200` and \
-         `http://host:4200{path}` both send to `http://host:4200{path}/…`."
-    ));
-    // After the constructor's own paragraph.
-    let doc = quote!(#[doc = ""] #doc);
-    let join = quote! {
-        if !base_url.ends_with(Self::SERVER_PATH) {
-            base_url.push_str(Self::SERVER_PATH);
-        }
+        return TokenStream::new();
     };
     let constant_doc = docs::outer(&format!(
         "The path the spec's relative `servers` URL gives (`{path}`), joined to the base \
          URL a client is made with (see [`Client::with_client`])."
     ));
-    let constant = quote! {
-        #constant_doc
-        pub const SERVER_PATH: &'static str = #path;
-    };
-    let base_doc = docs::outer(&format!(
-        "The base URL, without a trailing slash, with [`Client::SERVER_PATH`] (`{path}`) \
-         joined."
-    ));
-    (doc, join, constant, base_doc)
+    quote! {
+        impl Client {
+            #constant_doc
+            pub const SERVER_PATH: &'static str = #path;
+        }
+    }
 }
 
 /// The models a success enum holds behind a `Box`: structs and unions (through aliases).
@@ -1268,7 +750,7 @@ fn answer_fn(op: &Operation, models: &TokenStream, boxed: &Boxed) -> TokenStream
             let t = payload_type(&r.payload, models);
             quote!(answer.success_unless(
                 #dec,
-                |body: &#t| crate::error::first_reported(&[#(#fields),*]),
+                |body: &#t| crate::business::first_reported(&[#(#fields),*]),
                 |status, body| #err::Rejected { status, body },
             ))
         } else {
@@ -1614,7 +1096,7 @@ fn styled_path_param(p: &Param, uses: &mut Uses) -> Option<TokenStream> {
         uses.object_pairs = true;
         uses.object_style = true;
         let lead = style.lead();
-        let name = percent_encode(&p.wire);
+        let name = crate::percent_encode(&p.wire);
         return Some(quote!(object_style(#lead, #name, #n, #explode, true)));
     }
     let items = match &p.ty {
@@ -1634,121 +1116,10 @@ fn styled_path_param(p: &Param, uses: &mut Uses) -> Option<TokenStream> {
         }
         ListEncoding::Matrix { explode } => {
             uses.matrix = true;
-            let name = percent_encode(&p.wire);
+            let name = crate::percent_encode(&p.wire);
             Some(quote!(matrix_style(#name, #items, #explode)))
         }
         _ => None,
-    }
-}
-
-/// The generated `encode_path_segment`, at generation time (for names fixed by the spec).
-fn percent_encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for byte in value.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
-}
-
-/// The private `Call` (what the send path knows of an operation) and `Traced` (its
-/// `tracing` span, behind the generated crate's `tracing` feature).
-fn call_items(penalty_field: &TokenStream, token_field: Option<&TokenStream>) -> TokenStream {
-    quote! {
-        /// What the send path knows of the operation being called: fixed by the spec,
-        /// except the token a source gave.
-        struct Call {
-            /// The client method (the snake-case `operationId`).
-            operation: &'static str,
-            /// The HTTP method.
-            method: &'static str,
-            /// The spec's path template, never the values sent.
-            path: &'static str,
-            /// The `Accept` header (empty: none).
-            accept: &'static str,
-            #penalty_field
-            #token_field
-        }
-
-        /// One call's span with the `tracing` feature: operation, method and path
-        /// template when it starts, status and latency when it ends, an event per attempt;
-        /// never a header value, a query value or a body. Without the feature it holds
-        /// nothing and does nothing.
-        struct Traced {
-            #[cfg(feature = "tracing")]
-            span: tracing::Span,
-            #[cfg(feature = "tracing")]
-            started: std::time::Instant,
-        }
-
-        impl Traced {
-            /// The span of `call`, opened now.
-            fn start(call: &Call) -> Self {
-                #[cfg(feature = "tracing")]
-                {
-                    Self {
-                        span: tracing::info_span!(
-                            "call",
-                            operation = call.operation,
-                            method = call.method,
-                            path = call.path,
-                            status = tracing::field::Empty,
-                            latency_ms = tracing::field::Empty,
-                        ),
-                        started: std::time::Instant::now(),
-                    }
-                }
-                #[cfg(not(feature = "tracing"))]
-                {
-                    let _ = call;
-                    Self {}
-                }
-            }
-
-            /// `future` inside the span. Without the feature, `future` itself: not an
-            /// `async fn`, so that a call without tracing builds and moves no future
-            /// around its own.
-            fn run<F: std::future::Future>(&self, future: F) -> impl std::future::Future<Output = F::Output> {
-                #[cfg(feature = "tracing")]
-                {
-                    tracing::Instrument::instrument(future, self.span.clone())
-                }
-                #[cfg(not(feature = "tracing"))]
-                {
-                    future
-                }
-            }
-
-            /// Records the outcome's status (if an answer came) and the latency.
-            fn finish(&self, status: Option<reqwest::StatusCode>) {
-                #[cfg(feature = "tracing")]
-                {
-                    let latency_ms = self.started.elapsed().as_secs_f64() * 1e3;
-                    if let Some(status) = status {
-                        self.span.record("status", status.as_u16());
-                    }
-                    self.span.record("latency_ms", latency_ms);
-                }
-                #[cfg(not(feature = "tracing"))]
-                let _ = status;
-            }
-
-            /// An event for one attempt, inside the call's span.
-            fn attempt(attempt: u32, status: Option<reqwest::StatusCode>, latency: std::time::Duration) {
-                #[cfg(feature = "tracing")]
-                tracing::debug!(
-                    attempt,
-                    status = status.map(|s| s.as_u16()),
-                    latency_ms = latency.as_secs_f64() * 1e3,
-                    "answer"
-                );
-                #[cfg(not(feature = "tracing"))]
-                let _ = (attempt, status, latency);
-            }
-        }
     }
 }
 
@@ -2180,7 +1551,7 @@ fn method(
                 None => quote!(None),
             };
             quote! {
-                penalty: Some(&crate::error::PenaltyShape {
+                penalty: Some(&crate::penalty::PenaltyShape {
                     ticket: #ticket,
                     wait: #wait,
                     captcha: #captcha,
@@ -2268,176 +1639,4 @@ fn method(
             #finish
         }
     }
-}
-
-fn helpers(uses: &Uses) -> TokenStream {
-    let mut out = TokenStream::new();
-    if uses.path {
-        out.extend(quote! {
-            /// Percent-encodes a path parameter: everything but RFC 3986's unreserved
-            /// characters, so a value can never add a path segment or a query.
-            fn encode_path_segment(value: &str) -> String {
-                let mut out = String::with_capacity(value.len());
-                for byte in value.bytes() {
-                    if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-                        out.push(char::from(byte));
-                    } else {
-                        out.push_str(&format!("%{byte:02X}"));
-                    }
-                }
-                out
-            }
-        });
-    }
-    if uses.dots {
-        out.extend(quote! {
-            /// The index of the first segment of `path` that is `.` or `..`.
-            fn dot_segment(path: &str) -> Option<usize> {
-                path.split('/').position(|segment| matches!(segment, "." | ".."))
-            }
-        });
-    }
-    if uses.label {
-        out.extend(quote! {
-            /// RFC 6570 label expansion (`{.x}`, `{.x*}` when `explode`) of encoded items:
-            /// `.a,b` or `.a.b`; nothing for an empty list.
-            fn label_style(items: &[String], explode: bool) -> String {
-                if items.is_empty() {
-                    return String::new();
-                }
-                format!(".{}", items.join(if explode { "." } else { "," }))
-            }
-        });
-    }
-    if uses.matrix {
-        out.extend(quote! {
-            /// RFC 6570 path-style expansion (`{;x}`, `{;x*}` when `explode`) of encoded
-            /// items: `;x=a,b` or `;x=a;x=b`, `;x` for an empty value; nothing for an empty
-            /// list.
-            fn matrix_style(name: &str, items: &[String], explode: bool) -> String {
-                let pair = |value: &str| {
-                    if value.is_empty() {
-                        format!(";{name}")
-                    } else {
-                        format!(";{name}={value}")
-                    }
-                };
-                if items.is_empty() {
-                    String::new()
-                } else if explode {
-                    items.iter().map(|item| pair(item)).collect()
-                } else {
-                    pair(&items.join(","))
-                }
-            }
-        });
-    }
-    if uses.object_style {
-        out.extend(quote! {
-            /// RFC 6570 expansion of an object path or header parameter, its properties
-            /// (see `object_pairs`) as an associative array: `lead` is empty (`simple`:
-            /// `a,1,b,2`, exploded `a=1,b=2`), `.` (`label`: `.a,1,b,2`, `.a=1.b=2`) or `;`
-            /// (`matrix`: `;name=a,1,b,2`, `;a=1;b=2`). Keys and values are
-            /// percent-encoded in a path (`encode`) and sent as they are in a header;
-            /// an object with no set property expands to nothing.
-            fn object_style(lead: &str, name: &str, value: &impl serde::Serialize, explode: bool, encode: bool) -> String {
-                let text = |s: String| if encode { encode_path_segment(&s) } else { s };
-                let pairs: Vec<(String, String)> = object_pairs(value)
-                    .into_iter()
-                    .map(|(key, item)| (text(key), text(item)))
-                    .collect();
-                if pairs.is_empty() {
-                    return String::new();
-                }
-                if explode {
-                    let sep = if lead.is_empty() { "," } else { lead };
-                    let body: Vec<String> = pairs.iter().map(|(key, item)| format!("{key}={item}")).collect();
-                    format!("{lead}{}", body.join(sep))
-                } else {
-                    let body: Vec<&str> = pairs.iter().flat_map(|(key, item)| [key.as_str(), item.as_str()]).collect();
-                    if lead == ";" {
-                        format!(";{name}={}", body.join(","))
-                    } else {
-                        format!("{lead}{}", body.join(","))
-                    }
-                }
-            }
-        });
-    }
-    if uses.joined_query {
-        out.extend(quote! {
-            /// Appends `name=a,b` to the query of `url`: each item percent-encoded, the
-            /// separator literal.
-            fn push_joined_query(url: &mut String, name: &str, items: impl Iterator<Item = String>, sep: &str) {
-                url.push(if url.contains('?') { '&' } else { '?' });
-                url.push_str(&encode_path_segment(name));
-                url.push('=');
-                let items: Vec<String> = items.map(|item| encode_path_segment(&item)).collect();
-                url.push_str(&items.join(sep));
-            }
-        });
-    }
-    if uses.json_text {
-        out.extend(quote! {
-            /// A value that serializes as its own JSON text: the query value of a
-            /// parameter described by `content: {application/json: …}`.
-            struct JsonText<T>(T);
-
-            impl<T: serde::Serialize> serde::Serialize for JsonText<T> {
-                fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                    let text = serde_json::to_string(&self.0).map_err(serde::ser::Error::custom)?;
-                    serializer.serialize_str(&text)
-                }
-            }
-        });
-    }
-    if uses.object_pairs {
-        out.extend(quote! {
-            /// The properties of an object query parameter as text pairs, from its JSON
-            /// form (structs and maps alike; keys in the order `serde_json` keeps them):
-            /// strings as they are, other scalars as JSON text, each item of a list under
-            /// the key again, `null` (an unset field) left out, and a nested object as
-            /// JSON text, since OpenAPI defines no encoding for one.
-            fn object_pairs(value: &impl serde::Serialize) -> Vec<(String, String)> {
-                let mut pairs = Vec::new();
-                let Ok(serde_json::Value::Object(map)) = serde_json::to_value(value) else {
-                    return pairs;
-                };
-                for (key, field) in map {
-                    let items = match field {
-                        serde_json::Value::Array(items) => items,
-                        other => vec![other],
-                    };
-                    for item in items {
-                        let text = match item {
-                            serde_json::Value::Null => continue,
-                            serde_json::Value::String(text) => text,
-                            other => other.to_string(),
-                        };
-                        pairs.push((key.clone(), text));
-                    }
-                }
-                pairs
-            }
-        });
-    }
-    if uses.object_query {
-        out.extend(quote! {
-            /// Appends an object's properties to the query of `url`, each percent-encoded:
-            /// `key=value` pairs (`form`, exploded), or `name[key]=value` under `deep`'s
-            /// name (`deepObject`).
-            fn push_object_query(url: &mut String, deep: Option<&str>, value: &impl serde::Serialize) {
-                for (key, item) in object_pairs(value) {
-                    url.push(if url.contains('?') { '&' } else { '?' });
-                    match deep {
-                        Some(name) => url.push_str(&format!("{}[{}]", encode_path_segment(name), encode_path_segment(&key))),
-                        None => url.push_str(&encode_path_segment(&key)),
-                    }
-                    url.push('=');
-                    url.push_str(&encode_path_segment(&item));
-                }
-            }
-        });
-    }
-    out
 }

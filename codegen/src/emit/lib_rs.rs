@@ -6,8 +6,10 @@ use quote::quote;
 use super::docs;
 use crate::ir::Api;
 
-/// The tokens of `lib.rs`.
-pub fn emit(api: &Api) -> TokenStream {
+/// The tokens of `lib.rs`; `runtime` names the private runtime modules copied beside
+/// `error.rs` (see `runtime::Needs::modules`).
+pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
+    let runtime = runtime.iter().map(|name| super::types::ident(name));
     let doc = docs::inner(&api.doc);
     let credential_error = (!api.schemes.is_empty()).then(|| {
         quote! {
@@ -44,6 +46,7 @@ pub fn emit(api: &Api) -> TokenStream {
         pub mod client;
         #[rustfmt::skip]
         mod error;
+        #(#[rustfmt::skip] mod #runtime;)*
         #[rustfmt::skip]
         pub mod models;
 

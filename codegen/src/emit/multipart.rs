@@ -28,89 +28,36 @@ fn forms(api: &Api) -> Vec<(&str, &Form)> {
         .collect()
 }
 
-/// The form structs and `FilePart`, when some operation sends a multipart body.
+/// Which parts of the runtime's multipart support the forms use: `FilePart` (some part
+/// is a file, or a body has no form of its own) and `json_part` (some part is JSON).
+pub fn runtime_parts(api: &Api) -> Vec<&'static str> {
+    let bodies = api
+        .operations
+        .iter()
+        .flat_map(|op| op.body.iter().chain(op.other_bodies.iter().map(|(_, b)| b)));
+    let mut file = false;
+    let mut json = false;
+    for body in bodies.filter(|b| b.kind == BodyKind::Multipart) {
+        let Some(form) = &body.form else {
+            file = true;
+            continue;
+        };
+        for part in &form.parts {
+            file |= matches!(part.kind, FormPartKind::File);
+            json |= matches!(part.kind, FormPartKind::Json(_));
+        }
+    }
+    [("file_part", file), ("json_part", json)]
+        .into_iter()
+        .filter_map(|(name, used)| used.then_some(name))
+        .collect()
+}
+
+/// The form structs, when some operation sends a multipart body (`FilePart` and
+/// `json_part` are the runtime's, in its `client.rs`).
 pub fn items(api: &Api, models: &TokenStream) -> TokenStream {
     let forms = forms(api);
-    if forms.is_empty() {
-        return TokenStream::new();
-    }
-    let mut out = quote! {
-        /// A file sent as one part of a `multipart/form-data` body: its bytes, and the file
-        /// name and content type to declare (none unless set). `Debug` shows only the size.
-        #[derive(Clone, Default, PartialEq, Eq)]
-        pub struct FilePart {
-            /// The file's contents.
-            pub bytes: Vec<u8>,
-            /// The `filename` of the part's `Content-Disposition`.
-            pub file_name: Option<String>,
-            /// The part's `Content-Type` (`application/octet-stream` is what servers assume
-            /// without one).
-            pub content_type: Option<String>,
-        }
-
-        impl FilePart {
-            /// A part holding `bytes`, with no file name or content type.
-            pub fn new(bytes: impl Into<Vec<u8>>) -> Self {
-                Self { bytes: bytes.into(), file_name: None, content_type: None }
-            }
-
-            /// Declares the file name.
-            #[must_use]
-            pub fn file_name(mut self, name: impl Into<String>) -> Self {
-                self.file_name = Some(name.into());
-                self
-            }
-
-            /// Declares the content type (`image/png`).
-            #[must_use]
-            pub fn content_type(mut self, content_type: impl Into<String>) -> Self {
-                self.content_type = Some(content_type.into());
-                self
-            }
-
-            /// The `reqwest` part; a content type that is not a valid MIME type is an error
-            /// of the request (`Error::Transport`), as `reqwest` reports it.
-            fn into_part(self) -> Result<reqwest::multipart::Part, reqwest::Error> {
-                let mut part = reqwest::multipart::Part::bytes(self.bytes);
-                if let Some(name) = self.file_name {
-                    part = part.file_name(name);
-                }
-                match self.content_type {
-                    Some(content_type) => part.mime_str(&content_type),
-                    None => Ok(part),
-                }
-            }
-        }
-
-        impl std::fmt::Debug for FilePart {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.debug_struct("FilePart")
-                    .field("bytes", &self.bytes.len())
-                    .field("file_name", &self.file_name)
-                    .field("content_type", &self.content_type)
-                    .finish()
-            }
-        }
-    };
-    if forms.iter().any(|(_, f)| {
-        f.parts
-            .iter()
-            .any(|p| matches!(p.kind, FormPartKind::Json(_)))
-    }) {
-        out.extend(quote! {
-            /// A part holding `value` as JSON (`application/json`). Models and
-            /// `serde_json::Value` have string keys only, so serializing cannot fail.
-            fn json_part<T: serde::Serialize>(value: &T) -> reqwest::multipart::Part {
-                let json = serde_json::to_string(value).unwrap_or_default();
-                let mut headers = reqwest::header::HeaderMap::new();
-                headers.insert(
-                    reqwest::header::CONTENT_TYPE,
-                    reqwest::header::HeaderValue::from_static("application/json"),
-                );
-                reqwest::multipart::Part::text(json).headers(headers)
-            }
-        });
-    }
+    let mut out = TokenStream::new();
     let mut seen = Vec::new();
     for (method, form) in forms {
         if seen.contains(&form.name) {

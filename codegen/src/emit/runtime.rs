@@ -1,13 +1,247 @@
-//! `error.rs`: the error types every generated client shares. Nothing here depends on
-//! the spec; it is emitted so the generated crate needs no support library.
+//! The runtime of the generated crate (`error.rs`, the `Client` part of `client.rs`, and
+//! `penalty.rs`, `business.rs` and `encode.rs` when the spec needs them): copied as text from
+//! `codegen/runtime/src`, where they are ordinary Rust that is compiled, linted and
+//! tested as the `codegen-runtime` crate. Nothing here depends on the spec but which
+//! parts are copied; the crate needs no support library.
+//!
+//! A runtime file marks a part that not every crate needs with a line `// @if NAME`
+//! before it and `// @end` after it (regions may nest). [`reduce`] keeps the part when
+//! [`Needs`] holds `NAME`, and drops the marker lines: a crate carries neither the
+//! variants of an extension its spec does not declare (`x-penalty`, `x-business-error`)
+//! nor a private helper none of its operations calls (which would fail
+//! `clippy -D warnings`).
 
-use proc_macro2::TokenStream;
-use quote::quote;
+use std::collections::BTreeSet;
 
+use super::File;
 use crate::ir::{Api, Payload, StatusMatch};
 
-/// Which runtime helpers the client's operations call, so that only those are emitted
-/// (an unused private helper would fail `clippy -D warnings` in the generated crate).
+/// `codegen/runtime/src/error.rs`: responses, errors, hooks, retries, decoders.
+const ERROR: &str = include_str!("../../runtime/src/error.rs");
+/// `codegen/runtime/src/client.rs`: the `Client`, its send path and token sources,
+/// appended to the generated `client.rs` after the operations.
+const CLIENT: &str = include_str!("../../runtime/src/client.rs");
+/// `codegen/runtime/src/penalty.rs`: `x-penalty` answers and their resend.
+const PENALTY: &str = include_str!("../../runtime/src/penalty.rs");
+/// `codegen/runtime/src/business.rs`: `x-business-error` rejections.
+const BUSINESS: &str = include_str!("../../runtime/src/business.rs");
+/// `codegen/runtime/src/encode.rs`: percent-encoding and parameter styles.
+const ENCODE: &str = include_str!("../../runtime/src/encode.rs");
+
+/// Every region name the runtime files may use but those of `encode.rs`
+/// ([`ENCODE_NAMES`]), so that a misspelt one is caught by a test instead of silently
+/// dropping code.
+const NAMES: &[&str] = &[
+    // error.rs
+    "answer",
+    "business",
+    "bytes",
+    "captcha",
+    "documented",
+    "empty",
+    "json",
+    "only",
+    "penalty",
+    "success",
+    "success_with",
+    "text",
+    "undecodable",
+    "unexpected",
+    // client.rs
+    "anonymous",
+    "bearer",
+    "credentials",
+    "file_part",
+    "json_part",
+    "refreshing",
+    "server_path",
+    // Never copied: what the runtime crate needs in place of the generated part.
+    "workspace",
+];
+
+/// What a part of the runtime calls of another part.
+const REQUIRES: &[(&str, &str)] = &[
+    ("success", "undecodable"),
+    ("success_with", "undecodable"),
+    ("business", "undecodable"),
+    ("documented", "undecodable"),
+    ("only", "undecodable"),
+    // A penalty's ticket goes back percent-encoded in a form body.
+    ("penalty", "path"),
+    ("object_style", "path"),
+    ("object_style", "object_pairs"),
+    ("joined_query", "path"),
+    ("object_query", "path"),
+    ("object_query", "object_pairs"),
+];
+
+/// The parts of the runtime a crate needs: the region names [`reduce`] keeps.
+#[derive(Debug, Default, Clone)]
+pub struct Needs(BTreeSet<&'static str>);
+
+impl Needs {
+    /// What the operations of `api` need of `error.rs`, `penalty.rs` and `business.rs`.
+    pub fn of(api: &Api) -> Self {
+        let uses = Uses::of(api);
+        let mut needs = Needs::default();
+        for (name, used) in [
+            ("answer", uses.any),
+            ("json", uses.json),
+            ("text", uses.text),
+            ("bytes", uses.bytes),
+            ("empty", uses.empty),
+            ("success", uses.success),
+            ("success_with", uses.success_with),
+            ("business", uses.success_unless),
+            ("documented", uses.documented),
+            ("unexpected", uses.unexpected),
+            ("only", uses.only),
+            ("penalty", uses.penalty),
+            ("captcha", uses.captcha),
+        ] {
+            if used {
+                needs.add(name);
+            }
+        }
+        let bearer = super::auth::bearer(api);
+        for (name, used) in [
+            ("credentials", super::auth::any(api)),
+            ("anonymous", !super::auth::any(api)),
+            ("bearer", bearer),
+            ("refreshing", !super::auth::refreshing(api).is_empty()),
+            ("server_path", api.server_path.is_some()),
+        ] {
+            if used {
+                needs.add(name);
+            }
+        }
+        for part in super::multipart::runtime_parts(api) {
+            needs.add(part);
+        }
+        needs
+    }
+
+    /// Adds a part (a helper of `encode.rs` that an operation calls), and the parts it
+    /// calls itself.
+    pub fn add(&mut self, name: &'static str) {
+        debug_assert!(known(name), "unknown runtime part {name}");
+        if self.0.insert(name) {
+            for (_, called) in REQUIRES.iter().filter(|(part, _)| *part == name) {
+                self.add(called);
+            }
+        }
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.0.contains(name)
+    }
+
+    /// Whether `encode.rs` is copied: some helper of it is called.
+    pub fn encode(&self) -> bool {
+        ENCODE_NAMES.iter().any(|name| self.has(name))
+    }
+
+    /// The private modules beside `error.rs` that the crate holds, for `lib.rs`.
+    pub fn modules(&self) -> Vec<&'static str> {
+        let mut modules = Vec::new();
+        if self.has("business") {
+            modules.push("business");
+        }
+        if self.encode() {
+            modules.push("encode");
+        }
+        if self.has("penalty") {
+            modules.push("penalty");
+        }
+        modules
+    }
+}
+
+/// Whether `name` is a region of some runtime file.
+fn known(name: &str) -> bool {
+    NAMES.contains(&name) || ENCODE_NAMES.contains(&name)
+}
+
+/// The parts of `encode.rs`.
+const ENCODE_NAMES: &[&str] = &[
+    "dots",
+    "joined_query",
+    "json_text",
+    "label",
+    "matrix",
+    "object_pairs",
+    "object_query",
+    "object_style",
+    "path",
+];
+
+/// The runtime files `needs` asks for, each under `header`.
+pub fn files(needs: &Needs, header: &str) -> Vec<File> {
+    let mut files = vec![("error.rs", ERROR)];
+    if needs.has("business") {
+        files.push(("business.rs", BUSINESS));
+    }
+    if needs.encode() {
+        files.push(("encode.rs", ENCODE));
+    }
+    if needs.has("penalty") {
+        files.push(("penalty.rs", PENALTY));
+    }
+    files
+        .into_iter()
+        .map(|(path, text)| File {
+            path: path.to_owned(),
+            contents: format!("{header}{}", reduce(text, needs)),
+        })
+        .collect()
+}
+
+/// The runtime's part of `client.rs`, to follow the generated operations.
+pub fn client_part(needs: &Needs) -> String {
+    reduce(CLIENT, needs)
+}
+
+/// `text` without the regions `needs` does not hold and without the marker lines. A
+/// blank line left at the start or end of a block, or beside another, is dropped too,
+/// so the copy reads as if written that way.
+fn reduce(text: &str, needs: &Needs) -> String {
+    let mut kept: Vec<&str> = Vec::new();
+    let mut open: Vec<bool> = Vec::new();
+    for line in text.lines() {
+        let marker = line.trim();
+        if let Some(name) = marker.strip_prefix("// @if ") {
+            open.push(needs.has(name.trim()));
+        } else if marker == "// @end" {
+            open.pop()
+                .expect("`// @end` without `// @if` in a runtime file");
+        } else if open.iter().all(|keep| *keep) {
+            kept.push(line);
+        }
+    }
+    assert!(
+        open.is_empty(),
+        "`// @if` without `// @end` in a runtime file"
+    );
+    let mut out = String::with_capacity(text.len());
+    let mut previous = "";
+    for (i, line) in kept.iter().enumerate() {
+        if line.is_empty() {
+            let next = kept[i + 1..].iter().find(|l| !l.is_empty());
+            let closes = next.is_none_or(|l| l.trim_start().starts_with('}'));
+            if previous.is_empty() || previous.ends_with('{') || closes {
+                continue;
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+        previous = line;
+    }
+    out
+}
+
+/// Which parts of the runtime the client's operations call or return, so that only those
+/// are copied (an unused private helper would fail `clippy -D warnings` in the generated
+/// crate).
 #[derive(Default)]
 struct Uses {
     any: bool,
@@ -22,6 +256,7 @@ struct Uses {
     unexpected: bool,
     only: bool,
     penalty: bool,
+    captcha: bool,
 }
 
 impl Uses {
@@ -38,6 +273,7 @@ impl Uses {
             let op = op.as_ref();
             uses.any = true;
             uses.penalty |= op.penalty.is_some();
+            uses.captcha |= op.penalty.as_ref().is_some_and(|p| p.captcha.is_some());
             for r in &op.responses {
                 match r.payload {
                     Payload::None => uses.empty = true,
@@ -83,1191 +319,70 @@ impl Uses {
     }
 }
 
-/// The tokens of `error.rs`.
-pub fn emit(api: &Api) -> TokenStream {
-    let uses = Uses::of(api);
-    let answer = answer(&uses);
-    quote! {
-        //! The runtime every operation shares: what an answer carried ([`Response`]), why a
-        //! call failed ([`Error`]), and the constraint checks derived from the spec.
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-        use std::fmt;
-
-        use reqwest::StatusCode;
-        use reqwest::header::HeaderMap;
-
-        /// A documented success answer: the decoded body, with the status and headers it
-        /// came with.
-        ///
-        /// Derefs to the body, so `response.field` reads the body's field; `into_inner()`
-        /// keeps only the body. `Debug` shows the header names, not their values (a
-        /// `Set-Cookie` may carry a credential).
-        #[derive(Clone)]
-        pub struct Response<T> {
-            status: StatusCode,
-            headers: HeaderMap,
-            body: T,
-        }
-
-        impl<T> Response<T> {
-            /// A response from its parts (for tests and mocks of code that takes one).
-            pub fn new(status: StatusCode, headers: HeaderMap, body: T) -> Self {
-                Self { status, headers, body }
-            }
-
-            /// The HTTP status.
-            pub fn status(&self) -> StatusCode {
-                self.status
-            }
-
-            /// The headers of the answer.
-            pub fn headers(&self) -> &HeaderMap {
-                &self.headers
-            }
-
-            /// The decoded body.
-            pub fn body(&self) -> &T {
-                &self.body
-            }
-
-            /// The decoded body, dropping status and headers.
-            pub fn into_inner(self) -> T {
-                self.body
-            }
-
-            /// Status, headers and body.
-            pub fn into_parts(self) -> (StatusCode, HeaderMap, T) {
-                (self.status, self.headers, self.body)
-            }
-
-            /// The same answer with its body transformed.
-            pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Response<U> {
-                Response { status: self.status, headers: self.headers, body: f(self.body) }
-            }
-        }
-
-        impl<T> std::ops::Deref for Response<T> {
-            type Target = T;
-
-            fn deref(&self) -> &T {
-                &self.body
-            }
-        }
-
-        impl<T> std::ops::DerefMut for Response<T> {
-            fn deref_mut(&mut self) -> &mut T {
-                &mut self.body
-            }
-        }
-
-        impl<T: fmt::Debug> fmt::Debug for Response<T> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.debug_struct("Response")
-                    .field("status", &self.status)
-                    .field("headers", &HeaderNames(&self.headers))
-                    .field("body", &self.body)
-                    .finish()
-            }
-        }
-
-        /// `Debug` of a header map that lists the names only.
-        struct HeaderNames<'a>(&'a HeaderMap);
-
-        impl fmt::Debug for HeaderNames<'_> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.debug_list().entries(self.0.keys()).finish()
-            }
-        }
-
-        /// Why a client call did not produce its documented success value.
-        ///
-        /// `E` is the operation's enum of documented error responses. Every variant that
-        /// came from an answer carries its status and headers. `Debug` and `Display` never
-        /// print bodies or header values (they may hold credentials); read the fields for
-        /// those. The URL a `reqwest::Error` carries has its query values replaced by
-        /// `REDACTED` (a query may carry an API key), its path and query names kept.
-        ///
-        /// `#[non_exhaustive]`: a newer generator may tell more cases apart, and a match
-        /// written today keeps compiling with a `_` arm.
-        #[non_exhaustive]
-        pub enum Error<E> {
-            /// No answer arrived: the request could not be built or sent (connection
-            /// refused or closed, TLS, a timeout, an invalid base URL).
-            /// [`Error::is_timeout`] tells a timeout.
-            Transport(reqwest::Error),
-            /// The head of the answer arrived, but reading its body failed (the connection
-            /// was closed or reset, or the total timeout ran out): the status and headers
-            /// that came are kept, which `Transport` has no room for.
-            /// [`Error::is_timeout`] tells a timeout.
-            Body {
-                /// The HTTP status of the answer.
-                status: StatusCode,
-                /// The headers of the answer.
-                headers: HeaderMap,
-                /// Why the body could not be read (also `source()`).
-                source: reqwest::Error,
-            },
-            /// The client's token source could not supply a bearer token; nothing was
-            /// sent.
-            Token(TokenError),
-            /// The request breaks a constraint of the spec and was not sent.
-            Constraint(ConstraintViolation),
-            /// The server answered with a documented error status; the body is decoded.
-            Response {
-                /// The HTTP status.
-                status: StatusCode,
-                /// The headers of the answer.
-                headers: HeaderMap,
-                /// The documented answer, decoded.
-                error: E,
-                /// The body exactly as received (at most the client's
-                /// `max_response_bytes`): what the server said that the documented
-                /// schema has no field for (a FastAPI `exception_message` beside a
-                /// `detail` the schema names) is still there.
-                body: Vec<u8>,
-            },
-            /// The server answered with a success status, but the body reports that the
-            /// request was rejected (a field the spec's `x-business-error` names is
-            /// non-empty). `error` is the operation's `Rejected` variant with the body.
-            Business {
-                /// The HTTP status (a success status on the wire).
-                status: StatusCode,
-                /// The headers of the answer.
-                headers: HeaderMap,
-                /// The wire name of the field that reports the rejection.
-                field: &'static str,
-                /// The decoded body, as the operation's `Rejected` variant.
-                error: E,
-                /// The body exactly as received.
-                body: Vec<u8>,
-            },
-            /// The server answered with a penalty (`x-penalty`): wait `wait`, then send the
-            /// same request again with `ticket` in its `resend` field. A client with a
-            /// [`RetryPolicy`] does both itself.
-            Penalty {
-                /// The HTTP status (a success status on the wire).
-                status: StatusCode,
-                /// The headers of the answer.
-                headers: HeaderMap,
-                /// How long the server asks to wait.
-                wait: std::time::Duration,
-                /// The ticket to send back (opaque; `Debug` shows its length only).
-                ticket: String,
-                /// The request body field the ticket goes back in.
-                resend: &'static str,
-            },
-            /// The server asks for a person to log in interactively (a penalty answer with a
-            /// captcha): sending again cannot help, so it is never retried.
-            LoginRequired {
-                /// The HTTP status (a success status on the wire).
-                status: StatusCode,
-                /// The headers of the answer.
-                headers: HeaderMap,
-            },
-            /// The server answered with a status the spec does not document for this
-            /// operation.
-            UnexpectedStatus {
-                /// The HTTP status.
-                status: StatusCode,
-                /// The headers of the answer.
-                headers: HeaderMap,
-                /// The body exactly as received.
-                body: Vec<u8>,
-            },
-            /// The answer's body is longer than the client's cap
-            /// (`Client::set_max_response_bytes`); it was not read to the end.
-            BodyTooLarge {
-                /// The HTTP status.
-                status: StatusCode,
-                /// The headers of the answer.
-                headers: HeaderMap,
-                /// The cap, in bytes.
-                limit: usize,
-            },
-            /// The server answered with a documented status whose body is not the
-            /// documented type.
-            Decode {
-                /// The HTTP status.
-                status: StatusCode,
-                /// The headers of the answer.
-                headers: HeaderMap,
-                /// The body exactly as received.
-                body: Vec<u8>,
-                /// Why the body does not decode (also `source()`; its message may quote
-                /// the body).
-                source: serde_json::Error,
-            },
-        }
-
-        /// A documented error answer of one operation: the `E` of [`Error`]. Every
-        /// generated `…Error` enum of the client implements it.
-        pub trait DocumentedError {
-            /// The HTTP status of the answer.
-            fn status(&self) -> StatusCode;
-        }
-
-        impl<E> Error<E> {
-            /// The HTTP status of the answer, when there was one.
-            pub fn status(&self) -> Option<StatusCode> {
-                match self {
-                    Error::Transport(e) => e.status(),
-                    Error::Constraint(_) | Error::Token(_) => None,
-                    Error::Response { status, .. }
-                    | Error::Body { status, .. }
-                    | Error::Business { status, .. }
-                    | Error::Penalty { status, .. }
-                    | Error::LoginRequired { status, .. }
-                    | Error::UnexpectedStatus { status, .. }
-                    | Error::BodyTooLarge { status, .. }
-                    | Error::Decode { status, .. } => Some(*status),
+    /// Every region of every runtime file is balanced and named in [`NAMES`].
+    #[test]
+    fn regions_are_balanced_and_known() {
+        for text in [ERROR, CLIENT, PENALTY, BUSINESS, ENCODE] {
+            let mut depth = 0usize;
+            for line in text.lines() {
+                let line = line.trim();
+                if let Some(name) = line.strip_prefix("// @if ") {
+                    assert!(known(name.trim()), "unknown region {name}");
+                    depth += 1;
+                } else if line == "// @end" {
+                    depth = depth.checked_sub(1).expect("`// @end` without `// @if`");
+                } else {
+                    assert!(!line.starts_with("// @"), "not a marker: {line}");
                 }
             }
-
-            /// The headers of the answer, when there was one.
-            pub fn headers(&self) -> Option<&HeaderMap> {
-                match self {
-                    Error::Transport(_) | Error::Constraint(_) | Error::Token(_) => None,
-                    Error::Response { headers, .. }
-                    | Error::Body { headers, .. }
-                    | Error::Business { headers, .. }
-                    | Error::Penalty { headers, .. }
-                    | Error::LoginRequired { headers, .. }
-                    | Error::UnexpectedStatus { headers, .. }
-                    | Error::BodyTooLarge { headers, .. }
-                    | Error::Decode { headers, .. } => Some(headers),
-                }
-            }
-
-            /// The body of the answer exactly as received, when the error came from an
-            /// answer whose body was read (a documented error, a business rejection, an
-            /// undocumented status, a body that does not decode). [`Error::excerpt`]
-            /// gives the start of it as text.
-            pub fn body(&self) -> Option<&[u8]> {
-                match self {
-                    Error::Response { body, .. }
-                    | Error::Business { body, .. }
-                    | Error::UnexpectedStatus { body, .. }
-                    | Error::Decode { body, .. } => Some(body),
-                    _ => None,
-                }
-            }
-
-            /// The first `max_chars` characters of [`Error::body`] as text (bytes that are
-            /// not UTF-8 replaced, `…` added when cut): the server's own words, for a log
-            /// line or a message. Not part of `Display`, which never shows a body: an
-            /// error body may echo a credential, so printing it is the caller's choice.
-            pub fn excerpt(&self, max_chars: usize) -> Option<String> {
-                let text = String::from_utf8_lossy(self.body()?);
-                let mut excerpt: String = text.chars().take(max_chars).collect();
-                if excerpt.len() < text.len() {
-                    excerpt.push('…');
-                }
-                Some(excerpt)
-            }
-
-            /// The documented answer (an error status or a business rejection), decoded.
-            pub fn documented(&self) -> Option<&E> {
-                match self {
-                    Error::Response { error, .. } | Error::Business { error, .. } => Some(error),
-                    _ => None,
-                }
-            }
-
-            /// Whether the call failed because a connect or total timeout ran out.
-            pub fn is_timeout(&self) -> bool {
-                matches!(self, Error::Transport(e) | Error::Body { source: e, .. } if e.is_timeout())
-            }
-
-            /// How long the server asked to wait before sending again: the `Retry-After`
-            /// header of the answer (seconds or an HTTP date), or the wait of a penalty.
-            pub fn retry_after(&self) -> Option<std::time::Duration> {
-                match self {
-                    Error::Penalty { wait, .. } => Some(*wait),
-                    _ => self.headers().and_then(retry_after),
-                }
-            }
-
-            /// Whether sending the same request again may succeed: a connection that
-            /// failed or closed (before the answer or during its body), an answer whose
-            /// head could not be read (garbled on the wire), a timeout,
-            /// `429 Too Many Requests`, `503 Service Unavailable`, or a penalty. Never a
-            /// documented error, a business rejection, a constraint violation, a request
-            /// that could not be built or [`Error::LoginRequired`]. Whether it is *safe*
-            /// to send again depends on the operation as well; [`RetryPolicy`] says which
-            /// it retries.
-            pub fn is_retryable(&self) -> bool {
-                match self {
-                    Error::Transport(e) => e.is_timeout() || e.is_connect() || e.is_request(),
-                    Error::Body { .. } => true,
-                    Error::Penalty { .. } => true,
-                    Error::LoginRequired { .. } => false,
-                    _ => matches!(
-                        self.status(),
-                        Some(StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE)
-                    ),
-                }
-            }
-        }
-
-        impl<E> fmt::Debug for Error<E> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                match self {
-                    Error::Transport(e) => f.debug_tuple("Transport").field(e).finish(),
-                    Error::Body { status, headers, source } => f
-                        .debug_struct("Body")
-                        .field("status", status)
-                        .field("headers", &HeaderNames(headers))
-                        .field("source", source)
-                        .finish(),
-                    Error::Constraint(v) => f.debug_tuple("Constraint").field(v).finish(),
-                    Error::Token(e) => f.debug_tuple("Token").field(e).finish(),
-                    Error::Response { status, headers, body, .. } => f
-                        .debug_struct("Response")
-                        .field("status", status)
-                        .field("headers", &HeaderNames(headers))
-                        .field("body_bytes", &body.len())
-                        .finish_non_exhaustive(),
-                    Error::Business { status, headers, field, body, .. } => f
-                        .debug_struct("Business")
-                        .field("status", status)
-                        .field("headers", &HeaderNames(headers))
-                        .field("field", field)
-                        .field("body_bytes", &body.len())
-                        .finish_non_exhaustive(),
-                    Error::Penalty { status, headers, wait, ticket, resend } => f
-                        .debug_struct("Penalty")
-                        .field("status", status)
-                        .field("headers", &HeaderNames(headers))
-                        .field("wait", wait)
-                        .field("ticket_bytes", &ticket.len())
-                        .field("resend", resend)
-                        .finish(),
-                    Error::LoginRequired { status, headers } => f
-                        .debug_struct("LoginRequired")
-                        .field("status", status)
-                        .field("headers", &HeaderNames(headers))
-                        .finish(),
-                    Error::UnexpectedStatus { status, headers, body } => f
-                        .debug_struct("UnexpectedStatus")
-                        .field("status", status)
-                        .field("headers", &HeaderNames(headers))
-                        .field("body_bytes", &body.len())
-                        .finish(),
-                    Error::BodyTooLarge { status, headers, limit } => f
-                        .debug_struct("BodyTooLarge")
-                        .field("status", status)
-                        .field("headers", &HeaderNames(headers))
-                        .field("limit", limit)
-                        .finish(),
-                    Error::Decode { status, headers, body, source } => f
-                        .debug_struct("Decode")
-                        .field("status", status)
-                        .field("headers", &HeaderNames(headers))
-                        .field("body_bytes", &body.len())
-                        .field("source", &format_args!("{}", json_error_summary(source)))
-                        .finish(),
-                }
-            }
-        }
-
-        impl<E> fmt::Display for Error<E> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                match self {
-                    Error::Transport(e) if e.is_timeout() => write!(f, "request timed out: {e}"),
-                    Error::Transport(e) => write!(f, "request failed: {e}"),
-                    Error::Body { status, source, .. } if source.is_timeout() => {
-                        write!(f, "status {status}: timed out reading the body: {source}")
-                    }
-                    Error::Body { status, source, .. } => {
-                        write!(f, "status {status}: the body could not be read: {source}")
-                    }
-                    Error::Constraint(v) => write!(f, "request not sent: {v}"),
-                    Error::Token(e) => write!(f, "request not sent: {e}"),
-                    Error::Response { status, .. } => write!(f, "documented error answer, status {status}"),
-                    Error::Business { status, field, .. } => {
-                        write!(f, "request rejected: status {status} with a non-empty `{field}`")
-                    }
-                    Error::Penalty { wait, .. } => {
-                        write!(f, "penalty: the server asks to wait {} ms and send again with its ticket", wait.as_millis())
-                    }
-                    Error::LoginRequired { .. } => f.write_str(
-                        "the server asks for a person to log in interactively (captcha); retrying cannot help",
-                    ),
-                    Error::UnexpectedStatus { status, body, .. } => {
-                        write!(f, "undocumented status {status} ({} bytes of body)", body.len())
-                    }
-                    Error::BodyTooLarge { status, limit, .. } => {
-                        write!(f, "status {status}: body longer than the cap of {limit} bytes")
-                    }
-                    Error::Decode { status, source, .. } => {
-                        write!(f, "status {status}: body does not decode: {}", json_error_summary(source))
-                    }
-                }
-            }
-        }
-
-        impl<E> std::error::Error for Error<E> {
-            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-                match self {
-                    Error::Transport(e) | Error::Body { source: e, .. } => Some(e),
-                    Error::Constraint(v) => Some(v),
-                    Error::Decode { source, .. } => Some(source),
-                    Error::Token(e) => Some(e),
-                    Error::Response { .. }
-                    | Error::Business { .. }
-                    | Error::Penalty { .. }
-                    | Error::LoginRequired { .. }
-                    | Error::UnexpectedStatus { .. }
-                    | Error::BodyTooLarge { .. } => None,
-                }
-            }
-        }
-
-        /// Sees every request a [`crate::Client`] sends and every answer it gets: add a
-        /// header, read or change the request, measure the answer. Installed with
-        /// `ClientBuilder::hook` or `Client::add_hook`; every clone of the client (and the
-        /// client a refreshing token source sends with) keeps its hooks.
-        ///
-        /// Called once per attempt: a retry or a re-send after a token refresh is seen
-        /// again, with its attempt number. The request reaches `before_send` with its
-        /// credentials on it (marked sensitive): a hook that logs headers must skip
-        /// those. Both methods do nothing by default.
-        pub trait Hook: Send + Sync {
-            /// Before an attempt is sent: `request` may be changed (a header added, the
-            /// timeout shortened).
-            fn before_send(&self, call: &CallInfo, request: &mut reqwest::Request) {
-                let _ = (call, request);
-            }
-
-            /// When the head of the answer has arrived (the body is read after), or the
-            /// attempt failed without one.
-            fn after_receive(&self, received: &Received<'_>) {
-                let _ = received;
-            }
-        }
-
-        /// Which call a [`Hook`] is told about.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        #[non_exhaustive]
-        pub struct CallInfo {
-            /// The client method (the snake-case `operationId`).
-            pub operation: &'static str,
-            /// The HTTP method.
-            pub method: &'static str,
-            /// The spec's path template (`/orders/{id}`), never the values sent.
-            pub path: &'static str,
-            /// 1 for the first attempt, then one more for each retry or re-send.
-            pub attempt: u32,
-        }
-
-        /// What a [`Hook`] is told about an answer. `Debug` shows the header names only.
-        #[derive(Clone, Copy)]
-        #[non_exhaustive]
-        pub struct Received<'a> {
-            /// The call and attempt.
-            pub call: CallInfo,
-            /// The status, `None` when the attempt failed without an answer.
-            pub status: Option<StatusCode>,
-            /// The answer's headers, `None` when there was no answer.
-            pub headers: Option<&'a HeaderMap>,
-            /// From sending to the answer's head (or the failure).
-            pub latency: std::time::Duration,
-        }
-
-        impl fmt::Debug for Received<'_> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.debug_struct("Received")
-                    .field("call", &self.call)
-                    .field("status", &self.status)
-                    .field("headers", &self.headers.map(HeaderNames))
-                    .field("latency", &self.latency)
-                    .finish()
-            }
-        }
-
-        /// `Retry-After` as a wait: delay-seconds, or an HTTP date (zero once it has passed).
-        fn retry_after(headers: &HeaderMap) -> Option<std::time::Duration> {
-            let value = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim();
-            if let Ok(seconds) = value.parse::<u64>() {
-                return Some(std::time::Duration::from_secs(seconds));
-            }
-            let when = httpdate::parse_http_date(value).ok()?;
-            Some(when.duration_since(std::time::SystemTime::now()).unwrap_or_default())
-        }
-
-        /// When a client sends a failed call again: opt in with `Client::set_retry_policy`
-        /// or `ClientBuilder::retry_policy`.
-        ///
-        /// Retried: `429 Too Many Requests` and penalty answers (the server did not act on
-        /// the request) for every operation; connection failures (refused, or closed or
-        /// reset before the answer or during its body), timeouts and
-        /// `503 Service Unavailable` only for idempotent methods (`GET`, `PUT`, `DELETE`,
-        /// `HEAD`, `OPTIONS`, `TRACE`), since a `POST` may have been acted on. Each wait is
-        /// the server's (`Retry-After`, a penalty's wait) or else exponential backoff with
-        /// jitter: a wait between half and all of `initial_backoff × 2^(n-1)` (capped at
-        /// `max_backoff`) before retry `n`; a penalty is sent again with its ticket. Never
-        /// retried: a captcha ([`Error::LoginRequired`]), a documented error, a business
-        /// rejection, a request that could not be built. When the
-        /// attempts or the total wait budget run out, the last error comes back with its
-        /// status and headers. Streaming (`…_stream`) methods are never retried.
-        #[derive(Debug, Clone, PartialEq, Eq)]
-        pub struct RetryPolicy {
-            max_attempts: u32,
-            initial_backoff: std::time::Duration,
-            max_backoff: std::time::Duration,
-            budget: std::time::Duration,
-        }
-
-        impl Default for RetryPolicy {
-            /// 4 attempts, backoff from 200 ms up to 10 s, at most 60 s of waiting in all.
-            fn default() -> Self {
-                Self {
-                    max_attempts: 4,
-                    initial_backoff: std::time::Duration::from_millis(200),
-                    max_backoff: std::time::Duration::from_secs(10),
-                    budget: std::time::Duration::from_secs(60),
-                }
-            }
-        }
-
-        impl RetryPolicy {
-            /// How many times a call is sent at most, the first included (at least 1).
-            pub fn max_attempts(mut self, attempts: u32) -> Self {
-                self.max_attempts = attempts.max(1);
-                self
-            }
-
-            /// The first backoff (doubled each attempt) when the server names no wait.
-            pub fn initial_backoff(mut self, backoff: std::time::Duration) -> Self {
-                self.initial_backoff = backoff;
-                self
-            }
-
-            /// The longest single backoff.
-            pub fn max_backoff(mut self, backoff: std::time::Duration) -> Self {
-                self.max_backoff = backoff;
-                self
-            }
-
-            /// The most time a call may spend waiting between attempts, in all; a wait
-            /// that would pass it is not made and the last error is returned.
-            pub fn budget(mut self, budget: std::time::Duration) -> Self {
-                self.budget = budget;
-                self
-            }
-
-        }
-
-        #answer
-
-        /// Where and what kind of JSON error, without serde_json's message (which quotes
-        /// the offending value).
-        fn json_error_summary(e: &serde_json::Error) -> String {
-            let kind = match e.classify() {
-                serde_json::error::Category::Io => "an I/O error",
-                serde_json::error::Category::Syntax => "not JSON",
-                serde_json::error::Category::Data => "a value of the wrong type or shape",
-                serde_json::error::Category::Eof => "the body ends early",
-            };
-            format!("{kind} at line {} column {}", e.line(), e.column())
-        }
-
-        /// A value that breaks a constraint of the spec.
-        #[derive(Clone, Debug, PartialEq)]
-        pub struct ConstraintViolation {
-            /// Wire names of the field(s) or parameter(s) at fault: one for a single-field
-            /// constraint, all of them for a combined rule.
-            pub fields: Vec<&'static str>,
-            /// The constraint, its limit and the value's measure.
-            pub constraint: Constraint,
-        }
-
-        impl ConstraintViolation {
-            /// Whether a rule over several fields was broken (`x-combined-max-length`)
-            /// rather than a constraint of one field.
-            pub fn is_combined(&self) -> bool {
-                matches!(self.constraint, Constraint::CombinedMaxLength { .. })
-            }
-        }
-
-        impl fmt::Display for ConstraintViolation {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                let fields = self.fields.join(" + ");
-                match &self.constraint {
-                    Constraint::MaxLength { max, actual } => {
-                        write!(f, "{fields}: length {actual} is over maxLength {max}")
-                    }
-                    Constraint::MinLength { min, actual } => {
-                        write!(f, "{fields}: length {actual} is under minLength {min}")
-                    }
-                    Constraint::CombinedMaxLength { max, actual } => {
-                        write!(f, "{fields}: combined length {actual} is over {max}")
-                    }
-                    Constraint::Minimum { min, actual } => {
-                        write!(f, "{fields}: {actual} is under minimum {min}")
-                    }
-                    Constraint::Maximum { max, actual } => {
-                        write!(f, "{fields}: {actual} is over maximum {max}")
-                    }
-                    Constraint::MinItems { min, actual } => {
-                        write!(f, "{fields}: {actual} items is under minItems {min}")
-                    }
-                    Constraint::MaxItems { max, actual } => {
-                        write!(f, "{fields}: {actual} items is over maxItems {max}")
-                    }
-                    Constraint::DotSegment => write!(
-                        f,
-                        "{fields}: a path segment of `.` or `..` would be resolved away by the URL (reaching another path)"
-                    ),
-                }
-            }
-        }
-
-        impl std::error::Error for ConstraintViolation {}
-
-        /// Which constraint was broken. Lengths are counted in the unit the spec names
-        /// (Unicode scalar values unless it says otherwise).
-        #[derive(Clone, Debug, PartialEq)]
-        pub enum Constraint {
-            /// `maxLength` of one string.
-            MaxLength {
-                /// The limit.
-                max: u64,
-                /// The value's length.
-                actual: u64,
-            },
-            /// `minLength` of one string.
-            MinLength {
-                /// The limit.
-                min: u64,
-                /// The value's length.
-                actual: u64,
-            },
-            /// `x-combined-max-length`: the lengths of several strings added up.
-            CombinedMaxLength {
-                /// The limit.
-                max: u64,
-                /// The sum of the lengths.
-                actual: u64,
-            },
-            /// `minimum` of a number.
-            Minimum {
-                /// The limit.
-                min: f64,
-                /// The value.
-                actual: f64,
-            },
-            /// `maximum` of a number.
-            Maximum {
-                /// The limit.
-                max: f64,
-                /// The value.
-                actual: f64,
-            },
-            /// `minItems` of a list.
-            MinItems {
-                /// The limit.
-                min: u64,
-                /// The number of items.
-                actual: u64,
-            },
-            /// `maxItems` of a list.
-            MaxItems {
-                /// The limit.
-                max: u64,
-                /// The number of items.
-                actual: u64,
-            },
-            /// Path parameters whose values make a whole path segment `.` or `..`. URL
-            /// parsing (RFC 3986 §5.2.4, and the WHATWG URL standard, which also reads
-            /// `%2E` as a dot) removes such a segment, so the request would reach another
-            /// path; percent-encoding cannot keep it, so it is refused.
-            DotSegment,
-        }
-
-        /// A bearer token that cannot be sent: it holds characters an HTTP header cannot.
-        #[derive(Clone, Debug, PartialEq, Eq)]
-        pub struct InvalidBearerToken;
-
-        impl fmt::Display for InvalidBearerToken {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("the bearer token contains characters an HTTP header cannot carry")
-            }
-        }
-
-        impl std::error::Error for InvalidBearerToken {}
-
-        /// Why a token source (`client::TokenSource`) has no token to give: the refresh
-        /// failed, or a token it got cannot be sent. Shows no token.
-        #[derive(Debug)]
-        pub struct TokenError {
-            source: Box<dyn std::error::Error + Send + Sync>,
-        }
-
-        impl TokenError {
-            /// Wraps why the source failed (an error or a message); its `Display` must
-            /// not show a token.
-            pub fn new(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-                Self { source: source.into() }
-            }
-        }
-
-        impl fmt::Display for TokenError {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "no bearer token: {}", self.source)
-            }
-        }
-
-        impl std::error::Error for TokenError {
-            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-                Some(&*self.source)
-            }
+            assert_eq!(depth, 0);
         }
     }
-}
 
-/// `Answer`, the answer read into memory, and the generic steps that turn it into an
-/// operation's result: each operation's own code only says which status is which variant.
-fn answer(uses: &Uses) -> TokenStream {
-    if !uses.any {
-        return TokenStream::new();
+    #[test]
+    fn regions_are_kept_only_when_needed() {
+        let text = "fn a() {\n    // @if json\n    json();\n    // @end\n\n    // @if text\n    text();\n    // @end\n}\n\n// @if penalty\nfn p() {}\n// @end\n\nfn b() {}\n";
+        let mut needs = Needs::default();
+        assert_eq!(reduce(text, &needs), "fn a() {\n}\n\nfn b() {}\n");
+        needs.add("text");
+        needs.add("penalty");
+        assert_eq!(
+            reduce(text, &needs),
+            "fn a() {\n    text();\n}\n\nfn p() {}\n\nfn b() {}\n"
+        );
     }
-    let mut out = quote! {
-        /// An answer read into memory (up to the client's cap), before it is decoded.
-        pub(crate) struct Answer {
-            /// The HTTP status.
-            pub(crate) status: StatusCode,
-            /// The headers.
-            pub(crate) headers: HeaderMap,
-            /// The body as received.
-            pub(crate) body: Vec<u8>,
-        }
 
-        impl Answer {
-            /// Reads the body of `response`, at most `limit` bytes: a declared or actual
-            /// length over it is `Error::BodyTooLarge`, and reading stops there.
-            pub(crate) async fn read<E>(mut response: reqwest::Response, limit: usize) -> Result<Self, Error<E>> {
-                let status = response.status();
-                let too_large = |response: reqwest::Response| Error::BodyTooLarge {
-                    status,
-                    headers: response.headers().clone(),
-                    limit,
-                };
-                if response.content_length().is_some_and(|length| length > limit as u64) {
-                    return Err(too_large(response));
-                }
-                let mut body = Vec::new();
-                loop {
-                    let chunk = match response.chunk().await {
-                        Ok(Some(chunk)) => chunk,
-                        Ok(None) => break,
-                        Err(source) => {
-                            return Err(Error::Body {
-                                status,
-                                headers: std::mem::take(response.headers_mut()),
-                                source: redacted(source),
-                            });
-                        }
-                    };
-                    if body.len() + chunk.len() > limit {
-                        return Err(too_large(response));
-                    }
-                    body.extend_from_slice(&chunk);
-                }
-                let headers = std::mem::take(response.headers_mut());
-                Ok(Self { status, headers, body })
-            }
+    /// A crate of a spec without extensions carries none of their variants or files.
+    #[test]
+    fn extensions_are_copied_only_when_declared() {
+        let plain = files(&Needs::default(), "");
+        assert_eq!(plain.len(), 1);
+        for word in [
+            "Penalty",
+            "LoginRequired",
+            "Business",
+            "PenaltyShape",
+            "@if",
+            "@end",
+        ] {
+            assert!(!plain[0].contents.contains(word), "{word}");
         }
-
-        impl<E> Error<E> {
-            /// `Error::Transport` with the error's URL [`redacted`]: every
-            /// `reqwest::Error` the client keeps goes through here or `redacted`.
-            pub(crate) fn transport(error: reqwest::Error) -> Self {
-                Error::Transport(redacted(error))
-            }
+        let mut needs = Needs::default();
+        for name in ["answer", "penalty", "captcha", "business", "path"] {
+            needs.add(name);
         }
-
-        /// `error` with the query values of its URL replaced by `REDACTED` (names and
-        /// path kept): `reqwest::Error`'s `Display` and `Debug` print the URL, and a query
-        /// may carry a credential (an `apiKey` scheme `in: query`) or other private values.
-        pub(crate) fn redacted(mut error: reqwest::Error) -> reqwest::Error {
-            if let Some(url) = error.url_mut()
-                && url.query().is_some()
-            {
-                let names: Vec<String> = url.query_pairs().map(|(name, _)| name.into_owned()).collect();
-                url.query_pairs_mut()
-                    .clear()
-                    .extend_pairs(names.iter().map(|name| (name.as_str(), "REDACTED")));
-            }
-            error
+        let all = files(&needs, "");
+        let names: Vec<&str> = all.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            names,
+            ["error.rs", "business.rs", "encode.rs", "penalty.rs"]
+        );
+        for word in ["Error::Penalty", "Error::LoginRequired", "Error::Business"] {
+            assert!(all[0].contents.contains(word), "{word}");
         }
-    };
-    out.extend(quote! {
-        impl RetryPolicy {
-                        /// How long to wait before attempt `attempt + 1` after `error`, having waited
-            /// `waited` so far; `None` when the call must not be sent again.
-            pub(crate) fn delay<E>(&self, error: &Error<E>, idempotent: bool, attempt: u32, waited: std::time::Duration) -> Option<std::time::Duration> {
-                if attempt >= self.max_attempts {
-                    return None;
-                }
-                let safe = match error {
-                    Error::Penalty { .. } => true,
-                    Error::Transport(_) | Error::Body { .. } => idempotent && error.is_retryable(),
-                    _ => match error.status() {
-                        Some(StatusCode::TOO_MANY_REQUESTS) => true,
-                        Some(StatusCode::SERVICE_UNAVAILABLE) => idempotent,
-                        _ => false,
-                    },
-                };
-                if !safe {
-                    return None;
-                }
-                let wait = error.retry_after().unwrap_or_else(|| self.backoff(attempt));
-                (waited + wait <= self.budget).then_some(wait)
-            }
-
-            /// Exponential backoff with jitter: a random point in the upper half of
-            /// `initial × 2^(attempt-1)`, capped at `max_backoff`.
-            fn backoff(&self, attempt: u32) -> std::time::Duration {
-                use std::hash::{BuildHasher, Hasher};
-                let exp = self.initial_backoff.saturating_mul(1 << attempt.saturating_sub(1).min(16));
-                let full = exp.min(self.max_backoff);
-                // A fresh `RandomState` is randomly keyed: enough to spread clients apart.
-                let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-                hasher.write_u32(attempt);
-                let fraction = (hasher.finish() % 1000) as u32;
-                full / 2 + full / 2 * fraction / 1000
-            }
-
-        }
-
-        /// Puts `ticket` into the `field` of the request's body for a penalty's resend: a
-        /// JSON object gains the field, a form gains the pair. `false` when the body is
-        /// neither (or a stream), so the request cannot carry it.
-        pub(crate) fn with_ticket(request: &mut reqwest::Request, field: &str, ticket: &str) -> bool {
-            let form = request
-                .headers()
-                .get(reqwest::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
-            let Some(bytes) = request.body().and_then(reqwest::Body::as_bytes) else {
-                return false;
-            };
-            let body = if form {
-                let mut body = bytes.to_vec();
-                if !body.is_empty() {
-                    body.push(b'&');
-                }
-                for (i, part) in [field, ticket].iter().enumerate() {
-                    if i == 1 {
-                        body.push(b'=');
-                    }
-                    for byte in part.bytes() {
-                        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-                            body.push(byte);
-                        } else {
-                            body.extend_from_slice(format!("%{byte:02X}").as_bytes());
-                        }
-                    }
-                }
-                body
-            } else {
-                let Ok(serde_json::Value::Object(mut object)) = serde_json::from_slice(bytes) else {
-                    return false;
-                };
-                object.insert(field.to_owned(), serde_json::Value::String(ticket.to_owned()));
-                match serde_json::to_vec(&object) {
-                    Ok(body) => body,
-                    Err(_) => return false,
-                }
-            };
-            request.headers_mut().remove(reqwest::header::CONTENT_LENGTH);
-            *request.body_mut() = Some(reqwest::Body::from(body));
-            true
-        }
-    });
-    let (shape_param, shape_use) = if uses.penalty {
-        (
-            quote!(penalty: Option<&PenaltyShape>),
-            quote! {
-                let answer = match penalty {
-                    Some(shape) => self.unless_penalty(shape)?,
-                    None => self,
-                };
-            },
-        )
-    } else {
-        (TokenStream::new(), quote!(let answer = self;))
-    };
-    out.extend(quote! {
-        impl Answer {
-            /// What the retry loop looks at before the operation decodes anything: a
-            /// penalty (`x-penalty`) or a `429`/`503` comes back as an error (the latter
-            /// as `Error::UnexpectedStatus`, turned back into an answer if not retried).
-            #[allow(clippy::result_large_err)]
-            pub(crate) fn screen(self, #shape_param) -> Result<Self, Error<std::convert::Infallible>> {
-                #shape_use
-                if matches!(answer.status, StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE) {
-                    return Err(Error::UnexpectedStatus {
-                        status: answer.status,
-                        headers: answer.headers,
-                        body: answer.body,
-                    });
-                }
-                Ok(answer)
-            }
-        }
-
-        impl Error<std::convert::Infallible> {
-            /// The same error as an error of an operation (none of these carries a
-            /// documented answer).
-            pub(crate) fn widen<E>(self) -> Error<E> {
-                match self {
-                    Error::Transport(e) => Error::Transport(e),
-                    Error::Body { status, headers, source } => Error::Body { status, headers, source },
-                    Error::Constraint(v) => Error::Constraint(v),
-                    Error::Token(e) => Error::Token(e),
-                    Error::Response { error, .. } | Error::Business { error, .. } => match error {},
-                    Error::Penalty { status, headers, wait, ticket, resend } => {
-                        Error::Penalty { status, headers, wait, ticket, resend }
-                    }
-                    Error::LoginRequired { status, headers } => Error::LoginRequired { status, headers },
-                    Error::UnexpectedStatus { status, headers, body } => {
-                        Error::UnexpectedStatus { status, headers, body }
-                    }
-                    Error::BodyTooLarge { status, headers, limit } => {
-                        Error::BodyTooLarge { status, headers, limit }
-                    }
-                    Error::Decode { status, headers, body, source } => {
-                        Error::Decode { status, headers, body, source }
-                    }
-                }
-            }
-        }
-    });
-    if uses.penalty {
-        out.extend(quote! {
-            /// Wire names of a penalty answer's fields (`x-penalty`).
-            pub(crate) struct PenaltyShape {
-                /// Answer field holding the ticket.
-                pub(crate) ticket: &'static str,
-                /// Answer field holding the seconds to wait.
-                pub(crate) wait: &'static str,
-                /// Answer field that is `true` when a person must log in.
-                pub(crate) captcha: Option<&'static str>,
-                /// Request body field the ticket goes back in.
-                pub(crate) resend: &'static str,
-            }
-
-            impl Answer {
-                /// The answer itself, unless it is a success whose body is a penalty
-                /// (`Error::Penalty`) or asks for a person to log in
-                /// (`Error::LoginRequired`).
-                #[allow(clippy::result_large_err)]
-                pub(crate) fn unless_penalty<E>(self, shape: &PenaltyShape) -> Result<Self, Error<E>> {
-                    let mentions = |name: &str| {
-                        let quoted = format!("\"{name}\"");
-                        self.body.windows(quoted.len()).any(|w| w == quoted.as_bytes())
-                    };
-                    // Most answers are no penalty: look for the names before parsing.
-                    if !self.status.is_success()
-                        || !(mentions(shape.ticket) || shape.captcha.is_some_and(mentions))
-                    {
-                        return Ok(self);
-                    }
-                    let Ok(serde_json::Value::Object(fields)) = serde_json::from_slice(&self.body) else {
-                        return Ok(self);
-                    };
-                    if shape.captcha.and_then(|c| fields.get(c)).and_then(serde_json::Value::as_bool) == Some(true) {
-                        return Err(Error::LoginRequired { status: self.status, headers: self.headers });
-                    }
-                    let Some(ticket) = fields.get(shape.ticket).and_then(serde_json::Value::as_str).filter(|t| !t.is_empty()) else {
-                        return Ok(self);
-                    };
-                    let wait = fields
-                        .get(shape.wait)
-                        .and_then(serde_json::Value::as_f64)
-                        .filter(|s| s.is_finite() && *s >= 0.0)
-                        .map(std::time::Duration::from_secs_f64)
-                        .unwrap_or_default();
-                    Err(Error::Penalty {
-                        status: self.status,
-                        headers: self.headers,
-                        wait,
-                        ticket: ticket.to_owned(),
-                        resend: shape.resend,
-                    })
-                }
-            }
-        });
     }
-    let mut methods = TokenStream::new();
-    if uses.success || uses.success_with || uses.success_unless || uses.documented || uses.only {
-        methods.extend(quote! {
-            /// `Error::Decode` for this answer.
-            fn undecodable<E>(self, source: serde_json::Error) -> Error<E> {
-                Error::Decode { status: self.status, headers: self.headers, body: self.body, source }
-            }
-        });
-    }
-    if uses.success {
-        methods.extend(quote! {
-            /// A documented success: the decoded body with status and headers.
-            pub(crate) fn success<B, E>(
-                self,
-                decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
-            ) -> Result<Response<B>, Error<E>> {
-                match decode(&self.body) {
-                    Ok(body) => Ok(Response { status: self.status, headers: self.headers, body }),
-                    Err(source) => Err(self.undecodable(source)),
-                }
-            }
-        });
-    }
-    if uses.success_with {
-        methods.extend(quote! {
-            /// A documented success, its body put into the operation's success type.
-            pub(crate) fn success_with<B, T, E>(
-                self,
-                decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
-                wrap: impl FnOnce(B) -> T,
-            ) -> Result<Response<T>, Error<E>> {
-                match decode(&self.body) {
-                    Ok(body) => Ok(Response { status: self.status, headers: self.headers, body: wrap(body) }),
-                    Err(source) => Err(self.undecodable(source)),
-                }
-            }
-        });
-    }
-    if uses.success_unless {
-        methods.extend(quote! {
-            /// A documented success unless the body reports a rejection (`reported`
-            /// names the field that does): then `Error::Business` with `rejected(body)`.
-            pub(crate) fn success_unless<B, E>(
-                self,
-                decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
-                reported: impl FnOnce(&B) -> Option<&'static str>,
-                rejected: impl FnOnce(StatusCode, B) -> E,
-            ) -> Result<Response<B>, Error<E>> {
-                let body = match decode(&self.body) {
-                    Ok(body) => body,
-                    Err(source) => return Err(self.undecodable(source)),
-                };
-                match reported(&body) {
-                    None => Ok(Response { status: self.status, headers: self.headers, body }),
-                    Some(field) => Err(Error::Business {
-                        status: self.status,
-                        headers: self.headers,
-                        field,
-                        error: rejected(self.status, body),
-                        body: self.body,
-                    }),
-                }
-            }
-        });
-        out.extend(quote! {
-            /// The first of `fields` (wire name, value) whose value is a non-empty string.
-            pub(crate) fn first_reported(fields: &[(&'static str, Option<&str>)]) -> Option<&'static str> {
-                fields
-                    .iter()
-                    .find(|(_, value)| value.is_some_and(|v| !v.is_empty()))
-                    .map(|(name, _)| *name)
-            }
-        });
-    }
-    if uses.documented {
-        methods.extend(quote! {
-            /// A documented error answer: `Error::Response` with the decoded body.
-            pub(crate) fn documented<B, E>(
-                self,
-                decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
-                wrap: impl FnOnce(B) -> E,
-            ) -> Error<E> {
-                match decode(&self.body) {
-                    Ok(decoded) => Error::Response {
-                        status: self.status,
-                        headers: self.headers,
-                        error: wrap(decoded),
-                        body: self.body,
-                    },
-                    Err(source) => self.undecodable(source),
-                }
-            }
-        });
-    }
-    if uses.only {
-        methods.extend(quote! {
-            /// The answer of an operation that documents one success and nothing else:
-            /// any `2xx` decoded as that success (`Response::status` tells which it
-            /// was), any other status `Error::UnexpectedStatus`.
-            pub(crate) fn only<B, E>(
-                self,
-                decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
-            ) -> Result<Response<B>, Error<E>> {
-                if !self.status.is_success() {
-                    return Err(Error::UnexpectedStatus { status: self.status, headers: self.headers, body: self.body });
-                }
-                match decode(&self.body) {
-                    Ok(body) => Ok(Response { status: self.status, headers: self.headers, body }),
-                    Err(source) => Err(self.undecodable(source)),
-                }
-            }
-        });
-    }
-    if uses.unexpected {
-        methods.extend(quote! {
-            /// A status the spec does not document: the body kept as received.
-            pub(crate) fn unexpected<E>(self) -> Error<E> {
-                Error::UnexpectedStatus { status: self.status, headers: self.headers, body: self.body }
-            }
-        });
-    }
-    // `result_large_err`: these build the `Error` the public `async` methods return (which
-    // the lint does not look at); it carries the answer's headers and body by design.
-    out.extend(quote! {
-        #[allow(clippy::result_large_err)]
-        impl Answer {
-            #methods
-        }
-    });
-    if uses.json {
-        out.extend(quote! {
-            /// Decodes a JSON body.
-            pub(crate) fn json<B: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<B, serde_json::Error> {
-                serde_json::from_slice(bytes)
-            }
-        });
-    }
-    if uses.text {
-        out.extend(quote! {
-            /// A text body as a string. Bytes that are not UTF-8 fail, naming the first bad
-            /// byte, and are never replaced: a text the client cannot read exactly is not
-            /// passed on as if it were (the error keeps the bytes).
-            pub(crate) fn text(bytes: &[u8]) -> Result<String, serde_json::Error> {
-                String::from_utf8(bytes.to_vec()).map_err(|error| {
-                    let at = error.utf8_error().valid_up_to();
-                    serde::de::Error::custom(format_args!(
-                        "the text body is not UTF-8 (first bad byte at offset {at})"
-                    ))
-                })
-            }
-        });
-    }
-    if uses.bytes {
-        out.extend(quote! {
-            /// A body of any other media type, as received; never fails.
-            pub(crate) fn bytes(bytes: &[u8]) -> Result<Vec<u8>, serde_json::Error> {
-                Ok(bytes.to_vec())
-            }
-        });
-    }
-    if uses.empty {
-        out.extend(quote! {
-            /// An answer documented without a body: whatever came is ignored.
-            pub(crate) fn empty(_: &[u8]) -> Result<(), serde_json::Error> {
-                Ok(())
-            }
-        });
-    }
-    out
 }

@@ -1,0 +1,1238 @@
+//! The runtime every operation shares: what an answer carried ([`Response`]), why a
+//! call failed ([`Error`]), and the constraint checks derived from the spec.
+//!
+//! Written once as ordinary Rust in the generator's workspace (`codegen/runtime`, where
+//! it is compiled, linted and tested) and copied into each generated crate, which so
+//! needs no support library; a crate gets only the parts its spec uses.
+
+use std::fmt;
+
+use reqwest::StatusCode;
+use reqwest::header::HeaderMap;
+
+/// A documented success answer: the decoded body, with the status and headers it
+/// came with.
+///
+/// Derefs to the body, so `response.field` reads the body's field; `into_inner()`
+/// keeps only the body. `Debug` shows the header names, not their values (a
+/// `Set-Cookie` may carry a credential).
+#[derive(Clone)]
+pub struct Response<T> {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: T,
+}
+
+impl<T> Response<T> {
+    /// A response from its parts (for tests and mocks of code that takes one).
+    pub fn new(status: StatusCode, headers: HeaderMap, body: T) -> Self {
+        Self {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The headers of the answer.
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// The decoded body.
+    pub fn body(&self) -> &T {
+        &self.body
+    }
+
+    /// The decoded body, dropping status and headers.
+    pub fn into_inner(self) -> T {
+        self.body
+    }
+
+    /// Status, headers and body.
+    pub fn into_parts(self) -> (StatusCode, HeaderMap, T) {
+        (self.status, self.headers, self.body)
+    }
+
+    /// The same answer with its body transformed.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Response<U> {
+        Response {
+            status: self.status,
+            headers: self.headers,
+            body: f(self.body),
+        }
+    }
+}
+
+impl<T> std::ops::Deref for Response<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.body
+    }
+}
+
+impl<T> std::ops::DerefMut for Response<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.body
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Response<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Response")
+            .field("status", &self.status)
+            .field("headers", &HeaderNames(&self.headers))
+            .field("body", &self.body)
+            .finish()
+    }
+}
+
+/// `Debug` of a header map that lists the names only.
+struct HeaderNames<'a>(&'a HeaderMap);
+
+impl fmt::Debug for HeaderNames<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.0.keys()).finish()
+    }
+}
+
+/// Why a client call did not produce its documented success value.
+///
+/// `E` is the operation's enum of documented error responses. Every variant that
+/// came from an answer carries its status and headers. `Debug` and `Display` never
+/// print bodies or header values (they may hold credentials); read the fields for
+/// those. The URL a `reqwest::Error` carries has its query values replaced by
+/// `REDACTED` (a query may carry an API key), its path and query names kept.
+///
+/// `#[non_exhaustive]`: a newer generator may tell more cases apart, and a match
+/// written today keeps compiling with a `_` arm.
+#[non_exhaustive]
+pub enum Error<E> {
+    /// No answer arrived: the request could not be built or sent (connection
+    /// refused or closed, TLS, a timeout, an invalid base URL).
+    /// [`Error::is_timeout`] tells a timeout.
+    Transport(reqwest::Error),
+    /// The head of the answer arrived, but reading its body failed (the connection
+    /// was closed or reset, or the total timeout ran out): the status and headers
+    /// that came are kept, which `Transport` has no room for.
+    /// [`Error::is_timeout`] tells a timeout.
+    Body {
+        /// The HTTP status of the answer.
+        status: StatusCode,
+        /// The headers of the answer.
+        headers: HeaderMap,
+        /// Why the body could not be read (also `source()`).
+        source: reqwest::Error,
+    },
+    /// The client's token source could not supply a bearer token; nothing was
+    /// sent.
+    Token(TokenError),
+    /// The request breaks a constraint of the spec and was not sent.
+    Constraint(ConstraintViolation),
+    /// The server answered with a documented error status; the body is decoded.
+    Response {
+        /// The HTTP status.
+        status: StatusCode,
+        /// The headers of the answer.
+        headers: HeaderMap,
+        /// The documented answer, decoded.
+        error: E,
+        /// The body exactly as received (at most the client's
+        /// `max_response_bytes`): what the server said that the documented
+        /// schema has no field for (a FastAPI `exception_message` beside a
+        /// `detail` the schema names) is still there.
+        body: Vec<u8>,
+    },
+    // @if business
+    /// The server answered with a success status, but the body reports that the
+    /// request was rejected (a field the spec's `x-business-error` names is
+    /// non-empty). `error` is the operation's `Rejected` variant with the body.
+    Business {
+        /// The HTTP status (a success status on the wire).
+        status: StatusCode,
+        /// The headers of the answer.
+        headers: HeaderMap,
+        /// The wire name of the field that reports the rejection.
+        field: &'static str,
+        /// The decoded body, as the operation's `Rejected` variant.
+        error: E,
+        /// The body exactly as received.
+        body: Vec<u8>,
+    },
+    // @end
+    // @if penalty
+    /// The server answered with a penalty (`x-penalty`): wait `wait`, then send the
+    /// same request again with `ticket` in its `resend` field. A client with a
+    /// [`RetryPolicy`] does both itself.
+    Penalty {
+        /// The HTTP status (a success status on the wire).
+        status: StatusCode,
+        /// The headers of the answer.
+        headers: HeaderMap,
+        /// How long the server asks to wait.
+        wait: std::time::Duration,
+        /// The ticket to send back (opaque; `Debug` shows its length only).
+        ticket: String,
+        /// The request body field the ticket goes back in.
+        resend: &'static str,
+    },
+    // @end
+    // @if captcha
+    /// The server asks for a person to log in interactively (a penalty answer with a
+    /// captcha): sending again cannot help, so it is never retried.
+    LoginRequired {
+        /// The HTTP status (a success status on the wire).
+        status: StatusCode,
+        /// The headers of the answer.
+        headers: HeaderMap,
+    },
+    // @end
+    /// The server answered with a status the spec does not document for this
+    /// operation.
+    UnexpectedStatus {
+        /// The HTTP status.
+        status: StatusCode,
+        /// The headers of the answer.
+        headers: HeaderMap,
+        /// The body exactly as received.
+        body: Vec<u8>,
+    },
+    /// The answer's body is longer than the client's cap
+    /// (`Client::set_max_response_bytes`); it was not read to the end.
+    BodyTooLarge {
+        /// The HTTP status.
+        status: StatusCode,
+        /// The headers of the answer.
+        headers: HeaderMap,
+        /// The cap, in bytes.
+        limit: usize,
+    },
+    /// The server answered with a documented status whose body is not the
+    /// documented type.
+    Decode {
+        /// The HTTP status.
+        status: StatusCode,
+        /// The headers of the answer.
+        headers: HeaderMap,
+        /// The body exactly as received.
+        body: Vec<u8>,
+        /// Why the body does not decode (also `source()`; its message may quote
+        /// the body).
+        source: serde_json::Error,
+    },
+}
+
+/// A documented error answer of one operation: the `E` of [`Error`]. Every
+/// generated `…Error` enum of the client implements it.
+pub trait DocumentedError {
+    /// The HTTP status of the answer.
+    fn status(&self) -> StatusCode;
+}
+
+impl<E> Error<E> {
+    /// The HTTP status of the answer, when there was one.
+    pub fn status(&self) -> Option<StatusCode> {
+        match self {
+            Error::Transport(e) => e.status(),
+            Error::Constraint(_) | Error::Token(_) => None,
+            Error::Response { status, .. }
+            | Error::Body { status, .. }
+            | Error::UnexpectedStatus { status, .. }
+            | Error::BodyTooLarge { status, .. }
+            | Error::Decode { status, .. } => Some(*status),
+            // @if business
+            Error::Business { status, .. } => Some(*status),
+            // @end
+            // @if penalty
+            Error::Penalty { status, .. } => Some(*status),
+            // @end
+            // @if captcha
+            Error::LoginRequired { status, .. } => Some(*status),
+            // @end
+        }
+    }
+
+    /// The headers of the answer, when there was one.
+    pub fn headers(&self) -> Option<&HeaderMap> {
+        match self {
+            Error::Transport(_) | Error::Constraint(_) | Error::Token(_) => None,
+            Error::Response { headers, .. }
+            | Error::Body { headers, .. }
+            | Error::UnexpectedStatus { headers, .. }
+            | Error::BodyTooLarge { headers, .. }
+            | Error::Decode { headers, .. } => Some(headers),
+            // @if business
+            Error::Business { headers, .. } => Some(headers),
+            // @end
+            // @if penalty
+            Error::Penalty { headers, .. } => Some(headers),
+            // @end
+            // @if captcha
+            Error::LoginRequired { headers, .. } => Some(headers),
+            // @end
+        }
+    }
+
+    /// The body of the answer exactly as received, when the error came from an
+    /// answer whose body was read (a documented error, an undocumented status, a
+    /// body that does not decode). [`Error::excerpt`] gives the start of it as text.
+    // @if business
+    /// A business rejection keeps its body too.
+    // @end
+    pub fn body(&self) -> Option<&[u8]> {
+        match self {
+            Error::Response { body, .. }
+            | Error::UnexpectedStatus { body, .. }
+            | Error::Decode { body, .. } => Some(body),
+            // @if business
+            Error::Business { body, .. } => Some(body),
+            // @end
+            _ => None,
+        }
+    }
+
+    /// The first `max_chars` characters of [`Error::body`] as text (bytes that are
+    /// not UTF-8 replaced, `…` added when cut): the server's own words, for a log
+    /// line or a message. Not part of `Display`, which never shows a body: an
+    /// error body may echo a credential, so printing it is the caller's choice.
+    pub fn excerpt(&self, max_chars: usize) -> Option<String> {
+        let text = String::from_utf8_lossy(self.body()?);
+        let mut excerpt: String = text.chars().take(max_chars).collect();
+        if excerpt.len() < text.len() {
+            excerpt.push('…');
+        }
+        Some(excerpt)
+    }
+
+    /// The documented answer (an error status, or a business rejection where the
+    /// spec declares one), decoded.
+    pub fn documented(&self) -> Option<&E> {
+        match self {
+            Error::Response { error, .. } => Some(error),
+            // @if business
+            Error::Business { error, .. } => Some(error),
+            // @end
+            _ => None,
+        }
+    }
+
+    /// Whether the call failed because a connect or total timeout ran out.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, Error::Transport(e) | Error::Body { source: e, .. } if e.is_timeout())
+    }
+
+    /// How long the server asked to wait before sending again: the `Retry-After`
+    /// header of the answer (seconds or an HTTP date).
+    // @if penalty
+    /// For a penalty, the wait it names.
+    // @end
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        // @if penalty
+        if let Error::Penalty { wait, .. } = self {
+            return Some(*wait);
+        }
+        // @end
+        self.headers().and_then(retry_after)
+    }
+
+    /// Whether sending the same request again may succeed: a connection that
+    /// failed or closed (before the answer or during its body), an answer whose
+    /// head could not be read (garbled on the wire), a timeout,
+    /// `429 Too Many Requests` or `503 Service Unavailable`. Never a documented
+    /// error, a constraint violation or a request that could not be built. Whether
+    /// it is *safe* to send again depends on the operation as well; [`RetryPolicy`]
+    /// says which it retries.
+    // @if penalty
+    ///
+    /// A penalty (`x-penalty`) may succeed when sent again with its ticket.
+    // @end
+    // @if captcha
+    /// [`Error::LoginRequired`] never does.
+    // @end
+    // @if business
+    ///
+    /// A business rejection (`x-business-error`) never does.
+    // @end
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Error::Transport(e) => e.is_timeout() || e.is_connect() || e.is_request(),
+            Error::Body { .. } => true,
+            // @if penalty
+            Error::Penalty { .. } => true,
+            // @end
+            // @if captcha
+            Error::LoginRequired { .. } => false,
+            // @end
+            _ => matches!(
+                self.status(),
+                Some(StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE)
+            ),
+        }
+    }
+}
+
+impl<E> fmt::Debug for Error<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Transport(e) => f.debug_tuple("Transport").field(e).finish(),
+            Error::Body {
+                status,
+                headers,
+                source,
+            } => answer_debug(f, "Body", status, headers)
+                .field("source", source)
+                .finish(),
+            Error::Constraint(v) => f.debug_tuple("Constraint").field(v).finish(),
+            Error::Token(e) => f.debug_tuple("Token").field(e).finish(),
+            Error::Response {
+                status,
+                headers,
+                body,
+                ..
+            } => answer_debug(f, "Response", status, headers)
+                .field("body_bytes", &body.len())
+                .finish_non_exhaustive(),
+            // @if business
+            Error::Business {
+                status,
+                headers,
+                field,
+                body,
+                ..
+            } => answer_debug(f, "Business", status, headers)
+                .field("field", field)
+                .field("body_bytes", &body.len())
+                .finish_non_exhaustive(),
+            // @end
+            // @if penalty
+            Error::Penalty {
+                status,
+                headers,
+                wait,
+                ticket,
+                resend,
+            } => answer_debug(f, "Penalty", status, headers)
+                .field("wait", wait)
+                .field("ticket_bytes", &ticket.len())
+                .field("resend", resend)
+                .finish(),
+            // @end
+            // @if captcha
+            Error::LoginRequired { status, headers } => {
+                answer_debug(f, "LoginRequired", status, headers).finish()
+            }
+            // @end
+            Error::UnexpectedStatus {
+                status,
+                headers,
+                body,
+            } => answer_debug(f, "UnexpectedStatus", status, headers)
+                .field("body_bytes", &body.len())
+                .finish(),
+            Error::BodyTooLarge {
+                status,
+                headers,
+                limit,
+            } => answer_debug(f, "BodyTooLarge", status, headers)
+                .field("limit", limit)
+                .finish(),
+            Error::Decode {
+                status,
+                headers,
+                body,
+                source,
+            } => answer_debug(f, "Decode", status, headers)
+                .field("body_bytes", &body.len())
+                .field("source", &format_args!("{}", json_error_summary(source)))
+                .finish(),
+        }
+    }
+}
+
+/// The start of the `Debug` of a variant that came with an answer: its status and
+/// header names (never the values, which may hold credentials).
+fn answer_debug<'a, 'b>(
+    f: &'a mut fmt::Formatter<'b>,
+    name: &str,
+    status: &StatusCode,
+    headers: &HeaderMap,
+) -> fmt::DebugStruct<'a, 'b> {
+    let mut debug = f.debug_struct(name);
+    debug
+        .field("status", status)
+        .field("headers", &HeaderNames(headers));
+    debug
+}
+
+impl<E> fmt::Display for Error<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Transport(e) if e.is_timeout() => write!(f, "request timed out: {e}"),
+            Error::Transport(e) => write!(f, "request failed: {e}"),
+            Error::Body { status, source, .. } if source.is_timeout() => {
+                write!(f, "status {status}: timed out reading the body: {source}")
+            }
+            Error::Body { status, source, .. } => {
+                write!(f, "status {status}: the body could not be read: {source}")
+            }
+            Error::Constraint(v) => write!(f, "request not sent: {v}"),
+            Error::Token(e) => write!(f, "request not sent: {e}"),
+            Error::Response { status, .. } => {
+                write!(f, "documented error answer, status {status}")
+            }
+            // @if business
+            Error::Business { status, field, .. } => {
+                write!(f, "request rejected: status {status} with a non-empty `{field}`")
+            }
+            // @end
+            // @if penalty
+            Error::Penalty { wait, .. } => {
+                write!(
+                    f,
+                    "penalty: the server asks to wait {} ms and send again with its ticket",
+                    wait.as_millis()
+                )
+            }
+            // @end
+            // @if captcha
+            Error::LoginRequired { .. } => {
+                f.write_str(
+                    "the server asks for a person to log in interactively (captcha); retrying cannot help",
+                )
+            }
+            // @end
+            Error::UnexpectedStatus { status, body, .. } => {
+                write!(f, "undocumented status {status} ({} bytes of body)", body.len())
+            }
+            Error::BodyTooLarge { status, limit, .. } => {
+                write!(f, "status {status}: body longer than the cap of {limit} bytes")
+            }
+            Error::Decode { status, source, .. } => {
+                write!(
+                    f, "status {status}: body does not decode: {}",
+                    json_error_summary(source)
+                )
+            }
+        }
+    }
+}
+
+impl<E> std::error::Error for Error<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Transport(e) | Error::Body { source: e, .. } => Some(e),
+            Error::Constraint(v) => Some(v),
+            Error::Decode { source, .. } => Some(source),
+            Error::Token(e) => Some(e),
+            Error::Response { .. }
+            | Error::UnexpectedStatus { .. }
+            | Error::BodyTooLarge { .. } => None,
+            // @if business
+            Error::Business { .. } => None,
+            // @end
+            // @if penalty
+            Error::Penalty { .. } => None,
+            // @end
+            // @if captcha
+            Error::LoginRequired { .. } => None,
+            // @end
+        }
+    }
+}
+
+/// Sees every request a [`crate::Client`] sends and every answer it gets: add a
+/// header, read or change the request, measure the answer. Installed with
+/// `ClientBuilder::hook` or `Client::add_hook`; every clone of the client (and the
+/// client a refreshing token source sends with) keeps its hooks.
+///
+/// Called once per attempt: a retry or a re-send after a token refresh is seen
+/// again, with its attempt number. The request reaches `before_send` with its
+/// credentials on it (marked sensitive): a hook that logs headers must skip
+/// those. Both methods do nothing by default.
+pub trait Hook: Send + Sync {
+    /// Before an attempt is sent: `request` may be changed (a header added, the
+    /// timeout shortened).
+    fn before_send(&self, call: &CallInfo, request: &mut reqwest::Request) {
+        let _ = (call, request);
+    }
+
+    /// When the head of the answer has arrived (the body is read after), or the
+    /// attempt failed without one.
+    fn after_receive(&self, received: &Received<'_>) {
+        let _ = received;
+    }
+}
+
+/// Which call a [`Hook`] is told about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CallInfo {
+    /// The client method (the snake-case `operationId`).
+    pub operation: &'static str,
+    /// The HTTP method.
+    pub method: &'static str,
+    /// The spec's path template (`/orders/{id}`), never the values sent.
+    pub path: &'static str,
+    /// 1 for the first attempt, then one more for each retry or re-send.
+    pub attempt: u32,
+}
+
+/// What a [`Hook`] is told about an answer. `Debug` shows the header names only.
+#[derive(Clone, Copy)]
+#[non_exhaustive]
+pub struct Received<'a> {
+    /// The call and attempt.
+    pub call: CallInfo,
+    /// The status, `None` when the attempt failed without an answer.
+    pub status: Option<StatusCode>,
+    /// The answer's headers, `None` when there was no answer.
+    pub headers: Option<&'a HeaderMap>,
+    /// From sending to the answer's head (or the failure).
+    pub latency: std::time::Duration,
+}
+
+impl fmt::Debug for Received<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Received")
+            .field("call", &self.call)
+            .field("status", &self.status)
+            .field("headers", &self.headers.map(HeaderNames))
+            .field("latency", &self.latency)
+            .finish()
+    }
+}
+
+/// `Retry-After` as a wait: delay-seconds, or an HTTP date (zero once it has passed).
+fn retry_after(headers: &HeaderMap) -> Option<std::time::Duration> {
+    let value = headers
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(std::time::Duration::from_secs(seconds));
+    }
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(
+        when.duration_since(std::time::SystemTime::now())
+            .unwrap_or_default(),
+    )
+}
+
+/// When a client sends a failed call again: opt in with `Client::set_retry_policy`
+/// or `ClientBuilder::retry_policy`.
+///
+/// Retried: `429 Too Many Requests` (the server did not act on the request) for
+/// every operation; connection failures (refused, or closed or reset before the
+/// answer or during its body), timeouts and `503 Service Unavailable` only for
+/// idempotent methods (`GET`, `PUT`, `DELETE`, `HEAD`, `OPTIONS`, `TRACE`), since a
+/// `POST` may have been acted on. Each wait is the server's (`Retry-After`) or else
+/// exponential backoff with jitter: a wait between half and all of
+/// `initial_backoff × 2^(n-1)` (capped at `max_backoff`) before retry `n`. Never
+/// retried: a documented error, a request that could not be built. When the
+/// attempts or the total wait budget run out, the last error comes back with its
+/// status and headers. Streaming (`…_stream`) methods are never retried.
+// @if penalty
+///
+/// A penalty answer (`x-penalty`) is retried for every operation, after the wait
+/// it names, and sent again with its ticket.
+// @end
+// @if captcha
+/// A captcha ([`Error::LoginRequired`]) is never retried.
+// @end
+// @if business
+///
+/// A business rejection (`x-business-error`) is never retried.
+// @end
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryPolicy {
+    max_attempts: u32,
+    initial_backoff: std::time::Duration,
+    max_backoff: std::time::Duration,
+    budget: std::time::Duration,
+}
+
+impl Default for RetryPolicy {
+    /// 4 attempts, backoff from 200 ms up to 10 s, at most 60 s of waiting in all.
+    fn default() -> Self {
+        Self {
+            max_attempts: 4,
+            initial_backoff: std::time::Duration::from_millis(200),
+            max_backoff: std::time::Duration::from_secs(10),
+            budget: std::time::Duration::from_secs(60),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// How many times a call is sent at most, the first included (at least 1).
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.max_attempts = attempts.max(1);
+        self
+    }
+
+    /// The first backoff (doubled each attempt) when the server names no wait.
+    pub fn initial_backoff(mut self, backoff: std::time::Duration) -> Self {
+        self.initial_backoff = backoff;
+        self
+    }
+
+    /// The longest single backoff.
+    pub fn max_backoff(mut self, backoff: std::time::Duration) -> Self {
+        self.max_backoff = backoff;
+        self
+    }
+
+    /// The most time a call may spend waiting between attempts, in all; a wait
+    /// that would pass it is not made and the last error is returned.
+    pub fn budget(mut self, budget: std::time::Duration) -> Self {
+        self.budget = budget;
+        self
+    }
+}
+
+// @if answer
+/// An answer read into memory (up to the client's cap), before it is decoded.
+pub(crate) struct Answer {
+    /// The HTTP status.
+    pub(crate) status: StatusCode,
+    /// The headers.
+    pub(crate) headers: HeaderMap,
+    /// The body as received.
+    pub(crate) body: Vec<u8>,
+}
+
+impl Answer {
+    /// Reads the body of `response`, at most `limit` bytes: a declared or actual
+    /// length over it is `Error::BodyTooLarge`, and reading stops there.
+    pub(crate) async fn read<E>(
+        mut response: reqwest::Response,
+        limit: usize,
+    ) -> Result<Self, Error<E>> {
+        let status = response.status();
+        let too_large = |response: reqwest::Response| Error::BodyTooLarge {
+            status,
+            headers: response.headers().clone(),
+            limit,
+        };
+        if response
+            .content_length()
+            .is_some_and(|length| length > limit as u64)
+        {
+            return Err(too_large(response));
+        }
+        let mut body = Vec::new();
+        loop {
+            let chunk = match response.chunk().await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => break,
+                Err(source) => {
+                    return Err(Error::Body {
+                        status,
+                        headers: std::mem::take(response.headers_mut()),
+                        source: redacted(source),
+                    });
+                }
+            };
+            if body.len() + chunk.len() > limit {
+                return Err(too_large(response));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let headers = std::mem::take(response.headers_mut());
+        Ok(Self {
+            status,
+            headers,
+            body,
+        })
+    }
+
+    /// What the retry loop looks at before the operation decodes anything: a
+    /// `429`/`503` comes back as `Error::UnexpectedStatus` (turned back into an answer
+    /// if not retried), and so does a penalty where the operation has one.
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn screen(
+        self,
+        // @if penalty
+        penalty: Option<&crate::penalty::PenaltyShape>,
+        // @end
+    ) -> Result<Self, Error<std::convert::Infallible>> {
+        let answer = self;
+        // @if penalty
+        let answer = match penalty {
+            Some(shape) => answer.unless_penalty(shape)?,
+            None => answer,
+        };
+        // @end
+        if matches!(
+            answer.status,
+            StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE
+        ) {
+            return Err(Error::UnexpectedStatus {
+                status: answer.status,
+                headers: answer.headers,
+                body: answer.body,
+            });
+        }
+        Ok(answer)
+    }
+}
+
+impl<E> Error<E> {
+    /// `Error::Transport` with the error's URL [`redacted`]: every
+    /// `reqwest::Error` the client keeps goes through here or `redacted`.
+    pub(crate) fn transport(error: reqwest::Error) -> Self {
+        Error::Transport(redacted(error))
+    }
+}
+
+/// `error` with the query values of its URL replaced by `REDACTED` (names and
+/// path kept): `reqwest::Error`'s `Display` and `Debug` print the URL, and a query
+/// may carry a credential (an `apiKey` scheme `in: query`) or other private values.
+pub(crate) fn redacted(mut error: reqwest::Error) -> reqwest::Error {
+    if let Some(url) = error.url_mut()
+        && url.query().is_some()
+    {
+        let names: Vec<String> = url
+            .query_pairs()
+            .map(|(name, _)| name.into_owned())
+            .collect();
+        url.query_pairs_mut()
+            .clear()
+            .extend_pairs(names.iter().map(|name| (name.as_str(), "REDACTED")));
+    }
+    error
+}
+
+impl RetryPolicy {
+    /// How long to wait before attempt `attempt + 1` after `error`, having waited
+    /// `waited` so far; `None` when the call must not be sent again.
+    pub(crate) fn delay<E>(
+        &self,
+        error: &Error<E>,
+        idempotent: bool,
+        attempt: u32,
+        waited: std::time::Duration,
+    ) -> Option<std::time::Duration> {
+        if attempt >= self.max_attempts {
+            return None;
+        }
+        let safe = match error {
+            // @if penalty
+            Error::Penalty { .. } => true,
+            // @end
+            Error::Transport(_) | Error::Body { .. } => idempotent && error.is_retryable(),
+            _ => match error.status() {
+                Some(StatusCode::TOO_MANY_REQUESTS) => true,
+                Some(StatusCode::SERVICE_UNAVAILABLE) => idempotent,
+                _ => false,
+            },
+        };
+        if !safe {
+            return None;
+        }
+        let wait = error.retry_after().unwrap_or_else(|| self.backoff(attempt));
+        (waited + wait <= self.budget).then_some(wait)
+    }
+
+    /// Exponential backoff with jitter: a random point in the upper half of
+    /// `initial × 2^(attempt-1)`, capped at `max_backoff`.
+    fn backoff(&self, attempt: u32) -> std::time::Duration {
+        use std::hash::{BuildHasher, Hasher};
+        let exp = self
+            .initial_backoff
+            .saturating_mul(1 << attempt.saturating_sub(1).min(16));
+        let full = exp.min(self.max_backoff);
+        // A fresh `RandomState` is randomly keyed: enough to spread clients apart.
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u32(attempt);
+        let fraction = (hasher.finish() % 1000) as u32;
+        full / 2 + full / 2 * fraction / 1000
+    }
+}
+
+impl Error<std::convert::Infallible> {
+    /// The same error as an error of an operation (none of these carries a
+    /// documented answer).
+    pub(crate) fn widen<E>(self) -> Error<E> {
+        match self {
+            Error::Transport(e) => Error::Transport(e),
+            Error::Body {
+                status,
+                headers,
+                source,
+            } => Error::Body {
+                status,
+                headers,
+                source,
+            },
+            Error::Constraint(v) => Error::Constraint(v),
+            Error::Token(e) => Error::Token(e),
+            Error::Response { error, .. } => match error {},
+            // @if business
+            Error::Business { error, .. } => match error {},
+            // @end
+            // @if penalty
+            Error::Penalty {
+                status,
+                headers,
+                wait,
+                ticket,
+                resend,
+            } => Error::Penalty {
+                status,
+                headers,
+                wait,
+                ticket,
+                resend,
+            },
+            // @end
+            // @if captcha
+            Error::LoginRequired { status, headers } => Error::LoginRequired { status, headers },
+            // @end
+            Error::UnexpectedStatus {
+                status,
+                headers,
+                body,
+            } => Error::UnexpectedStatus {
+                status,
+                headers,
+                body,
+            },
+            Error::BodyTooLarge {
+                status,
+                headers,
+                limit,
+            } => Error::BodyTooLarge {
+                status,
+                headers,
+                limit,
+            },
+            Error::Decode {
+                status,
+                headers,
+                body,
+                source,
+            } => Error::Decode {
+                status,
+                headers,
+                body,
+                source,
+            },
+        }
+    }
+}
+
+// `result_large_err`: these build the `Error` the public `async` methods return (which
+// the lint does not look at); it carries the answer's headers and body by design.
+#[allow(clippy::result_large_err)]
+impl Answer {
+    // @if undecodable
+    /// `Error::Decode` for this answer.
+    pub(crate) fn undecodable<E>(self, source: serde_json::Error) -> Error<E> {
+        Error::Decode {
+            status: self.status,
+            headers: self.headers,
+            body: self.body,
+            source,
+        }
+    }
+    // @end
+
+    // @if success
+    /// A documented success: the decoded body with status and headers.
+    pub(crate) fn success<B, E>(
+        self,
+        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+    ) -> Result<Response<B>, Error<E>> {
+        match decode(&self.body) {
+            Ok(body) => Ok(Response {
+                status: self.status,
+                headers: self.headers,
+                body,
+            }),
+            Err(source) => Err(self.undecodable(source)),
+        }
+    }
+    // @end
+
+    // @if success_with
+    /// A documented success, its body put into the operation's success type.
+    pub(crate) fn success_with<B, T, E>(
+        self,
+        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+        wrap: impl FnOnce(B) -> T,
+    ) -> Result<Response<T>, Error<E>> {
+        match decode(&self.body) {
+            Ok(body) => Ok(Response {
+                status: self.status,
+                headers: self.headers,
+                body: wrap(body),
+            }),
+            Err(source) => Err(self.undecodable(source)),
+        }
+    }
+    // @end
+
+    // @if documented
+    /// A documented error answer: `Error::Response` with the decoded body.
+    pub(crate) fn documented<B, E>(
+        self,
+        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+        wrap: impl FnOnce(B) -> E,
+    ) -> Error<E> {
+        match decode(&self.body) {
+            Ok(decoded) => Error::Response {
+                status: self.status,
+                headers: self.headers,
+                error: wrap(decoded),
+                body: self.body,
+            },
+            Err(source) => self.undecodable(source),
+        }
+    }
+    // @end
+
+    // @if only
+    /// The answer of an operation that documents one success and nothing else:
+    /// any `2xx` decoded as that success (`Response::status` tells which it
+    /// was), any other status `Error::UnexpectedStatus`.
+    pub(crate) fn only<B, E>(
+        self,
+        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+    ) -> Result<Response<B>, Error<E>> {
+        if !self.status.is_success() {
+            return Err(Error::UnexpectedStatus {
+                status: self.status,
+                headers: self.headers,
+                body: self.body,
+            });
+        }
+        match decode(&self.body) {
+            Ok(body) => Ok(Response {
+                status: self.status,
+                headers: self.headers,
+                body,
+            }),
+            Err(source) => Err(self.undecodable(source)),
+        }
+    }
+    // @end
+
+    // @if unexpected
+    /// A status the spec does not document: the body kept as received.
+    pub(crate) fn unexpected<E>(self) -> Error<E> {
+        Error::UnexpectedStatus {
+            status: self.status,
+            headers: self.headers,
+            body: self.body,
+        }
+    }
+    // @end
+}
+// @end
+
+// @if json
+/// Decodes a JSON body.
+pub(crate) fn json<B: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<B, serde_json::Error> {
+    serde_json::from_slice(bytes)
+}
+// @end
+
+// @if text
+/// A text body as a string. Bytes that are not UTF-8 fail, naming the first bad
+/// byte, and are never replaced: a text the client cannot read exactly is not
+/// passed on as if it were (the error keeps the bytes).
+pub(crate) fn text(bytes: &[u8]) -> Result<String, serde_json::Error> {
+    String::from_utf8(bytes.to_vec()).map_err(|error| {
+        let at = error.utf8_error().valid_up_to();
+        serde::de::Error::custom(format_args!(
+            "the text body is not UTF-8 (first bad byte at offset {at})"
+        ))
+    })
+}
+// @end
+
+// @if bytes
+/// A body of any other media type, as received; never fails.
+pub(crate) fn bytes(bytes: &[u8]) -> Result<Vec<u8>, serde_json::Error> {
+    Ok(bytes.to_vec())
+}
+// @end
+
+// @if empty
+/// An answer documented without a body: whatever came is ignored.
+pub(crate) fn empty(_: &[u8]) -> Result<(), serde_json::Error> {
+    Ok(())
+}
+// @end
+
+/// Where and what kind of JSON error, without serde_json's message (which quotes
+/// the offending value).
+fn json_error_summary(e: &serde_json::Error) -> String {
+    let kind = match e.classify() {
+        serde_json::error::Category::Io => "an I/O error",
+        serde_json::error::Category::Syntax => "not JSON",
+        serde_json::error::Category::Data => "a value of the wrong type or shape",
+        serde_json::error::Category::Eof => "the body ends early",
+    };
+    format!("{kind} at line {} column {}", e.line(), e.column())
+}
+
+/// A value that breaks a constraint of the spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstraintViolation {
+    /// Wire names of the field(s) or parameter(s) at fault: one for a single-field
+    /// constraint, all of them for a combined rule.
+    pub fields: Vec<&'static str>,
+    /// The constraint, its limit and the value's measure.
+    pub constraint: Constraint,
+}
+
+impl ConstraintViolation {
+    /// Whether a rule over several fields was broken (`x-combined-max-length`)
+    /// rather than a constraint of one field.
+    pub fn is_combined(&self) -> bool {
+        matches!(self.constraint, Constraint::CombinedMaxLength { .. })
+    }
+}
+
+impl fmt::Display for ConstraintViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let fields = self.fields.join(" + ");
+        match &self.constraint {
+            Constraint::MaxLength { max, actual } => {
+                write!(f, "{fields}: length {actual} is over maxLength {max}")
+            }
+            Constraint::MinLength { min, actual } => {
+                write!(f, "{fields}: length {actual} is under minLength {min}")
+            }
+            Constraint::CombinedMaxLength { max, actual } => {
+                write!(f, "{fields}: combined length {actual} is over {max}")
+            }
+            Constraint::Minimum { min, actual } => {
+                write!(f, "{fields}: {actual} is under minimum {min}")
+            }
+            Constraint::Maximum { max, actual } => {
+                write!(f, "{fields}: {actual} is over maximum {max}")
+            }
+            Constraint::MinItems { min, actual } => {
+                write!(f, "{fields}: {actual} items is under minItems {min}")
+            }
+            Constraint::MaxItems { max, actual } => {
+                write!(f, "{fields}: {actual} items is over maxItems {max}")
+            }
+            Constraint::DotSegment => {
+                write!(
+                    f,
+                    "{fields}: a path segment of `.` or `..` would be resolved away by the URL (reaching another path)"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConstraintViolation {}
+/// Which constraint was broken. Lengths are counted in the unit the spec names
+/// (Unicode scalar values unless it says otherwise).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Constraint {
+    /// `maxLength` of one string.
+    MaxLength {
+        /// The limit.
+        max: u64,
+        /// The value's length.
+        actual: u64,
+    },
+    /// `minLength` of one string.
+    MinLength {
+        /// The limit.
+        min: u64,
+        /// The value's length.
+        actual: u64,
+    },
+    /// `x-combined-max-length`: the lengths of several strings added up.
+    CombinedMaxLength {
+        /// The limit.
+        max: u64,
+        /// The sum of the lengths.
+        actual: u64,
+    },
+    /// `minimum` of a number.
+    Minimum {
+        /// The limit.
+        min: f64,
+        /// The value.
+        actual: f64,
+    },
+    /// `maximum` of a number.
+    Maximum {
+        /// The limit.
+        max: f64,
+        /// The value.
+        actual: f64,
+    },
+    /// `minItems` of a list.
+    MinItems {
+        /// The limit.
+        min: u64,
+        /// The number of items.
+        actual: u64,
+    },
+    /// `maxItems` of a list.
+    MaxItems {
+        /// The limit.
+        max: u64,
+        /// The number of items.
+        actual: u64,
+    },
+    /// Path parameters whose values make a whole path segment `.` or `..`. URL
+    /// parsing (RFC 3986 §5.2.4, and the WHATWG URL standard, which also reads
+    /// `%2E` as a dot) removes such a segment, so the request would reach another
+    /// path; percent-encoding cannot keep it, so it is refused.
+    DotSegment,
+}
+
+/// A bearer token that cannot be sent: it holds characters an HTTP header cannot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidBearerToken;
+
+impl fmt::Display for InvalidBearerToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the bearer token contains characters an HTTP header cannot carry")
+    }
+}
+
+impl std::error::Error for InvalidBearerToken {}
+/// Why a token source (`client::TokenSource`) has no token to give: the refresh
+/// failed, or a token it got cannot be sent. Shows no token.
+#[derive(Debug)]
+pub struct TokenError {
+    source: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl TokenError {
+    /// Wraps why the source failed (an error or a message); its `Display` must
+    /// not show a token.
+    pub fn new(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self {
+            source: source.into(),
+        }
+    }
+}
+
+impl fmt::Display for TokenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "no bearer token: {}", self.source)
+    }
+}
+
+impl std::error::Error for TokenError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.source)
+    }
+}

@@ -1,0 +1,163 @@
+//! Unit tests of the runtime, run where it is written (`cargo test -p codegen-runtime`);
+//! the generated crates' own tests and the corpus compile test see it in use.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use reqwest::header::HeaderMap;
+
+use crate::encode::{
+    dot_segment, encode_path_segment, label_style, matrix_style, object_pairs, object_style,
+    push_joined_query, push_object_query,
+};
+use crate::error::{Answer, Error, RetryPolicy};
+use crate::penalty::{PenaltyShape, with_ticket};
+
+fn answer(status: u16, body: &str) -> Answer {
+    Answer {
+        status: StatusCode::from_u16(status).unwrap(),
+        headers: HeaderMap::new(),
+        body: body.as_bytes().to_vec(),
+    }
+}
+
+#[test]
+fn path_segments_keep_only_unreserved_characters() {
+    assert_eq!(encode_path_segment("a-b.c_d~e"), "a-b.c_d~e");
+    assert_eq!(encode_path_segment("a/b?c#d e"), "a%2Fb%3Fc%23d%20e");
+    assert_eq!(encode_path_segment("é%"), "%C3%A9%25");
+}
+
+#[test]
+fn dot_segments_are_found() {
+    assert_eq!(dot_segment("/a/./b"), Some(2));
+    assert_eq!(dot_segment("/a/../b"), Some(2));
+    assert_eq!(dot_segment("/a/.b/c"), None);
+}
+
+#[test]
+fn label_and_matrix_styles_follow_rfc_6570() {
+    let items = ["a".to_owned(), "b".to_owned()];
+    assert_eq!(label_style(&items, false), ".a,b");
+    assert_eq!(label_style(&items, true), ".a.b");
+    assert_eq!(label_style(&[], true), "");
+    assert_eq!(matrix_style("x", &items, false), ";x=a,b");
+    assert_eq!(matrix_style("x", &items, true), ";x=a;x=b");
+    assert_eq!(matrix_style("x", &[String::new()], false), ";x");
+}
+
+#[test]
+fn objects_expand_to_pairs() {
+    let value = serde_json::json!({"a": "x y", "b": [1, 2], "c": null, "d": {"e": true}});
+    assert_eq!(
+        object_pairs(&value),
+        [
+            ("a".to_owned(), "x y".to_owned()),
+            ("b".to_owned(), "1".to_owned()),
+            ("b".to_owned(), "2".to_owned()),
+            ("d".to_owned(), "{\"e\":true}".to_owned()),
+        ]
+    );
+    let flat = serde_json::json!({"a": "x y", "b": 2});
+    assert_eq!(object_style("", "o", &flat, false, true), "a,x%20y,b,2");
+    assert_eq!(object_style(".", "o", &flat, true, true), ".a=x%20y.b=2");
+    assert_eq!(object_style(";", "o", &flat, false, false), ";o=a,x y,b,2");
+    let mut url = "/p".to_owned();
+    push_object_query(&mut url, Some("f"), &flat);
+    push_joined_query(
+        &mut url,
+        "l",
+        ["1".to_owned(), "a b".to_owned()].into_iter(),
+        "|",
+    );
+    assert_eq!(url, "/p?f[a]=x%20y&f[b]=2&l=1|a%20b");
+}
+
+#[test]
+fn a_penalty_answer_is_an_error_and_its_ticket_goes_back() {
+    let shape = PenaltyShape {
+        ticket: "p-ticket",
+        wait: "p-time",
+        captcha: Some("p-captcha"),
+        resend: "p-ticket",
+    };
+    let penalty = answer(200, r#"{"p-ticket":"t 1","p-time":2}"#).unless_penalty::<()>(&shape);
+    let Err(error @ Error::Penalty { .. }) = penalty else {
+        panic!("not a penalty");
+    };
+    assert_eq!(error.retry_after(), Some(Duration::from_secs(2)));
+    assert!(error.is_retryable());
+    let captcha = answer(200, r#"{"p-captcha":true}"#).unless_penalty::<()>(&shape);
+    assert!(matches!(captcha, Err(Error::LoginRequired { .. })));
+    assert!(
+        answer(200, r#"{"id":1}"#)
+            .unless_penalty::<()>(&shape)
+            .is_ok()
+    );
+
+    let client = reqwest::Client::new();
+    let mut form = client
+        .post("http://localhost/")
+        .header(
+            reqwest::header::CONTENT_TYPE,
+            "application/x-www-form-urlencoded",
+        )
+        .body("a=1")
+        .build()
+        .unwrap();
+    assert!(with_ticket(&mut form, "p-ticket", "t 1&"));
+    let sent = form.body().and_then(reqwest::Body::as_bytes).unwrap();
+    assert_eq!(sent, b"a=1&p-ticket=t%201%26");
+    let mut json = client
+        .post("http://localhost/")
+        .body("{\"a\":1}")
+        .build()
+        .unwrap();
+    assert!(with_ticket(&mut json, "p-ticket", "t"));
+    let sent = json.body().and_then(reqwest::Body::as_bytes).unwrap();
+    assert_eq!(sent, br#"{"a":1,"p-ticket":"t"}"#);
+}
+
+#[test]
+fn retries_follow_the_method_and_the_status() {
+    let policy = RetryPolicy::default();
+    let busy = answer(503, "").unexpected::<()>();
+    assert!(policy.delay(&busy, true, 1, Duration::ZERO).is_some());
+    assert!(policy.delay(&busy, false, 1, Duration::ZERO).is_none());
+    assert!(policy.delay(&busy, true, 4, Duration::ZERO).is_none());
+    let limited = answer(429, "").unexpected::<()>();
+    assert!(policy.delay(&limited, false, 1, Duration::ZERO).is_some());
+    let documented = answer(400, "{}").documented(crate::error::json::<serde_json::Value>, |_| ());
+    assert!(policy.delay(&documented, true, 1, Duration::ZERO).is_none());
+}
+
+#[test]
+fn errors_show_no_body_and_excerpts_are_cut() {
+    let error = answer(418, "secret body").unexpected::<()>();
+    assert_eq!(
+        error.to_string(),
+        "undocumented status 418 I'm a teapot (11 bytes of body)"
+    );
+    assert!(!format!("{error:?}").contains("secret"));
+    assert_eq!(error.excerpt(6).as_deref(), Some("secret…"));
+    let undecodable = answer(200, "not json").success::<serde_json::Value, ()>(crate::error::json);
+    let error = undecodable.unwrap_err();
+    assert!(error.to_string().contains("not JSON at line 1"), "{error}");
+}
+
+#[test]
+fn only_takes_any_success_and_text_must_be_utf8() {
+    let created = answer(201, "hi")
+        .only::<String, ()>(crate::error::text)
+        .unwrap();
+    assert_eq!(created.status(), StatusCode::CREATED);
+    assert_eq!(created.into_inner(), "hi");
+    let error = Answer {
+        body: vec![b'a', 0xFF],
+        ..answer(200, "")
+    }
+    .only::<String, ()>(crate::error::text)
+    .unwrap_err();
+    let source = std::error::Error::source(&error).unwrap().to_string();
+    assert!(source.contains("offset 1"), "{source}");
+}
