@@ -65,6 +65,8 @@ fn lower_resolved(
         types: Vec::new(),
         warnings: Vec::new(),
         absorbed: std::collections::BTreeSet::new(),
+        absorbed_emitted: std::collections::BTreeSet::new(),
+        tagged_branches: std::collections::BTreeMap::new(),
         left_out: Vec::new(),
         string_formats: options.string_formats,
     };
@@ -197,6 +199,14 @@ struct Lowerer<'a> {
     /// Components emitted only as a tagged union's variant (without the tag), under
     /// their own name, because nothing else references them.
     absorbed: std::collections::BTreeSet<String>,
+    /// Absorbed components already emitted (or being emitted): a component that holds the
+    /// very union it is a branch of (Prefect's compound trigger lists triggers) reaches
+    /// its own branch again while its fields are lowered.
+    absorbed_emitted: std::collections::BTreeSet<String>,
+    /// The struct each `$ref` branch of a tagged union became without its tag, by
+    /// (reference, tag): named before its fields are lowered, so that a branch whose fields
+    /// hold the same union again reuses it instead of lowering itself forever.
+    tagged_branches: std::collections::BTreeMap<(String, String), String>,
     /// Operations left out of the client, for the summary (see [`Api::left_out`]).
     left_out: Vec<String>,
     /// `date-time`, `date` and `uuid` strings stay `String` ([`crate::Options`]).

@@ -292,24 +292,38 @@ impl<'a> Lowerer<'a> {
                 Some(Ty::Named(self.components[&key].clone()))
             } else if let Some(target) = self.absorbed_target(b) {
                 // The component only this branch uses: emitted here, once, under its own
-                // name and without the tag.
-                let (schema, target_ptr) =
-                    self.resolve(b.reference.as_deref().unwrap_or_default(), &b_ptr)?;
-                self.inspect(schema, &target_ptr);
+                // name and without the tag (a component that holds this union again, in
+                // a field, meets its own name the second time).
                 let struct_name = self.components[&target].clone();
-                let mut def =
-                    self.struct_def_except(&struct_name, schema, &target_ptr, Some(tag))?;
-                if schema.description().is_none() && schema.title().is_none() {
-                    def.doc = format!("The fields of [`{name}::{vname}`].");
+                if self.absorbed_emitted.insert(target) {
+                    let (schema, target_ptr) =
+                        self.resolve(b.reference.as_deref().unwrap_or_default(), &b_ptr)?;
+                    self.inspect(schema, &target_ptr);
+                    let mut def =
+                        self.struct_def_except(&struct_name, schema, &target_ptr, Some(tag))?;
+                    if schema.description().is_none() && schema.title().is_none() {
+                        def.doc = format!("The fields of [`{name}::{vname}`].");
+                    }
+                    def.doc.push_str(&format!(
+                        "\n\nUsed only as [`{name}::{vname}`], which carries the `{tag}` \
+                         property (`{value}`) on the wire."
+                    ));
+                    self.types.push(TypeDef::Struct(def));
                 }
-                def.doc.push_str(&format!(
-                    "\n\nUsed only as [`{name}::{vname}`], which carries the `{tag}` property \
-                     (`{value}`) on the wire."
-                ));
-                self.types.push(TypeDef::Struct(def));
                 Some(Ty::Named(struct_name))
+            } else if let Some(made) = b
+                .reference
+                .as_ref()
+                .and_then(|r| self.tagged_branches.get(&(r.clone(), tag.to_owned())))
+            {
+                // Lowered already (or being lowered, above us: the branch holds this union).
+                Some(Ty::Named(made.clone()))
             } else {
                 let struct_name = self.type_names.claim(format!("{name}{vname}"));
+                if let Some(r) = &b.reference {
+                    self.tagged_branches
+                        .insert((r.clone(), tag.to_owned()), struct_name.clone());
+                }
                 let mut def = self.struct_def_except(&struct_name, b, &b_ptr, Some(tag))?;
                 if b.description().is_none() && b.title().is_none() {
                     def.doc = format!("The fields of [`{name}::{vname}`].");
