@@ -137,7 +137,64 @@ pub fn list_checks(args: &Args) -> Result<String, HarnessError> {
 
 /// Runs against `args.base_url`, or against a reference server started with `server`
 /// when no URL is given (tests pass faults this way), and writes the requested reports.
+///
+/// The run's steps, in order: [`load`] the inputs (nothing is started before they are
+/// all read and checked), [`dry_run`] or start the target and [`connect`] to it, then
+/// [`run_and_report`]. The embedded server is shut down once the reports are written,
+/// whether or not the run succeeded.
 pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outcome, HarnessError> {
+    let (spec, validators, inputs) = load(args)?;
+    if args.dry_run {
+        return Ok(dry_run(
+            args,
+            inputs.run_inputs(args.base_url.is_none()),
+            &spec,
+        ));
+    }
+    let embedded = match &args.base_url {
+        Some(_) => None,
+        None => Some(embedded::Embedded::spawn(server).await?),
+    };
+    let connected = connect(args, spec, validators, &inputs, embedded.as_ref()).await?;
+    let outcome = run_and_report(args, &inputs, connected, embedded.is_some()).await;
+    if let Some(s) = embedded {
+        s.shutdown().await;
+    }
+    outcome
+}
+
+/// What the command line and the files it names give a run besides the spec, read and
+/// checked by [`load`]: a mistake in any of them stops the run before anything is
+/// started or sent.
+struct Inputs {
+    contracts: Contracts,
+    /// Which contract files the run uses, as the header describes them.
+    contract_source: contracts::ContractSource,
+    selection: selection::Selection,
+    known: known::KnownFailures,
+    /// The exchanges of `--replay`: a replayed run sends these instead of planning.
+    recorded: Option<Vec<Exchange>>,
+    fixtures: Fixtures,
+}
+
+impl Inputs {
+    /// The view of these inputs that planning takes; `embedded` whether the target is the
+    /// run's own reference server.
+    fn run_inputs(&self, embedded: bool) -> RunInputs<'_> {
+        RunInputs {
+            selection: &self.selection,
+            contracts: &self.contracts,
+            fixtures: &self.fixtures,
+            embedded,
+        }
+    }
+}
+
+/// Reads and checks every input of the run, in the order their errors are reported: the
+/// spec and its schemas, the contract files, the selection, the command line's values,
+/// the known failures, a record to replay and the fixtures. Nothing is started or sent
+/// here, so a mistake costs the user nothing on the target.
+fn load(args: &Args) -> Result<(Spec, Validators, Inputs), HarnessError> {
     let spec = match &args.spec {
         Some(path) => Spec::load(path)?,
         None => Spec::load_builtin()?,
@@ -171,32 +228,57 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         Some(path) => Some(replay::load(path, &spec)?),
         None => None,
     };
+    let fixtures = load_fixtures(args, &contracts)?;
+    runner::check_restore_values(&spec, &fixtures.restore)
+        .map_err(|e| HarnessError::Config(format!("fixtures: {e}")))?;
+    let inputs = Inputs {
+        contracts,
+        contract_source,
+        selection,
+        known,
+        recorded,
+        fixtures,
+    };
+    Ok((spec, validators, inputs))
+}
+
+/// The run's fixtures: `--fixtures FILE` (its keys checked against the contracts), else
+/// the reference server's own data set when the run starts it, else none; the command
+/// line's values (`--allow-writes`, …) win over the file's.
+fn load_fixtures(args: &Args, contracts: &Contracts) -> Result<Fixtures, HarnessError> {
     let fixtures = match (&args.fixtures, &args.base_url) {
         (Some(p), _) => {
             let f = Fixtures::load(p)?;
-            config::check_fixture_keys(p, &f, &contracts)?;
+            config::check_fixture_keys(p, &f, contracts)?;
             f
         }
         (None, None) => Fixtures::parse(REFERENCE_FIXTURES).map_err(HarnessError::Config)?,
         (None, Some(_)) => Fixtures::default(),
     };
-    let fixtures = fixtures.overridden_by(args);
-    runner::check_restore_values(&spec, &fixtures.restore)
-        .map_err(|e| HarnessError::Config(format!("fixtures: {e}")))?;
-    if args.dry_run {
-        let inputs = RunInputs {
-            selection: &selection,
-            contracts: &contracts,
-            fixtures: &fixtures,
-            embedded: args.base_url.is_none(),
-        };
-        return Ok(dry_run(args, inputs, &spec));
-    }
-    let embedded = match &args.base_url {
-        Some(_) => None,
-        None => Some(embedded::Embedded::spawn(server).await?),
-    };
-    let base_url = match (&args.base_url, &embedded) {
+    Ok(fixtures.overridden_by(args))
+}
+
+/// A run connected to its target: the context every request goes through, the variables
+/// the cases start from, and whether an OAuth client was registered (the header names
+/// the credentials the run has).
+struct Connected {
+    ctx: Arc<Context>,
+    vars: Vars,
+    oauth_client: bool,
+}
+
+/// Builds what every request of the run goes through: the target's base URL, the
+/// transport with the command line's bounds, the credentials (given, or obtained through
+/// OAuth), the secrets never printed (each credential is added as soon as it is known,
+/// so no report can show it) and the variables the contract files and fixtures set.
+async fn connect(
+    args: &Args,
+    spec: Spec,
+    validators: Validators,
+    inputs: &Inputs,
+    embedded: Option<&embedded::Embedded>,
+) -> Result<Connected, HarnessError> {
+    let base_url = match (&args.base_url, embedded) {
         (Some(u), _) => config::base_url(u)?,
         (None, Some(s)) => s.base_url(),
         (None, None) => {
@@ -214,13 +296,13 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     for (name, value) in &args.public_headers {
         secrets.add_header(name, value, false);
     }
-
+    let fixtures = &inputs.fixtures;
     let (oauth, token) = auth::credentials(
         &spec,
         &base_url,
         &transport,
-        &fixtures,
-        embedded.as_ref(),
+        fixtures,
+        embedded,
         args.token.clone(),
     )
     .await;
@@ -229,7 +311,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         secrets.add(t, "$TOKEN");
     }
     let mut vars = Vars::default();
-    for (k, v) in &contracts.vars {
+    for (k, v) in &inputs.contracts.vars {
         vars.set(k.clone(), v.clone());
     }
     for (k, v) in &fixtures.vars {
@@ -251,52 +333,125 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         vars.set("oauth.redirect_uri", Value::String(c.redirect_uri.clone()));
     }
     let ctx = Arc::new(
-        Context::new(
-            spec,
-            validators,
-            transport,
-            base_url.clone(),
-            token,
-            secrets,
-            oauth,
-        )
-        .with_max_response_time(args.max_response_time),
+        Context::new(spec, validators, transport, base_url, token, secrets, oauth)
+            .with_max_response_time(args.max_response_time),
     );
+    Ok(Connected {
+        ctx,
+        vars,
+        oauth_client: client.is_some(),
+    })
+}
 
-    let header = header::RunHeader {
-        target: ctx.secrets.redact_in_url(&base_url),
-        embedded: embedded.is_some(),
-        spec: ctx.spec.identity.clone(),
-        seed: args.seed,
-        selection: selection.describe(),
-        credentials: credentials_present(args, ctx.token.is_some(), client.is_some(), &fixtures),
-        writes: effect::Permissions {
-            writes: fixtures.allow_writes,
-            destructive: fixtures.allow_destructive,
-        }
-        .describe(embedded.is_some()),
-        contracts: contract_source.describe(),
-        operations: ctx.spec.operations.len(),
-        left_out: ctx.spec.left_out.clone(),
-    };
+/// The connected run, from its header to its outcome: the header is printed, the cases
+/// run (or the record is replayed) while the report files follow, the results are
+/// judged as a whole, and the exit code, the summary and the last report files are made
+/// from them.
+async fn run_and_report(
+    args: &Args,
+    inputs: &Inputs,
+    connected: Connected,
+    embedded: bool,
+) -> Result<Outcome, HarnessError> {
+    let Connected {
+        ctx,
+        vars,
+        oauth_client,
+    } = connected;
+    let header = run_header(args, inputs, &ctx, embedded, oauth_client);
     if !args.quiet {
         println!("{}", header.render());
     }
-    // Only the selected results are judged and shown, with the known failures applied:
-    // the same for the files written while the run goes on and for the last ones.
-    let settle = |results: Vec<CheckResult>| -> (Vec<CheckResult>, Vec<String>) {
-        let mut results: Vec<CheckResult> = results
-            .into_iter()
-            // Whether the run put back what it changed is reported whatever the selection.
-            .filter(|r| {
-                r.check == registry::Check::StateRestored
-                    || (selection.check(&r.check) && selection.operation(&r.operation))
-            })
-            .collect();
-        let notes = known.apply(&mut results, chrono::Utc::now().date_naive());
-        (results, notes)
-    };
-    let declared = coverage::Declared::of(&ctx.spec, |id| selection.operation(id));
+    let declared = coverage::Declared::of(&ctx.spec, |id| inputs.selection.operation(id));
+    let (state, results, exchanges) =
+        run_watched(args, inputs, &ctx, vars, &header, &declared, embedded).await?;
+    // `--min-coverage`: judged on what this run reached (a replay reaches nothing new).
+    let reached = coverage::Coverage::measure(&declared, &exchanges);
+    let verdicts = judge_run(args, inputs, &ctx, state, results, &exchanges, &reached)?;
+    let exit_code = exit_code(args, &verdicts, state);
+    let summary = summary(
+        args, &verdicts, &exchanges, &reached, state, exit_code, &header,
+    );
+    let Verdicts { results, .. } = verdicts;
+    report::write_files(
+        args,
+        &report::Snapshot {
+            run: &header,
+            state,
+            exit_code: Some(exit_code),
+            results: &results,
+            exchanges: &exchanges,
+            declared: &declared,
+        },
+    )?;
+    Ok(Outcome {
+        exit_code,
+        results,
+        exchanges,
+        base_url: ctx.base_url.clone(),
+        summary,
+    })
+}
+
+/// What the run is about to do, as the terminal and every report show it first: the
+/// target (a password redacted), the spec, the selection, the credentials by name, what
+/// the run may write and which contract files it uses.
+fn run_header(
+    args: &Args,
+    inputs: &Inputs,
+    ctx: &Context,
+    embedded: bool,
+    oauth_client: bool,
+) -> header::RunHeader {
+    header::RunHeader {
+        target: ctx.secrets.redact_in_url(&ctx.base_url),
+        embedded,
+        spec: ctx.spec.identity.clone(),
+        seed: args.seed,
+        selection: inputs.selection.describe(),
+        credentials: credentials_present(args, ctx.token.is_some(), oauth_client, &inputs.fixtures),
+        writes: effect::Permissions {
+            writes: inputs.fixtures.allow_writes,
+            destructive: inputs.fixtures.allow_destructive,
+        }
+        .describe(embedded),
+        contracts: inputs.contract_source.describe(),
+        operations: ctx.spec.operations.len(),
+        left_out: ctx.spec.left_out.clone(),
+    }
+}
+
+/// Only the selected results are judged and shown, with the known failures applied: the
+/// same for the files written while the run goes on and for the last ones. Gives the
+/// results kept and the known-failure notes.
+fn settle(inputs: &Inputs, results: Vec<CheckResult>) -> (Vec<CheckResult>, Vec<String>) {
+    let mut results: Vec<CheckResult> = results
+        .into_iter()
+        // Whether the run put back what it changed is reported whatever the selection.
+        .filter(|r| {
+            r.check == registry::Check::StateRestored
+                || (inputs.selection.check(&r.check) && inputs.selection.operation(&r.operation))
+        })
+        .collect();
+    let notes = inputs
+        .known
+        .apply(&mut results, chrono::Utc::now().date_naive());
+    (results, notes)
+}
+
+/// Runs the cases (or replays the record) while the report files are rewritten as
+/// results come, so a run stopped by SIGINT or SIGTERM still leaves files saying how far
+/// it got; on such a signal the target is put back before the run stops. Gives how the
+/// run ended and every result and exchange so far.
+async fn run_watched(
+    args: &Args,
+    inputs: &Inputs,
+    ctx: &Arc<Context>,
+    vars: Vars,
+    header: &header::RunHeader,
+    declared: &coverage::Declared,
+    embedded: bool,
+) -> Result<(report::RunState, Vec<CheckResult>, Vec<Exchange>), HarnessError> {
     let writes_files = !report_paths(args).is_empty();
     let live = report::live::Live::new(
         writes_files.then_some(report::live::EVERY),
@@ -305,12 +460,12 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             let _ = report::write_files(
                 args,
                 &report::Snapshot {
-                    run: &header,
+                    run: header,
                     state,
                     exit_code: None,
-                    results: &settle(results).0,
+                    results: &settle(inputs, results).0,
                     exchanges: &exchanges,
-                    declared: &declared,
+                    declared,
                 },
             );
         }),
@@ -324,7 +479,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     // the cases are planned, read if a signal stops the run.
     let planned = std::sync::OnceLock::new();
     let work = async {
-        if let Some(recorded) = &recorded {
+        if let Some(recorded) = &inputs.recorded {
             let results = replay::replay(
                 recorded,
                 &ctx.base_url,
@@ -336,66 +491,81 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             .await;
             Ok((results, Vec::new()))
         } else {
-            let inputs = RunInputs {
-                selection: &selection,
-                contracts: &contracts,
-                fixtures: &fixtures,
-                embedded: embedded.is_some(),
-            };
-            run_all(args, inputs, &ctx, vars, &live, &planned).await
+            run_all(
+                args,
+                inputs.run_inputs(embedded),
+                ctx,
+                vars,
+                &live,
+                &planned,
+            )
+            .await
         }
     };
-    let (state, ran) = tokio::select! {
-        ran = work => (report::RunState::Finished, ran),
+    tokio::select! {
+        ran = work => ran.map(|(results, exchanges)| (report::RunState::Finished, results, exchanges)),
         signal = interrupted => {
             if !args.quiet {
                 eprintln!("\n{signal}: stopping; writing the reports of the results so far");
             }
             let (mut results, mut exchanges) = live.so_far();
             let (written, index) = planned.get().cloned().unwrap_or_default();
-            for r in put_back_on_interrupt(&ctx, &written, &fixtures, index, args.quiet).await {
+            for r in put_back_on_interrupt(ctx, &written, &inputs.fixtures, index, args.quiet).await {
                 results.extend(r.results);
                 exchanges.extend(r.exchanges);
             }
-            (report::RunState::Interrupted, Ok((results, exchanges)))
+            Ok((report::RunState::Interrupted, results, exchanges))
         }
-    };
-    let (results, exchanges) = match ran {
-        Ok(ran) => ran,
-        Err(e) => {
-            if let Some(s) = embedded {
-                s.shutdown().await;
-            }
-            return Err(e);
-        }
-    };
-    let (mut results, known_notes) = settle(results);
+    }
+}
+
+/// The run's results judged as a whole, by [`judge_run`].
+struct Verdicts {
+    /// The selected results, with those of checks that judged nothing and the coverage
+    /// gate's.
+    results: Vec<CheckResult>,
+    /// What the known failures say of this run (an entry that no longer fails, …).
+    known_notes: Vec<String>,
+    /// Why the run's credentials died, when they did and not on purpose.
+    dead: Option<String>,
+}
+
+/// Judges the run's results as a whole: the selection and the known failures applied,
+/// refusals disowned once the credentials died, the coverage gate, and every selected
+/// check that judged nothing listed with why. A finished run that judged nothing is a
+/// usage error: nothing passes by default.
+fn judge_run(
+    args: &Args,
+    inputs: &Inputs,
+    ctx: &Context,
+    state: report::RunState,
+    results: Vec<CheckResult>,
+    exchanges: &[Exchange],
+    reached: &coverage::Coverage,
+) -> Result<Verdicts, HarnessError> {
+    let (mut results, known_notes) = settle(inputs, results);
     let dead = ctx
         .credentials
         .dead()
         .filter(|_| !ctx.credentials.ended_on_purpose());
     if let Some(why) = &dead {
-        disown_refusals(&mut results, &exchanges, why);
+        disown_refusals(&mut results, exchanges, why);
     }
+    let selection = &inputs.selection;
     if results.is_empty() && state == report::RunState::Finished {
         // Nothing passes by default: a selection that judged nothing is a usage error, not
         // a clean run.
-        if let Some(s) = embedded {
-            s.shutdown().await;
-        }
         return Err(HarnessError::Config(config::empty_selection(
             args,
-            &selection,
-            recorded.as_deref(),
+            selection,
+            inputs.recorded.as_deref(),
         )));
     }
-    // `--min-coverage`: judged on what this run reached (a replay reaches nothing new).
-    let reached = coverage::Coverage::measure(&declared, &exchanges);
     if let Some(min) = args.min_coverage
-        && recorded.is_none()
+        && inputs.recorded.is_none()
     {
         results.push(if state == report::RunState::Finished {
-            coverage::verdict(&reached, min)
+            coverage::verdict(reached, min)
         } else {
             coverage::not_judged(min, state.explain())
         });
@@ -410,21 +580,32 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             .iter()
             .filter(|o| selection.operation(&o.id))
             .collect(),
-        replay: recorded.is_some(),
+        replay: inputs.recorded.is_some(),
         max_response_time: args.max_response_time.is_some(),
         min_coverage: args.min_coverage.is_some(),
-        discovery_steps: contracts.discover.len(),
+        discovery_steps: inputs.contracts.discover.len(),
     };
     let not_applicable = checks::not_applicable(
         &results,
-        &contracts.registry,
+        &inputs.contracts.registry,
         |c| selection.check(c),
         &facts,
     );
     results.extend(not_applicable);
-    let totals = Totals::of(&results, args.strict);
-    let incomplete = outcome::incomplete(&results).count();
-    let exit_code = if dead.is_some() {
+    Ok(Verdicts {
+        results,
+        known_notes,
+        dead,
+    })
+}
+
+/// The process exit code: 2 when the credentials died (the run could not judge the
+/// target), 1 on a failure, [`EXIT_INCOMPLETE`] when interrupted or when MUST checks
+/// could not run (unless `--allow-incomplete`), else 0.
+fn exit_code(args: &Args, verdicts: &Verdicts, state: report::RunState) -> u8 {
+    let totals = Totals::of(&verdicts.results, args.strict);
+    let incomplete = outcome::incomplete(&verdicts.results).count();
+    if verdicts.dead.is_some() {
         // A configuration error, not the target's failure: the run could not judge it.
         2
     } else if totals.failed > 0 {
@@ -433,13 +614,29 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         EXIT_INCOMPLETE
     } else {
         0
-    };
-    let latency = report::timings::per_operation(&exchanges);
-    let mut summary = report::terminal::render(&results, &latency, args.strict, args.verbose);
+    }
+}
+
+/// The end-of-run terminal text: the results, then the notes (coverage, restore and
+/// cleanup, dead credentials, interruption or known failures, what left the run
+/// incomplete) above the totals line, which stays the last.
+fn summary(
+    args: &Args,
+    verdicts: &Verdicts,
+    exchanges: &[Exchange],
+    reached: &coverage::Coverage,
+    state: report::RunState,
+    exit_code: u8,
+    header: &header::RunHeader,
+) -> String {
+    let results = &verdicts.results;
+    let incomplete = outcome::incomplete(results).count();
+    let latency = report::timings::per_operation(exchanges);
+    let mut summary = report::terminal::render(results, &latency, args.strict, args.verbose);
     let mut notes = format!("\ncoverage: {}\n", reached.line());
-    notes.push_str(&runner::restore_note(&results));
-    notes.push_str(&runner::cleanup_note(&results));
-    if let Some(why) = &dead {
+    notes.push_str(&runner::restore_note(results));
+    notes.push_str(&runner::cleanup_note(results));
+    if let Some(why) = &verdicts.dead {
         notes.push_str(&format!("\nCREDENTIALS: {why} (exit 2).\n"));
     }
     if state == report::RunState::Interrupted {
@@ -448,16 +645,12 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             "\nINTERRUPTED: {} (exit {exit_code}).\n",
             state.explain()
         ));
-    } else if !known_notes.is_empty() {
+    } else if !verdicts.known_notes.is_empty() {
         notes.push_str("\nKnown-failure notes:\n");
-        notes.extend(known_notes.iter().map(|n| format!("  {n}\n")));
+        notes.extend(verdicts.known_notes.iter().map(|n| format!("  {n}\n")));
     }
     if incomplete > 0 {
-        notes.push_str(&incomplete_note(
-            &results,
-            incomplete,
-            args.allow_incomplete,
-        ));
+        notes.push_str(&incomplete_note(results, incomplete, args.allow_incomplete));
     }
     // Above the totals line, which stays the last.
     let totals_line = summary.rfind('\n').map_or(0, |i| i + 1);
@@ -466,28 +659,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         // A quiet run prints no header first: the summary names the target instead.
         summary.insert_str(0, &header.render());
     }
-    let written = report::write_files(
-        args,
-        &report::Snapshot {
-            run: &header,
-            state,
-            exit_code: Some(exit_code),
-            results: &results,
-            exchanges: &exchanges,
-            declared: &declared,
-        },
-    );
-    if let Some(s) = embedded {
-        s.shutdown().await;
-    }
-    written?;
-    Ok(Outcome {
-        exit_code,
-        results,
-        exchanges,
-        base_url,
-        summary,
-    })
+    summary
 }
 
 /// Once the run's credentials died, a secured request refused with 401/403 says nothing
