@@ -8,6 +8,7 @@ use crate::cli::Args;
 use crate::contracts::Contracts;
 use crate::error::HarnessError;
 use crate::fixtures::{self, Fixtures};
+use crate::run_config::{Config, TransportConfig};
 use crate::runner::Exchange;
 
 /// Arguments that cannot go together or are out of range.
@@ -69,12 +70,12 @@ fn check_header_values(args: &Args) -> Result<(), HarnessError> {
 
 /// Why a run judged nothing, naming what selected it.
 pub fn empty_selection(
-    args: &Args,
+    config: &Config,
     selection: &crate::selection::Selection,
     recorded: Option<&[Exchange]>,
 ) -> String {
     let mut filters = Vec::new();
-    if let Some(p) = &args.replay {
+    if let Some(p) = &config.files.replay {
         filters.push(format!("--replay {}", p.display()));
     }
     if selection.is_narrowed() {
@@ -118,23 +119,25 @@ pub fn check_fixture_keys(
 
 /// The transport options of the command line; an unreadable CA file is a configuration
 /// error.
-pub fn transport_options(args: &Args) -> Result<crate::transport::Options, HarnessError> {
-    let ca_pem = match &args.ca_cert {
+pub fn transport_options(
+    transport: &TransportConfig,
+) -> Result<crate::transport::Options, HarnessError> {
+    let ca_pem = match &transport.ca_cert {
         Some(p) => Some(std::fs::read(p).map_err(|e| {
             HarnessError::Config(format!("cannot read --ca-cert {}: {e}", p.display()))
         })?),
         None => None,
     };
     Ok(crate::transport::Options {
-        headers: args
+        headers: transport
             .headers
             .iter()
-            .chain(&args.public_headers)
+            .chain(&transport.public_headers)
             .cloned()
             .collect(),
         ca_pem,
-        insecure: args.insecure,
-        proxy: args.proxy.clone(),
-        rate: args.rate_limit,
+        insecure: transport.insecure,
+        proxy: transport.proxy.clone(),
+        rate: transport.rate_limit,
     })
 }

@@ -64,22 +64,23 @@ impl Fixtures {
     /// These fixtures with the command line's (and the environment's) OAuth settings in
     /// place of their own; a code given explicitly is used rather than one the authorize
     /// step would fetch.
-    pub fn overridden_by(mut self, args: &crate::cli::Args) -> Fixtures {
+    pub fn overridden_by(mut self, config: &crate::run_config::Config) -> Fixtures {
+        let credentials = &config.credentials;
         for (given, slot) in [
-            (&args.client_id, &mut self.client_id),
-            (&args.client_secret, &mut self.client_secret),
-            (&args.redirect_uri, &mut self.redirect_uri),
-            (&args.auth_code, &mut self.code),
+            (&credentials.client_id, &mut self.client_id),
+            (&credentials.client_secret, &mut self.client_secret),
+            (&credentials.redirect_uri, &mut self.redirect_uri),
+            (&credentials.auth_code, &mut self.code),
         ] {
             if let Some(v) = given {
                 *slot = Some(v.clone());
             }
         }
-        if args.auth_code.is_some() {
+        if credentials.auth_code.is_some() {
             self.authorize_url = None;
         }
-        self.allow_writes |= args.allow_writes;
-        self.allow_destructive |= args.allow_destructive;
+        self.allow_writes |= config.allow_writes;
+        self.allow_destructive |= config.allow_destructive;
         self
     }
 

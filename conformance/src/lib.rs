@@ -37,6 +37,7 @@ mod redact;
 mod replay;
 mod report;
 mod request;
+mod run_config;
 mod runner;
 mod safety;
 mod schema;
@@ -56,6 +57,7 @@ use contracts::Contracts;
 use fixtures::Fixtures;
 use outcome::{CheckResult, Totals};
 use redact::Secrets;
+use run_config::Config;
 use runner::{CaseReport, Context};
 use schema::Validators;
 use spec::Spec;
@@ -137,26 +139,90 @@ pub fn list_checks(args: &Args) -> Result<String, HarnessError> {
 
 /// Runs against `args.base_url`, or against a reference server started with `server`
 /// when no URL is given (tests pass faults this way), and writes the requested reports.
+/// The command line is read once, into the [`Config`] the rest of the harness takes.
 pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outcome, HarnessError> {
-    let spec = match &args.spec {
+    let config = Config::from_args(args)?;
+    run(&config, server).await
+}
+
+/// Runs as `config` says. The run's steps, in order: [`load`] the inputs (nothing is
+/// started before they are all read and checked), [`dry_run`] or start the target and
+/// [`connect`] to it, then [`run_and_report`]. The embedded server is shut down once the
+/// reports are written, whether or not the run succeeded.
+async fn run(config: &Config, server: embedded::ServerConfig) -> Result<Outcome, HarnessError> {
+    let (spec, validators, inputs) = load(config)?;
+    if config.dry_run {
+        return Ok(dry_run(
+            config,
+            inputs.run_inputs(config.base_url.is_none()),
+            &spec,
+        ));
+    }
+    let embedded = match &config.base_url {
+        Some(_) => None,
+        None => Some(embedded::Embedded::spawn(server).await?),
+    };
+    let connected = connect(config, spec, validators, &inputs, embedded.as_ref()).await?;
+    let outcome = run_and_report(config, &inputs, connected, embedded.is_some()).await;
+    if let Some(s) = embedded {
+        s.shutdown().await;
+    }
+    outcome
+}
+
+/// What the command line and the files it names give a run besides the spec, read and
+/// checked by [`load`]: a mistake in any of them stops the run before anything is
+/// started or sent.
+struct Inputs {
+    contracts: Contracts,
+    /// Which contract files the run uses, as the header describes them.
+    contract_source: contracts::ContractSource,
+    selection: selection::Selection,
+    known: known::KnownFailures,
+    /// The exchanges of `--replay`: a replayed run sends these instead of planning.
+    recorded: Option<Vec<Exchange>>,
+    fixtures: Fixtures,
+}
+
+impl Inputs {
+    /// The view of these inputs that planning takes; `embedded` whether the target is the
+    /// run's own reference server.
+    fn run_inputs(&self, embedded: bool) -> RunInputs<'_> {
+        RunInputs {
+            selection: &self.selection,
+            contracts: &self.contracts,
+            fixtures: &self.fixtures,
+            embedded,
+        }
+    }
+}
+
+/// Reads and checks every file the run takes, in the order their errors are reported:
+/// the spec and its schemas, the contract files, the selection (resolved against both),
+/// the known failures, a record to replay and the fixtures. Nothing is started or sent
+/// here, so a mistake costs the user nothing on the target.
+fn load(config: &Config) -> Result<(Spec, Validators, Inputs), HarnessError> {
+    let spec = match &config.files.spec {
         Some(path) => Spec::load(path)?,
         None => Spec::load_builtin()?,
     };
     let validators = Validators::compile(&spec)?;
     // The built-in contract files, reference server and its fixtures belong to the
     // built-in spec: on another spec only `--contracts DIR` and `--fixtures` apply.
-    let (contracts, contract_source) =
-        Contracts::for_run(&spec, args.spec.is_none(), args.contracts.as_deref())?;
-    if args.base_url.is_none() && !contract_source.builtin_operations() {
+    let (contracts, contract_source) = Contracts::for_run(
+        &spec,
+        config.files.spec.is_none(),
+        config.files.contracts.as_deref(),
+    )?;
+    if config.base_url.is_none() && !contract_source.builtin_operations() {
         return Err(HarnessError::Config(
             "--spec FILE needs --base-url URL: without it the run would start the \
              reference server, which serves only the built-in spec"
                 .into(),
         ));
     }
-    let selection = selection::Selection::from_args(args, &spec, &contracts)?;
-    config::check_args(args)?;
-    let known = match &args.known_failures {
+    let selection = selection::Selection::resolve(&config.filters, &spec, &contracts)?;
+    let known = match &config.files.known_failures {
         Some(path) => {
             let known = known::KnownFailures::load(path).map_err(HarnessError::Config)?;
             known.check_names(&contracts.registry, &spec).map_err(|e| {
@@ -167,37 +233,62 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         None => known::KnownFailures::default(),
     };
     // A record file is read and checked before anything is started or sent.
-    let recorded = match &args.replay {
+    let recorded = match &config.files.replay {
         Some(path) => Some(replay::load(path, &spec)?),
         None => None,
     };
-    let fixtures = match (&args.fixtures, &args.base_url) {
+    let fixtures = load_fixtures(config, &contracts)?;
+    runner::check_restore_values(&spec, &fixtures.restore)
+        .map_err(|e| HarnessError::Config(format!("fixtures: {e}")))?;
+    let inputs = Inputs {
+        contracts,
+        contract_source,
+        selection,
+        known,
+        recorded,
+        fixtures,
+    };
+    Ok((spec, validators, inputs))
+}
+
+/// The run's fixtures: `--fixtures FILE` (its keys checked against the contracts), else
+/// the reference server's own data set when the run starts it, else none; the command
+/// line's values (`--allow-writes`, …) win over the file's.
+fn load_fixtures(config: &Config, contracts: &Contracts) -> Result<Fixtures, HarnessError> {
+    let fixtures = match (&config.files.fixtures, &config.base_url) {
         (Some(p), _) => {
             let f = Fixtures::load(p)?;
-            config::check_fixture_keys(p, &f, &contracts)?;
+            config::check_fixture_keys(p, &f, contracts)?;
             f
         }
         (None, None) => Fixtures::parse(REFERENCE_FIXTURES).map_err(HarnessError::Config)?,
         (None, Some(_)) => Fixtures::default(),
     };
-    let fixtures = fixtures.overridden_by(args);
-    runner::check_restore_values(&spec, &fixtures.restore)
-        .map_err(|e| HarnessError::Config(format!("fixtures: {e}")))?;
-    if args.dry_run {
-        let inputs = RunInputs {
-            selection: &selection,
-            contracts: &contracts,
-            fixtures: &fixtures,
-            embedded: args.base_url.is_none(),
-        };
-        return Ok(dry_run(args, inputs, &spec));
-    }
-    let embedded = match &args.base_url {
-        Some(_) => None,
-        None => Some(embedded::Embedded::spawn(server).await?),
-    };
-    let base_url = match (&args.base_url, &embedded) {
-        (Some(u), _) => config::base_url(u)?,
+    Ok(fixtures.overridden_by(config))
+}
+
+/// A run connected to its target: the context every request goes through, the variables
+/// the cases start from, and whether an OAuth client was registered (the header names
+/// the credentials the run has).
+struct Connected {
+    ctx: Arc<Context>,
+    vars: Vars,
+    oauth_client: bool,
+}
+
+/// Builds what every request of the run goes through: the target's base URL, the
+/// transport with the command line's bounds, the credentials (given, or obtained through
+/// OAuth), the secrets never printed (each credential is added as soon as it is known,
+/// so no report can show it) and the variables the contract files and fixtures set.
+async fn connect(
+    config: &Config,
+    spec: Spec,
+    validators: Validators,
+    inputs: &Inputs,
+    embedded: Option<&embedded::Embedded>,
+) -> Result<Connected, HarnessError> {
+    let base_url = match (&config.base_url, embedded) {
+        (Some(u), _) => u.clone(),
         (None, Some(s)) => s.base_url(),
         (None, None) => {
             return Err(HarnessError::Config(
@@ -205,23 +296,26 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             ));
         }
     };
-    let transport = Transport::with_options(args.timeout, &config::transport_options(args)?)?
-        .with_wait_budget(args.max_wait);
+    let transport = Transport::with_options(
+        config.transport.timeout,
+        &config::transport_options(&config.transport)?,
+    )?
+    .with_wait_budget(config.transport.max_wait);
     let mut secrets = Secrets::new(spec.secret_fields.clone());
-    for (name, value) in &args.headers {
+    for (name, value) in &config.transport.headers {
         secrets.add_header(name, value, true);
     }
-    for (name, value) in &args.public_headers {
+    for (name, value) in &config.transport.public_headers {
         secrets.add_header(name, value, false);
     }
-
+    let fixtures = &inputs.fixtures;
     let (oauth, token) = auth::credentials(
         &spec,
         &base_url,
         &transport,
-        &fixtures,
-        embedded.as_ref(),
-        args.token.clone(),
+        fixtures,
+        embedded,
+        config.credentials.token.clone(),
     )
     .await;
     let client = oauth.client.clone();
@@ -229,7 +323,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         secrets.add(t, "$TOKEN");
     }
     let mut vars = Vars::default();
-    for (k, v) in &contracts.vars {
+    for (k, v) in &inputs.contracts.vars {
         vars.set(k.clone(), v.clone());
     }
     for (k, v) in &fixtures.vars {
@@ -251,66 +345,144 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
         vars.set("oauth.redirect_uri", Value::String(c.redirect_uri.clone()));
     }
     let ctx = Arc::new(
-        Context::new(
-            spec,
-            validators,
-            transport,
-            base_url.clone(),
-            token,
-            secrets,
-            oauth,
-        )
-        .with_max_response_time(args.max_response_time),
+        Context::new(spec, validators, transport, base_url, token, secrets, oauth)
+            .with_max_response_time(config.max_response_time),
     );
+    Ok(Connected {
+        ctx,
+        vars,
+        oauth_client: client.is_some(),
+    })
+}
 
-    let header = header::RunHeader {
-        target: ctx.secrets.redact_in_url(&base_url),
-        embedded: embedded.is_some(),
-        spec: ctx.spec.identity.clone(),
-        seed: args.seed,
-        selection: selection.describe(),
-        credentials: credentials_present(args, ctx.token.is_some(), client.is_some(), &fixtures),
-        writes: effect::Permissions {
-            writes: fixtures.allow_writes,
-            destructive: fixtures.allow_destructive,
-        }
-        .describe(embedded.is_some()),
-        contracts: contract_source.describe(),
-        operations: ctx.spec.operations.len(),
-        left_out: ctx.spec.left_out.clone(),
-    };
-    if !args.quiet {
+/// The connected run, from its header to its outcome: the header is printed, the cases
+/// run (or the record is replayed) while the report files follow, the results are
+/// judged as a whole, and the exit code, the summary and the last report files are made
+/// from them.
+async fn run_and_report(
+    config: &Config,
+    inputs: &Inputs,
+    connected: Connected,
+    embedded: bool,
+) -> Result<Outcome, HarnessError> {
+    let Connected {
+        ctx,
+        vars,
+        oauth_client,
+    } = connected;
+    let header = run_header(config, inputs, &ctx, embedded, oauth_client);
+    if !config.quiet {
         println!("{}", header.render());
     }
-    // Only the selected results are judged and shown, with the known failures applied:
-    // the same for the files written while the run goes on and for the last ones.
-    let settle = |results: Vec<CheckResult>| -> (Vec<CheckResult>, Vec<String>) {
-        let mut results: Vec<CheckResult> = results
-            .into_iter()
-            // Whether the run put back what it changed is reported whatever the selection.
-            .filter(|r| {
-                r.check == registry::Check::StateRestored
-                    || (selection.check(&r.check) && selection.operation(&r.operation))
-            })
-            .collect();
-        let notes = known.apply(&mut results, chrono::Utc::now().date_naive());
-        (results, notes)
-    };
-    let declared = coverage::Declared::of(&ctx.spec, |id| selection.operation(id));
-    let writes_files = !report_paths(args).is_empty();
+    let declared = coverage::Declared::of(&ctx.spec, |id| inputs.selection.operation(id));
+    let (state, results, exchanges) =
+        run_watched(config, inputs, &ctx, vars, &header, &declared, embedded).await?;
+    // `--min-coverage`: judged on what this run reached (a replay reaches nothing new).
+    let reached = coverage::Coverage::measure(&declared, &exchanges);
+    let verdicts = judge_run(config, inputs, &ctx, state, results, &exchanges, &reached)?;
+    let exit_code = exit_code(config, &verdicts, state);
+    let summary = summary(
+        config, &verdicts, &exchanges, &reached, state, exit_code, &header,
+    );
+    let Verdicts { results, .. } = verdicts;
+    report::write_files(
+        config,
+        &report::Snapshot {
+            run: &header,
+            state,
+            exit_code: Some(exit_code),
+            results: &results,
+            exchanges: &exchanges,
+            declared: &declared,
+        },
+    )?;
+    Ok(Outcome {
+        exit_code,
+        results,
+        exchanges,
+        base_url: ctx.base_url.clone(),
+        summary,
+    })
+}
+
+/// What the run is about to do, as the terminal and every report show it first: the
+/// target (a password redacted), the spec, the selection, the credentials by name, what
+/// the run may write and which contract files it uses.
+fn run_header(
+    config: &Config,
+    inputs: &Inputs,
+    ctx: &Context,
+    embedded: bool,
+    oauth_client: bool,
+) -> header::RunHeader {
+    header::RunHeader {
+        target: ctx.secrets.redact_in_url(&ctx.base_url),
+        embedded,
+        spec: ctx.spec.identity.clone(),
+        seed: config.seed,
+        selection: inputs.selection.describe(),
+        credentials: credentials_present(
+            config,
+            ctx.token.is_some(),
+            oauth_client,
+            &inputs.fixtures,
+        ),
+        writes: effect::Permissions {
+            writes: inputs.fixtures.allow_writes,
+            destructive: inputs.fixtures.allow_destructive,
+        }
+        .describe(embedded),
+        contracts: inputs.contract_source.describe(),
+        operations: ctx.spec.operations.len(),
+        left_out: ctx.spec.left_out.clone(),
+    }
+}
+
+/// Only the selected results are judged and shown, with the known failures applied: the
+/// same for the files written while the run goes on and for the last ones. Gives the
+/// results kept and the known-failure notes.
+fn settle(inputs: &Inputs, results: Vec<CheckResult>) -> (Vec<CheckResult>, Vec<String>) {
+    let mut results: Vec<CheckResult> = results
+        .into_iter()
+        // Whether the run put back what it changed is reported whatever the selection.
+        .filter(|r| {
+            r.check == registry::Check::StateRestored
+                || (inputs.selection.check(&r.check) && inputs.selection.operation(&r.operation))
+        })
+        .collect();
+    let notes = inputs
+        .known
+        .apply(&mut results, chrono::Utc::now().date_naive());
+    (results, notes)
+}
+
+/// Runs the cases (or replays the record) while the report files are rewritten as
+/// results come, so a run stopped by SIGINT or SIGTERM still leaves files saying how far
+/// it got; on such a signal the target is put back before the run stops. Gives how the
+/// run ended and every result and exchange so far.
+async fn run_watched(
+    config: &Config,
+    inputs: &Inputs,
+    ctx: &Arc<Context>,
+    vars: Vars,
+    header: &header::RunHeader,
+    declared: &coverage::Declared,
+    embedded: bool,
+) -> Result<(report::RunState, Vec<CheckResult>, Vec<Exchange>), HarnessError> {
+    let writes_files = !config.reports.paths().is_empty();
     let live = report::live::Live::new(
         writes_files.then_some(report::live::EVERY),
         Box::new(|state, results, exchanges| {
             // A file that cannot be written now fails the run at its end, with the error.
             let _ = report::write_files(
-                args,
+                config,
                 &report::Snapshot {
-                    run: &header,
+                    run: header,
                     state,
                     exit_code: None,
-                    results: &settle(results).0,
+                    results: &settle(inputs, results).0,
                     exchanges: &exchanges,
-                    declared: &declared,
+                    declared,
                 },
             );
         }),
@@ -324,7 +496,7 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
     // the cases are planned, read if a signal stops the run.
     let planned = std::sync::OnceLock::new();
     let work = async {
-        if let Some(recorded) = &recorded {
+        if let Some(recorded) = &inputs.recorded {
             let results = replay::replay(
                 recorded,
                 &ctx.base_url,
@@ -336,66 +508,81 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             .await;
             Ok((results, Vec::new()))
         } else {
-            let inputs = RunInputs {
-                selection: &selection,
-                contracts: &contracts,
-                fixtures: &fixtures,
-                embedded: embedded.is_some(),
-            };
-            run_all(args, inputs, &ctx, vars, &live, &planned).await
+            run_all(
+                config,
+                inputs.run_inputs(embedded),
+                ctx,
+                vars,
+                &live,
+                &planned,
+            )
+            .await
         }
     };
-    let (state, ran) = tokio::select! {
-        ran = work => (report::RunState::Finished, ran),
+    tokio::select! {
+        ran = work => ran.map(|(results, exchanges)| (report::RunState::Finished, results, exchanges)),
         signal = interrupted => {
-            if !args.quiet {
+            if !config.quiet {
                 eprintln!("\n{signal}: stopping; writing the reports of the results so far");
             }
             let (mut results, mut exchanges) = live.so_far();
             let (written, index) = planned.get().cloned().unwrap_or_default();
-            for r in put_back_on_interrupt(&ctx, &written, &fixtures, index, args.quiet).await {
+            for r in put_back_on_interrupt(ctx, &written, &inputs.fixtures, index, config.quiet).await {
                 results.extend(r.results);
                 exchanges.extend(r.exchanges);
             }
-            (report::RunState::Interrupted, Ok((results, exchanges)))
+            Ok((report::RunState::Interrupted, results, exchanges))
         }
-    };
-    let (results, exchanges) = match ran {
-        Ok(ran) => ran,
-        Err(e) => {
-            if let Some(s) = embedded {
-                s.shutdown().await;
-            }
-            return Err(e);
-        }
-    };
-    let (mut results, known_notes) = settle(results);
+    }
+}
+
+/// The run's results judged as a whole, by [`judge_run`].
+struct Verdicts {
+    /// The selected results, with those of checks that judged nothing and the coverage
+    /// gate's.
+    results: Vec<CheckResult>,
+    /// What the known failures say of this run (an entry that no longer fails, …).
+    known_notes: Vec<String>,
+    /// Why the run's credentials died, when they did and not on purpose.
+    dead: Option<String>,
+}
+
+/// Judges the run's results as a whole: the selection and the known failures applied,
+/// refusals disowned once the credentials died, the coverage gate, and every selected
+/// check that judged nothing listed with why. A finished run that judged nothing is a
+/// usage error: nothing passes by default.
+fn judge_run(
+    config: &Config,
+    inputs: &Inputs,
+    ctx: &Context,
+    state: report::RunState,
+    results: Vec<CheckResult>,
+    exchanges: &[Exchange],
+    reached: &coverage::Coverage,
+) -> Result<Verdicts, HarnessError> {
+    let (mut results, known_notes) = settle(inputs, results);
     let dead = ctx
         .credentials
         .dead()
         .filter(|_| !ctx.credentials.ended_on_purpose());
     if let Some(why) = &dead {
-        disown_refusals(&mut results, &exchanges, why);
+        disown_refusals(&mut results, exchanges, why);
     }
+    let selection = &inputs.selection;
     if results.is_empty() && state == report::RunState::Finished {
         // Nothing passes by default: a selection that judged nothing is a usage error, not
         // a clean run.
-        if let Some(s) = embedded {
-            s.shutdown().await;
-        }
         return Err(HarnessError::Config(config::empty_selection(
-            args,
-            &selection,
-            recorded.as_deref(),
+            config,
+            selection,
+            inputs.recorded.as_deref(),
         )));
     }
-    // `--min-coverage`: judged on what this run reached (a replay reaches nothing new).
-    let reached = coverage::Coverage::measure(&declared, &exchanges);
-    if let Some(min) = args.min_coverage
-        && recorded.is_none()
+    if let Some(min) = config.min_coverage
+        && inputs.recorded.is_none()
     {
         results.push(if state == report::RunState::Finished {
-            coverage::verdict(&reached, min)
+            coverage::verdict(reached, min)
         } else {
             coverage::not_judged(min, state.explain())
         });
@@ -410,36 +597,64 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             .iter()
             .filter(|o| selection.operation(&o.id))
             .collect(),
-        replay: recorded.is_some(),
-        max_response_time: args.max_response_time.is_some(),
-        min_coverage: args.min_coverage.is_some(),
-        discovery_steps: contracts.discover.len(),
+        replay: inputs.recorded.is_some(),
+        max_response_time: config.max_response_time.is_some(),
+        min_coverage: config.min_coverage.is_some(),
+        discovery_steps: inputs.contracts.discover.len(),
     };
     let not_applicable = checks::not_applicable(
         &results,
-        &contracts.registry,
+        &inputs.contracts.registry,
         |c| selection.check(c),
         &facts,
     );
     results.extend(not_applicable);
-    let totals = Totals::of(&results, args.strict);
-    let incomplete = outcome::incomplete(&results).count();
-    let exit_code = if dead.is_some() {
+    Ok(Verdicts {
+        results,
+        known_notes,
+        dead,
+    })
+}
+
+/// The process exit code: 2 when the credentials died (the run could not judge the
+/// target), 1 on a failure, [`EXIT_INCOMPLETE`] when interrupted or when MUST checks
+/// could not run (unless `--allow-incomplete`), else 0.
+fn exit_code(config: &Config, verdicts: &Verdicts, state: report::RunState) -> u8 {
+    let totals = Totals::of(&verdicts.results, config.strict);
+    let incomplete = outcome::incomplete(&verdicts.results).count();
+    if verdicts.dead.is_some() {
         // A configuration error, not the target's failure: the run could not judge it.
         2
     } else if totals.failed > 0 {
         1
-    } else if state == report::RunState::Interrupted || (incomplete > 0 && !args.allow_incomplete) {
+    } else if state == report::RunState::Interrupted || (incomplete > 0 && !config.allow_incomplete)
+    {
         EXIT_INCOMPLETE
     } else {
         0
-    };
-    let latency = report::timings::per_operation(&exchanges);
-    let mut summary = report::terminal::render(&results, &latency, args.strict, args.verbose);
+    }
+}
+
+/// The end-of-run terminal text: the results, then the notes (coverage, restore and
+/// cleanup, dead credentials, interruption or known failures, what left the run
+/// incomplete) above the totals line, which stays the last.
+fn summary(
+    config: &Config,
+    verdicts: &Verdicts,
+    exchanges: &[Exchange],
+    reached: &coverage::Coverage,
+    state: report::RunState,
+    exit_code: u8,
+    header: &header::RunHeader,
+) -> String {
+    let results = &verdicts.results;
+    let incomplete = outcome::incomplete(results).count();
+    let latency = report::timings::per_operation(exchanges);
+    let mut summary = report::terminal::render(results, &latency, config.strict, config.verbose);
     let mut notes = format!("\ncoverage: {}\n", reached.line());
-    notes.push_str(&runner::restore_note(&results));
-    notes.push_str(&runner::cleanup_note(&results));
-    if let Some(why) = &dead {
+    notes.push_str(&runner::restore_note(results));
+    notes.push_str(&runner::cleanup_note(results));
+    if let Some(why) = &verdicts.dead {
         notes.push_str(&format!("\nCREDENTIALS: {why} (exit 2).\n"));
     }
     if state == report::RunState::Interrupted {
@@ -448,46 +663,25 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
             "\nINTERRUPTED: {} (exit {exit_code}).\n",
             state.explain()
         ));
-    } else if !known_notes.is_empty() {
+    } else if !verdicts.known_notes.is_empty() {
         notes.push_str("\nKnown-failure notes:\n");
-        notes.extend(known_notes.iter().map(|n| format!("  {n}\n")));
+        notes.extend(verdicts.known_notes.iter().map(|n| format!("  {n}\n")));
     }
     if incomplete > 0 {
         notes.push_str(&incomplete_note(
-            &results,
+            results,
             incomplete,
-            args.allow_incomplete,
+            config.allow_incomplete,
         ));
     }
     // Above the totals line, which stays the last.
     let totals_line = summary.rfind('\n').map_or(0, |i| i + 1);
     summary.insert_str(totals_line, &notes);
-    if args.quiet {
+    if config.quiet {
         // A quiet run prints no header first: the summary names the target instead.
         summary.insert_str(0, &header.render());
     }
-    let written = report::write_files(
-        args,
-        &report::Snapshot {
-            run: &header,
-            state,
-            exit_code: Some(exit_code),
-            results: &results,
-            exchanges: &exchanges,
-            declared: &declared,
-        },
-    );
-    if let Some(s) = embedded {
-        s.shutdown().await;
-    }
-    written?;
-    Ok(Outcome {
-        exit_code,
-        results,
-        exchanges,
-        base_url,
-        summary,
-    })
+    summary
 }
 
 /// Once the run's credentials died, a secured request refused with 401/403 says nothing
@@ -573,15 +767,6 @@ async fn put_back_on_interrupt(
     }
 }
 
-/// The report files the command line asks for.
-fn report_paths(args: &Args) -> Vec<&std::path::Path> {
-    [&args.junit, &args.json, &args.html, &args.record]
-        .into_iter()
-        .flatten()
-        .map(|p| p.as_path())
-        .collect()
-}
-
 /// The exit code of a run in which MUST checks could not run for want of a credential or
 /// fixture, or that SIGINT/SIGTERM stopped (and nothing failed so far): neither green nor
 /// red, so CI does not pass it by mistake. Not the shell's 130 for an interrupt: the
@@ -611,13 +796,13 @@ fn incomplete_note(results: &[CheckResult], count: usize, allowed: bool) -> Stri
 
 /// The credentials a run has, by name only.
 fn credentials_present(
-    args: &Args,
+    config: &Config,
     token: bool,
     oauth_client: bool,
     fixtures: &Fixtures,
 ) -> Vec<String> {
     let mut present = Vec::new();
-    match (&args.token, token) {
+    match (&config.credentials.token, token) {
         (Some(_), _) => present.push("bearer token (given)".to_string()),
         (None, true) => present.push("bearer token (obtained through OAuth)".to_string()),
         (None, false) => {}
@@ -628,10 +813,10 @@ fn credentials_present(
     if fixtures.code.is_some() {
         present.push("authorization code".into());
     }
-    for (name, _) in &args.headers {
+    for (name, _) in &config.transport.headers {
         present.push(format!("{name} header (secret)"));
     }
-    for (name, _) in &args.public_headers {
+    for (name, _) in &config.transport.public_headers {
         present.push(format!("{name} header"));
     }
     present
@@ -695,13 +880,14 @@ impl RunInputs<'_> {
 /// `--dry-run`: the plan, one line per case (operation, method and path, case, what it
 /// does to the target, and whether it would be sent), with nothing started or sent.
 /// Values discovery would bind on the target are shown as their `${variable}`.
-fn dry_run(args: &Args, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
-    let cases = planned_cases(args, inputs, spec, None);
+fn dry_run(config: &Config, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
+    let cases = planned_cases(config, inputs, spec, None);
     let gate = inputs.gate(spec);
     let mut text = format!(
         "dry run: {} case(s) planned against {}; nothing is sent\n  writes: {}\n",
         cases.len(),
-        args.base_url
+        config
+            .base_url
             .as_deref()
             .unwrap_or("the embedded reference server (not started)"),
         inputs.permissions().describe(inputs.embedded),
@@ -744,7 +930,7 @@ fn dry_run(args: &Args, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
         exit_code: 0,
         results: Vec::new(),
         exchanges: Vec::new(),
-        base_url: args.base_url.clone().unwrap_or_default(),
+        base_url: config.base_url.clone().unwrap_or_default(),
         summary: text,
     }
 }
@@ -753,7 +939,7 @@ fn dry_run(args: &Args, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
 /// files', narrowed to the selection, each passed through the [`safety::Gate`] (a case it
 /// refuses is kept, skipped with the reason, so it is counted and shown).
 fn planned_cases(
-    args: &Args,
+    config: &Config,
     inputs: RunInputs<'_>,
     spec: &Spec,
     auth_refusal: Option<u16>,
@@ -762,9 +948,9 @@ fn planned_cases(
         spec,
         inputs.contracts,
         plan::PlanOptions {
-            seed: args.seed,
+            seed: config.seed,
             auth_refusal,
-            max_examples: args.max_examples,
+            max_examples: config.max_examples,
         },
     );
     cases.extend(inputs.contracts.cases.iter().cloned());
@@ -786,7 +972,7 @@ fn planned_cases(
 /// and a delete racing the reads of the same record would make their 404s the harness's
 /// own. Empty when the answers gave nothing new.
 fn second_pass(
-    args: &Args,
+    config: &Config,
     inputs: RunInputs<'_>,
     ctx: &Context,
     first: &[case::Case],
@@ -820,9 +1006,9 @@ fn second_pass(
         &ctx.spec,
         inputs.contracts,
         plan::PlanOptions {
-            seed: args.seed,
+            seed: config.seed,
             auth_refusal,
-            max_examples: args.max_examples,
+            max_examples: config.max_examples,
         },
         &pool,
     );
@@ -861,7 +1047,7 @@ fn second_pass(
 }
 
 async fn run_all(
-    args: &Args,
+    config: &Config,
     inputs: RunInputs<'_>,
     ctx: &Arc<Context>,
     mut vars: Vars,
@@ -873,26 +1059,26 @@ async fn run_all(
         fixtures,
         ..
     } = inputs;
-    let mut budget = args.max_requests;
+    let mut budget = config.max_requests;
     let (allowed, refused) = runner::gated_discovery(&contracts.discover, &inputs.gate(&ctx.spec));
     let mut discovery = runner::discover(ctx, &allowed, &mut vars, &mut budget).await;
     discovery.results.extend(refused);
     preflight(ctx, &discovery)?;
     live.add(0, &discovery.results, &discovery.exchanges);
-    let cases = planned_cases(args, inputs, &ctx.spec, None);
+    let cases = planned_cases(config, inputs, &ctx.spec, None);
     let verified = runner::preflight_credentials(ctx, &cases, &vars).await?;
     // The same plan, with `ignored_auth` now knowing how this target refuses a token it
     // never issued (the cases and their order do not change).
     let cases = match verified.refusal {
-        Some(_) => planned_cases(args, inputs, &ctx.spec, verified.refusal),
+        Some(_) => planned_cases(config, inputs, &ctx.spec, verified.refusal),
         None => cases,
     };
     if let Some(why) = &verified.unverified
-        && !args.quiet
+        && !config.quiet
     {
         eprintln!("pre-flight: {why}");
     }
-    let progress = report::terminal::Progress::new(cases.len(), args.strict, args.quiet);
+    let progress = report::terminal::Progress::new(cases.len(), config.strict, config.quiet);
     progress.report(&discovery.results);
     for r in &verified.reports {
         progress.case_done(&r.results);
@@ -917,7 +1103,7 @@ async fn run_all(
     let vars_second = vars.clone();
     let not_now: Vec<usize> = verified.done.iter().chain(&session).copied().collect();
     let mut reports: Vec<CaseReport> =
-        runner::run_cases(ctx.clone(), cases, &not_now, vars, args.workers, |r| {
+        runner::run_cases(ctx.clone(), cases, &not_now, vars, config.workers, |r| {
             progress.case_done(&r.results);
             live.add(r.index, &r.results, &r.exchanges);
         })
@@ -926,7 +1112,7 @@ async fn run_all(
     // Real state: operations skipped for want of a path value run again with one from the
     // target's own answers.
     let second = second_pass(
-        args,
+        config,
         inputs,
         ctx,
         &first_pass,
@@ -952,7 +1138,7 @@ async fn run_all(
             r.exchanges.iter_mut().for_each(|x| x.case_index += offset);
             r
         };
-        let more = runner::run_cases(ctx.clone(), second, &[], vars_second, args.workers, |r| {
+        let more = runner::run_cases(ctx.clone(), second, &[], vars_second, config.workers, |r| {
             progress.case_done(&r.results);
             let r = shift(r);
             live.add(r.index, &r.results, &r.exchanges);

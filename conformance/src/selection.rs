@@ -4,10 +4,10 @@
 
 use std::collections::BTreeSet;
 
-use crate::cli::Args;
 use crate::contracts::Contracts;
 use crate::error::HarnessError;
 use crate::registry::{Check, CheckId};
+use crate::run_config::{Filters, Shard};
 use crate::spec::Spec;
 
 /// The operations and checks a run judges.
@@ -26,10 +26,10 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// Resolves the command line's names; an unknown operation, tag or check is a
-    /// configuration error naming the known ones.
-    pub fn from_args(
-        args: &Args,
+    /// Resolves the names the command line's filters give; an unknown operation, tag or
+    /// check is a configuration error naming the known ones.
+    pub fn resolve(
+        filters: &Filters,
         spec: &Spec,
         contracts: &Contracts,
     ) -> Result<Selection, HarnessError> {
@@ -73,33 +73,33 @@ impl Selection {
             })
         };
         let mut only = BTreeSet::new();
-        for id in &args.operation {
+        for id in &filters.operations {
             only.insert(operation("--operation", id)?);
         }
-        for tag in &args.tag {
+        for tag in &filters.tags {
             only.extend(tagged("--tag", tag)?);
         }
         let mut excluded = BTreeSet::new();
-        for id in &args.exclude_operation {
+        for id in &filters.exclude_operations {
             excluded.insert(operation("--exclude-operation", id)?);
         }
-        for tag in &args.exclude_tag {
+        for tag in &filters.exclude_tags {
             excluded.extend(tagged("--exclude-tag", tag)?);
         }
-        let only_checks = args
-            .check
+        let only_checks = filters
+            .checks
             .iter()
             .map(|c| check("--check", c))
             .collect::<Result<Vec<_>, _>>()?;
-        let excluded_checks = args
-            .exclude_check
+        let excluded_checks = filters
+            .exclude_checks
             .iter()
             .map(|c| check("--exclude-check", c))
             .collect::<Result<Vec<_>, _>>()?;
         let mut only_operations =
-            (!args.operation.is_empty() || !args.tag.is_empty()).then_some(only);
+            (!filters.operations.is_empty() || !filters.tags.is_empty()).then_some(only);
         let mut described = Vec::new();
-        if let Some((i, n)) = args.shard {
+        if let Some(Shard { index: i, count: n }) = filters.shard {
             // Dealt round-robin over the selection in id order: every shard gets its share
             // however the ids cluster, and the same ids always fall the same way.
             let mut selected: Vec<&str> = spec
@@ -126,12 +126,12 @@ impl Selection {
             only_operations = Some(mine);
         }
         for (flag, values) in [
-            ("--operation", &args.operation),
-            ("--tag", &args.tag),
-            ("--exclude-operation", &args.exclude_operation),
-            ("--exclude-tag", &args.exclude_tag),
-            ("--check", &args.check),
-            ("--exclude-check", &args.exclude_check),
+            ("--operation", &filters.operations),
+            ("--tag", &filters.tags),
+            ("--exclude-operation", &filters.exclude_operations),
+            ("--exclude-tag", &filters.exclude_tags),
+            ("--check", &filters.checks),
+            ("--exclude-check", &filters.exclude_checks),
         ] {
             if !values.is_empty() {
                 described.push(format!("{flag} {}", values.join(",")));

@@ -78,299 +78,331 @@ fn same_body_type(op: &Operation, status: u16) -> bool {
     }
 }
 
+/// Judges one rule: a short dispatch to the kind's own method of [`Judge`], so each kind
+/// reads (and changes) on its own, next to the others of its family.
 fn judge_rule(rule: &Rule, check: Check, level: Level, body: &Value, input: &RuleInput) -> Finding {
-    let param = |name: &str| input.params.get(name);
-    let items = body.as_array();
-    let need_items = |expected: String| -> Result<&Vec<Value>, Finding> {
-        match items {
-            None => Err(Finding::new(
-                check,
-                level,
-                expected,
-                Err("the body is not an array".into()),
-            )),
-            Some(a) if a.is_empty() => Err(Finding::skipped(
-                check,
-                level,
-                expected,
-                "the answer has no items to check",
-            )),
-            Some(a) => Ok(a),
-        }
+    let judge = Judge {
+        check,
+        level,
+        body,
+        input,
     };
     match rule {
-        Rule::FieldsEqual { fields, .. } => {
-            let expected = format!("fields {}", Value::Object(fields.clone()));
-            let bad = fields.iter().find(|(k, v)| body.get(k.as_str()) != Some(v));
-            Finding::new(
-                check,
-                level,
-                expected,
-                match bad {
-                    Some((k, v)) => Err(format!(
-                        "{k} is {} instead of {v}",
-                        body.get(k.as_str())
-                            .map_or("absent".into(), Value::to_string)
-                    )),
-                    None => Ok(()),
-                },
-            )
+        Rule::FieldsEqual { fields, .. } => judge.fields_equal(fields),
+        Rule::FieldsNonEmpty { fields, .. } => judge.fields_non_empty(fields),
+        Rule::FieldsAbsent { fields, .. } => judge.fields_absent(fields),
+        Rule::FieldOneOf { field, values, .. } => judge.field_one_of(field, values),
+        Rule::EchoesRequest { target, fields, .. } => judge.echoes_request(target, fields),
+        Rule::PreservesOtherFields { target, .. } => judge.preserves_other_fields(target),
+        Rule::FieldEqualsParam { field, param, .. } => judge.field_equals_param(field, param),
+        Rule::ItemsFieldEqualsParam { field, param, .. } => {
+            judge.items_field_equals_param(field, param)
         }
-        Rule::FieldsNonEmpty { fields, .. } => {
-            let bad = fields.iter().find(|f| !non_empty(body.get(f.as_str())));
-            Finding::new(
-                check,
-                level,
-                format!("non-empty {}", fields.join(", ")),
-                match bad {
-                    Some(f) => Err(format!("{f} is empty or missing")),
-                    None => Ok(()),
-                },
-            )
-        }
-        Rule::FieldsAbsent { fields, .. } => {
-            let bad = fields.iter().find(|f| non_empty(body.get(f.as_str())));
-            Finding::new(
-                check,
-                level,
-                format!("no {}", fields.join(", ")),
-                match bad {
-                    Some(f) => Err(format!("{f} is present")),
-                    None => Ok(()),
-                },
-            )
-        }
-        Rule::FieldOneOf { field, values, .. } => {
-            let expected = format!("{field} one of {}", Value::Array(values.clone()));
-            let got = body.get(field.as_str());
-            Finding::new(
-                check,
-                level,
-                expected,
-                match got {
-                    Some(v) if values.contains(v) => Ok(()),
-                    other => Err(format!(
-                        "{field} is {}",
-                        other.map_or("absent".into(), Value::to_string)
-                    )),
-                },
-            )
-        }
-        Rule::EchoesRequest { target, fields, .. } => {
-            let expected = format!("{target} carries the sent {}", fields.join(", "));
-            let Some(sent) = input.body else {
-                return Finding::skipped(check, level, expected, "no JSON body was sent");
-            };
-            let Some(obj) = body.get(target.as_str()) else {
-                return Finding::new(check, level, expected, Err(format!("{target} is missing")));
-            };
-            let bad = fields.iter().find(|f| {
-                sent.get(f.as_str()).is_some() && obj.get(f.as_str()) != sent.get(f.as_str())
-            });
-            Finding::new(
-                check,
-                level,
-                expected,
-                match bad {
-                    Some(f) => Err(format!(
-                        "{target}.{f} is {} but {} was sent",
-                        obj.get(f.as_str())
-                            .map_or("absent".into(), Value::to_string),
-                        sent.get(f.as_str())
-                            .map_or("nothing".into(), Value::to_string)
-                    )),
-                    None => Ok(()),
-                },
-            )
-        }
-        Rule::PreservesOtherFields { target, .. } => {
-            let expected = format!("{target} keeps every field that was not sent");
-            let Some(before) = input.previous else {
-                return Finding::skipped(
-                    check,
-                    level,
-                    expected,
-                    format!("no earlier {target} seen in this run to compare with"),
-                );
-            };
-            let Some(after) = body.get(target.as_str()) else {
-                return Finding::new(check, level, expected, Err(format!("{target} is missing")));
-            };
-            let sent: Vec<&str> = input
-                .body
-                .and_then(Value::as_object)
-                .map(|m| m.keys().map(String::as_str).collect())
-                .unwrap_or_default();
-            Finding::new(check, level, expected, diff_except(before, after, &sent))
-        }
-        Rule::ItemsFieldEqualsParam {
-            field, param: p, ..
-        } => {
-            let expected = format!("every item's {field} equals {p}");
-            let want = param(p).map(text).unwrap_or_default();
-            let items = match need_items(expected.clone()) {
-                Ok(i) => i,
-                Err(f) => return f,
-            };
-            let bad = items
-                .iter()
-                .find(|i| i.get(field.as_str()).map(text) != Some(want.clone()));
-            Finding::new(
-                check,
-                level,
-                format!("{expected} ({want})"),
-                match bad {
-                    Some(i) => Err(format!(
-                        "an item has {field} = {}",
-                        i.get(field.as_str())
-                            .map_or("absent".into(), Value::to_string)
-                    )),
-                    None => Ok(()),
-                },
-            )
-        }
-        Rule::FieldEqualsParam {
-            field, param: p, ..
-        } => {
-            let want = param(p).map(text).unwrap_or_default();
-            let got = body.get(field.as_str()).map(text);
-            Finding::new(
-                check,
-                level,
-                format!("{field} equals {p} ({want})"),
-                if got.as_deref() == Some(want.as_str()) {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "{field} is {}",
-                        got.unwrap_or_else(|| "absent".into())
-                    ))
-                },
-            )
-        }
-        Rule::ItemsFieldInParam {
-            field, param: p, ..
-        } => {
-            let allowed: Vec<String> = match param(p) {
-                Some(Value::Array(a)) => a.iter().map(text).collect(),
-                Some(v) => text(v).split(',').map(String::from).collect(),
-                None => Vec::new(),
-            };
-            let expected = format!("every item's {field} is one of {allowed:?}");
-            let items = match need_items(expected.clone()) {
-                Ok(i) => i,
-                Err(f) => return f,
-            };
-            let bad = items.iter().find(|i| {
-                !i.get(field.as_str())
-                    .map(text)
-                    .is_some_and(|v| allowed.contains(&v))
-            });
-            Finding::new(
-                check,
-                level,
-                expected,
-                match bad {
-                    Some(i) => Err(format!(
-                        "an item has {field} = {}",
-                        i.get(field.as_str())
-                            .map_or("absent".into(), Value::to_string)
-                    )),
-                    None => Ok(()),
-                },
-            )
-        }
-        Rule::ItemsUnique { field, .. } => {
-            let expected = format!("no two items share {field}");
-            let items = match need_items(expected.clone()) {
-                Ok(i) => i,
-                Err(f) => return f,
-            };
-            let mut seen = std::collections::BTreeSet::new();
-            let dup = items
-                .iter()
-                .filter_map(|i| i.get(field.as_str()).map(text))
-                .find(|v| !seen.insert(v.clone()));
-            Finding::new(
-                check,
-                level,
-                expected,
-                match dup {
-                    Some(v) => Err(format!("{field} {v:?} appears more than once")),
-                    None => Ok(()),
-                },
-            )
-        }
-        Rule::MaxItemsParam { param: p, .. } => {
-            let max = param(p).and_then(|v| text(v).parse::<i64>().ok());
-            let expected = format!("at most {p} items");
-            match (max, items) {
-                (_, None) => Finding::new(
-                    check,
-                    level,
-                    expected,
-                    Err("the body is not an array".into()),
-                ),
-                (None, _) => {
-                    Finding::skipped(check, level, expected, format!("{p} is not an integer"))
-                }
-                (Some(m), Some(a)) => Finding::new(
-                    check,
-                    level,
-                    format!("at most {m} items"),
-                    if (a.len() as i64) <= m.max(0) {
-                        Ok(())
-                    } else {
-                        Err(format!("{} items", a.len()))
-                    },
-                ),
-            }
-        }
+        Rule::ItemsFieldInParam { field, param, .. } => judge.items_field_in_param(field, param),
+        Rule::ItemsUnique { field, .. } => judge.items_unique(field),
+        Rule::MaxItemsParam { param, .. } => judge.max_items_param(param),
         Rule::ItemsContainParam {
-            param: p,
+            param,
             fields,
             case_insensitive,
             ..
-        } => {
-            let needle = param(p).map(text).unwrap_or_default();
-            let expected = format!(
-                "every item's {} contains {needle:?}{}",
-                fields.join(" or "),
-                if *case_insensitive {
-                    " ignoring case"
-                } else {
-                    ""
-                }
-            );
-            let items = match need_items(expected.clone()) {
-                Ok(i) => i,
-                Err(f) => return f,
-            };
-            let fold = |s: &str| {
-                if *case_insensitive {
-                    s.to_lowercase()
-                } else {
-                    s.to_string()
-                }
-            };
-            let bad = items.iter().find(|i| {
-                !fields.iter().any(|f| {
-                    i.get(f.as_str())
-                        .and_then(Value::as_str)
-                        .is_some_and(|v| fold(v).contains(&fold(&needle)))
-                })
-            });
-            Finding::new(
-                check,
-                level,
-                expected,
-                match bad {
-                    Some(i) => Err(format!("item {} does not match", compact(i))),
-                    None => Ok(()),
-                },
-            )
+        } => judge.items_contain_param(param, fields, *case_insensitive),
+        Rule::Unordered { .. } => judge.verdict("", Ok(())),
+    }
+}
+
+/// A value as a message names it: `absent` when the answer lacks it.
+fn shown(v: Option<&Value>) -> String {
+    v.map_or("absent".into(), Value::to_string)
+}
+
+/// One rule being judged on one answer: the check it reports under, at which level, the
+/// answer's body and what the request sent. Every kind of rule is a method, so the
+/// findings of all kinds are made the same way (see [`Judge::verdict`]).
+struct Judge<'a> {
+    check: Check,
+    level: Level,
+    body: &'a Value,
+    input: &'a RuleInput<'a>,
+}
+
+impl<'a> Judge<'a> {
+    /// The finding: passed on `Ok`, failed with the message on `Err`.
+    fn verdict(&self, expected: impl Into<String>, outcome: Result<(), String>) -> Finding {
+        Finding::new(self.check, self.level, expected, outcome)
+    }
+
+    /// A finding that could not be judged on this answer, with why.
+    fn skip(&self, expected: impl Into<String>, why: impl Into<String>) -> Finding {
+        Finding::skipped(self.check, self.level, expected, why)
+    }
+
+    /// The value sent for a parameter.
+    fn param(&self, name: &str) -> Option<&'a Value> {
+        self.input.params.get(name)
+    }
+
+    /// The answer's items, for the rules about every item: a body that is not an array
+    /// fails, and an empty one is a skip (a rule about every item says nothing of none).
+    fn items(&self, expected: String) -> Result<&'a Vec<Value>, Finding> {
+        match self.body.as_array() {
+            None => Err(self.verdict(expected, Err("the body is not an array".into()))),
+            Some(a) if a.is_empty() => Err(self.skip(expected, "the answer has no items to check")),
+            Some(a) => Ok(a),
         }
-        Rule::Unordered { .. } => Finding::new(check, level, "", Ok(())),
+    }
+
+    // Fields of the answer's body.
+
+    /// `fields-equal`: each named field holds its fixed value.
+    fn fields_equal(&self, fields: &serde_json::Map<String, Value>) -> Finding {
+        let expected = format!("fields {}", Value::Object(fields.clone()));
+        let bad = fields
+            .iter()
+            .find(|(k, v)| self.body.get(k.as_str()) != Some(v));
+        self.verdict(
+            expected,
+            match bad {
+                Some((k, v)) => Err(format!(
+                    "{k} is {} instead of {v}",
+                    shown(self.body.get(k.as_str()))
+                )),
+                None => Ok(()),
+            },
+        )
+    }
+
+    /// `fields-non-empty`: each named field is present and not empty.
+    fn fields_non_empty(&self, fields: &[String]) -> Finding {
+        let bad = fields
+            .iter()
+            .find(|f| !non_empty(self.body.get(f.as_str())));
+        self.verdict(
+            format!("non-empty {}", fields.join(", ")),
+            match bad {
+                Some(f) => Err(format!("{f} is empty or missing")),
+                None => Ok(()),
+            },
+        )
+    }
+
+    /// `fields-absent`: each named field is absent or empty.
+    fn fields_absent(&self, fields: &[String]) -> Finding {
+        let bad = fields.iter().find(|f| non_empty(self.body.get(f.as_str())));
+        self.verdict(
+            format!("no {}", fields.join(", ")),
+            match bad {
+                Some(f) => Err(format!("{f} is present")),
+                None => Ok(()),
+            },
+        )
+    }
+
+    /// `field-one-of`: the field's value is one of the list.
+    fn field_one_of(&self, field: &str, values: &[Value]) -> Finding {
+        let expected = format!("{field} one of {}", Value::Array(values.to_vec()));
+        self.verdict(
+            expected,
+            match self.body.get(field) {
+                Some(v) if values.contains(v) => Ok(()),
+                other => Err(format!("{field} is {}", shown(other))),
+            },
+        )
+    }
+
+    // The answer against the request, and against the state before it.
+
+    /// `echoes-request`: the object at `target` carries what the request body sent of
+    /// `fields` (a field the request did not send is not judged).
+    fn echoes_request(&self, target: &str, fields: &[String]) -> Finding {
+        let expected = format!("{target} carries the sent {}", fields.join(", "));
+        let Some(sent) = self.input.body else {
+            return self.skip(expected, "no JSON body was sent");
+        };
+        let Some(obj) = self.body.get(target) else {
+            return self.verdict(expected, Err(format!("{target} is missing")));
+        };
+        let bad = fields.iter().find(|f| {
+            sent.get(f.as_str()).is_some() && obj.get(f.as_str()) != sent.get(f.as_str())
+        });
+        self.verdict(
+            expected,
+            match bad {
+                Some(f) => Err(format!(
+                    "{target}.{f} is {} but {} was sent",
+                    shown(obj.get(f.as_str())),
+                    sent.get(f.as_str())
+                        .map_or("nothing".into(), Value::to_string)
+                )),
+                None => Ok(()),
+            },
+        )
+    }
+
+    /// `preserves-other-fields`: the object at `target` differs from the one seen before
+    /// the request only in the fields the request sent.
+    fn preserves_other_fields(&self, target: &str) -> Finding {
+        let expected = format!("{target} keeps every field that was not sent");
+        let Some(before) = self.input.previous else {
+            return self.skip(
+                expected,
+                format!("no earlier {target} seen in this run to compare with"),
+            );
+        };
+        let Some(after) = self.body.get(target) else {
+            return self.verdict(expected, Err(format!("{target} is missing")));
+        };
+        let sent: Vec<&str> = self
+            .input
+            .body
+            .and_then(Value::as_object)
+            .map(|m| m.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        self.verdict(expected, diff_except(before, after, &sent))
+    }
+
+    /// `field-equals-param`: the answer's field equals the value sent for the parameter.
+    fn field_equals_param(&self, field: &str, p: &str) -> Finding {
+        let want = self.param(p).map(text).unwrap_or_default();
+        let got = self.body.get(field).map(text);
+        self.verdict(
+            format!("{field} equals {p} ({want})"),
+            if got.as_deref() == Some(want.as_str()) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{field} is {}",
+                    got.unwrap_or_else(|| "absent".into())
+                ))
+            },
+        )
+    }
+
+    // The items of an array answer.
+
+    /// `items-field-equals-param`: every item's field equals the parameter's value.
+    fn items_field_equals_param(&self, field: &str, p: &str) -> Finding {
+        let expected = format!("every item's {field} equals {p}");
+        let want = self.param(p).map(text).unwrap_or_default();
+        let items = match self.items(expected.clone()) {
+            Ok(i) => i,
+            Err(f) => return f,
+        };
+        let bad = items
+            .iter()
+            .find(|i| i.get(field).map(text) != Some(want.clone()));
+        self.verdict(
+            format!("{expected} ({want})"),
+            match bad {
+                Some(i) => Err(format!("an item has {field} = {}", shown(i.get(field)))),
+                None => Ok(()),
+            },
+        )
+    }
+
+    /// `items-field-in-param`: every item's field is one of the list parameter's values
+    /// (an array, or a comma-separated string).
+    fn items_field_in_param(&self, field: &str, p: &str) -> Finding {
+        let allowed: Vec<String> = match self.param(p) {
+            Some(Value::Array(a)) => a.iter().map(text).collect(),
+            Some(v) => text(v).split(',').map(String::from).collect(),
+            None => Vec::new(),
+        };
+        let expected = format!("every item's {field} is one of {allowed:?}");
+        let items = match self.items(expected.clone()) {
+            Ok(i) => i,
+            Err(f) => return f,
+        };
+        let bad = items
+            .iter()
+            .find(|i| !i.get(field).map(text).is_some_and(|v| allowed.contains(&v)));
+        self.verdict(
+            expected,
+            match bad {
+                Some(i) => Err(format!("an item has {field} = {}", shown(i.get(field)))),
+                None => Ok(()),
+            },
+        )
+    }
+
+    /// `items-unique`: no two items share the field's value.
+    fn items_unique(&self, field: &str) -> Finding {
+        let expected = format!("no two items share {field}");
+        let items = match self.items(expected.clone()) {
+            Ok(i) => i,
+            Err(f) => return f,
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        let dup = items
+            .iter()
+            .filter_map(|i| i.get(field).map(text))
+            .find(|v| !seen.insert(v.clone()));
+        self.verdict(
+            expected,
+            match dup {
+                Some(v) => Err(format!("{field} {v:?} appears more than once")),
+                None => Ok(()),
+            },
+        )
+    }
+
+    /// `max-items-param`: at most as many items as the parameter says (an empty answer
+    /// is judged too: it holds the limit).
+    fn max_items_param(&self, p: &str) -> Finding {
+        let max = self.param(p).and_then(|v| text(v).parse::<i64>().ok());
+        let expected = format!("at most {p} items");
+        match (max, self.body.as_array()) {
+            (_, None) => self.verdict(expected, Err("the body is not an array".into())),
+            (None, _) => self.skip(expected, format!("{p} is not an integer")),
+            (Some(m), Some(a)) => self.verdict(
+                format!("at most {m} items"),
+                if (a.len() as i64) <= m.max(0) {
+                    Ok(())
+                } else {
+                    Err(format!("{} items", a.len()))
+                },
+            ),
+        }
+    }
+
+    /// `items-contain-param`: every item has one of `fields` containing the parameter's
+    /// value, ignoring case when the rule says so.
+    fn items_contain_param(&self, p: &str, fields: &[String], case_insensitive: bool) -> Finding {
+        let needle = self.param(p).map(text).unwrap_or_default();
+        let expected = format!(
+            "every item's {} contains {needle:?}{}",
+            fields.join(" or "),
+            if case_insensitive {
+                " ignoring case"
+            } else {
+                ""
+            }
+        );
+        let items = match self.items(expected.clone()) {
+            Ok(i) => i,
+            Err(f) => return f,
+        };
+        let fold = |s: &str| {
+            if case_insensitive {
+                s.to_lowercase()
+            } else {
+                s.to_string()
+            }
+        };
+        let bad = items.iter().find(|i| {
+            !fields.iter().any(|f| {
+                i.get(f.as_str())
+                    .and_then(Value::as_str)
+                    .is_some_and(|v| fold(v).contains(&fold(&needle)))
+            })
+        });
+        self.verdict(
+            expected,
+            match bad {
+                Some(i) => Err(format!("item {} does not match", compact(i))),
+                None => Ok(()),
+            },
+        )
     }
 }
 

@@ -14,9 +14,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::cli::Args;
 use crate::error::HarnessError;
 use crate::outcome::{CheckResult, Verdict};
+use crate::run_config::Config;
 use crate::runner::Exchange;
 
 /// How far the run got when a report was written.
@@ -74,35 +74,35 @@ pub struct Snapshot<'a> {
 /// Writes the report files the command line asks for (`--junit`, `--json`, `--html`,
 /// `--record`), each atomically: a reader (or a run killed mid-write) sees the previous
 /// file or the new one, never half of one.
-pub fn write_files(args: &Args, snap: &Snapshot<'_>) -> Result<(), HarnessError> {
+pub fn write_files(config: &Config, snap: &Snapshot<'_>) -> Result<(), HarnessError> {
     let coverage = crate::coverage::Coverage::measure(snap.declared, snap.exchanges);
-    if let Some(p) = &args.junit {
+    if let Some(p) = &config.reports.junit {
         let xml = junit::render(
             snap.results,
             snap.exchanges,
-            args.strict,
+            config.strict,
             snap.state,
             &coverage,
         )?;
         write(p, &xml)?;
     }
-    if args.json.is_some() || args.html.is_some() {
+    if config.reports.json.is_some() || config.reports.html.is_some() {
         let doc = json::JsonReport::new(
             snap.run,
-            args.strict,
+            config.strict,
             (snap.state, snap.exit_code),
             snap.results,
             snap.exchanges,
             coverage,
         );
-        if let Some(p) = &args.json {
+        if let Some(p) = &config.reports.json {
             write(p, &json::render(&doc))?;
         }
-        if let Some(p) = &args.html {
+        if let Some(p) = &config.reports.html {
             write(p, &html::render(&doc))?;
         }
     }
-    if let Some(p) = &args.record {
+    if let Some(p) = &config.reports.record {
         write(
             p,
             &serde_json::to_string_pretty(snap.exchanges).unwrap_or_default(),
