@@ -42,22 +42,23 @@ pub(super) fn render(path: &str, tokens: TokenStream) -> Result<String, Error> {
 /// piece without printing either (printing is most of the generator's time), and a change
 /// to one method of the client's thousand-method `impl` is one piece, not the whole block.
 pub(super) fn pieces(tokens: TokenStream) -> Vec<String> {
+    let text = |trees: Vec<TokenTree>| trees.into_iter().collect::<TokenStream>().to_string();
     let mut out = Vec::new();
     for item in split_every_item(tokens) {
-        let text = |item: &[TokenTree]| item.iter().cloned().collect::<TokenStream>().to_string();
         let Some((header, body)) = as_impl(&item) else {
-            out.push(text(&item));
+            out.push(text(item));
             continue;
         };
-        let members = split_every_item(body.stream());
-        if members.is_empty() {
-            out.push(text(&item));
+        if body.stream().is_empty() {
+            out.push(text(item));
+            continue;
         }
-        for member in members {
-            let mut tokens: TokenStream = header.iter().cloned().collect();
-            let body = Group::new(Delimiter::Brace, member.into_iter().collect());
-            tokens.extend([TokenTree::Group(body)]);
-            out.push(tokens.to_string());
+        // The header printed once; the body's tokens taken over, not copied, once the
+        // item that shares them is dropped.
+        let (header, body) = (text(header.to_vec()), body.stream());
+        drop(item);
+        for member in split_every_item(body) {
+            out.push(format!("{header} {{ {} }}", text(member)));
         }
     }
     out
