@@ -146,9 +146,6 @@ impl Report {
 
 /// A generated crate's public API, and which operation each method and type belongs to.
 struct Crate {
-    /// The public items of the pieces that differ from the other crate's (filled by
-    /// [`pieces::surfaces`]: an identical piece has identical items).
-    surface: surface::Surface,
     /// The crate's files, unprinted ([`codegen::emit::emit_pieces`]): to find what
     /// differs, and to tell a patch change from none.
     files: Vec<codegen::emit::Pieces>,
@@ -197,7 +194,6 @@ fn generate(source: &Source, spec: &spec_model::model::OpenApi) -> Result<Crate,
         .map(|k| (codegen::names::pascal(k), k.clone()))
         .collect();
     Ok(Crate {
-        surface: surface::Surface::new(),
         files,
         owners,
         schemas,
@@ -212,16 +208,23 @@ pub fn diff(old: &Source, new: &Source, options: &Options) -> Result<Report, Err
         let a = a.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         (a, b)
     });
-    let (old_spec, old_value, mut old_crate) = old_side?;
-    let (new_spec, new_value, mut new_crate) = new_side?;
-    (old_crate.surface, new_crate.surface) =
-        pieces::surfaces(&old_crate.files, &new_crate.files)
-            .map_err(|e| Error::Generate(format!("emitted code does not parse: {e}")))?;
-    let mut findings = finding::Findings::default();
-    wire::diff(&old_spec, &new_spec, &old_value, &new_value, &mut findings);
-    rust_changes(&old_crate, &new_crate, &mut findings);
-    decisions::diff(&old_value, &new_value, &mut findings);
-    let mut list = findings.into_vec();
+    let (old_spec, old_value, old_crate) = old_side?;
+    let (new_spec, new_value, new_crate) = new_side?;
+    // The Rust comparison reads the crates, the others the specs: they run side by side,
+    // and the crates are dropped on the Rust comparison's thread when it is done. Each
+    // kind of finding has rules of its own, so the three lists are joined as found.
+    let (rust, wire, decisions) = std::thread::scope(|scope| {
+        let rust = scope.spawn(|| rust_changes(old_crate, new_crate));
+        let mut wire = finding::Findings::default();
+        wire::diff(&old_spec, &new_spec, &old_value, &new_value, &mut wire);
+        let mut decisions = finding::Findings::default();
+        decisions::diff(&old_value, &new_value, &mut decisions);
+        let rust = rust.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (rust, wire, decisions)
+    });
+    let mut list = wire.into_vec();
+    list.extend(rust?.into_vec());
+    list.extend(decisions.into_vec());
     let unused_ignores = options.ignore.apply(&mut list);
     let side = |source: &Source, spec: &spec_model::model::OpenApi| Side {
         name: source.name.clone(),
@@ -258,8 +261,13 @@ fn read(source: &Source) -> Result<Read, Error> {
     Ok((spec, value, generated))
 }
 
-fn rust_changes(old: &Crate, new: &Crate, findings: &mut finding::Findings) {
-    let changes = surface::compare(&old.surface, &new.surface);
+/// The Rust findings: the public items of what differs between the two crates
+/// ([`pieces::surfaces`]), compared. Takes the crates to drop them on its own thread.
+fn rust_changes(old: Crate, new: Crate) -> Result<finding::Findings, Error> {
+    let (a, b) = pieces::surfaces(&old.files, &new.files)
+        .map_err(|e| Error::Generate(format!("emitted code does not parse: {e}")))?;
+    let mut findings = finding::Findings::default();
+    let changes = surface::compare(&a, &b);
     if changes.is_empty() {
         if old.files != new.files {
             findings.add(
@@ -270,15 +278,16 @@ fn rust_changes(old: &Crate, new: &Crate, findings: &mut finding::Findings) {
                 "the emitted code changed, its public API did not".into(),
             );
         }
-        return;
+        return Ok(findings);
     }
     for (rule, path, message) in changes {
-        let (operation, schema) = owner(&path, new)
-            .or_else(|| owner(&path, old))
+        let (operation, schema) = owner(&path, &new)
+            .or_else(|| owner(&path, &old))
             .unwrap_or_default();
         let subject = schema.unwrap_or_else(|| item_type(&path));
         findings.add(rule, operation.as_deref(), Some(&subject), &path, message);
     }
+    Ok(findings)
 }
 
 /// The type an item path is about (`models::Pet` for `models::Pet::name` and for
