@@ -3,6 +3,8 @@
 //! Each output file is built as a token stream, parsed a few items at a time (which also
 //! proves the tokens are valid Rust) and pretty-printed (see `render.rs`); the
 //! `@generated` header is put on top afterwards because the printer drops comments.
+//! [`emit_pieces`] gives the same files cut into items and not printed, for a comparison
+//! of two generated crates (`spec-diff`), which needs their tokens, not their layout.
 
 mod auth;
 mod builders;
