@@ -45,8 +45,8 @@ const READ: &[&str] = &[
 pub fn diff(old: &Value, new: &Value, findings: &mut Findings) {
     let mut a = BTreeMap::new();
     let mut b = BTreeMap::new();
-    collect(old, "", &mut a);
-    collect(new, "", &mut b);
+    collect(old, &mut String::new(), &mut a);
+    collect(new, &mut String::new(), &mut b);
     for (pointer, before) in &a {
         let after = b.get(pointer).copied();
         compare(pointer, Some(before), after, findings);
@@ -58,25 +58,48 @@ pub fn diff(old: &Value, new: &Value, findings: &mut Findings) {
     }
 }
 
-/// Every read extension in the document, by pointer.
-fn collect<'v>(value: &'v Value, pointer: &str, out: &mut BTreeMap<String, &'v Value>) {
+/// Every read extension in the document, by pointer. The walk visits every node of the
+/// document: one pointer buffer grows and shrinks along it, and a pointer is copied out
+/// only for an extension found (a string per node was most of this comparison's time).
+fn collect<'v>(value: &'v Value, pointer: &mut String, out: &mut BTreeMap<String, &'v Value>) {
+    let len = pointer.len();
     match value {
         Value::Object(map) => {
             for (k, v) in map {
-                let p = push_pointer(pointer, k);
-                if READ.contains(&k.as_str()) {
-                    out.insert(p, v);
-                } else if !k.starts_with("x-") {
-                    collect(v, &p, out);
+                let read = READ.contains(&k.as_str());
+                if !read && k.starts_with("x-") {
+                    continue;
                 }
+                push_token(pointer, k);
+                if read {
+                    out.insert(pointer.clone(), v);
+                } else {
+                    collect(v, pointer, out);
+                }
+                pointer.truncate(len);
             }
         }
         Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
-                collect(v, &push_pointer(pointer, &i.to_string()), out);
+                use std::fmt::Write;
+                let _ = write!(pointer, "/{i}");
+                collect(v, pointer, out);
+                pointer.truncate(len);
             }
         }
         _ => {}
+    }
+}
+
+/// Appends `/token` to a JSON pointer, escaped as [`push_pointer`] does.
+fn push_token(pointer: &mut String, token: &str) {
+    pointer.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
     }
 }
 
@@ -244,6 +267,20 @@ fn show(v: Option<&Value>) -> String {
             } else {
                 text
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointers_are_escaped_as_spec_model_escapes_them() {
+        for token in ["pets", "/pets/{id}", "a~b/c", "0"] {
+            let mut pointer = "/paths".to_owned();
+            push_token(&mut pointer, token);
+            assert_eq!(pointer, push_pointer("/paths", token));
         }
     }
 }

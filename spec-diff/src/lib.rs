@@ -19,6 +19,7 @@
 mod decisions;
 pub mod finding;
 pub mod ignore;
+mod pieces;
 pub mod render;
 pub mod rules;
 pub mod surface;
@@ -145,12 +146,9 @@ impl Report {
 
 /// A generated crate's public API, and which operation each method and type belongs to.
 struct Crate {
-    /// The public items of the files that differ from the other crate's (filled by
-    /// [`surfaces`]: an identical file has identical items, and parsing the large ones
-    /// is most of the comparison's time).
-    surface: surface::Surface,
-    /// Whole files, to tell a patch change from none.
-    files: Vec<(String, String)>,
+    /// The crate's files, unprinted ([`codegen::emit::emit_pieces`]): to find what
+    /// differs, and to tell a patch change from none.
+    files: Vec<codegen::emit::Pieces>,
     /// Method name or type prefix to operation label.
     owners: HashMap<String, String>,
     /// Rust type name to component schema key.
@@ -167,9 +165,9 @@ fn generate(source: &Source, spec: &spec_model::model::OpenApi) -> Result<Crate,
                 .join("\n"),
         )
     })?;
-    // One header name for both crates: the file names differ, the code should not.
-    let files = codegen::emit::emit(&api, "the spec")
-        .map_err(|e| Error::Generate(format!("{}: {e}", source.name)))?;
+    // Unprinted: printing is most of the generator's time, and the comparison reads
+    // tokens, not layout.
+    let files = codegen::emit::emit_pieces(&api);
     let mut owners = HashMap::new();
     for op in &api.operations {
         let label = format!(
@@ -196,8 +194,7 @@ fn generate(source: &Source, spec: &spec_model::model::OpenApi) -> Result<Crate,
         .map(|k| (codegen::names::pascal(k), k.clone()))
         .collect();
     Ok(Crate {
-        surface: surface::Surface::new(),
-        files: files.into_iter().map(|f| (f.path, f.contents)).collect(),
+        files,
         owners,
         schemas,
     })
@@ -211,14 +208,23 @@ pub fn diff(old: &Source, new: &Source, options: &Options) -> Result<Report, Err
         let a = a.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         (a, b)
     });
-    let (old_spec, old_value, mut old_crate) = old_side?;
-    let (new_spec, new_value, mut new_crate) = new_side?;
-    surfaces(&mut old_crate, &mut new_crate)?;
-    let mut findings = finding::Findings::default();
-    wire::diff(&old_spec, &new_spec, &old_value, &new_value, &mut findings);
-    rust_changes(&old_crate, &new_crate, &mut findings);
-    decisions::diff(&old_value, &new_value, &mut findings);
-    let mut list = findings.into_vec();
+    let (old_spec, old_value, old_crate) = old_side?;
+    let (new_spec, new_value, new_crate) = new_side?;
+    // The Rust comparison reads the crates, the others the specs: they run side by side,
+    // and the crates are dropped on the Rust comparison's thread when it is done. Each
+    // kind of finding has rules of its own, so the three lists are joined as found.
+    let (rust, wire, decisions) = std::thread::scope(|scope| {
+        let rust = scope.spawn(|| rust_changes(old_crate, new_crate));
+        let mut wire = finding::Findings::default();
+        wire::diff(&old_spec, &new_spec, &old_value, &new_value, &mut wire);
+        let mut decisions = finding::Findings::default();
+        decisions::diff(&old_value, &new_value, &mut decisions);
+        let rust = rust.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (rust, wire, decisions)
+    });
+    let mut list = wire.into_vec();
+    list.extend(rust?.into_vec());
+    list.extend(decisions.into_vec());
     let unused_ignores = options.ignore.apply(&mut list);
     let side = |source: &Source, spec: &spec_model::model::OpenApi| Side {
         name: source.name.clone(),
@@ -246,150 +252,6 @@ pub fn diff(old: &Source, new: &Source, options: &Options) -> Result<Report, Err
     })
 }
 
-/// Reads the public items of what differs between the two crates, both crates at once.
-///
-/// Parsing is most of the comparison's time on a large spec, and most of a large crate is
-/// the same on both sides: a file whose text is the same is left out, and of a file that
-/// differs only the top-level items whose text differs are parsed (an item with the same
-/// text has the same public API, on both sides). The items an alias that differs points at
-/// are kept on both sides, so an enum that became an alias of an identical one is still
-/// seen through it. A file whose pieces do not parse on their own is parsed whole.
-fn surfaces(old: &mut Crate, new: &mut Crate) -> Result<(), Error> {
-    let pieces = pieces_to_read(old, new);
-    let one = |path: &str, text: &str| surface::surface([(path, text)]);
-    let read = |files: &[(String, String, String)]| {
-        files
-            .iter()
-            .map(|(path, kept, _)| one(path, kept).ok())
-            .collect::<Vec<_>>()
-    };
-    let (sa, sb) = std::thread::scope(|scope| {
-        let sa = scope.spawn(|| read(&pieces.0));
-        let sb = read(&pieces.1);
-        (
-            sa.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            sb,
-        )
-    });
-    let unparsable = |e: String| Error::Generate(format!("emitted code does not parse: {e}"));
-    let (mut a, mut b) = (surface::Surface::new(), surface::Surface::new());
-    for (i, (x, y)) in sa.into_iter().zip(sb).enumerate() {
-        match (x, y) {
-            (Some(x), Some(y)) => {
-                a.extend(x);
-                b.extend(y);
-            }
-            // Both sides whole, so an item is never read on one side only.
-            _ => {
-                let (pa, _, wa) = &pieces.0[i];
-                let (pb, _, wb) = &pieces.1[i];
-                a.extend(one(pa, wa).map_err(unparsable)?);
-                b.extend(one(pb, wb).map_err(unparsable)?);
-            }
-        }
-    }
-    old.surface = a;
-    new.surface = b;
-    Ok(())
-}
-
-/// Per side: each file that differs, with the text of its items to parse and its whole
-/// text.
-type Pieces = (Vec<(String, String, String)>, Vec<(String, String, String)>);
-
-fn pieces_to_read(old: &Crate, new: &Crate) -> Pieces {
-    let file = |c: &Crate, path: &str| {
-        c.files
-            .iter()
-            .find(|(p, _)| p == path)
-            .map(|(_, t)| t.clone())
-            .unwrap_or_default()
-    };
-    let mut paths: Vec<&str> = old
-        .files
-        .iter()
-        .chain(&new.files)
-        .filter(|(p, _)| p.ends_with(".rs"))
-        .map(|(p, _)| p.as_str())
-        .collect();
-    paths.sort_unstable();
-    paths.dedup();
-    let mut out: Pieces = (Vec::new(), Vec::new());
-    for path in paths {
-        let (a, b) = (file(old, path), file(new, path));
-        if a == b {
-            continue;
-        }
-        let (ia, ib) = (top_level_items(&a), top_level_items(&b));
-        let set_a: std::collections::HashSet<&str> = ia.iter().copied().collect();
-        let set_b: std::collections::HashSet<&str> = ib.iter().copied().collect();
-        let differs_a: Vec<&str> = ia.iter().copied().filter(|i| !set_b.contains(i)).collect();
-        let differs_b: Vec<&str> = ib.iter().copied().filter(|i| !set_a.contains(i)).collect();
-        // What the differing aliases point at, on either side.
-        let targets: Vec<&str> = differs_a
-            .iter()
-            .chain(&differs_b)
-            .filter_map(|i| alias_target_text(i))
-            .collect();
-        let keep = |items: &[&str], other: &std::collections::HashSet<&str>| -> String {
-            items
-                .iter()
-                .copied()
-                .filter(|i| !other.contains(i) || targets.iter().any(|t| mentions(i, t)))
-                .collect()
-        };
-        out.0.push((path.to_owned(), keep(&ia, &set_b), a.clone()));
-        out.1.push((path.to_owned(), keep(&ib, &set_a), b.clone()));
-    }
-    out
-}
-
-/// The top-level items of emitted (prettyplease-formatted) code, each with the comments,
-/// attributes and blank lines before it: an item ends at a line starting in column 0
-/// that ends with `}` or `;`.
-fn top_level_items(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        at += line.len();
-        let trimmed = line.trim_end();
-        let col0 = !line.starts_with([' ', '\t']);
-        let comment = trimmed.starts_with("//");
-        if col0 && !comment && (trimmed.ends_with('}') || trimmed.ends_with(';')) {
-            out.push(&text[start..at]);
-            start = at;
-        }
-    }
-    if start < text.len() {
-        out.push(&text[start..]);
-    }
-    out
-}
-
-/// The target of `pub type Name = Target;` when it is a plain name.
-fn alias_target_text(item: &str) -> Option<&str> {
-    let line = item.lines().find(|l| l.starts_with("pub type "))?;
-    let target = line.split_once('=')?.1.trim().strip_suffix(';')?.trim();
-    target
-        .chars()
-        .all(|c| c.is_alphanumeric() || c == '_')
-        .then_some(target)
-}
-
-/// Whether `text` names `word` as a whole identifier.
-fn mentions(text: &str, word: &str) -> bool {
-    let ident = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices(word).any(|(i, _)| {
-        let before = text[..i].chars().next_back().is_none_or(|c| !ident(c));
-        let after = text[i + word.len()..]
-            .chars()
-            .next()
-            .is_none_or(|c| !ident(c));
-        before && after
-    })
-}
-
 type Read = (spec_model::model::OpenApi, serde_json::Value, Crate);
 
 fn read(source: &Source) -> Result<Read, Error> {
@@ -399,8 +261,13 @@ fn read(source: &Source) -> Result<Read, Error> {
     Ok((spec, value, generated))
 }
 
-fn rust_changes(old: &Crate, new: &Crate, findings: &mut finding::Findings) {
-    let changes = surface::compare(&old.surface, &new.surface);
+/// The Rust findings: the public items of what differs between the two crates
+/// ([`pieces::surfaces`]), compared. Takes the crates to drop them on its own thread.
+fn rust_changes(old: Crate, new: Crate) -> Result<finding::Findings, Error> {
+    let (a, b) = pieces::surfaces(&old.files, &new.files)
+        .map_err(|e| Error::Generate(format!("emitted code does not parse: {e}")))?;
+    let mut findings = finding::Findings::default();
+    let changes = surface::compare(&a, &b);
     if changes.is_empty() {
         if old.files != new.files {
             findings.add(
@@ -411,15 +278,16 @@ fn rust_changes(old: &Crate, new: &Crate, findings: &mut finding::Findings) {
                 "the emitted code changed, its public API did not".into(),
             );
         }
-        return;
+        return Ok(findings);
     }
     for (rule, path, message) in changes {
-        let (operation, schema) = owner(&path, new)
-            .or_else(|| owner(&path, old))
+        let (operation, schema) = owner(&path, &new)
+            .or_else(|| owner(&path, &old))
             .unwrap_or_default();
         let subject = schema.unwrap_or_else(|| item_type(&path));
         findings.add(rule, operation.as_deref(), Some(&subject), &path, message);
     }
+    Ok(findings)
 }
 
 /// The type an item path is about (`models::Pet` for `models::Pet::name` and for
@@ -528,24 +396,6 @@ mod tests {
         assert_eq!(next_version("1.4.2", Some(Semver::Minor)), "1.5.0");
         assert_eq!(next_version("1.4.2", Some(Semver::Patch)), "1.4.3");
         assert_eq!(next_version("1.4.2", None), "1.4.2");
-    }
-
-    #[test]
-    fn emitted_code_splits_into_its_top_level_items() {
-        let text = "//! Docs.\n\n/// A pet.\n#[derive(\n    Debug,\n)]\npub struct Pet {\n    pub name: String,\n}\npub type Tags = Vec<\n    String,\n>;\nimpl Pet {\n    pub fn new() -> Self {\n        todo!()\n    }\n}\n";
-        let items = top_level_items(text);
-        assert_eq!(items.len(), 3);
-        assert!(items[0].starts_with("//! Docs.") && items[0].ends_with("}\n"));
-        assert!(items[1].starts_with("pub type Tags"));
-        assert!(items[2].starts_with("impl Pet {"));
-        assert_eq!(items.concat(), text);
-        assert_eq!(
-            alias_target_text("pub type E = BadRequest;\n"),
-            Some("BadRequest")
-        );
-        assert_eq!(alias_target_text("pub type T = Vec<String>;\n"), None);
-        assert!(mentions("impl Debug for BadRequest {}", "BadRequest"));
-        assert!(!mentions("pub enum BadRequestError {}", "BadRequest"));
     }
 
     #[test]

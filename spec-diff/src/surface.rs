@@ -152,6 +152,9 @@ fn tidy(s: &str) -> String {
         (" ]", "]"),
         (",)", ")"),
         (",>", ">"),
+        // A trailing comma is the printer's choice of layout (`prettyplease` writes one
+        // when the fields break over lines), not part of the API.
+        (", }", " }"),
     ] {
         while out.contains(from) {
             out = out.replace(from, to);

@@ -36,6 +36,34 @@ pub(super) fn render(path: &str, tokens: TokenStream) -> Result<String, Error> {
     Ok(space_items(&text))
 }
 
+/// One file's tokens as unformatted text, in pieces that each parse as a file: every
+/// top-level item, except that an `impl` block becomes one piece per member, each inside
+/// the block's header (`impl X { member }`). Two versions of a crate are compared piece by
+/// piece without printing either (printing is most of the generator's time), and a change
+/// to one method of the client's thousand-method `impl` is one piece, not the whole block.
+pub(super) fn pieces(tokens: TokenStream) -> Vec<String> {
+    let text = |trees: Vec<TokenTree>| trees.into_iter().collect::<TokenStream>().to_string();
+    let mut out = Vec::new();
+    for item in split_every_item(tokens) {
+        let Some((header, body)) = as_impl(&item) else {
+            out.push(text(item));
+            continue;
+        };
+        if body.stream().is_empty() {
+            out.push(text(item));
+            continue;
+        }
+        // The header printed once; the body's tokens taken over, not copied, once the
+        // item that shares them is dropped.
+        let (header, body) = (text(header.to_vec()), body.stream());
+        drop(item);
+        for member in split_every_item(body) {
+            out.push(format!("{header} {{ {} }}", text(member)));
+        }
+    }
+    out
+}
+
 /// Parses tokens as a file (inner attributes, then items) and prints it.
 fn print(tokens: TokenStream) -> syn::Result<String> {
     let parse = |input: ParseStream<'_>| -> syn::Result<syn::File> {
@@ -59,12 +87,34 @@ fn print(tokens: TokenStream) -> syn::Result<String> {
 /// block, where one item always ends. Items without attributes stay with the one before;
 /// a piece may hold several items, never part of one.
 fn split_items(tokens: TokenStream) -> Vec<Vec<TokenTree>> {
+    split_where(tokens, is_hash)
+}
+
+/// [`split_items`], also cutting before an item with no attribute (`impl X {`, the
+/// client's, has none): a new item begins at a `#` or at a keyword only an item starts
+/// with, right after a `;` or a braced block.
+fn split_every_item(tokens: TokenStream) -> Vec<Vec<TokenTree>> {
+    const STARTS: [&str; 13] = [
+        "pub", "impl", "fn", "struct", "enum", "type", "const", "static", "use", "mod", "trait",
+        "unsafe", "async",
+    ];
+    split_where(tokens, |tree| {
+        is_hash(tree) || STARTS.iter().any(|word| is_word(Some(tree), word))
+    })
+}
+
+fn is_hash(tree: &TokenTree) -> bool {
+    matches!(tree, TokenTree::Punct(p) if p.as_char() == '#')
+}
+
+/// Cuts a token stream before each token `starts` accepts that comes right after a `;` or
+/// a braced block.
+fn split_where(tokens: TokenStream, starts: impl Fn(&TokenTree) -> bool) -> Vec<Vec<TokenTree>> {
     let mut items = Vec::new();
     let mut current: Vec<TokenTree> = Vec::new();
     let mut after_item_end = false;
     for tree in tokens {
-        let attribute_start = matches!(&tree, TokenTree::Punct(p) if p.as_char() == '#');
-        if attribute_start && after_item_end && !current.is_empty() {
+        if starts(&tree) && after_item_end && !current.is_empty() {
             items.push(std::mem::take(&mut current));
         }
         after_item_end = match &tree {
@@ -233,6 +283,26 @@ mod tests {
         let pieces = render("t.rs", tokens.clone()).unwrap();
         assert_eq!(pieces, whole(tokens));
         assert!(pieces.contains("fn method_39"), "{pieces}");
+    }
+
+    #[test]
+    fn an_impl_is_cut_into_its_members() {
+        let tokens = quote! {
+            #![doc = "A module."]
+            #[doc = "A type."]
+            pub struct S;
+            #[doc = "Its methods."]
+            impl S { #[doc = "a"] pub fn a() {} #[doc = "b"] pub fn b(x: u32) {} }
+            impl Empty {}
+        };
+        let pieces = pieces(tokens);
+        assert_eq!(pieces.len(), 4, "{pieces:#?}");
+        assert!(pieces[1].contains("impl S {") && pieces[1].contains("fn a"));
+        assert!(pieces[2].contains("impl S {") && pieces[2].contains("fn b"));
+        assert!(!pieces[1].contains("fn b") && pieces[3].contains("impl Empty"));
+        for piece in &pieces {
+            syn::parse_file(piece).unwrap();
+        }
     }
 
     #[test]
