@@ -55,16 +55,39 @@ pub struct Pieces {
 /// generated crates reads (`spec-diff`), at a fraction of the cost of printing them.
 /// Holds the same files as [`emit`] (a test keeps the two lists in step).
 pub fn emit_pieces(api: &Api) -> Vec<Pieces> {
-    let pieces = |path: &str, emitter: fn(&Api) -> TokenStream| Pieces {
-        path: path.to_owned(),
-        pieces: render::pieces(emitter(api)),
+    let (client, parts) = client::emit(api);
+    let mut needs = runtime::Needs::of(api);
+    for part in parts {
+        needs.add(part);
+    }
+    // The runtime is Rust text copied in (its parts the spec needs): cut the same way once
+    // read as tokens. It is the workspace's own code, compiled there, so it parses.
+    let of_text = |text: &str| -> Vec<String> {
+        text.parse::<TokenStream>()
+            .map(render::pieces)
+            .unwrap_or_default()
     };
-    vec![
-        pieces("lib.rs", lib_rs::emit),
-        pieces("models.rs", models::emit),
-        pieces("client.rs", client::emit),
-        pieces("error.rs", runtime::emit),
-    ]
+    let mut client = render::pieces(client);
+    client.extend(of_text(&runtime::client_part(&needs)));
+    let mut out = vec![
+        Pieces {
+            path: "lib.rs".to_owned(),
+            pieces: render::pieces(lib_rs::emit(api, &needs.modules())),
+        },
+        Pieces {
+            path: "models.rs".to_owned(),
+            pieces: render::pieces(models::emit(api)),
+        },
+        Pieces {
+            path: "client.rs".to_owned(),
+            pieces: client,
+        },
+    ];
+    out.extend(runtime::files(&needs, "").into_iter().map(|f| Pieces {
+        pieces: of_text(&f.contents),
+        path: f.path,
+    }));
+    out
 }
 
 /// Prints every file of the generated crate. `spec_name` is how the header names the
