@@ -139,25 +139,34 @@ pub(super) fn chains(
     for (update, param) in member.iter().filter(|(o, name)| {
         matches!(o.method.as_str(), "PATCH" | "PUT") && o.path == format!("{root}{name}}}")
     }) {
+        // A body the spec's example or a contract file gives is one the update must
+        // accept, and what it sets must then read back; a generated one may be refused for
+        // reasons of the target's own, so its answer is only observed.
+        let given = !base(update, contracts, pool, inputs).generated;
         let step = on_created(
             pool,
             contracts,
             update,
             param,
             inputs,
-            Expect::Observe,
+            if given {
+                Expect::Success
+            } else {
+                Expect::Observe
+            },
             Vec::new(),
         );
         let made = setup(&update.id, param);
         let unchanged = untouched(json_of(&made), json_of(&step), &update.method);
         let mut steps = vec![made, step.clone()];
         if let Some((get, get_param)) = read {
-            // The update's answer is observed (a generated body may be refused for
-            // reasons of the target's own), so what it set cannot be required to read
-            // back. What it did not name must read back as the create stored it,
-            // whether the update went through or not: a PATCH changes what it says and
-            // nothing else.
-            let asserts = read_back(spec, get, unchanged.as_ref());
+            // What the update did not name must read back as the create stored it,
+            // whether the update went through or not (a PATCH changes what it says and
+            // nothing else); what it named, where it had to go through.
+            let mut asserts = read_back(spec, get, unchanged.as_ref());
+            if given {
+                asserts.extend(read_back(spec, get, json_of(&step).as_ref()));
+            }
             steps.push(on_created(
                 pool,
                 contracts,
@@ -641,6 +650,44 @@ paths:
             [("ref".to_string(), serde_json::json!("${chain_created_id}"))]
         );
         assert_eq!(cases.iter().filter(|c| c.id.contains("/chain/")).count(), 1);
+    }
+
+    #[test]
+    fn an_update_whose_body_the_spec_gives_must_succeed_and_read_back() {
+        let with_example = SPEC.replace(
+            "content: {application/json: {schema: {type: object, properties: {label: {type: string}}}}}",
+            "content: {application/json: {schema: {type: object, properties: {label: {type: string}}}, example: {label: renamed}}}",
+        );
+        assert_ne!(with_example, SPEC);
+        let spec = Spec::parse(&with_example).unwrap();
+        let cases = derive(
+            &spec,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 3,
+                auth_refusal: None,
+                max_examples: 2,
+            },
+        );
+        let update = cases
+            .iter()
+            .find(|c| c.id == "create_thing/chain/update/update_thing")
+            .unwrap();
+        assert!(matches!(update.steps[1].expect, Expect::Success));
+        // What the update set reads back, and what it did not name is as the create left
+        // it.
+        let asserts: Vec<(String, String)> = update.steps[2]
+            .asserts
+            .iter()
+            .map(|a| (a.pointer.clone(), format!("{:?}", a.kind)))
+            .collect();
+        assert!(
+            asserts
+                .iter()
+                .any(|(p, k)| p == "/label" && k.contains("renamed")),
+            "{asserts:?}"
+        );
+        assert!(asserts.iter().any(|(p, _)| p == "/count"), "{asserts:?}");
     }
 
     #[test]
