@@ -30,8 +30,7 @@ pub async fn run_cases(
     let (tx, mut rx) = mpsc::unbounded_channel::<CaseReport>();
     let vars = Arc::new(vars);
     let mut serial = Vec::new();
-    let sem = Arc::new(Semaphore::new(workers.max(1)));
-    let mut tasks = tokio::task::JoinSet::new();
+    let mut parallel = Vec::new();
     let code_holder = single_code_holder(&ctx, &cases);
     for (index, case) in cases.into_iter().enumerate() {
         if done.contains(&(index + 1)) {
@@ -54,17 +53,11 @@ pub async fn run_cases(
         }
         if case.serial {
             serial.push((index + 1, case));
-            continue;
+        } else {
+            parallel.push((index + 1, case));
         }
-        let (ctx, vars, tx, sem) = (ctx.clone(), vars.clone(), tx.clone(), sem.clone());
-        tasks.spawn(async move {
-            let Ok(_permit) = sem.acquire_owned().await else {
-                return;
-            };
-            let report = run_case(&ctx, index + 1, &case, &vars).await;
-            let _ = tx.send(report);
-        });
     }
+    let mut tasks = tokio::task::JoinSet::new();
     {
         let (ctx, vars, tx) = (ctx.clone(), vars.clone(), tx.clone());
         tasks.spawn(async move {
@@ -72,6 +65,29 @@ pub async fn run_cases(
                 let report = run_case(&ctx, index, &case, &vars).await;
                 let _ = tx.send(report);
             }
+        });
+    }
+    {
+        // The permit is taken here, in case order, before the case's task exists: left to
+        // the tasks, whichever the runtime polled first would go first, and with one
+        // worker a case that ends the session could run before or after the reads that
+        // follow it in the plan.
+        let (ctx, vars, tx) = (ctx.clone(), vars.clone(), tx.clone());
+        let sem = Arc::new(Semaphore::new(workers.max(1)));
+        tasks.spawn(async move {
+            let mut running = tokio::task::JoinSet::new();
+            for (index, case) in parallel {
+                let Ok(permit) = sem.clone().acquire_owned().await else {
+                    return;
+                };
+                let (ctx, vars, tx) = (ctx.clone(), vars.clone(), tx.clone());
+                running.spawn(async move {
+                    let report = run_case(&ctx, index, &case, &vars).await;
+                    drop(permit);
+                    let _ = tx.send(report);
+                });
+            }
+            while running.join_next().await.is_some() {}
         });
     }
     drop(tx);
