@@ -17,7 +17,7 @@ pub fn run() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut cmd = ignored_tests("html_report", false);
+    let mut cmd = ignored_tests(&["html_report"], false);
     cmd.env("CHROMIUM_BIN", exe);
     run_forwarding(cmd)
 }

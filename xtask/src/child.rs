@@ -85,38 +85,28 @@ impl Interrupts {
     }
 }
 
-/// The command that runs the ignored tests of one test target of `conformance` (the checks
+/// The command that runs the ignored tests of test targets of `conformance` (the checks
 /// that need an outside tool, which the calling step installs): nextest when it is
 /// installed, else `cargo test`; `no_capture` shows their output as they run, one at a time.
-pub fn ignored_tests(test: &str, no_capture: bool) -> std::process::Command {
+pub fn ignored_tests(tests: &[&str], no_capture: bool) -> std::process::Command {
+    let targets = tests.iter().flat_map(|t| ["--test", *t]);
     if crate::test::have_nextest() {
-        let mut args = vec![
-            "nextest",
-            "run",
-            "-p",
-            "conformance",
-            "--test",
-            test,
+        let mut args = vec!["nextest", "run", "-p", "conformance"];
+        args.extend(targets);
+        args.extend([
             "--run-ignored",
             "only",
             // Each test judges a different promise: one failing says nothing of the others.
             "--no-fail-fast",
-        ];
+        ]);
         if no_capture {
             args.push("--no-capture");
         }
         cargo(&args)
     } else {
-        let mut args = vec![
-            "test",
-            "-p",
-            "conformance",
-            "--test",
-            test,
-            "--no-fail-fast",
-            "--",
-            "--ignored",
-        ];
+        let mut args = vec!["test", "-p", "conformance"];
+        args.extend(targets);
+        args.extend(["--no-fail-fast", "--", "--ignored"]);
         if no_capture {
             args.extend(["--nocapture", "--test-threads=1"]);
         }

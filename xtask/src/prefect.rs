@@ -1,7 +1,8 @@
 //! `cargo xtask prefect`: installs Prefect server (pinned, from PyPI) into a Python venv
 //! under `target/tools/` and runs the conformance crate's Prefect tests
-//! (`conformance/tests/prefect.rs`, ignored in a plain test run because they need this
-//! tool), naming the venv's `prefect` executable in `PREFECT_BIN`. Prefect is a real
+//! (`conformance/tests/prefect.rs`: the harness against Prefect; and
+//! `conformance/tests/prefect_client.rs`: the client generated from Prefect's spec, driven
+//! live; ignored in a plain test run because they need this tool), naming the venv's `prefect` executable in `PREFECT_BIN`. Prefect is a real
 //! application no one here wrote: each test starts its own server on a loopback port and
 //! points the harness at it. What the tests assert lives with them; this only provides
 //! the tool.
@@ -31,7 +32,7 @@ pub fn run() -> ExitCode {
     };
     // One test at a time with its output shown: each starts its own Prefect server, and
     // two on a 2-core machine would slow each other's start.
-    let mut cmd = ignored_tests("prefect", true);
+    let mut cmd = ignored_tests(&["prefect", "prefect_client"], true);
     cmd.env("PREFECT_BIN", bin.join("prefect"));
     run_forwarding(cmd)
 }

@@ -33,7 +33,7 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     // One test at a time with its output shown: each starts its own Prism.
-    let mut cmd = ignored_tests("prism", true);
+    let mut cmd = ignored_tests(&["prism"], true);
     cmd.env("PRISM_BIN", exe)
         .env("PRISM_ROUNDS", args.rounds.to_string())
         .env("PRISM_TIMEOUT", args.timeout.to_string());
