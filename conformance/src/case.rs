@@ -109,13 +109,17 @@ pub enum Expect {
     },
 }
 
-/// A check on a JSON answer written in a contract file.
+/// A check on a JSON answer written in a contract file or derived by a chain.
 #[derive(Debug, Clone)]
 pub struct Assertion {
     /// JSON Pointer into the answer (`""` is the whole body).
     pub pointer: String,
     /// What must hold there.
     pub kind: AssertKind,
+    /// Judged only where every earlier step of its case answered 2xx: what a generated
+    /// update set must read back where the target took it, and says nothing where the
+    /// target refused it for reasons of its own.
+    pub after_success: bool,
 }
 
 /// The kinds of contract-file assertions.

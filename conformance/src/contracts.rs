@@ -783,6 +783,7 @@ fn assertion(a: &AssertDoc) -> Result<Assertion, String> {
     Ok(Assertion {
         pointer: a.pointer.clone(),
         kind: kinds.remove(0),
+        after_success: false,
     })
 }
 

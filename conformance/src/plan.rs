@@ -1296,6 +1296,7 @@ fn encodings(b: &mut Builder, op: &Operation, base: &Base) {
                     field: f,
                     values: value.clone(),
                 },
+                after_success: false,
             })
             .into_iter()
             .collect();

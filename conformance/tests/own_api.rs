@@ -81,6 +81,15 @@ paths:
         "401": {description: no credentials}
 "##;
 
+/// The same service with a `PATCH` of an item whose body has no example: the harness
+/// generates it.
+fn with_patch() -> String {
+    SPEC.replace(
+        "    delete:\n      operationId: delete_item",
+        "    patch:\n      operationId: rename_item\n      requestBody:\n        required: true\n        content: {application/json: {schema: {type: object, required: [name], properties: {name: {type: string}}}}}\n      responses:\n        \"204\": {description: renamed}\n        \"401\": {description: no credentials}\n        \"404\": {description: no such item}\n        \"422\": {description: a name the service refuses}\n    delete:\n      operationId: delete_item",
+    )
+}
+
 /// The same service with one more read that quietly revokes the caller's token.
 fn with_hidden_revoke() -> String {
     SPEC.replace(
@@ -106,6 +115,20 @@ struct Stub {
     broken_chains: bool,
     /// Whether a `DELETE` answers 503 and keeps the item: a busy target.
     delete_unavailable: bool,
+    /// How a `PATCH` of an item answers (only the spec of [`with_patch`] has one).
+    patch: Patch,
+}
+
+/// How the stub answers a `PATCH` of an item.
+#[derive(Default, Clone, Copy, PartialEq)]
+enum Patch {
+    /// 204, and the item takes the name sent.
+    #[default]
+    Applies,
+    /// 204, and the item keeps its name: an update that does not change what it says.
+    Ignores,
+    /// 422 for reasons of the target's own (a name it does not like), the item unchanged.
+    Refuses,
 }
 
 type Shared = Arc<Mutex<Stub>>;
@@ -194,7 +217,25 @@ async fn handle(
                     }
                     StatusCode::NO_CONTENT.into_response()
                 }
-                ("GET" | "DELETE", false) => (StatusCode::NOT_FOUND, "{}").into_response(),
+                ("PATCH", true) => {
+                    let name = serde_json::from_str::<Value>(&body)
+                        .ok()
+                        .and_then(|v| v.get("name")?.as_str().map(str::to_owned));
+                    match (s.patch, name) {
+                        (_, None) => (StatusCode::UNPROCESSABLE_ENTITY, "{}").into_response(),
+                        (Patch::Refuses, _) => {
+                            (StatusCode::UNPROCESSABLE_ENTITY, "{}").into_response()
+                        }
+                        (Patch::Ignores, _) => StatusCode::NO_CONTENT.into_response(),
+                        (Patch::Applies, Some(name)) => {
+                            s.items.insert(id, name);
+                            StatusCode::NO_CONTENT.into_response()
+                        }
+                    }
+                }
+                ("GET" | "DELETE" | "PATCH", false) => {
+                    (StatusCode::NOT_FOUND, "{}").into_response()
+                }
                 _ => (StatusCode::METHOD_NOT_ALLOWED, "{}").into_response(),
             }
         }
@@ -692,4 +733,40 @@ async fn a_delete_that_did_not_succeed_leaves_nothing_for_use_after_free_to_judg
                 .any(|(_, v, m)| *v == Verdict::Skipped && m.contains("answered 503")),
         "{after:?}"
     );
+}
+
+/// A generated update may be refused for reasons of the target's own, and then says
+/// nothing; where the target took it, what it set must read back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_generated_update_that_went_through_must_read_back_what_it_set() {
+    for patch in [Patch::Applies, Patch::Ignores, Patch::Refuses] {
+        let (base, stub) = start(false).await;
+        stub.lock().unwrap().patch = patch;
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = args(dir.path(), &with_patch(), &base, "good");
+        a.allow_writes = true;
+        let out = execute(&a, Default::default())
+            .await
+            .expect("the run completes");
+        let case = "create_item/chain/update/rename_item";
+        let verdicts: Vec<(Verdict, String)> = out
+            .results
+            .iter()
+            .filter(|r| r.case == case && r.check.as_str() == "ensure_resource_availability")
+            .map(|r| (r.verdict, r.message.clone()))
+            .collect();
+        assert!(!verdicts.is_empty(), "no update chain: {}", out.summary);
+        let failed = verdicts.iter().any(|(v, _)| *v == Verdict::Failed);
+        let passed = verdicts.iter().any(|(v, _)| *v == Verdict::Passed);
+        match patch {
+            Patch::Applies => assert!(passed && !failed, "{verdicts:#?}"),
+            Patch::Ignores => assert!(
+                verdicts
+                    .iter()
+                    .any(|(v, m)| *v == Verdict::Failed && m.contains("/name")),
+                "an update that changed nothing must fail its read-back: {verdicts:#?}"
+            ),
+            Patch::Refuses => assert!(!failed, "{verdicts:#?}"),
+        }
+    }
 }

@@ -78,8 +78,29 @@ pub(super) async fn run_case(ctx: &Context, index: usize, case: &Case, vars: &Va
     }
     let mut local = vars.clone();
     let mut step_ok = Vec::new();
+    // Whether every step so far answered 2xx: the condition of `after_success` asserts.
+    let mut all_succeeded = true;
     for (i, step) in case.steps.iter().enumerate() {
+        let conditional = step.asserts.iter().any(|a| a.after_success);
+        let trimmed;
+        let step = if conditional && !all_succeeded {
+            trimmed = Step {
+                asserts: step
+                    .asserts
+                    .iter()
+                    .filter(|a| !a.after_success)
+                    .cloned()
+                    .collect(),
+                ..step.clone()
+            };
+            &trimmed
+        } else {
+            step
+        };
         let (results, exchange, resp) = run_step(ctx, case, index, i, step, &mut local).await;
+        all_succeeded &= resp
+            .as_ref()
+            .is_some_and(|r| (200..300).contains(&r.status));
         let stop = resp.is_none();
         if case.check == Check::AlternateEncodings {
             let ok = resp.is_some() && results.iter().all(|r| r.verdict != Verdict::Failed);
