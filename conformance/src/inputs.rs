@@ -159,17 +159,32 @@ impl<'d> Inputs<'d> {
     /// such a create with the existing record would hand the run someone else's data to
     /// update and remove.
     pub fn body(&self, op_id: &str, decl: &Body, fresh: bool) -> Result<Value, String> {
-        let seed = self.seed_for(op_id);
-        self.at(&decl.schema_ptr, &decl.schema, |node, ptr| {
-            if fresh
-                && let Ok(mut made) = self.values.variants_at(node, ptr, seed, 2)
-                && made.len() == 2
-            {
-                return Ok(made.remove(1));
+        let base = self.seed_for(op_id);
+        for k in 0..8 {
+            let seed = base.wrapping_add(k);
+            let made = self
+                .at(&decl.schema_ptr, &decl.schema, |node, ptr| {
+                    if fresh
+                        && let Ok(mut made) = self.values.variants_at(node, ptr, seed, 2)
+                        && made.len() == 2
+                    {
+                        return Ok(made.remove(1));
+                    }
+                    self.values.generate_at(node, ptr, seed)
+                })
+                .map_err(|e| format!("request body: {e}"))?;
+            if !holds_placeholder(&made) {
+                return Ok(made);
             }
-            self.values.generate_at(node, ptr, seed)
-        })
-        .map_err(|e| format!("request body: {e}"))
+        }
+        Err(format!(
+            "request body: every value generated for {} holds `${{`, which the harness would read as a variable",
+            if decl.schema_ptr.is_empty() {
+                "the body"
+            } else {
+                &decl.schema_ptr
+            }
+        ))
     }
 
     /// Up to `n` valid bodies: the one [`Inputs::body`] gives first, then others reaching
@@ -179,6 +194,9 @@ impl<'d> Inputs<'d> {
             self.values.variants_at(node, ptr, self.seed_for(op_id), n)
         })
         .unwrap_or_default()
+        .into_iter()
+        .filter(|v| !holds_placeholder(v))
+        .collect()
     }
 
     /// Copies of `body`, each with one top-level field at an edge of what its schema
@@ -209,7 +227,7 @@ impl<'d> Inputs<'d> {
                         self.values.validate(node, &copy)
                     })
                     .is_ok();
-                if valid {
+                if valid && !holds_placeholder(&copy) {
                     out.push((edge.label(name), copy));
                 }
             }
@@ -273,6 +291,7 @@ impl<'d> Inputs<'d> {
         })
         .unwrap_or_default()
         .into_iter()
+        .filter(|m| !holds_placeholder(&m.value))
         .map(|m| Defect {
             part: Part::Body,
             value: m.value.clone(),
@@ -355,10 +374,27 @@ fn name_hash(name: &str) -> u64 {
         .wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
+/// Whether a string anywhere in `v` holds `${`: request templates read it as a variable
+/// reference (`${name}`), so a generated value holding one would be sent with a variable's
+/// value in its place, or not at all. Such a value is made again with another seed, or
+/// left out.
+fn holds_placeholder(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.contains("${"),
+        Value::Array(items) => items.iter().any(holds_placeholder),
+        Value::Object(m) => m.values().any(holds_placeholder),
+        _ => false,
+    }
+}
+
 /// Whether `v` can be sent in `p`'s place: a scalar or a list of scalars, never null; in a
-/// header, visible ASCII only (RFC 9110 field values), in a path not empty. A parameter
-/// described by a JSON `content` takes any value, as its JSON text.
+/// header, visible ASCII only (RFC 9110 field values), in a path not empty; never holding
+/// `${` (see [`holds_placeholder`]). A parameter described by a JSON `content` takes any
+/// value, as its JSON text.
 fn travels(p: &Param, v: &Value) -> Result<(), String> {
+    if holds_placeholder(v) {
+        return Err("a generated value holds `${`, which would read as a variable".into());
+    }
     if p.media.is_some() {
         // One JSON text: any value has one (a header's still visible ASCII).
         let text = v.to_string();
@@ -485,6 +521,33 @@ mod tests {
 
     fn doc() -> Value {
         json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {}})
+    }
+
+    #[test]
+    fn a_generated_value_never_holds_a_variable_reference() {
+        // Only `${x}` (and its prefixes) fits the pattern: every value holds a reference,
+        // so the parameter and the body are refused by name rather than sent altered.
+        let p = param(
+            "q",
+            Location::Query,
+            json!({"type": "string", "pattern": "^\\$\\{x\\}$"}),
+        );
+        let d = doc();
+        let inputs = Inputs::new(&d, 7, 3);
+        let err = inputs.param("op", &p).unwrap_err();
+        assert!(err.contains("${"), "{err}");
+        assert!(inputs.param_variants("op", &p, 3).is_empty());
+        // A pattern that allows `${` but does not require it still gives values, none of
+        // which holds one.
+        let loose = param(
+            "q",
+            Location::Query,
+            json!({"type": "string", "pattern": "^[${}a]{4,8}$"}),
+        );
+        for seed in 0..50 {
+            let v = Inputs::new(&d, seed, 3).param("op", &loose).unwrap();
+            assert!(!v.as_str().unwrap().contains("${"), "{v}");
+        }
     }
 
     #[test]
