@@ -494,6 +494,19 @@ mod tests {
     use crate::safety::Gate;
     use crate::spec::Spec;
 
+    /// The cases of `spec` with no contracts, no observed refusal and this seed and budget.
+    fn plan(spec: &Spec, seed: u64, max_examples: usize) -> Vec<crate::case::Case> {
+        derive(
+            spec,
+            &Contracts::default(),
+            PlanOptions {
+                seed,
+                auth_refusal: None,
+                max_examples,
+            },
+        )
+    }
+
     const SPEC: &str = r##"
 openapi: 3.1.0
 info: {title: things, version: "1"}
@@ -571,15 +584,7 @@ paths:
       responses: {"204": {description: gone}}
 "##;
         let spec = Spec::parse(LOCATED).unwrap();
-        let cases = derive(
-            &spec,
-            &Contracts::default(),
-            PlanOptions {
-                seed: 1,
-                auth_refusal: None,
-                max_examples: 1,
-            },
-        );
+        let cases = plan(&spec, 1, 1);
         let chains: Vec<&str> = cases
             .iter()
             .filter(|c| c.id.contains("/chain/"))
@@ -595,15 +600,7 @@ paths:
             "",
         ))
         .unwrap();
-        let cases = derive(
-            &bare,
-            &Contracts::default(),
-            PlanOptions {
-                seed: 1,
-                auth_refusal: None,
-                max_examples: 1,
-            },
-        );
+        let cases = plan(&bare, 1, 1);
         assert!(!cases.iter().any(|c| c.id.contains("/chain/")));
     }
 
@@ -635,15 +632,7 @@ paths:
 "##,
         )
         .unwrap();
-        let cases = derive(
-            &spec,
-            &Contracts::default(),
-            PlanOptions {
-                seed: 1,
-                auth_refusal: None,
-                max_examples: 1,
-            },
-        );
+        let cases = plan(&spec, 1, 1);
         let chain = cases
             .iter()
             .find(|c| c.id == "place_order/chain/link/track_shipment")
@@ -662,15 +651,7 @@ paths:
     #[test]
     fn a_generated_update_reads_back_what_it_set_only_where_it_went_through() {
         let spec = Spec::parse(SPEC).unwrap();
-        let cases = derive(
-            &spec,
-            &Contracts::default(),
-            PlanOptions {
-                seed: 3,
-                auth_refusal: None,
-                max_examples: 2,
-            },
-        );
+        let cases = plan(&spec, 3, 2);
         let update = cases
             .iter()
             .find(|c| c.id == "create_thing/chain/update/update_thing")
@@ -694,15 +675,7 @@ paths:
         );
         assert_ne!(with_example, SPEC);
         let spec = Spec::parse(&with_example).unwrap();
-        let cases = derive(
-            &spec,
-            &Contracts::default(),
-            PlanOptions {
-                seed: 3,
-                auth_refusal: None,
-                max_examples: 2,
-            },
-        );
+        let cases = plan(&spec, 3, 2);
         let update = cases
             .iter()
             .find(|c| c.id == "create_thing/chain/update/update_thing")
@@ -727,15 +700,7 @@ paths:
     #[test]
     fn a_create_chains_to_the_read_updates_delete_and_actions_of_its_own_resource() {
         let spec = Spec::parse(SPEC).unwrap();
-        let mut cases = derive(
-            &spec,
-            &Contracts::default(),
-            PlanOptions {
-                seed: 3,
-                auth_refusal: None,
-                max_examples: 2,
-            },
-        );
+        let mut cases = plan(&spec, 3, 2);
         let chains: Vec<_> = cases
             .iter()
             .filter(|c| c.id.contains("/chain/"))
