@@ -1,9 +1,10 @@
-//! Judging across the steps of a case, for how requests travel: a list parameter sent in
-//! each of its encodings gives one verdict per encoding level, not one per step.
+//! `alternate_encodings`: a list parameter sent in each encoding the spec allows, judged
+//! across the steps of its case: one verdict per encoding level, not one per step.
 
+use super::{Def, RunFacts};
 use crate::case::Case;
 use crate::outcome::{CheckResult, Got, Verdict};
-use crate::registry::Check;
+use crate::registry::{Check, Family, row};
 use crate::spec::{Level, Spec, Style};
 
 /// How one step of an encodings case went, with what came back when it failed.
@@ -95,4 +96,24 @@ pub fn judge_encodings(
             Some(0),
         ),
     ]
+}
+
+/// Its registry rows ([`crate::registry::TABLE`]).
+pub(crate) const DEF: Def = Def {
+    rows: &[row(
+        Check::AlternateEncodings,
+        "alternate_encodings",
+        Family::Transport,
+        Level::Must,
+        "a list parameter sent in each encoding the spec allows is answered correctly",
+        "spec x-encoding-levels of the parameter (not applicable without x-alternate-encodings)",
+    )],
+    lacks,
+};
+
+fn lacks(_: Check, facts: &RunFacts<'_>) -> Option<String> {
+    facts.unless_any(
+        |o| o.params.iter().any(|p| !p.alternates.is_empty()),
+        "no parameter states x-alternate-encodings",
+    )
 }
