@@ -1,9 +1,35 @@
-//! `ensure_resource_availability` and `use_after_free`: what a create stored reads back,
-//! and after a delete the resource is gone (the chains of [`crate::plan`]'s state room).
+//! `ensure_resource_availability` and `use_after_free`, the stateful chains: a create
+//! followed by the read, updates, delete and other operations of the resource it made, each case with a resource of its own. A create is a `POST` whose
+//! path, with one parameter segment added, is the path of the resource's other operations
+//! (`POST /flows/` → `GET|PATCH|DELETE /flows/{id}`, `POST /flows/{id}/set_state`); the
+//! new resource's id is read from the create's answer (`/id`) and goes into that one path
+//! parameter, so every later step addresses only what the same case created (the safety
+//! gate checks exactly that) and the end-of-run cleanup removes what a chain leaves.
+//!
+//! Chains carry checks of their own: what a create set reads back, and the resource is
+//! still there after an update ([`Check::ResourceAvailability`]); after a delete the
+//! resource is gone ([`Check::UseAfterFree`]). Only plain values are compared on reading back: strings
+//! without a `format`, integers and booleans, set at the top level of the request and
+//! declared by the read's answer; `readOnly`/`writeOnly` fields are left out. A
+//! server's normalising of dates, lists or nested objects is not a departure.
+
+use serde_json::Value;
 
 use super::{Def, RunFacts};
+use crate::case::{AssertKind, Assertion, AuthMode, Case, Expect, Step};
+use crate::contracts::Contracts;
+use crate::effect::Effect;
+use crate::inputs::Inputs;
+use crate::plan::{Base, Builder, base, extremes, request};
 use crate::registry::{Check, Family, row};
-use crate::spec::Level;
+use crate::spec::{Level, Location, Operation, Spec};
+use crate::state::Pool;
+
+/// The variable a chain's create stores the new resource's id in. Its create step is the
+/// chain's setup: the create operation's own cases judge the same request, so the runner
+/// judges this step only for a server error (and says, when the id is missing, that the
+/// create gave none).
+pub(crate) const CREATED: &str = "chain_created_id";
 
 /// Its registry rows ([`crate::registry::TABLE`]).
 pub(crate) const DEF: Def = Def {
@@ -25,6 +51,7 @@ pub(crate) const DEF: Def = Def {
             "fixed: MUST, a delete that answered a success has deleted",
         ),
     ],
+    derive: Some(derive),
     lacks,
 };
 
@@ -33,4 +60,789 @@ fn lacks(_: Check, _: &RunFacts<'_>) -> Option<String> {
         "no create of the run answered with an id whose read or delete the spec has (chains need --allow-writes)"
             .into(),
     )
+}
+
+fn derive(b: &mut Builder<'_>) {
+    if b.complete {
+        let cases = chains(b.spec, b.contracts, b.op, b.base, b.inputs, b.pool);
+        b.cases.extend(cases);
+    }
+}
+
+/// The chains of `create`, whose base request is `made` (complete: the caller checked).
+fn chains(
+    spec: &Spec,
+    contracts: &Contracts,
+    create: &Operation,
+    made: &Base,
+    inputs: &Inputs<'_>,
+    pool: &Pool,
+) -> Vec<Case> {
+    if create.effect != Effect::Create || create.method != "POST" {
+        return Vec::new();
+    }
+    // The new resource's key comes from the answer's field, or from the `Location` header
+    // where the create declares one (the runner reads its last segment).
+    let located = declares_location(spec, create);
+    let empty = serde_json::Map::new();
+    let Some(answered) = success_schema(spec, create)
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+        .or(located.then_some(&empty))
+    else {
+        return Vec::new();
+    };
+    let root = format!("{}/{{", create.path.trim_end_matches('/'));
+    let member: Vec<(&Operation, String)> = spec
+        .operations
+        .iter()
+        .filter(|o| o.path.starts_with(&root))
+        .filter_map(|o| Some((o, single_path_param(o)?)))
+        .filter(|(o, name)| {
+            let own = format!("{root}{name}}}");
+            (o.path == own || o.path.starts_with(&format!("{own}/")))
+                && (located || answered.contains_key(key_field(name)))
+        })
+        .collect();
+    let at = |method: &str| {
+        member
+            .iter()
+            .find(|(o, name)| o.method == method && o.path == format!("{root}{name}}}"))
+    };
+    // Each chain makes a resource of its own: a generated body is made again for each (a
+    // name the target keeps unique would otherwise clash with the chain before).
+    let setup_at = |salt: &str, pointer: String| {
+        let body = match (&create.body, made.generated) {
+            (Some(decl), true) => inputs
+                .body(&format!("{}/{salt}", create.id), decl, true)
+                .ok(),
+            _ => None,
+        }
+        .or_else(|| made.body.clone());
+        // Its references point at records the target holds, as the create's own cases'
+        // do: a made-up `flow_id` would have the create refused and the chain end there.
+        let body = body.map(|mut v| {
+            if let (Value::Object(m), Some(decl)) = (&mut v, &create.body) {
+                pool.fill_references(m, &decl.schema);
+            }
+            v
+        });
+        Step {
+            request: request(create, made.params.clone(), body, AuthMode::Token),
+            expect: Expect::Observe,
+            capture: vec![(CREATED.to_string(), pointer)],
+            asserts: Vec::new(),
+        }
+    };
+    let setup = |salt: &str, param: &str| setup_at(salt, format!("/{}", key_field(param)));
+    let mut out = Vec::new();
+    let mut case = |name: String, operation: &Operation, check: Check, steps: Vec<Step>| {
+        out.push(Case {
+            id: format!("{}/chain/{name}", create.id),
+            operation: operation.id.clone(),
+            check: check.into(),
+            level: Level::Must,
+            steps,
+            serial: true,
+            skip: None,
+            requires: Vec::new(),
+            cap: None,
+        });
+    };
+    let read = at("GET");
+    let json_of = |step: &Step| match &step.request.body {
+        Some(crate::case::BodyTemplate::Json(v)) => Some(v.clone()),
+        _ => None,
+    };
+    if let Some((get, param)) = read {
+        let made = setup("read", param);
+        let asserts = read_back(spec, get, json_of(&made).as_ref());
+        case(
+            "read".into(),
+            get,
+            Check::ResourceAvailability,
+            vec![
+                made,
+                on_created(
+                    pool,
+                    contracts,
+                    get,
+                    param,
+                    inputs,
+                    Expect::Success,
+                    asserts,
+                ),
+            ],
+        );
+    }
+    for (update, param) in member.iter().filter(|(o, name)| {
+        matches!(o.method.as_str(), "PATCH" | "PUT") && o.path == format!("{root}{name}}}")
+    }) {
+        // A body the spec's example or a contract file gives is one the update must
+        // accept, and what it sets must then read back; a generated one may be refused for
+        // reasons of the target's own, so its answer is only observed.
+        let given = !base(update, contracts, pool, inputs).generated;
+        let step = on_created(
+            pool,
+            contracts,
+            update,
+            param,
+            inputs,
+            if given {
+                Expect::Success
+            } else {
+                Expect::Observe
+            },
+            Vec::new(),
+        );
+        let made = setup(&update.id, param);
+        let unchanged = untouched(json_of(&made), json_of(&step), &update.method);
+        let mut steps = vec![made, step.clone()];
+        if let Some((get, get_param)) = read {
+            // What the update did not name must read back as the create stored it,
+            // whether the update went through or not (a PATCH changes what it says and
+            // nothing else); what it named, where it had to go through.
+            let mut asserts = read_back(spec, get, unchanged.as_ref());
+            if given {
+                asserts.extend(read_back(spec, get, json_of(&step).as_ref()));
+            }
+            steps.push(on_created(
+                pool,
+                contracts,
+                get,
+                get_param,
+                inputs,
+                Expect::Success,
+                asserts,
+            ));
+        }
+        case(
+            format!("update/{}", update.id),
+            update,
+            Check::ResourceAvailability,
+            steps,
+        );
+    }
+    if let Some((delete, param)) = at("DELETE") {
+        let mut steps = vec![
+            setup("delete", param),
+            on_created(
+                pool,
+                contracts,
+                delete,
+                param,
+                inputs,
+                Expect::Success,
+                Vec::new(),
+            ),
+        ];
+        if let Some((get, get_param)) = read {
+            steps.push(on_created(
+                pool,
+                contracts,
+                get,
+                get_param,
+                inputs,
+                Expect::Rejected {
+                    status: None,
+                    body: None,
+                },
+                Vec::new(),
+            ));
+        }
+        case("delete".into(), delete, Check::UseAfterFree, steps);
+    }
+    // The resource's other operations (`/flows/{id}/set_state`, `/flows/{id}/graph`): each
+    // reached with a resource that exists, its answer observed.
+    for (other, param) in member
+        .iter()
+        .filter(|(o, name)| o.path != format!("{root}{name}}}"))
+    {
+        let step = on_created(
+            pool,
+            contracts,
+            other,
+            param,
+            inputs,
+            Expect::Observe,
+            Vec::new(),
+        );
+        case(
+            other.id.clone(),
+            other,
+            Check::PositiveDataAcceptance,
+            vec![setup(&other.id, param), step],
+        );
+        // The same operation with a value at an edge of its schema, each on a resource of
+        // its own: these operations are reached only here (they address a resource that
+        // must exist), and the edges find the most server errors.
+        let (params, body) = created_base(pool, contracts, other, param, inputs);
+        for (at, params, body) in extremes(other, &params, body.as_ref(), inputs)
+            .into_iter()
+            .take(inputs.max_examples)
+        {
+            let salt = format!("{}/extreme/{at}", other.id);
+            let step = Step {
+                request: request(other, params, body, AuthMode::Token),
+                expect: Expect::Observe,
+                capture: Vec::new(),
+                asserts: Vec::new(),
+            };
+            case(
+                salt.clone(),
+                other,
+                Check::PositiveDataAcceptance,
+                vec![setup(&salt, param), step],
+            );
+        }
+    }
+    // What the spec's own `links` add: an operation the create's answer names by a
+    // runtime expression (`$response.body#/id`), reached with that value even where its
+    // path does not sit under the create's.
+    for (linked, param, pointer) in links(spec, create) {
+        if member.iter().any(|(o, _)| o.id == linked.id) {
+            continue;
+        }
+        let step = on_created(
+            pool,
+            contracts,
+            linked,
+            &param,
+            inputs,
+            Expect::Observe,
+            Vec::new(),
+        );
+        let salt = format!("link/{}", linked.id);
+        case(
+            salt.clone(),
+            linked,
+            Check::PositiveDataAcceptance,
+            vec![setup_at(&salt, pointer), step],
+        );
+    }
+    out
+}
+
+/// The operations the 2xx answers of `create` link to (OpenAPI `links` by `operationId`),
+/// each with the one parameter a `$response.body#/…` expression fills and that pointer.
+/// A link that fills no parameter from the body, or names no operation of the spec, adds
+/// nothing.
+fn links<'s>(spec: &'s Spec, create: &Operation) -> Vec<(&'s Operation, String, String)> {
+    let Some(responses) = spec.doc["paths"][create.path.as_str()]
+        [create.method.to_ascii_lowercase()]["responses"]
+        .as_object()
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (_, response) in responses.iter().filter(|(s, _)| s.starts_with('2')) {
+        let Ok(response) = crate::spec::resolve(&spec.doc, response) else {
+            continue;
+        };
+        for link in response
+            .get("links")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|l| l.values())
+        {
+            let Ok(link) = crate::spec::resolve(&spec.doc, link) else {
+                continue;
+            };
+            let Some(target) = link
+                .get("operationId")
+                .and_then(Value::as_str)
+                .and_then(|id| spec.operations.iter().find(|o| o.id == id))
+            else {
+                continue;
+            };
+            let filled = link
+                .get("parameters")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .find_map(|(name, expr)| {
+                    let pointer = expr.as_str()?.strip_prefix("$response.body#")?;
+                    // `path.id` and `id` both name the parameter `id`.
+                    let name = name.rsplit('.').next().unwrap_or(name);
+                    target
+                        .params
+                        .iter()
+                        .any(|p| p.name == name && p.location == Location::Path)
+                        .then(|| (name.to_string(), pointer.to_string()))
+                });
+            if let Some((param, pointer)) = filled {
+                out.push((target, param, pointer));
+            }
+        }
+    }
+    out
+}
+
+/// A step of `op` on the resource the chain created (its one path parameter `param`),
+/// with the rest of its request from the same sources as any base request.
+fn on_created(
+    pool: &Pool,
+    contracts: &Contracts,
+    op: &Operation,
+    param: &str,
+    inputs: &Inputs<'_>,
+    expect: Expect,
+    asserts: Vec<Assertion>,
+) -> Step {
+    let (params, body) = created_base(pool, contracts, op, param, inputs);
+    Step {
+        request: request(op, params, body, AuthMode::Token),
+        expect,
+        capture: Vec::new(),
+        asserts,
+    }
+}
+
+/// The parameters and body of a request of `op` on the resource the chain created.
+fn created_base(
+    pool: &Pool,
+    contracts: &Contracts,
+    op: &Operation,
+    param: &str,
+    inputs: &Inputs<'_>,
+) -> (Vec<(String, Value)>, Option<Value>) {
+    let mut b = base(op, contracts, pool, inputs);
+    b.params.retain(|(n, _)| n != param);
+    b.params
+        .push((param.to_string(), Value::String(format!("${{{CREATED}}}"))));
+    (b.params, b.body)
+}
+
+/// The one path parameter of `op`, if it has exactly one.
+fn single_path_param(op: &Operation) -> Option<String> {
+    let mut names = op
+        .params
+        .iter()
+        .filter(|p| p.location == Location::Path)
+        .map(|p| p.name.clone());
+    let first = names.next()?;
+    names.next().is_none().then_some(first)
+}
+
+/// The success schema of `op` (first 2xx with a JSON schema), `$ref`s at its top followed.
+fn success_schema<'s>(spec: &'s Spec, op: &'s Operation) -> Option<&'s Value> {
+    op.responses
+        .iter()
+        .filter(|r| r.status.starts_with('2'))
+        .flat_map(|r| r.content.iter())
+        .find_map(|(_, s)| s.as_ref())
+        .and_then(|s| crate::spec::resolve(&spec.doc, s).ok())
+}
+
+/// Whether a 2xx answer of `op` declares a `Location` header (`201 Created` with the new
+/// resource's URL, as RFC 9110 has it).
+fn declares_location(spec: &Spec, op: &Operation) -> bool {
+    let Some(responses) =
+        spec.doc["paths"][op.path.as_str()][op.method.to_ascii_lowercase()]["responses"]
+            .as_object()
+    else {
+        return false;
+    };
+    responses
+        .iter()
+        .filter(|(status, _)| status.starts_with('2'))
+        .filter_map(|(_, r)| crate::spec::resolve(&spec.doc, r).ok())
+        .filter_map(|r| r.get("headers").and_then(Value::as_object))
+        .any(|h| h.keys().any(|k| k.eq_ignore_ascii_case("location")))
+}
+
+/// The field of a created resource that a path parameter names it by: `{id}`,
+/// `{flow_id}` and `{id_or_name}` its `id`, `{name}` and `{work_pool_name}` its `name`, else the field of the
+/// parameter's own name.
+fn key_field(param: &str) -> &str {
+    if param == "id" || param.ends_with("_id") || param.starts_with("id_") {
+        "id"
+    } else if param == "name" || param.ends_with("_name") {
+        "name"
+    } else {
+        param
+    }
+}
+
+/// What a create sent that an update leaves alone: the create's body without the fields
+/// the update's body names. Only for a `PATCH`, which changes what it names; a `PUT`
+/// replaces the resource, and a field it leaves out may rightly go back to its default.
+fn untouched(created: Option<Value>, update: Option<Value>, method: &str) -> Option<Value> {
+    let (Some(Value::Object(mut kept)), "PATCH") = (created, method) else {
+        return None;
+    };
+    if let Some(Value::Object(named)) = update {
+        kept.retain(|field, _| !named.contains_key(field));
+    }
+    Some(Value::Object(kept))
+}
+
+/// Assertions that each plain value `sent` set at its top level reads back from `get`.
+fn read_back(spec: &Spec, get: &Operation, sent: Option<&Value>) -> Vec<Assertion> {
+    let (Some(Value::Object(sent)), Some(props)) = (
+        sent,
+        success_schema(spec, get)
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object),
+    ) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (field, value) in sent {
+        let Some(schema) = props
+            .get(field)
+            .and_then(|s| crate::spec::resolve(&spec.doc, s).ok())
+        else {
+            continue;
+        };
+        let flag = |k: &str| schema.get(k).and_then(Value::as_bool) == Some(true);
+        let declared = schema.get("type").and_then(Value::as_str);
+        let plain = match value {
+            Value::String(s) => {
+                declared == Some("string") && schema.get("format").is_none() && !s.contains("${")
+            }
+            Value::Bool(_) => declared == Some("boolean"),
+            // Only an integer field: `0` read back as `0.0` is the same number.
+            Value::Number(n) => declared == Some("integer") && (n.is_i64() || n.is_u64()),
+            _ => false,
+        };
+        if plain && !flag("readOnly") && !flag("writeOnly") {
+            out.push(Assertion {
+                pointer: format!("/{}", field.replace('~', "~0").replace('/', "~1")),
+                kind: AssertKind::Equals(value.clone()),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::case::{BodyTemplate, Expect};
+    use crate::contracts::Contracts;
+    use crate::effect::Permissions;
+    use crate::plan::{PlanOptions, derive};
+    use crate::registry::Check;
+    use crate::safety::Gate;
+    use crate::spec::Spec;
+
+    const SPEC: &str = r##"
+openapi: 3.1.0
+info: {title: things, version: "1"}
+paths:
+  /things/:
+    post:
+      operationId: create_thing
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: "#/components/schemas/ThingCreate"}
+      responses:
+        "201": {description: made, content: {application/json: {schema: {$ref: "#/components/schemas/Thing"}}}}
+  /things/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: string, format: uuid}}]
+    get:
+      operationId: read_thing
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Thing"}}}}
+    patch:
+      operationId: update_thing
+      requestBody:
+        content: {application/json: {schema: {type: object, properties: {label: {type: string}}}}}
+      responses: {"204": {description: done}}
+    delete:
+      operationId: delete_thing
+      responses: {"204": {description: gone}}
+  /things/{id}/archive:
+    post:
+      operationId: archive_thing
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses: {"200": {description: archived}}
+components:
+  schemas:
+    ThingCreate:
+      type: object
+      required: [label, count, at]
+      properties:
+        label: {type: string, minLength: 1, maxLength: 20}
+        count: {type: integer, minimum: 0}
+        at: {type: string, format: date-time}
+    Thing:
+      type: object
+      properties:
+        id: {type: string, format: uuid, readOnly: true}
+        label: {type: string}
+        count: {type: integer}
+        at: {type: string, format: date-time}
+"##;
+
+    #[test]
+    fn a_create_that_answers_only_a_location_header_still_chains() {
+        const LOCATED: &str = r##"
+openapi: 3.1.0
+info: {title: located, version: "1"}
+paths:
+  /notes:
+    post:
+      operationId: create_note
+      requestBody:
+        required: true
+        content: {application/json: {schema: {type: object, required: [text], properties: {text: {type: string}}}}}
+      responses:
+        "201":
+          description: made
+          headers: {Location: {schema: {type: string}}}
+  /notes/{note_id}:
+    parameters: [{name: note_id, in: path, required: true, schema: {type: string}}]
+    get:
+      operationId: read_note
+      responses: {"200": {description: ok}}
+    delete:
+      operationId: delete_note
+      responses: {"204": {description: gone}}
+"##;
+        let spec = Spec::parse(LOCATED).unwrap();
+        let cases = derive(
+            &spec,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 1,
+                auth_refusal: None,
+                max_examples: 1,
+            },
+        );
+        let chains: Vec<&str> = cases
+            .iter()
+            .filter(|c| c.id.contains("/chain/"))
+            .map(|c| c.id.as_str())
+            .collect();
+        assert_eq!(
+            chains,
+            ["create_note/chain/read", "create_note/chain/delete"]
+        );
+        // Without the header the answer names nothing to chain on.
+        let bare = Spec::parse(&LOCATED.replace(
+            "          headers: {Location: {schema: {type: string}}}\n",
+            "",
+        ))
+        .unwrap();
+        let cases = derive(
+            &bare,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 1,
+                auth_refusal: None,
+                max_examples: 1,
+            },
+        );
+        assert!(!cases.iter().any(|c| c.id.contains("/chain/")));
+    }
+
+    #[test]
+    fn a_link_of_the_create_answer_chains_an_operation_the_paths_do_not_relate() {
+        let spec = Spec::parse(
+            r##"
+openapi: 3.1.0
+info: {title: linked, version: "1"}
+paths:
+  /orders:
+    post:
+      operationId: place_order
+      requestBody:
+        required: true
+        content: {application/json: {schema: {type: object, required: [item], properties: {item: {type: string}}}}}
+      responses:
+        "201":
+          description: placed
+          content: {application/json: {schema: {type: object, properties: {ref: {type: string}}}}}
+          links:
+            track: {operationId: track_shipment, parameters: {path.ref: "$response.body#/ref"}}
+            nowhere: {operationId: no_such_operation, parameters: {ref: "$response.body#/ref"}}
+  /shipments/{ref}:
+    get:
+      operationId: track_shipment
+      parameters: [{name: ref, in: path, required: true, schema: {type: string}}]
+      responses: {"200": {description: where it is}}
+"##,
+        )
+        .unwrap();
+        let cases = derive(
+            &spec,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 1,
+                auth_refusal: None,
+                max_examples: 1,
+            },
+        );
+        let chain = cases
+            .iter()
+            .find(|c| c.id == "place_order/chain/link/track_shipment")
+            .expect("the link is chained");
+        assert_eq!(
+            chain.steps[0].capture,
+            [(super::CREATED.to_string(), "/ref".to_string())]
+        );
+        assert_eq!(
+            chain.steps[1].request.params,
+            [("ref".to_string(), serde_json::json!("${chain_created_id}"))]
+        );
+        assert_eq!(cases.iter().filter(|c| c.id.contains("/chain/")).count(), 1);
+    }
+
+    #[test]
+    fn an_update_whose_body_the_spec_gives_must_succeed_and_read_back() {
+        let with_example = SPEC.replace(
+            "content: {application/json: {schema: {type: object, properties: {label: {type: string}}}}}",
+            "content: {application/json: {schema: {type: object, properties: {label: {type: string}}}, example: {label: renamed}}}",
+        );
+        assert_ne!(with_example, SPEC);
+        let spec = Spec::parse(&with_example).unwrap();
+        let cases = derive(
+            &spec,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 3,
+                auth_refusal: None,
+                max_examples: 2,
+            },
+        );
+        let update = cases
+            .iter()
+            .find(|c| c.id == "create_thing/chain/update/update_thing")
+            .unwrap();
+        assert!(matches!(update.steps[1].expect, Expect::Success));
+        // What the update set reads back, and what it did not name is as the create left
+        // it.
+        let asserts: Vec<(String, String)> = update.steps[2]
+            .asserts
+            .iter()
+            .map(|a| (a.pointer.clone(), format!("{:?}", a.kind)))
+            .collect();
+        assert!(
+            asserts
+                .iter()
+                .any(|(p, k)| p == "/label" && k.contains("renamed")),
+            "{asserts:?}"
+        );
+        assert!(asserts.iter().any(|(p, _)| p == "/count"), "{asserts:?}");
+    }
+
+    #[test]
+    fn a_create_chains_to_the_read_updates_delete_and_actions_of_its_own_resource() {
+        let spec = Spec::parse(SPEC).unwrap();
+        let mut cases = derive(
+            &spec,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 3,
+                auth_refusal: None,
+                max_examples: 2,
+            },
+        );
+        let chains: Vec<_> = cases
+            .iter()
+            .filter(|c| c.id.contains("/chain/"))
+            .map(|c| c.id.as_str())
+            .collect();
+        assert_eq!(
+            chains,
+            [
+                "create_thing/chain/read",
+                "create_thing/chain/update/update_thing",
+                "create_thing/chain/delete",
+                "create_thing/chain/archive_thing",
+            ]
+        );
+        let read = cases
+            .iter()
+            .find(|c| c.id == "create_thing/chain/read")
+            .unwrap();
+        assert_eq!(read.operation, "read_thing");
+        assert_eq!(read.check, Check::ResourceAvailability);
+        // The create's generated body; the read names what it answered.
+        let Some(BodyTemplate::Json(sent)) = &read.steps[0].request.body else {
+            panic!("the create sends a JSON body")
+        };
+        assert!(
+            sent["label"].is_string() && sent["count"].is_i64(),
+            "{sent}"
+        );
+        assert_eq!(
+            read.steps[0].capture,
+            [(super::CREATED.to_string(), "/id".to_string())]
+        );
+        assert_eq!(
+            read.steps[1].request.params,
+            [("id".to_string(), serde_json::json!("${chain_created_id}"))]
+        );
+        // Plain values read back; a date-time (a server may write it another way) does not.
+        let pointers: Vec<&str> = read.steps[1]
+            .asserts
+            .iter()
+            .map(|a| a.pointer.as_str())
+            .collect();
+        assert_eq!(pointers, ["/label", "/count"]);
+        assert!(sent["at"].is_string(), "{sent}");
+        // After a PATCH, what the create set and the PATCH did not name reads back as the
+        // create stored it: the PATCH changes what it says and nothing else.
+        let update = cases
+            .iter()
+            .find(|c| c.id == "create_thing/chain/update/update_thing")
+            .unwrap();
+        let Some(BodyTemplate::Json(made)) = &update.steps[0].request.body else {
+            panic!("the create sends a JSON body")
+        };
+        let named: Vec<String> = match &update.steps[1].request.body {
+            Some(BodyTemplate::Json(serde_json::Value::Object(m))) => m.keys().cloned().collect(),
+            _ => Vec::new(),
+        };
+        let kept: Vec<String> = update.steps[2]
+            .asserts
+            .iter()
+            .map(|a| a.pointer.trim_start_matches('/').to_string())
+            .collect();
+        let want: Vec<String> = ["label", "count"]
+            .into_iter()
+            .filter(|f| !named.iter().any(|n| n == f))
+            .map(str::to_string)
+            .collect();
+        assert_eq!(kept, want, "create {made}, update names {named:?}");
+        assert!(kept.contains(&"count".to_string()), "{kept:?}");
+        let delete = cases
+            .iter()
+            .find(|c| c.id == "create_thing/chain/delete")
+            .unwrap();
+        assert_eq!(delete.check, Check::UseAfterFree);
+        assert!(matches!(
+            delete.steps[2].expect,
+            Expect::Rejected { status: None, .. }
+        ));
+
+        // Each later step addresses only what its own create made: with writes allowed the
+        // gate sends every chain, without them none.
+        let gate = |writes| {
+            Gate::new(
+                &spec,
+                Permissions {
+                    writes,
+                    destructive: false,
+                },
+                &[],
+            )
+        };
+        for c in cases.iter().filter(|c| c.id.contains("/chain/")) {
+            assert_eq!(gate(true).refusal(c), None, "{}", c.id);
+            assert!(gate(false).refusal(c).is_some(), "{}", c.id);
+        }
+        // Outside a chain, the delete of a thing no case created needs --allow-destructive.
+        gate(true).apply(&mut cases);
+        assert!(
+            cases
+                .iter()
+                .filter(|c| c.operation == "delete_thing" && !c.id.contains("/chain/"))
+                .all(|c| c.skip.is_some())
+        );
+    }
 }

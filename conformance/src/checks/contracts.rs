@@ -176,6 +176,7 @@ pub(crate) const DEF: Def = Def {
             "fixed: MUST, a gate must leave a shared staging target as it found it",
         ),
     ],
+    derive: None,
     lacks,
 };
 

@@ -15,6 +15,7 @@ pub(crate) const DEF: Def = Def {
         "at least --min-coverage percent of the selected operations got a 2xx answer (judged only when it is given)",
         "fixed: MUST, a gate that never reached the API has judged nothing",
     )],
+    derive: None,
     lacks,
 };
 

@@ -39,6 +39,7 @@ mod unknown_path;
 mod unsupported_media_type;
 
 pub use alternate_encodings::{StepVerdict, judge_encodings};
+pub(crate) use chains::CREATED as CHAIN_CREATED;
 pub use contracts::assertion;
 pub use coverage::{RunFacts, not_applicable};
 pub use expectation::expectation;
@@ -56,6 +57,8 @@ use crate::transport::Response;
 pub(crate) struct Def {
     /// Its rows of the registry.
     pub rows: &'static [Entry],
+    /// The cases it derives for one operation (`None`: it derives none).
+    pub derive: Option<fn(&mut crate::plan::Builder<'_>)>,
     /// What the spec or the run lacks for a check of its rows to judge anything, when it
     /// lacks something.
     pub lacks: fn(Check, &RunFacts<'_>) -> Option<String>,

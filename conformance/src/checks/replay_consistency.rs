@@ -15,6 +15,7 @@ pub(crate) const DEF: Def = Def {
         "a re-sent recorded request gets the recorded status and body",
         "fixed: MUST, --replay asks whether the target answers as the recorded one did",
     )],
+    derive: None,
     lacks,
 };
 

@@ -14,6 +14,7 @@ pub(crate) const DEF: Def = Def {
         "every answer arrives within --max-response-time (judged only when it is given)",
         "fixed: SHOULD, the spec states no latency bound: a slow answer is a quality breach the run's owner sets, not a broken contract (--strict makes it fail)",
     )],
+    derive: None,
     lacks,
 };
 

@@ -537,6 +537,7 @@ pub(crate) const DEF: Def = Def {
             "spec rule level",
         ),
     ],
+    derive: None,
     lacks,
 };
 

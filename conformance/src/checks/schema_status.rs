@@ -212,6 +212,7 @@ pub(crate) const DEF: Def = Def {
             "spec x-level of the declared response",
         ),
     ],
+    derive: None,
     lacks,
 };
 

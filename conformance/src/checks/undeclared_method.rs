@@ -2,8 +2,11 @@
 //! the spec asks.
 
 use super::{Def, RunFacts};
+use crate::case::{AuthMode, Case, Expect, RequestTemplate, Step};
+use crate::plan::{Base, Builder, request};
 use crate::registry::{Check, Family, row};
 use crate::spec::Level;
+use crate::spec::{Operation, Spec};
 
 /// Its registry rows ([`crate::registry::TABLE`]).
 pub(crate) const DEF: Def = Def {
@@ -15,9 +18,77 @@ pub(crate) const DEF: Def = Def {
         "a method the path does not take is rejected, with Allow where the spec asks",
         "spec x-undeclared-method (405 with Allow at SHOULD when absent)",
     )],
+    derive: Some(derive),
     lacks,
 };
 
 fn lacks(_: Check, _: &RunFacts<'_>) -> Option<String> {
     None
+}
+
+fn derive(b: &mut Builder<'_>) {
+    let (spec, op, base) = (b.spec, b.op, b.base);
+    undeclared_method(b, spec, op, base);
+}
+
+/// Methods tried on each path; the first one the path does not declare is sent (GET
+/// first where writes are not allowed: it changes nothing even on a server that serves it).
+const METHODS: &[&str] = &["DELETE", "PUT", "PATCH", "POST", "GET"];
+
+/// The answer to a method a path does not declare, when the spec states none
+/// (`x-undeclared-method`): 405 with an `Allow` header (RFC 9110 §15.5.6), at SHOULD.
+pub const UNDECLARED_METHOD_DEFAULT: (u16, bool, Level) = (405, true, Level::Should);
+
+/// One request per path with a method the path does not declare, expecting the spec's
+/// `x-undeclared-method` answer ([`UNDECLARED_METHOD_DEFAULT`] without it); reported under
+/// the path's first operation.
+fn undeclared_method(b: &mut Builder<'_>, spec: &Spec, op: &Operation, base: &Base) {
+    let (status, allow_header, level) = spec
+        .decisions
+        .undeclared_method
+        .unwrap_or(UNDECLARED_METHOD_DEFAULT);
+    let siblings: Vec<&Operation> = spec
+        .operations
+        .iter()
+        .filter(|o| o.path == op.path)
+        .collect();
+    if siblings.first().is_none_or(|first| first.id != op.id) {
+        return;
+    }
+    // An undeclared GET first: any other method may change state on a server that
+    // serves it undeclared, and the run's safety gate skips it unless allowed.
+    let undeclared = |m: &&&str| !siblings.iter().any(|o| o.method == **m);
+    let Some(method) = METHODS
+        .iter()
+        .rev()
+        .take(1)
+        .find(undeclared)
+        .or_else(|| METHODS.iter().find(undeclared))
+    else {
+        return;
+    };
+    let request = RequestTemplate {
+        method: Some((*method).to_string()),
+        ..request(op, base.params.clone(), None, AuthMode::Token)
+    };
+    b.cases.push(Case {
+        id: format!("{}/undeclared-method/{method}", op.id),
+        operation: op.id.clone(),
+        check: Check::UndeclaredMethod.into(),
+        level,
+        steps: vec![Step {
+            request,
+            expect: Expect::MethodNotAllowed {
+                allowed: op.method.clone(),
+                status,
+                allow_header,
+            },
+            capture: Vec::new(),
+            asserts: Vec::new(),
+        }],
+        serial: false,
+        skip: None,
+        requires: Vec::new(),
+        cap: None,
+    });
 }
