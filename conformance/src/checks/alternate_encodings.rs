@@ -2,13 +2,11 @@
 //! across the steps of its case: one verdict per encoding level, not one per step.
 
 use super::{Def, RunFacts};
-use crate::case::Case;
-use crate::case::{AssertKind, Assertion, AuthMode, RequestTemplate, Step};
+use crate::case::{AssertKind, Assertion, AuthMode, Case, RequestTemplate, Step};
 use crate::outcome::{CheckResult, Got, Verdict};
 use crate::plan::{Base, Builder, request};
 use crate::registry::{Check, Family, row};
-use crate::spec::{Level, Spec, Style};
-use crate::spec::{Operation, Rule};
+use crate::spec::{Level, Operation, Rule, Spec, Style};
 
 /// How one step of an encodings case went, with what came back when it failed.
 pub struct StepVerdict {

@@ -1,13 +1,13 @@
 //! `ignored_auth`: a secured operation refuses requests without valid credentials.
 
-use super::{Def, RunFacts};
-use crate::registry::{Check, Family, row};
-use crate::spec::Level;
 use serde_json::Value;
 
+use super::{Def, Finding, RunFacts, describe_answer};
 use crate::case::{AuthMode, Expect};
 use crate::plan::{Base, Builder, request};
-use crate::spec::{Location, Operation, Spec};
+use crate::registry::{Check, CheckId, Family, row};
+use crate::spec::{Level, Location, Operation, Spec};
+use crate::transport::Response;
 
 /// Its registry rows ([`crate::registry::TABLE`]).
 pub(crate) const DEF: Def = Def {
@@ -91,5 +91,149 @@ fn ignored_auth(
             request(op, params.clone(), body.clone(), mode),
             expect.clone(),
         );
+    }
+}
+
+/// Judges the answer to a request sent without valid credentials. A pass needs evidence: a
+/// 401 or 403, or the status the target refused a deliberately bad token with in
+/// pre-flight. A success is a failure; where the spec fixes the refusal's status, any other
+/// status is a breach at that status's level; otherwise an answer that shows nothing about
+/// credentials (a 404 for a path the target cannot route, a 400 or 422 for the input, a
+/// 5xx that `not_a_server_error` reports) is skipped with the reason, never a pass.
+pub(super) fn refused(
+    op: &Operation,
+    check: &CheckId,
+    level: Level,
+    status: Option<(u16, Level)>,
+    body: Option<&(serde_json::Value, Level)>,
+    observed: Option<u16>,
+    resp: &Response,
+) -> Finding {
+    let mut refusals = vec![401, 403];
+    refusals.extend(observed.filter(|o| !refusals.contains(o)));
+    let named: Vec<String> = refusals.iter().map(u16::to_string).collect();
+    let mut expected = format!("a refusal (status {})", named.join(" or "));
+    if let Some((s, l)) = status {
+        expected = format!("a refusal; {} status {s}", l.as_str());
+    }
+    if let Some((b, l)) = body {
+        expected.push_str(&format!("; {} body {b}", l.as_str()));
+    }
+    if (200..300).contains(&resp.status) {
+        return Finding::new(
+            check,
+            level,
+            expected,
+            Err(format!(
+                "accepted without valid credentials: {}",
+                describe_answer(op, resp)
+            )),
+        );
+    }
+    if resp.status >= 500 {
+        return Finding::skipped(
+            check,
+            level,
+            expected,
+            format!(
+                "no evidence: server error {} shows nothing about the credentials (not_a_server_error reports it)",
+                resp.status
+            ),
+        );
+    }
+    let refusal = refusals.contains(&resp.status);
+    if let Some((s, l)) = status
+        && resp.status != s
+    {
+        return Finding::new(
+            check,
+            l,
+            expected,
+            Err(format!("status {} instead of the refusal {s}", resp.status)),
+        );
+    }
+    if status.is_none() && !refusal {
+        return Finding::skipped(
+            check,
+            level,
+            expected,
+            format!(
+                "no evidence: status {} is not a refusal of credentials (401, 403 or the target's observed refusal)",
+                resp.status
+            ),
+        );
+    }
+    if let Some((b, l)) = body {
+        let missing = b
+            .as_object()
+            .into_iter()
+            .flatten()
+            .find(|(k, v)| resp.json.as_ref().and_then(|j| j.get(k.as_str())) != Some(v));
+        if let Some((k, v)) = missing {
+            return Finding::new(
+                check,
+                *l,
+                expected,
+                Err(format!("body field {k} is not {v}")),
+            );
+        }
+    }
+    Finding::new(check, level, expected, Ok(()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::expectation;
+    use super::*;
+    use crate::checks::test_support::{resp, spec};
+    use crate::outcome::Verdict;
+    use serde_json::json;
+
+    #[test]
+    fn a_refusal_needs_evidence() {
+        let spec = spec();
+        let op = spec.operation("getCategoryPositionLimit").unwrap();
+        let judge = |expect: &Expect, status: u16| {
+            expectation(
+                op,
+                &Check::IgnoredAuth.into(),
+                Level::Must,
+                expect,
+                &resp(status, json!({"detail": "no"})),
+            )
+            .unwrap()
+        };
+        let open = Expect::Refused {
+            status: None,
+            body: None,
+            observed: Some(422),
+        };
+        for status in [401, 403, 422] {
+            assert_eq!(judge(&open, status).verdict, Verdict::Passed, "{status}");
+        }
+        for status in [404, 400, 500, 302] {
+            let f = judge(&open, status);
+            assert_eq!(f.verdict, Verdict::Skipped, "{status}");
+            assert!(f.message.starts_with("no evidence"), "{}", f.message);
+        }
+        let f = judge(&open, 200);
+        assert_eq!((f.verdict, f.level), (Verdict::Failed, Level::Must));
+        let without_observed = Expect::Refused {
+            status: None,
+            body: None,
+            observed: None,
+        };
+        assert_eq!(judge(&without_observed, 422).verdict, Verdict::Skipped);
+        // Where the spec fixes the refusal, another status is a breach at its level; a
+        // 5xx is still no evidence (not_a_server_error reports it).
+        let fixed = Expect::Refused {
+            status: Some((401, Level::Should)),
+            body: None,
+            observed: None,
+        };
+        assert_eq!(judge(&fixed, 401).verdict, Verdict::Passed);
+        let f = judge(&fixed, 404);
+        assert_eq!((f.verdict, f.level), (Verdict::Failed, Level::Should));
+        assert_eq!(judge(&fixed, 500).verdict, Verdict::Skipped);
     }
 }

@@ -1,16 +1,13 @@
 //! `length_boundaries` and `combined_length`: string fields at and one over their length
 //! limits (`maxLength`, `minLength`, `pattern`, `x-combined-max-length`).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::{Def, RunFacts};
-use crate::registry::{Check, Family, row};
-use crate::spec::Level;
-use serde_json::Map;
-
 use crate::case::{AuthMode, Expect};
 use crate::plan::{Base, Builder, Patterns, predict, request};
-use crate::spec::Operation;
+use crate::registry::{Check, Family, row};
+use crate::spec::{Level, Operation};
 
 /// Its registry rows ([`crate::registry::TABLE`]).
 pub(crate) const DEF: Def = Def {

@@ -43,6 +43,7 @@ pub(crate) use chains::CREATED as CHAIN_CREATED;
 pub use contracts::assertion;
 pub use coverage::{RunFacts, not_applicable};
 pub use expectation::expectation;
+pub use response_time::response_time;
 pub use rules::{RuleInput, rules};
 pub use schema_status::{Sent, generic, is_json_media_type};
 

@@ -1,21 +1,18 @@
 //! `negative_data_rejection` and `payload_too_large`: a request breaking a constraint of
 //! the spec (an input missing or mistyped, a body over `x-max-body`) is rejected.
 
-use serde_json::Value;
+use schema_values::MutationKind;
+use serde_json::{Value, json};
 
 use super::{Def, RunFacts};
-use crate::registry::{Check, Family, row};
-use crate::spec::Level;
-use schema_values::MutationKind;
-use serde_json::json;
-
 use crate::case::{AuthMode, Case, Expect, Step};
 use crate::inputs::{Defect, Inputs, Part};
 use crate::plan::{
     Base, Builder, constraint_level, encoded_media, malformed, raw_body_request, request,
     sends_json,
 };
-use crate::spec::{Location, Operation, Spec};
+use crate::registry::{Check, Family, row};
+use crate::spec::{Level, Location, Operation, Spec};
 
 /// Its registry rows ([`crate::registry::TABLE`]).
 pub(crate) const DEF: Def = Def {

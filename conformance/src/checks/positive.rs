@@ -1,14 +1,13 @@
 //! `positive_data_acceptance`: the operation's valid request succeeds.
 
-use super::{Def, RunFacts};
-use crate::registry::{Check, Family, row};
-use crate::spec::Level;
 use serde_json::Value;
 
+use super::{Def, RunFacts};
 use crate::case::{AuthMode, Expect};
 use crate::inputs::Inputs;
 use crate::plan::{Base, Builder, encoded_media, extremes, request, sends_json};
-use crate::spec::{Location, Operation};
+use crate::registry::{Check, Family, row};
+use crate::spec::{Level, Location, Operation};
 use crate::state::Pool;
 
 /// Its registry rows ([`crate::registry::TABLE`]).

@@ -1,12 +1,12 @@
 //! `undeclared_method`: a method the path does not take is rejected, with `Allow` where
 //! the spec asks.
 
-use super::{Def, RunFacts};
+use super::{Def, Finding, RunFacts};
 use crate::case::{AuthMode, Case, Expect, RequestTemplate, Step};
 use crate::plan::{Base, Builder, request};
-use crate::registry::{Check, Family, row};
-use crate::spec::Level;
-use crate::spec::{Operation, Spec};
+use crate::registry::{Check, CheckId, Family, row};
+use crate::spec::{Level, Operation, Spec};
+use crate::transport::Response;
 
 /// Its registry rows ([`crate::registry::TABLE`]).
 pub(crate) const DEF: Def = Def {
@@ -91,4 +91,77 @@ fn undeclared_method(b: &mut Builder<'_>, spec: &Spec, op: &Operation, base: &Ba
         requires: Vec::new(),
         cap: None,
     });
+}
+
+/// Judges the answer to a method the path does not declare: not a success, the status the
+/// spec's `x-undeclared-method` fixes, and an `Allow` header naming `allowed` where it asks.
+pub(super) fn judge(
+    check: &CheckId,
+    level: Level,
+    allowed: &str,
+    status: u16,
+    allow_header: bool,
+    resp: &Response,
+) -> Finding {
+    let expected = if allow_header {
+        format!("a rejection; status {status} with Allow naming {allowed}")
+    } else {
+        format!("a rejection; status {status}")
+    };
+    if (200..300).contains(&resp.status) {
+        return Finding::new(
+            check,
+            level,
+            expected,
+            Err(format!("accepted with status {}", resp.status)),
+        );
+    }
+    let allow = resp.header("allow").unwrap_or("");
+    let names = allow
+        .split(',')
+        .any(|m| m.trim().eq_ignore_ascii_case(allowed));
+    let outcome = if resp.status != status {
+        Err(format!("status {} instead of {status}", resp.status))
+    } else if allow_header && !names {
+        Err(format!("Allow header {allow:?} does not name {allowed}"))
+    } else {
+        Ok(())
+    };
+    Finding::new(check, level, expected, outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::expectation;
+    use super::*;
+    use crate::checks::test_support::{resp, spec};
+    use crate::outcome::Verdict;
+    use serde_json::json;
+
+    #[test]
+    fn an_undeclared_method_wants_405_with_allow() {
+        let spec = spec();
+        let op = spec.operation("suggestRiskCategories").unwrap();
+        let expect = Expect::MethodNotAllowed {
+            allowed: "GET".into(),
+            status: 405,
+            allow_header: true,
+        };
+        let mut r = resp(405, json!({"errorText": "no"}));
+        let judge = |r: &Response| {
+            expectation(
+                op,
+                &Check::UndeclaredMethod.into(),
+                Level::Should,
+                &expect,
+                r,
+            )
+            .unwrap()
+        };
+        assert!(judge(&r).message.contains("Allow"), "no Allow header");
+        r.headers.push(("allow".into(), "GET, HEAD".into()));
+        assert_eq!(judge(&r).verdict, Verdict::Passed);
+        r.status = 404;
+        assert_eq!(judge(&r).verdict, Verdict::Failed);
+    }
 }

@@ -4,8 +4,7 @@ use super::{Def, RunFacts};
 use crate::case::{AuthMode, Case, Expect, RequestTemplate, Step};
 use crate::plan::{Base, Builder, request};
 use crate::registry::{Check, Family, row};
-use crate::spec::Level;
-use crate::spec::{Operation, Spec};
+use crate::spec::{Level, Operation, Spec};
 
 /// Its registry rows ([`crate::registry::TABLE`]).
 pub(crate) const DEF: Def = Def {

@@ -5,8 +5,7 @@ use super::{Def, RunFacts};
 use crate::case::Expect;
 use crate::plan::{Base, Builder, raw_body_request};
 use crate::registry::{Check, Family, row};
-use crate::spec::Level;
-use crate::spec::Operation;
+use crate::spec::{Level, Operation};
 
 /// Its registry rows ([`crate::registry::TABLE`]).
 pub(crate) const DEF: Def = Def {
