@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{Def, Finding, RunFacts, describe_answer};
-use crate::case::{AuthMode, Expect};
+use crate::case::{AuthMode, Case, Expect};
 use crate::plan::{Base, Builder, request};
 use crate::registry::{Check, CheckId, Family, row};
 use crate::spec::{Level, Location, Operation, Spec};
@@ -179,6 +179,30 @@ pub(super) fn refused(
         }
     }
     Finding::new(check, level, expected, Ok(()))
+}
+
+/// The id of the case [`derive`] gives `operation` for a token the target never issued;
+/// pre-flight sends it beside its canary.
+pub(crate) fn unknown_token_case(operation: &str) -> String {
+    format!("{operation}/ignored-auth/unknown-token")
+}
+
+/// The canary with a made-up token, when the plan has no such case of its own; its
+/// answer is the target's refusal, which pre-flight compares with the canary's.
+pub(crate) fn unknown_token_twin(canary: &Case) -> Case {
+    let mut twin = canary.clone();
+    twin.id = format!("{}/pre-flight/unknown-token", canary.operation);
+    twin.check = Check::IgnoredAuth.into();
+    for s in &mut twin.steps {
+        s.request.auth = AuthMode::Unknown;
+        s.expect = Expect::Rejected {
+            status: None,
+            body: None,
+        };
+        s.asserts.clear();
+        s.capture.clear();
+    }
+    twin
 }
 
 #[cfg(test)]

@@ -43,6 +43,7 @@ pub(crate) use chains::CREATED as CHAIN_CREATED;
 pub use contracts::assertion;
 pub use coverage::{RunFacts, not_applicable};
 pub use expectation::expectation;
+pub(crate) use ignored_auth::{unknown_token_case, unknown_token_twin};
 pub use response_time::response_time;
 pub use rules::{RuleInput, rules};
 pub use schema_status::{Sent, generic, is_json_media_type};
@@ -115,6 +116,11 @@ pub(crate) const fn table() -> [Entry; ROW_COUNT] {
         i += 1;
     }
     out
+}
+
+/// The `lacks` of a check every spec and run give something to judge.
+pub(crate) fn lacks_nothing(_: Check, _: &RunFacts<'_>) -> Option<String> {
+    None
 }
 
 /// The module that owns `check`.

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{Def, RunFacts};
+use super::Def;
 use crate::case::{AuthMode, Expect};
 use crate::inputs::Inputs;
 use crate::plan::{Base, Builder, encoded_media, extremes, request, sends_json};
@@ -21,12 +21,8 @@ pub(crate) const DEF: Def = Def {
         "fixed: MUST, a request the spec declares valid is the operation's contract",
     )],
     derive: Some(derive),
-    lacks,
+    lacks: super::lacks_nothing,
 };
-
-fn lacks(_: Check, _: &RunFacts<'_>) -> Option<String> {
-    None
-}
 
 fn derive(b: &mut Builder<'_>) {
     let (op, base, inputs, pool) = (b.op, b.base, b.inputs, b.pool);

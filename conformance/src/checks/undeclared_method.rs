@@ -1,7 +1,7 @@
 //! `undeclared_method`: a method the path does not take is rejected, with `Allow` where
 //! the spec asks.
 
-use super::{Def, Finding, RunFacts};
+use super::{Def, Finding};
 use crate::case::{AuthMode, Case, Expect, RequestTemplate, Step};
 use crate::plan::{Base, Builder, request};
 use crate::registry::{Check, CheckId, Family, row};
@@ -19,12 +19,8 @@ pub(crate) const DEF: Def = Def {
         "spec x-undeclared-method (405 with Allow at SHOULD when absent)",
     )],
     derive: Some(derive),
-    lacks,
+    lacks: super::lacks_nothing,
 };
-
-fn lacks(_: Check, _: &RunFacts<'_>) -> Option<String> {
-    None
-}
 
 fn derive(b: &mut Builder<'_>) {
     let (spec, op, base) = (b.spec, b.op, b.base);

@@ -1,6 +1,6 @@
 //! `unknown_path`: a path the spec does not declare is rejected with the declared status.
 
-use super::{Def, RunFacts};
+use super::Def;
 use crate::case::{AuthMode, Case, Expect, RequestTemplate, Step};
 use crate::plan::{Base, Builder, request};
 use crate::registry::{Check, Family, row};
@@ -17,12 +17,8 @@ pub(crate) const DEF: Def = Def {
         "spec x-unknown-path (404 at SHOULD when absent)",
     )],
     derive: Some(derive),
-    lacks,
+    lacks: super::lacks_nothing,
 };
-
-fn lacks(_: Check, _: &RunFacts<'_>) -> Option<String> {
-    None
-}
 
 fn derive(b: &mut Builder<'_>) {
     if b.first {

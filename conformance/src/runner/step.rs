@@ -268,7 +268,7 @@ pub(super) async fn run_step(
         }
     };
     let mut built = built;
-    if expects_rejection(&step.expect) {
+    if step.expect.is_rejection() {
         // A server may close the connection after rejecting a request without reading
         // its body; such a connection must not go back to the pool, or the next request
         // on it fails for a reason that is not its own.
@@ -499,17 +499,6 @@ fn percent_decoded(text: &str) -> String {
     percent_encoding::percent_decode_str(text)
         .decode_utf8()
         .map_or_else(|_| text.to_string(), |t| t.into_owned())
-}
-
-fn expects_rejection(expect: &Expect) -> bool {
-    match expect {
-        Expect::Success | Expect::Observe => false,
-        Expect::Status(s) => !(200..300).contains(s),
-        Expect::Rejected { .. }
-        | Expect::Refused { .. }
-        | Expect::BusinessRejected(_)
-        | Expect::MethodNotAllowed { .. } => true,
-    }
 }
 
 fn transport_message(e: &TransportError) -> String {
