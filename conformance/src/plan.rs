@@ -656,34 +656,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn one_unknown_path_case_targets_a_path_the_spec_does_not_declare() {
-        let spec = spec();
-        let cases = derive(
-            &spec,
-            &Contracts::default(),
-            PlanOptions {
-                seed: 1,
-                auth_refusal: None,
-                max_examples: 0,
-            },
-        );
-        let unknown: Vec<_> = cases
-            .iter()
-            .filter(|c| c.check == Check::UnknownPath)
-            .collect();
-        assert_eq!(unknown.len(), 1);
-        let path = unknown[0].steps[0].request.path.as_deref().unwrap();
-        assert!(spec.operations.iter().all(|o| o.path != path));
-        assert!(matches!(
-            unknown[0].steps[0].expect,
-            Expect::Rejected {
-                status: Some((404, Level::Should)),
-                ..
-            }
-        ));
-    }
-
     /// A spec with no `x-` extension: one path with an operation declaring 400 and 422,
     /// one declaring only 422, both taking JSON.
     fn foreign() -> Spec {
@@ -793,39 +765,5 @@ mod tests {
         ));
         assert!(one(Check::PayloadTooLarge).is_empty());
         assert!(one(Check::AlternateEncodings).is_empty());
-    }
-
-    #[test]
-    fn ignored_auth_counts_the_observed_refusal() {
-        let spec = Spec::parse(
-            r#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
-                "security": [{"bearer": []}],
-                "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
-                "paths": {"/me": {"get": {"operationId": "me",
-                    "responses": {"200": {"description": "ok"}}}}}}"#,
-        )
-        .unwrap();
-        let cases = derive(
-            &spec,
-            &Contracts::default(),
-            PlanOptions {
-                seed: 1,
-                auth_refusal: Some(422),
-                max_examples: 0,
-            },
-        );
-        let auth: Vec<&Case> = cases
-            .iter()
-            .filter(|c| c.check == Check::IgnoredAuth)
-            .collect();
-        assert_eq!(auth.len(), 3);
-        assert!(auth.iter().all(|c| matches!(
-            c.steps[0].expect,
-            Expect::Refused {
-                observed: Some(422),
-                status: None,
-                ..
-            }
-        )));
     }
 }

@@ -210,7 +210,9 @@ mod tests {
     use super::super::expectation;
     use super::*;
     use crate::checks::test_support::{resp, spec};
+    use crate::contracts::Contracts;
     use crate::outcome::Verdict;
+    use crate::plan::{PlanOptions, derive};
     use serde_json::json;
 
     #[test]
@@ -259,5 +261,39 @@ mod tests {
         let f = judge(&fixed, 404);
         assert_eq!((f.verdict, f.level), (Verdict::Failed, Level::Should));
         assert_eq!(judge(&fixed, 500).verdict, Verdict::Skipped);
+    }
+
+    #[test]
+    fn ignored_auth_counts_the_observed_refusal() {
+        let spec = Spec::parse(
+            r#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+                "security": [{"bearer": []}],
+                "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+                "paths": {"/me": {"get": {"operationId": "me",
+                    "responses": {"200": {"description": "ok"}}}}}}"#,
+        )
+        .unwrap();
+        let cases = derive(
+            &spec,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 1,
+                auth_refusal: Some(422),
+                max_examples: 0,
+            },
+        );
+        let auth: Vec<&Case> = cases
+            .iter()
+            .filter(|c| c.check == Check::IgnoredAuth)
+            .collect();
+        assert_eq!(auth.len(), 3);
+        assert!(auth.iter().all(|c| matches!(
+            c.steps[0].expect,
+            Expect::Refused {
+                observed: Some(422),
+                status: None,
+                ..
+            }
+        )));
     }
 }

@@ -98,3 +98,39 @@ fn unknown_path(b: &mut Builder<'_>, spec: &Spec, op: &Operation, base: &Base) {
         cap: None,
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::test_support::spec;
+    use crate::contracts::Contracts;
+    use crate::plan::{PlanOptions, derive};
+
+    #[test]
+    fn one_unknown_path_case_targets_a_path_the_spec_does_not_declare() {
+        let spec = spec();
+        let cases = derive(
+            &spec,
+            &Contracts::default(),
+            PlanOptions {
+                seed: 1,
+                auth_refusal: None,
+                max_examples: 0,
+            },
+        );
+        let unknown: Vec<_> = cases
+            .iter()
+            .filter(|c| c.check == Check::UnknownPath)
+            .collect();
+        assert_eq!(unknown.len(), 1);
+        let path = unknown[0].steps[0].request.path.as_deref().unwrap();
+        assert!(spec.operations.iter().all(|o| o.path != path));
+        assert!(matches!(
+            unknown[0].steps[0].expect,
+            Expect::Rejected {
+                status: Some((404, Level::Should)),
+                ..
+            }
+        ));
+    }
+}
