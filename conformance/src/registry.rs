@@ -154,7 +154,7 @@ pub(crate) const fn row(
 
 /// Every built-in check, in [`Check`] order (a unit test holds the two together). The rows
 /// live beside the code of their checks, one module of `checks/` per check or family; this
-/// is them gathered and put in order ([`crate::checks::ALL`]).
+/// is them gathered and put in order (`checks::ALL`).
 pub const TABLE: &[Entry] = &ROWS;
 
 const ROWS: [Entry; crate::checks::ROW_COUNT] = crate::checks::table();

@@ -181,7 +181,7 @@ pub(super) fn refused(
     Finding::new(check, level, expected, Ok(()))
 }
 
-/// The id of the case [`derive`] gives `operation` for a token the target never issued;
+/// The id of the case `derive` gives `operation` for a token the target never issued;
 /// pre-flight sends it beside its canary.
 pub(crate) fn unknown_token_case(operation: &str) -> String {
     format!("{operation}/ignored-auth/unknown-token")

@@ -10,12 +10,17 @@
 //! 2. Write `checks/<name>.rs` with a `pub(crate) const DEF: Def`: its row (`row(Check::X,
 //!    "x", ...)`), `derive` (a `fn(&mut plan::Builder)` pushing its cases for one operation,
 //!    or `None` for a check every answer gets) and `lacks` (what a spec or run without
-//!    anything for it to judge lacks). Put its judging there too.
+//!    anything for it to judge lacks; [`lacks_nothing`] where every spec gives it
+//!    something). Put its judge there too: a case names the judge of its answer by its
+//!    `Expect` (the shared ones are in `expectation`, which hands `Refused` and
+//!    `MethodNotAllowed` to their checks' modules); a check every answer gets is called
+//!    from the runner's step, as `generic`, `response_time` and `rules` are.
 //! 3. Add `mod <name>;` below and `<name>::DEF` to [`ALL`], where its cases fall in the
 //!    plan's order.
 //!
-//! A check with no row, or with two, does not compile ([`table`] places each row at its
-//! [`Check`]'s index), and a unit test holds every check to exactly one owner.
+//! Two rows for one check stop the build ([`table`] places each row at its [`Check`]'s
+//! index), as does a check without a row unless it is the last variant; a unit test holds
+//! every row to exactly one owning module.
 //!
 //! Each judge returns [`Finding`]s; the runner attaches the case, the request and the
 //! answer to them. A finding names its check through the registry ([`crate::registry`]).
