@@ -109,6 +109,20 @@ pub enum Expect {
     },
 }
 
+impl Expect {
+    /// Whether the answer asked for is a rejection (not a success, not anything at all).
+    pub fn is_rejection(&self) -> bool {
+        match self {
+            Expect::Success | Expect::Observe => false,
+            Expect::Status(s) => !(200..300).contains(s),
+            Expect::Rejected { .. }
+            | Expect::Refused { .. }
+            | Expect::BusinessRejected(_)
+            | Expect::MethodNotAllowed { .. } => true,
+        }
+    }
+}
+
 /// A check on a JSON answer written in a contract file or derived by a chain.
 #[derive(Debug, Clone)]
 pub struct Assertion {

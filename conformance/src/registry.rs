@@ -1,7 +1,8 @@
 //! The check registry: every check the harness can report, with its family, default level,
 //! one-line description and where its level comes from; reports, filters and contracts use it.
 //!
-//! A check is named in exactly one place, [`TABLE`]; code names checks by [`Check`], so a
+//! A check is named in exactly one place, its row of [`TABLE`], written in the check's own
+//! module of `checks/` (see there how to add one); code names checks by [`Check`], so a
 //! typo is a compile error rather than a new check. Contract files may add checks of their
 //! own, but only by declaring them (`checks:` in a contract file, see
 //! `conformance/contracts/README.md`); those are [`CheckId::Declared`] and listed beside the
@@ -116,7 +117,7 @@ pub enum Check {
 }
 
 /// One row of the registry.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct Entry {
     /// The check.
     pub check: Check,
@@ -132,7 +133,8 @@ pub struct Entry {
     pub level_from: &'static str,
 }
 
-const fn row(
+/// A row of [`TABLE`], as the module of its check writes it.
+pub(crate) const fn row(
     check: Check,
     name: &'static str,
     family: Family,
@@ -150,284 +152,12 @@ const fn row(
     }
 }
 
-use Family as F;
-use Level::{Must, Should};
+/// Every built-in check, in [`Check`] order (a unit test holds the two together). The rows
+/// live beside the code of their checks, one module of `checks/` per check or family; this
+/// is them gathered and put in order (`checks::ALL`).
+pub const TABLE: &[Entry] = &ROWS;
 
-/// Every built-in check, in [`Check`] order (a unit test holds the two together).
-pub const TABLE: &[Entry] = &[
-    row(
-        Check::NotAServerError,
-        "not_a_server_error",
-        F::SchemaStatus,
-        Must,
-        "no answer is a 5xx, and an answer comes within the timeout",
-        "spec x-server-errors (MUST when absent: a 5xx fails on any spec); fixed MUST for no answer at all",
-    ),
-    row(
-        Check::StatusCodeConformance,
-        "status_code_conformance",
-        F::SchemaStatus,
-        Must,
-        "the status is one the operation declares (not judged: the 401/403 of a request sent without credentials on purpose, the unknown-path and undeclared-method probes)",
-        "spec x-level of the declared response; spec x-undeclared-status for any other (MUST when absent)",
-    ),
-    row(
-        Check::ContentTypeConformance,
-        "content_type_conformance",
-        F::SchemaStatus,
-        Must,
-        "the Content-Type is one the status declares",
-        "spec x-level of the declared response",
-    ),
-    row(
-        Check::ResponseSchemaConformance,
-        "response_schema_conformance",
-        F::SchemaStatus,
-        Must,
-        "the body matches the declared schema of its status and media type",
-        "spec x-level of the declared response",
-    ),
-    row(
-        Check::PositiveDataAcceptance,
-        "positive_data_acceptance",
-        F::Inputs,
-        Must,
-        "the operation's valid request (examples, contract defaults) succeeds",
-        "fixed: MUST, a request the spec declares valid is the operation's contract",
-    ),
-    row(
-        Check::NegativeDataRejection,
-        "negative_data_rejection",
-        F::Inputs,
-        Must,
-        "a request missing, mistyping or breaking a constrained input is rejected",
-        "spec x-constraint-levels of the broken keyword (MUST when absent); status at the 400 response's x-level",
-    ),
-    row(
-        Check::LengthBoundaries,
-        "length_boundaries",
-        F::Inputs,
-        Must,
-        "string fields at and one over maxLength, empty and blank, in several alphabets",
-        "spec x-constraint-levels of the keyword; capped by x-non-bmp",
-    ),
-    row(
-        Check::CombinedLength,
-        "combined_length",
-        F::Inputs,
-        Must,
-        "fields whose lengths add up to and one over an x-combined-max-length",
-        "spec x-combined-max-length level; non-BMP variants at x-non-bmp",
-    ),
-    row(
-        Check::IgnoredAuth,
-        "ignored_auth",
-        F::Inputs,
-        Must,
-        "a secured operation refuses a missing, malformed or unknown bearer token: 401, 403 or the target's observed refusal (a 404 or 5xx is no evidence)",
-        "spec x-rejection of the security scheme; status and body at x-rejection-response",
-    ),
-    row(
-        Check::UnsupportedMediaType,
-        "unsupported_media_type",
-        F::Inputs,
-        Must,
-        "a body in a media type the operation does not take is rejected with a 4xx",
-        "fixed: MUST reject, an undeclared body is not the operation's input; 415 at its x-level where the operation declares it",
-    ),
-    row(
-        Check::PayloadTooLarge,
-        "payload_too_large",
-        F::Inputs,
-        Must,
-        "a body far over the spec's limit is rejected with the declared status",
-        "spec x-max-body (not applicable without it)",
-    ),
-    row(
-        Check::UndeclaredMethod,
-        "undeclared_method",
-        F::Transport,
-        Should,
-        "a method the path does not take is rejected, with Allow where the spec asks",
-        "spec x-undeclared-method (405 with Allow at SHOULD when absent)",
-    ),
-    row(
-        Check::UnknownPath,
-        "unknown_path",
-        F::Transport,
-        Should,
-        "a path the spec does not declare is rejected with the declared status",
-        "spec x-unknown-path (404 at SHOULD when absent)",
-    ),
-    row(
-        Check::AlternateEncodings,
-        "alternate_encodings",
-        F::Transport,
-        Must,
-        "a list parameter sent in each encoding the spec allows is answered correctly",
-        "spec x-encoding-levels of the parameter (not applicable without x-alternate-encodings)",
-    ),
-    row(
-        Check::ReplayConsistency,
-        "replay_consistency",
-        F::Transport,
-        Must,
-        "a re-sent recorded request gets the recorded status and body",
-        "fixed: MUST, --replay asks whether the target answers as the recorded one did",
-    ),
-    row(
-        Check::FieldsEqual,
-        "fields_equal",
-        F::Rules,
-        Must,
-        "x-rules fields-equal: body fields hold the stated values",
-        "spec rule level",
-    ),
-    row(
-        Check::FieldsNonEmpty,
-        "fields_non_empty",
-        F::Rules,
-        Must,
-        "x-rules fields-non-empty: body fields are present and non-empty",
-        "spec rule level",
-    ),
-    row(
-        Check::FieldsAbsent,
-        "fields_absent",
-        F::Rules,
-        Must,
-        "x-rules fields-absent: body fields are absent or null",
-        "spec rule level",
-    ),
-    row(
-        Check::FieldOneOf,
-        "field_one_of",
-        F::Rules,
-        Must,
-        "x-rules field-one-of: a body field holds one of the stated values",
-        "spec rule level",
-    ),
-    row(
-        Check::EchoesRequest,
-        "echoes_request",
-        F::Rules,
-        Must,
-        "x-rules echoes-request: the answer holds the fields the request set",
-        "spec rule level",
-    ),
-    row(
-        Check::PreservesOtherFields,
-        "preserves_other_fields",
-        F::Rules,
-        Must,
-        "x-rules preserves-other-fields: an update leaves the fields it did not set",
-        "spec rule level",
-    ),
-    row(
-        Check::ItemsFieldEqualsParam,
-        "items_field_equals_param",
-        F::Rules,
-        Must,
-        "x-rules items-field-equals-param: every item's field equals a parameter",
-        "spec rule level",
-    ),
-    row(
-        Check::FieldEqualsParam,
-        "field_equals_param",
-        F::Rules,
-        Must,
-        "x-rules field-equals-param: a body field equals a parameter",
-        "spec rule level",
-    ),
-    row(
-        Check::ItemsFieldInParam,
-        "items_field_in_param",
-        F::Rules,
-        Must,
-        "x-rules items-field-in-param: every item's field is one of a list parameter's values",
-        "spec rule level",
-    ),
-    row(
-        Check::ItemsUnique,
-        "items_unique",
-        F::Rules,
-        Must,
-        "x-rules items-unique: no two items share a field's value",
-        "spec rule level",
-    ),
-    row(
-        Check::MaxItemsParam,
-        "max_items_param",
-        F::Rules,
-        Must,
-        "x-rules max-items-param: at most a parameter's number of items",
-        "spec rule level",
-    ),
-    row(
-        Check::ItemsContainParam,
-        "items_contain_param",
-        F::Rules,
-        Must,
-        "x-rules items-contain-param: every item's field contains a parameter's text",
-        "spec rule level",
-    ),
-    row(
-        Check::Contract,
-        "contract",
-        F::Contracts,
-        Must,
-        "a contract-file case that names no check of its own",
-        "the contract case's level",
-    ),
-    row(
-        Check::Discovery,
-        "discovery",
-        F::Contracts,
-        Must,
-        "a discovery step could run (its answers get the schema/status checks)",
-        "fixed: MUST, reported only when a step is skipped, saying why",
-    ),
-    row(
-        Check::ResponseTime,
-        "response_time",
-        F::SchemaStatus,
-        Should,
-        "every answer arrives within --max-response-time (judged only when it is given)",
-        "fixed: SHOULD, the spec states no latency bound: a slow answer is a quality breach the run's owner sets, not a broken contract (--strict makes it fail)",
-    ),
-    row(
-        Check::StateRestored,
-        "state_restored",
-        F::Contracts,
-        Must,
-        "the records the run's writes changed are put back to the values --fixtures `restore` gives",
-        "fixed: MUST, a gate must leave a shared staging target as it found it",
-    ),
-    row(
-        Check::MinCoverage,
-        "min_coverage",
-        F::Inputs,
-        Must,
-        "at least --min-coverage percent of the selected operations got a 2xx answer (judged only when it is given)",
-        "fixed: MUST, a gate that never reached the API has judged nothing",
-    ),
-    row(
-        Check::ResourceAvailability,
-        "ensure_resource_availability",
-        F::Inputs,
-        Must,
-        "a resource the run created reads back (2xx) with the plain values it was created or updated with (inferred create → read → update chains; --allow-writes)",
-        "fixed: MUST, a create that answered a success has stored what it says it stored",
-    ),
-    row(
-        Check::UseAfterFree,
-        "use_after_free",
-        F::Inputs,
-        Must,
-        "after a delete that answered a success, a read of the same resource is refused (4xx), not served (inferred create → delete → read chains; --allow-writes)",
-        "fixed: MUST, a delete that answered a success has deleted",
-    ),
-];
+const ROWS: [Entry; crate::checks::ROW_COUNT] = crate::checks::table();
 
 impl Check {
     /// Its row of the registry.

@@ -4,9 +4,9 @@
 use serde_json::Value;
 
 use super::rules::diff_except;
-use super::{Finding, compact, non_empty, text};
+use super::{Def, Finding, RunFacts, compact, non_empty, text};
 use crate::case::{AssertKind, Assertion};
-use crate::registry::CheckId;
+use crate::registry::{Check, CheckId, Family, row};
 use crate::spec::Level;
 use crate::vars::{Vars, pointer};
 
@@ -146,4 +146,49 @@ pub fn assertion(
             )
         }
     }
+}
+
+/// Its registry rows ([`crate::registry::TABLE`]).
+pub(crate) const DEF: Def = Def {
+    rows: &[
+        row(
+            Check::Contract,
+            "contract",
+            Family::Contracts,
+            Level::Must,
+            "a contract-file case that names no check of its own",
+            "the contract case's level",
+        ),
+        row(
+            Check::Discovery,
+            "discovery",
+            Family::Contracts,
+            Level::Must,
+            "a discovery step could run (its answers get the schema/status checks)",
+            "fixed: MUST, reported only when a step is skipped, saying why",
+        ),
+        row(
+            Check::StateRestored,
+            "state_restored",
+            Family::Contracts,
+            Level::Must,
+            "the records the run's writes changed are put back to the values --fixtures `restore` gives",
+            "fixed: MUST, a gate must leave a shared staging target as it found it",
+        ),
+    ],
+    derive: None,
+    lacks,
+};
+
+fn lacks(check: Check, facts: &RunFacts<'_>) -> Option<String> {
+    Some(match check {
+        Check::Discovery if facts.discovery_steps == 0 => {
+            "the contract files have no discovery step".into()
+        }
+        Check::Discovery => "reported only when a discovery step cannot run; every one ran".into(),
+        Check::StateRestored => {
+            "the run wrote through no record that --fixtures `restore` names".into()
+        }
+        _ => "no contract-file case of this run reports under it".into(),
+    })
 }

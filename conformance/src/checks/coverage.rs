@@ -5,8 +5,6 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
-
 use crate::outcome::{CheckResult, Verdict};
 use crate::registry::{Check, CheckId, Registry, TABLE};
 use crate::spec::{Level, Operation, Spec};
@@ -85,107 +83,20 @@ fn reason(check: Check, facts: &RunFacts<'_>) -> String {
     })
 }
 
-/// What the spec or the run's options lack for `check`, when they lack something.
+/// What the spec or the run's options lack for `check`, when they lack something (its
+/// module says what).
 fn spec_lacks(check: Check, facts: &RunFacts<'_>) -> Option<String> {
-    let ops = &facts.operations;
-    let any = |f: &dyn Fn(&Operation) -> bool| ops.iter().any(|o| f(o));
-    let none = |f: &dyn Fn(&Operation) -> bool, why: &str| (!any(f)).then(|| why.to_string());
-    if ops.is_empty() && check.entry().family != crate::registry::Family::Contracts {
+    if facts.operations.is_empty() && check.entry().family != crate::registry::Family::Contracts {
         return Some("the run has no operation".into());
     }
-    match check {
-        Check::NotAServerError | Check::StatusCodeConformance | Check::PositiveDataAcceptance => {
-            None
-        }
-        Check::ContentTypeConformance | Check::ResponseSchemaConformance => none(
-            &|o| o.responses.iter().any(|r| !r.content.is_empty()),
-            "no declared response of the run's operations has content",
-        ),
-        Check::NegativeDataRejection => none(
-            &|o| {
-                o.body.is_some()
-                    || o.params
-                        .iter()
-                        .any(|p| p.required || constrained(&p.schema))
-            },
-            "no operation has a required or constrained parameter or a request body",
-        ),
-        Check::LengthBoundaries => none(
-            &|o| {
-                o.body.as_ref().is_some_and(|b| {
-                    b.properties().iter().any(|(_, s)| {
-                        s.get("maxLength").is_some()
-                            || s.get("pattern").is_some()
-                            || s.get("minLength")
-                                .and_then(Value::as_u64)
-                                .is_some_and(|m| m > 0)
-                    })
-                })
-            },
-            "no request body field states maxLength, minLength or pattern",
-        ),
-        Check::CombinedLength => none(
-            &|o| o.body.as_ref().is_some_and(|b| !b.combined.is_empty()),
-            "no request body states x-combined-max-length",
-        ),
-        Check::IgnoredAuth => none(
-            &|o| o.secured,
-            "no operation declares a security requirement",
-        ),
-        Check::UnsupportedMediaType => {
-            none(&|o| o.body.is_some(), "no operation takes a request body")
-        }
-        Check::PayloadTooLarge => match facts.spec.decisions.max_body {
-            None => {
-                Some("the spec states no x-max-body (a body limit and the status beyond it)".into())
-            }
-            Some((_, status, _)) => none(
-                &|o| o.body.is_some() && o.responses.iter().any(|r| r.status == status.to_string()),
-                &format!("no operation with a request body declares x-max-body's status {status}"),
-            ),
-        },
-        Check::UndeclaredMethod | Check::UnknownPath => None,
-        Check::AlternateEncodings => none(
-            &|o| o.params.iter().any(|p| !p.alternates.is_empty()),
-            "no parameter states x-alternate-encodings",
-        ),
-        Check::ReplayConsistency => Some("judged only in a --replay run".into()),
-        Check::Contract => Some("no contract-file case of this run reports under it".into()),
-        Check::Discovery => Some(if facts.discovery_steps == 0 {
-            "the contract files have no discovery step".into()
-        } else {
-            "reported only when a discovery step cannot run; every one ran".into()
-        }),
-        Check::ResponseTime => {
-            (!facts.max_response_time).then(|| "judged only with --max-response-time".into())
-        }
-        Check::MinCoverage => {
-            (!facts.min_coverage).then(|| "judged only with --min-coverage".into())
-        }
-        Check::StateRestored => {
-            Some("the run wrote through no record that --fixtures `restore` names".into())
-        }
-        Check::ResourceAvailability | Check::UseAfterFree => Some(
-            "no create of the run answered with an id whose read or delete the spec has (chains need --allow-writes)"
-                .into(),
-        ),
-        rule => {
-            let kind = rule.name().replace('_', "-");
-            none(
-                &|o| o.rules.iter().any(|r| Check::of_rule(r) == Some(rule)),
-                &format!("no operation states an x-rules {kind} rule"),
-            )
-        }
-    }
+    (super::owner(check).lacks)(check, facts)
 }
 
-/// Whether a parameter's schema gives a negative case something to break.
-fn constrained(schema: &Value) -> bool {
-    matches!(
-        schema.get("type").and_then(Value::as_str),
-        Some("integer" | "number" | "boolean")
-    ) || schema.get("minimum").is_some()
-        || schema.get("minLength").is_some()
+impl RunFacts<'_> {
+    /// `why`, unless some operation of the run `has` what a check needs.
+    pub(crate) fn unless_any(&self, has: impl Fn(&Operation) -> bool, why: &str) -> Option<String> {
+        (!self.operations.iter().any(|o| has(o))).then(|| why.to_string())
+    }
 }
 
 #[cfg(test)]

@@ -1,29 +1,139 @@
-//! Judging one answer, by family: every answer's status and schema, the case's own
-//! expectation, the spec's rules, contract assertions and encodings judged across steps.
+//! The checks, one module per check or family: each holds its registry rows (name, family,
+//! level, description; [`crate::registry::TABLE`] gathers them), the cases it derives from
+//! the spec for an operation (called by [`crate::plan`]), how it judges an answer, and why
+//! it may have nothing to judge in a run ([`not_applicable`]). Every module registers one
+//! [`Def`] in [`ALL`].
+//!
+//! # Adding a check
+//!
+//! 1. Add its variant to [`crate::registry::Check`] (the name code uses).
+//! 2. Write `checks/<name>.rs` with a `pub(crate) const DEF: Def`: its row (`row(Check::X,
+//!    "x", ...)`), `derive` (a `fn(&mut plan::Builder)` pushing its cases for one operation,
+//!    or `None` for a check every answer gets) and `lacks` (what a spec or run without
+//!    anything for it to judge lacks; [`lacks_nothing`] where every spec gives it
+//!    something). Put its judge there too: a case names the judge of its answer by its
+//!    `Expect` (the shared ones are in `expectation`, which hands `Refused` and
+//!    `MethodNotAllowed` to their checks' modules); a check every answer gets is called
+//!    from the runner's step, as `generic`, `response_time` and `rules` are.
+//! 3. Add `mod <name>;` below and `<name>::DEF` to [`ALL`], where its cases fall in the
+//!    plan's order.
+//!
+//! Two rows for one check stop the build ([`table`] places each row at its [`Check`]'s
+//! index), as does a check without a row unless it is the last variant; a unit test holds
+//! every row to exactly one owning module.
 //!
 //! Each judge returns [`Finding`]s; the runner attaches the case, the request and the
 //! answer to them. A finding names its check through the registry ([`crate::registry`]).
 
+mod alternate_encodings;
+mod chains;
 mod contracts;
 mod coverage;
 mod expectation;
+mod ignored_auth;
+mod lengths;
+mod min_coverage;
+mod negative;
+mod positive;
+mod replay_consistency;
+mod response_time;
 mod rules;
 mod schema_status;
-mod transport;
+mod undeclared_method;
+mod unknown_path;
+mod unsupported_media_type;
 
+pub use alternate_encodings::{StepVerdict, judge_encodings};
+pub(crate) use chains::CREATED as CHAIN_CREATED;
 pub use contracts::assertion;
 pub use coverage::{RunFacts, not_applicable};
 pub use expectation::expectation;
+pub(crate) use ignored_auth::{unknown_token_case, unknown_token_twin};
+pub use response_time::response_time;
 pub use rules::{RuleInput, rules};
 pub use schema_status::{Sent, generic, is_json_media_type};
-pub use transport::{StepVerdict, judge_encodings};
 
 use serde_json::Value;
 
 use crate::outcome::Verdict;
-use crate::registry::CheckId;
+use crate::registry::{Check, CheckId, Entry};
 use crate::spec::{Level, Operation};
 use crate::transport::Response;
+
+/// A check or a family of checks: what its module registers in [`ALL`].
+pub(crate) struct Def {
+    /// Its rows of the registry.
+    pub rows: &'static [Entry],
+    /// The cases it derives for one operation (`None`: it derives none).
+    pub derive: Option<fn(&mut crate::plan::Builder<'_>)>,
+    /// What the spec or the run lacks for a check of its rows to judge anything, when it
+    /// lacks something.
+    pub lacks: fn(Check, &RunFacts<'_>) -> Option<String>,
+}
+
+/// Every check, one [`Def`] a module, in the order the plan derives their cases.
+pub(crate) const ALL: &[Def] = &[
+    positive::DEF,
+    negative::DEF,
+    lengths::DEF,
+    ignored_auth::DEF,
+    unsupported_media_type::DEF,
+    undeclared_method::DEF,
+    alternate_encodings::DEF,
+    unknown_path::DEF,
+    chains::DEF,
+    schema_status::DEF,
+    response_time::DEF,
+    rules::DEF,
+    contracts::DEF,
+    replay_consistency::DEF,
+    min_coverage::DEF,
+];
+
+/// The number of rows of [`ALL`].
+pub(crate) const ROW_COUNT: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < ALL.len() {
+        n += ALL[i].rows.len();
+        i += 1;
+    }
+    n
+};
+
+/// The rows of [`ALL`] in [`Check`] order. Two rows for one check, or a check without a
+/// row, stop the build.
+pub(crate) const fn table() -> [Entry; ROW_COUNT] {
+    let mut out = [ALL[0].rows[0]; ROW_COUNT];
+    let mut placed = [false; ROW_COUNT];
+    let mut i = 0;
+    while i < ALL.len() {
+        let mut j = 0;
+        while j < ALL[i].rows.len() {
+            let e = ALL[i].rows[j];
+            let at = e.check as usize;
+            assert!(at < ROW_COUNT, "a check has no row in checks::ALL");
+            assert!(!placed[at], "a check has two rows in checks::ALL");
+            out[at] = e;
+            placed[at] = true;
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The `lacks` of a check every spec and run give something to judge.
+pub(crate) fn lacks_nothing(_: Check, _: &RunFacts<'_>) -> Option<String> {
+    None
+}
+
+/// The module that owns `check`.
+pub(crate) fn owner(check: Check) -> &'static Def {
+    ALL.iter()
+        .find(|d| d.rows.iter().any(|e| e.check == check))
+        .expect("every check has a row (checks::table)")
+}
 
 /// One judged check before it is attached to its case.
 #[derive(Debug, Clone)]
@@ -122,6 +232,36 @@ fn compact(v: &Value) -> String {
         format!("{}…", &s[..s.floor_char_boundary(120)])
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::TABLE;
+
+    #[test]
+    fn every_check_has_exactly_one_owning_module() {
+        assert_eq!(ROW_COUNT, TABLE.len());
+        for e in TABLE {
+            let owners = ALL
+                .iter()
+                .filter(|d| d.rows.iter().any(|r| r.check == e.check))
+                .count();
+            let rows = ALL
+                .iter()
+                .flat_map(|d| d.rows)
+                .filter(|r| r.check == e.check)
+                .count();
+            assert_eq!(
+                (owners, rows),
+                (1, 1),
+                "{} needs one module, one row",
+                e.name
+            );
+            let own = owner(e.check).rows.iter().find(|r| r.check == e.check);
+            assert_eq!(own.map(|r| r.name), Some(e.name));
+        }
     }
 }
 

@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use super::{Finding, compact, is_success, non_empty, text};
+use super::{Def, Finding, RunFacts, compact, is_success, non_empty, text};
 use crate::case::Expect;
-use crate::registry::Check;
+use crate::registry::{Check, Family, row};
 use crate::spec::{Level, Operation, Rule, When};
 use crate::transport::Response;
 
@@ -435,6 +435,118 @@ pub(super) fn diff_except(before: &Value, after: &Value, except: &[&str]) -> Res
     } else {
         Err(format!("changed {}", changed.join(", ")))
     }
+}
+
+/// Its registry rows ([`crate::registry::TABLE`]).
+pub(crate) const DEF: Def = Def {
+    rows: &[
+        row(
+            Check::FieldsEqual,
+            "fields_equal",
+            Family::Rules,
+            Level::Must,
+            "x-rules fields-equal: body fields hold the stated values",
+            "spec rule level",
+        ),
+        row(
+            Check::FieldsNonEmpty,
+            "fields_non_empty",
+            Family::Rules,
+            Level::Must,
+            "x-rules fields-non-empty: body fields are present and non-empty",
+            "spec rule level",
+        ),
+        row(
+            Check::FieldsAbsent,
+            "fields_absent",
+            Family::Rules,
+            Level::Must,
+            "x-rules fields-absent: body fields are absent or null",
+            "spec rule level",
+        ),
+        row(
+            Check::FieldOneOf,
+            "field_one_of",
+            Family::Rules,
+            Level::Must,
+            "x-rules field-one-of: a body field holds one of the stated values",
+            "spec rule level",
+        ),
+        row(
+            Check::EchoesRequest,
+            "echoes_request",
+            Family::Rules,
+            Level::Must,
+            "x-rules echoes-request: the answer holds the fields the request set",
+            "spec rule level",
+        ),
+        row(
+            Check::PreservesOtherFields,
+            "preserves_other_fields",
+            Family::Rules,
+            Level::Must,
+            "x-rules preserves-other-fields: an update leaves the fields it did not set",
+            "spec rule level",
+        ),
+        row(
+            Check::ItemsFieldEqualsParam,
+            "items_field_equals_param",
+            Family::Rules,
+            Level::Must,
+            "x-rules items-field-equals-param: every item's field equals a parameter",
+            "spec rule level",
+        ),
+        row(
+            Check::FieldEqualsParam,
+            "field_equals_param",
+            Family::Rules,
+            Level::Must,
+            "x-rules field-equals-param: a body field equals a parameter",
+            "spec rule level",
+        ),
+        row(
+            Check::ItemsFieldInParam,
+            "items_field_in_param",
+            Family::Rules,
+            Level::Must,
+            "x-rules items-field-in-param: every item's field is one of a list parameter's values",
+            "spec rule level",
+        ),
+        row(
+            Check::ItemsUnique,
+            "items_unique",
+            Family::Rules,
+            Level::Must,
+            "x-rules items-unique: no two items share a field's value",
+            "spec rule level",
+        ),
+        row(
+            Check::MaxItemsParam,
+            "max_items_param",
+            Family::Rules,
+            Level::Must,
+            "x-rules max-items-param: at most a parameter's number of items",
+            "spec rule level",
+        ),
+        row(
+            Check::ItemsContainParam,
+            "items_contain_param",
+            Family::Rules,
+            Level::Must,
+            "x-rules items-contain-param: every item's field contains a parameter's text",
+            "spec rule level",
+        ),
+    ],
+    derive: None,
+    lacks,
+};
+
+fn lacks(rule: Check, facts: &RunFacts<'_>) -> Option<String> {
+    let kind = rule.name().replace('_', "-");
+    facts.unless_any(
+        |o| o.rules.iter().any(|r| Check::of_rule(r) == Some(rule)),
+        &format!("no operation states an x-rules {kind} rule"),
+    )
 }
 
 #[cfg(test)]

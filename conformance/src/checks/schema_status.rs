@@ -1,8 +1,8 @@
 //! The checks every answer gets: not a server error, a declared status, a declared media
 //! type and a body matching its schema (the schema/status family).
 
-use super::Finding;
-use crate::registry::Check;
+use super::{Def, Finding, RunFacts};
+use crate::registry::{Check, Family, row};
 use crate::schema::Validators;
 use crate::spec::{Decisions, Level, Operation};
 use crate::transport::Response;
@@ -174,6 +174,56 @@ pub fn generic(
         outcome,
     ));
     out
+}
+
+/// Its registry rows ([`crate::registry::TABLE`]).
+pub(crate) const DEF: Def = Def {
+    rows: &[
+        row(
+            Check::NotAServerError,
+            "not_a_server_error",
+            Family::SchemaStatus,
+            Level::Must,
+            "no answer is a 5xx, and an answer comes within the timeout",
+            "spec x-server-errors (MUST when absent: a 5xx fails on any spec); fixed MUST for no answer at all",
+        ),
+        row(
+            Check::StatusCodeConformance,
+            "status_code_conformance",
+            Family::SchemaStatus,
+            Level::Must,
+            "the status is one the operation declares (not judged: the 401/403 of a request sent without credentials on purpose, the unknown-path and undeclared-method probes)",
+            "spec x-level of the declared response; spec x-undeclared-status for any other (MUST when absent)",
+        ),
+        row(
+            Check::ContentTypeConformance,
+            "content_type_conformance",
+            Family::SchemaStatus,
+            Level::Must,
+            "the Content-Type is one the status declares",
+            "spec x-level of the declared response",
+        ),
+        row(
+            Check::ResponseSchemaConformance,
+            "response_schema_conformance",
+            Family::SchemaStatus,
+            Level::Must,
+            "the body matches the declared schema of its status and media type",
+            "spec x-level of the declared response",
+        ),
+    ],
+    derive: None,
+    lacks,
+};
+
+fn lacks(check: Check, facts: &RunFacts<'_>) -> Option<String> {
+    match check {
+        Check::NotAServerError | Check::StatusCodeConformance => None,
+        _ => facts.unless_any(
+            |o| o.responses.iter().any(|r| !r.content.is_empty()),
+            "no declared response of the run's operations has content",
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,8 @@ use std::sync::Mutex;
 
 use super::step::run_case;
 use super::{CaseReport, Context};
-use crate::case::{AuthMode, Case, Expect};
+use crate::case::{AuthMode, Case};
+use crate::checks;
 use crate::effect::Effect;
 use crate::error::HarnessError;
 use crate::registry::Check;
@@ -104,14 +105,14 @@ pub async fn preflight(
         );
         return Ok(out);
     };
-    let twin_id = format!("{}/ignored-auth/unknown-token", canary.operation);
+    let twin_id = checks::unknown_token_case(&canary.operation);
     let (j, twin) = match cases
         .iter()
         .enumerate()
         .find(|(_, c)| c.id == twin_id && c.skip.is_none())
     {
         Some((j, c)) => (Some(j), c.clone()),
-        None => (None, unknown_token_twin(canary)),
+        None => (None, checks::unknown_token_twin(canary)),
     };
     let first = run_case(ctx, i + 1, canary, vars).await;
     let second = run_case(ctx, j.map_or(0, |j| j + 1), &twin, vars).await;
@@ -181,24 +182,6 @@ fn is_canary(ctx: &Context, c: &Case) -> bool {
             .spec
             .operation(&c.steps[0].request.op)
             .is_some_and(|o| o.secured && o.effect == Effect::Read)
-}
-
-/// The canary with a made-up token, when the plan has no such case of its own; its
-/// answer is the target's refusal, which pre-flight compares with the canary's.
-fn unknown_token_twin(canary: &Case) -> Case {
-    let mut twin = canary.clone();
-    twin.id = format!("{}/pre-flight/unknown-token", canary.operation);
-    twin.check = Check::IgnoredAuth.into();
-    for s in &mut twin.steps {
-        s.request.auth = AuthMode::Unknown;
-        s.expect = Expect::Rejected {
-            status: None,
-            body: None,
-        };
-        s.asserts.clear();
-        s.capture.clear();
-    }
-    twin
 }
 
 /// After a secured answer of 401/403: sends the canary again, and if it is refused too,

@@ -289,7 +289,7 @@ pub(super) async fn run_step(
         }
     };
     let mut built = built;
-    if expects_rejection(&step.expect) {
+    if step.expect.is_rejection() {
         // A server may close the connection after rejecting a request without reading
         // its body; such a connection must not go back to the pool, or the next request
         // on it fails for a reason that is not its own.
@@ -430,7 +430,7 @@ pub(super) async fn run_step(
         // error" applies besides the case's own expectation (no rules either, below).
         findings.truncate(1);
     }
-    findings.extend(response_time(ctx, &resp));
+    findings.extend(checks::response_time(ctx.max_response_time, &resp));
     findings.extend(checks::expectation(
         op,
         &case.check,
@@ -520,43 +520,6 @@ fn percent_decoded(text: &str) -> String {
     percent_encoding::percent_decode_str(text)
         .decode_utf8()
         .map_or_else(|_| text.to_string(), |t| t.into_owned())
-}
-
-/// The `response_time` verdict of an answer, when `--max-response-time` is given.
-fn response_time(ctx: &Context, resp: &Response) -> Option<Finding> {
-    let limit = ctx.max_response_time?;
-    let took = resp.elapsed;
-    let slow = took > limit;
-    Some(Finding {
-        check: Check::ResponseTime.into(),
-        level: Check::ResponseTime.entry().level,
-        verdict: if slow {
-            Verdict::Failed
-        } else {
-            Verdict::Passed
-        },
-        message: if slow {
-            format!(
-                "the answer took {} ms, over the {} ms of --max-response-time",
-                took.as_millis(),
-                limit.as_millis()
-            )
-        } else {
-            String::new()
-        },
-        expected: format!("an answer within {} ms", limit.as_millis()),
-    })
-}
-
-fn expects_rejection(expect: &Expect) -> bool {
-    match expect {
-        Expect::Success | Expect::Observe => false,
-        Expect::Status(s) => !(200..300).contains(s),
-        Expect::Rejected { .. }
-        | Expect::Refused { .. }
-        | Expect::BusinessRejected(_)
-        | Expect::MethodNotAllowed { .. } => true,
-    }
 }
 
 fn transport_message(e: &TransportError) -> String {

@@ -1,10 +1,12 @@
-//! Judging across the steps of a case, for how requests travel: a list parameter sent in
-//! each of its encodings gives one verdict per encoding level, not one per step.
+//! `alternate_encodings`: a list parameter sent in each encoding the spec allows, judged
+//! across the steps of its case: one verdict per encoding level, not one per step.
 
-use crate::case::Case;
+use super::{Def, RunFacts};
+use crate::case::{AssertKind, Assertion, AuthMode, Case, RequestTemplate, Step};
 use crate::outcome::{CheckResult, Got, Verdict};
-use crate::registry::Check;
-use crate::spec::{Level, Spec, Style};
+use crate::plan::{Base, Builder, request};
+use crate::registry::{Check, Family, row};
+use crate::spec::{Level, Operation, Rule, Spec, Style};
 
 /// How one step of an encodings case went, with what came back when it failed.
 pub struct StepVerdict {
@@ -95,4 +97,91 @@ pub fn judge_encodings(
             Some(0),
         ),
     ]
+}
+
+/// Its registry rows ([`crate::registry::TABLE`]).
+pub(crate) const DEF: Def = Def {
+    rows: &[row(
+        Check::AlternateEncodings,
+        "alternate_encodings",
+        Family::Transport,
+        Level::Must,
+        "a list parameter sent in each encoding the spec allows is answered correctly",
+        "spec x-encoding-levels of the parameter (not applicable without x-alternate-encodings)",
+    )],
+    derive: Some(derive),
+    lacks,
+};
+
+fn lacks(_: Check, facts: &RunFacts<'_>) -> Option<String> {
+    facts.unless_any(
+        |o| o.params.iter().any(|p| !p.alternates.is_empty()),
+        "no parameter states x-alternate-encodings",
+    )
+}
+
+fn derive(b: &mut Builder<'_>) {
+    if b.complete {
+        let (op, base) = (b.op, b.base);
+        encodings(b, op, base);
+    }
+}
+
+fn encodings(b: &mut Builder<'_>, op: &Operation, base: &Base) {
+    for p in &op.params {
+        if p.alternates.is_empty() {
+            continue;
+        }
+        let Some((_, value)) = base.params.iter().find(|(n, _)| *n == p.name) else {
+            continue;
+        };
+        let field = op.rules.iter().find_map(|r| match r {
+            Rule::ItemsFieldInParam { field, param, .. } if *param == p.name => Some(field.clone()),
+            _ => None,
+        });
+        let asserts: Vec<Assertion> = field
+            .map(|f| Assertion {
+                pointer: String::new(),
+                kind: AssertKind::Covers {
+                    field: f,
+                    values: value.clone(),
+                },
+                after_success: false,
+            })
+            .into_iter()
+            .collect();
+        let mut steps = vec![Step {
+            request: RequestTemplate {
+                explode: Some(p.explode),
+                style: Some(p.style),
+                ..request(op, base.params.clone(), base.body.clone(), AuthMode::Token)
+            },
+            expect: base.ok(),
+            capture: Vec::new(),
+            asserts: asserts.clone(),
+        }];
+        for alt in &p.alternates {
+            steps.push(Step {
+                request: RequestTemplate {
+                    explode: Some(alt.explode),
+                    style: Some(alt.style),
+                    ..request(op, base.params.clone(), base.body.clone(), AuthMode::Token)
+                },
+                expect: base.ok(),
+                capture: Vec::new(),
+                asserts: asserts.clone(),
+            });
+        }
+        b.cases.push(Case {
+            id: format!("{}/encodings/{}", op.id, p.name),
+            operation: op.id.clone(),
+            check: Check::AlternateEncodings.into(),
+            level: Level::Must,
+            steps,
+            serial: op.writes(),
+            skip: None,
+            requires: Vec::new(),
+            cap: None,
+        });
+    }
 }

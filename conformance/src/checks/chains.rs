@@ -1,5 +1,5 @@
-//! Stateful chains: a create followed by the read, updates, delete and other operations of
-//! the resource it made, each case with a resource of its own. A create is a `POST` whose
+//! `ensure_resource_availability` and `use_after_free`, the stateful chains: a create
+//! followed by the read, updates, delete and other operations of the resource it made, each case with a resource of its own. A create is a `POST` whose
 //! path, with one parameter segment added, is the path of the resource's other operations
 //! (`POST /flows/` → `GET|PATCH|DELETE /flows/{id}`, `POST /flows/{id}/set_state`); the
 //! new resource's id is read from the create's answer (`/id`) and goes into that one path
@@ -15,12 +15,13 @@
 
 use serde_json::Value;
 
-use super::{Base, base, extremes, request};
+use super::{Def, RunFacts};
 use crate::case::{AssertKind, Assertion, AuthMode, Case, Expect, Step};
 use crate::contracts::Contracts;
 use crate::effect::Effect;
 use crate::inputs::Inputs;
-use crate::registry::Check;
+use crate::plan::{Base, Builder, base, extremes, request};
+use crate::registry::{Check, Family, row};
 use crate::spec::{Level, Location, Operation, Spec};
 use crate::state::Pool;
 
@@ -30,8 +31,46 @@ use crate::state::Pool;
 /// create gave none).
 pub(crate) const CREATED: &str = "chain_created_id";
 
+/// Its registry rows ([`crate::registry::TABLE`]).
+pub(crate) const DEF: Def = Def {
+    rows: &[
+        row(
+            Check::ResourceAvailability,
+            "ensure_resource_availability",
+            Family::Inputs,
+            Level::Must,
+            "a resource the run created reads back (2xx) with the plain values it was created or updated with (inferred create → read → update chains; --allow-writes)",
+            "fixed: MUST, a create that answered a success has stored what it says it stored",
+        ),
+        row(
+            Check::UseAfterFree,
+            "use_after_free",
+            Family::Inputs,
+            Level::Must,
+            "after a delete that answered a success, a read of the same resource is refused (4xx), not served (inferred create → delete → read chains; --allow-writes)",
+            "fixed: MUST, a delete that answered a success has deleted",
+        ),
+    ],
+    derive: Some(derive),
+    lacks,
+};
+
+fn lacks(_: Check, _: &RunFacts<'_>) -> Option<String> {
+    Some(
+        "no create of the run answered with an id whose read or delete the spec has (chains need --allow-writes)"
+            .into(),
+    )
+}
+
+fn derive(b: &mut Builder<'_>) {
+    if b.complete {
+        let cases = chains(b.spec, b.contracts, b.op, b.base, b.inputs, b.pool);
+        b.cases.extend(cases);
+    }
+}
+
 /// The chains of `create`, whose base request is `made` (complete: the caller checked).
-pub(super) fn chains(
+fn chains(
     spec: &Spec,
     contracts: &Contracts,
     create: &Operation,
@@ -486,10 +525,10 @@ fn read_back(spec: &Spec, get: &Operation, sent: Option<&Value>) -> Vec<Assertio
 
 #[cfg(test)]
 mod tests {
-    use super::super::{PlanOptions, derive};
     use crate::case::{BodyTemplate, Expect};
     use crate::contracts::Contracts;
     use crate::effect::Permissions;
+    use crate::plan::{PlanOptions, derive};
     use crate::registry::Check;
     use crate::safety::Gate;
     use crate::spec::Spec;
