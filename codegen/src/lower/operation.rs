@@ -1056,10 +1056,12 @@ fn component_key(reference: &str, section: &str, ptr: &str) -> Result<String, Lo
         })
 }
 
-/// Names the emitted method body binds itself (see `emit::client`).
+/// Names the emitted method body binds itself (see `emit::client`), and the names a
+/// request builder (`emit::requests`) keeps for itself: its `client` field and its `send`
+/// method, which a setter named after a parameter would otherwise collide with.
 const METHOD_LOCALS: &[&str] = &[
     "request", "response", "status", "bytes", "url", "body", "value", "v", "item", "joined",
-    "cookies", "expanded",
+    "cookies", "expanded", "client", "send",
 ];
 
 /// The media type without parameters, lower case.
