@@ -55,6 +55,9 @@ pub enum WarningKind {
     BusinessError,
     /// A tag listed twice on an operation.
     DuplicateTag,
+    /// A `pattern` the `regex` crate cannot read (look-around, backreferences): not
+    /// checked before sending.
+    UncheckedPattern,
     /// A warning with no kind of its own yet (a generator bug to report).
     Other,
 }
@@ -171,6 +174,11 @@ const FORMS: &[(WarningKind, &str, &str)] = &[
         "",
     ),
     (WarningKind::DuplicateTag, "tag ", "is listed twice"),
+    (
+        WarningKind::UncheckedPattern,
+        "pattern `",
+        "is not checked before sending",
+    ),
 ];
 
 impl WarningKind {
@@ -195,6 +203,7 @@ impl WarningKind {
         WarningKind::NoResponses,
         WarningKind::BusinessError,
         WarningKind::DuplicateTag,
+        WarningKind::UncheckedPattern,
         WarningKind::Other,
     ];
 
@@ -220,6 +229,7 @@ impl WarningKind {
             WarningKind::NoResponses => "no-responses",
             WarningKind::BusinessError => "business-error",
             WarningKind::DuplicateTag => "duplicate-tag",
+            WarningKind::UncheckedPattern => "unchecked-pattern",
             WarningKind::Other => "other",
         }
     }
@@ -258,6 +268,9 @@ impl WarningKind {
             WarningKind::NoResponses => "an operation documents no responses",
             WarningKind::BusinessError => "an `x-business-error` cannot be checked",
             WarningKind::DuplicateTag => "a tag is listed twice",
+            WarningKind::UncheckedPattern => {
+                "a `pattern` the `regex` crate cannot read is not checked before sending"
+            }
             WarningKind::Other => "a warning without a kind of its own (please report it)",
         }
     }

@@ -171,6 +171,7 @@ fn fastapi_fixture_compiles_and_passes_its_wire_test() {
         "relative_server.yaml",
         "string_formats.yaml",
         "many_params.yaml",
+        "patterns.yaml",
     ]
     .iter()
     .map(|file| {

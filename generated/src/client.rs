@@ -1146,8 +1146,8 @@ impl ClientBuilder {
     }
 
     /// Whether each method checks its arguments against the spec's constraints
-    /// (string lengths, numeric ranges, list sizes, combined lengths; not
-    /// `pattern`, which is left to the server) before sending; on unless set.
+    /// (string lengths, `pattern`s the `regex` crate reads, numeric ranges, list
+    /// sizes, combined lengths) before sending; on unless set.
     /// See [`Client::set_check_arguments`].
     pub fn check_arguments(mut self, check: bool) -> Self {
         self.check_arguments = check;
