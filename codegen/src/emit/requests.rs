@@ -247,7 +247,11 @@ pub fn emit(parts: &Parts, names: &Names, models: &TokenStream) -> (TokenStream,
             fields.push(quote!(#name: Option<#stored>,));
             inits.push(quote!(#name: None,));
             setters.push(setter(&name, p, &input, &convert));
-            optional_docs.push(format!("[`{ty}::{}`]", p.name.trim_start_matches("r#")));
+            optional_docs.push(format!(
+                "- [`{ty}::{}`]: {}",
+                p.name.trim_start_matches("r#"),
+                first_line(&p.doc)
+            ));
         }
     }
     if let Some(b) = body {
@@ -277,20 +281,21 @@ pub fn emit(parts: &Parts, names: &Names, models: &TokenStream) -> (TokenStream,
                     self
                 }
             });
-            optional_docs.push(format!("[`{ty}::body`]"));
+            optional_docs.push(format!("- [`{ty}::body`]: {}", first_line(&b.doc)));
         }
     }
 
     let mut make_doc = intro.clone();
     make_doc.push_str(&format!(
-        "\n\nReturns a [`{ty}`]: set the optional parameters with its setters ({}), then \
-         send it with [`{ty}::send`]. An optional parameter left unset is not sent.",
-        optional_docs.join(", ")
+        "\n\nReturns a [`{ty}`]: set the optional parameters with its setters, then send \
+         it with [`{ty}::send`]. An optional parameter left unset is not sent."
     ));
     if !arg_docs.is_empty() {
         make_doc.push_str("\n\n# Arguments\n\n");
         make_doc.push_str(&arg_docs.join("\n"));
     }
+    make_doc.push_str("\n\n# Optional parameters\n\n");
+    make_doc.push_str(&optional_docs.join("\n"));
     let make_doc = docs::outer(&make_doc);
     let allow = (make_args.len() + 1 > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
     let make = quote! {
@@ -364,4 +369,9 @@ fn location(p: &Param) -> &'static str {
 
 fn one_line(text: &str) -> String {
     text.replace('\n', " ")
+}
+
+/// The first paragraph of a doc, on one line (a list entry).
+fn first_line(text: &str) -> String {
+    one_line(text.trim().split("\n\n").next().unwrap_or_default())
 }
