@@ -163,7 +163,12 @@ fn request_builders(api: &Api) -> requests::Builders {
             ]
             .map(str::to_owned),
         )
-        .chain(auth::refreshing(api).into_iter().map(|(_, name)| name))
+        .chain(
+            auth::refreshing(api)
+                .into_iter()
+                .flat_map(|(_, name)| [auth::grant_name(&name), name]),
+        )
+        .chain(["RefreshGrant", "RefreshingTokenSource"].map(str::to_owned))
         .collect();
     requests::Builders::of(api, &methods, types)
 }
