@@ -154,6 +154,8 @@ pub struct Checks {
     pub max_items: Option<u64>,
     /// Unit of the length checks.
     pub unit: Option<LengthUnit>,
+    /// `pattern`, when the `regex` crate reads it the way the spec means it.
+    pub pattern: Option<String>,
 }
 
 impl Checks {
@@ -165,6 +167,7 @@ impl Checks {
             && self.maximum.is_none()
             && self.min_items.is_none()
             && self.max_items.is_none()
+            && self.pattern.is_none()
     }
 }
 

@@ -32,6 +32,7 @@ mod error;
 pub mod ir;
 pub mod lower;
 pub mod names;
+pub mod warning;
 mod write;
 
 use std::path::Path;
@@ -39,6 +40,7 @@ use std::path::Path;
 pub use emit::File;
 pub use emit::manifest::{CrateInfo, root_files};
 pub use error::{Error, SpecError};
+pub use warning::WarningKind;
 pub use write::{GENERATED_MARKERS, Mode, SyncReport, sync};
 
 /// `value` percent-encoded as a generated client encodes a path segment (the runtime's
@@ -87,6 +89,17 @@ impl Generated {
             ));
         }
         Some(line)
+    }
+}
+
+impl Generated {
+    /// The warnings whose kind is not in `allowed`: what `--deny-warnings` refuses the
+    /// spec for when `--allow-warning` names `allowed`.
+    pub fn denied(&self, allowed: &[WarningKind]) -> Vec<&SpecError> {
+        self.warnings
+            .iter()
+            .filter(|w| !allowed.contains(&WarningKind::of(w)))
+            .collect()
     }
 }
 

@@ -170,6 +170,8 @@ fn fastapi_fixture_compiles_and_passes_its_wire_test() {
         "explicit_null.yaml",
         "relative_server.yaml",
         "string_formats.yaml",
+        "many_params.yaml",
+        "patterns.yaml",
     ]
     .iter()
     .map(|file| {

@@ -79,3 +79,56 @@ fn the_summary_names_every_operation_left_out() {
     );
     assert_eq!(summary("tests/specs/optional_required.yaml"), None);
 }
+
+/// Every warning the test specs and the corpus give has a kind of its own (not
+/// `other`), so `--allow-warning` can name it; the kinds are what `WarningKind::of` reads
+/// off the message.
+#[test]
+fn every_warning_of_the_test_specs_has_a_kind() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut specs = Vec::new();
+    // The refused specs of `bad/` too: with `--dangling-refs-as-any` some generate.
+    for dir in ["specs", "specs/warn", "specs/bad", "corpus"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "json")
+            ) {
+                specs.push((path, dir == "specs/bad"));
+            }
+        }
+    }
+    specs.sort();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut unkinded = Vec::new();
+    for (path, bad) in &specs {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).unwrap();
+        let options = codegen::Options {
+            dangling_refs_as_any: *bad,
+            ..codegen::Options::default()
+        };
+        let Ok(generated) = codegen::generate_str_with(&name, &text, &name, &options) else {
+            assert!(bad, "{name} does not generate");
+            continue;
+        };
+        for w in &generated.warnings {
+            let kind = codegen::WarningKind::of(w);
+            seen.insert(kind);
+            if kind == codegen::WarningKind::Other {
+                unkinded.push(w.to_string());
+            }
+        }
+    }
+    assert!(
+        unkinded.is_empty(),
+        "warnings without a kind: {unkinded:#?}"
+    );
+    // The specs give warnings of many kinds, so the test above is not vacuous.
+    assert!(seen.len() >= 10, "{seen:?}");
+    assert!(
+        seen.contains(&codegen::WarningKind::DanglingRef),
+        "{seen:?}"
+    );
+}

@@ -484,166 +484,41 @@ impl Client {
     }
 }
 
-/// A [`TokenSource`] for security scheme `bearerAuth` that renews the access token through [`Client::exchange_token`] with the refresh grant the spec declares (`x-token-refresh`): before the token's lifetime (the `expires_in` of the answer) runs out, less a margin, and when it is told the server refused the token ([`TokenSource::invalidate`]). One refresh at a time: tasks that need a token while a refresh runs wait for its result instead of starting their own. Install it with [`Client::set_bearer_auth_source`]; every clone of the client shares it. `Debug` shows no token.
-pub struct RefreshingToken {
-    /// The caller's client without its credentials, for the token operation.
-    client: Client,
-    /// Body fields the caller adds to every refresh (client id and secret).
-    fields: serde_json::Map<String, serde_json::Value>,
-    /// How long before the end of its lifetime a token is renewed.
-    margin: std::time::Duration,
-    /// The tokens; held across a refresh, which makes refreshes one at a time.
-    state: tokio::sync::Mutex<RefreshState>,
-}
+/// A [`TokenSource`] for security scheme `bearerAuth` that renews the access token through [`Client::exchange_token`] with the refresh grant the spec declares (`x-token-refresh`): before the token's lifetime (the `expires_in` of the answer) runs out, less a margin, and when it is told the server refused the token ([`TokenSource::invalidate`]). One refresh at a time: tasks that need a token while a refresh runs wait for its result instead of starting their own. Install it with [`Client::set_bearer_auth_source`]; every clone of the client shares it. `Debug` shows no token. Its methods are those of [`RefreshingTokenSource`].
+pub type RefreshingToken = RefreshingTokenSource<RefreshingTokenGrant>;
 
-impl RefreshingToken {
-    /// How long before the end of its lifetime a token is renewed, unless
-    /// [`Self::with_margin`] says otherwise: 60 s.
-    pub const DEFAULT_MARGIN: std::time::Duration = std::time::Duration::from_secs(60);
-    /// A source that renews with `refresh_token` through `client`'s token
-    /// operation. It keeps a copy of `client` as it is now: base URL, connections,
-    /// timeouts, body cap, retry policy, extra headers and hooks, all but the
-    /// credentials (so that installing the source in `client` makes no reference
-    /// cycle). The first token comes from a refresh, unless
-    /// [`Self::with_access_token`] gives one.
-    pub fn new(client: &Client, refresh_token: impl Into<String>) -> Self {
-        Self {
-            client: client.detached(),
-            fields: serde_json::Map::new(),
-            margin: Self::DEFAULT_MARGIN,
-            state: tokio::sync::Mutex::new(RefreshState {
-                access: None,
-                refresh: refresh_token.into(),
-                renew_at: None,
-            }),
-        }
-    }
+/// The refresh grant of security scheme `bearerAuth` (`x-token-refresh`): what [`RefreshingToken`] sends through [`Client::exchange_token`] and reads from its answer.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RefreshingTokenGrant;
 
-    /// Starts with an access token already obtained (by the first token exchange),
-    /// valid for `expires_in` from now (`None`: until the server refuses it).
-    pub fn with_access_token(
-        mut self,
-        access_token: impl Into<String>,
-        expires_in: Option<std::time::Duration>,
-    ) -> Self {
-        let margin = self.margin;
-        let state = self.state.get_mut();
-        state.access = Some(access_token.into());
-        state.renew_at = expires_in
-            .map(|lifetime| renew_at(std::time::Instant::now(), lifetime, margin));
-        self
-    }
-
-    /// Adds a field to the body of every refresh request (the client id and secret
-    /// the token operation may ask for). The grant fields of the spec and the refresh
-    /// token are set by the source and win over one of the same name.
-    pub fn with_field(
-        mut self,
-        name: impl Into<String>,
-        value: impl Into<serde_json::Value>,
-    ) -> Self {
-        self.fields.insert(name.into(), value.into());
-        self
-    }
-
-    /// How long before the end of its lifetime a token is renewed; a lifetime
-    /// shorter than twice the margin is renewed half-way.
-    pub fn with_margin(mut self, margin: std::time::Duration) -> Self {
-        self.margin = margin;
-        self
-    }
-
-    /// Renews the token now, whatever its lifetime, and returns it (after a
-    /// refresh already running, if any).
-    ///
-    /// # Errors
-    ///
-    /// When the token operation fails or its answer holds no access token.
-    pub async fn refresh(&self) -> Result<String, crate::TokenError> {
-        let mut state = self.state.lock().await;
-        self.renew(&mut state).await
-    }
-
-    /// One refresh, with the lock held.
-    async fn renew(
-        &self,
-        state: &mut RefreshState,
-    ) -> Result<String, crate::TokenError> {
-        let started = std::time::Instant::now();
-        let mut body = self.fields.clone();
-        body.insert("grant_type".to_owned(), serde_json::Value::from("refresh_token"));
-        body.insert(
-            "refresh_token".to_owned(),
-            serde_json::Value::from(state.refresh.clone()),
-        );
-        let body = serde_json::from_value(serde_json::Value::Object(body))
-            .map_err(|_| {
-                crate::TokenError::new(
-                    "the refresh grant does not fit the token operation's request body",
-                )
-            })?;
-        let answer = self
-            .client
-            .exchange_token(&body)
-            .await
-            .map_err(crate::TokenError::new)?;
-        let answer = serde_json::to_value(answer.body())
-            .map_err(|_| crate::TokenError::new(
-                "the token operation's answer cannot be read",
-            ))?;
-        let access = answer
-            .get("access_token")
-            .and_then(serde_json::Value::as_str)
-            .filter(|token| !token.is_empty())
-            .ok_or_else(|| crate::TokenError::new(
-                "the token operation's answer has no `access_token`",
-            ))?
-            .to_owned();
-        if let Some(rotated) = answer
-            .get("refresh_token")
-            .and_then(serde_json::Value::as_str)
-            .filter(|token| !token.is_empty())
-        {
-            state.refresh = rotated.to_owned();
-        }
-        let lifetime = answer
-            .get("expires_in")
-            .and_then(|v| v.as_u64().or_else(|| v.as_str()?.parse().ok()))
-            .map(std::time::Duration::from_secs);
-        state.renew_at = lifetime
-            .map(|lifetime| renew_at(started, lifetime, self.margin));
-        state.access = Some(access.clone());
-        Ok(access)
-    }
-}
-
-impl TokenSource for RefreshingToken {
-    fn token(&self) -> TokenFuture<'_, Result<Option<String>, crate::TokenError>> {
+impl RefreshGrant for RefreshingTokenGrant {
+    const NAME: &'static str = "RefreshingToken";
+    const GRANT: &'static [(&'static str, &'static str)] = &[
+        ("grant_type", "refresh_token"),
+    ];
+    const REFRESH_TOKEN: &'static str = "refresh_token";
+    const ACCESS_TOKEN: &'static str = "access_token";
+    const EXPIRES_IN: Option<&'static str> = Some("expires_in");
+    fn call(
+        client: &Client,
+        body: serde_json::Value,
+    ) -> TokenFuture<'_, Result<serde_json::Value, crate::TokenError>> {
         Box::pin(async move {
-            let mut state = self.state.lock().await;
-            match state.fresh() {
-                Some(access) => Ok(Some(access)),
-                None => self.renew(&mut state).await.map(Some),
-            }
+            let body = serde_json::from_value(body)
+                .map_err(|_| {
+                    crate::TokenError::new(
+                        "the refresh grant does not fit the token operation's request body",
+                    )
+                })?;
+            let answer = client
+                .exchange_token(&body)
+                .await
+                .map_err(crate::TokenError::new)?;
+            serde_json::to_value(answer.body())
+                .map_err(|_| crate::TokenError::new(
+                    "the token operation's answer cannot be read",
+                ))
         })
-    }
-
-    fn invalidate<'a>(&'a self, token: &'a str) -> TokenFuture<'a, ()> {
-        Box::pin(async move {
-            let mut state = self.state.lock().await;
-            if state.access.as_deref() == Some(token) {
-                state.access = None;
-            }
-        })
-    }
-}
-
-impl std::fmt::Debug for RefreshingToken {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RefreshingToken")
-            .field("base_url", &self.client.base_url())
-            .field("margin", &self.margin)
-            .finish_non_exhaustive()
     }
 }
 
@@ -1146,8 +1021,8 @@ impl ClientBuilder {
     }
 
     /// Whether each method checks its arguments against the spec's constraints
-    /// (string lengths, numeric ranges, list sizes, combined lengths; not
-    /// `pattern`, which is left to the server) before sending; on unless set.
+    /// (string lengths, `pattern`s the `regex` crate reads, numeric ranges, list
+    /// sizes, combined lengths) before sending; on unless set.
     /// See [`Client::set_check_arguments`].
     pub fn check_arguments(mut self, check: bool) -> Self {
         self.check_arguments = check;
@@ -1770,5 +1645,192 @@ impl RefreshState {
             .renew_at
             .is_some_and(|at| std::time::Instant::now() >= at);
         self.access.clone().filter(|_| !due)
+    }
+}
+
+/// What a [`RefreshingTokenSource`] needs of the spec's `x-token-refresh`: the wire
+/// names of the grant and of the answer's fields, and the call of the token operation.
+/// The generator writes one per security scheme that declares a refresh.
+pub trait RefreshGrant: Send + Sync + 'static {
+    /// The source's name, as `Debug` shows it.
+    const NAME: &'static str;
+    /// Fixed body fields of the refresh request (`grant_type: refresh_token`).
+    const GRANT: &'static [(&'static str, &'static str)];
+    /// Body field of the refresh token, and answer field of a rotated one.
+    const REFRESH_TOKEN: &'static str;
+    /// Answer field of the access token.
+    const ACCESS_TOKEN: &'static str;
+    /// Answer field of the access token's lifetime in seconds, if the spec names one.
+    const EXPIRES_IN: Option<&'static str>;
+
+    /// Sends `body` (the grant, as JSON) through the token operation of `client` and
+    /// returns the answer's body as JSON.
+    fn call(
+        client: &Client,
+        body: serde_json::Value,
+    ) -> TokenFuture<'_, Result<serde_json::Value, crate::TokenError>>;
+}
+
+/// A [`TokenSource`] that renews the access token through the token operation with
+/// the refresh grant the spec declares (`x-token-refresh`, described by `G`): before
+/// the token's lifetime runs out, less a margin, and when it is told the server
+/// refused the token ([`TokenSource::invalidate`]). One refresh at a time: tasks that
+/// need a token while a refresh runs wait for its result instead of starting their
+/// own. Every clone of the client it is installed in shares it. `Debug` shows no
+/// token.
+pub struct RefreshingTokenSource<G> {
+    /// The caller's client without its credentials, for the token operation.
+    client: Client,
+    /// Body fields the caller adds to every refresh (client id and secret).
+    fields: serde_json::Map<String, serde_json::Value>,
+    /// How long before the end of its lifetime a token is renewed.
+    margin: std::time::Duration,
+    /// The tokens; held across a refresh, which makes refreshes one at a time.
+    state: tokio::sync::Mutex<RefreshState>,
+    /// The spec's grant.
+    grant: std::marker::PhantomData<fn() -> G>,
+}
+
+impl<G: RefreshGrant> RefreshingTokenSource<G> {
+    /// How long before the end of its lifetime a token is renewed, unless
+    /// [`Self::with_margin`] says otherwise: 60 s.
+    pub const DEFAULT_MARGIN: std::time::Duration = std::time::Duration::from_secs(60);
+
+    /// A source that renews with `refresh_token` through `client`'s token
+    /// operation. It keeps a copy of `client` as it is now: base URL, connections,
+    /// timeouts, body cap, retry policy, extra headers and hooks, all but the
+    /// credentials (so that installing the source in `client` makes no reference
+    /// cycle). The first token comes from a refresh, unless
+    /// [`Self::with_access_token`] gives one.
+    pub fn new(client: &Client, refresh_token: impl Into<String>) -> Self {
+        Self {
+            client: client.detached(),
+            fields: serde_json::Map::new(),
+            margin: Self::DEFAULT_MARGIN,
+            state: tokio::sync::Mutex::new(RefreshState {
+                access: None,
+                refresh: refresh_token.into(),
+                renew_at: None,
+            }),
+            grant: std::marker::PhantomData,
+        }
+    }
+
+    /// Starts with an access token already obtained (by the first token exchange),
+    /// valid for `expires_in` from now (`None`: until the server refuses it).
+    #[must_use]
+    pub fn with_access_token(
+        mut self,
+        access_token: impl Into<String>,
+        expires_in: Option<std::time::Duration>,
+    ) -> Self {
+        let margin = self.margin;
+        let state = self.state.get_mut();
+        state.access = Some(access_token.into());
+        state.renew_at =
+            expires_in.map(|lifetime| renew_at(std::time::Instant::now(), lifetime, margin));
+        self
+    }
+
+    /// Adds a field to the body of every refresh request (the client id and secret
+    /// the token operation may ask for). The grant fields of the spec and the refresh
+    /// token are set by the source and win over one of the same name.
+    #[must_use]
+    pub fn with_field(
+        mut self,
+        name: impl Into<String>,
+        value: impl Into<serde_json::Value>,
+    ) -> Self {
+        self.fields.insert(name.into(), value.into());
+        self
+    }
+
+    /// How long before the end of its lifetime a token is renewed; a lifetime
+    /// shorter than twice the margin is renewed half-way.
+    #[must_use]
+    pub fn with_margin(mut self, margin: std::time::Duration) -> Self {
+        self.margin = margin;
+        self
+    }
+
+    /// Renews the token now, whatever its lifetime, and returns it (after a
+    /// refresh already running, if any).
+    ///
+    /// # Errors
+    ///
+    /// When the token operation fails or its answer holds no access token.
+    pub async fn refresh(&self) -> Result<String, crate::TokenError> {
+        let mut state = self.state.lock().await;
+        self.renew(&mut state).await
+    }
+
+    /// One refresh, with the lock held.
+    async fn renew(&self, state: &mut RefreshState) -> Result<String, crate::TokenError> {
+        let started = std::time::Instant::now();
+        let mut body = self.fields.clone();
+        for (name, value) in G::GRANT {
+            body.insert((*name).to_owned(), serde_json::Value::from(*value));
+        }
+        body.insert(
+            G::REFRESH_TOKEN.to_owned(),
+            serde_json::Value::from(state.refresh.clone()),
+        );
+        let answer = G::call(&self.client, serde_json::Value::Object(body)).await?;
+        let access = answer
+            .get(G::ACCESS_TOKEN)
+            .and_then(serde_json::Value::as_str)
+            .filter(|token| !token.is_empty())
+            .ok_or_else(|| {
+                crate::TokenError::new(format!(
+                    "the token operation's answer has no `{}`",
+                    G::ACCESS_TOKEN
+                ))
+            })?
+            .to_owned();
+        if let Some(rotated) = answer
+            .get(G::REFRESH_TOKEN)
+            .and_then(serde_json::Value::as_str)
+            .filter(|token| !token.is_empty())
+        {
+            state.refresh = rotated.to_owned();
+        }
+        let lifetime = G::EXPIRES_IN
+            .and_then(|field| answer.get(field))
+            .and_then(|v| v.as_u64().or_else(|| v.as_str()?.parse().ok()))
+            .map(std::time::Duration::from_secs);
+        state.renew_at = lifetime.map(|lifetime| renew_at(started, lifetime, self.margin));
+        state.access = Some(access.clone());
+        Ok(access)
+    }
+}
+
+impl<G: RefreshGrant> TokenSource for RefreshingTokenSource<G> {
+    fn token(&self) -> TokenFuture<'_, Result<Option<String>, crate::TokenError>> {
+        Box::pin(async move {
+            let mut state = self.state.lock().await;
+            match state.fresh() {
+                Some(access) => Ok(Some(access)),
+                None => self.renew(&mut state).await.map(Some),
+            }
+        })
+    }
+
+    fn invalidate<'a>(&'a self, token: &'a str) -> TokenFuture<'a, ()> {
+        Box::pin(async move {
+            let mut state = self.state.lock().await;
+            // A token renewed meanwhile is kept: one refusal, one refresh.
+            if state.access.as_deref() == Some(token) {
+                state.access = None;
+            }
+        })
+    }
+}
+
+impl<G: RefreshGrant> std::fmt::Debug for RefreshingTokenSource<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct(G::NAME)
+            .field("base_url", &self.client.base_url())
+            .field("margin", &self.margin)
+            .finish_non_exhaustive()
     }
 }

@@ -55,6 +55,10 @@ pub use error::{CallInfo, Hook, Received};
 
 pub use client::{TokenFuture, TokenSource};
 
+pub use client::{RefreshGrant, RefreshingTokenSource};
+
 pub use client::RefreshingToken;
+
+pub use client::RefreshingTokenGrant;
 
 pub use client::InvalidCredential;

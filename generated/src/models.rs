@@ -160,6 +160,19 @@ impl UpdateContactInfoName {
                         },
                     });
                 }
+                static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(||
+                {
+                    regex::Regex::new("\\S")
+                        .expect("the generator checked that `regex` reads this pattern")
+                });
+                if !PATTERN.is_match(v) {
+                    return Err(crate::ConstraintViolation {
+                        fields: vec!["firstName"],
+                        constraint: crate::Constraint::Pattern {
+                            pattern: "\\S",
+                        },
+                    });
+                }
             }
         }
         {
@@ -181,6 +194,19 @@ impl UpdateContactInfoName {
                         constraint: crate::Constraint::MaxLength {
                             max: 64u64,
                             actual: length,
+                        },
+                    });
+                }
+                static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(||
+                {
+                    regex::Regex::new("\\S")
+                        .expect("the generator checked that `regex` reads this pattern")
+                });
+                if !PATTERN.is_match(v) {
+                    return Err(crate::ConstraintViolation {
+                        fields: vec!["lastName"],
+                        constraint: crate::Constraint::Pattern {
+                            pattern: "\\S",
                         },
                     });
                 }

@@ -442,6 +442,8 @@ pub struct Schema {
     pub max_length: Option<u64>,
     /// Shortest allowed string.
     pub min_length: Option<u64>,
+    /// A regular expression (ECMA-262 dialect) a string must match somewhere.
+    pub pattern: Option<String>,
     /// Smallest allowed number.
     pub minimum: Option<f64>,
     /// Largest allowed number.

@@ -25,9 +25,21 @@ pub struct Args {
     /// The package name of the `--crate` (default: the directory's name).
     #[arg(long, requires = "crate_dir")]
     name: Option<String>,
-    /// Refuse the spec (exit 2, nothing written) when generation has any warning.
+    /// Refuse the spec (exit 2, nothing written) when generation has any warning whose
+    /// kind `--allow-warning` does not name.
     #[arg(long)]
     deny_warnings: bool,
+    /// With `--deny-warnings`, accept the warnings of this kind (repeatable; the kinds:
+    /// `--list-warning-kinds`).
+    #[arg(
+        long = "allow-warning",
+        value_name = "KIND",
+        requires = "deny_warnings"
+    )]
+    allow_warning: Vec<String>,
+    /// Print every warning kind with what it is about, and exit.
+    #[arg(long)]
+    list_warning_kinds: bool,
     /// Read a schema `$ref` that points at nothing as any JSON value
     /// (`serde_json::Value`), with a warning each, instead of refusing the spec.
     #[arg(long)]
@@ -97,6 +109,29 @@ fn plan(args: &Args, root: &Path, generated: codegen::Generated) -> Result<Plan,
 /// files, 2 when the spec cannot be generated (or has warnings under
 /// `--deny-warnings`) or files cannot be written.
 pub fn run(args: Args) -> ExitCode {
+    if args.list_warning_kinds {
+        for kind in codegen::WarningKind::ALL {
+            println!("{kind:<24} {}", kind.description());
+        }
+        return ExitCode::SUCCESS;
+    }
+    let mut allowed = Vec::new();
+    for name in &args.allow_warning {
+        match codegen::WarningKind::from_name(name) {
+            Some(kind) => allowed.push(kind),
+            None => {
+                eprintln!(
+                    "error: --allow-warning {name}: no such warning kind (the kinds: {})",
+                    codegen::WarningKind::ALL
+                        .iter()
+                        .map(|k| k.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
     let root = root();
     let spec = root.join(&args.spec);
     let header_name = args.spec.display().to_string();
@@ -127,15 +162,24 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     for warning in &generated.warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {warning} [{}]", codegen::WarningKind::of(warning));
     }
     if let Some(summary) = generated.summary() {
         eprintln!("warning: {summary}");
     }
-    if args.deny_warnings && !generated.warnings.is_empty() {
+    let denied = generated.denied(&allowed);
+    if args.deny_warnings && !denied.is_empty() {
+        let mut kinds: Vec<&str> = denied
+            .iter()
+            .map(|w| codegen::WarningKind::of(w).name())
+            .collect();
+        kinds.sort_unstable();
+        kinds.dedup();
         eprintln!(
-            "error: {} generation warning(s) and --deny-warnings: nothing written",
-            generated.warnings.len()
+            "error: {} generation warning(s) of kinds not allowed ({}) and --deny-warnings: \
+             nothing written (accept a kind with --allow-warning KIND)",
+            denied.len(),
+            kinds.join(", ")
         );
         return ExitCode::from(2);
     }
@@ -259,6 +303,8 @@ mod tests {
             crate_dir: None,
             name: None,
             deny_warnings: false,
+            allow_warning: Vec::new(),
+            list_warning_kinds: false,
             dangling_refs_as_any: false,
             string_formats: false,
         }
@@ -391,6 +437,44 @@ mod tests {
             "--deny-warnings wrote files"
         );
         assert_eq!(run(args(spec, &out, false)), ExitCode::SUCCESS);
+        assert!(out.join("models.rs").is_file());
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    /// `--allow-warning KIND` accepts that kind under `--deny-warnings` and nothing else;
+    /// an unknown kind is an error before anything is read.
+    #[test]
+    fn allow_warning_accepts_its_kind_only() {
+        // `unknown_format.yaml` warns once, of kind `unknown-format`.
+        let spec = "codegen/tests/specs/warn/unknown_format.yaml";
+        let allowing = |kinds: &[&str], out: &Path| Args {
+            deny_warnings: true,
+            allow_warning: kinds.iter().map(|k| (*k).to_owned()).collect(),
+            ..args(spec, out, false)
+        };
+
+        let out = scratch("allow-other");
+        assert_eq!(
+            run(allowing(&["free-form-object"], &out)),
+            ExitCode::from(2)
+        );
+        assert!(
+            std::fs::read_dir(&out).unwrap().next().is_none(),
+            "a warning of a kind not allowed wrote files"
+        );
+
+        let out_unknown = scratch("allow-unknown");
+        assert_eq!(
+            run(allowing(&["unknown-format", "no-such-kind"], &out_unknown)),
+            ExitCode::from(2)
+        );
+        assert!(std::fs::read_dir(&out_unknown).unwrap().next().is_none());
+        std::fs::remove_dir_all(&out_unknown).unwrap();
+
+        assert_eq!(
+            run(allowing(&["free-form-object", "unknown-format"], &out)),
+            ExitCode::SUCCESS
+        );
         assert!(out.join("models.rs").is_file());
         std::fs::remove_dir_all(&out).unwrap();
     }

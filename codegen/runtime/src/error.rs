@@ -1126,6 +1126,9 @@ impl fmt::Display for ConstraintViolation {
             Constraint::MaxItems { max, actual } => {
                 write!(f, "{fields}: {actual} items is over maxItems {max}")
             }
+            Constraint::Pattern { pattern } => {
+                write!(f, "{fields}: does not match the pattern `{pattern}`")
+            }
             Constraint::DotSegment => {
                 write!(
                     f,
@@ -1138,8 +1141,10 @@ impl fmt::Display for ConstraintViolation {
 
 impl std::error::Error for ConstraintViolation {}
 /// Which constraint was broken. Lengths are counted in the unit the spec names
-/// (Unicode scalar values unless it says otherwise).
+/// (Unicode scalar values unless it says otherwise). More keywords may be checked in
+/// later versions, so a `match` needs a `_` arm.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Constraint {
     /// `maxLength` of one string.
     MaxLength {
@@ -1189,6 +1194,12 @@ pub enum Constraint {
         max: u64,
         /// The number of items.
         actual: u64,
+    },
+    /// `pattern` of one string: the value does not match the regular expression
+    /// anywhere (checked with the `regex` crate).
+    Pattern {
+        /// The spec's regular expression.
+        pattern: &'static str,
     },
     /// Path parameters whose values make a whole path segment `.` or `..`. URL
     /// parsing (RFC 3986 §5.2.4, and the WHATWG URL standard, which also reads

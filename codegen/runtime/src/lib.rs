@@ -26,7 +26,10 @@ mod penalty;
 #[cfg(test)]
 mod tests;
 
-pub use client::{Client, ClientBuilder, InvalidCredential, TokenFuture, TokenSource};
+pub use client::{
+    Client, ClientBuilder, InvalidCredential, RefreshGrant, RefreshingTokenSource, TokenFuture,
+    TokenSource,
+};
 pub use error::{
     CallInfo, Constraint, ConstraintViolation, DocumentedError, Error, Hook, InvalidBearerToken,
     Received, Response, RetryPolicy, TokenError,

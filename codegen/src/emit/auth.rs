@@ -557,16 +557,24 @@ pub fn items(api: &Api) -> TokenStream {
 fn token_source_items(api: &Api) -> TokenStream {
     refreshing(api)
         .into_iter()
-        .map(|(s, name)| refreshing_source(s, &name))
+        .map(|(s, name)| refreshing_source(s, &name, api))
         .collect()
 }
 
-/// The refreshing token source of scheme `s`, named `name`.
-fn refreshing_source(s: &SecurityScheme, name: &str) -> TokenStream {
+/// The name of the `RefreshGrant` type behind the refreshing source `name`.
+pub fn grant_name(name: &str) -> String {
+    format!("{name}Grant")
+}
+
+/// The refreshing token source of scheme `s`, named `name`: an alias of the runtime's
+/// `RefreshingTokenSource` over the scheme's grant, the part that depends on the spec
+/// (wire names, and the call of the token operation).
+fn refreshing_source(s: &SecurityScheme, name: &str, api: &Api) -> TokenStream {
     let Some(refresh) = &s.refresh else {
         return TokenStream::new();
     };
     let ty = ident(name);
+    let grant = ident(&grant_name(name));
     let method = ident(&refresh.method);
     let key = &s.key;
     let set_source = format!("set_{}_source", s.stem);
@@ -581,157 +589,59 @@ fn refreshing_source(s: &SecurityScheme, name: &str) -> TokenStream {
          server refused the token ([`TokenSource::invalidate`]). One refresh at a time: tasks that need a \
          token while a refresh runs wait for its result instead of starting their own. Install \
          it with [`Client::{set_source}`]; every clone of the client shares it. `Debug` shows \
-         no token.",
+         no token. Its methods are those of [`RefreshingTokenSource`].",
+        refresh.method
+    ));
+    let grant_doc = docs::outer(&format!(
+        "The refresh grant of security scheme `{key}` (`x-token-refresh`): what [`{name}`] \
+         sends through [`Client::{}`] and reads from its answer.",
         refresh.method
     ));
     let grant_names = refresh.grant.iter().map(|(n, _)| n.as_str());
     let grant_values = refresh.grant.iter().map(|(_, v)| v.as_str());
     let refresh_field = &refresh.refresh_token;
     let access_field = &refresh.access_token;
-    let no_access = format!("the token operation's answer has no `{access_field}`");
-    let lifetime_read = match &refresh.expires_in {
-        Some(field) => quote! {
-            let lifetime = answer
-                .get(#field)
-                .and_then(|v| v.as_u64().or_else(|| v.as_str()?.parse().ok()))
-                .map(std::time::Duration::from_secs);
-        },
-        None => quote!(let lifetime: Option<std::time::Duration> = None;),
+    let expires_in = match &refresh.expires_in {
+        Some(field) => quote!(Some(#field)),
+        None => quote!(None),
+    };
+    // The token operation may be called through a request builder (many optional
+    // parameters): then the body is its argument and `send` sends it.
+    let builder = api
+        .operations
+        .iter()
+        .find(|op| op.name == refresh.method)
+        .is_some_and(super::requests::uses_builder);
+    let call = if builder {
+        quote!(client.#method(body).send().await)
+    } else {
+        quote!(client.#method(&body).await)
     };
     quote! {
         #doc
-        pub struct #ty {
-            /// The caller's client without its credentials, for the token operation.
-            client: Client,
-            /// Body fields the caller adds to every refresh (client id and secret).
-            fields: serde_json::Map<String, serde_json::Value>,
-            /// How long before the end of its lifetime a token is renewed.
-            margin: std::time::Duration,
-            /// The tokens; held across a refresh, which makes refreshes one at a time.
-            state: tokio::sync::Mutex<RefreshState>,
-        }
+        pub type #ty = RefreshingTokenSource<#grant>;
 
-        impl #ty {
-            /// How long before the end of its lifetime a token is renewed, unless
-            /// [`Self::with_margin`] says otherwise: 60 s.
-            pub const DEFAULT_MARGIN: std::time::Duration = std::time::Duration::from_secs(60);
+        #grant_doc
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct #grant;
 
-            /// A source that renews with `refresh_token` through `client`'s token
-            /// operation. It keeps a copy of `client` as it is now: base URL, connections,
-            /// timeouts, body cap, retry policy, extra headers and hooks, all but the
-            /// credentials (so that installing the source in `client` makes no reference
-            /// cycle). The first token comes from a refresh, unless
-            /// [`Self::with_access_token`] gives one.
-            pub fn new(client: &Client, refresh_token: impl Into<String>) -> Self {
-                Self {
-                    client: client.detached(),
-                    fields: serde_json::Map::new(),
-                    margin: Self::DEFAULT_MARGIN,
-                    state: tokio::sync::Mutex::new(RefreshState {
-                        access: None,
-                        refresh: refresh_token.into(),
-                        renew_at: None,
-                    }),
-                }
-            }
+        impl RefreshGrant for #grant {
+            const NAME: &'static str = #name;
+            const GRANT: &'static [(&'static str, &'static str)] = &[#((#grant_names, #grant_values)),*];
+            const REFRESH_TOKEN: &'static str = #refresh_field;
+            const ACCESS_TOKEN: &'static str = #access_field;
+            const EXPIRES_IN: Option<&'static str> = #expires_in;
 
-            /// Starts with an access token already obtained (by the first token exchange),
-            /// valid for `expires_in` from now (`None`: until the server refuses it).
-            pub fn with_access_token(mut self, access_token: impl Into<String>, expires_in: Option<std::time::Duration>) -> Self {
-                let margin = self.margin;
-                let state = self.state.get_mut();
-                state.access = Some(access_token.into());
-                state.renew_at = expires_in.map(|lifetime| renew_at(std::time::Instant::now(), lifetime, margin));
-                self
-            }
-
-            /// Adds a field to the body of every refresh request (the client id and secret
-            /// the token operation may ask for). The grant fields of the spec and the refresh
-            /// token are set by the source and win over one of the same name.
-            pub fn with_field(mut self, name: impl Into<String>, value: impl Into<serde_json::Value>) -> Self {
-                self.fields.insert(name.into(), value.into());
-                self
-            }
-
-            /// How long before the end of its lifetime a token is renewed; a lifetime
-            /// shorter than twice the margin is renewed half-way.
-            pub fn with_margin(mut self, margin: std::time::Duration) -> Self {
-                self.margin = margin;
-                self
-            }
-
-            /// Renews the token now, whatever its lifetime, and returns it (after a
-            /// refresh already running, if any).
-            ///
-            /// # Errors
-            ///
-            /// When the token operation fails or its answer holds no access token.
-            pub async fn refresh(&self) -> Result<String, crate::TokenError> {
-                let mut state = self.state.lock().await;
-                self.renew(&mut state).await
-            }
-
-            /// One refresh, with the lock held.
-            async fn renew(&self, state: &mut RefreshState) -> Result<String, crate::TokenError> {
-                let started = std::time::Instant::now();
-                let mut body = self.fields.clone();
-                #(body.insert(#grant_names.to_owned(), serde_json::Value::from(#grant_values));)*
-                body.insert(#refresh_field.to_owned(), serde_json::Value::from(state.refresh.clone()));
-                // The serde error is left out: its message may quote a token.
-                let body = serde_json::from_value(serde_json::Value::Object(body)).map_err(|_| {
-                    crate::TokenError::new("the refresh grant does not fit the token operation's request body")
-                })?;
-                let answer = self.client.#method(&body).await.map_err(crate::TokenError::new)?;
-                let answer = serde_json::to_value(answer.body())
-                    .map_err(|_| crate::TokenError::new("the token operation's answer cannot be read"))?;
-                let access = answer
-                    .get(#access_field)
-                    .and_then(serde_json::Value::as_str)
-                    .filter(|token| !token.is_empty())
-                    .ok_or_else(|| crate::TokenError::new(#no_access))?
-                    .to_owned();
-                if let Some(rotated) = answer
-                    .get(#refresh_field)
-                    .and_then(serde_json::Value::as_str)
-                    .filter(|token| !token.is_empty())
-                {
-                    state.refresh = rotated.to_owned();
-                }
-                #lifetime_read
-                state.renew_at = lifetime.map(|lifetime| renew_at(started, lifetime, self.margin));
-                state.access = Some(access.clone());
-                Ok(access)
-            }
-        }
-
-        impl TokenSource for #ty {
-            fn token(&self) -> TokenFuture<'_, Result<Option<String>, crate::TokenError>> {
+            fn call(client: &Client, body: serde_json::Value) -> TokenFuture<'_, Result<serde_json::Value, crate::TokenError>> {
                 Box::pin(async move {
-                    let mut state = self.state.lock().await;
-                    match state.fresh() {
-                        Some(access) => Ok(Some(access)),
-                        None => self.renew(&mut state).await.map(Some),
-                    }
+                    // The serde error is left out: its message may quote a token.
+                    let body = serde_json::from_value(body).map_err(|_| {
+                        crate::TokenError::new("the refresh grant does not fit the token operation's request body")
+                    })?;
+                    let answer = #call.map_err(crate::TokenError::new)?;
+                    serde_json::to_value(answer.body())
+                        .map_err(|_| crate::TokenError::new("the token operation's answer cannot be read"))
                 })
-            }
-
-            fn invalidate<'a>(&'a self, token: &'a str) -> TokenFuture<'a, ()> {
-                Box::pin(async move {
-                    let mut state = self.state.lock().await;
-                    // A token renewed meanwhile is kept: one refusal, one refresh.
-                    if state.access.as_deref() == Some(token) {
-                        state.access = None;
-                    }
-                })
-            }
-        }
-
-        impl std::fmt::Debug for #ty {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.debug_struct(#name)
-                    .field("base_url", &self.client.base_url())
-                    .field("margin", &self.margin)
-                    .finish_non_exhaustive()
             }
         }
     }

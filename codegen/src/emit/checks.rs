@@ -1,5 +1,5 @@
-//! Constraint checks (`maxLength`, `minimum`, `minItems`, ...) as statements that return
-//! a `ConstraintViolation` from the enclosing function.
+//! Constraint checks (`maxLength`, `minimum`, `minItems`, `pattern`, ...) as statements
+//! that return a `ConstraintViolation` from the enclosing function.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -125,6 +125,16 @@ pub fn statements(
             quote!(MaxItems { max: #max, actual: #value.len() as u64 }),
         );
         out.extend(quote!(if (#value.len() as u64) > #max { #fail }));
+    }
+    if let Some(pattern) = &checks.pattern {
+        let fail = violation(context, &[wire], quote!(Pattern { pattern: #pattern }));
+        // Compiled once, on the first check; the generator made sure `regex` reads it.
+        out.extend(quote! {
+            static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+                regex::Regex::new(#pattern).expect("the generator checked that `regex` reads this pattern")
+            });
+            if !PATTERN.is_match(#value) { #fail }
+        });
     }
     if out.is_empty() {
         return out;

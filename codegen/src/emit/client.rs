@@ -10,6 +10,7 @@ use super::auth;
 use super::checks;
 use super::docs;
 use super::multipart;
+use super::requests;
 use super::types::{argument, ident, is_copy, owned};
 use crate::ir::{
     Api, Body, BodyKind, ListEncoding, Method, Operation, Param, ParamLocation, PathPart, Payload,
@@ -76,12 +77,15 @@ pub fn emit(api: &Api) -> (TokenStream, Vec<&'static str>) {
     };
     let boxed = Boxed::of(api);
     let shapes = ErrorShapes::of(&api.operations);
+    let builders = request_builders(api);
     let mut all_methods = Vec::new();
     let mut enums = Vec::new();
     for (i, op) in api.operations.iter().enumerate() {
         // Lowering named the operation around the client's own methods, printed here.
         debug_assert!(!crate::names::CLIENT_METHODS.contains(&op.name.as_str()));
-        all_methods.push(methods(op, api, &models, &validating, &mut uses));
+        let (inside, beside) = methods(op, api, &models, &validating, &mut uses, &builders);
+        all_methods.push(inside);
+        enums.push(beside);
         enums.push(op_enums(op, &models, &boxed, &shapes, i));
     }
     let parts = uses.runtime_parts();
@@ -118,6 +122,55 @@ pub fn emit(api: &Api) -> (TokenStream, Vec<&'static str>) {
         #(#enums)*
     };
     (tokens, parts)
+}
+
+/// The request builders of the operations with many optional parameters, named around
+/// every type `client.rs` already has.
+fn request_builders(api: &Api) -> requests::Builders {
+    let methods: Vec<(usize, Vec<String>)> = api
+        .operations
+        .iter()
+        .enumerate()
+        .map(|(i, op)| (i, method_names(op)))
+        .collect();
+    let types = api
+        .operations
+        .iter()
+        .flat_map(|op| {
+            [
+                error_enum_name(op).to_string(),
+                success_enum_name(op).to_string(),
+            ]
+        })
+        .chain(
+            api.operations
+                .iter()
+                .flat_map(|op| op.body.iter().chain(op.other_bodies.iter().map(|(_, b)| b)))
+                .filter_map(|b| b.form.as_ref().map(|f| f.name.clone())),
+        )
+        .chain(
+            [
+                "Client",
+                "ClientBuilder",
+                "Call",
+                "Traced",
+                "Sourced",
+                "Scheme",
+                "FilePart",
+                "InvalidCredential",
+                "TokenFuture",
+                "TokenSource",
+            ]
+            .map(str::to_owned),
+        )
+        .chain(
+            auth::refreshing(api)
+                .into_iter()
+                .flat_map(|(_, name)| [auth::grant_name(&name), name]),
+        )
+        .chain(["RefreshGrant", "RefreshingTokenSource"].map(str::to_owned))
+        .collect();
+    requests::Builders::of(api, &methods, types)
 }
 
 /// The `SERVER_PATH` constant of a spec with a relative server URL (`/api`), which the
@@ -1016,16 +1069,20 @@ fn dot_segment_check(op: &Operation, uses: &mut Uses) -> TokenStream {
         return TokenStream::new();
     }
     uses.dots = true;
+    // A block of its own: `fields` must not shadow a parameter of that name, which the
+    // joined query lists written after it read.
     quote! {
-        let fields = match dot_segment(&url[self.base_url.len()..]) {
-            #(#arms)*
-            _ => Vec::new(),
-        };
-        if !fields.is_empty() {
-            return Err(crate::Error::Constraint(crate::ConstraintViolation {
-                fields,
-                constraint: crate::Constraint::DotSegment,
-            }));
+        {
+            let fields = match dot_segment(&url[self.base_url.len()..]) {
+                #(#arms)*
+                _ => Vec::new(),
+            };
+            if !fields.is_empty() {
+                return Err(crate::Error::Constraint(crate::ConstraintViolation {
+                    fields,
+                    constraint: crate::Constraint::DotSegment,
+                }));
+            }
         }
     }
 }
@@ -1146,62 +1203,65 @@ fn http_verb(m: Method) -> &'static str {
     }
 }
 
+/// The names of every method of one operation: the main one, one per other body
+/// encoding, the streaming twin and the negotiation twins.
+fn method_names(op: &Operation) -> Vec<String> {
+    std::iter::once(op.name.clone())
+        .chain(op.other_bodies.iter().map(|(name, _)| name.clone()))
+        .chain(op.stream.clone())
+        .chain(op.negotiated.iter().map(|n| n.name.clone()))
+        .collect()
+}
+
 /// Every method of one operation: the main one, one per other body encoding, and the
-/// streaming twin.
+/// streaming twin; the tokens inside `impl Client`, and the items beside it.
 fn methods(
     op: &Operation,
     api: &Api,
     models: &TokenStream,
     validating: &[&str],
     uses: &mut Uses,
-) -> TokenStream {
-    let mut out = method(
-        op,
-        api,
-        &op.name,
-        op.body.as_ref(),
+    builders: &requests::Builders,
+) -> (TokenStream, TokenStream) {
+    let mut calls: Vec<(Operation, String, Option<Body>, Flavour)> = vec![(
+        op.clone(),
+        op.name.clone(),
+        op.body.clone(),
         Flavour::Decoded,
-        models,
-        validating,
-        uses,
-    );
+    )];
     for (name, body) in &op.other_bodies {
-        out.extend(method(
-            op,
-            api,
-            name,
-            Some(body),
+        calls.push((
+            op.clone(),
+            name.clone(),
+            Some(body.clone()),
             Flavour::Decoded,
-            models,
-            validating,
-            uses,
         ));
     }
     if let Some(name) = &op.stream {
-        out.extend(method(
+        calls.push((op.clone(), name.clone(), op.body.clone(), Flavour::Stream));
+    }
+    for twin in twins(op) {
+        let (name, body) = (twin.name.clone(), twin.body.clone());
+        calls.push((twin, name, body, Flavour::Decoded));
+    }
+    let mut inside = TokenStream::new();
+    let mut beside = TokenStream::new();
+    for (op, name, body, flavour) in &calls {
+        let (i, b) = method(
             op,
             api,
             name,
-            op.body.as_ref(),
-            Flavour::Stream,
+            body.as_ref(),
+            *flavour,
             models,
             validating,
             uses,
-        ));
+            builders,
+        );
+        inside.extend(i);
+        beside.extend(b);
     }
-    for twin in twins(op) {
-        out.extend(method(
-            &twin,
-            api,
-            &twin.name,
-            twin.body.as_ref(),
-            Flavour::Decoded,
-            models,
-            validating,
-            uses,
-        ));
-    }
-    out
+    (inside, beside)
 }
 
 /// The content-negotiation twins of an operation ([`Operation::negotiated`]), each as an
@@ -1335,6 +1395,8 @@ fn essence_is_plain_json(media: &str) -> bool {
         .is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"))
 }
 
+/// One method of an operation: the tokens inside `impl Client`, and the items beside it
+/// (a request builder, when the operation uses one).
 #[allow(clippy::too_many_arguments)]
 fn method(
     op: &Operation,
@@ -1345,7 +1407,8 @@ fn method(
     models: &TokenStream,
     validating: &[&str],
     uses: &mut Uses,
-) -> TokenStream {
+    builders: &requests::Builders,
+) -> (TokenStream, TokenStream) {
     let name = ident(method_name);
     let http = http_verb(op.method);
     let mut doc = op.doc.clone();
@@ -1415,6 +1478,7 @@ fn method(
             line
         }))
         .collect();
+    let intro = doc.clone();
     if !arg_docs.is_empty() {
         doc.push_str("\n\n# Arguments\n\n");
         doc.push_str(&arg_docs.join("\n"));
@@ -1424,21 +1488,23 @@ fn method(
         .and_then(|b| inner_named(&b.ty))
         .is_some_and(|named| validating.contains(&named));
     let checks_arguments = op.params.iter().any(|p| !check_param(p).is_empty()) || body_validates;
-    doc.push_str("\n\n# Errors\n\n");
+    let mut errors = String::new();
     if checks_arguments {
-        doc.push_str(
+        errors.push_str(
             "`Error::Constraint` when an argument breaks the spec's constraints (nothing is \
              sent), ",
         );
     }
     if checks_business(op) {
-        doc.push_str("`Error::Business` for a success status whose body reports a rejection, ");
+        errors.push_str("`Error::Business` for a success status whose body reports a rejection, ");
     }
-    doc.push_str(
+    errors.push_str(
         "`Error::Response` for a documented error status, and `Error::Transport` (a \
          timeout included), `Error::Body`, `Error::UnexpectedStatus`, `Error::Decode` or \
          `Error::BodyTooLarge` otherwise.",
     );
+    doc.push_str("\n\n# Errors\n\n");
+    doc.push_str(&errors);
     let doc = docs::outer(&doc);
     let method_const = format_ident!("{}", http);
     let params = op.params.iter().map(|p| {
@@ -1621,22 +1687,61 @@ fn method(
             )
         }
     };
-    quote! {
-        #doc
-        #allow
-        #deprecated
-        pub async fn #name(&self, #(#params,)* #body_arg) -> Result<#ret, crate::Error<#err>> {
-            #argument_checks
-            #path_lets
-            #url_binding
-            let #mutable request = self.http.request(reqwest::Method::#method_const, url);
-            #cookie_vec
-            #(#add_params)*
-            #authorize
-            #cookie_header
-            #add_body
-            #call
-            #finish
-        }
-    }
+    let statements = quote! {
+        #argument_checks
+        #path_lets
+        #url_binding
+        let #mutable request = self.http.request(reqwest::Method::#method_const, url);
+        #cookie_vec
+        #(#add_params)*
+        #authorize
+        #cookie_header
+        #add_body
+        #call
+        #finish
+    };
+    let Some(names) = builders.get(method_name) else {
+        return (
+            quote! {
+                #doc
+                #allow
+                #deprecated
+                pub async fn #name(&self, #(#params,)* #body_arg) -> Result<#ret, crate::Error<#err>> {
+                    #statements
+                }
+            },
+            TokenStream::new(),
+        );
+    };
+    let private = &names.private;
+    let private_doc = docs::outer(&format!(
+        "Builds and sends the request of [`Client::{method_name}`] (see [`{}::send`]).",
+        names.ty
+    ));
+    let (make, items) = requests::emit(
+        &requests::Parts {
+            op,
+            method: method_name,
+            body,
+            intro,
+            errors,
+            ret: ret.clone(),
+            err: err.clone(),
+            deprecated,
+        },
+        names,
+        models,
+    );
+    (
+        quote! {
+            #make
+
+            #private_doc
+            #allow
+            async fn #private(&self, #(#params,)* #body_arg) -> Result<#ret, crate::Error<#err>> {
+                #statements
+            }
+        },
+        items,
+    )
 }

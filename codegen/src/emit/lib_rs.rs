@@ -20,13 +20,24 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
         .schemes
         .iter()
         .any(|s| matches!(s.kind, crate::ir::SchemeKind::Bearer(_)));
-    let refreshing = super::auth::refreshing(api)
+    let refreshing: Vec<_> = super::auth::refreshing(api)
         .into_iter()
-        .map(|(_, name)| super::types::ident(&name));
+        .map(|(_, name)| super::types::ident(&name))
+        .collect();
+    let grants = refreshing
+        .iter()
+        .map(|name| super::types::ident(&super::auth::grant_name(&name.to_string())));
+    let refreshing_runtime = (!refreshing.is_empty()).then(|| {
+        quote! {
+            pub use client::{RefreshGrant, RefreshingTokenSource};
+        }
+    });
     let token_source = bearer.then(|| {
         quote! {
             pub use client::{TokenFuture, TokenSource};
+            #refreshing_runtime
             #(pub use client::#refreshing;)*
+            #(pub use client::#grants;)*
         }
     });
     quote! {

@@ -44,6 +44,8 @@ pub const PERCENT_ENCODING: &str = "2.3";
 pub const TRACING: &str = "0.1";
 /// `chrono` version requirement of the emitted code (`format: date-time` and `date`).
 pub const CHRONO: &str = "0.4";
+/// `regex` version requirement of the emitted code (`pattern` checks).
+pub const REGEX: &str = "1";
 /// `uuid` version requirement of the emitted code (`format: uuid`).
 pub const UUID: &str = "1";
 
@@ -211,6 +213,21 @@ pub fn dependencies(api: &Api, files: &[File]) -> Vec<Dependency> {
             optional: true,
         },
     ];
+    // `pattern` checks (`Regex::is_match` on arguments and request fields).
+    let patterned = params().any(|p| p.checks.pattern.is_some())
+        || api.types.iter().any(|t| match t {
+            crate::ir::TypeDef::Struct(s) => s.fields.iter().any(|f| f.checks.pattern.is_some()),
+            _ => false,
+        });
+    if patterned {
+        wanted.push(Dependency {
+            name: "regex",
+            version: REGEX,
+            default_features: true,
+            features: Vec::new(),
+            optional: false,
+        });
+    }
     // Paths and hand-written query strings, in the runtime's `encode.rs`.
     if files.iter().any(|f| f.path == "encode.rs") {
         wanted.push(Dependency {
@@ -382,6 +399,7 @@ mod tests {
             ("tracing", TRACING),
             ("chrono", CHRONO),
             ("uuid", UUID),
+            ("regex", REGEX),
             ("percent-encoding", PERCENT_ENCODING),
         ] {
             let line = root

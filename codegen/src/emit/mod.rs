@@ -16,6 +16,7 @@ pub mod manifest;
 mod models;
 mod multipart;
 mod render;
+mod requests;
 mod runtime;
 mod types;
 

@@ -9,6 +9,7 @@ mod examples;
 mod formats;
 mod multipart;
 mod operation;
+mod pattern;
 mod prose;
 mod refs;
 mod schema;

@@ -279,7 +279,7 @@ impl Lowerer<'_> {
                 }
             }
             let list = list_encoding(p, location, object, p_ptr).map_err(Problem::Skip)?;
-            let checks = self.checks(&schema, &ty);
+            let checks = self.checks(&schema, &ty, &push_pointer(p_ptr, "schema"));
             let mut doc = self
                 .text(p.description.as_ref(), &push_pointer(p_ptr, "description"))
                 .unwrap_or_default();
@@ -515,7 +515,7 @@ impl Lowerer<'_> {
             }
         };
         let checks = match &media_type.schema {
-            Some(schema) => self.checks(schema, &ty),
+            Some(schema) => self.checks(schema, &ty, &push_pointer(&media_ptr, "schema")),
             None => crate::ir::Checks::default(),
         };
         let mut doc = self
@@ -1056,10 +1056,12 @@ fn component_key(reference: &str, section: &str, ptr: &str) -> Result<String, Lo
         })
 }
 
-/// Names the emitted method body binds itself (see `emit::client`).
+/// Names the emitted method body binds itself (see `emit::client`), and the names a
+/// request builder (`emit::requests`) keeps for itself: its `client` field and its `send`
+/// method, which a setter named after a parameter would otherwise collide with.
 const METHOD_LOCALS: &[&str] = &[
     "request", "response", "status", "bytes", "url", "body", "value", "v", "item", "joined",
-    "cookies", "expanded",
+    "cookies", "expanded", "client", "send",
 ];
 
 /// The media type without parameters, lower case.

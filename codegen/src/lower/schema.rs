@@ -569,7 +569,7 @@ impl<'a> Lowerer<'a> {
                 name: field_names.claim(snake(wire)),
                 wire: wire.clone(),
                 doc,
-                checks: self.checks(prop, &ty),
+                checks: self.checks(prop, &ty, prop_ptr),
                 ty,
                 required,
                 nullable,
@@ -855,14 +855,20 @@ impl<'a> Lowerer<'a> {
         Ok(Ty::Tuple(items))
     }
 
-    /// The validation keywords that apply to a value of type `ty`.
-    pub(super) fn checks(&self, s: &Schema, ty: &Ty) -> Checks {
+    /// The validation keywords that apply to a value of type `ty` (its schema at `ptr`).
+    pub(super) fn checks(&mut self, s: &Schema, ty: &Ty, ptr: &str) -> Checks {
         let mut checks = Checks::default();
         match ty {
             Ty::String => {
                 checks.max_length = s.max_length;
                 checks.min_length = s.min_length.filter(|&n| n > 0);
                 checks.unit = Some(self.unit);
+                if let Some(pattern) = &s.pattern {
+                    match super::pattern::check(pattern) {
+                        Ok(()) => checks.pattern = Some(pattern.clone()),
+                        Err(why) => self.warn(push_pointer(ptr, "pattern"), why),
+                    }
+                }
             }
             Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 => {
                 checks.minimum = s.minimum;

@@ -1,0 +1,360 @@
+//! Kinds of generation warnings, so that a user can accept some (`--allow-warning
+//! free-form-object`) and still refuse the rest (`--deny-warnings`).
+//!
+//! A kind is read off the warning's message: each lowering site words its warnings in a
+//! fixed form, and [`WarningKind::of`] matches those forms. The test
+//! `every_warning_of_the_test_specs_has_a_kind` generates every spec of the tests and the
+//! corpus and fails when one of their warnings falls to [`WarningKind::Other`], so a new
+//! or reworded warning gets its kind here when it is written.
+
+use crate::error::SpecError;
+
+/// The kind of a generation warning. Its [`name`](WarningKind::name) (kebab-case) is
+/// stable: scripts pass it to `--allow-warning`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum WarningKind {
+    /// An operation or a path item is left out of the client.
+    OperationLeftOut,
+    /// A schema without `type`, a body, answer or parameter without `schema`, or a
+    /// `type: null` alone: the value is `serde_json::Value`.
+    UntypedSchema,
+    /// A free-form object or free-form extra properties: values are `serde_json::Value`.
+    FreeFormObject,
+    /// A list without `items`, or `prefixItems` of no fixed length: items are
+    /// `serde_json::Value`.
+    UntypedList,
+    /// A string `format` the generator does not know: a plain `String`.
+    UnknownFormat,
+    /// A request body media type the client cannot send.
+    UnsupportedMediaType,
+    /// A security scheme the client cannot send (HTTP `digest`, mutual TLS), or a
+    /// requirement whose schemes cannot go in one request.
+    UnsupportedSecurity,
+    /// A `description`, `summary` or `title` that is not a string.
+    Prose,
+    /// An `example` that contradicts its schema.
+    ExampleMismatch,
+    /// Keys beside a `$ref` in an OpenAPI 3.0 document.
+    RefSiblings,
+    /// A dangling schema `$ref` read as any JSON value (`--dangling-refs-as-any`).
+    DanglingRef,
+    /// A union construct the generator ignores or reads loosely (a `discriminator` it
+    /// cannot use, branches sharing a tag, `anyOf` beside `oneOf`).
+    Union,
+    /// A `default` the property's type cannot hold.
+    DefaultMismatch,
+    /// A path parameter the path template does not contain.
+    StrayPathParameter,
+    /// An `accept` header parameter the client sends itself.
+    AcceptParameter,
+    /// A `servers` URL the client cannot use or join.
+    ServerUrl,
+    /// An operation without documented responses.
+    NoResponses,
+    /// An `x-business-error` the client cannot check.
+    BusinessError,
+    /// A tag listed twice on an operation.
+    DuplicateTag,
+    /// A `pattern` the `regex` crate cannot read (look-around, backreferences): not
+    /// checked before sending.
+    UncheckedPattern,
+    /// A warning with no kind of its own yet (a generator bug to report).
+    Other,
+}
+
+/// Each message form and its kind, tried in order: `(kind, text the message starts
+/// with, text it contains)`.
+const FORMS: &[(WarningKind, &str, &str)] = &[
+    (
+        WarningKind::OperationLeftOut,
+        "operation `",
+        "is left out of the client",
+    ),
+    (
+        WarningKind::OperationLeftOut,
+        "path `",
+        "is left out of the client",
+    ),
+    (WarningKind::DanglingRef, "$ref `", "--dangling-refs-as-any"),
+    (WarningKind::UntypedSchema, "a schema with no `type`", ""),
+    (
+        WarningKind::UntypedSchema,
+        "a JSON answer without `schema`",
+        "",
+    ),
+    (WarningKind::UntypedSchema, "a body without `schema`", ""),
+    (
+        WarningKind::UntypedSchema,
+        "a schema of type `null` alone",
+        "",
+    ),
+    (WarningKind::UntypedSchema, "parameter `", "has no `schema`"),
+    (WarningKind::FreeFormObject, "free-form object", ""),
+    (
+        WarningKind::FreeFormObject,
+        "free-form extra properties",
+        "",
+    ),
+    (WarningKind::UntypedList, "a list without `items`", ""),
+    (WarningKind::UntypedList, "a list with ", "`prefixItems`"),
+    (WarningKind::UnknownFormat, "unknown string format", ""),
+    (
+        WarningKind::UnsupportedMediaType,
+        "request body media type",
+        "not supported",
+    ),
+    (WarningKind::UnsupportedSecurity, "security scheme `", ""),
+    (
+        WarningKind::UnsupportedSecurity,
+        "a security requirement combines",
+        "",
+    ),
+    (
+        WarningKind::Prose,
+        "not a string; left out of the documentation",
+        "",
+    ),
+    (
+        WarningKind::ExampleMismatch,
+        "the `example` does not match",
+        "",
+    ),
+    (
+        WarningKind::ExampleMismatch,
+        "this example does not match",
+        "",
+    ),
+    (
+        WarningKind::RefSiblings,
+        "OpenAPI 3.0 ignores keys beside `$ref`",
+        "",
+    ),
+    (WarningKind::Union, "`anyOf` beside `oneOf`", ""),
+    (WarningKind::Union, "`discriminator`", ""),
+    (WarningKind::Union, "no `", "names this branch"),
+    (WarningKind::Union, "two branches share", ""),
+    (WarningKind::Union, "property `", "branches"),
+    (
+        WarningKind::DefaultMismatch,
+        "a `default` that does not fit",
+        "",
+    ),
+    (
+        WarningKind::StrayPathParameter,
+        "path parameter `",
+        "does not appear in the path template",
+    ),
+    (
+        WarningKind::AcceptParameter,
+        "header parameter `accept`",
+        "",
+    ),
+    (
+        WarningKind::ServerUrl,
+        "not a string; the server is not used",
+        "",
+    ),
+    (WarningKind::ServerUrl, "unclosed `{` in the server URL", ""),
+    (WarningKind::ServerUrl, "server variable `", ""),
+    (WarningKind::ServerUrl, "a relative server URL", ""),
+    (WarningKind::NoResponses, "no responses are documented", ""),
+    (
+        WarningKind::BusinessError,
+        "ignored: the client checks business errors",
+        "",
+    ),
+    (
+        WarningKind::BusinessError,
+        "`",
+        "is not a string field of the success body",
+    ),
+    (
+        WarningKind::BusinessError,
+        "the success body has no field",
+        "",
+    ),
+    (WarningKind::DuplicateTag, "tag ", "is listed twice"),
+    (
+        WarningKind::UncheckedPattern,
+        "pattern `",
+        "is not checked before sending",
+    ),
+];
+
+impl WarningKind {
+    /// Every kind, in the order `--list-warning-kinds` prints them.
+    pub const ALL: &[WarningKind] = &[
+        WarningKind::OperationLeftOut,
+        WarningKind::UntypedSchema,
+        WarningKind::FreeFormObject,
+        WarningKind::UntypedList,
+        WarningKind::UnknownFormat,
+        WarningKind::UnsupportedMediaType,
+        WarningKind::UnsupportedSecurity,
+        WarningKind::Prose,
+        WarningKind::ExampleMismatch,
+        WarningKind::RefSiblings,
+        WarningKind::DanglingRef,
+        WarningKind::Union,
+        WarningKind::DefaultMismatch,
+        WarningKind::StrayPathParameter,
+        WarningKind::AcceptParameter,
+        WarningKind::ServerUrl,
+        WarningKind::NoResponses,
+        WarningKind::BusinessError,
+        WarningKind::DuplicateTag,
+        WarningKind::UncheckedPattern,
+        WarningKind::Other,
+    ];
+
+    /// The kind's stable kebab-case name (`free-form-object`).
+    pub fn name(self) -> &'static str {
+        match self {
+            WarningKind::OperationLeftOut => "operation-left-out",
+            WarningKind::UntypedSchema => "untyped-schema",
+            WarningKind::FreeFormObject => "free-form-object",
+            WarningKind::UntypedList => "untyped-list",
+            WarningKind::UnknownFormat => "unknown-format",
+            WarningKind::UnsupportedMediaType => "unsupported-media-type",
+            WarningKind::UnsupportedSecurity => "unsupported-security",
+            WarningKind::Prose => "prose",
+            WarningKind::ExampleMismatch => "example-mismatch",
+            WarningKind::RefSiblings => "ref-siblings",
+            WarningKind::DanglingRef => "dangling-ref",
+            WarningKind::Union => "union",
+            WarningKind::DefaultMismatch => "default-mismatch",
+            WarningKind::StrayPathParameter => "stray-path-parameter",
+            WarningKind::AcceptParameter => "accept-parameter",
+            WarningKind::ServerUrl => "server-url",
+            WarningKind::NoResponses => "no-responses",
+            WarningKind::BusinessError => "business-error",
+            WarningKind::DuplicateTag => "duplicate-tag",
+            WarningKind::UncheckedPattern => "unchecked-pattern",
+            WarningKind::Other => "other",
+        }
+    }
+
+    /// One line saying what warnings of the kind are about.
+    pub fn description(self) -> &'static str {
+        match self {
+            WarningKind::OperationLeftOut => "an operation or path item is left out of the client",
+            WarningKind::UntypedSchema => {
+                "a schema without `type` (or a body, answer or parameter without `schema`) is `serde_json::Value`"
+            }
+            WarningKind::FreeFormObject => {
+                "a free-form object or free-form extra properties hold `serde_json::Value`"
+            }
+            WarningKind::UntypedList => {
+                "a list without `items` (or `prefixItems` of no fixed length) holds `serde_json::Value`"
+            }
+            WarningKind::UnknownFormat => "an unknown string `format` is a plain `String`",
+            WarningKind::UnsupportedMediaType => "a request body media type cannot be sent",
+            WarningKind::UnsupportedSecurity => "a security scheme cannot be sent by the client",
+            WarningKind::Prose => "a description, summary or title is not a string",
+            WarningKind::ExampleMismatch => "an `example` contradicts its schema",
+            WarningKind::RefSiblings => "keys beside a `$ref` in an OpenAPI 3.0 document",
+            WarningKind::DanglingRef => {
+                "a `$ref` that points at nothing is read as any JSON value (--dangling-refs-as-any)"
+            }
+            WarningKind::Union => "a union construct is ignored or read loosely",
+            WarningKind::DefaultMismatch => "a `default` does not fit its property's type",
+            WarningKind::StrayPathParameter => {
+                "a path parameter the path template does not contain is left out"
+            }
+            WarningKind::AcceptParameter => {
+                "an `accept` header parameter is sent by the client itself"
+            }
+            WarningKind::ServerUrl => "a `servers` URL cannot be used or joined",
+            WarningKind::NoResponses => "an operation documents no responses",
+            WarningKind::BusinessError => "an `x-business-error` cannot be checked",
+            WarningKind::DuplicateTag => "a tag is listed twice",
+            WarningKind::UncheckedPattern => {
+                "a `pattern` the `regex` crate cannot read is not checked before sending"
+            }
+            WarningKind::Other => "a warning without a kind of its own (please report it)",
+        }
+    }
+
+    /// The kind named `name`, if there is one.
+    pub fn from_name(name: &str) -> Option<WarningKind> {
+        WarningKind::ALL.iter().copied().find(|k| k.name() == name)
+    }
+
+    /// The kind of a warning.
+    pub fn of(warning: &SpecError) -> WarningKind {
+        Self::of_message(&warning.message)
+    }
+
+    /// The kind of a warning's message.
+    pub fn of_message(message: &str) -> WarningKind {
+        FORMS
+            .iter()
+            .find(|(_, start, contains)| message.starts_with(start) && message.contains(contains))
+            .map_or(WarningKind::Other, |(kind, _, _)| *kind)
+    }
+}
+
+impl std::fmt::Display for WarningKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_round_trip() {
+        let mut names: Vec<&str> = WarningKind::ALL.iter().map(|k| k.name()).collect();
+        for kind in WarningKind::ALL {
+            assert_eq!(WarningKind::from_name(kind.name()), Some(*kind));
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), WarningKind::ALL.len());
+        assert_eq!(WarningKind::from_name("free-form"), None);
+    }
+
+    #[test]
+    fn messages_no_test_spec_gives_have_their_kind() {
+        for (message, kind) in [
+            (
+                "not a string; the server is not used",
+                WarningKind::ServerUrl,
+            ),
+            (
+                "unclosed `{` in the server URL; it is not used",
+                WarningKind::ServerUrl,
+            ),
+            (
+                "a `default` that does not fit the property's type is not applied",
+                WarningKind::DefaultMismatch,
+            ),
+            ("tag pets is listed twice", WarningKind::DuplicateTag),
+            (
+                "`errorText` is not a string field of the success body; not checked",
+                WarningKind::BusinessError,
+            ),
+            (
+                "the success body has no field `errorText`; not checked",
+                WarningKind::BusinessError,
+            ),
+            (
+                "`discriminator` without `propertyName` is ignored",
+                WarningKind::Union,
+            ),
+            (
+                "path `/a` is left out of the client: path items given by $ref are not supported",
+                WarningKind::OperationLeftOut,
+            ),
+            (
+                "parameter `q` has no `schema` (any JSON value): its argument is `serde_json::Value`",
+                WarningKind::UntypedSchema,
+            ),
+            ("something new", WarningKind::Other),
+        ] {
+            assert_eq!(WarningKind::of_message(message), kind, "{message}");
+        }
+    }
+}
