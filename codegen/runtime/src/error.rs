@@ -218,8 +218,16 @@ pub enum Error<E> {
         status: StatusCode,
         /// The headers of the answer.
         headers: HeaderMap,
-        /// The body exactly as received.
+        /// The body exactly as received (at most the client's
+        /// `max_response_bytes`; [`Error::excerpt`] gives its start as text).
         body: Vec<u8>,
+        /// Where in a JSON body decoding failed: field names and list indexes
+        /// from the root, as `items[3].id` (a value of the wrong type, a missing
+        /// field, or where the text stopped being JSON); `.` for the root (a body
+        /// that is not JSON at all, the wrong kind of value at the top, a text
+        /// body that is not UTF-8). Inside a union the path ends at the union,
+        /// whose branches were all tried.
+        path: String,
         /// Why the body does not decode (also `source()`; its message may quote
         /// the body).
         source: serde_json::Error,
@@ -444,9 +452,11 @@ impl<E> fmt::Debug for Error<E> {
                 status,
                 headers,
                 body,
+                path,
                 source,
             } => answer_debug(f, "Decode", status, headers)
                 .field("body_bytes", &body.len())
+                .field("path", path)
                 .field("source", &format_args!("{}", json_error_summary(source)))
                 .finish(),
         }
@@ -511,10 +521,18 @@ impl<E> fmt::Display for Error<E> {
             Error::BodyTooLarge { status, limit, .. } => {
                 write!(f, "status {status}: body longer than the cap of {limit} bytes")
             }
-            Error::Decode { status, source, .. } => {
+            Error::Decode {
+                status,
+                path,
+                source,
+                body,
+                ..
+            } => {
                 write!(
-                    f, "status {status}: body does not decode: {}",
-                    json_error_summary(source)
+                    f,
+                    "status {status}: body does not decode at `{path}`: {} ({} bytes of body)",
+                    json_error_summary(source),
+                    body.len()
                 )
             }
         }
@@ -916,11 +934,13 @@ impl Error<std::convert::Infallible> {
                 status,
                 headers,
                 body,
+                path,
                 source,
             } => Error::Decode {
                 status,
                 headers,
                 body,
+                path,
                 source,
             },
         }
@@ -933,12 +953,13 @@ impl Error<std::convert::Infallible> {
 impl Answer {
     // @if undecodable
     /// `Error::Decode` for this answer.
-    pub(crate) fn undecodable<E>(self, source: serde_json::Error) -> Error<E> {
+    pub(crate) fn undecodable<E>(self, failure: Undecodable) -> Error<E> {
         Error::Decode {
             status: self.status,
             headers: self.headers,
             body: self.body,
-            source,
+            path: failure.path,
+            source: failure.source,
         }
     }
     // @end
@@ -947,7 +968,7 @@ impl Answer {
     /// A documented success: the decoded body with status and headers.
     pub(crate) fn success<B, E>(
         self,
-        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+        decode: impl FnOnce(&[u8]) -> Result<B, Undecodable>,
     ) -> Result<Response<B>, Error<E>> {
         match decode(&self.body) {
             Ok(body) => Ok(Response {
@@ -964,7 +985,7 @@ impl Answer {
     /// A documented success, its body put into the operation's success type.
     pub(crate) fn success_with<B, T, E>(
         self,
-        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+        decode: impl FnOnce(&[u8]) -> Result<B, Undecodable>,
         wrap: impl FnOnce(B) -> T,
     ) -> Result<Response<T>, Error<E>> {
         match decode(&self.body) {
@@ -982,7 +1003,7 @@ impl Answer {
     /// A documented error answer: `Error::Response` with the decoded body.
     pub(crate) fn documented<B, E>(
         self,
-        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+        decode: impl FnOnce(&[u8]) -> Result<B, Undecodable>,
         wrap: impl FnOnce(B) -> E,
     ) -> Error<E> {
         match decode(&self.body) {
@@ -1003,7 +1024,7 @@ impl Answer {
     /// was), any other status `Error::UnexpectedStatus`.
     pub(crate) fn only<B, E>(
         self,
-        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+        decode: impl FnOnce(&[u8]) -> Result<B, Undecodable>,
     ) -> Result<Response<B>, Error<E>> {
         if !self.status.is_success() {
             return Err(Error::UnexpectedStatus {
@@ -1036,10 +1057,43 @@ impl Answer {
 }
 // @end
 
+// @if undecodable
+/// Why a body did not decode, and where: what a decoder gives
+/// [`Answer::undecodable`] for `Error::Decode`.
+#[derive(Debug)]
+pub(crate) struct Undecodable {
+    /// The path to the value that does not fit (see `Error::Decode`).
+    path: String,
+    /// The serde error.
+    source: serde_json::Error,
+}
+
+impl From<serde_json::Error> for Undecodable {
+    /// A failure of the body as a whole.
+    fn from(source: serde_json::Error) -> Self {
+        Self {
+            path: ".".to_owned(),
+            source,
+        }
+    }
+}
+// @end
+
 // @if json
-/// Decodes a JSON body.
-pub(crate) fn json<B: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<B, serde_json::Error> {
-    serde_json::from_slice(bytes)
+/// Decodes a JSON body, tracking the path to a value that does not fit
+/// (`serde_path_to_error`), so `Error::Decode` names the field.
+pub(crate) fn json<B: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<B, Undecodable> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let path = error.path().to_string();
+        Undecodable {
+            path,
+            source: error.into_inner(),
+        }
+    })?;
+    // Only whitespace may follow the value (as `serde_json::from_slice` checks).
+    deserializer.end()?;
+    Ok(value)
 }
 // @end
 
@@ -1047,11 +1101,11 @@ pub(crate) fn json<B: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<B, se
 /// A text body as a string. Bytes that are not UTF-8 fail, naming the first bad
 /// byte, and are never replaced: a text the client cannot read exactly is not
 /// passed on as if it were (the error keeps the bytes).
-pub(crate) fn text(bytes: &[u8]) -> Result<String, serde_json::Error> {
+pub(crate) fn text(bytes: &[u8]) -> Result<String, Undecodable> {
     String::from_utf8(bytes.to_vec()).map_err(|error| {
         let at = error.utf8_error().valid_up_to();
-        serde::de::Error::custom(format_args!(
-            "the text body is not UTF-8 (first bad byte at offset {at})"
+        Undecodable::from(<serde_json::Error as serde::de::Error>::custom(
+            format_args!("the text body is not UTF-8 (first bad byte at offset {at})"),
         ))
     })
 }
@@ -1059,14 +1113,14 @@ pub(crate) fn text(bytes: &[u8]) -> Result<String, serde_json::Error> {
 
 // @if bytes
 /// A body of any other media type, as received; never fails.
-pub(crate) fn bytes(bytes: &[u8]) -> Result<Vec<u8>, serde_json::Error> {
+pub(crate) fn bytes(bytes: &[u8]) -> Result<Vec<u8>, Undecodable> {
     Ok(bytes.to_vec())
 }
 // @end
 
 // @if empty
 /// An answer documented without a body: whatever came is ignored.
-pub(crate) fn empty(_: &[u8]) -> Result<(), serde_json::Error> {
+pub(crate) fn empty(_: &[u8]) -> Result<(), Undecodable> {
     Ok(())
 }
 // @end

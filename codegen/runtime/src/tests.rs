@@ -161,3 +161,59 @@ fn only_takes_any_success_and_text_must_be_utf8() {
     let source = std::error::Error::source(&error).unwrap().to_string();
     assert!(source.contains("offset 1"), "{source}");
 }
+
+/// `Error::Decode` names the field that does not fit, keeps the body, and says where
+/// without quoting it.
+#[test]
+fn a_decode_error_names_the_path_of_the_field() {
+    #[derive(Debug, serde::Deserialize)]
+    struct Item {
+        #[allow(dead_code)]
+        id: String,
+    }
+    #[derive(Debug, serde::Deserialize)]
+    struct Page {
+        #[allow(dead_code)]
+        items: Vec<Item>,
+    }
+    let body = r#"{"items": [{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": 7}]}"#;
+    let err: Error<()> = match answer(200, body).success(crate::error::json::<Page>) {
+        Err(err) => err,
+        Ok(page) => panic!("decoded {:?}", page.body()),
+    };
+    let Error::Decode { path, source, .. } = &err else {
+        panic!("{err:?}");
+    };
+    assert_eq!(path, "items[3].id");
+    assert!(source.is_data(), "{source}");
+    assert_eq!(err.body(), Some(body.as_bytes()));
+    let shown = err.to_string();
+    assert!(shown.contains("status 200 OK"), "{shown}");
+    assert!(shown.contains("at `items[3].id`"), "{shown}");
+    assert!(
+        shown.contains(&format!("{} bytes of body", body.len())),
+        "{shown}"
+    );
+    assert!(format!("{err:?}").contains("items[3].id"));
+    // Not JSON at all: the root.
+    let err: Error<()> = answer(200, "<html>")
+        .success(crate::error::json::<Page>)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Decode { path, .. } if path == "."),
+        "{err:?}"
+    );
+    // Cut short: where the text ends.
+    let err: Error<()> = answer(200, "{\"items\": [")
+        .success(crate::error::json::<Page>)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Decode { path, .. } if path == "items"),
+        "{err:?}"
+    );
+    // Trailing text after the value is refused, as `serde_json::from_slice` does.
+    let err: Error<()> = answer(200, "{\"items\": []} x")
+        .success(crate::error::json::<Page>)
+        .unwrap_err();
+    assert!(matches!(&err, Error::Decode { .. }), "{err:?}");
+}
