@@ -36,6 +36,10 @@ pub struct Args {
     /// `chrono` and `uuid` types (and the crate without those dependencies).
     #[arg(long)]
     string_formats: bool,
+    /// Decode answers tolerantly: a number where a string is declared, a string holding
+    /// exactly a number where one is declared, `null` in a field with a default.
+    #[arg(long)]
+    tolerant: bool,
 }
 
 /// The repository root: xtask's manifest directory's parent.
@@ -111,6 +115,7 @@ pub fn run(args: Args) -> ExitCode {
     let options = codegen::Options {
         dangling_refs_as_any: args.dangling_refs_as_any,
         string_formats: args.string_formats,
+        tolerant: args.tolerant,
     };
     let generated = match codegen::generate_str_with(&header_name, &text, &header_name, &options) {
         Ok(generated) => generated,
@@ -261,6 +266,7 @@ mod tests {
             deny_warnings: false,
             dangling_refs_as_any: false,
             string_formats: false,
+            tolerant: false,
         }
     }
 

@@ -1290,3 +1290,219 @@ impl std::error::Error for TokenError {
         Some(&*self.source)
     }
 }
+
+// @if tolerant
+/// A scalar that tolerant decoding (the generator's `--tolerant`) reads from the JSON
+/// scalars real servers commonly send in its place, where no data is lost. A model
+/// field calls one of the `lenient…` readers below through `#[serde(deserialize_with)]`.
+///
+/// - A string field takes a number as its decimal text (`7` is `"7"`, `1.5` is
+///   `"1.5"`).
+/// - An integer field takes a string that is exactly an integer's decimal text (`"12"`,
+///   `"-3"`; not `"012"`, `"+3"`, `"1.0"` or `"12 "`); a number field one that parses as
+///   a finite number (`"1.5"`, `"2"`).
+/// - `null` in a field with the spec's `default` is that default; in an optional field
+///   `None` (as strict decoding does already).
+///
+/// Anything else fails as strict decoding would, naming the field.
+pub(crate) trait Lenient: Sized {
+    /// What the field declares, for the error message.
+    const EXPECTING: &'static str;
+    /// From a negative or small integer; `None` refuses it.
+    fn from_i64(v: i64) -> Option<Self>;
+    /// From a non-negative integer; `None` refuses it.
+    fn from_u64(v: u64) -> Option<Self>;
+    /// From a number with a fraction or exponent; `None` refuses it.
+    fn from_f64(v: f64) -> Option<Self>;
+    /// From a string; `None` refuses it.
+    fn from_text(v: &str) -> Option<Self>;
+}
+
+/// The visitor of a [`Lenient`] scalar: `T` from what the wire holds, `None` for `null`.
+struct LenientVisitor<T>(std::marker::PhantomData<T>);
+
+impl<T: Lenient> serde::de::Visitor<'_> for LenientVisitor<T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(T::EXPECTING)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        T::from_i64(v)
+            .map(Some)
+            .ok_or_else(|| E::invalid_type(serde::de::Unexpected::Signed(v), &self))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        T::from_u64(v)
+            .map(Some)
+            .ok_or_else(|| E::invalid_type(serde::de::Unexpected::Unsigned(v), &self))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        T::from_f64(v)
+            .map(Some)
+            .ok_or_else(|| E::invalid_type(serde::de::Unexpected::Float(v), &self))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        T::from_text(v)
+            .map(Some)
+            .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Str(v), &self))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+/// A [`Lenient`] scalar, or `None` for `null`.
+fn read_lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Lenient,
+{
+    deserializer.deserialize_any(LenientVisitor(std::marker::PhantomData))
+}
+
+impl Lenient for String {
+    const EXPECTING: &'static str = "a string (or, read tolerantly, a number)";
+    fn from_i64(v: i64) -> Option<Self> {
+        Some(v.to_string())
+    }
+    fn from_u64(v: u64) -> Option<Self> {
+        Some(v.to_string())
+    }
+    fn from_f64(v: f64) -> Option<Self> {
+        // serde_json's spelling (`1.5`, `100.0`), as the number came.
+        serde_json::Number::from_f64(v).map(|n| n.to_string())
+    }
+    fn from_text(v: &str) -> Option<Self> {
+        Some(v.to_owned())
+    }
+}
+
+/// An integer's decimal text, exactly (so that writing it back gives the same text).
+fn exact_integer<T: std::str::FromStr + ToString>(v: &str) -> Option<T> {
+    v.parse::<T>().ok().filter(|n| n.to_string() == v)
+}
+
+impl Lenient for i64 {
+    const EXPECTING: &'static str = "an integer (or, read tolerantly, its decimal text)";
+    fn from_i64(v: i64) -> Option<Self> {
+        Some(v)
+    }
+    fn from_u64(v: u64) -> Option<Self> {
+        v.try_into().ok()
+    }
+    fn from_f64(_: f64) -> Option<Self> {
+        None
+    }
+    fn from_text(v: &str) -> Option<Self> {
+        exact_integer(v)
+    }
+}
+
+impl Lenient for i32 {
+    const EXPECTING: &'static str = "a 32-bit integer (or, read tolerantly, its decimal text)";
+    fn from_i64(v: i64) -> Option<Self> {
+        v.try_into().ok()
+    }
+    fn from_u64(v: u64) -> Option<Self> {
+        v.try_into().ok()
+    }
+    fn from_f64(_: f64) -> Option<Self> {
+        None
+    }
+    fn from_text(v: &str) -> Option<Self> {
+        exact_integer(v)
+    }
+}
+
+// Integers as floats: what serde's own `f64` and `f32` accept from JSON.
+#[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
+impl Lenient for f64 {
+    const EXPECTING: &'static str = "a number (or, read tolerantly, its decimal text)";
+    fn from_i64(v: i64) -> Option<Self> {
+        Some(v as f64)
+    }
+    fn from_u64(v: u64) -> Option<Self> {
+        Some(v as f64)
+    }
+    fn from_f64(v: f64) -> Option<Self> {
+        Some(v)
+    }
+    fn from_text(v: &str) -> Option<Self> {
+        v.parse::<f64>().ok().filter(|x| x.is_finite())
+    }
+}
+
+#[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
+impl Lenient for f32 {
+    const EXPECTING: &'static str = "a number (or, read tolerantly, its decimal text)";
+    fn from_i64(v: i64) -> Option<Self> {
+        Some(v as f32)
+    }
+    fn from_u64(v: u64) -> Option<Self> {
+        Some(v as f32)
+    }
+    fn from_f64(v: f64) -> Option<Self> {
+        Some(v as f32)
+    }
+    fn from_text(v: &str) -> Option<Self> {
+        v.parse::<f32>().ok().filter(|x| x.is_finite())
+    }
+}
+
+// @if tolerant_required
+/// A required scalar, read tolerantly; `null` fails (there is no value to give).
+pub(crate) fn lenient<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Lenient,
+{
+    read_lenient(deserializer)?.ok_or_else(|| {
+        <D::Error as serde::de::Error>::invalid_type(serde::de::Unexpected::Unit, &"a value")
+    })
+}
+// @end
+
+// @if tolerant_optional
+/// An optional scalar, read tolerantly; `null` is `None`.
+pub(crate) fn lenient_option<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Lenient,
+{
+    read_lenient(deserializer)
+}
+// @end
+
+// @if tolerant_default
+/// A scalar with the spec's `default`, read tolerantly; `null` is `default()`.
+pub(crate) fn lenient_or<'de, D, T>(deserializer: D, default: fn() -> T) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Lenient,
+{
+    Ok(read_lenient(deserializer)?.unwrap_or_else(default))
+}
+// @end
+
+// @end
+
+// @if tolerant_null
+/// A value of any other type with the spec's `default`: `null` is `default()`.
+pub(crate) fn null_or<'de, D, T>(deserializer: D, default: fn() -> T) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    Ok(<Option<T> as serde::Deserialize>::deserialize(deserializer)?.unwrap_or_else(default))
+}
+// @end

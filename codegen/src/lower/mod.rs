@@ -103,6 +103,7 @@ fn lower_resolved(
         schemes,
         left_out,
         server_path,
+        tolerant: options.tolerant,
     };
     Ok((api, lowerer.warnings))
 }
