@@ -178,6 +178,7 @@ fn fastapi_fixture_compiles_and_passes_its_wire_test() {
         "relative_server.yaml",
         "string_formats.yaml",
         "lenient_scalars.yaml",
+        "swap_proof.yaml",
     ]
     .iter()
     .map(|file| {
