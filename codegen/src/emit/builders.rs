@@ -85,6 +85,11 @@ fn typestate(
         .iter()
         .map(|f| docs::outer(&format!("`{}`: `()` until set.", f.wire)));
     let unset = required.iter().map(|_| quote!(()));
+    // A builder of many fields, or of fields with nested types, is a long return type
+    // (clippy's `type_complexity` scores ten or so plain fields over its limit); it is
+    // spelled only here, never by the user, who chains the calls.
+    let complex = (required.len() > 6 || set_types.iter().any(|t| t.to_string().contains('<')))
+        .then(|| quote!(#[allow(clippy::type_complexity)]));
     let setters = required.iter().enumerate().map(|(i, f)| {
         let fname = &names[i];
         let (param, value) = argument(f);
@@ -127,6 +132,7 @@ fn typestate(
         quote! {
             impl<#(#free),*> #builder<#(#before),*> {
                 #sdoc
+                #complex
                 pub fn #fname(self, #fname: #param) -> #builder<#(#after),*> {
                     #builder { #(#moves),* }
                 }
