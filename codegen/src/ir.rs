@@ -22,6 +22,9 @@ pub struct Api {
     /// The path of the spec's first server when its URL is relative (`/api`), without a
     /// trailing slash: joined to the base URL the user gives.
     pub server_path: Option<String>,
+    /// Models read the scalar mismatches servers commonly make leniently
+    /// ([`crate::Options::tolerant`]).
+    pub tolerant: bool,
 }
 
 /// A security scheme whose credential the client holds and sends.

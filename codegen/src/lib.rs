@@ -116,6 +116,13 @@ pub struct Options {
     /// date-time without its offset), or a crate that must not depend on `chrono` and
     /// `uuid`.
     pub string_formats: bool,
+    /// Decode answers tolerantly (`--tolerant`): the models read the scalar mismatches
+    /// real servers commonly make into the declared type where no data is lost (a
+    /// number where a string is declared, as its decimal text; a string holding exactly
+    /// an integer or a number where one is declared; `null` in a field with a default,
+    /// as the default). Off by default: a strict client reports such a server at once
+    /// (`Error::Decode` names the field).
+    pub tolerant: bool,
 }
 
 /// Generates the crate's source files from spec text. `source_name` names the file in

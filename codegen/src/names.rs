@@ -173,7 +173,7 @@ pub fn credential_accessors(stem: &str) -> [String; 4] {
 
 /// Hands out unique names within one scope (a module's types, a struct's fields, a
 /// method's arguments): a second `foo` becomes `foo2`, a third `foo3`.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Scope {
     taken: HashSet<String>,
 }

@@ -113,7 +113,13 @@ fn corpus_and_focused_specs_compile_without_warnings() {
     for (file, Expect::Compiles { warnings }) in CORPUS {
         let path = corpus_dir.join(file);
         let shown = format!("tests/corpus/{file}");
-        specs.push((crate_name(&path), path, shown, Some(*warnings)));
+        specs.push((
+            crate_name(&path),
+            path,
+            shown,
+            Some(*warnings),
+            Default::default(),
+        ));
     }
     let mut focused: Vec<PathBuf> = std::fs::read_dir(manifest().join("tests/specs"))
         .unwrap()
@@ -123,7 +129,7 @@ fn corpus_and_focused_specs_compile_without_warnings() {
     focused.sort();
     for path in focused {
         let shown = path.display().to_string();
-        specs.push((crate_name(&path), path, shown, None));
+        specs.push((crate_name(&path), path, shown, None, Default::default()));
     }
     let warn_dir = manifest().join("tests/specs/warn");
     let mut on_disk: Vec<String> = std::fs::read_dir(&warn_dir)
@@ -141,9 +147,10 @@ fn corpus_and_focused_specs_compile_without_warnings() {
         let shown = path.display().to_string();
         // `gen-warn-…`: a warn spec may share its stem with a focused spec.
         let name = crate_name(&path).replacen("gen-", "gen-warn-", 1);
-        specs.push((name, path, shown, Some(*warnings)));
+        specs.push((name, path, shown, Some(*warnings), Default::default()));
     }
 
+    specs.push(tolerant_spec());
     check_crates(&specs, |dir| {
         let fixture_client =
             std::fs::read_to_string(dir.join("gen-tradovate-openapi-2026-08-21/src/client.rs"))
@@ -172,30 +179,62 @@ fn fastapi_fixture_compiles_and_passes_its_wire_test() {
         "string_formats.yaml",
         "many_params.yaml",
         "patterns.yaml",
+        "lenient_scalars.yaml",
+        "swap_proof.yaml",
     ]
     .iter()
     .map(|file| {
         let path = manifest().join("tests/specs").join(file);
         let shown = path.display().to_string();
-        (crate_name(&path), path, shown, None)
+        (
+            crate_name(&path),
+            path,
+            shown,
+            None,
+            codegen::Options::default(),
+        )
     })
+    .chain([tolerant_spec()])
     .collect();
     check_crates(&specs, |_| {});
 }
 
-/// The crates of `specs` (crate name, spec path, name the spec is given in messages,
-/// expected warnings; `None` for a focused spec, whose warnings the snapshot tests pin)
+/// `tests/specs/lenient_scalars.yaml` generated with `--tolerant`, as the crate
+/// `gen-lenient-scalars-tolerant` whose wire test is `tests/wire/lenient_scalars_tolerant.rs`
+/// (the same spec without the option is a focused spec of its own).
+fn tolerant_spec() -> Spec {
+    let path = manifest().join("tests/specs/lenient_scalars.yaml");
+    let shown = path.display().to_string();
+    let options = codegen::Options {
+        tolerant: true,
+        ..codegen::Options::default()
+    };
+    (
+        "gen-lenient-scalars-tolerant".to_owned(),
+        path,
+        shown,
+        None,
+        options,
+    )
+}
+
+/// A crate to check: crate name, spec path, name the spec is given in messages, expected
+/// warnings (`None` for a focused spec, whose warnings the snapshot tests pin), and the
+/// generator's options.
+type Spec = (String, PathBuf, String, Option<usize>, codegen::Options);
+
+/// The crates of `specs`
 /// in one temporary workspace, checked with clippy `-D warnings`, with each focused spec's
 /// wire test (`tests/wire/<stem>.rs`) run. `inspect` looks at the generated sources before
 /// anything is compiled.
-fn check_crates(specs: &[(String, PathBuf, String, Option<usize>)], inspect: impl FnOnce(&Path)) {
+fn check_crates(specs: &[Spec], inspect: impl FnOnce(&Path)) {
     let dir = tempfile::tempdir().unwrap();
     let mut members = Vec::new();
     let mut wired = Vec::new();
-    for (name, spec, shown, warnings) in specs {
+    for (name, spec, shown, warnings, options) in specs {
         let text = std::fs::read_to_string(spec).unwrap();
-        let generated =
-            codegen::generate_str(shown, &text, shown).unwrap_or_else(|e| panic!("{e}"));
+        let generated = codegen::generate_str_with(shown, &text, shown, options)
+            .unwrap_or_else(|e| panic!("{e}"));
         if let Some(expected) = warnings {
             assert_eq!(
                 generated.warnings.len(),

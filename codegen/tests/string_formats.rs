@@ -50,6 +50,7 @@ fn formats_are_typed_and_their_crates_are_dependencies() {
             "chrono",
             "uuid",
             "percent-encoding",
+            "serde_path_to_error",
             "tracing"
         ]
     );
@@ -81,6 +82,7 @@ fn the_switch_keeps_strings_and_drops_the_crates() {
             "tokio",
             "httpdate",
             "percent-encoding",
+            "serde_path_to_error",
             "tracing"
         ]
     );

@@ -66,7 +66,12 @@ enum Scenario {
 }
 
 fn contact() -> UpdateContactInfoName {
-    UpdateContactInfoName::new("Ada", "Lovelace", "GB", "+44 20 7946 0958")
+    UpdateContactInfoName::builder()
+        .first_name("Ada")
+        .last_name("Lovelace")
+        .country("GB")
+        .phone("+44 20 7946 0958")
+        .build()
 }
 
 async fn generated(client: &trading_api::Client, scenario: Scenario) -> Result<(), BoxError> {

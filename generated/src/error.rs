@@ -214,8 +214,16 @@ pub enum Error<E> {
         status: StatusCode,
         /// The headers of the answer.
         headers: HeaderMap,
-        /// The body exactly as received.
+        /// The body exactly as received (at most the client's
+        /// `max_response_bytes`; [`Error::excerpt`] gives its start as text).
         body: Vec<u8>,
+        /// Where in a JSON body decoding failed: field names and list indexes
+        /// from the root, as `items[3].id` (a value of the wrong type, a missing
+        /// field, or where the text stopped being JSON); `.` for the root (a body
+        /// that is not JSON at all, the wrong kind of value at the top, a text
+        /// body that is not UTF-8). Inside a union the path ends at the union,
+        /// whose branches were all tried.
+        path: String,
         /// Why the body does not decode (also `source()`; its message may quote
         /// the body).
         source: serde_json::Error,
@@ -402,9 +410,11 @@ impl<E> fmt::Debug for Error<E> {
                 status,
                 headers,
                 body,
+                path,
                 source,
             } => answer_debug(f, "Decode", status, headers)
                 .field("body_bytes", &body.len())
+                .field("path", path)
                 .field("source", &format_args!("{}", json_error_summary(source)))
                 .finish(),
         }
@@ -463,10 +473,18 @@ impl<E> fmt::Display for Error<E> {
             Error::BodyTooLarge { status, limit, .. } => {
                 write!(f, "status {status}: body longer than the cap of {limit} bytes")
             }
-            Error::Decode { status, source, .. } => {
+            Error::Decode {
+                status,
+                path,
+                source,
+                body,
+                ..
+            } => {
                 write!(
-                    f, "status {status}: body does not decode: {}",
-                    json_error_summary(source)
+                    f,
+                    "status {status}: body does not decode at `{path}`: {} ({} bytes of body)",
+                    json_error_summary(source),
+                    body.len()
                 )
             }
         }
@@ -843,11 +861,13 @@ impl Error<std::convert::Infallible> {
                 status,
                 headers,
                 body,
+                path,
                 source,
             } => Error::Decode {
                 status,
                 headers,
                 body,
+                path,
                 source,
             },
         }
@@ -859,19 +879,20 @@ impl Error<std::convert::Infallible> {
 #[allow(clippy::result_large_err)]
 impl Answer {
     /// `Error::Decode` for this answer.
-    pub(crate) fn undecodable<E>(self, source: serde_json::Error) -> Error<E> {
+    pub(crate) fn undecodable<E>(self, failure: Undecodable) -> Error<E> {
         Error::Decode {
             status: self.status,
             headers: self.headers,
             body: self.body,
-            source,
+            path: failure.path,
+            source: failure.source,
         }
     }
 
     /// A documented success: the decoded body with status and headers.
     pub(crate) fn success<B, E>(
         self,
-        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+        decode: impl FnOnce(&[u8]) -> Result<B, Undecodable>,
     ) -> Result<Response<B>, Error<E>> {
         match decode(&self.body) {
             Ok(body) => Ok(Response {
@@ -886,7 +907,7 @@ impl Answer {
     /// A documented error answer: `Error::Response` with the decoded body.
     pub(crate) fn documented<B, E>(
         self,
-        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+        decode: impl FnOnce(&[u8]) -> Result<B, Undecodable>,
         wrap: impl FnOnce(B) -> E,
     ) -> Error<E> {
         match decode(&self.body) {
@@ -910,9 +931,40 @@ impl Answer {
     }
 }
 
-/// Decodes a JSON body.
-pub(crate) fn json<B: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<B, serde_json::Error> {
-    serde_json::from_slice(bytes)
+/// Why a body did not decode, and where: what a decoder gives
+/// [`Answer::undecodable`] for `Error::Decode`.
+#[derive(Debug)]
+pub(crate) struct Undecodable {
+    /// The path to the value that does not fit (see `Error::Decode`).
+    path: String,
+    /// The serde error.
+    source: serde_json::Error,
+}
+
+impl From<serde_json::Error> for Undecodable {
+    /// A failure of the body as a whole.
+    fn from(source: serde_json::Error) -> Self {
+        Self {
+            path: ".".to_owned(),
+            source,
+        }
+    }
+}
+
+/// Decodes a JSON body, tracking the path to a value that does not fit
+/// (`serde_path_to_error`), so `Error::Decode` names the field.
+pub(crate) fn json<B: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<B, Undecodable> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let path = error.path().to_string();
+        Undecodable {
+            path,
+            source: error.into_inner(),
+        }
+    })?;
+    // Only whitespace may follow the value (as `serde_json::from_slice` checks).
+    deserializer.end()?;
+    Ok(value)
 }
 
 /// Where and what kind of JSON error, without serde_json's message (which quotes

@@ -841,18 +841,99 @@ impl OAuthToken {
 }
 
 impl UpdateContactInfoName {
-    /// A body with its required fields; set optional ones with the `with_…` methods.
-    pub fn new(
+    /// A [`UpdateContactInfoNameBuilder`]: set each required field by name (`firstName`, `lastName`, `country`, `phone`), then `build()`.
+    pub fn builder() -> UpdateContactInfoNameBuilder {
+        UpdateContactInfoNameBuilder {
+            first_name: (),
+            last_name: (),
+            country: (),
+            phone: (),
+        }
+    }
+}
+
+/// Builds a [`UpdateContactInfoName`] with its required fields (`firstName`, `lastName`, `country`, `phone`) each set by name, in any order: `build()` exists only once every one is set, so two fields of one type cannot be swapped as positional arguments could. Each type parameter is `()` until its field is set. Start with [`UpdateContactInfoName::builder`].
+#[must_use]
+#[derive(Debug, Clone)]
+pub struct UpdateContactInfoNameBuilder<S0 = (), S1 = (), S2 = (), S3 = ()> {
+    /// `firstName`: `()` until set.
+    first_name: S0,
+    /// `lastName`: `()` until set.
+    last_name: S1,
+    /// `country`: `()` until set.
+    country: S2,
+    /// `phone`: `()` until set.
+    phone: S3,
+}
+
+impl<S1, S2, S3> UpdateContactInfoNameBuilder<(), S1, S2, S3> {
+    /// Sets `firstName` (required).
+    pub fn first_name(
+        self,
         first_name: impl Into<String>,
-        last_name: impl Into<String>,
-        country: impl Into<String>,
-        phone: impl Into<String>,
-    ) -> Self {
-        Self {
+    ) -> UpdateContactInfoNameBuilder<String, S1, S2, S3> {
+        UpdateContactInfoNameBuilder {
             first_name: first_name.into(),
+            last_name: self.last_name,
+            country: self.country,
+            phone: self.phone,
+        }
+    }
+}
+
+impl<S0, S2, S3> UpdateContactInfoNameBuilder<S0, (), S2, S3> {
+    /// Sets `lastName` (required).
+    pub fn last_name(
+        self,
+        last_name: impl Into<String>,
+    ) -> UpdateContactInfoNameBuilder<S0, String, S2, S3> {
+        UpdateContactInfoNameBuilder {
+            first_name: self.first_name,
             last_name: last_name.into(),
+            country: self.country,
+            phone: self.phone,
+        }
+    }
+}
+
+impl<S0, S1, S3> UpdateContactInfoNameBuilder<S0, S1, (), S3> {
+    /// Sets `country` (required).
+    pub fn country(
+        self,
+        country: impl Into<String>,
+    ) -> UpdateContactInfoNameBuilder<S0, S1, String, S3> {
+        UpdateContactInfoNameBuilder {
+            first_name: self.first_name,
+            last_name: self.last_name,
             country: country.into(),
+            phone: self.phone,
+        }
+    }
+}
+
+impl<S0, S1, S2> UpdateContactInfoNameBuilder<S0, S1, S2, ()> {
+    /// Sets `phone` (required).
+    pub fn phone(
+        self,
+        phone: impl Into<String>,
+    ) -> UpdateContactInfoNameBuilder<S0, S1, S2, String> {
+        UpdateContactInfoNameBuilder {
+            first_name: self.first_name,
+            last_name: self.last_name,
+            country: self.country,
             phone: phone.into(),
+        }
+    }
+}
+
+impl UpdateContactInfoNameBuilder<String, String, String, String> {
+    /// The body, every required field set.
+    pub fn build(self) -> UpdateContactInfoName {
+        UpdateContactInfoName {
+            first_name: self.first_name,
+            last_name: self.last_name,
+            country: self.country,
+            phone: self.phone,
         }
     }
 }

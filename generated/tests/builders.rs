@@ -80,7 +80,12 @@ fn new_takes_the_required_fields_and_setters_add_optional_ones() {
 
 #[test]
 fn the_contact_update_is_built_from_its_four_required_fields() {
-    let body = UpdateContactInfoName::new("Ada", String::from("Lovelace"), "GB", "+44");
+    let body = UpdateContactInfoName::builder()
+        .first_name("Ada")
+        .last_name(String::from("Lovelace"))
+        .country("GB")
+        .phone("+44")
+        .build();
     assert_eq!(
         serde_json::to_value(&body).unwrap(),
         json!({"firstName": "Ada", "lastName": "Lovelace", "country": "GB", "phone": "+44"})

@@ -79,7 +79,12 @@ async fn a_call_is_one_span_with_its_operation_status_and_latency_and_no_secret(
     let client = Client::new(base_url).unwrap();
     client.set_bearer_token(TOKEN).unwrap();
     client.list_category_position_limits(7).await.unwrap();
-    let body = UpdateContactInfoName::new(NAME, "Lovelace", "GB", "+44");
+    let body = UpdateContactInfoName::builder()
+        .first_name(NAME)
+        .last_name("Lovelace")
+        .country("GB")
+        .phone("+44")
+        .build();
     let rejected = client.update_contact_info_name(&body).await.unwrap_err();
     assert_eq!(rejected.status(), Some(reqwest::StatusCode::OK));
     drop(guard);

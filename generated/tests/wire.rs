@@ -345,7 +345,12 @@ async fn update_contact_info_name_sends_bearer_and_body() {
                "country": "GB", "phone": "+44", "mailingIsDifferent": false}})
         .to_string(),
     );
-    let body = UpdateContactInfoName::new("Ada", "Lovelace", "GB", "+44");
+    let body = UpdateContactInfoName::builder()
+        .first_name("Ada")
+        .last_name("Lovelace")
+        .country("GB")
+        .phone("+44")
+        .build();
     let answer = client.update_contact_info_name(&body).await.unwrap();
     server.only().assert_is(&Expected {
         method: Method::POST,
@@ -403,7 +408,14 @@ async fn update_contact_info_name_sends_bearer_and_body() {
 async fn constraints_are_checked_before_sending() {
     let server = Recorder::start().await;
     let client = server.client();
-    let name = |first: &str, last: &str| UpdateContactInfoName::new(first, last, "GB", "1");
+    let name = |first: &str, last: &str| {
+        UpdateContactInfoName::builder()
+            .first_name(first)
+            .last_name(last)
+            .country("GB")
+            .phone("1")
+            .build()
+    };
     // 65 characters of one field: the field's maxLength, counted in chars, not bytes.
     let long = "é".repeat(65);
     match client.update_contact_info_name(&name(&long, "x")).await {
@@ -476,7 +488,12 @@ async fn with_checks_off_the_arguments_reach_the_server_and_its_answer_is_the_er
     // The combined rule broken (70 > 60): sent as given, and the server's rejection in a
     // 200 body is `Error::Business`.
     server.answer(200, r#"{"errorText":"names too long"}"#);
-    let long = UpdateContactInfoName::new("a".repeat(40), "b".repeat(30), "GB", "1");
+    let long = UpdateContactInfoName::builder()
+        .first_name("a".repeat(40))
+        .last_name("b".repeat(30))
+        .country("GB")
+        .phone("1")
+        .build();
     match client.update_contact_info_name(&long).await {
         Err(Error::Business { field, .. }) => assert_eq!(field, "errorText"),
         other => panic!("expected Error::Business, got {other:?}"),
@@ -791,7 +808,12 @@ impl Op {
         match self {
             Op::ExchangeToken => outcome(client.exchange_token(&grant("refresh_token")).await),
             Op::UpdateContactInfoName => {
-                let body = UpdateContactInfoName::new("Ada", "Lovelace", "GB", "+44");
+                let body = UpdateContactInfoName::builder()
+                    .first_name("Ada")
+                    .last_name("Lovelace")
+                    .country("GB")
+                    .phone("+44")
+                    .build();
                 outcome(client.update_contact_info_name(&body).await)
             }
             Op::ListCategoryPositionLimits => {
@@ -1487,7 +1509,12 @@ async fn a_503_is_retried_for_a_get_but_never_for_a_post() {
 
     let server = Script::start(vec![unavailable, ok_empty_list()]).await;
     let client = server.client(Some(fast));
-    let body = UpdateContactInfoName::new("Ada", "Lovelace", "GB", "+44");
+    let body = UpdateContactInfoName::builder()
+        .first_name("Ada")
+        .last_name("Lovelace")
+        .country("GB")
+        .phone("+44")
+        .build();
     let err = client.update_contact_info_name(&body).await.unwrap_err();
     assert_eq!(err.status(), Some(StatusCode::SERVICE_UNAVAILABLE));
     assert_eq!(server.seen().len(), 1, "a POST may have been acted on");
@@ -1681,7 +1708,12 @@ async fn a_post_whose_connection_closes_without_an_answer_is_not_retried() {
         .build()
         .unwrap();
     client.set_bearer_token(TOKEN).unwrap();
-    let body = UpdateContactInfoName::new("Ada", "Lovelace", "GB", "+44");
+    let body = UpdateContactInfoName::builder()
+        .first_name("Ada")
+        .last_name("Lovelace")
+        .country("GB")
+        .phone("+44")
+        .build();
     let err = client.update_contact_info_name(&body).await.unwrap_err();
     assert!(matches!(err, Error::Transport(_)), "{err:?}");
     assert_eq!(err.status(), None);

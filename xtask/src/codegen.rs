@@ -48,6 +48,10 @@ pub struct Args {
     /// `chrono` and `uuid` types (and the crate without those dependencies).
     #[arg(long)]
     string_formats: bool,
+    /// Decode answers tolerantly: a number where a string is declared, a string holding
+    /// exactly a number where one is declared, `null` in a field with a default.
+    #[arg(long)]
+    tolerant: bool,
 }
 
 /// The repository root: xtask's manifest directory's parent.
@@ -146,6 +150,7 @@ pub fn run(args: Args) -> ExitCode {
     let options = codegen::Options {
         dangling_refs_as_any: args.dangling_refs_as_any,
         string_formats: args.string_formats,
+        tolerant: args.tolerant,
     };
     let generated = match codegen::generate_str_with(&header_name, &text, &header_name, &options) {
         Ok(generated) => generated,
@@ -307,6 +312,7 @@ mod tests {
             list_warning_kinds: false,
             dangling_refs_as_any: false,
             string_formats: false,
+            tolerant: false,
         }
     }
 

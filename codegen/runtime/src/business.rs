@@ -6,7 +6,7 @@
 
 use reqwest::StatusCode;
 
-use crate::error::{Answer, Error, Response};
+use crate::error::{Answer, Error, Response, Undecodable};
 
 impl Answer {
     /// A documented success unless the body reports a rejection (`reported`
@@ -14,7 +14,7 @@ impl Answer {
     #[allow(clippy::result_large_err)]
     pub(crate) fn success_unless<B, E>(
         self,
-        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+        decode: impl FnOnce(&[u8]) -> Result<B, Undecodable>,
         reported: impl FnOnce(&B) -> Option<&'static str>,
         rejected: impl FnOnce(StatusCode, B) -> E,
     ) -> Result<Response<B>, Error<E>> {

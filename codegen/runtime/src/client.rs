@@ -409,7 +409,7 @@ impl Client {
         &self,
         request: reqwest::RequestBuilder,
         call: Call,
-        decode: fn(&[u8]) -> Result<T, serde_json::Error>,
+        decode: fn(&[u8]) -> Result<T, crate::error::Undecodable>,
     ) -> Result<crate::Response<T>, crate::Error<E>> {
         self.execute(request, call, |answer| answer.only(decode))
             .await

@@ -218,8 +218,16 @@ pub enum Error<E> {
         status: StatusCode,
         /// The headers of the answer.
         headers: HeaderMap,
-        /// The body exactly as received.
+        /// The body exactly as received (at most the client's
+        /// `max_response_bytes`; [`Error::excerpt`] gives its start as text).
         body: Vec<u8>,
+        /// Where in a JSON body decoding failed: field names and list indexes
+        /// from the root, as `items[3].id` (a value of the wrong type, a missing
+        /// field, or where the text stopped being JSON); `.` for the root (a body
+        /// that is not JSON at all, the wrong kind of value at the top, a text
+        /// body that is not UTF-8). Inside a union the path ends at the union,
+        /// whose branches were all tried.
+        path: String,
         /// Why the body does not decode (also `source()`; its message may quote
         /// the body).
         source: serde_json::Error,
@@ -444,9 +452,11 @@ impl<E> fmt::Debug for Error<E> {
                 status,
                 headers,
                 body,
+                path,
                 source,
             } => answer_debug(f, "Decode", status, headers)
                 .field("body_bytes", &body.len())
+                .field("path", path)
                 .field("source", &format_args!("{}", json_error_summary(source)))
                 .finish(),
         }
@@ -511,10 +521,18 @@ impl<E> fmt::Display for Error<E> {
             Error::BodyTooLarge { status, limit, .. } => {
                 write!(f, "status {status}: body longer than the cap of {limit} bytes")
             }
-            Error::Decode { status, source, .. } => {
+            Error::Decode {
+                status,
+                path,
+                source,
+                body,
+                ..
+            } => {
                 write!(
-                    f, "status {status}: body does not decode: {}",
-                    json_error_summary(source)
+                    f,
+                    "status {status}: body does not decode at `{path}`: {} ({} bytes of body)",
+                    json_error_summary(source),
+                    body.len()
                 )
             }
         }
@@ -916,11 +934,13 @@ impl Error<std::convert::Infallible> {
                 status,
                 headers,
                 body,
+                path,
                 source,
             } => Error::Decode {
                 status,
                 headers,
                 body,
+                path,
                 source,
             },
         }
@@ -933,12 +953,13 @@ impl Error<std::convert::Infallible> {
 impl Answer {
     // @if undecodable
     /// `Error::Decode` for this answer.
-    pub(crate) fn undecodable<E>(self, source: serde_json::Error) -> Error<E> {
+    pub(crate) fn undecodable<E>(self, failure: Undecodable) -> Error<E> {
         Error::Decode {
             status: self.status,
             headers: self.headers,
             body: self.body,
-            source,
+            path: failure.path,
+            source: failure.source,
         }
     }
     // @end
@@ -947,7 +968,7 @@ impl Answer {
     /// A documented success: the decoded body with status and headers.
     pub(crate) fn success<B, E>(
         self,
-        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+        decode: impl FnOnce(&[u8]) -> Result<B, Undecodable>,
     ) -> Result<Response<B>, Error<E>> {
         match decode(&self.body) {
             Ok(body) => Ok(Response {
@@ -964,7 +985,7 @@ impl Answer {
     /// A documented success, its body put into the operation's success type.
     pub(crate) fn success_with<B, T, E>(
         self,
-        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+        decode: impl FnOnce(&[u8]) -> Result<B, Undecodable>,
         wrap: impl FnOnce(B) -> T,
     ) -> Result<Response<T>, Error<E>> {
         match decode(&self.body) {
@@ -982,7 +1003,7 @@ impl Answer {
     /// A documented error answer: `Error::Response` with the decoded body.
     pub(crate) fn documented<B, E>(
         self,
-        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+        decode: impl FnOnce(&[u8]) -> Result<B, Undecodable>,
         wrap: impl FnOnce(B) -> E,
     ) -> Error<E> {
         match decode(&self.body) {
@@ -1003,7 +1024,7 @@ impl Answer {
     /// was), any other status `Error::UnexpectedStatus`.
     pub(crate) fn only<B, E>(
         self,
-        decode: impl FnOnce(&[u8]) -> Result<B, serde_json::Error>,
+        decode: impl FnOnce(&[u8]) -> Result<B, Undecodable>,
     ) -> Result<Response<B>, Error<E>> {
         if !self.status.is_success() {
             return Err(Error::UnexpectedStatus {
@@ -1036,10 +1057,43 @@ impl Answer {
 }
 // @end
 
+// @if undecodable
+/// Why a body did not decode, and where: what a decoder gives
+/// [`Answer::undecodable`] for `Error::Decode`.
+#[derive(Debug)]
+pub(crate) struct Undecodable {
+    /// The path to the value that does not fit (see `Error::Decode`).
+    path: String,
+    /// The serde error.
+    source: serde_json::Error,
+}
+
+impl From<serde_json::Error> for Undecodable {
+    /// A failure of the body as a whole.
+    fn from(source: serde_json::Error) -> Self {
+        Self {
+            path: ".".to_owned(),
+            source,
+        }
+    }
+}
+// @end
+
 // @if json
-/// Decodes a JSON body.
-pub(crate) fn json<B: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<B, serde_json::Error> {
-    serde_json::from_slice(bytes)
+/// Decodes a JSON body, tracking the path to a value that does not fit
+/// (`serde_path_to_error`), so `Error::Decode` names the field.
+pub(crate) fn json<B: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<B, Undecodable> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let path = error.path().to_string();
+        Undecodable {
+            path,
+            source: error.into_inner(),
+        }
+    })?;
+    // Only whitespace may follow the value (as `serde_json::from_slice` checks).
+    deserializer.end()?;
+    Ok(value)
 }
 // @end
 
@@ -1047,11 +1101,11 @@ pub(crate) fn json<B: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<B, se
 /// A text body as a string. Bytes that are not UTF-8 fail, naming the first bad
 /// byte, and are never replaced: a text the client cannot read exactly is not
 /// passed on as if it were (the error keeps the bytes).
-pub(crate) fn text(bytes: &[u8]) -> Result<String, serde_json::Error> {
+pub(crate) fn text(bytes: &[u8]) -> Result<String, Undecodable> {
     String::from_utf8(bytes.to_vec()).map_err(|error| {
         let at = error.utf8_error().valid_up_to();
-        serde::de::Error::custom(format_args!(
-            "the text body is not UTF-8 (first bad byte at offset {at})"
+        Undecodable::from(<serde_json::Error as serde::de::Error>::custom(
+            format_args!("the text body is not UTF-8 (first bad byte at offset {at})"),
         ))
     })
 }
@@ -1059,14 +1113,14 @@ pub(crate) fn text(bytes: &[u8]) -> Result<String, serde_json::Error> {
 
 // @if bytes
 /// A body of any other media type, as received; never fails.
-pub(crate) fn bytes(bytes: &[u8]) -> Result<Vec<u8>, serde_json::Error> {
+pub(crate) fn bytes(bytes: &[u8]) -> Result<Vec<u8>, Undecodable> {
     Ok(bytes.to_vec())
 }
 // @end
 
 // @if empty
 /// An answer documented without a body: whatever came is ignored.
-pub(crate) fn empty(_: &[u8]) -> Result<(), serde_json::Error> {
+pub(crate) fn empty(_: &[u8]) -> Result<(), Undecodable> {
     Ok(())
 }
 // @end
@@ -1247,3 +1301,219 @@ impl std::error::Error for TokenError {
         Some(&*self.source)
     }
 }
+
+// @if tolerant
+/// A scalar that tolerant decoding (the generator's `--tolerant`) reads from the JSON
+/// scalars real servers commonly send in its place, where no data is lost. A model
+/// field calls one of the `lenient…` readers below through `#[serde(deserialize_with)]`.
+///
+/// - A string field takes a number as its decimal text (`7` is `"7"`, `1.5` is
+///   `"1.5"`).
+/// - An integer field takes a string that is exactly an integer's decimal text (`"12"`,
+///   `"-3"`; not `"012"`, `"+3"`, `"1.0"` or `"12 "`); a number field one that parses as
+///   a finite number (`"1.5"`, `"2"`).
+/// - `null` in a field with the spec's `default` is that default; in an optional field
+///   `None` (as strict decoding does already).
+///
+/// Anything else fails as strict decoding would, naming the field.
+pub(crate) trait Lenient: Sized {
+    /// What the field declares, for the error message.
+    const EXPECTING: &'static str;
+    /// From a negative or small integer; `None` refuses it.
+    fn from_i64(v: i64) -> Option<Self>;
+    /// From a non-negative integer; `None` refuses it.
+    fn from_u64(v: u64) -> Option<Self>;
+    /// From a number with a fraction or exponent; `None` refuses it.
+    fn from_f64(v: f64) -> Option<Self>;
+    /// From a string; `None` refuses it.
+    fn from_text(v: &str) -> Option<Self>;
+}
+
+/// The visitor of a [`Lenient`] scalar: `T` from what the wire holds, `None` for `null`.
+struct LenientVisitor<T>(std::marker::PhantomData<T>);
+
+impl<T: Lenient> serde::de::Visitor<'_> for LenientVisitor<T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(T::EXPECTING)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        T::from_i64(v)
+            .map(Some)
+            .ok_or_else(|| E::invalid_type(serde::de::Unexpected::Signed(v), &self))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        T::from_u64(v)
+            .map(Some)
+            .ok_or_else(|| E::invalid_type(serde::de::Unexpected::Unsigned(v), &self))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        T::from_f64(v)
+            .map(Some)
+            .ok_or_else(|| E::invalid_type(serde::de::Unexpected::Float(v), &self))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        T::from_text(v)
+            .map(Some)
+            .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Str(v), &self))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+/// A [`Lenient`] scalar, or `None` for `null`.
+fn read_lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Lenient,
+{
+    deserializer.deserialize_any(LenientVisitor(std::marker::PhantomData))
+}
+
+impl Lenient for String {
+    const EXPECTING: &'static str = "a string (or, read tolerantly, a number)";
+    fn from_i64(v: i64) -> Option<Self> {
+        Some(v.to_string())
+    }
+    fn from_u64(v: u64) -> Option<Self> {
+        Some(v.to_string())
+    }
+    fn from_f64(v: f64) -> Option<Self> {
+        // serde_json's spelling (`1.5`, `100.0`), as the number came.
+        serde_json::Number::from_f64(v).map(|n| n.to_string())
+    }
+    fn from_text(v: &str) -> Option<Self> {
+        Some(v.to_owned())
+    }
+}
+
+/// An integer's decimal text, exactly (so that writing it back gives the same text).
+fn exact_integer<T: std::str::FromStr + ToString>(v: &str) -> Option<T> {
+    v.parse::<T>().ok().filter(|n| n.to_string() == v)
+}
+
+impl Lenient for i64 {
+    const EXPECTING: &'static str = "an integer (or, read tolerantly, its decimal text)";
+    fn from_i64(v: i64) -> Option<Self> {
+        Some(v)
+    }
+    fn from_u64(v: u64) -> Option<Self> {
+        v.try_into().ok()
+    }
+    fn from_f64(_: f64) -> Option<Self> {
+        None
+    }
+    fn from_text(v: &str) -> Option<Self> {
+        exact_integer(v)
+    }
+}
+
+impl Lenient for i32 {
+    const EXPECTING: &'static str = "a 32-bit integer (or, read tolerantly, its decimal text)";
+    fn from_i64(v: i64) -> Option<Self> {
+        v.try_into().ok()
+    }
+    fn from_u64(v: u64) -> Option<Self> {
+        v.try_into().ok()
+    }
+    fn from_f64(_: f64) -> Option<Self> {
+        None
+    }
+    fn from_text(v: &str) -> Option<Self> {
+        exact_integer(v)
+    }
+}
+
+// Integers as floats: what serde's own `f64` and `f32` accept from JSON.
+#[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
+impl Lenient for f64 {
+    const EXPECTING: &'static str = "a number (or, read tolerantly, its decimal text)";
+    fn from_i64(v: i64) -> Option<Self> {
+        Some(v as f64)
+    }
+    fn from_u64(v: u64) -> Option<Self> {
+        Some(v as f64)
+    }
+    fn from_f64(v: f64) -> Option<Self> {
+        Some(v)
+    }
+    fn from_text(v: &str) -> Option<Self> {
+        v.parse::<f64>().ok().filter(|x| x.is_finite())
+    }
+}
+
+#[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
+impl Lenient for f32 {
+    const EXPECTING: &'static str = "a number (or, read tolerantly, its decimal text)";
+    fn from_i64(v: i64) -> Option<Self> {
+        Some(v as f32)
+    }
+    fn from_u64(v: u64) -> Option<Self> {
+        Some(v as f32)
+    }
+    fn from_f64(v: f64) -> Option<Self> {
+        Some(v as f32)
+    }
+    fn from_text(v: &str) -> Option<Self> {
+        v.parse::<f32>().ok().filter(|x| x.is_finite())
+    }
+}
+
+// @if tolerant_required
+/// A required scalar, read tolerantly; `null` fails (there is no value to give).
+pub(crate) fn lenient<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Lenient,
+{
+    read_lenient(deserializer)?.ok_or_else(|| {
+        <D::Error as serde::de::Error>::invalid_type(serde::de::Unexpected::Unit, &"a value")
+    })
+}
+// @end
+
+// @if tolerant_optional
+/// An optional scalar, read tolerantly; `null` is `None`.
+pub(crate) fn lenient_option<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Lenient,
+{
+    read_lenient(deserializer)
+}
+// @end
+
+// @if tolerant_default
+/// A scalar with the spec's `default`, read tolerantly; `null` is `default()`.
+pub(crate) fn lenient_or<'de, D, T>(deserializer: D, default: fn() -> T) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Lenient,
+{
+    Ok(read_lenient(deserializer)?.unwrap_or_else(default))
+}
+// @end
+
+// @end
+
+// @if tolerant_null
+/// A value of any other type with the spec's `default`: `null` is `default()`.
+pub(crate) fn null_or<'de, D, T>(deserializer: D, default: fn() -> T) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    Ok(<Option<T> as serde::Deserialize>::deserialize(deserializer)?.unwrap_or_else(default))
+}
+// @end

@@ -161,3 +161,105 @@ fn only_takes_any_success_and_text_must_be_utf8() {
     let source = std::error::Error::source(&error).unwrap().to_string();
     assert!(source.contains("offset 1"), "{source}");
 }
+
+/// `Error::Decode` names the field that does not fit, keeps the body, and says where
+/// without quoting it.
+#[test]
+fn a_decode_error_names_the_path_of_the_field() {
+    #[derive(Debug, serde::Deserialize)]
+    struct Item {
+        #[allow(dead_code)]
+        id: String,
+    }
+    #[derive(Debug, serde::Deserialize)]
+    struct Page {
+        #[allow(dead_code)]
+        items: Vec<Item>,
+    }
+    let body = r#"{"items": [{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": 7}]}"#;
+    let err: Error<()> = match answer(200, body).success(crate::error::json::<Page>) {
+        Err(err) => err,
+        Ok(page) => panic!("decoded {:?}", page.body()),
+    };
+    let Error::Decode { path, source, .. } = &err else {
+        panic!("{err:?}");
+    };
+    assert_eq!(path, "items[3].id");
+    assert!(source.is_data(), "{source}");
+    assert_eq!(err.body(), Some(body.as_bytes()));
+    let shown = err.to_string();
+    assert!(shown.contains("status 200 OK"), "{shown}");
+    assert!(shown.contains("at `items[3].id`"), "{shown}");
+    assert!(
+        shown.contains(&format!("{} bytes of body", body.len())),
+        "{shown}"
+    );
+    assert!(format!("{err:?}").contains("items[3].id"));
+    // Not JSON at all: the root.
+    let err: Error<()> = answer(200, "<html>")
+        .success(crate::error::json::<Page>)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Decode { path, .. } if path == "."),
+        "{err:?}"
+    );
+    // Cut short: where the text ends.
+    let err: Error<()> = answer(200, "{\"items\": [")
+        .success(crate::error::json::<Page>)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Decode { path, .. } if path == "items"),
+        "{err:?}"
+    );
+    // Trailing text after the value is refused, as `serde_json::from_slice` does.
+    let err: Error<()> = answer(200, "{\"items\": []} x")
+        .success(crate::error::json::<Page>)
+        .unwrap_err();
+    assert!(matches!(&err, Error::Decode { .. }), "{err:?}");
+}
+
+/// The tolerant readers: what loses nothing is read, anything else fails as strict
+/// decoding would.
+#[test]
+fn lenient_scalars_read_only_what_loses_nothing() {
+    #[derive(Debug, serde::Deserialize)]
+    struct T {
+        #[serde(deserialize_with = "crate::error::lenient")]
+        s: String,
+        #[serde(default, deserialize_with = "crate::error::lenient_option")]
+        i: Option<i32>,
+        #[serde(default, deserialize_with = "crate::error::lenient_option")]
+        x: Option<f64>,
+        #[serde(default = "ten", deserialize_with = "read_n")]
+        n: i64,
+        #[serde(default = "ten", deserialize_with = "read_m")]
+        m: i64,
+    }
+    fn ten() -> i64 {
+        10
+    }
+    fn read_n<'de, D: serde::Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+        crate::error::lenient_or(d, ten)
+    }
+    fn read_m<'de, D: serde::Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+        crate::error::null_or(d, ten)
+    }
+    let t: T =
+        serde_json::from_str(r#"{"s": 42, "i": "-7", "x": "2.5", "n": null, "m": null}"#).unwrap();
+    assert_eq!(
+        (t.s.as_str(), t.i, t.x, t.n, t.m),
+        ("42", Some(-7), Some(2.5), 10, 10)
+    );
+    let t: T = serde_json::from_str(r#"{"s": 1e3, "i": null, "n": "3"}"#).unwrap();
+    assert_eq!((t.s.as_str(), t.i, t.x, t.n), ("1000.0", None, None, 3));
+    for bad in [
+        r#"{"s": null}"#,
+        r#"{"s": true}"#,
+        r#"{"s": "a", "i": "3000000000"}"#,
+        r#"{"s": "a", "i": " 3"}"#,
+        r#"{"s": "a", "x": "1e999"}"#,
+        r#"{"s": "a", "m": "3"}"#,
+    ] {
+        assert!(serde_json::from_str::<T>(bad).is_err(), "{bad}");
+    }
+}

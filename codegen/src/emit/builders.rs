@@ -25,11 +25,172 @@ pub fn attributes(s: &StructDef) -> TokenStream {
 
 /// The `impl` blocks with the constructors and setters of every request model.
 pub fn emit(api: &Api) -> TokenStream {
+    let taken: std::collections::BTreeSet<&str> = api.types.iter().map(TypeDef::name).collect();
     let blocks = api.types.iter().filter_map(|t| match t {
-        TypeDef::Struct(s) if s.request => Some(builders(s)),
+        TypeDef::Struct(s) if s.request => Some(builders(s, &taken)),
         _ => None,
     });
     quote!(#(#blocks)*)
+}
+
+/// Whether two required fields take the same type, so that positional arguments could
+/// be swapped without the compiler noticing (`start, end`: two strings).
+fn swappable(required: &[&Field]) -> bool {
+    let mut seen = std::collections::BTreeSet::new();
+    required
+        .iter()
+        .any(|f| !seen.insert(owned(&f.ty, &TokenStream::new()).to_string()))
+}
+
+/// `Name::builder()` and its `NameBuilder`, for a body whose required fields include
+/// several of one type: one type parameter per required field, `()` until its setter
+/// has run and the field's type after, so `build()` (defined only where every parameter
+/// is set) cannot be called before each required field was given by name, and no two
+/// can be swapped. Setting a field twice does not compile either (its setter is defined
+/// only where it is unset).
+/// Returns `builder()` (for the model's own `impl`) and the builder's items.
+fn typestate(
+    s: &StructDef,
+    required: &[&Field],
+    taken: &std::collections::BTreeSet<&str>,
+) -> (TokenStream, TokenStream) {
+    let model = ident(&s.name);
+    let builder_name = std::iter::once(format!("{}Builder", s.name))
+        .chain((2..).map(|n| format!("{}Builder{n}", s.name)))
+        .find(|n| !taken.contains(n.as_str()))
+        .unwrap_or_default();
+    let builder = ident(&builder_name);
+    let params: Vec<proc_macro2::Ident> = (0..required.len())
+        .map(|i| ident(&format!("S{i}")))
+        .collect();
+    let names: Vec<proc_macro2::Ident> = required.iter().map(|f| ident(&f.name)).collect();
+    let set_types: Vec<TokenStream> = required
+        .iter()
+        .map(|f| owned(&f.ty, &TokenStream::new()))
+        .collect();
+    let wires: Vec<String> = required.iter().map(|f| format!("`{}`", f.wire)).collect();
+    let doc = docs::outer(&format!(
+        "Builds a [`{model}`] with its required fields ({}) each set by name, in any \
+         order: `build()` exists only once every one is set, so two fields of one type \
+         cannot be swapped as positional arguments could. Each type parameter is `()` \
+         until its field is set. Start with [`{model}::builder`].{}",
+        wires.join(", "),
+        if s.fields.iter().any(Field::optional) {
+            " Set optional fields on the built value with its `with_…` methods."
+        } else {
+            ""
+        }
+    ));
+    let fields_doc = required
+        .iter()
+        .map(|f| docs::outer(&format!("`{}`: `()` until set.", f.wire)));
+    let unset = required.iter().map(|_| quote!(()));
+    // A builder of many fields, or of fields with nested types, is a long return type
+    // (clippy's `type_complexity` scores ten or so plain fields over its limit); it is
+    // spelled only here, never by the user, who chains the calls.
+    let complex = (required.len() > 6 || set_types.iter().any(|t| t.to_string().contains('<')))
+        .then(|| quote!(#[allow(clippy::type_complexity)]));
+    let setters = required.iter().enumerate().map(|(i, f)| {
+        let fname = &names[i];
+        let (param, value) = argument(f);
+        // Unboxed in the builder: `build` boxes.
+        let value = if f.boxed {
+            let name = ident(&f.name);
+            match &f.ty {
+                Ty::String => quote!(#name.into()),
+                _ => quote!(#name),
+            }
+        } else {
+            value
+        };
+        let free: Vec<&proc_macro2::Ident> = params
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, p)| p)
+            .collect();
+        let before = params
+            .iter()
+            .enumerate()
+            .map(|(j, p)| if j == i { quote!(()) } else { quote!(#p) });
+        let set_ty = &set_types[i];
+        let after = params
+            .iter()
+            .enumerate()
+            .map(|(j, p)| if j == i { quote!(#set_ty) } else { quote!(#p) });
+        let moves = names.iter().enumerate().map(|(j, n)| {
+            if j == i && *n == value.to_string() {
+                // clippy's `redundant_field_names`
+                quote!(#n)
+            } else if j == i {
+                quote!(#n: #value)
+            } else {
+                quote!(#n: self.#n)
+            }
+        });
+        let sdoc = docs::outer(&format!("Sets `{}` (required).", f.wire));
+        quote! {
+            impl<#(#free),*> #builder<#(#before),*> {
+                #sdoc
+                #complex
+                pub fn #fname(self, #fname: #param) -> #builder<#(#after),*> {
+                    #builder { #(#moves),* }
+                }
+            }
+        }
+    });
+    let inits = s.fields.iter().map(|f| {
+        let fname = ident(&f.name);
+        if let Some(i) = required.iter().position(|r| r.name == f.name) {
+            let n = &names[i];
+            if f.boxed {
+                quote!(#fname: Box::new(self.#n))
+            } else {
+                quote!(#fname: self.#n)
+            }
+        } else if f.optional() {
+            quote!(#fname: None)
+        } else if f.default.is_some() {
+            let dfn = ident(&format!("default_{}", f.name.trim_end_matches('_')));
+            quote!(#fname: #model::#dfn())
+        } else {
+            quote!(#fname: Default::default())
+        }
+    });
+    let start_doc = docs::outer(&format!(
+        "A [`{builder_name}`]: set each required field by name ({}), then `build()`.",
+        wires.join(", ")
+    ));
+    // A secret (`x-secret`) must not reach `Debug`.
+    let derives = if required.iter().any(|f| f.secret) {
+        quote!(#[derive(Clone)])
+    } else {
+        quote!(#[derive(Debug, Clone)])
+    };
+    let start = quote! {
+        #start_doc
+        pub fn builder() -> #builder {
+            #builder { #(#names: #unset),* }
+        }
+    };
+    let items = quote! {
+        #doc
+        #[must_use]
+        #derives
+        pub struct #builder<#(#params = ()),*> {
+            #(#fields_doc #names: #params,)*
+        }
+
+        #(#setters)*
+
+        impl #builder<#(#set_types),*> {
+            /// The body, every required field set.
+            pub fn build(self) -> #model {
+                #model { #(#inits),* }
+            }
+        }
+    };
+    (start, items)
 }
 
 /// Whether `new` takes the field: a plain value with no default (an `Option`, a
@@ -38,10 +199,15 @@ fn takes(f: &Field) -> bool {
     !f.optional() && !f.flatten && f.default.is_none()
 }
 
-fn builders(s: &StructDef) -> TokenStream {
+fn builders(s: &StructDef, taken: &std::collections::BTreeSet<&str>) -> TokenStream {
     let required: Vec<&Field> = s.fields.iter().filter(|f| takes(f)).collect();
+    // Several required fields of one type: a builder that takes each by name, and no
+    // positional `new` that would let two be swapped.
+    let (start, typestate) = swappable(&required)
+        .then(|| typestate(s, &required, taken))
+        .unzip();
     // With no required field the derived or written `Default` is the constructor.
-    let new = (!required.is_empty()).then(|| {
+    let new = (!required.is_empty() && typestate.is_none()).then(|| {
         let args: Vec<&str> = required.iter().map(|f| f.name.as_str()).collect();
         let doc = "A body with its required fields; set optional ones with the `with_…` methods.";
         constructor(s, "new", doc, &[], &args)
@@ -100,9 +266,11 @@ fn builders(s: &StructDef) -> TokenStream {
     quote! {
         impl #name {
             #new
+            #start
             #(#named)*
             #(#setters)*
         }
+        #typestate
     }
 }
 

@@ -40,6 +40,9 @@ pub const TOKIO: &str = "1.54";
 pub const HTTPDATE: &str = "1";
 /// `percent-encoding` version requirement of the emitted code (the runtime's `encode.rs`).
 pub const PERCENT_ENCODING: &str = "2.3";
+/// `serde_path_to_error` version requirement of the emitted code (the runtime's JSON
+/// decoder, which names the field a body fails at).
+pub const SERDE_PATH_TO_ERROR: &str = "0.1";
 /// `tracing` version requirement of the emitted code (feature `tracing`).
 pub const TRACING: &str = "0.1";
 /// `chrono` version requirement of the emitted code (`format: date-time` and `date`).
@@ -238,6 +241,19 @@ pub fn dependencies(api: &Api, files: &[File]) -> Vec<Dependency> {
             optional: false,
         });
     }
+    // The runtime's JSON decoder, whose `Error::Decode` names the field that does not fit.
+    if files
+        .iter()
+        .any(|f| f.path == "error.rs" && f.contents.contains("serde_path_to_error::"))
+    {
+        wanted.push(Dependency {
+            name: "serde_path_to_error",
+            version: SERDE_PATH_TO_ERROR,
+            default_features: true,
+            features: Vec::new(),
+            optional: false,
+        });
+    }
     // Before the optional ones, so the manifest lists required dependencies first.
     let at = all.len() - 1;
     all.splice(at..at, wanted);
@@ -401,6 +417,7 @@ mod tests {
             ("uuid", UUID),
             ("regex", REGEX),
             ("percent-encoding", PERCENT_ENCODING),
+            ("serde_path_to_error", SERDE_PATH_TO_ERROR),
         ] {
             let line = root
                 .lines()

@@ -51,7 +51,7 @@ pub fn emit(api: &Api) -> TokenStream {
         .collect();
     let decoded = decoded_types(api);
     let items = api.types.iter().map(|t| match t {
-        TypeDef::Struct(s) => structure(s, &validating, &enums, &decoded),
+        TypeDef::Struct(s) => structure(s, &validating, &enums, &decoded, api.tolerant),
         TypeDef::Enum(e) => enumeration(e),
         TypeDef::Alias(a) => alias(a),
         TypeDef::Union(u) => union(u, &decoded),
@@ -90,11 +90,25 @@ pub fn emit(api: &Api) -> TokenStream {
     });
     let builders = super::builders::emit(api);
     let null_or_value = null_or_value(api, &decoded);
+    let tolerant_doc = api.tolerant.then(|| {
+        quote! {
+            //!
+            //! Generated with `--tolerant`: the models an answer holds read the scalar
+            //! mismatches servers commonly make into the declared type where no data is
+            //! lost. A string field takes a number as its decimal text (`7` is `"7"`); an
+            //! integer field takes a string that is exactly an integer's decimal text
+            //! (`"12"`, not `"012"` or `"1.0"`), a number field a string holding a finite
+            //! number; `null` in a field with the spec's `default` is that default (and in
+            //! an optional field `None`, as always). Anything else fails to decode, naming
+            //! the field. Models only requests hold stay strict.
+        }
+    });
     quote! {
         //! The API's models: one type per schema, with the wire names of the spec.
         //!
         //! Unknown fields in a response are ignored and unknown enum values are kept in a
         //! fallback variant, so a newer server never breaks this client.
+        #tolerant_doc
 
         #(#items)*
 
@@ -207,8 +221,16 @@ fn structure(
     validating: &BTreeSet<&str>,
     enums: &BTreeMap<&str, &EnumDef>,
     decoded: &BTreeSet<String>,
+    tolerant_mode: bool,
 ) -> TokenStream {
     let name = ident(&s.name);
+    let reader = |f: &Field| {
+        if tolerant_mode && decoded.contains(&s.name) {
+            tolerant(f)
+        } else {
+            None
+        }
+    };
     let doc = docs::outer(&s.doc);
     let non_exhaustive = super::builders::attributes(s);
     let defaults: Vec<(&Field, &DefaultValue)> = s
@@ -246,6 +268,10 @@ fn structure(
         } else if f.default.is_some() {
             let path = format!("{}::{}", s.name, default_fn(f));
             serde_args.push(quote!(default = #path));
+            if reader(f).is_some() {
+                let read = format!("{}::{}", s.name, read_fn(f));
+                serde_args.push(quote!(deserialize_with = #read));
+            }
         } else if f.explicit_null() {
             // serde writes `Some(None)` as `null` itself; reading, a `null` would be
             // `None` without `null_or_value`.
@@ -256,6 +282,20 @@ fn structure(
             ));
         } else if !f.required {
             serde_args.push(quote!(default, skip_serializing_if = "Option::is_none"));
+        }
+        match reader(f) {
+            Some(Tolerant::Required) => {
+                serde_args.push(quote!(deserialize_with = "crate::error::lenient"));
+            }
+            Some(Tolerant::Optional) => {
+                // `deserialize_with` takes away serde's reading an absent `Option` as
+                // `None`; `default` gives it back (for a required nullable field too).
+                if f.required {
+                    serde_args.push(quote!(default));
+                }
+                serde_args.push(quote!(deserialize_with = "crate::error::lenient_option"));
+            }
+            _ => {}
         }
         let serde_attr = (!serde_args.is_empty()).then(|| quote!(#[serde(#(#serde_args),*)]));
         let fdoc = if f.explicit_null() {
@@ -302,11 +342,36 @@ fn structure(
                 "The spec's default for `{}`, used when it is absent.",
                 f.wire
             ));
+            let read = reader(f).map(|how| {
+                let read = read_fn(f);
+                let (call, doc) = if how == Tolerant::Default {
+                    (
+                        quote!(crate::error::lenient_or),
+                        format!(
+                            "Reads `{}` tolerantly (`crate::error::Lenient`): `null` is the default.",
+                            f.wire
+                        ),
+                    )
+                } else {
+                    (
+                        quote!(crate::error::null_or),
+                        format!("Reads `{}`: `null` is the default.", f.wire),
+                    )
+                };
+                let rdoc = docs::outer(&doc);
+                quote! {
+                    #rdoc
+                    fn #read<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<#ty, D::Error> {
+                        #call(deserializer, Self::#fname)
+                    }
+                }
+            });
             quote! {
                 #fdoc
                 pub fn #fname() -> #ty {
                     #expr
                 }
+                #read
             }
         });
         quote! {
@@ -735,6 +800,82 @@ fn decoded_types(api: &Api) -> BTreeSet<String> {
         }
     }
     seen
+}
+
+/// How a field of a model the client decodes is read in tolerant mode
+/// ([`crate::Options::tolerant`]); `None` for strict (serde's derive alone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tolerant {
+    /// A required scalar: `crate::error::lenient`.
+    Required,
+    /// An optional scalar: `crate::error::lenient_option`.
+    Optional,
+    /// A scalar with a default: a `read_<field>` calling `crate::error::lenient_or`.
+    Default,
+    /// Any other type with a default: a `read_<field>` calling `crate::error::null_or`.
+    NullDefault,
+}
+
+impl Tolerant {
+    /// The runtime region the reader calls (see `emit::runtime`).
+    pub(crate) fn part(self) -> &'static str {
+        match self {
+            Tolerant::Required => "tolerant_required",
+            Tolerant::Optional => "tolerant_optional",
+            Tolerant::Default => "tolerant_default",
+            Tolerant::NullDefault => "tolerant_null",
+        }
+    }
+}
+
+/// How `f` is read in tolerant mode, in a struct the client decodes. Only answers are
+/// read tolerantly: a model only a request holds derives `Deserialize` behind the
+/// `deserialize-requests` feature (for a server built on the crate), which must be
+/// strict about what it accepts. A field that tells `null` from absent, a flattened
+/// map and a boxed one stay strict.
+fn tolerant(f: &Field) -> Option<Tolerant> {
+    let scalar = matches!(f.ty, Ty::String | Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64);
+    if f.flatten || f.boxed || f.explicit_null() {
+        return None;
+    }
+    if f.default.is_some() {
+        return Some(if scalar {
+            Tolerant::Default
+        } else {
+            Tolerant::NullDefault
+        });
+    }
+    if !scalar {
+        return None;
+    }
+    Some(if f.optional() {
+        Tolerant::Optional
+    } else {
+        Tolerant::Required
+    })
+}
+
+/// The runtime regions the tolerant readers of `api`'s models call: none unless
+/// [`Api::tolerant`].
+pub(crate) fn tolerant_parts(api: &Api) -> BTreeSet<&'static str> {
+    if !api.tolerant {
+        return BTreeSet::new();
+    }
+    let decoded = decoded_types(api);
+    api.types
+        .iter()
+        .filter_map(|t| match t {
+            TypeDef::Struct(s) if decoded.contains(&s.name) => Some(s),
+            _ => None,
+        })
+        .flat_map(|s| s.fields.iter().filter_map(tolerant))
+        .map(Tolerant::part)
+        .collect()
+}
+
+/// The name of the associated function that reads a defaulted field tolerantly.
+fn read_fn(f: &Field) -> proc_macro2::Ident {
+    ident(&format!("read_{}", f.name.trim_end_matches('_')))
 }
 
 /// `#[cfg_attr(feature = "deserialize-requests", derive(serde::Deserialize))]` for a model

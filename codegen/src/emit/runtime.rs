@@ -45,6 +45,11 @@ const NAMES: &[&str] = &[
     "success",
     "success_with",
     "text",
+    "tolerant",
+    "tolerant_default",
+    "tolerant_null",
+    "tolerant_optional",
+    "tolerant_required",
     "undecodable",
     "unexpected",
     // client.rs
@@ -66,6 +71,10 @@ const REQUIRES: &[(&str, &str)] = &[
     ("business", "undecodable"),
     ("documented", "undecodable"),
     ("only", "undecodable"),
+    // The lenient readers share the `Lenient` scalars.
+    ("tolerant_required", "tolerant"),
+    ("tolerant_optional", "tolerant"),
+    ("tolerant_default", "tolerant"),
     // A penalty's ticket goes back percent-encoded in a form body.
     ("penalty", "path"),
     ("object_style", "path"),
@@ -116,6 +125,9 @@ impl Needs {
             }
         }
         for part in super::multipart::runtime_parts(api) {
+            needs.add(part);
+        }
+        for part in super::models::tolerant_parts(api) {
             needs.add(part);
         }
         needs

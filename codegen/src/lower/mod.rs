@@ -68,6 +68,7 @@ fn lower_resolved(
         absorbed: std::collections::BTreeSet::new(),
         absorbed_emitted: std::collections::BTreeSet::new(),
         tagged_branches: std::collections::BTreeMap::new(),
+        inline_types: std::collections::HashMap::new(),
         left_out: Vec::new(),
         string_formats: options.string_formats,
     };
@@ -104,6 +105,7 @@ fn lower_resolved(
         schemes,
         left_out,
         server_path,
+        tolerant: options.tolerant,
     };
     Ok((api, lowerer.warnings))
 }
@@ -208,6 +210,10 @@ struct Lowerer<'a> {
     /// (reference, tag): named before its fields are lowered, so that a branch whose fields
     /// hold the same union again reuses it instead of lowering itself forever.
     tagged_branches: std::collections::BTreeMap<(String, String), String>,
+    /// The type each inline schema that makes a named type became, by its structure
+    /// ([`schema::inline_key`]): an identical inline schema met again is that type, so a
+    /// value read in one place can be written in the other.
+    inline_types: std::collections::HashMap<String, (crate::ir::Ty, bool)>,
     /// Operations left out of the client, for the summary (see [`Api::left_out`]).
     left_out: Vec<String>,
     /// `date-time`, `date` and `uuid` strings stay `String` ([`crate::Options`]).

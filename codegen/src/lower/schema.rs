@@ -64,6 +64,31 @@ fn is_null_schema(s: &Schema) -> bool {
             .is_some_and(|e| !e.is_empty() && e.iter().all(Value::is_null))
 }
 
+/// Whether an inline schema makes a named type of its own (a struct, an enum, a union),
+/// so that a second identical one may share it.
+fn makes_named_type(s: &Schema) -> bool {
+    matches!(shape(s), Shape::Struct | Shape::Enum | Shape::Union)
+        || !s.one_of.is_empty()
+        || !s.any_of.is_empty()
+        || type_names(s).0.len() > 1
+}
+
+/// What makes two inline schemas the same type: the whole schema, nested parts
+/// included, but for its own `title`, `description`, `example` and `examples`, which
+/// document one use of it rather than the shape (the type takes the first use's). The
+/// schema's `Debug` text: every keyword the model keeps, maps in spec order, no source
+/// positions.
+pub(super) fn inline_key(s: &Schema) -> String {
+    let bare = Schema {
+        title: None,
+        description: None,
+        example: None,
+        examples: None,
+        ..s.clone()
+    };
+    format!("{bare:?}")
+}
+
 pub(super) fn shape(s: &Schema) -> Shape {
     if s.reference.is_some() {
         return Shape::Other;
@@ -246,7 +271,44 @@ impl<'a> Lowerer<'a> {
 
     /// The Rust type of a schema used in place (field, item, parameter, body), and whether
     /// it admits `null`. Inline objects and enums become types named after `hint`.
+    /// The type of the schema `s` at `ptr`; an inline schema that needs a named type of
+    /// its own gets one named after `hint`, unless an identical inline schema (see
+    /// [`inline_key`]) was met before: then it is that type, so the same value has one
+    /// type wherever the spec repeats its schema (Prefect's `Variable.value` and
+    /// `VariableCreate.value`). The first met, in spec order (components, then
+    /// operations), names it, which is deterministic. The copy is still lowered, for the
+    /// warnings that name its own place, and what it made is then dropped.
     pub(super) fn ty(&mut self, s: &Schema, ptr: &str, hint: &str) -> Result<(Ty, bool), Located> {
+        if s.reference.is_some() || !makes_named_type(s) {
+            return self.ty_uncached(s, ptr, hint);
+        }
+        let key = inline_key(s);
+        if let Some(hit) = self.inline_types.get(&key).cloned() {
+            let saved = (
+                self.type_names.clone(),
+                self.types.len(),
+                self.absorbed_emitted.clone(),
+                self.tagged_branches.clone(),
+                self.inline_types.clone(),
+            );
+            let copy = self.ty_uncached(s, ptr, hint);
+            let (names, len, absorbed, tagged, inline) = saved;
+            self.type_names = names;
+            self.types.truncate(len);
+            self.absorbed_emitted = absorbed;
+            self.tagged_branches = tagged;
+            self.inline_types = inline;
+            copy?;
+            return Ok(hit);
+        }
+        let lowered = self.ty_uncached(s, ptr, hint)?;
+        if matches!(lowered.0, Ty::Named(_)) {
+            self.inline_types.insert(key, lowered.clone());
+        }
+        Ok(lowered)
+    }
+
+    fn ty_uncached(&mut self, s: &Schema, ptr: &str, hint: &str) -> Result<(Ty, bool), Located> {
         self.inspect(s, ptr);
         let mut nullable = s.nullable;
         if let Some(r) = &s.reference {

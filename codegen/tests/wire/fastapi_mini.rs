@@ -135,9 +135,7 @@ fn an_undeclared_success_status_is_a_success() {
 /// branch whose optional fields happen to fit) and encodes back to the same JSON.
 #[test]
 fn unions_tagged_by_an_optional_const_decode_by_the_tag_and_round_trip() {
-    use gen_fastapi_mini::models::{
-        Automation, AutomationActionsItem, AutomationActionsItemPauseDeploymentSource,
-    };
+    use gen_fastapi_mini::models::{Automation, AutomationActionsItem, PauseDeploymentSource};
     let value = serde_json::json!({
         "actions": [
             {"type": "do-nothing"},
@@ -155,7 +153,7 @@ fn unions_tagged_by_an_optional_const_decode_by_the_tag_and_round_trip() {
     match &automation.actions[1] {
         AutomationActionsItem::PauseDeployment(pause) => assert_eq!(
             pause.source,
-            AutomationActionsItemPauseDeploymentSource::Inferred
+            PauseDeploymentSource::Inferred
         ),
         other => panic!("expected PauseDeployment, got {other:?}"),
     }

@@ -16,7 +16,7 @@ fn tuples_round_trip_as_json_arrays() {
     let graph: Graph = serde_json::from_value(value.clone()).unwrap();
     assert_eq!(graph.edges, vec![("a".to_owned(), 1), ("b".to_owned(), 2)]);
     let (point, label) = graph.labelled.clone().unwrap();
-    assert_eq!(point, Point::new(1.5, 2.0));
+    assert_eq!(point, Point::builder().x(1.5).y(2.0).build());
     assert_eq!(label, None);
     assert_eq!(graph.single, Some((7,)));
     let (name, inner) = graph.nested.as_deref().unwrap();
@@ -29,7 +29,7 @@ fn tuples_round_trip_as_json_arrays() {
 #[test]
 fn a_tuple_is_built_and_sent_as_an_array() {
     let graph = Graph::new(vec![("a".to_owned(), 1)])
-        .with_labelled((Point::new(0.0, 1.0), Some("origin".to_owned())));
+        .with_labelled((Point::builder().x(0.0).y(1.0).build(), Some("origin".to_owned())));
     assert_eq!(
         serde_json::to_value(&graph).unwrap(),
         serde_json::json!({"edges": [["a", 1]], "labelled": [{"x": 0.0, "y": 1.0}, "origin"]})

@@ -93,7 +93,12 @@ mod tests {
     use super::*;
 
     fn req(first: &str, last: &str) -> UpdateContactInfoName {
-        UpdateContactInfoName::new(first, last, "GB", "1")
+        UpdateContactInfoName::builder()
+            .first_name(first)
+            .last_name(last)
+            .country("GB")
+            .phone("1")
+            .build()
     }
 
     fn clean(r: &UpdateContactInfoName) -> Verdict {

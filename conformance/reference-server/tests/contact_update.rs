@@ -142,12 +142,12 @@ async fn a_thousand_concurrent_updates_never_interleave() {
         let permit = Arc::clone(&in_flight);
         tasks.push(tokio::spawn(async move {
             let _p = permit.acquire_owned().await.unwrap();
-            let req = trading_api::models::UpdateContactInfoName::new(
-                format!("F{i}"),
-                format!("L{i}"),
-                format!("C{i}"),
-                format!("P{i}"),
-            );
+            let req = trading_api::models::UpdateContactInfoName::builder()
+                .first_name(format!("F{i}"))
+                .last_name(format!("L{i}"))
+                .country(format!("C{i}"))
+                .phone(format!("P{i}"))
+                .build();
             let resp = client.update_contact_info_name(&req).await.unwrap();
             let got = resp.into_inner().contact_info.unwrap();
             // Each answer is exactly the record this request produced.

@@ -142,12 +142,14 @@ pub async fn run(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     )?;
     narrator.tell(out)?;
     let updated = client
-        .update_contact_info_name(&UpdateContactInfoName::new(
-            "Ada",
-            "Lovelace",
-            "GB",
-            "+44 20 7946 0958",
-        ))
+        .update_contact_info_name(
+            &UpdateContactInfoName::builder()
+                .first_name("Ada")
+                .last_name("Lovelace")
+                .country("GB")
+                .phone("+44 20 7946 0958")
+                .build(),
+        )
         .await?;
     let record = updated
         .contact_info
@@ -165,7 +167,12 @@ pub async fn run(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
 
     // 5. A business rule: first names and last names of at most 64 characters each, but
     // not over 60 together. The client checks the spec's constraints before sending...
-    let long = UpdateContactInfoName::new("A".repeat(40), "B".repeat(30), "GB", "+44 20 7946 0958");
+    let long = UpdateContactInfoName::builder()
+        .first_name("A".repeat(40))
+        .last_name("B".repeat(30))
+        .country("GB")
+        .phone("+44 20 7946 0958")
+        .build();
     match client.update_contact_info_name(&long).await {
         Err(e @ Error::Constraint(_)) => {
             writeln!(

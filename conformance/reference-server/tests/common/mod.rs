@@ -43,7 +43,12 @@ pub fn raw() -> reqwest::Client {
 }
 
 pub fn names(first: &str, last: &str) -> UpdateContactInfoName {
-    UpdateContactInfoName::new(first, last, "FR", "+33 1 23 45 67 89")
+    UpdateContactInfoName::builder()
+        .first_name(first)
+        .last_name(last)
+        .country("FR")
+        .phone("+33 1 23 45 67 89")
+        .build()
 }
 
 pub fn token_request(grant_type: &str) -> OAuthToken {
