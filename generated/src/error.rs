@@ -219,9 +219,9 @@ pub enum Error<E> {
         body: Vec<u8>,
         /// Where in a JSON body decoding failed: field names and list indexes
         /// from the root, as `items[3].id` (a value of the wrong type, a missing
-        /// field, or where the text stopped being JSON); `.` for the root (a body
-        /// that is not JSON at all, the wrong kind of value at the top, a text
-        /// body that is not UTF-8). Inside a union the path ends at the union,
+        /// field); `.` for the root (a body that is not JSON at all or stops
+        /// being JSON part-way, whose place the source's line and column give;
+        /// the wrong kind of value at the top; a text body that is not UTF-8). Inside a union the path ends at the union,
         /// whose branches were all tried.
         path: String,
         /// Why the body does not decode (also `source()`; its message may quote
@@ -956,7 +956,13 @@ impl From<serde_json::Error> for Undecodable {
 pub(crate) fn json<B: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<B, Undecodable> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
-        let path = error.path().to_string();
+        // Where the text stopped being JSON, the path's last name is whatever key the
+        // body was writing (`{"secret": ` gives `secret`): body text, which `Display`
+        // and `Debug` never show. The line and column of the source say where instead.
+        let path = match error.inner().classify() {
+            serde_json::error::Category::Data => error.path().to_string(),
+            _ => ".".to_owned(),
+        };
         Undecodable {
             path,
             source: error.into_inner(),

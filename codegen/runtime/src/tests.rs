@@ -195,6 +195,16 @@ fn a_decode_error_names_the_path_of_the_field() {
         "{shown}"
     );
     assert!(format!("{err:?}").contains("items[3].id"));
+    // Text that stops being JSON inside a key's value: the key is body text, never shown.
+    let err: Error<()> = answer(200, r#"{"items": [], "secret-token": "#)
+        .success(crate::error::json::<Page>)
+        .unwrap_err();
+    let shown = format!("{err} {err:?}");
+    assert!(!shown.contains("secret"), "{shown}");
+    assert!(
+        matches!(&err, Error::Decode { path, .. } if path == "."),
+        "{err:?}"
+    );
     // Not JSON at all: the root.
     let err: Error<()> = answer(200, "<html>")
         .success(crate::error::json::<Page>)
@@ -203,12 +213,12 @@ fn a_decode_error_names_the_path_of_the_field() {
         matches!(&err, Error::Decode { path, .. } if path == "."),
         "{err:?}"
     );
-    // Cut short: where the text ends.
+    // Cut short: the root, with the line and column where the text ends.
     let err: Error<()> = answer(200, "{\"items\": [")
         .success(crate::error::json::<Page>)
         .unwrap_err();
     assert!(
-        matches!(&err, Error::Decode { path, .. } if path == "items"),
+        matches!(&err, Error::Decode { path, source, .. } if path == "." && source.column() == 11),
         "{err:?}"
     );
     // Trailing text after the value is refused, as `serde_json::from_slice` does.
