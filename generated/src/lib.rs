@@ -14,7 +14,9 @@
 //! everything else is `must`. See `spec/README.md` for the extensions.
 //!
 //! Generated from the spec: [`models`] holds one type per schema, [`Client`] one
-//! async method per operation, and [`Error`] separates transport failures,
+//! method per operation (async, or giving a request builder whose `send()` is
+//! async where an operation has more than three optional parameters), and
+//! [`Error`] separates transport failures,
 //! documented error answers, undocumented ones, undecodable bodies and requests
 //! refused before sending because they break the spec's constraints.
 

@@ -44,7 +44,9 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
         #doc
         #![doc = ""]
         #![doc = " Generated from the spec: [`models`] holds one type per schema, [`Client`] one"]
-        #![doc = " async method per operation, and [`Error`] separates transport failures,"]
+        #![doc = " method per operation (async, or giving a request builder whose `send()` is"]
+        #![doc = " async where an operation has more than three optional parameters), and"]
+        #![doc = " [`Error`] separates transport failures,"]
         #![doc = " documented error answers, undocumented ones, undecodable bodies and requests"]
         #![doc = " refused before sending because they break the spec's constraints."]
         #![warn(missing_docs)]
