@@ -204,9 +204,13 @@ fn chains(
             // whether the update went through or not (a PATCH changes what it says and
             // nothing else); what it named, where it had to go through.
             let mut asserts = read_back(spec, get, unchanged.as_ref());
+            // A generated update's numbers are left out: a value the harness made up may
+            // land in a counter the target moves by itself (Prefect's `active_slots`
+            // decays by `slot_decay_per_second` between the update and the read).
             asserts.extend(
                 read_back(spec, get, json_of(&step).as_ref())
                     .into_iter()
+                    .filter(|a| given || !matches!(&a.kind, AssertKind::Equals(v) if v.is_number()))
                     .map(|a| Assertion {
                         after_success: !given,
                         ..a
