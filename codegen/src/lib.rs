@@ -10,7 +10,9 @@
 //! knows no API of its own; anything specific comes from the spec, as standard OpenAPI or
 //! as `x-` extensions:
 //!
-//! - `x-secret: true` on a property: redacted in the model's `Debug`.
+//! - `x-secret: true` (or `format: password`, as Pydantic writes `SecretStr`) on a
+//!   property: redacted in the model's `Debug` and masked in the body an error's
+//!   `Display` shows.
 //! - `x-combined-max-length` on an object schema: a limit on the summed lengths of
 //!   several string fields, checked by the model's `validate()` and before sending.
 //! - `x-length-unit` (document) and `unit` (rule): how lengths count (`unicode-scalar`

@@ -3,6 +3,21 @@
 //! The async client: one method per operation of the spec.
 
 impl Client {
+    /// The wire names of the fields the spec marks secret (`x-secret`,
+    /// `format: password`): masked wherever an error's `Display` shows its body.
+    pub(crate) const SECRET_FIELDS: &'static [&'static str] = &[
+        "access_token",
+        "assertion",
+        "client_secret",
+        "code",
+        "code_verifier",
+        "httpAuth",
+        "id_token",
+        "refresh_token",
+    ];
+}
+
+impl Client {
     /// Asks `source` for the token of security scheme `bearerAuth` before each request that sends it, instead of a fixed token (replacing one). Every clone of the client shares the source.
     pub fn set_bearer_auth_source(&self, source: std::sync::Arc<dyn TokenSource>) {
         write_credentials(&self.credentials).bearer_auth = Some(Bearer::Source(source));

@@ -294,6 +294,46 @@ async fn exchange_token_form_sends_the_same_grant_form_encoded() {
     assert_eq!(token.access_token.as_deref(), Some("AT"));
 }
 
+/// An error's `Display` shows the status and the start of what the server said, with
+/// the fields the spec marks `x-secret` (here the authorization code) masked, also
+/// where a message quotes them; `Debug` shows no body at all.
+#[tokio::test]
+async fn an_error_shows_the_servers_words_without_the_secrets_it_echoes() {
+    let server = Recorder::start().await;
+    let client = server.client();
+    server.answer(
+        400,
+        json!({"error": "invalid_grant",
+               "error_description": "code the-code-77 was already used",
+               "code": "the-code-77", "client_secret": "s3cret"})
+        .to_string(),
+    );
+    let request = OAuthToken::authorization_code(
+        "the-code-77",
+        "demo-client",
+        "s3cret",
+        "http://127.0.0.1:3000/callback",
+    );
+    let err = client.exchange_token(&request).await.unwrap_err();
+    let shown = err.to_string();
+    assert!(
+        shown.starts_with("documented error answer, status 400 Bad Request: {"),
+        "{shown}"
+    );
+    assert!(shown.contains(r#""error":"invalid_grant""#), "{shown}");
+    assert!(
+        shown.contains("code <redacted> was already used"),
+        "{shown}"
+    );
+    let debug = format!("{err:?}");
+    for secret in ["the-code-77", "s3cret"] {
+        assert!(!shown.contains(secret), "{secret} in Display: {shown}");
+        assert!(!debug.contains(secret), "{secret} in Debug: {debug}");
+    }
+    // The body itself is kept, exactly as sent, for a caller who asks for it.
+    assert!(err.excerpt(1_000).unwrap().contains("the-code-77"));
+}
+
 #[tokio::test]
 async fn an_answer_over_the_size_cap_is_refused_unread() {
     let server = Recorder::start().await;
@@ -397,7 +437,7 @@ async fn update_contact_info_name_sends_bearer_and_body() {
             assert!(body.contact_info.is_none());
             assert_eq!(
                 err.to_string(),
-                "request rejected: status 200 OK with a non-empty `errorText`"
+                r#"request rejected: status 200 OK with a non-empty `errorText`: {"errorText":"too long"}"#
             );
         }
         other => panic!("expected Error::Business, got {other:?}"),
@@ -750,10 +790,10 @@ async fn status_and_headers_come_with_successes_and_errors() {
         err.documented(),
         Some(GetCategoryPositionLimitError::NotFound(body)) if body.error_text == "no such id"
     ));
-    // Display names the status, never the decoded body.
+    // Display names the status and shows the start of the body.
     assert_eq!(
         err.to_string(),
-        "documented error answer, status 404 Not Found"
+        r#"documented error answer, status 404 Not Found: {"errorText":"no such id"}"#
     );
 
     // A body that does not decode keeps the serde error as `source()`, for error chains.
@@ -764,7 +804,12 @@ async fn status_and_headers_come_with_successes_and_errors() {
         source.downcast_ref::<serde_json::Error>().is_some(),
         "{source}"
     );
-    assert!(!err.to_string().contains("not a number"), "{err}");
+    // Display says where it failed, and shows the body it could not read.
+    assert!(
+        err.to_string()
+            .ends_with(r#"at `id`: a value of the wrong type or shape at line 1 column 21 (22 bytes of body): {"id": "not a number"}"#),
+        "{err}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -903,9 +948,15 @@ fn outcome<T: serde::Serialize, E: Documented + trading_api::DocumentedError>(
         Err(err) => err,
     };
     // Every raw body the table sends on an error path contains "secret": none of it may
-    // reach Debug or Display.
-    let shown = format!("{err:?} {err}");
-    assert!(!shown.contains("secret"), "a raw body leaked: {shown}");
+    // reach Debug. Display ends with the start of the body (none of the table's bodies
+    // holds a credential's name or shape, so nothing in them is masked).
+    let debug = format!("{err:?}");
+    assert!(!debug.contains("secret"), "a raw body leaked: {debug}");
+    if let Some(body) = err.body().filter(|body| !body.is_empty()) {
+        let shown = err.to_string();
+        let text = String::from_utf8_lossy(body);
+        assert!(shown.ends_with(&format!(": {}", text.trim())), "{shown}");
+    }
     let status = err.status().map(|s| s.as_u16());
     // Every error that came from an answer carries its headers.
     if !matches!(err, Error::Transport(_) | Error::Constraint(_)) {

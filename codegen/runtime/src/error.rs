@@ -103,10 +103,12 @@ impl fmt::Debug for HeaderNames<'_> {
 /// Why a client call did not produce its documented success value.
 ///
 /// `E` is the operation's enum of documented error responses. Every variant that
-/// came from an answer carries its status and headers. `Debug` and `Display` never
-/// print bodies or header values (they may hold credentials); read the fields for
-/// those. The URL a `reqwest::Error` carries has its query values replaced by
-/// `REDACTED` (a query may carry an API key), its path and query names kept.
+/// came from an answer carries its status and headers. `Display` shows the status
+/// and the start of the body with what reads as a credential masked
+/// ([`Error::redacted_excerpt`]); `Debug` never prints a body. Neither prints a
+/// header value (it may hold a credential); read the fields for those. The URL a
+/// `reqwest::Error` carries has its query values replaced by `REDACTED` (a query
+/// may carry an API key), its path and query names kept.
 ///
 /// `#[non_exhaustive]`: a newer generator may tell more cases apart, and a match
 /// written today keeps compiling with a `_` arm.
@@ -304,9 +306,9 @@ impl<E> Error<E> {
     }
 
     /// The first `max_chars` characters of [`Error::body`] as text (bytes that are
-    /// not UTF-8 replaced, `…` added when cut): the server's own words, for a log
-    /// line or a message. Not part of `Display`, which never shows a body: an
-    /// error body may echo a credential, so printing it is the caller's choice.
+    /// not UTF-8 replaced, `…` added when cut), exactly as the server sent them:
+    /// nothing is masked, so a credential the body echoes is there too. `Display`
+    /// shows [`Error::redacted_excerpt`] instead.
     pub fn excerpt(&self, max_chars: usize) -> Option<String> {
         let text = String::from_utf8_lossy(self.body()?);
         let mut excerpt: String = text.chars().take(max_chars).collect();
@@ -314,6 +316,36 @@ impl<E> Error<E> {
             excerpt.push('…');
         }
         Some(excerpt)
+    }
+
+    /// What `Display` shows of a non-empty [`Error::body`]: its first `max_chars`
+    /// characters on one line (control characters and runs of white space become
+    /// one space, `…` added when cut), with what reads as a credential replaced by
+    /// `<redacted>`.
+    ///
+    /// In a JSON body, the value (every string, number and boolean inside it) of a
+    /// property whose name holds `token`, `secret`, `password`, `passwd`,
+    /// `passphrase`, `apikey`, `authorization`, `cookie`, `credential`,
+    /// `privatekey` or `sessionid` (any case, `_`, `-` and `.` ignored), is `pwd`,
+    /// `otp` or `pin`,
+    // @if secret_fields
+    /// or is a field the spec marks secret (`x-secret`, `format: password`),
+    // @end
+    /// is masked; so is the `input` a validation error (FastAPI, Pydantic) echoes
+    /// beside a `loc` ending in such a name, and any string that is a JWT or starts
+    /// with `Bearer ` or `Basic `. The body's own text is kept where the masked
+    /// strings can be replaced in it; otherwise (a masked number, a string escaped
+    /// two ways) it is written out again, with its properties in name order. In
+    /// any other body, the word after such a name (across `=`, `:` or a quote:
+    /// `api_key=…`, not `token expired`), after `Bearer` or `Basic`, and a JWT are
+    /// masked.
+    ///
+    /// The masking goes by names and shapes: a secret under a name that says
+    /// nothing (`{"value": …}`) is shown. Where that matters, log
+    /// [`Error::status`] rather than the error.
+    pub fn redacted_excerpt(&self, max_chars: usize) -> Option<String> {
+        let body = self.body().filter(|body| !body.is_empty())?;
+        Some(redacted_excerpt(body, max_chars))
     }
 
     /// The documented answer (an error status, or a business rejection where the
@@ -492,11 +524,13 @@ impl<E> fmt::Display for Error<E> {
             Error::Constraint(v) => write!(f, "request not sent: {v}"),
             Error::Token(e) => write!(f, "request not sent: {e}"),
             Error::Response { status, .. } => {
-                write!(f, "documented error answer, status {status}")
+                write!(f, "documented error answer, status {status}")?;
+                self.fmt_excerpt(f)
             }
             // @if business
             Error::Business { status, field, .. } => {
-                write!(f, "request rejected: status {status} with a non-empty `{field}`")
+                write!(f, "request rejected: status {status} with a non-empty `{field}`")?;
+                self.fmt_excerpt(f)
             }
             // @end
             // @if penalty
@@ -515,8 +549,9 @@ impl<E> fmt::Display for Error<E> {
                 )
             }
             // @end
-            Error::UnexpectedStatus { status, body, .. } => {
-                write!(f, "undocumented status {status} ({} bytes of body)", body.len())
+            Error::UnexpectedStatus { status, .. } => {
+                write!(f, "undocumented status {status}")?;
+                self.fmt_excerpt(f)
             }
             Error::BodyTooLarge { status, limit, .. } => {
                 write!(f, "status {status}: body longer than the cap of {limit} bytes")
@@ -533,10 +568,303 @@ impl<E> fmt::Display for Error<E> {
                     "status {status}: body does not decode at `{path}`: {} ({} bytes of body)",
                     json_error_summary(source),
                     body.len()
-                )
+                )?;
+                self.fmt_excerpt(f)
             }
         }
     }
+}
+
+/// How many characters of a body `Display` shows.
+const SHOWN_CHARS: usize = 300;
+
+/// What `Display` shows in place of a value that reads as a credential.
+const MASK: &str = "<redacted>";
+
+impl<E> Error<E> {
+    /// `: ` and the [`Error::redacted_excerpt`] of the body, when there is one.
+    fn fmt_excerpt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.redacted_excerpt(SHOWN_CHARS) {
+            Some(excerpt) => write!(f, ": {excerpt}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// [`Error::redacted_excerpt`] of `body`.
+fn redacted_excerpt(body: &[u8], max_chars: usize) -> String {
+    let text = String::from_utf8_lossy(body);
+    let masked = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(value) => mask_json(&text, value),
+        Err(_) => mask_text(&text),
+    };
+    one_line(&masked, max_chars)
+}
+
+/// A JSON body's `text` with its credentials masked: the server's own text (and
+/// order of properties) where every masked string can be replaced in it and none is
+/// left after, else `value` written out again with every string that shows one of
+/// them masked. A masked string of [`ANYWHERE`] characters or more is masked inside
+/// other strings too (`"code x-123 was used"`); a shorter one only where it is the
+/// whole string, since it may turn up by chance.
+fn mask_json(text: &str, mut value: serde_json::Value) -> String {
+    let mut masked = Masked::default();
+    mask_value(&mut value, false, &mut masked);
+    if masked.strings.is_empty() && !masked.other {
+        return text.to_owned();
+    }
+    // Longest first, so a secret inside a longer one cannot leave the rest of it.
+    masked
+        .strings
+        .sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    masked.strings.dedup();
+    if !masked.other
+        && let Some(out) = mask_in_text(text, &masked.strings)
+    {
+        return out;
+    }
+    mask_shown(&mut value, &masked.strings);
+    value.to_string()
+}
+
+/// Masked strings this long are masked wherever they occur.
+const ANYWHERE: usize = 6;
+
+/// `text` with every one of `secrets` replaced in place, or `None` when one cannot
+/// be found as written (escaped another way) or reading the result back still shows
+/// one.
+fn mask_in_text(text: &str, secrets: &[String]) -> Option<String> {
+    let mut out = text.to_owned();
+    for secret in secrets {
+        let encoded = serde_json::Value::String(secret.clone()).to_string();
+        let (find, mask) = if secret.chars().count() >= ANYWHERE {
+            (&encoded[1..encoded.len() - 1], MASK.to_owned())
+        } else {
+            (encoded.as_str(), format!("\"{MASK}\""))
+        };
+        if !out.contains(find) {
+            return None;
+        }
+        out = out.replace(find, &mask);
+    }
+    let back: serde_json::Value = serde_json::from_str(&out).ok()?;
+    (!any_shows(&back, secrets)).then_some(out)
+}
+
+/// Whether `text` shows one of `secrets`: is one, or holds a long one.
+fn shows(text: &str, secrets: &[String]) -> bool {
+    secrets.iter().any(|secret| {
+        text == secret || (secret.chars().count() >= ANYWHERE && text.contains(secret.as_str()))
+    })
+}
+
+/// `text` with what shows one of `secrets` masked.
+fn mask_str(text: &str, secrets: &[String]) -> String {
+    if secrets.iter().any(|secret| secret == text) {
+        return MASK.to_owned();
+    }
+    let mut out = text.to_owned();
+    for secret in secrets.iter().filter(|s| s.chars().count() >= ANYWHERE) {
+        out = out.replace(secret.as_str(), MASK);
+    }
+    out
+}
+
+/// Masks, in every string and property name of `value`, what shows one of `secrets`
+/// (a secret echoed under another name or inside a message).
+fn mask_shown(value: &mut serde_json::Value, secrets: &[String]) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => *s = mask_str(s, secrets),
+        Value::Array(items) => items.iter_mut().for_each(|item| mask_shown(item, secrets)),
+        Value::Object(map) => {
+            *map = std::mem::take(map)
+                .into_iter()
+                .map(|(name, mut item)| {
+                    mask_shown(&mut item, secrets);
+                    (mask_str(&name, secrets), item)
+                })
+                .collect();
+        }
+        _ => {}
+    }
+}
+
+/// What [`mask_value`] masked: the strings, and whether anything else (a number, a
+/// boolean) was masked, which cannot be found again in the text safely.
+#[derive(Default)]
+struct Masked {
+    strings: Vec<String>,
+    other: bool,
+}
+
+/// Masks in place every scalar under a credential's name (`secret` once one is
+/// passed), the `input` a validation error echoes for such a field, and every string
+/// shaped like a credential.
+fn mask_value(value: &mut serde_json::Value, secret: bool, masked: &mut Masked) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) if secret || credential_shaped(s) => {
+            masked.strings.push(std::mem::replace(s, MASK.to_owned()));
+        }
+        Value::Number(_) | Value::Bool(_) if secret => {
+            masked.other = true;
+            *value = Value::String(MASK.to_owned());
+        }
+        Value::Array(items) => {
+            for item in items {
+                mask_value(item, secret, masked);
+            }
+        }
+        Value::Object(map) => {
+            let echoes_secret = map
+                .get("loc")
+                .and_then(Value::as_array)
+                .and_then(|loc| loc.iter().rev().find_map(Value::as_str))
+                .is_some_and(secret_name);
+            for (name, item) in map.iter_mut() {
+                let under = secret || secret_name(name) || (echoes_secret && name == "input");
+                mask_value(item, under, masked);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether some string or property name in `value` shows one of `secrets`.
+fn any_shows(value: &serde_json::Value, secrets: &[String]) -> bool {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => shows(s, secrets),
+        Value::Array(items) => items.iter().any(|item| any_shows(item, secrets)),
+        Value::Object(map) => map
+            .iter()
+            .any(|(name, item)| shows(name, secrets) || any_shows(item, secrets)),
+        _ => false,
+    }
+}
+
+/// Whether a property or field `name` reads as holding a credential.
+fn secret_name(name: &str) -> bool {
+    // @if secret_fields
+    if crate::client::Client::SECRET_FIELDS.contains(&name) {
+        return true;
+    }
+    // @end
+    let folded: String = name
+        .chars()
+        .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
+        .flat_map(char::to_lowercase)
+        .collect();
+    [
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "passphrase",
+        "apikey",
+        "authorization",
+        "cookie",
+        "credential",
+        "privatekey",
+        "sessionid",
+    ]
+    .iter()
+    .any(|word| folded.contains(word))
+        || matches!(folded.as_str(), "pwd" | "otp" | "pin")
+}
+
+/// Whether a string value is a credential by its shape: a JWT, or an
+/// `Authorization` header's value.
+fn credential_shaped(s: &str) -> bool {
+    let lower = s.get(..7).map(str::to_ascii_lowercase);
+    jwt(s) || lower.is_some_and(|start| start == "bearer " || start.starts_with("basic "))
+}
+
+/// Whether `word` is a JWT: three base64url parts, the first a JSON object's
+/// encoding (`eyJ`).
+fn jwt(word: &str) -> bool {
+    word.len() >= 20
+        && word.starts_with("eyJ")
+        && word.split('.').count() == 3
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// A body that is not JSON with its credentials masked: the word after a
+/// credential's name (across `=`, `:` or a quote, and spaces) or after
+/// `Bearer`/`Basic`, and every JWT.
+fn mask_text(text: &str) -> String {
+    let is_word = |c: char| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '~' | '+' | '/');
+    let mut out = String::with_capacity(text.len());
+    // After a credential's name, the next word is masked when `=`, `:` or a quote
+    // stands between them (`password 'x'`, not `password is wrong`); after a
+    // scheme, a space is enough.
+    let mut mask_next = false;
+    let mut after_scheme = false;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let gap = rest.find(is_word).unwrap_or(rest.len());
+        let (between, tail) = rest.split_at(gap);
+        if mask_next
+            && (between.len() > 4
+                || !between
+                    .chars()
+                    .all(|c| matches!(c, '=' | ':' | '"' | '\'' | ' '))
+                || (!after_scheme && between.chars().all(|c| c == ' ')))
+        {
+            mask_next = false;
+        }
+        out.push_str(between);
+        let end = tail.find(|c: char| !is_word(c)).unwrap_or(tail.len());
+        let (word, after) = tail.split_at(end);
+        if word.is_empty() {
+            break;
+        }
+        let scheme = word.eq_ignore_ascii_case("bearer") || word.eq_ignore_ascii_case("basic");
+        if (mask_next && !scheme) || jwt(word) {
+            out.push_str(MASK);
+            mask_next = false;
+        } else {
+            // `Authorization: Bearer …`: the scheme is shown, the word after it is not.
+            out.push_str(word);
+            mask_next = scheme || secret_name(word);
+            after_scheme = scheme;
+        }
+        rest = after;
+    }
+    out
+}
+
+/// `text` on one line: control characters and runs of white space become one space;
+/// at most `max_chars` characters, `…` added when cut.
+fn one_line(text: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0;
+    let mut space = false;
+    for c in text.trim().chars() {
+        if c.is_whitespace() || c.is_control() {
+            space = true;
+            continue;
+        }
+        if space {
+            space = false;
+            if count == max_chars {
+                out.push('…');
+                return out;
+            }
+            out.push(' ');
+            count += 1;
+        }
+        if count == max_chars {
+            out.push('…');
+            return out;
+        }
+        out.push(c);
+        count += 1;
+    }
+    out
 }
 
 impl<E> std::error::Error for Error<E> {
@@ -1318,6 +1646,8 @@ impl std::error::Error for TokenError {
 /// - An integer field takes a string that is exactly an integer's decimal text (`"12"`,
 ///   `"-3"`; not `"012"`, `"+3"`, `"1.0"` or `"12 "`); a number field one that parses as
 ///   a finite number (`"1.5"`, `"2"`).
+/// - A list of such scalars reads each item so (`[7, "8"]` in a list of strings is
+///   `["7", "8"]`); a `null` item still fails.
 /// - `null` in a field with the spec's `default` is that default; in an optional field
 ///   `None` (as strict decoding does already).
 ///
@@ -1508,6 +1838,47 @@ where
     T: Lenient,
 {
     Ok(read_lenient(deserializer)?.unwrap_or_else(default))
+}
+// @end
+
+// @if tolerant_item
+/// One item of a list of scalars, read tolerantly; `null` fails (a list of this type
+/// has no room for it).
+struct LenientItem<T>(T);
+
+impl<'de, T: Lenient> serde::Deserialize<'de> for LenientItem<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        read_lenient(deserializer)?.map(LenientItem).ok_or_else(|| {
+            <D::Error as serde::de::Error>::invalid_type(serde::de::Unexpected::Unit, &T::EXPECTING)
+        })
+    }
+}
+
+// @end
+
+// @if tolerant_list
+/// A required list of scalars, each item read tolerantly (integer ids in a list the
+/// spec declares of strings).
+pub(crate) fn lenient_list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Lenient,
+{
+    let items = <Vec<LenientItem<T>> as serde::Deserialize>::deserialize(deserializer)?;
+    Ok(items.into_iter().map(|LenientItem(item)| item).collect())
+}
+
+// @end
+
+// @if tolerant_list_option
+/// An optional list of scalars, each item read tolerantly; `null` is `None`.
+pub(crate) fn lenient_list_option<'de, D, T>(deserializer: D) -> Result<Option<Vec<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Lenient,
+{
+    let items = <Option<Vec<LenientItem<T>>> as serde::Deserialize>::deserialize(deserializer)?;
+    Ok(items.map(|items| items.into_iter().map(|LenientItem(item)| item).collect()))
 }
 // @end
 

@@ -37,7 +37,8 @@ pub use error::{
 
 /// Stands for what the generator writes from the spec into a crate's `client.rs` beside
 /// the runtime's part (which imports it in a region no crate gets): the credentials of
-/// the spec's security schemes and the path of a relative server URL.
+/// the spec's security schemes, the path of a relative server URL and the fields the
+/// spec marks secret.
 mod spec {
     /// One field per security scheme in a generated crate.
     #[derive(Debug, Default)]
@@ -46,5 +47,8 @@ mod spec {
     impl crate::client::Client {
         /// A relative `servers` URL's path.
         pub(crate) const SERVER_PATH: &'static str = "/api";
+
+        /// The wire names of the fields the spec marks secret.
+        pub(crate) const SECRET_FIELDS: &'static [&'static str] = &["httpAuth"];
     }
 }

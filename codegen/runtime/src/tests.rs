@@ -132,14 +132,24 @@ fn retries_follow_the_method_and_the_status() {
 }
 
 #[test]
-fn errors_show_no_body_and_excerpts_are_cut() {
-    let error = answer(418, "secret body").unexpected::<()>();
+fn display_shows_a_short_excerpt_and_debug_no_body() {
+    let error = answer(418, "short and\n\tstout").unexpected::<()>();
     assert_eq!(
         error.to_string(),
-        "undocumented status 418 I'm a teapot (11 bytes of body)"
+        "undocumented status 418 I'm a teapot: short and stout"
     );
-    assert!(!format!("{error:?}").contains("secret"));
-    assert_eq!(error.excerpt(6).as_deref(), Some("secret…"));
+    assert!(!format!("{error:?}").contains("short"));
+    assert_eq!(error.excerpt(5).as_deref(), Some("short…"));
+    let long = "x".repeat(500);
+    let error = answer(500, &long).unexpected::<()>();
+    let shown = error.to_string();
+    assert!(
+        shown.ends_with(&format!(": {}…", "x".repeat(300))),
+        "{shown}"
+    );
+    let error = answer(502, "").unexpected::<()>();
+    assert_eq!(error.to_string(), "undocumented status 502 Bad Gateway");
+    assert_eq!(error.redacted_excerpt(10), None);
     let undecodable = answer(200, "not json").success::<serde_json::Value, ()>(crate::error::json);
     let error = undecodable.unwrap_err();
     assert!(error.to_string().contains("not JSON at line 1"), "{error}");
@@ -199,8 +209,6 @@ fn a_decode_error_names_the_path_of_the_field() {
     let err: Error<()> = answer(200, r#"{"items": [], "secret-token": "#)
         .success(crate::error::json::<Page>)
         .unwrap_err();
-    let shown = format!("{err} {err:?}");
-    assert!(!shown.contains("secret"), "{shown}");
     assert!(
         matches!(&err, Error::Decode { path, .. } if path == "."),
         "{err:?}"
@@ -271,5 +279,193 @@ fn lenient_scalars_read_only_what_loses_nothing() {
         r#"{"s": "a", "m": "3"}"#,
     ] {
         assert!(serde_json::from_str::<T>(bad).is_err(), "{bad}");
+    }
+}
+
+/// What `Display` shows of a body masks what reads as a credential, in JSON and in
+/// text, and keeps the server's own order and words otherwise.
+#[test]
+fn the_excerpt_display_shows_masks_credentials() {
+    let shown = |status: u16, body: &str| answer(status, body).unexpected::<()>().to_string();
+    // JSON: the value under a credential's name, whatever its depth or case; the
+    // server's text and order kept.
+    let body = r#"{"z_msg": "bad grant", "Access-Token": "tok-1", "nested": {"client_secret": "cs-2", "user": "ann"}}"#;
+    let text = shown(400, body);
+    assert!(
+        text.ends_with(r#"{"z_msg": "bad grant", "Access-Token": "<redacted>", "nested": {"client_secret": "<redacted>", "user": "ann"}}"#),
+        "{text}"
+    );
+    // An object under a credential's name loses every scalar in it.
+    let text = shown(
+        400,
+        r#"{"credentials": {"user": "u-3", "pin": 1234}, "ok": true}"#,
+    );
+    assert!(!text.contains("u-3") && !text.contains("1234"), "{text}");
+    assert!(text.contains(r#""ok":true"#), "written out again: {text}");
+    // FastAPI's 422 echoes the input of the field it refuses.
+    let body = r#"{"detail": [{"loc": ["body", "password"], "msg": "String should have at most 8 characters", "input": "hunter2-long"}, {"loc": ["body", "name"], "msg": "Field required", "input": "kept"}]}"#;
+    let text = shown(422, body);
+    assert!(!text.contains("hunter2"), "{text}");
+    assert!(
+        text.contains("String should have at most 8 characters"),
+        "{text}"
+    );
+    assert!(text.contains(r#""input": "kept""#), "{text}");
+    // A long secret is masked inside the messages that quote it too.
+    let text = shown(
+        400,
+        r#"{"error_description": "code x-12345 was used", "httpAuth": "x-12345"}"#,
+    );
+    assert!(!text.contains("x-12345"), "{text}");
+    assert!(text.contains("code <redacted> was used"), "{text}");
+    // The same secret twice (FastAPI's `input` and the request body it echoes): the
+    // server's text is kept.
+    let body = r#"{"detail": [{"loc": ["body", "password"], "input": "pw-1234"}], "body": {"password": "pw-1234"}}"#;
+    assert!(
+        shown(422, body).ends_with(r#"{"detail": [{"loc": ["body", "password"], "input": "<redacted>"}], "body": {"password": "<redacted>"}}"#),
+        "{}",
+        shown(422, body)
+    );
+    // Shapes: a JWT and an Authorization value, under any name.
+    let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl";
+    let text = shown(
+        401,
+        &format!(r#"{{"seen": "Bearer abc.def", "raw": "{jwt}"}}"#),
+    );
+    assert!(!text.contains("abc.def") && !text.contains(jwt), "{text}");
+    // The same secret escaped two ways: written out again, never shown.
+    let text = shown(400, r#"{"token": "ab", "echo": "\u0061b"}"#);
+    assert!(!text.contains("ab\""), "{text}");
+    // Text: the word after a credential's name, after Bearer, and a JWT.
+    let text = shown(
+        403,
+        &format!("denied: api_key=k-9; Authorization: Bearer t-8 seen {jwt}\npassword 'p-7'"),
+    );
+    for secret in ["k-9", "t-8", jwt, "p-7"] {
+        assert!(!text.contains(secret), "{secret}: {text}");
+    }
+    assert!(
+        text.starts_with("undocumented status 403 Forbidden: denied: api_key=<redacted>"),
+        "{text}"
+    );
+    // Words after a credential's name in a sentence are kept.
+    let text = shown(401, "token expired, password too short");
+    assert!(
+        text.ends_with(": token expired, password too short"),
+        "{text}"
+    );
+    // The spec's own secret fields (`x-secret`): `httpAuth` stands for them here.
+    let text = shown(400, r#"{"httpAuth": "h-6"}"#);
+    assert!(!text.contains("h-6"), "{text}");
+    // A body cut short is text: its secret is still masked.
+    let text = shown(200, r#"{"items": [], "access_token": "abc123"#);
+    assert!(!text.contains("abc123"), "{text}");
+}
+
+/// The refresh grant of a spec, faked: every refresh body it is sent is recorded, and
+/// it answers with the next of the answers queued. Only
+/// `a_refreshing_source_renews_once_and_keeps_the_rotated_refresh_token` uses it.
+struct FakeGrant;
+
+/// What [`FakeGrant`] was sent, and what it answers next.
+static FAKE_GRANT: std::sync::Mutex<(Vec<serde_json::Value>, Vec<serde_json::Value>)> =
+    std::sync::Mutex::new((Vec::new(), Vec::new()));
+
+impl crate::RefreshGrant for FakeGrant {
+    const NAME: &'static str = "FakeRefresh";
+    const GRANT: &'static [(&'static str, &'static str)] = &[("grant_type", "refresh_token")];
+    const REFRESH_TOKEN: &'static str = "refresh_token";
+    const ACCESS_TOKEN: &'static str = "access_token";
+    const EXPIRES_IN: Option<&'static str> = Some("expires_in");
+
+    fn call(
+        _client: &crate::Client,
+        body: serde_json::Value,
+    ) -> crate::TokenFuture<'_, Result<serde_json::Value, crate::TokenError>> {
+        Box::pin(async move {
+            // Slow enough that a second caller arrives while the refresh runs.
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let mut fake = FAKE_GRANT.lock().unwrap();
+            fake.0.push(body);
+            if fake.1.is_empty() {
+                return Err(crate::TokenError::new("no answer queued"));
+            }
+            Ok(fake.1.remove(0))
+        })
+    }
+}
+
+/// The generic refresher with a fake grant: the body it sends, when it renews (at
+/// first use, not while the token is fresh, after the server refuses the token it
+/// holds, once for two waiting callers, on demand, and at the next use once the
+/// lifetime is spent), the rotated refresh token, and what it says when an answer has
+/// no token.
+#[test]
+fn a_refreshing_source_renews_once_and_keeps_the_rotated_refresh_token() {
+    use crate::TokenSource;
+    use serde_json::json;
+    let queue = |answers: Vec<serde_json::Value>| {
+        let mut fake = FAKE_GRANT.lock().unwrap();
+        fake.0.clear();
+        fake.1 = answers;
+    };
+    let sent = || std::mem::take(&mut FAKE_GRANT.lock().unwrap().0);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = crate::Client::new("http://127.0.0.1:9").unwrap();
+    let source = crate::RefreshingTokenSource::<FakeGrant>::new(&client, "r-1")
+        .with_field("client_id", "c")
+        // The spec's grant wins over a caller's field of the same name.
+        .with_field("grant_type", "password");
+    rt.block_on(async {
+        queue(vec![
+            json!({"access_token": "a-1", "refresh_token": "r-2", "expires_in": 3600}),
+            json!({"access_token": "a-2", "expires_in": "3600"}),
+            json!({"access_token": "a-3", "expires_in": 3600}),
+        ]);
+        // First use: one refresh, with the grant, the caller's field and the token.
+        assert_eq!(source.token().await.unwrap().as_deref(), Some("a-1"));
+        assert_eq!(
+            sent(),
+            [json!({"grant_type": "refresh_token", "client_id": "c", "refresh_token": "r-1"})]
+        );
+        // Fresh: no refresh; told about another token: kept.
+        assert_eq!(source.token().await.unwrap().as_deref(), Some("a-1"));
+        source.invalidate("some-other-token").await;
+        assert_eq!(source.token().await.unwrap().as_deref(), Some("a-1"));
+        assert!(sent().is_empty());
+        // Refused: renewed with the rotated refresh token, once for two waiting callers.
+        source.invalidate("a-1").await;
+        let (first, second) = tokio::join!(source.token(), source.token());
+        assert_eq!(first.unwrap().as_deref(), Some("a-2"));
+        assert_eq!(second.unwrap().as_deref(), Some("a-2"));
+        let bodies = sent();
+        assert_eq!(bodies.len(), 1, "{bodies:?}");
+        assert_eq!(bodies[0]["refresh_token"], "r-2");
+        // `refresh()` renews whatever the lifetime.
+        assert_eq!(source.refresh().await.unwrap(), "a-3");
+        assert_eq!(sent().len(), 1);
+    });
+    let source = source.with_margin(Duration::from_secs(3600));
+    rt.block_on(async {
+        queue(vec![
+            json!({"access_token": "a-5", "expires_in": 0}),
+            json!({"token_type": "bearer"}),
+        ]);
+        assert_eq!(source.refresh().await.unwrap(), "a-5");
+        // Expired on arrival: the next use renews again, and this answer has no token.
+        let err = source.token().await.unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "no bearer token: the token operation's answer has no `access_token`"
+        );
+        assert_eq!(sent().len(), 2);
+    });
+    let shown = format!("{source:?}");
+    assert!(shown.starts_with("FakeRefresh {"), "{shown}");
+    for secret in ["r-1", "r-2", "a-5"] {
+        assert!(!shown.contains(secret), "{shown}");
     }
 }

@@ -98,6 +98,7 @@ pub fn emit(api: &Api) -> (TokenStream, Vec<&'static str>) {
     });
     let credential_methods = auth::client_methods(api);
     let server_const = server_const(api);
+    let secret_const = secret_const(api);
     let credential_items = auth::items(api);
     let form_items = multipart::items(api, &models);
     // The `Client` itself, its send path and its token sources follow this text: the
@@ -108,6 +109,7 @@ pub fn emit(api: &Api) -> (TokenStream, Vec<&'static str>) {
         #encoders
 
         #server_const
+        #secret_const
 
         impl Client {
             #credential_methods
@@ -190,6 +192,42 @@ fn server_const(api: &Api) -> TokenStream {
         impl Client {
             #constant_doc
             pub const SERVER_PATH: &'static str = #path;
+        }
+    }
+}
+
+/// The wire names of the fields the spec marks secret (`x-secret`, `format: password`),
+/// sorted, each once.
+pub(super) fn secret_fields(api: &Api) -> Vec<&str> {
+    let names: std::collections::BTreeSet<&str> = api
+        .types
+        .iter()
+        .filter_map(|t| match t {
+            TypeDef::Struct(s) => Some(s),
+            _ => None,
+        })
+        .flat_map(|s| {
+            s.fields
+                .iter()
+                .filter(|f| f.secret)
+                .map(|f| f.wire.as_str())
+        })
+        .collect();
+    names.into_iter().collect()
+}
+
+/// The `SECRET_FIELDS` constant the runtime masks in the body excerpt `Display` shows
+/// of an error, when the spec marks any field secret.
+fn secret_const(api: &Api) -> TokenStream {
+    let names = secret_fields(api);
+    if names.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        impl Client {
+            /// The wire names of the fields the spec marks secret (`x-secret`,
+            /// `format: password`): masked wherever an error's `Display` shows its body.
+            pub(crate) const SECRET_FIELDS: &'static [&'static str] = &[#(#names),*];
         }
     }
 }

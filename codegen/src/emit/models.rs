@@ -98,9 +98,10 @@ pub fn emit(api: &Api) -> TokenStream {
             //! lost. A string field takes a number as its decimal text (`7` is `"7"`); an
             //! integer field takes a string that is exactly an integer's decimal text
             //! (`"12"`, not `"012"` or `"1.0"`), a number field a string holding a finite
-            //! number; `null` in a field with the spec's `default` is that default (and in
-            //! an optional field `None`, as always). Anything else fails to decode, naming
-            //! the field. Models only requests hold stay strict.
+            //! number; a list of such scalars reads each item so (`[7, "8"]` in a list of
+            //! strings is `["7", "8"]`); `null` in a field with the spec's `default` is
+            //! that default (and in an optional field `None`, as always). Anything else
+            //! fails to decode, naming the field. Models only requests hold stay strict.
         }
     });
     quote! {
@@ -294,6 +295,17 @@ fn structure(
                     serde_args.push(quote!(default));
                 }
                 serde_args.push(quote!(deserialize_with = "crate::error::lenient_option"));
+            }
+            Some(Tolerant::List) => {
+                serde_args.push(quote!(deserialize_with = "crate::error::lenient_list"));
+            }
+            Some(Tolerant::OptionalList) => {
+                if f.required {
+                    serde_args.push(quote!(default));
+                }
+                serde_args.push(quote!(
+                    deserialize_with = "crate::error::lenient_list_option"
+                ));
             }
             _ => {}
         }
@@ -814,6 +826,10 @@ pub(crate) enum Tolerant {
     Default,
     /// Any other type with a default: a `read_<field>` calling `crate::error::null_or`.
     NullDefault,
+    /// A required list of scalars: `crate::error::lenient_list`.
+    List,
+    /// An optional list of scalars: `crate::error::lenient_list_option`.
+    OptionalList,
 }
 
 impl Tolerant {
@@ -824,6 +840,8 @@ impl Tolerant {
             Tolerant::Optional => "tolerant_optional",
             Tolerant::Default => "tolerant_default",
             Tolerant::NullDefault => "tolerant_null",
+            Tolerant::List => "tolerant_list",
+            Tolerant::OptionalList => "tolerant_list_option",
         }
     }
 }
@@ -834,9 +852,20 @@ impl Tolerant {
 /// strict about what it accepts. A field that tells `null` from absent, a flattened
 /// map and a boxed one stay strict.
 fn tolerant(f: &Field) -> Option<Tolerant> {
-    let scalar = matches!(f.ty, Ty::String | Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64);
+    let is_scalar = |ty: &Ty| matches!(ty, Ty::String | Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64);
+    let scalar = is_scalar(&f.ty);
     if f.flatten || f.boxed || f.explicit_null() {
         return None;
+    }
+    if let Ty::Vec(item) = &f.ty
+        && is_scalar(item)
+        && f.default.is_none()
+    {
+        return Some(if f.optional() {
+            Tolerant::OptionalList
+        } else {
+            Tolerant::List
+        });
     }
     if f.default.is_some() {
         return Some(if scalar {

@@ -47,6 +47,9 @@ const NAMES: &[&str] = &[
     "text",
     "tolerant",
     "tolerant_default",
+    "tolerant_item",
+    "tolerant_list",
+    "tolerant_list_option",
     "tolerant_null",
     "tolerant_optional",
     "tolerant_required",
@@ -59,6 +62,7 @@ const NAMES: &[&str] = &[
     "file_part",
     "json_part",
     "refreshing",
+    "secret_fields",
     "server_path",
     // Never copied: what the runtime crate needs in place of the generated part.
     "workspace",
@@ -75,6 +79,9 @@ const REQUIRES: &[(&str, &str)] = &[
     ("tolerant_required", "tolerant"),
     ("tolerant_optional", "tolerant"),
     ("tolerant_default", "tolerant"),
+    ("tolerant_list", "tolerant_item"),
+    ("tolerant_list_option", "tolerant_item"),
+    ("tolerant_item", "tolerant"),
     // A penalty's ticket goes back percent-encoded in a form body.
     ("penalty", "path"),
     ("object_style", "path"),
@@ -119,6 +126,10 @@ impl Needs {
             ("bearer", bearer),
             ("refreshing", !super::auth::refreshing(api).is_empty()),
             ("server_path", api.server_path.is_some()),
+            (
+                "secret_fields",
+                !super::client::secret_fields(api).is_empty(),
+            ),
         ] {
             if used {
                 needs.add(name);

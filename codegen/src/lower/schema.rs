@@ -636,7 +636,8 @@ impl<'a> Lowerer<'a> {
                 required,
                 nullable,
                 boxed: false,
-                secret: prop.secret,
+                // Pydantic's `SecretStr` is `format: password`.
+                secret: prop.secret || prop.format.as_deref() == Some("password"),
                 flatten: false,
                 default,
             });

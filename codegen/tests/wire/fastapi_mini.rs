@@ -231,7 +231,8 @@ fn percent_decode(value: &str) -> String {
 
 /// An error answer keeps its body as received beside the decoded value: FastAPI
 /// applications answer a `422` whose fields the documented `HTTPValidationError` does
-/// not name, and the server's message must still be readable. `Display` shows no body.
+/// not name, and the server's message must still be readable, in `Display` too; `Debug`
+/// shows no body.
 #[test]
 fn an_error_body_the_schema_does_not_describe_is_kept() {
     use gen_fastapi_mini::Error;
@@ -258,8 +259,34 @@ fn an_error_body_the_schema_does_not_describe_is_kept() {
         err.excerpt(49).as_deref(),
         Some(r#"{"exception_message":"String should match pattern…"#)
     );
-    assert!(!err.to_string().contains("exception"), "{err}");
+    assert_eq!(
+        err.to_string(),
+        format!("documented error answer, status 422 Unprocessable Entity: {BODY}")
+    );
     assert!(!format!("{err:?}").contains("exception"), "{err:?}");
+    server.join().unwrap();
+}
+
+/// A `SecretStr` field (`format: password`) is a credential whatever its name: `Debug`
+/// of the model hides it, and so does the body `Display` shows when a 422 echoes it back
+/// (as FastAPI does, in `input` and the request body).
+#[test]
+fn a_secret_str_field_never_shows_in_debug_or_display() {
+    const BODY: &str = r#"{"detail": [{"loc": ["body", "webhook_key"], "msg": "String should have at most 8 characters", "input": "wk-secret-1"}], "request_body": {"name": "t", "webhook_key": "wk-secret-1"}}"#;
+    let (base, _heads, server) = serve(vec![("422 Unprocessable Entity", BODY)]);
+    let client = Client::new(base).unwrap();
+    let tag = Tag::new("t".to_owned()).with_webhook_key("wk-secret-1".to_owned());
+    assert!(!format!("{tag:?}").contains("wk-secret-1"), "{tag:?}");
+    let err = runtime()
+        .block_on(client.put_thing("a", &tag))
+        .unwrap_err();
+    let shown = err.to_string();
+    assert!(
+        shown.contains("String should have at most 8 characters"),
+        "{shown}"
+    );
+    assert!(!shown.contains("wk-secret-1"), "{shown}");
+    assert!(shown.contains(r#""input": "<redacted>""#), "{shown}");
     server.join().unwrap();
 }
 

@@ -1,7 +1,8 @@
 //! Tolerant decoding: copied into the crate generated from
 //! `tests/specs/lenient_scalars.yaml` with `--tolerant` (`Options::tolerant`) by
 //! `tests/compile.rs`. The server sends what real servers get wrong: integer ids where
-//! the spec declares strings, numbers as text, `null` in defaulted fields.
+//! the spec declares strings (alone and in lists), numbers as text, `null` in defaulted
+//! fields.
 use std::io::{Read, Write};
 
 use gen_lenient_scalars_tolerant::models::Thing;
@@ -80,6 +81,19 @@ fn each_mismatch_that_loses_nothing_is_read() {
     assert_eq!(back["count"], 3);
 }
 
+/// A list of scalars reads each item as a field of its type would; `null` for the
+/// whole optional list is `None`.
+#[test]
+fn lists_of_scalars_read_each_item() {
+    let t = thing(r#"{"id":"x","name":"n","tag_ids":[7,"8",1.5],"scores":["3",4]}"#).unwrap();
+    assert_eq!(t.tag_ids.as_deref(), Some(&["7".to_owned(), "8".to_owned(), "1.5".to_owned()][..]));
+    assert_eq!(t.scores.as_deref(), Some(&[3, 4][..]));
+    let t = thing(r#"{"id":"x","name":"n","tag_ids":null}"#).unwrap();
+    assert_eq!((t.tag_ids, t.scores), (None, None));
+    let back = serde_json::to_value(thing(r#"{"id":"x","name":"n","scores":["3"]}"#).unwrap()).unwrap();
+    assert_eq!(back["scores"], serde_json::json!([3]));
+}
+
 /// What would lose data, or guess, still fails, naming the field.
 #[test]
 fn mismatches_that_would_lose_data_still_fail() {
@@ -95,6 +109,10 @@ fn mismatches_that_would_lose_data_still_fail() {
         (r#"{"id":{"v":1},"name":"n"}"#, "id"),
         (r#"{"id":null,"name":"n"}"#, "id"),
         (r#"{"id":"x","name":"n","done":"true"}"#, "done"),
+        (r#"{"id":"x","name":"n","scores":["012"]}"#, "scores[0]"),
+        (r#"{"id":"x","name":"n","scores":[1, 2.5]}"#, "scores[1]"),
+        (r#"{"id":"x","name":"n","tag_ids":[null]}"#, "tag_ids[0]"),
+        (r#"{"id":"x","name":"n","tag_ids":"a"}"#, "tag_ids"),
     ] {
         let err = thing(json).expect_err(json);
         let mut de = serde_json::Deserializer::from_str(json);

@@ -268,7 +268,7 @@ fn an_automation_reads_back_and_writes_again_byte_for_byte() {
 
 /// A 422 whose body is Prefect's own shape (`exception_message`, `exception_detail`),
 /// not the documented `HTTPValidationError`: the status and the server's words are
-/// still there.
+/// still there, and `Display` shows them.
 #[test]
 fn a_refused_request_keeps_the_servers_message() {
     runtime().block_on(async {
@@ -283,6 +283,16 @@ fn a_refused_request_keeps_the_servers_message() {
         assert!(
             excerpt.contains("Variable name must only contain lowercase letters"),
             "{excerpt}"
+        );
+        // `Display` names the status and shows the start of what the server said.
+        let shown = refused.to_string();
+        assert!(
+            shown.starts_with("documented error answer, status 422 Unprocessable Entity: {"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("Variable name must only contain lowercase letters"),
+            "{shown}"
         );
     });
 }
