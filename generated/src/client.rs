@@ -625,6 +625,21 @@ pub enum ExchangeTokenError {
         /// The decoded body.
         body: crate::models::OAuthTokenResponse,
     },
+    /// A documented error status whose body is not in the documented shape (a
+    /// server that answers otherwise than its spec says): still this error,
+    /// with its status. The body is `Error::body()`, and `Display` shows its
+    /// start.
+    Unreadable {
+        /// The HTTP status.
+        status: reqwest::StatusCode,
+        /// Where decoding failed: field names and list indexes from the root
+        /// (`detail[0].msg`), `.` for the root.
+        path: String,
+        /// Why: the kind of mismatch and its line and column, or a text body
+        /// that is not UTF-8 and where; never body text, which may echo a
+        /// credential.
+        reason: String,
+    },
 }
 
 impl ExchangeTokenError {
@@ -635,6 +650,16 @@ impl ExchangeTokenError {
             Self::PayloadTooLarge(_) => reqwest::StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => reqwest::StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Rejected { status, .. } => *status,
+            Self::Unreadable { status, .. } => *status,
+        }
+    }
+
+    /// The `Unreadable` variant, for `Answer::documented`.
+    fn unreadable(status: reqwest::StatusCode, path: String, reason: String) -> Self {
+        Self::Unreadable {
+            status,
+            path,
+            reason,
         }
     }
 
@@ -642,9 +667,30 @@ impl ExchangeTokenError {
     #[allow(clippy::result_large_err)]
     fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
         match answer.status.as_u16() {
-            400 => answer.documented(crate::error::json, Self::BadRequest),
-            413 => answer.documented(crate::error::json, Self::PayloadTooLarge),
-            415 => answer.documented(crate::error::json, Self::UnsupportedMediaType),
+            400 => {
+                answer
+                    .documented(
+                        crate::error::json,
+                        Self::BadRequest,
+                        Some(Self::unreadable),
+                    )
+            }
+            413 => {
+                answer
+                    .documented(
+                        crate::error::json,
+                        Self::PayloadTooLarge,
+                        Some(Self::unreadable),
+                    )
+            }
+            415 => {
+                answer
+                    .documented(
+                        crate::error::json,
+                        Self::UnsupportedMediaType,
+                        Some(Self::unreadable),
+                    )
+            }
             _ => answer.unexpected(),
         }
     }
@@ -714,6 +760,21 @@ pub enum UpdateContactInfoNameError {
         /// The decoded body.
         body: crate::models::UpdateContactInfoResponse,
     },
+    /// A documented error status whose body is not in the documented shape (a
+    /// server that answers otherwise than its spec says): still this error,
+    /// with its status. The body is `Error::body()`, and `Display` shows its
+    /// start.
+    Unreadable {
+        /// The HTTP status.
+        status: reqwest::StatusCode,
+        /// Where decoding failed: field names and list indexes from the root
+        /// (`detail[0].msg`), `.` for the root.
+        path: String,
+        /// Why: the kind of mismatch and its line and column, or a text body
+        /// that is not UTF-8 and where; never body text, which may echo a
+        /// credential.
+        reason: String,
+    },
 }
 
 impl UpdateContactInfoNameError {
@@ -725,6 +786,16 @@ impl UpdateContactInfoNameError {
             Self::PayloadTooLarge(_) => reqwest::StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => reqwest::StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Rejected { status, .. } => *status,
+            Self::Unreadable { status, .. } => *status,
+        }
+    }
+
+    /// The `Unreadable` variant, for `Answer::documented`.
+    fn unreadable(status: reqwest::StatusCode, path: String, reason: String) -> Self {
+        Self::Unreadable {
+            status,
+            path,
+            reason,
         }
     }
 
@@ -732,10 +803,38 @@ impl UpdateContactInfoNameError {
     #[allow(clippy::result_large_err)]
     fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
         match answer.status.as_u16() {
-            400 => answer.documented(crate::error::json, Self::BadRequest),
-            401 => answer.documented(crate::error::json, Self::Unauthorized),
-            413 => answer.documented(crate::error::json, Self::PayloadTooLarge),
-            415 => answer.documented(crate::error::json, Self::UnsupportedMediaType),
+            400 => {
+                answer
+                    .documented(
+                        crate::error::json,
+                        Self::BadRequest,
+                        Some(Self::unreadable),
+                    )
+            }
+            401 => {
+                answer
+                    .documented(
+                        crate::error::json,
+                        Self::Unauthorized,
+                        Some(Self::unreadable),
+                    )
+            }
+            413 => {
+                answer
+                    .documented(
+                        crate::error::json,
+                        Self::PayloadTooLarge,
+                        Some(Self::unreadable),
+                    )
+            }
+            415 => {
+                answer
+                    .documented(
+                        crate::error::json,
+                        Self::UnsupportedMediaType,
+                        Some(Self::unreadable),
+                    )
+            }
             _ => answer.unexpected(),
         }
     }
@@ -786,6 +885,21 @@ pub enum BadRequestUnauthorizedError {
     ///
     /// Spec (level SHOULD, decision 1b).
     Unauthorized(crate::models::ErrorResponse),
+    /// A documented error status whose body is not in the documented shape (a
+    /// server that answers otherwise than its spec says): still this error,
+    /// with its status. The body is `Error::body()`, and `Display` shows its
+    /// start.
+    Unreadable {
+        /// The HTTP status.
+        status: reqwest::StatusCode,
+        /// Where decoding failed: field names and list indexes from the root
+        /// (`detail[0].msg`), `.` for the root.
+        path: String,
+        /// Why: the kind of mismatch and its line and column, or a text body
+        /// that is not UTF-8 and where; never body text, which may echo a
+        /// credential.
+        reason: String,
+    },
 }
 
 impl BadRequestUnauthorizedError {
@@ -794,6 +908,16 @@ impl BadRequestUnauthorizedError {
         match self {
             Self::BadRequest(_) => reqwest::StatusCode::BAD_REQUEST,
             Self::Unauthorized(_) => reqwest::StatusCode::UNAUTHORIZED,
+            Self::Unreadable { status, .. } => *status,
+        }
+    }
+
+    /// The `Unreadable` variant, for `Answer::documented`.
+    fn unreadable(status: reqwest::StatusCode, path: String, reason: String) -> Self {
+        Self::Unreadable {
+            status,
+            path,
+            reason,
         }
     }
 
@@ -801,8 +925,22 @@ impl BadRequestUnauthorizedError {
     #[allow(clippy::result_large_err)]
     fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
         match answer.status.as_u16() {
-            400 => answer.documented(crate::error::json, Self::BadRequest),
-            401 => answer.documented(crate::error::json, Self::Unauthorized),
+            400 => {
+                answer
+                    .documented(
+                        crate::error::json,
+                        Self::BadRequest,
+                        Some(Self::unreadable),
+                    )
+            }
+            401 => {
+                answer
+                    .documented(
+                        crate::error::json,
+                        Self::Unauthorized,
+                        Some(Self::unreadable),
+                    )
+            }
             _ => answer.unexpected(),
         }
     }
@@ -848,6 +986,21 @@ pub enum GetCategoryPositionLimitError {
     ///
     /// Spec (level SHOULD, decision 3).
     NotFound(crate::models::ErrorResponse),
+    /// A documented error status whose body is not in the documented shape (a
+    /// server that answers otherwise than its spec says): still this error,
+    /// with its status. The body is `Error::body()`, and `Display` shows its
+    /// start.
+    Unreadable {
+        /// The HTTP status.
+        status: reqwest::StatusCode,
+        /// Where decoding failed: field names and list indexes from the root
+        /// (`detail[0].msg`), `.` for the root.
+        path: String,
+        /// Why: the kind of mismatch and its line and column, or a text body
+        /// that is not UTF-8 and where; never body text, which may echo a
+        /// credential.
+        reason: String,
+    },
 }
 
 impl GetCategoryPositionLimitError {
@@ -857,6 +1010,16 @@ impl GetCategoryPositionLimitError {
             Self::BadRequest(_) => reqwest::StatusCode::BAD_REQUEST,
             Self::Unauthorized(_) => reqwest::StatusCode::UNAUTHORIZED,
             Self::NotFound(_) => reqwest::StatusCode::NOT_FOUND,
+            Self::Unreadable { status, .. } => *status,
+        }
+    }
+
+    /// The `Unreadable` variant, for `Answer::documented`.
+    fn unreadable(status: reqwest::StatusCode, path: String, reason: String) -> Self {
+        Self::Unreadable {
+            status,
+            path,
+            reason,
         }
     }
 
@@ -864,9 +1027,30 @@ impl GetCategoryPositionLimitError {
     #[allow(clippy::result_large_err)]
     fn failure(answer: crate::error::Answer) -> crate::Error<Self> {
         match answer.status.as_u16() {
-            400 => answer.documented(crate::error::json, Self::BadRequest),
-            401 => answer.documented(crate::error::json, Self::Unauthorized),
-            404 => answer.documented(crate::error::json, Self::NotFound),
+            400 => {
+                answer
+                    .documented(
+                        crate::error::json,
+                        Self::BadRequest,
+                        Some(Self::unreadable),
+                    )
+            }
+            401 => {
+                answer
+                    .documented(
+                        crate::error::json,
+                        Self::Unauthorized,
+                        Some(Self::unreadable),
+                    )
+            }
+            404 => {
+                answer
+                    .documented(
+                        crate::error::json,
+                        Self::NotFound,
+                        Some(Self::unreadable),
+                    )
+            }
             _ => answer.unexpected(),
         }
     }

@@ -138,6 +138,9 @@ pub enum Error<E> {
     /// The request breaks a constraint of the spec and was not sent.
     Constraint(ConstraintViolation),
     /// The server answered with a documented error status; the body is decoded.
+    /// A body that is not in the documented shape is still this error, with its
+    /// status: `error` is then the operation's `Unreadable` variant, naming where
+    /// and why, and `body` holds what came.
     Response {
         /// The HTTP status.
         status: StatusCode,
@@ -209,8 +212,9 @@ pub enum Error<E> {
         /// The cap, in bytes.
         limit: usize,
     },
-    /// The server answered with a documented status whose body is not the
-    /// documented type.
+    /// The server answered with a success status whose body is not the documented
+    /// type (a documented error status whose body does not fit is
+    /// [`Error::Response`]).
     Decode {
         /// The HTTP status.
         status: StatusCode,
@@ -1228,20 +1232,31 @@ impl Answer {
         }
     }
 
-    /// A documented error answer: `Error::Response` with the decoded body.
+    /// A documented error answer: `Error::Response` with the decoded body. A body
+    /// that is not in the documented shape is still that documented error, with
+    /// its status: `unreadable` makes the operation's `Unreadable` variant from the
+    /// status, the path and the reason (`None` where the decoder cannot fail: bytes,
+    /// or no body documented).
     pub(crate) fn documented<B, E>(
         self,
         decode: impl FnOnce(&[u8]) -> Result<B, Undecodable>,
         wrap: impl FnOnce(B) -> E,
+        unreadable: Option<fn(StatusCode, String, String) -> E>,
     ) -> Error<E> {
-        match decode(&self.body) {
-            Ok(decoded) => Error::Response {
-                status: self.status,
-                headers: self.headers,
-                error: wrap(decoded),
-                body: self.body,
-            },
-            Err(source) => self.undecodable(source),
+        let error = match (decode(&self.body), unreadable) {
+            (Ok(decoded), _) => wrap(decoded),
+            (Err(failure), Some(unreadable)) => unreadable(
+                self.status,
+                failure.path,
+                json_error_summary(&failure.source),
+            ),
+            (Err(failure), None) => return self.undecodable(failure),
+        };
+        Error::Response {
+            status: self.status,
+            headers: self.headers,
+            error,
+            body: self.body,
         }
     }
 
@@ -1300,6 +1315,11 @@ pub(crate) fn json<B: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<B, Un
 /// Where and what kind of JSON error, without serde_json's message (which quotes
 /// the offending value).
 fn json_error_summary(e: &serde_json::Error) -> String {
+    // An error made outside the parser (`text`'s "not UTF-8") has no position, and
+    // its message is the runtime's own, with no body text in it.
+    if e.line() == 0 {
+        return e.to_string();
+    }
     let kind = match e.classify() {
         serde_json::error::Category::Io => "an I/O error",
         serde_json::error::Category::Syntax => "not JSON",

@@ -127,7 +127,8 @@ fn retries_follow_the_method_and_the_status() {
     assert!(policy.delay(&busy, true, 4, Duration::ZERO).is_none());
     let limited = answer(429, "").unexpected::<()>();
     assert!(policy.delay(&limited, false, 1, Duration::ZERO).is_some());
-    let documented = answer(400, "{}").documented(crate::error::json::<serde_json::Value>, |_| ());
+    let documented =
+        answer(400, "{}").documented(crate::error::json::<serde_json::Value>, |_| (), None);
     assert!(policy.delay(&documented, true, 1, Duration::ZERO).is_none());
 }
 
@@ -468,4 +469,56 @@ fn a_refreshing_source_renews_once_and_keeps_the_rotated_refresh_token() {
     for secret in ["r-1", "r-2", "a-5"] {
         assert!(!shown.contains(secret), "{shown}");
     }
+}
+
+/// A documented error status whose body does not fit its schema is still that error,
+/// with its status and body: the operation's `Unreadable` variant names where and why.
+#[test]
+fn a_documented_error_in_another_shape_is_still_that_error() {
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Problem {
+        message: Option<String>,
+    }
+    #[derive(Debug, PartialEq)]
+    enum OpError {
+        BadRequest(Problem),
+        Unreadable {
+            status: StatusCode,
+            path: String,
+            reason: String,
+        },
+    }
+    let unreadable: fn(StatusCode, String, String) -> OpError =
+        |status, path, reason| OpError::Unreadable {
+            status,
+            path,
+            reason,
+        };
+    let body = r#"{"message": {"text": "bad"}}"#;
+    let err =
+        answer(400, body).documented(crate::error::json, OpError::BadRequest, Some(unreadable));
+    let Error::Response { status, error, .. } = &err else {
+        panic!("{err:?}");
+    };
+    assert_eq!(*status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        *error,
+        OpError::Unreadable {
+            status: StatusCode::BAD_REQUEST,
+            path: "message".to_owned(),
+            reason: "a value of the wrong type or shape at line 1 column 12".to_owned(),
+        }
+    );
+    assert_eq!(err.body(), Some(body.as_bytes()));
+    assert!(err.to_string().ends_with(body), "{err}");
+    // In the documented shape: the decoded variant.
+    let err = answer(400, r#"{"message": "bad"}"#).documented(
+        crate::error::json,
+        OpError::BadRequest,
+        Some(unreadable),
+    );
+    assert!(matches!(
+        err.documented(),
+        Some(OpError::BadRequest(Problem { message: Some(m) })) if m == "bad"
+    ));
 }

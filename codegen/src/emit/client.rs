@@ -437,6 +437,41 @@ fn response_enum(
             },),
         }
     });
+    let unreadable = if open {
+        unreadable_variant(responses)
+    } else {
+        None
+    };
+    let unreadable_decl = unreadable.as_ref().map(|v| {
+        quote! {
+            /// A documented error status whose body is not in the documented shape (a
+            /// server that answers otherwise than its spec says): still this error,
+            /// with its status. The body is `Error::body()`, and `Display` shows its
+            /// start.
+            #v {
+                /// The HTTP status.
+                status: reqwest::StatusCode,
+                /// Where decoding failed: field names and list indexes from the root
+                /// (`detail[0].msg`), `.` for the root.
+                path: String,
+                /// Why: the kind of mismatch and its line and column, or a text body
+                /// that is not UTF-8 and where; never body text, which may echo a
+                /// credential.
+                reason: String,
+            },
+        }
+    });
+    let unreadable_arm = unreadable
+        .as_ref()
+        .map(|v| quote!(Self::#v { status, .. } => *status,));
+    let unreadable_fn = unreadable.as_ref().map(|v| {
+        quote! {
+            /// The `Unreadable` variant, for `Answer::documented`.
+            fn unreadable(status: reqwest::StatusCode, path: String, reason: String) -> Self {
+                Self::#v { status, path, reason }
+            }
+        }
+    });
     let arms = responses.iter().map(|r| {
         let v = ident(&r.variant);
         let has_payload = r.payload != Payload::None;
@@ -453,7 +488,7 @@ fn response_enum(
     let status_fn = if responses.is_empty() {
         quote!(match *self {})
     } else {
-        quote!(match self { #(#arms)* })
+        quote!(match self { #(#arms)* #unreadable_arm })
     };
     // Bodies are held inline as the spec nests them (the same choice as the unions of
     // `models.rs`): boxing would cost every match for the sake of size. Only an enum with
@@ -469,6 +504,7 @@ fn response_enum(
         #non_exhaustive
         pub enum #name {
             #(#variants)*
+            #unreadable_decl
         }
 
         impl #name {
@@ -477,9 +513,33 @@ fn response_enum(
                 #status_fn
             }
 
+            #unreadable_fn
+
             #private
         }
     }
+}
+
+/// Whether decoding `r`'s body can fail: JSON into a type, or text that must be UTF-8
+/// (bytes and an undocumented body are taken as they come).
+fn can_fail(r: &ResponseDef) -> bool {
+    matches!(r.payload, Payload::Json(_) | Payload::Text)
+}
+
+/// The name of the `Unreadable` variant of an error enum whose documented error
+/// bodies may fail to decode (`None` when none can), clear of the status variants.
+fn unreadable_variant(responses: &[&ResponseDef]) -> Option<proc_macro2::Ident> {
+    if !responses
+        .iter()
+        .any(|r| !r.status.is_success() && can_fail(r))
+    {
+        return None;
+    }
+    let mut name = "Unreadable".to_owned();
+    while responses.iter().any(|r| r.variant == name) {
+        name.push_str("Body");
+    }
+    Some(format_ident!("{}", name))
 }
 
 /// The documented error answers of an operation: its error statuses, then the
@@ -894,7 +954,12 @@ fn failure_fn(op: &Operation) -> TokenStream {
     let fail_arm = |r: &ResponseDef| {
         let dec = decoder(&r.payload);
         let wrap = wrap(r, &this, false);
-        with_status(r, quote!(answer.documented(#dec, #wrap)))
+        let unreadable = if can_fail(r) {
+            quote!(Some(Self::unreadable))
+        } else {
+            quote!(None)
+        };
+        with_status(r, quote!(answer.documented(#dec, #wrap, #unreadable)))
     };
     let has_default = failures.iter().any(|r| r.status == StatusMatch::Default);
     let failure_body = match failures.as_slice() {

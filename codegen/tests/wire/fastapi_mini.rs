@@ -267,6 +267,39 @@ fn an_error_body_the_schema_does_not_describe_is_kept() {
     server.join().unwrap();
 }
 
+/// A documented error status whose body does not fit its schema (`detail` an object
+/// where the spec says a list) is still that documented error, with its status: the
+/// operation's `Unreadable` variant names where and why, the body is kept and `Display`
+/// shows it.
+#[test]
+fn a_documented_error_in_another_shape_is_still_that_error() {
+    use gen_fastapi_mini::Error;
+    use gen_fastapi_mini::client::PutThingError;
+    const BODY: &str = r#"{"detail": {"message": "name taken"}}"#;
+    let (base, _heads, server) = serve(vec![("422 Unprocessable Entity", BODY)]);
+    let client = Client::new(base).unwrap();
+    let err = runtime()
+        .block_on(client.put_thing("a", &Tag::new("t".to_owned())))
+        .unwrap_err();
+    match &err {
+        Error::Response {
+            status,
+            error: PutThingError::Unreadable { status: s, path, reason },
+            body,
+            ..
+        } => {
+            assert_eq!((status.as_u16(), s.as_u16()), (422, 422));
+            assert_eq!(path, "detail");
+            assert!(reason.starts_with("a value of the wrong type or shape"), "{reason}");
+            assert_eq!(body, BODY.as_bytes());
+        }
+        other => panic!("expected the documented 422, got {other:?}"),
+    }
+    assert_eq!(err.status().map(|s| s.as_u16()), Some(422));
+    assert!(err.to_string().contains("name taken"), "{err}");
+    server.join().unwrap();
+}
+
 /// A `SecretStr` field (`format: password`) is a credential whatever its name: `Debug`
 /// of the model hides it, and so does the body `Display` shows when a 422 echoes it back
 /// (as FastAPI does, in `input` and the request body).
