@@ -107,7 +107,7 @@ fn main() -> std::process::ExitCode {
             warnings.len()
         );
         for w in &warnings {
-            eprintln!("  warning at {}: {}", w.pointer, w.message);
+            eprintln!("  warning at {}: {}", w.problem.pointer, w.problem.message);
         }
     }
     std::process::ExitCode::SUCCESS

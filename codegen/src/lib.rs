@@ -42,7 +42,7 @@ use std::path::Path;
 pub use emit::File;
 pub use emit::manifest::{CrateInfo, root_files};
 pub use error::{Error, SpecError};
-pub use warning::WarningKind;
+pub use warning::{Warning, WarningKind};
 pub use write::{GENERATED_MARKERS, Mode, SyncReport, sync};
 
 /// `value` percent-encoded as a generated client encodes a path segment (the runtime's
@@ -64,8 +64,8 @@ pub fn percent_encode(value: &str) -> String {
 pub struct Generated {
     /// The crate's source files.
     pub files: Vec<File>,
-    /// Tolerated problems, in spec order.
-    pub warnings: Vec<SpecError>,
+    /// Tolerated problems, in spec order, each with its kind.
+    pub warnings: Vec<Warning>,
     /// What the files need in the crate's `Cargo.toml` (see [`emit::manifest`]).
     pub dependencies: Vec<emit::manifest::Dependency>,
     /// The operations left out of the client (`operationId (METHOD /path)`), each also
@@ -97,10 +97,10 @@ impl Generated {
 impl Generated {
     /// The warnings whose kind is not in `allowed`: what `--deny-warnings` refuses the
     /// spec for when `--allow-warning` names `allowed`.
-    pub fn denied(&self, allowed: &[WarningKind]) -> Vec<&SpecError> {
+    pub fn denied(&self, allowed: &[WarningKind]) -> Vec<&Warning> {
         self.warnings
             .iter()
-            .filter(|w| !allowed.contains(&WarningKind::of(w)))
+            .filter(|w| !allowed.contains(&w.kind))
             .collect()
     }
 }
@@ -158,9 +158,10 @@ pub fn generate_str_with(
         }
     })?;
     if !freed.is_empty() {
-        // The freed schema's own "no `type`" warning says less than the reference's.
+        // The freed schema's own warning (untyped: nothing but its description is left)
+        // says less than the reference's.
         warnings.retain(|w| {
-            !(freed.contains(&w.pointer) && w.message.starts_with("a schema with no `type`"))
+            !(w.kind == WarningKind::UntypedSchema && freed.contains(&w.problem.pointer))
         });
         warnings.splice(0..0, freed_warnings);
     }
@@ -169,7 +170,14 @@ pub fn generate_str_with(
     let (files, warnings) = std::thread::scope(|scope| {
         let located = scope.spawn(|| {
             drop(spec);
-            source.errors(warnings)
+            let (kinds, located): (Vec<_>, Vec<_>) =
+                warnings.into_iter().map(|w| (w.kind, w.problem)).unzip();
+            source
+                .errors(located)
+                .into_iter()
+                .zip(kinds)
+                .map(|(problem, kind)| Warning { kind, problem })
+                .collect::<Vec<_>>()
         });
         let files = emit::emit(&api, header_name);
         let warnings = located

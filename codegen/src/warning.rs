@@ -1,13 +1,31 @@
 //! Kinds of generation warnings, so that a user can accept some (`--allow-warning
 //! free-form-object`) and still refuse the rest (`--deny-warnings`).
 //!
-//! A kind is read off the warning's message: each lowering site words its warnings in a
-//! fixed form, and [`WarningKind::of`] matches those forms. The test
-//! `every_warning_of_the_test_specs_has_a_kind` generates every spec of the tests and the
-//! corpus and fails when one of their warnings falls to [`WarningKind::Other`], so a new
-//! or reworded warning gets its kind here when it is written.
+//! Each site of the lowering that raises a warning names its kind there, and the kind
+//! travels with the warning ([`Warning::kind`]): rewording a message cannot move it to
+//! another kind, so what a script's `--allow-warning` accepts stays put. The test
+//! `every_warning_of_the_test_specs_has_its_kind` pins how many warnings of each kind
+//! every spec of the tests and the corpus gives.
 
 use crate::error::SpecError;
+
+/// A tolerated problem and its kind: a [`SpecError`] once generated, a
+/// [`Located`](crate::error::Located) while lowering (before its line is read).
+#[derive(Debug, Clone)]
+pub struct Warning<P = SpecError> {
+    /// What was tolerated, and where.
+    pub problem: P,
+    /// The kind given where the warning was raised.
+    pub kind: WarningKind,
+}
+
+/// Prints the problem alone (`FILE:LINE: at POINTER: MESSAGE`); a caller that shows the
+/// kind adds it, as `cargo xtask codegen` does (`[KIND]`).
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.problem, f)
+    }
+}
 
 /// The kind of a generation warning. Its [`name`](WarningKind::name) (kebab-case) is
 /// stable: scripts pass it to `--allow-warning`.
@@ -58,128 +76,7 @@ pub enum WarningKind {
     /// A `pattern` the `regex` crate cannot read (look-around, backreferences): not
     /// checked before sending.
     UncheckedPattern,
-    /// A warning with no kind of its own yet (a generator bug to report).
-    Other,
 }
-
-/// Each message form and its kind, tried in order: `(kind, text the message starts
-/// with, text it contains)`.
-const FORMS: &[(WarningKind, &str, &str)] = &[
-    (
-        WarningKind::OperationLeftOut,
-        "operation `",
-        "is left out of the client",
-    ),
-    (
-        WarningKind::OperationLeftOut,
-        "path `",
-        "is left out of the client",
-    ),
-    (WarningKind::DanglingRef, "$ref `", "--dangling-refs-as-any"),
-    (WarningKind::UntypedSchema, "a schema with no `type`", ""),
-    (
-        WarningKind::UntypedSchema,
-        "a JSON answer without `schema`",
-        "",
-    ),
-    (WarningKind::UntypedSchema, "a body without `schema`", ""),
-    (
-        WarningKind::UntypedSchema,
-        "a schema of type `null` alone",
-        "",
-    ),
-    (WarningKind::UntypedSchema, "parameter `", "has no `schema`"),
-    (WarningKind::FreeFormObject, "free-form object", ""),
-    (
-        WarningKind::FreeFormObject,
-        "free-form extra properties",
-        "",
-    ),
-    (WarningKind::UntypedList, "a list without `items`", ""),
-    (WarningKind::UntypedList, "a list with ", "`prefixItems`"),
-    (WarningKind::UnknownFormat, "unknown string format", ""),
-    (
-        WarningKind::UnsupportedMediaType,
-        "request body media type",
-        "not supported",
-    ),
-    (WarningKind::UnsupportedSecurity, "security scheme `", ""),
-    (
-        WarningKind::UnsupportedSecurity,
-        "a security requirement combines",
-        "",
-    ),
-    (
-        WarningKind::Prose,
-        "not a string; left out of the documentation",
-        "",
-    ),
-    (
-        WarningKind::ExampleMismatch,
-        "the `example` does not match",
-        "",
-    ),
-    (
-        WarningKind::ExampleMismatch,
-        "this example does not match",
-        "",
-    ),
-    (
-        WarningKind::RefSiblings,
-        "OpenAPI 3.0 ignores keys beside `$ref`",
-        "",
-    ),
-    (WarningKind::Union, "`anyOf` beside `oneOf`", ""),
-    (WarningKind::Union, "`discriminator`", ""),
-    (WarningKind::Union, "no `", "names this branch"),
-    (WarningKind::Union, "two branches share", ""),
-    (WarningKind::Union, "property `", "branches"),
-    (
-        WarningKind::DefaultMismatch,
-        "a `default` that does not fit",
-        "",
-    ),
-    (
-        WarningKind::StrayPathParameter,
-        "path parameter `",
-        "does not appear in the path template",
-    ),
-    (
-        WarningKind::AcceptParameter,
-        "header parameter `accept`",
-        "",
-    ),
-    (
-        WarningKind::ServerUrl,
-        "not a string; the server is not used",
-        "",
-    ),
-    (WarningKind::ServerUrl, "unclosed `{` in the server URL", ""),
-    (WarningKind::ServerUrl, "server variable `", ""),
-    (WarningKind::ServerUrl, "a relative server URL", ""),
-    (WarningKind::NoResponses, "no responses are documented", ""),
-    (
-        WarningKind::BusinessError,
-        "ignored: the client checks business errors",
-        "",
-    ),
-    (
-        WarningKind::BusinessError,
-        "`",
-        "is not a string field of the success body",
-    ),
-    (
-        WarningKind::BusinessError,
-        "the success body has no field",
-        "",
-    ),
-    (WarningKind::DuplicateTag, "tag ", "is listed twice"),
-    (
-        WarningKind::UncheckedPattern,
-        "pattern `",
-        "is not checked before sending",
-    ),
-];
 
 impl WarningKind {
     /// Every kind, in the order `--list-warning-kinds` prints them.
@@ -204,7 +101,6 @@ impl WarningKind {
         WarningKind::BusinessError,
         WarningKind::DuplicateTag,
         WarningKind::UncheckedPattern,
-        WarningKind::Other,
     ];
 
     /// The kind's stable kebab-case name (`free-form-object`).
@@ -230,7 +126,6 @@ impl WarningKind {
             WarningKind::BusinessError => "business-error",
             WarningKind::DuplicateTag => "duplicate-tag",
             WarningKind::UncheckedPattern => "unchecked-pattern",
-            WarningKind::Other => "other",
         }
     }
 
@@ -271,26 +166,12 @@ impl WarningKind {
             WarningKind::UncheckedPattern => {
                 "a `pattern` the `regex` crate cannot read is not checked before sending"
             }
-            WarningKind::Other => "a warning without a kind of its own (please report it)",
         }
     }
 
     /// The kind named `name`, if there is one.
     pub fn from_name(name: &str) -> Option<WarningKind> {
         WarningKind::ALL.iter().copied().find(|k| k.name() == name)
-    }
-
-    /// The kind of a warning.
-    pub fn of(warning: &SpecError) -> WarningKind {
-        Self::of_message(&warning.message)
-    }
-
-    /// The kind of a warning's message.
-    pub fn of_message(message: &str) -> WarningKind {
-        FORMS
-            .iter()
-            .find(|(_, start, contains)| message.starts_with(start) && message.contains(contains))
-            .map_or(WarningKind::Other, |(kind, _, _)| *kind)
     }
 }
 
@@ -314,47 +195,5 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), WarningKind::ALL.len());
         assert_eq!(WarningKind::from_name("free-form"), None);
-    }
-
-    #[test]
-    fn messages_no_test_spec_gives_have_their_kind() {
-        for (message, kind) in [
-            (
-                "not a string; the server is not used",
-                WarningKind::ServerUrl,
-            ),
-            (
-                "unclosed `{` in the server URL; it is not used",
-                WarningKind::ServerUrl,
-            ),
-            (
-                "a `default` that does not fit the property's type is not applied",
-                WarningKind::DefaultMismatch,
-            ),
-            ("tag pets is listed twice", WarningKind::DuplicateTag),
-            (
-                "`errorText` is not a string field of the success body; not checked",
-                WarningKind::BusinessError,
-            ),
-            (
-                "the success body has no field `errorText`; not checked",
-                WarningKind::BusinessError,
-            ),
-            (
-                "`discriminator` without `propertyName` is ignored",
-                WarningKind::Union,
-            ),
-            (
-                "path `/a` is left out of the client: path items given by $ref are not supported",
-                WarningKind::OperationLeftOut,
-            ),
-            (
-                "parameter `q` has no `schema` (any JSON value): its argument is `serde_json::Value`",
-                WarningKind::UntypedSchema,
-            ),
-            ("something new", WarningKind::Other),
-        ] {
-            assert_eq!(WarningKind::of_message(message), kind, "{message}");
-        }
     }
 }

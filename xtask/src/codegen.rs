@@ -167,17 +167,14 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     for warning in &generated.warnings {
-        eprintln!("warning: {warning} [{}]", codegen::WarningKind::of(warning));
+        eprintln!("warning: {warning} [{}]", warning.kind);
     }
     if let Some(summary) = generated.summary() {
         eprintln!("warning: {summary}");
     }
     let denied = generated.denied(&allowed);
     if args.deny_warnings && !denied.is_empty() {
-        let mut kinds: Vec<&str> = denied
-            .iter()
-            .map(|w| codegen::WarningKind::of(w).name())
-            .collect();
+        let mut kinds: Vec<&str> = denied.iter().map(|w| w.kind.name()).collect();
         kinds.sort_unstable();
         kinds.dedup();
         eprintln!(

@@ -9,6 +9,7 @@
 use super::Lowerer;
 use crate::error::push_pointer;
 use crate::ir::{BusinessField, Payload, ResponseDef, StatusMatch, Ty, TypeDef};
+use crate::warning::WarningKind;
 use spec_model::model as spec;
 
 impl Lowerer<'_> {
@@ -37,6 +38,7 @@ impl Lowerer<'_> {
         };
         let Some(fields) = fields_of else {
             self.warn(
+                WarningKind::BusinessError,
                 at,
                 "ignored: the client checks business errors only on an operation with one \
                  documented success answer (one status, not a class) whose body is a JSON object schema",
@@ -54,10 +56,12 @@ impl Lowerer<'_> {
                     explicit_null: f.explicit_null(),
                 }),
                 Some(_) => self.warn(
+                    WarningKind::BusinessError,
                     here,
                     format!("`{wire}` is not a string field of the success body; not checked"),
                 ),
                 None => self.warn(
+                    WarningKind::BusinessError,
                     here,
                     format!("the success body has no field `{wire}`; not checked"),
                 ),

@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::Lowerer;
 use super::schema::type_names;
 use crate::error::push_pointer;
+use crate::warning::WarningKind;
 use spec_model::model::{AdditionalProperties, Schema};
 
 /// How deep the check follows nested schemas and `$ref`s (a cycle stops here, silently).
@@ -28,6 +29,7 @@ impl Lowerer<'_> {
             && let Some(why) = self.misfit(s, example, 0)
         {
             self.warn(
+                WarningKind::ExampleMismatch,
                 push_pointer(ptr, "example"),
                 format!("the `example` does not match its schema: {why}"),
             );
@@ -36,6 +38,7 @@ impl Lowerer<'_> {
             for (i, example) in examples.iter().enumerate() {
                 if let Some(why) = self.misfit(s, example, 0) {
                     self.warn(
+                        WarningKind::ExampleMismatch,
                         format!("{ptr}/examples/{i}"),
                         format!("this example does not match its schema: {why}"),
                     );
@@ -99,6 +102,7 @@ impl Lowerer<'_> {
         };
         if !ignored.is_empty() {
             self.warn(
+                WarningKind::RefSiblings,
                 ptr,
                 format!(
                     "OpenAPI 3.0 ignores keys beside `$ref`, and so does the generator: {} \
@@ -109,6 +113,7 @@ impl Lowerer<'_> {
         }
         if !applied.is_empty() {
             self.warn(
+                WarningKind::RefSiblings,
                 ptr,
                 format!(
                     "OpenAPI 3.0 ignores keys beside `$ref`, but the generator applies {} \

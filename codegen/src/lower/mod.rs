@@ -25,13 +25,15 @@ use indexmap::IndexMap;
 use crate::error::{Located, push_pointer};
 use crate::ir::{Api, LengthUnit, TypeDef};
 use crate::names::{Scope, pascal};
+use crate::warning::{Warning, WarningKind};
 use spec_model::model::{OpenApi, Text};
 
 /// Lowers a parsed spec into the IR. Problems that still allow a correct client (a node
-/// the generator tolerates or leaves out) come back as warnings beside the IR; problems
-/// that make a correct client impossible are the error: every `$ref` that points at
-/// nothing (all of them, found first), else the first other problem met.
-pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Vec<Located>> {
+/// the generator tolerates or leaves out) come back as warnings beside the IR, each with
+/// the kind its site gave it; problems that make a correct client impossible are the
+/// error: every `$ref` that points at nothing (all of them, found first), else the first
+/// other problem met.
+pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Warning<Located>>), Vec<Located>> {
     lower_with(spec, &crate::Options::default())
 }
 
@@ -40,7 +42,7 @@ pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Located>), Vec<Located>> {
 pub fn lower_with(
     spec: &OpenApi,
     options: &crate::Options,
-) -> Result<(Api, Vec<Located>), Vec<Located>> {
+) -> Result<(Api, Vec<Warning<Located>>), Vec<Located>> {
     let dangling = refs::dangling(spec);
     if !dangling.is_empty() {
         return Err(dangling);
@@ -52,7 +54,7 @@ pub fn lower_with(
 fn lower_resolved(
     spec: &OpenApi,
     options: &crate::Options,
-) -> Result<(Api, Vec<Located>), Located> {
+) -> Result<(Api, Vec<Warning<Located>>), Located> {
     let unit = match spec.length_unit.as_deref() {
         None => LengthUnit::Scalar,
         Some(u) => parse_unit(u)
@@ -197,8 +199,9 @@ struct Lowerer<'a> {
     type_names: Scope,
     components: IndexMap<String, String>,
     types: Vec<TypeDef>,
-    /// Tolerated problems, each at its node: reported, never silently dropped.
-    warnings: Vec<Located>,
+    /// Tolerated problems, each at its node with its kind: reported, never silently
+    /// dropped.
+    warnings: Vec<Warning<Located>>,
     /// Components emitted only as a tagged union's variant (without the tag), under
     /// their own name, because nothing else references them.
     absorbed: std::collections::BTreeSet<String>,
@@ -231,7 +234,11 @@ impl Lowerer<'_> {
         let server = self.spec.servers.first()?;
         let url = server.url.as_ref()?;
         let Some(url) = url.as_str() else {
-            self.warn("/servers/0/url", "not a string; the server is not used");
+            self.warn(
+                WarningKind::ServerUrl,
+                "/servers/0/url",
+                "not a string; the server is not used",
+            );
             return None;
         };
         if url.contains("://") || url.starts_with("//") {
@@ -243,6 +250,7 @@ impl Lowerer<'_> {
             path.push_str(&rest[..open]);
             let Some(close) = rest[open..].find('}').map(|c| open + c) else {
                 self.warn(
+                    WarningKind::ServerUrl,
                     "/servers/0/url",
                     "unclosed `{` in the server URL; it is not used",
                 );
@@ -258,6 +266,7 @@ impl Lowerer<'_> {
                 Some(value) => path.push_str(value),
                 None => {
                     self.warn(
+                        WarningKind::ServerUrl,
                         "/servers/0/url",
                         format!(
                             "server variable `{name}` has no `default`; the relative server \
@@ -272,6 +281,7 @@ impl Lowerer<'_> {
         path.push_str(rest);
         if path.contains(['?', '#']) {
             self.warn(
+                WarningKind::ServerUrl,
                 "/servers/0/url",
                 "a relative server URL with a query or fragment is not joined to the base URL",
             );
@@ -280,6 +290,7 @@ impl Lowerer<'_> {
         let path = path.trim_start_matches("./").trim_matches('/');
         if path.split('/').any(|segment| matches!(segment, "." | "..")) {
             self.warn(
+                WarningKind::ServerUrl,
                 "/servers/0/url",
                 "a relative server URL with a `.` or `..` segment is not joined to the base URL",
             );
@@ -288,16 +299,19 @@ impl Lowerer<'_> {
         (!path.is_empty()).then(|| format!("/{path}"))
     }
 
-    /// Notes a tolerated problem at `pointer`, once (a shared node, such as a component
-    /// parameter, is met by every operation that uses it).
-    fn warn(&mut self, pointer: impl Into<String>, message: impl Into<String>) {
+    /// Notes a tolerated problem of `kind` at `pointer`, once (a shared node, such as a
+    /// component parameter, is met by every operation that uses it).
+    fn warn(&mut self, kind: WarningKind, pointer: impl Into<String>, message: impl Into<String>) {
         let warning = Located::new(pointer, message);
         if !self
             .warnings
             .iter()
-            .any(|w| w.pointer == warning.pointer && w.message == warning.message)
+            .any(|w| w.problem.pointer == warning.pointer && w.problem.message == warning.message)
         {
-            self.warnings.push(warning);
+            self.warnings.push(Warning {
+                kind,
+                problem: warning,
+            });
         }
     }
 }

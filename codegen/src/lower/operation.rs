@@ -8,6 +8,7 @@ use crate::ir::{
     Payload, ResponseDef, SecurityScheme, StatusMatch, Ty,
 };
 use crate::names::{CLIENT_METHODS, Scope, pascal, snake};
+use crate::warning::WarningKind;
 use spec_model::Level;
 use spec_model::model::{self as spec, Parameter, RequestBody, Response, Text};
 
@@ -30,6 +31,7 @@ impl Lowerer<'_> {
             let item_ptr = push_pointer("/paths", path);
             if item.reference.is_some() {
                 self.warn(
+                    WarningKind::OperationLeftOut,
                     push_pointer(&item_ptr, "$ref"),
                     format!("path `{path}` is left out of the client: path items given by $ref are not supported"),
                 );
@@ -83,7 +85,7 @@ impl Lowerer<'_> {
                             "operation `{method} {path}` is left out of the client: {}",
                             located.message
                         );
-                        self.warn(located.pointer, message);
+                        self.warn(WarningKind::OperationLeftOut, located.pointer, message);
                         let verb = method.to_ascii_uppercase();
                         self.left_out.push(match op.operation_id.as_deref() {
                             Some(id) if !id.trim().is_empty() => format!("{id} ({verb} {path})"),
@@ -187,6 +189,7 @@ impl Lowerer<'_> {
             if location == ParamLocation::Path && !path.contains(&format!("{{{wire}}}")) {
                 // Nowhere to put its value: an argument would be taken and dropped.
                 self.warn(
+                    WarningKind::StrayPathParameter,
                     p_ptr.clone(),
                     format!(
                         "path parameter `{wire}` does not appear in the path template \
@@ -400,6 +403,7 @@ impl Lowerer<'_> {
         }
         if op.responses.is_empty() {
             self.warn(
+                WarningKind::NoResponses,
                 push_pointer(ptr, "responses"),
                 "no responses are documented; a `2xx` is a success whose body is kept as \
                  received, any other status an undocumented one",
@@ -409,6 +413,7 @@ impl Lowerer<'_> {
         for (i, tag) in op.tags.iter().enumerate() {
             if seen_tags.contains(&tag) {
                 self.warn(
+                    WarningKind::DuplicateTag,
                     format!("{}/{i}", push_pointer(ptr, "tags")),
                     format!("tag {tag} is listed twice"),
                 );
@@ -505,6 +510,7 @@ impl Lowerer<'_> {
             }
             None => {
                 self.warn(
+                    WarningKind::UntypedSchema,
                     &media_ptr,
                     format!(
                         "parameter `{wire}` has no `schema` (any JSON value): its argument is \
@@ -650,6 +656,7 @@ impl Lowerer<'_> {
                 format!("`Accept: {}`", media.join(", "))
             };
             self.warn(
+                WarningKind::AcceptParameter,
                 p_ptr,
                 format!(
                     "header parameter `accept` takes any value and every success comes in one \
@@ -849,6 +856,7 @@ impl Lowerer<'_> {
                 }
                 (BodyKind::Json | BodyKind::Form, None) => {
                     self.warn(
+                        WarningKind::UntypedSchema,
                         &media_ptr,
                         "a body without `schema` (any JSON value) becomes `serde_json::Value`",
                     );
@@ -881,6 +889,7 @@ impl Lowerer<'_> {
         }
         for (media_ptr, media, why) in refused {
             self.warn(
+                WarningKind::UnsupportedMediaType,
                 media_ptr,
                 format!("request body media type `{media}` is not supported{why}; the operation is generated without it"),
             );
@@ -948,6 +957,7 @@ impl Lowerer<'_> {
                     }
                     None => {
                         self.warn(
+                            WarningKind::UntypedSchema,
                             push_pointer(&content_ptr, media),
                             "a JSON answer without `schema` (any JSON value) becomes \
                              `serde_json::Value`",
@@ -1204,7 +1214,11 @@ impl Lowerer<'_> {
         match t? {
             Text::String(s) => Some(s.trim().to_owned()),
             Text::NotAString(_) => {
-                self.warn(pointer, "not a string; left out of the documentation");
+                self.warn(
+                    WarningKind::Prose,
+                    pointer,
+                    "not a string; left out of the documentation",
+                );
                 None
             }
         }

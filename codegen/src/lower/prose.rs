@@ -5,6 +5,7 @@
 
 use super::Lowerer;
 use crate::error::push_pointer;
+use crate::warning::WarningKind;
 use indexmap::IndexMap;
 use spec_model::model::{AdditionalProperties, MediaType, Parameter, Schema, Text};
 
@@ -59,7 +60,7 @@ impl Lowerer<'_> {
 
     fn prose(&mut self, value: Option<&Text>, pointer: &str) {
         if let Some(Text::NotAString(_)) = value {
-            self.warn(pointer, NOT_A_STRING);
+            self.warn(WarningKind::Prose, pointer, NOT_A_STRING);
         }
     }
 

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use crate::error::{Located, push_pointer};
+use crate::warning::{Warning, WarningKind};
 
 use spec_model::model::{
     AdditionalProperties, MediaType, OpenApi, Operation, Parameter, PathItem, RequestBody,
@@ -252,7 +253,7 @@ impl Dangling<'_> {
 /// its `$ref` and the pointers of the replaced schemas: what `--dangling-refs-as-any`
 /// asks, to go on with a spec whose author has not fixed its references yet. References
 /// to missing parameters, bodies and responses are left: they stay errors.
-pub fn free_dangling_schema_refs(spec: &mut OpenApi) -> (Vec<Located>, Vec<String>) {
+pub fn free_dangling_schema_refs(spec: &mut OpenApi) -> (Vec<Warning<Located>>, Vec<String>) {
     let dangling: std::collections::BTreeSet<String> = dangling(spec)
         .into_iter()
         .filter(|d| d.message.contains("`components.schemas`"))
@@ -266,13 +267,16 @@ pub fn free_dangling_schema_refs(spec: &mut OpenApi) -> (Vec<Located>, Vec<Strin
             return;
         }
         let reference = s.reference.take().unwrap_or_default();
-        warnings.push(Located::new(
-            at,
-            format!(
-                "$ref `{reference}` points at no schema of `components.schemas`; read as any \
-                 JSON value (`serde_json::Value`), as `--dangling-refs-as-any` asks"
+        warnings.push(Warning {
+            kind: WarningKind::DanglingRef,
+            problem: Located::new(
+                at,
+                format!(
+                    "$ref `{reference}` points at no schema of `components.schemas`; read as \
+                     any JSON value (`serde_json::Value`), as `--dangling-refs-as-any` asks"
+                ),
             ),
-        ));
+        });
         *s = Schema {
             description: Some(spec_model::model::Text::String(format!(
                 "Any JSON value: the spec's `$ref` `{reference}` points at nothing."

@@ -14,6 +14,7 @@ use crate::ir::{
     Operation, StructDef, Ty, TypeDef,
 };
 use crate::names::{Scope, pascal, snake};
+use crate::warning::WarningKind;
 use spec_model::model::{AdditionalProperties, Schema, SchemaType};
 
 /// What a schema becomes when it gets a name of its own.
@@ -386,6 +387,7 @@ impl<'a> Lowerer<'a> {
             ([], Some(kind)) => kind,
             ([], None) => {
                 self.warn(
+                    WarningKind::UntypedSchema,
                     ptr,
                     "a schema with no `type` (any JSON value) becomes `serde_json::Value`",
                 );
@@ -423,7 +425,11 @@ impl<'a> Lowerer<'a> {
         let ty = match kind {
             "string" => {
                 if let Some(warning) = formats::unknown_string_format(s.format.as_deref()) {
-                    self.warn(push_pointer(ptr, "format"), warning);
+                    self.warn(
+                        WarningKind::UnknownFormat,
+                        push_pointer(ptr, "format"),
+                        warning,
+                    );
                 }
                 match s.format.as_deref() {
                     _ if self.string_formats => Ty::String,
@@ -456,6 +462,7 @@ impl<'a> Lowerer<'a> {
                 }
                 None => {
                     self.warn(
+                        WarningKind::UntypedList,
                         ptr,
                         "a list without `items` holds `serde_json::Value` items",
                     );
@@ -480,12 +487,17 @@ impl<'a> Lowerer<'a> {
                 // A free-form object: a map of any JSON values, which at least promises
                 // an object. Its values are untyped all the same, so it is said.
                 _ => {
-                    self.warn(ptr, "free-form object: its values are `serde_json::Value`");
+                    self.warn(
+                        WarningKind::FreeFormObject,
+                        ptr,
+                        "free-form object: its values are `serde_json::Value`",
+                    );
                     Ty::Map(Box::new(Ty::Json))
                 }
             },
             "null" => {
                 self.warn(
+                    WarningKind::UntypedSchema,
                     ptr,
                     "a schema of type `null` alone becomes `serde_json::Value`",
                 );
@@ -774,6 +786,7 @@ impl<'a> Lowerer<'a> {
                     let shape = format!("{:?}", &*schema);
                     match added.get(&wire) {
                         Some(first) if *first != shape => self.warn(
+                            WarningKind::Union,
                             prop_ptr.clone(),
                             format!(
                                 "property `{wire}` is declared by several `{key}` branches with \
@@ -811,6 +824,7 @@ impl<'a> Lowerer<'a> {
     /// Warns that the extra properties of the object at `ptr` are untyped.
     fn free_form_extras(&mut self, ptr: &str) {
         self.warn(
+            WarningKind::FreeFormObject,
             push_pointer(ptr, "additionalProperties"),
             "free-form extra properties: their values are `serde_json::Value`",
         );
@@ -877,6 +891,7 @@ impl<'a> Lowerer<'a> {
             }
             (Ty::Bool | Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 | Ty::String, _) => {
                 self.warn(
+                    WarningKind::DefaultMismatch,
                     push_pointer(ptr, "default"),
                     "a `default` that does not fit the property's type is not applied",
                 );
@@ -897,6 +912,7 @@ impl<'a> Lowerer<'a> {
         let fixed = s.min_items.is_some_and(|m| m >= n) && s.max_items == Some(n);
         if !fixed {
             self.warn(
+                WarningKind::UntypedList,
                 push_pointer(ptr, "prefixItems"),
                 format!(
                     "a list with {n} `prefixItems` whose length is not fixed to {n} (`minItems` \
@@ -929,7 +945,11 @@ impl<'a> Lowerer<'a> {
                 if let Some(pattern) = &s.pattern {
                     match super::pattern::check(pattern) {
                         Ok(()) => checks.pattern = Some(pattern.clone()),
-                        Err(why) => self.warn(push_pointer(ptr, "pattern"), why),
+                        Err(why) => self.warn(
+                            WarningKind::UncheckedPattern,
+                            push_pointer(ptr, "pattern"),
+                            why,
+                        ),
                     }
                 }
             }

@@ -21,6 +21,7 @@ use super::operation::Problem;
 use crate::error::{Located, push_pointer};
 use crate::ir::{ApiKeyLocation, BodyKind, Operation, SchemeKind, SecurityScheme, TokenRefresh};
 use crate::names::{Scope, credential_accessors, pascal, snake};
+use crate::warning::WarningKind;
 use spec_model::model::{self as spec, Text};
 
 /// What the client can do with a scheme.
@@ -142,6 +143,7 @@ impl Lowerer<'_> {
                         schemes.push(key.clone());
                     }
                     Support::Transport => self.warn(
+                        WarningKind::UnsupportedSecurity,
                         push_pointer("/components/securitySchemes", key),
                         format!(
                             "security scheme `{key}` is mutual TLS: the client sends nothing for it; \
@@ -177,6 +179,7 @@ impl Lowerer<'_> {
             }
             for (pointer, why) in left_out {
                 self.warn(
+                    WarningKind::UnsupportedSecurity,
                     pointer,
                     format!(
                         "{why}; the requirements that need it are left out, and operations \
@@ -249,6 +252,7 @@ impl Lowerer<'_> {
                 Some(Text::String(s)) => s.trim().to_owned(),
                 Some(Text::NotAString(_)) => {
                     self.warn(
+                        WarningKind::Prose,
                         push_pointer(
                             &push_pointer("/components/securitySchemes", key),
                             "description",

@@ -40,6 +40,7 @@ use super::schema::{Shape, doc_of, enum_def, shape, type_names, union_branches};
 use crate::error::{Located, push_pointer};
 use crate::ir::{Ty, TypeDef, UnionDef, Variant};
 use crate::names::{Scope, pascal};
+use crate::warning::WarningKind;
 
 /// Names tried, in order, for the fallback variant.
 const FALLBACK_NAMES: [&str; 3] = ["Unknown", "UnknownValue", "Unrecognized"];
@@ -93,6 +94,7 @@ impl<'a> Lowerer<'a> {
         let (key, branches) = union_branches(s);
         if !s.one_of.is_empty() && !s.any_of.is_empty() {
             self.warn(
+                WarningKind::Union,
                 push_pointer(ptr, "anyOf"),
                 "`anyOf` beside `oneOf` is ignored: the type follows `oneOf`",
             );
@@ -192,11 +194,16 @@ impl<'a> Lowerer<'a> {
         if let Some(d) = &s.discriminator {
             let d_ptr = push_pointer(ptr, "discriminator");
             let Some(tag) = d.property_name.clone() else {
-                self.warn(d_ptr, "`discriminator` without `propertyName` is ignored");
+                self.warn(
+                    WarningKind::Union,
+                    d_ptr,
+                    "`discriminator` without `propertyName` is ignored",
+                );
                 return None;
             };
             if !objects {
                 self.warn(
+                    WarningKind::Union,
                     d_ptr,
                     "`discriminator` over branches that are not all objects is ignored",
                 );
@@ -223,6 +230,7 @@ impl<'a> Lowerer<'a> {
                     Some(v) => values.push(v),
                     None => {
                         self.warn(
+                            WarningKind::Union,
                             format!("{ptr}/{key}/{i}"),
                             format!(
                                 "no `{tag}` value names this branch (no `mapping`, `const` or \
@@ -237,6 +245,7 @@ impl<'a> Lowerer<'a> {
                 return Some((tag, values));
             }
             self.warn(
+                WarningKind::Union,
                 d_ptr,
                 format!("two branches share a `{tag}` value: the union is decoded untagged"),
             );
