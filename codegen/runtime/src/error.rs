@@ -344,6 +344,9 @@ impl<E> Error<E> {
     /// `api_key=…`, not `token expired`), after `Bearer` or `Basic`, and a JWT are
     /// masked.
     ///
+    /// Only the body's first 64 KiB are read; a JSON body longer than that is
+    /// masked as text.
+    ///
     /// The masking goes by names and shapes: a secret under a name that says
     /// nothing (`{"value": …}`) is shown. Where that matters, log
     /// [`Error::status`] rather than the error.
@@ -595,9 +598,14 @@ impl<E> Error<E> {
     }
 }
 
+/// How much of a body the excerpt reads: masking parses it, and a `Display` of a
+/// large body should not cost a parse of all of it. A JSON body cut here is masked
+/// as text.
+const EXCERPT_READS: usize = 64 * 1024;
+
 /// [`Error::redacted_excerpt`] of `body`.
 fn redacted_excerpt(body: &[u8], max_chars: usize) -> String {
-    let text = String::from_utf8_lossy(body);
+    let text = String::from_utf8_lossy(&body[..body.len().min(EXCERPT_READS)]);
     let masked = match serde_json::from_str::<serde_json::Value>(&text) {
         Ok(value) => mask_json(&text, value),
         Err(_) => mask_text(&text),

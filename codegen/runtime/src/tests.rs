@@ -358,6 +358,17 @@ fn the_excerpt_display_shows_masks_credentials() {
     // The spec's own secret fields (`x-secret`): `httpAuth` stands for them here.
     let text = shown(400, r#"{"httpAuth": "h-6"}"#);
     assert!(!text.contains("h-6"), "{text}");
+    // A large JSON body is read only so far, and masked as text.
+    let large = format!(
+        r#"{{"access_token": "at-123", "pad": "{}"}}"#,
+        "x".repeat(70_000)
+    );
+    let text = shown(500, &large);
+    assert!(
+        text.contains(r#""access_token": "<redacted>""#),
+        "{}",
+        &text[..80]
+    );
     // A body cut short is text: its secret is still masked.
     let text = shown(200, r#"{"items": [], "access_token": "abc123"#);
     assert!(!text.contains("abc123"), "{text}");
