@@ -229,6 +229,19 @@ fn percent_decode(value: &str) -> String {
     String::from_utf8(out).unwrap()
 }
 
+/// `put_thing` answered `422` with `body` by a server that takes one connection: the
+/// error it gives.
+fn put_thing_answered_422(
+    body: &'static str,
+    tag: &Tag,
+) -> gen_fastapi_mini::Error<gen_fastapi_mini::client::PutThingError> {
+    let (base, _heads, server) = serve(vec![("422 Unprocessable Entity", body)]);
+    let client = Client::new(base).unwrap();
+    let err = runtime().block_on(client.put_thing("a", tag)).unwrap_err();
+    server.join().unwrap();
+    err
+}
+
 /// An error answer keeps its body as received beside the decoded value: FastAPI
 /// applications answer a `422` whose fields the documented `HTTPValidationError` does
 /// not name, and the server's message must still be readable, in `Display` too; `Debug`
@@ -238,11 +251,7 @@ fn an_error_body_the_schema_does_not_describe_is_kept() {
     use gen_fastapi_mini::Error;
     use gen_fastapi_mini::client::PutThingError;
     const BODY: &str = r#"{"exception_message":"String should match pattern","exception_detail":[{"loc":["body","name"]}]}"#;
-    let (base, _heads, server) = serve(vec![("422 Unprocessable Entity", BODY)]);
-    let client = Client::new(base).unwrap();
-    let err = runtime()
-        .block_on(client.put_thing("a", &Tag::new("t".to_owned())))
-        .unwrap_err();
+    let err = put_thing_answered_422(BODY, &Tag::new("t".to_owned()));
     match &err {
         Error::Response {
             status,
@@ -264,7 +273,6 @@ fn an_error_body_the_schema_does_not_describe_is_kept() {
         format!("documented error answer, status 422 Unprocessable Entity: {BODY}")
     );
     assert!(!format!("{err:?}").contains("exception"), "{err:?}");
-    server.join().unwrap();
 }
 
 /// A documented error status whose body does not fit its schema (`detail` an object
@@ -276,11 +284,7 @@ fn a_documented_error_in_another_shape_is_still_that_error() {
     use gen_fastapi_mini::Error;
     use gen_fastapi_mini::client::PutThingError;
     const BODY: &str = r#"{"detail": {"message": "name taken"}}"#;
-    let (base, _heads, server) = serve(vec![("422 Unprocessable Entity", BODY)]);
-    let client = Client::new(base).unwrap();
-    let err = runtime()
-        .block_on(client.put_thing("a", &Tag::new("t".to_owned())))
-        .unwrap_err();
+    let err = put_thing_answered_422(BODY, &Tag::new("t".to_owned()));
     match &err {
         Error::Response {
             status,
@@ -297,7 +301,6 @@ fn a_documented_error_in_another_shape_is_still_that_error() {
     }
     assert_eq!(err.status().map(|s| s.as_u16()), Some(422));
     assert!(err.to_string().contains("name taken"), "{err}");
-    server.join().unwrap();
 }
 
 /// A `SecretStr` field (`format: password`) is a credential whatever its name: `Debug`
@@ -306,13 +309,9 @@ fn a_documented_error_in_another_shape_is_still_that_error() {
 #[test]
 fn a_secret_str_field_never_shows_in_debug_or_display() {
     const BODY: &str = r#"{"detail": [{"loc": ["body", "webhook_key"], "msg": "String should have at most 8 characters", "input": "wk-secret-1"}], "request_body": {"name": "t", "webhook_key": "wk-secret-1"}}"#;
-    let (base, _heads, server) = serve(vec![("422 Unprocessable Entity", BODY)]);
-    let client = Client::new(base).unwrap();
     let tag = Tag::new("t".to_owned()).with_webhook_key("wk-secret-1".to_owned());
     assert!(!format!("{tag:?}").contains("wk-secret-1"), "{tag:?}");
-    let err = runtime()
-        .block_on(client.put_thing("a", &tag))
-        .unwrap_err();
+    let err = put_thing_answered_422(BODY, &tag);
     let shown = err.to_string();
     assert!(
         shown.contains("String should have at most 8 characters"),
@@ -320,7 +319,6 @@ fn a_secret_str_field_never_shows_in_debug_or_display() {
     );
     assert!(!shown.contains("wk-secret-1"), "{shown}");
     assert!(shown.contains(r#""input": "<redacted>""#), "{shown}");
-    server.join().unwrap();
 }
 
 /// Serves `count` connections, each answered by what its `Accept` asks for, as a
