@@ -26,6 +26,16 @@ const SESSION_WORDS: &[&str] = &[
     "invalidate",
 ];
 
+/// Nouns that name a credential or a session in a path: a `DELETE`, `PUT` or `PATCH` of
+/// such a path (`DELETE /api-keys/{id}`, `PUT /sessions/{id}`) ends or changes one, while
+/// a `POST` to it (`POST /auth/token`) is how one is obtained and stays a create.
+const CREDENTIAL_NOUNS: &[&str] = &["token", "apikey", "credential", "session", "secret"];
+
+/// Words that, beside a credential noun, make a request rotate that credential
+/// (`POST /token/refresh`, `refresh_access_token`): the token it was sent with may be dead
+/// after it.
+const ROTATE_WORDS: &[&str] = &["refresh", "renew", "reissue", "regenerate"];
+
 /// Words that mark a write as able to remove or overwrite data the run did not create.
 const DESTRUCTIVE_WORDS: &[&str] = &[
     "delete", "remove", "bulk", "clear", "reset", "purge", "truncate", "wipe", "destroy", "erase",
@@ -74,6 +84,41 @@ pub fn judge(method: &str, path: &str, words: &str, paths: &PathsIndex) -> Effec
         .cloned()
         .chain(pairs)
         .any(|t| SESSION_WORDS.iter().any(|w| t.starts_with(w)))
+    {
+        return Effect::Session;
+    }
+    let path_words: Vec<String> = {
+        let literal = path
+            .split('/')
+            .filter(|s| !s.starts_with('{'))
+            .collect::<Vec<_>>()
+            .join("/");
+        let t = self::tokens(&literal);
+        let pairs: Vec<String> = t.windows(2).map(|w| format!("{}{}", w[0], w[1])).collect();
+        t.into_iter().chain(pairs).collect()
+    };
+    let names_credential = |list: &[String]| {
+        list.iter()
+            .any(|t| CREDENTIAL_NOUNS.iter().any(|w| t.starts_with(w)))
+    };
+    let all_words: Vec<String> = {
+        let pairs: Vec<String> = tokens
+            .windows(2)
+            .map(|w| format!("{}{}", w[0], w[1]))
+            .collect();
+        tokens.iter().cloned().chain(pairs).collect()
+    };
+    if names_credential(&all_words)
+        && tokens
+            .iter()
+            .any(|t| ROTATE_WORDS.iter().any(|w| t.starts_with(w)))
+    {
+        return Effect::Session;
+    }
+    if matches!(
+        method.to_ascii_uppercase().as_str(),
+        "DELETE" | "PUT" | "PATCH"
+    ) && names_credential(&path_words)
     {
         return Effect::Session;
     }
@@ -217,6 +262,10 @@ pub struct Permissions {
     /// `--allow-destructive`: also requests that may delete or overwrite data the run
     /// did not create.
     pub destructive: bool,
+    /// `session:` in the fixtures names a throwaway account: requests that end or change a
+    /// session go, with a session the run logs into for each, never with the run's own
+    /// credentials.
+    pub own_session: bool,
 }
 
 impl Permissions {
@@ -231,7 +280,9 @@ impl Permissions {
                 "changes the target's state: writes are not sent without --allow-writes"
                     .to_string(),
             ),
-            Effect::Query | Effect::Create | Effect::Session => None,
+            Effect::Query | Effect::Create => None,
+            Effect::Session if self.own_session => None,
+            Effect::Session => Some(SESSION_REFUSAL.to_string()),
             Effect::Update if restorable || own_target || self.destructive => None,
             Effect::Update => Some(
                 "changes a resource the run did not create (and `restore:` in --fixtures names no values to put it back): needs --allow-destructive"
@@ -248,18 +299,32 @@ impl Permissions {
 
 impl Permissions {
     /// The header's line on writes: what this run sends, and the flag that sends more.
-    pub fn describe(&self, embedded: bool) -> String {
-        match (self.writes, self.destructive) {
+    /// `session_ops`: whether the spec has operations that end or change a session, so
+    /// the line says what becomes of them.
+    pub fn describe(&self, embedded: bool, session_ops: bool) -> String {
+        let mut line = match (self.writes, self.destructive) {
             _ if embedded => "sent (the embedded reference server is the run's own)".to_string(),
-            (false, _) => "not sent; --allow-writes to send".to_string(),
+            (false, _) => return "not sent; --allow-writes to send".to_string(),
             (true, false) => {
                 "sent (--allow-writes); destructive ones not sent; --allow-destructive to send"
                     .to_string()
             }
             (true, true) => "sent, destructive ones included (--allow-destructive)".to_string(),
+        };
+        if !session_ops {
+            return line;
         }
+        line.push_str(if self.own_session {
+            "; session-ending ones last, each with a session of the throwaway account in --fixtures"
+        } else {
+            "; session-ending ones never (no throwaway account under `session:` in --fixtures)"
+        });
+        line
     }
 }
+
+/// Why a request that ends or changes a session is not sent without a throwaway account.
+pub const SESSION_REFUSAL: &str = "ends or changes a session or credential, so it is never sent with the credentials the run was given: name a throwaway account under `session:` in --fixtures for the run to log into and send it with";
 
 /// The effect's name in plans and reports.
 pub fn name(effect: Effect) -> &'static str {
@@ -297,6 +362,26 @@ mod tests {
         assert_eq!(j("GET", "/session", "log_out"), Effect::Session);
         assert_eq!(j("POST", "/users/{id}/password", "change"), Effect::Session);
         assert_eq!(j("POST", "/tokens/revoke", "revoke"), Effect::Session);
+        // Deleting or replacing a credential ends it; obtaining one is a create.
+        assert_eq!(
+            j("DELETE", "/api-keys/{key_id}", "delete_key"),
+            Effect::Session
+        );
+        assert_eq!(j("PATCH", "/sessions/{id}", "update"), Effect::Session);
+        assert_eq!(j("POST", "/auth/token", "login"), Effect::Create);
+        assert_eq!(j("POST", "/api-keys", "create_key"), Effect::Create);
+        // A token refresh may rotate the token it was sent with.
+        assert_eq!(
+            j("POST", "/auth/token/refresh", "refresh_token"),
+            Effect::Session
+        );
+        assert_eq!(j("POST", "/cache/refresh", "refresh_cache"), Effect::Create);
+        // A credential noun inside a longer word of another sense is not one.
+        assert_eq!(
+            j("DELETE", "/tokenizers/{id}", "delete_tokenizer"),
+            Effect::Session,
+            "starts_with errs towards the harmful side"
+        );
         assert_eq!(j("POST", "/flows/", "create_flow"), Effect::Create);
         assert_eq!(j("POST", "/flows/filter", "read_flows"), Effect::Query);
         // A question about a named resource does not change it.
@@ -377,6 +462,7 @@ mod tests {
         let writes = Permissions {
             writes: true,
             destructive: false,
+            own_session: false,
         };
         assert!(writes.refusal(Effect::Create, false, false).is_none());
         assert!(writes.refusal(Effect::Query, false, false).is_none());
@@ -387,6 +473,7 @@ mod tests {
         let all = Permissions {
             writes: true,
             destructive: true,
+            own_session: false,
         };
         assert!(all.refusal(Effect::Destructive, false, false).is_none());
     }

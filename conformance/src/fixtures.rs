@@ -10,7 +10,40 @@ use crate::error::HarnessError;
 
 /// Top-level keys the fixtures themselves read; others must be variables the contract
 /// files read (their `vars` or `fixtures:` lists).
-pub const KEYS: &[&str] = &["allow_writes", "allow_destructive", "oauth", "restore"];
+pub const KEYS: &[&str] = &[
+    "allow_writes",
+    "allow_destructive",
+    "oauth",
+    "restore",
+    "session",
+];
+
+/// `session:`: a throwaway account the run logs into for the requests that end or change
+/// a session or a credential (a logout, a revoke, a password change), which are never
+/// sent with the credentials the run was given. `Debug` shows the body's keys only: its
+/// values (a password) are secrets.
+#[derive(Clone, Default, PartialEq)]
+pub struct SessionLogin {
+    /// The spec's login or token operation; inferred when absent (see
+    /// `runner::session::login_operation`).
+    pub operation: Option<String>,
+    /// The login request's body fields (`username`, `password`, …), sent as the
+    /// operation's request media type says (a form or JSON).
+    pub body: Map<String, Value>,
+    /// A JSON pointer to the token in the login's answer; when absent, the first of
+    /// `access_token`, `token`, `accessToken`, `id_token`, `jwt` at the top.
+    pub token: Option<String>,
+}
+
+impl std::fmt::Debug for SessionLogin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionLogin")
+            .field("operation", &self.operation)
+            .field("body", &self.body.keys().collect::<Vec<_>>())
+            .field("token", &self.token)
+            .finish()
+    }
+}
 
 /// The parsed fixtures. `Debug` leaves the client secret and the code out.
 #[derive(Clone, Default)]
@@ -38,6 +71,8 @@ pub struct Fixtures {
     /// it was before the run. The operations may offer no read of the record (the contact
     /// update answers with the record after its change), so only the user knows them.
     pub restore: Vec<(String, Map<String, Value>)>,
+    /// `session`: the throwaway account session-ending requests are sent with.
+    pub session: Option<SessionLogin>,
 }
 
 impl std::fmt::Debug for Fixtures {
@@ -56,6 +91,7 @@ impl std::fmt::Debug for Fixtures {
             .field("authorize_url", &self.authorize_url)
             .field("code_reusable", &self.code_reusable)
             .field("restore", &self.restore)
+            .field("session", &self.session)
             .finish()
     }
 }
@@ -145,6 +181,13 @@ impl Fixtures {
                         fx.restore.push((op, body));
                     }
                 }
+                ("session", Value::Object(o)) => fx.session = Some(parse_session(o)?),
+                ("session", _) => {
+                    return Err(
+                        "session must be a mapping: operation (optional), body (the login's fields), token (optional JSON pointer)"
+                            .into(),
+                    );
+                }
                 ("restore", _) => {
                     return Err(
                         "restore must be a mapping: operationId → the body fields that put the record back"
@@ -158,6 +201,37 @@ impl Fixtures {
         }
         Ok(fx)
     }
+}
+
+/// Reads `session:`; a key it does not know is an error, so a typo cannot make the run
+/// log in with half a body.
+fn parse_session(o: Map<String, Value>) -> Result<SessionLogin, String> {
+    let mut login = SessionLogin::default();
+    for (k, v) in o {
+        match (k.as_str(), v) {
+            ("operation", Value::String(s)) => login.operation = Some(s),
+            ("token", Value::String(s)) if s.starts_with('/') => login.token = Some(s),
+            ("token", _) => {
+                return Err("session.token must be a JSON pointer such as /access_token".into());
+            }
+            ("body", Value::Object(b)) if !b.is_empty() => login.body = b,
+            ("body", _) => {
+                return Err(
+                    "session.body must be a mapping of the login's fields (username, password, …)"
+                        .into(),
+                );
+            }
+            (other, _) => {
+                return Err(format!(
+                    "unknown key session.{other} (operation, body, token)"
+                ));
+            }
+        }
+    }
+    if login.body.is_empty() {
+        return Err("session.body is required: the login's fields".into());
+    }
+    Ok(login)
 }
 
 #[cfg(test)]
@@ -184,6 +258,24 @@ mod tests {
         assert!(
             !shown.contains("hunter2") && !shown.contains("c0de"),
             "{shown}"
+        );
+    }
+
+    #[test]
+    fn a_session_login_keeps_its_password_out_of_debug() {
+        let f = Fixtures::parse(
+            "session: { body: { username: qa, password: s3cret-pw }, token: /data/token }\n",
+        )
+        .unwrap();
+        let login = f.session.clone().unwrap();
+        assert_eq!(login.body["password"], "s3cret-pw");
+        assert_eq!(login.token.as_deref(), Some("/data/token"));
+        assert!(!format!("{f:?}").contains("s3cret-pw"));
+        assert!(Fixtures::parse("session: { body: {} }").is_err());
+        assert!(
+            Fixtures::parse("session: { body: { a: b }, tokn: /x }")
+                .unwrap_err()
+                .contains("session.tokn")
         );
     }
 }

@@ -238,6 +238,10 @@ fn load(config: &Config) -> Result<(Spec, Validators, Inputs), HarnessError> {
         None => None,
     };
     let fixtures = load_fixtures(config, &contracts)?;
+    if let Some(login) = &fixtures.session {
+        runner::login_operation(&spec, login)
+            .map_err(|e| HarnessError::Config(format!("fixtures: {e}")))?;
+    }
     runner::check_restore_values(&spec, &fixtures.restore)
         .map_err(|e| HarnessError::Config(format!("fixtures: {e}")))?;
     let inputs = Inputs {
@@ -335,6 +339,16 @@ async fn connect(
     if let Some(s) = &fixtures.client_secret {
         secrets.add(s, "$CLIENT_SECRET");
     }
+    // The throwaway account's fields (a password) never show, whichever request echoes
+    // them.
+    for v in fixtures
+        .session
+        .iter()
+        .flat_map(|l| l.body.values())
+        .filter_map(Value::as_str)
+    {
+        secrets.add(v, "$SESSION_ACCOUNT");
+    }
     if let Some(c) = &client {
         secrets.add(&c.client_secret, "$CLIENT_SECRET");
         vars.set("oauth.client_id", Value::String(c.client_id.clone()));
@@ -430,8 +444,9 @@ fn run_header(
         writes: effect::Permissions {
             writes: inputs.fixtures.allow_writes,
             destructive: inputs.fixtures.allow_destructive,
+            own_session: inputs.fixtures.session.is_some(),
         }
-        .describe(embedded),
+        .describe(embedded, runner::has_session_operations(&ctx.spec)),
         contracts: inputs.contract_source.describe(),
         operations: ctx.spec.operations.len(),
         left_out: ctx.spec.left_out.clone(),
@@ -561,10 +576,7 @@ fn judge_run(
     reached: &coverage::Coverage,
 ) -> Result<Verdicts, HarnessError> {
     let (mut results, known_notes) = settle(inputs, results);
-    let dead = ctx
-        .credentials
-        .dead()
-        .filter(|_| !ctx.credentials.ended_on_purpose());
+    let dead = ctx.credentials.dead();
     if let Some(why) = &dead {
         disown_refusals(&mut results, exchanges, why);
     }
@@ -862,6 +874,7 @@ impl RunInputs<'_> {
         effect::Permissions {
             writes: self.fixtures.allow_writes || self.embedded,
             destructive: self.fixtures.allow_destructive || self.embedded,
+            own_session: self.fixtures.session.is_some(),
         }
     }
 
@@ -890,7 +903,9 @@ fn dry_run(config: &Config, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
             .base_url
             .as_deref()
             .unwrap_or("the embedded reference server (not started)"),
-        inputs.permissions().describe(inputs.embedded),
+        inputs
+            .permissions()
+            .describe(inputs.embedded, runner::has_session_operations(spec)),
     );
     let mut sent = 0;
     for c in &cases {
@@ -1161,17 +1176,29 @@ async fn run_all(
         live.add(r.index, &r.results, &r.exchanges);
         reports.push(r);
     }
-    // Last, what ends or changes the session (a logout, a password change): nothing sent
-    // after it can depend on the credentials it changes.
-    if !session.is_empty() {
-        ctx.credentials.ending();
-        let others: Vec<usize> = (1..after_cases).filter(|i| !session.contains(i)).collect();
-        let last = runner::run_cases(ctx.clone(), session_cases, &others, vars_after, 1, |r| {
+    // Last, what ends or changes a session (a logout, a password change), each with a
+    // session of the throwaway account (the gate let none through without one), never
+    // with the run's own credentials.
+    if let Some(login) = &fixtures.session
+        && !session.is_empty()
+    {
+        let last: Vec<(usize, case::Case)> = session
+            .iter()
+            .map(|i| (*i, session_cases[i - 1].clone()))
+            .collect();
+        for r in runner::run_session_cases(
+            ctx,
+            login,
+            &config.transport.public_headers,
+            &last,
+            &vars_after,
+        )
+        .await
+        {
             progress.case_done(&r.results);
             live.add(r.index, &r.results, &r.exchanges);
-        })
-        .await;
-        reports.extend(last);
+            reports.push(r);
+        }
     }
     progress.finish();
     let mut results = discovery.results;

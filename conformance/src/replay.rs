@@ -348,6 +348,14 @@ pub async fn replay(
         let mut headers = Vec::new();
         let mut shown_auth = None;
         match (ex.auth.as_deref(), token) {
+            // Sent with a throwaway session by the recording run: a replay never sends a
+            // session-ending request with its own credentials.
+            (Some(crate::runner::SESSION_AUTH), _) => {
+                result.verdict = Verdict::Skipped;
+                result.message = "the exchange ended or changed a session, sent with a throwaway account's session: a replay does not send it with its own credentials".into();
+                out.push(result);
+                continue;
+            }
             (Some("token"), Some(t)) => {
                 headers.push(("authorization".to_string(), format!("Bearer {t}")));
                 shown_auth = Some("Authorization: Bearer $TOKEN".to_string());

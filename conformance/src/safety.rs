@@ -240,6 +240,7 @@ paths:
         let writes = Permissions {
             writes: true,
             destructive: false,
+            own_session: false,
         };
         let gate = Gate::new(&spec, writes, &[]);
         let chained = case(vec![

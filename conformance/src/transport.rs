@@ -232,6 +232,16 @@ impl Transport {
         }
     }
 
+    /// The same transport (its connections, bounds, wait budget and pace) sending these
+    /// headers on every request in place of the run's `--header`s: a request sent with a
+    /// session of the run's own must not carry the user's credentials beside it.
+    pub fn with_headers(&self, headers: Vec<(String, String)>) -> Transport {
+        Transport {
+            headers: Arc::new(headers),
+            ..self.clone()
+        }
+    }
+
     /// Takes up to `want` (itself capped at [`MAX_WAIT`]) from the budget; `None` when the
     /// budget is spent.
     fn take_wait(&self, want: Duration) -> Option<Duration> {

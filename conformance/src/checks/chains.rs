@@ -834,6 +834,7 @@ paths:
                 Permissions {
                     writes,
                     destructive: false,
+                    own_session: false,
                 },
                 &[],
             )

@@ -24,8 +24,9 @@ use crate::vars::Vars;
 /// What the run knows of its credentials while it runs.
 #[derive(Default)]
 pub struct Watch {
-    /// The request pre-flight verified the credentials with, as sent, and what it was.
-    canary: Mutex<Option<(Request, String)>>,
+    /// The request pre-flight verified the credentials with, as sent, what it was, and
+    /// its operation.
+    canary: Mutex<Option<(Request, String, String)>>,
     /// Why the credentials stopped working, once they did.
     dead: Mutex<Option<String>>,
     /// The last request that may have changed state (operation id, method and path),
@@ -34,9 +35,6 @@ pub struct Watch {
     /// The last few requests sent with the token, any kind: a read can end a session
     /// too (a `GET` the spec does not mark), and it is among these.
     recent: Mutex<std::collections::VecDeque<String>>,
-    /// Set when the session-changing cases, which run last, begin: credentials that end
-    /// then were ended on purpose.
-    ending: std::sync::atomic::AtomicBool,
 }
 
 /// How many recent requests a death names.
@@ -48,14 +46,10 @@ impl Watch {
         self.dead.lock().ok().and_then(|d| d.clone())
     }
 
-    /// Says that the session-changing cases begin: the credentials may end on purpose.
-    pub fn ending(&self) {
-        self.ending.store(true, std::sync::atomic::Ordering::SeqCst);
-    }
-
-    /// Whether the credentials died of the session-changing cases the run sent last.
-    pub fn ended_on_purpose(&self) -> bool {
-        self.ending.load(std::sync::atomic::Ordering::SeqCst) && self.dead().is_some()
+    /// The request pre-flight verified the credentials with (as sent, as shown, and its
+    /// operation), once pre-flight found one.
+    pub fn canary(&self) -> Option<(Request, String, String)> {
+        self.canary.lock().ok().and_then(|c| c.clone())
     }
 
     /// Notes a request sent with the token, before it is sent.
@@ -155,7 +149,7 @@ pub async fn preflight(
         &ctx.secrets,
     ) && let Ok(mut slot) = ctx.credentials.canary.lock()
     {
-        *slot = Some((built.request, request.clone()));
+        *slot = Some((built.request, request.clone(), canary.operation.clone()));
     }
     out.refusal = made_up.filter(|s| (400..500).contains(s));
     out.done.push(i + 1);
@@ -191,21 +185,7 @@ pub async fn recheck(ctx: &Context, refused_op: &str) -> bool {
     if ctx.credentials.dead().is_some() {
         return true;
     }
-    if ctx
-        .credentials
-        .ending
-        .load(std::sync::atomic::Ordering::SeqCst)
-    {
-        if let Ok(mut dead) = ctx.credentials.dead.lock()
-            && dead.is_none()
-        {
-            *dead = Some(format!(
-                "the session was ended on purpose by the session-changing cases, which run last ({refused_op} was refused after them)"
-            ));
-        }
-        return true;
-    }
-    let Some((request, shown)) = ctx.credentials.canary.lock().ok().and_then(|c| c.clone()) else {
+    let Some((request, shown, _)) = ctx.credentials.canary() else {
         return false;
     };
     let still = ctx.transport.send(&request).await;

@@ -11,6 +11,7 @@ mod discovery;
 mod record;
 mod restore;
 mod schedule;
+mod session;
 mod step;
 
 use std::collections::HashMap;
@@ -31,6 +32,9 @@ pub use discovery::{discover, gated as gated_discovery};
 pub use record::{Exchange, recorded_text};
 pub use restore::{check_values as check_restore_values, note as restore_note, restore, written};
 pub use schedule::run_cases;
+pub use session::{
+    SESSION_AUTH, has_session_operations, login_operation, run_last as run_session_cases,
+};
 
 /// Everything a case needs, shared by all workers.
 pub struct Context {
