@@ -55,6 +55,64 @@ pub struct OAuth {
     pub client: Option<OAuthClient>,
     /// Where codes come from.
     pub codes: CodeSource,
+    /// Every request the OAuth steps sent, so that a record of the run accounts for them.
+    pub sent: Mutex<Vec<Sent>>,
+}
+
+/// One request an OAuth step sent (an authorization step, a token exchange): what it was
+/// for, its method and URL (no body: it carries the code and the client secret), and how
+/// the target answered.
+#[derive(Debug, Clone)]
+pub struct Sent {
+    /// Which step sent it.
+    pub purpose: &'static str,
+    /// The request as sent.
+    pub method: String,
+    /// Its URL.
+    pub url: String,
+    /// The answer's status, or why none came.
+    pub outcome: Result<u16, String>,
+    /// The same request's resends (see `transport::Response::retries`).
+    pub resent: usize,
+}
+
+impl OAuth {
+    /// The OAuth side with this client and code source, nothing sent yet.
+    pub fn new(client: Option<OAuthClient>, codes: CodeSource) -> OAuth {
+        OAuth {
+            client,
+            codes,
+            sent: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Takes the requests sent so far, oldest first.
+    pub fn take_sent(&self) -> Vec<Sent> {
+        self.sent
+            .lock()
+            .map(|mut s| std::mem::take(&mut *s))
+            .unwrap_or_default()
+    }
+
+    /// Sends `req` for `purpose`, noting it.
+    async fn send(
+        &self,
+        transport: &Transport,
+        req: &Request,
+        purpose: &'static str,
+    ) -> Result<crate::transport::Response, crate::transport::TransportError> {
+        let answer = transport.send(req).await;
+        if let Ok(mut sent) = self.sent.lock() {
+            sent.push(Sent {
+                purpose,
+                method: req.method.to_string(),
+                url: req.url.to_string(),
+                outcome: answer.as_ref().map(|r| r.status).map_err(|e| e.to_string()),
+                resent: answer.as_ref().map_or(0, |r| r.retries),
+            });
+        }
+        answer
+    }
 }
 
 impl OAuth {
@@ -97,8 +155,8 @@ impl OAuth {
                     headers: Vec::new(),
                     body: None,
                 };
-                let resp = transport
-                    .send(&req)
+                let resp = self
+                    .send(transport, &req, "the OAuth authorization step")
                     .await
                     .map_err(|e| format!("authorization step: {e}"))?;
                 let location = resp.header("location").ok_or_else(|| {
@@ -146,8 +204,8 @@ impl OAuth {
                 serde_json::to_vec(&body).unwrap_or_default(),
             )),
         };
-        let resp = transport
-            .send(&req)
+        let resp = self
+            .send(transport, &req, "the OAuth token exchange")
             .await
             .map_err(|e| format!("token exchange: {e}"))?;
         resp.json
@@ -220,10 +278,7 @@ pub async fn credentials(
         },
         (None, None, None) => CodeSource::Unavailable,
     };
-    let oauth = OAuth {
-        client: client.clone(),
-        codes,
-    };
+    let oauth = OAuth::new(client.clone(), codes);
     let token = match (given_token, embedded) {
         (Some(t), _) => Some(t),
         // Against the reference server the harness goes through the OAuth flow itself

@@ -118,7 +118,11 @@ pub struct Args {
     /// artifact).
     #[arg(long)]
     pub html: Option<PathBuf>,
-    /// Write every exchange here (secrets redacted), for `--replay` against another target.
+    /// Write every request the run sends here, with its answer (secrets redacted), for
+    /// `--replay` against another target: the cases, discovery, pre-flight, cleanup, and
+    /// what the harness sent for itself (OAuth steps, credential re-checks, throwaway
+    /// logins; marked `harness`, never replayed); a request sent again after a 429 or a
+    /// lost connection is counted in its entry's `resent`.
     #[arg(long, conflicts_with = "replay")]
     pub record: Option<PathBuf>,
     /// Re-send the exchanges of a `--record` file to the target and report differences.
@@ -203,7 +207,9 @@ pub struct Args {
     #[arg(long, requires = "allow_writes")]
     pub allow_destructive: bool,
     /// Print the plan (operation, method, case, what it does to the target, and why a
-    /// case would be skipped) and send nothing, not even to discover or log in.
+    /// case would be skipped) and send nothing, not even to discover or log in. It ends
+    /// with how many requests the first pass sends and what the target's answers may add
+    /// (a second pass, removals, restores, session-ending cases).
     #[arg(long)]
     pub dry_run: bool,
 }

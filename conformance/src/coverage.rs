@@ -426,6 +426,8 @@ paths:
             error: None,
             content_type: None,
             response: serde_json::Value::Null,
+            resent: 0,
+            harness: None,
             case_index: 0,
             elapsed: None,
         }

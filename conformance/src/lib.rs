@@ -25,6 +25,7 @@ mod checks;
 mod config;
 mod contracts;
 mod coverage;
+mod dry_run;
 mod effect;
 mod encode;
 mod fixtures;
@@ -891,7 +892,8 @@ impl RunInputs<'_> {
 }
 
 /// `--dry-run`: the plan, one line per case (operation, method and path, case, what it
-/// does to the target, and whether it would be sent), with nothing started or sent.
+/// does to the target, and whether it would be sent), with nothing started or sent, then
+/// how many requests the first pass sends and what the answers may add ([`dry_run`]).
 /// Values discovery would bind on the target are shown as their `${variable}`.
 fn dry_run(config: &Config, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
     let cases = planned_cases(config, inputs, spec, None);
@@ -907,40 +909,26 @@ fn dry_run(config: &Config, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
             .permissions()
             .describe(inputs.embedded, runner::has_session_operations(spec)),
     );
-    let mut sent = 0;
     for c in &cases {
-        let first = &c.steps[0].request;
-        let op = spec.operation(&first.op);
-        let method = first
-            .method
-            .clone()
-            .or_else(|| op.map(|o| o.method.clone()))
-            .unwrap_or_default();
-        let path = first
-            .path
-            .clone()
-            .or_else(|| op.map(|o| o.path.clone()))
-            .unwrap_or_default();
-        let verdict = match &c.skip {
-            None => {
-                sent += 1;
-                "send".to_string()
-            }
-            Some(why) => format!("skip: {why}"),
-        };
-        text.push_str(&format!(
-            "{:<32} {:<7} {:<40} {:<48} {:<11} {verdict}\n",
-            c.operation,
-            method,
-            path,
-            c.id,
-            effect::name(gate.case_effect(c)),
-        ));
+        text.push_str(&dry_run::line(spec, c, gate.case_effect(c)));
     }
-    text.push_str(&format!(
-        "{sent} case(s) would be sent, {} skipped",
-        cases.len() - sent
-    ));
+    let fixtures = inputs.fixtures;
+    let oauth_client = fixtures.client_id.is_some() || inputs.embedded;
+    let code_per_step =
+        fixtures.authorize_url.is_some() || (inputs.embedded && fixtures.code.is_none());
+    let given = config.credentials.token.is_some();
+    let credentials = dry_run::Credentials {
+        token: given || oauth_client,
+        obtain: match (given, oauth_client) {
+            (true, _) | (false, false) => 0,
+            (false, true) if code_per_step => 2,
+            (false, true) => 1,
+        },
+        code_per_step,
+    };
+    let (allowed, _) = runner::gated_discovery(&inputs.contracts.discover, &gate);
+    let tally = dry_run::Tally::of(spec, &cases, &allowed, config.max_requests, &credentials);
+    text.push_str(&tally.render());
     Outcome {
         exit_code: 0,
         results: Vec::new(),
@@ -1202,7 +1190,10 @@ async fn run_all(
     }
     progress.finish();
     let mut results = discovery.results;
-    let mut exchanges = discovery.exchanges;
+    // First, what the harness sent outside any case (OAuth steps, credential re-checks),
+    // so the record accounts for every request.
+    let mut exchanges = ctx.take_aside(0);
+    exchanges.extend(discovery.exchanges);
     for r in reports {
         results.extend(r.results);
         exchanges.extend(r.exchanges);

@@ -284,6 +284,8 @@ paths:
             error: None,
             content_type: Some("application/json".into()),
             response: body,
+            resent: 0,
+            harness: None,
             case_index: 0,
             elapsed: None,
         }

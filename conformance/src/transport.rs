@@ -71,7 +71,9 @@ pub struct Response {
     pub json: Option<Value>,
     /// Time until the body was read.
     pub elapsed: Duration,
-    /// How many retries (429 or penalty) were needed.
+    /// How many more times the request went on the wire before this answer: a `429` or
+    /// penalty answer waited out, or a connection lost before any answer. A record holds
+    /// every request the run sent, so it counts them (`Exchange::resent`).
     pub retries: usize,
 }
 
@@ -270,6 +272,7 @@ impl Transport {
         let mut retries = 0;
         loop {
             let resp = self.send_once(&req).await?;
+            retries += resp.retries;
             if retries >= MAX_RETRIES {
                 return Ok(Response { retries, ..resp });
             }
@@ -314,7 +317,10 @@ impl Transport {
             return self.exchange(&self.fresh, req).await.map_err(Into::into);
         }
         match self.exchange(&self.client, req).await {
-            Err(Exchange::BeforeAnswer(_)) => self.exchange(&self.fresh, req).await,
+            Err(Exchange::BeforeAnswer(_)) => self
+                .exchange(&self.fresh, req)
+                .await
+                .map(|r| Response { retries: 1, ..r }),
             other => other,
         }
         .map_err(TransportError::from)

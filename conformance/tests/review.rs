@@ -551,6 +551,17 @@ fn replay_rejects_malformed_record_entries() {
     let (code, err) = run(&["--replay".as_ref(), rec.as_os_str()]);
     assert_eq!(code, Some(0), "{err}");
     let edited = dir.path().join("edited.json");
+    // The second entry a replay would send (the record also holds the OAuth steps'
+    // requests, which a replay never sends).
+    let entry = good
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.get("harness").is_none())
+        .nth(1)
+        .map(|(i, _)| i)
+        .unwrap();
     for (field, value) in [
         ("method", "GE T"),
         ("operation", "nope"),
@@ -559,12 +570,12 @@ fn replay_rejects_malformed_record_entries() {
         ("path", "//evil.example/x"),
     ] {
         let mut doc = good.clone();
-        doc[1][field] = value.into();
+        doc[entry][field] = value.into();
         std::fs::write(&edited, serde_json::to_string(&doc).unwrap()).unwrap();
         let (code, err) = run(&["--replay".as_ref(), edited.as_os_str()]);
         assert_eq!(code, Some(2), "{field} {value:?}: {err}");
         assert!(
-            err.contains("entry 1") && err.contains(&format!("`{field}`")),
+            err.contains(&format!("entry {entry}")) && err.contains(&format!("`{field}`")),
             "{field} {value:?}: {err}"
         );
     }

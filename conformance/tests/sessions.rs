@@ -328,3 +328,48 @@ async fn a_throwaway_account_no_login_takes_stops_the_run_before_anything_is_sen
     );
     assert!(stub.lock().unwrap().log.is_empty());
 }
+
+/// The number `--dry-run` gives for the first pass is the number of requests the run then
+/// sends before its answers can add any (the session-ending cases, their logins and the
+/// last check of the run's own credentials come after, and the plan says so apart).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dry_run_counts_the_requests_the_first_pass_sends() {
+    let (base, stub) = start(false).await;
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = format!("session:\n  body: {{username: qa-throwaway, password: {PASSWORD}}}\n");
+    let mut a = args(dir.path(), &base, Some(&fixtures));
+    a.dry_run = true;
+    let plan = execute(&a, Default::default()).await.expect("a plan");
+    assert!(
+        stub.lock().unwrap().log.is_empty(),
+        "a dry run sends nothing"
+    );
+    let first: usize = plan
+        .summary
+        .lines()
+        .find_map(|l| l.strip_prefix("first pass: "))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no first-pass count: {}", plan.summary));
+    let sessions: usize = plan
+        .summary
+        .split("; last, ")
+        .nth(1)
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no session count: {}", plan.summary));
+    a.dry_run = false;
+    let out = execute(&a, Default::default())
+        .await
+        .expect("the run completes");
+    let log = stub.lock().unwrap().log.clone();
+    let later = out
+        .exchanges
+        .iter()
+        .filter(|e| e.operation == "logout" || e.case.starts_with("session/"))
+        .count();
+    assert_eq!(out.exchanges.len(), log.len(), "{log:?}");
+    assert_eq!(out.exchanges.len() - later, first, "{}", plan.summary);
+    // Each session-ending case: its login and its own request.
+    assert_eq!(later, 2 * sessions + 1, "{}", plan.summary);
+}

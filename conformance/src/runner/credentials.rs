@@ -93,7 +93,11 @@ pub async fn preflight(
     if ctx.token.is_none() || !ctx.spec.operations.iter().any(|o| o.secured) {
         return Ok(out);
     }
-    let Some((i, canary)) = cases.iter().enumerate().find(|(_, c)| is_canary(ctx, c)) else {
+    let Some((i, canary)) = cases
+        .iter()
+        .enumerate()
+        .find(|(_, c)| is_canary(&ctx.spec, c))
+    else {
         out.unverified = Some(
             "no safe secured request could be built (every secured read lacks an input, or none is selected): the credentials were not checked before the run".into(),
         );
@@ -163,7 +167,7 @@ pub async fn preflight(
 
 /// A read's positive case with the run's token, buildable with no code and no input it
 /// lacks: the one request whose refusal can only be about the credentials.
-fn is_canary(ctx: &Context, c: &Case) -> bool {
+fn is_canary(spec: &crate::spec::Spec, c: &Case) -> bool {
     c.check == Check::PositiveDataAcceptance
         && c.skip.is_none()
         && c.requires.is_empty()
@@ -172,10 +176,19 @@ fn is_canary(ctx: &Context, c: &Case) -> bool {
         && c.steps[0].request.method.is_none()
         && c.steps[0].request.path.is_none()
         && !super::step::needs_code(&c.steps[0].request)
-        && ctx
-            .spec
+        && spec
             .operation(&c.steps[0].request.op)
             .is_some_and(|o| o.secured && o.effect == Effect::Read)
+}
+
+/// How many requests pre-flight sends that no case of `cases` holds: the canary with a
+/// made-up token, when the plan has no such case of its own that is sent.
+pub fn preflight_extra(spec: &crate::spec::Spec, cases: &[Case]) -> usize {
+    let Some(canary) = cases.iter().find(|c| is_canary(spec, c)) else {
+        return 0;
+    };
+    let twin = checks::unknown_token_case(&canary.operation);
+    usize::from(!cases.iter().any(|c| c.id == twin && c.skip.is_none()))
 }
 
 /// After a secured answer of 401/403: sends the canary again, and if it is refused too,
@@ -185,10 +198,35 @@ pub async fn recheck(ctx: &Context, refused_op: &str) -> bool {
     if ctx.credentials.dead().is_some() {
         return true;
     }
-    let Some((request, shown, _)) = ctx.credentials.canary() else {
+    let Some((request, shown, canary_op)) = ctx.credentials.canary() else {
         return false;
     };
     let still = ctx.transport.send(&request).await;
+    ctx.sent_aside(super::Exchange {
+        case: "harness/credentials-recheck".into(),
+        operation: canary_op,
+        step: 0,
+        method: request.method.to_string(),
+        path: request
+            .url
+            .as_str()
+            .strip_prefix(ctx.base_url.trim_end_matches('/'))
+            .unwrap_or(request.url.path())
+            .to_string(),
+        auth: Some("token".into()),
+        headers: Vec::new(),
+        body: None,
+        status: still.as_ref().ok().map(|r| r.status),
+        error: still.as_ref().err().map(|e| e.to_string()),
+        content_type: None,
+        response: serde_json::Value::Null,
+        resent: still.as_ref().map_or(0, |r| r.retries),
+        harness: Some(format!(
+            "the credentials re-checked ({shown}) after {refused_op} was refused"
+        )),
+        case_index: 0,
+        elapsed: still.as_ref().ok().map(|r| r.elapsed),
+    });
     let Ok(resp) = still else {
         return false;
     };

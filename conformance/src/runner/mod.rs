@@ -27,7 +27,7 @@ use crate::spec::Spec;
 use crate::transport::Transport;
 
 pub use cleanup::{left_behind, note as cleanup_note, remove_created};
-pub use credentials::preflight as preflight_credentials;
+pub use credentials::{preflight as preflight_credentials, preflight_extra};
 pub use discovery::{discover, gated as gated_discovery};
 pub use record::{Exchange, recorded_text};
 pub use restore::{check_values as check_restore_values, note as restore_note, restore, written};
@@ -35,6 +35,7 @@ pub use schedule::run_cases;
 pub use session::{
     SESSION_AUTH, has_session_operations, login_operation, run_last as run_session_cases,
 };
+pub use step::needs_code;
 
 /// Everything a case needs, shared by all workers.
 pub struct Context {
@@ -60,6 +61,9 @@ pub struct Context {
     pub credentials: credentials::Watch,
     /// What the run created, to remove at the end.
     pub created: cleanup::Ledger,
+    /// Requests the harness sent outside any case (a re-check of the credentials), for
+    /// the record, which accounts for every request.
+    side: Mutex<Vec<Exchange>>,
 }
 
 impl Context {
@@ -87,7 +91,58 @@ impl Context {
             state: Mutex::new(HashMap::new()),
             credentials: credentials::Watch::default(),
             created: cleanup::Ledger::default(),
+            side: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Notes a request sent outside any case, for the record.
+    fn sent_aside(&self, exchange: Exchange) {
+        if let Ok(mut side) = self.side.lock() {
+            side.push(exchange);
+        }
+    }
+
+    /// Every request the harness sent outside any case so far (credential re-checks, and
+    /// the OAuth steps' requests, which carry no body here: theirs holds the code and the
+    /// client secret), as exchanges numbered from `index`, taken out of the context.
+    pub fn take_aside(&self, index: usize) -> Vec<Exchange> {
+        let mut out: Vec<Exchange> = self
+            .side
+            .lock()
+            .map(|mut s| std::mem::take(&mut *s))
+            .unwrap_or_default();
+        for s in self.oauth.take_sent() {
+            let url = self.secrets.redact_in_url(&s.url);
+            let path = url
+                .strip_prefix(self.base_url.trim_end_matches('/'))
+                .map_or(url.clone(), str::to_owned);
+            let token_op = crate::auth::token_operation(&self.spec)
+                .filter(|_| s.purpose.contains("token"))
+                .map(|o| o.id.clone())
+                .unwrap_or_default();
+            out.push(Exchange {
+                case: "harness/oauth".into(),
+                operation: token_op,
+                step: 0,
+                method: s.method,
+                path,
+                auth: None,
+                headers: Vec::new(),
+                body: None,
+                status: s.outcome.as_ref().ok().copied(),
+                error: s.outcome.err(),
+                content_type: None,
+                response: Value::Null,
+                resent: s.resent,
+                harness: Some(s.purpose.to_string()),
+                case_index: index,
+                elapsed: None,
+            });
+        }
+        for e in &mut out {
+            e.case_index = index;
+        }
+        out
     }
 
     /// The context with `--max-response-time` judged on every answer.
@@ -143,10 +198,7 @@ pub(crate) mod test_support {
             base_url.into(),
             Some("tok".into()),
             Secrets::new(["client_secret".to_string()].into()),
-            OAuth {
-                client: None,
-                codes: CodeSource::Unavailable,
-            },
+            OAuth::new(None, CodeSource::Unavailable),
         )
     }
 

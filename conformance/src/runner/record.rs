@@ -52,6 +52,15 @@ pub struct Exchange {
     pub content_type: Option<String>,
     /// The answer's body (JSON value or text), secrets redacted.
     pub response: Value,
+    /// How many more times the same request went on the wire before this answer (a
+    /// `429` or penalty answer waited out, a connection lost before any answer), so the
+    /// record accounts for every request the target saw.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub resent: usize,
+    /// Why the harness sent it outside any case (a pre-flight, a re-check of the
+    /// credentials, an OAuth step); such an exchange is recorded, never replayed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness: Option<String>,
     /// Position of the case in the run (set by the step that sent it). Not recorded: a
     /// replay numbers its own cases.
     #[serde(skip)]
@@ -227,9 +236,15 @@ pub(super) fn exchange_of(
         error,
         content_type,
         response,
+        resent: sent.as_ref().map_or(0, |r| r.retries),
+        harness: None,
         case_index: 0,
         elapsed: sent.as_ref().ok().map(|r| r.elapsed),
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

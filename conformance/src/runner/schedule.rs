@@ -164,16 +164,14 @@ mod tests {
     async fn a_single_code_goes_to_the_first_case_needing_one_on_every_run() {
         for _ in 0..5 {
             let mut ctx = context("http://127.0.0.1:9/v1");
-            ctx.oauth = crate::auth::OAuth {
-                client: Some(crate::auth::OAuthClient {
+            ctx.oauth = crate::auth::OAuth::new(
+                Some(crate::auth::OAuthClient {
                     client_id: "id".into(),
                     client_secret: "secret".into(),
                     redirect_uri: "http://127.0.0.1:9/cb".into(),
                 }),
-                codes: crate::auth::CodeSource::Fixed(std::sync::Mutex::new(Some(
-                    "the-code".into(),
-                ))),
-            };
+                crate::auth::CodeSource::Fixed(std::sync::Mutex::new(Some("the-code".into()))),
+            );
             let cases = vec![
                 case("plain", false, None),
                 code_case("skipped", Some("left out".into())),

@@ -222,10 +222,7 @@ fn session_context(
         ctx.base_url.clone(),
         Some(token),
         secrets,
-        OAuth {
-            client: None,
-            codes: CodeSource::Unavailable,
-        },
+        OAuth::new(None, CodeSource::Unavailable),
     )
     .with_max_response_time(ctx.max_response_time))
 }
@@ -328,6 +325,7 @@ async fn log_in(
             recording.secrets = secrets;
             Exchange {
                 case_index: index,
+                harness: Some("the throwaway account's login for a session-ending case".into()),
                 ..exchange_of(&recording, &login_case, 0, &step, &built, &sent, &vars)
             }
         }
@@ -351,6 +349,8 @@ fn failed_exchange(case: &Case, op: &Operation, index: usize, why: String) -> Ex
         error: Some(why),
         content_type: None,
         response: Value::Null,
+        resent: 0,
+        harness: Some("the throwaway account's login, which could not be sent".into()),
         case_index: index,
         elapsed: None,
     }
@@ -430,6 +430,8 @@ async fn own_credentials_kept(ctx: &Context, after: usize) -> Option<CaseReport>
             .ok()
             .and_then(|resp| resp.header("content-type").map(str::to_owned)),
         response: Value::Null,
+        resent: sent.as_ref().map_or(0, |resp| resp.retries),
+        harness: Some("the run's own credentials checked after the session-ending cases".into()),
         case_index: index,
         elapsed: sent.as_ref().ok().map(|resp| resp.elapsed),
     };

@@ -156,7 +156,7 @@ pub(super) async fn run_case(ctx: &Context, index: usize, case: &Case, vars: &Va
     report
 }
 
-pub(super) fn needs_code(tpl: &RequestTemplate) -> bool {
+pub fn needs_code(tpl: &RequestTemplate) -> bool {
     let mut refs = Vec::new();
     match &tpl.body {
         Some(
