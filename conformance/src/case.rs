@@ -202,6 +202,30 @@ pub struct Case {
     pub cap: Option<Level>,
 }
 
+impl Case {
+    /// A MUST case of `check` for `operation` with these steps, run alone: what the run
+    /// sends for itself (a removal, a login, a check of its own credentials) is reported
+    /// under one.
+    pub fn own(
+        id: String,
+        operation: String,
+        check: crate::registry::Check,
+        steps: Vec<Step>,
+    ) -> Case {
+        Case {
+            id,
+            operation,
+            check: check.into(),
+            level: Level::Must,
+            steps,
+            serial: true,
+            skip: None,
+            requires: Vec::new(),
+            cap: None,
+        }
+    }
+}
+
 /// How a skip reason begins when the case lacks an input the user could give (a value no
 /// example, contract default or fixture supplies): such a skip leaves a MUST check unrun,
 /// and the run incomplete, rather than quietly passing.

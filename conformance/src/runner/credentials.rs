@@ -204,28 +204,14 @@ pub async fn recheck(ctx: &Context, refused_op: &str) -> bool {
     let still = ctx.transport.send(&request).await;
     ctx.sent_aside(super::Exchange {
         case: "harness/credentials-recheck".into(),
-        operation: canary_op,
-        step: 0,
-        method: request.method.to_string(),
-        path: request
-            .url
-            .as_str()
-            .strip_prefix(ctx.base_url.trim_end_matches('/'))
-            .unwrap_or(request.url.path())
-            .to_string(),
         auth: Some("token".into()),
-        headers: Vec::new(),
-        body: None,
-        status: still.as_ref().ok().map(|r| r.status),
-        error: still.as_ref().err().map(|e| e.to_string()),
-        content_type: None,
-        response: serde_json::Value::Null,
-        resent: still.as_ref().map_or(0, |r| r.retries),
-        harness: Some(format!(
-            "the credentials re-checked ({shown}) after {refused_op} was refused"
-        )),
-        case_index: 0,
-        elapsed: still.as_ref().ok().map(|r| r.elapsed),
+        ..super::Exchange::aside(
+            &ctx.base_url,
+            canary_op,
+            &request,
+            &still,
+            format!("the credentials re-checked ({shown}) after {refused_op} was refused"),
+        )
     });
     let Ok(resp) = still else {
         return false;

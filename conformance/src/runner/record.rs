@@ -243,6 +243,42 @@ pub(super) fn exchange_of(
     }
 }
 
+impl Exchange {
+    /// A request the harness sent for itself, outside any case's steps (`harness` says
+    /// why), reported under `operation`: method, path and answer status, no bodies.
+    pub(super) fn aside(
+        base_url: &str,
+        operation: String,
+        request: &crate::transport::Request,
+        sent: &Result<Response, TransportError>,
+        harness: String,
+    ) -> Exchange {
+        Exchange {
+            case: "harness".into(),
+            operation,
+            step: 0,
+            method: request.method.to_string(),
+            path: request
+                .url
+                .as_str()
+                .strip_prefix(base_url.trim_end_matches('/'))
+                .unwrap_or(request.url.path())
+                .to_string(),
+            auth: None,
+            headers: Vec::new(),
+            body: None,
+            status: sent.as_ref().ok().map(|r| r.status),
+            error: sent.as_ref().err().map(|e| e.to_string()),
+            content_type: sent.as_ref().ok().and_then(|r| r.media_type()),
+            response: Value::Null,
+            resent: sent.as_ref().map_or(0, |r| r.retries),
+            harness: Some(harness),
+            case_index: 0,
+            elapsed: sent.as_ref().ok().map(|r| r.elapsed),
+        }
+    }
+}
+
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }

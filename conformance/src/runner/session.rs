@@ -37,7 +37,7 @@ use crate::outcome::Verdict;
 use crate::registry::Check;
 use crate::request::build;
 use crate::schema::Validators;
-use crate::spec::{Level, Operation, Spec};
+use crate::spec::{Operation, Spec};
 use crate::vars::Vars;
 
 /// Where a login answer's token is looked for when `session.token` does not say.
@@ -264,17 +264,12 @@ async fn log_in(
         capture: Vec::new(),
         asserts: Vec::new(),
     };
-    let login_case = Case {
-        id: format!("session/login/{}", case.id),
-        operation: op.id.clone(),
-        check: Check::StateRestored.into(),
-        level: Level::Must,
-        steps: vec![step.clone()],
-        serial: true,
-        skip: None,
-        requires: Vec::new(),
-        cap: None,
-    };
+    let login_case = Case::own(
+        format!("session/login/{}", case.id),
+        op.id.clone(),
+        Check::StateRestored,
+        vec![step.clone()],
+    );
     let vars = Vars::default();
     let mut secrets = ctx.secrets.clone();
     for v in login.body.values().filter_map(Value::as_str) {
@@ -373,17 +368,12 @@ fn token_of(json: Option<&Value>, pointer: Option<&str>) -> Option<String> {
 /// `state_restored` result says whether they survived the session cases.
 async fn own_credentials_kept(ctx: &Context, after: usize) -> Option<CaseReport> {
     let (request, shown, operation) = ctx.credentials.canary()?;
-    let case = Case {
-        id: "session/own-credentials-kept".into(),
+    let case = Case::own(
+        "session/own-credentials-kept".into(),
         operation,
-        check: Check::StateRestored.into(),
-        level: Level::Must,
-        steps: Vec::new(),
-        serial: true,
-        skip: None,
-        requires: Vec::new(),
-        cap: None,
-    };
+        Check::StateRestored,
+        Vec::new(),
+    );
     let index = after + 1;
     let sent = ctx.transport.send(&request).await;
     let mut r = skipped(&case, index, String::new());
@@ -408,32 +398,17 @@ async fn own_credentials_kept(ctx: &Context, after: usize) -> Option<CaseReport>
                 "the run's own credentials could not be checked: the request got no answer".into();
         }
     }
-    let path = request
-        .url
-        .as_str()
-        .strip_prefix(ctx.base_url.trim_end_matches('/'))
-        .unwrap_or(request.url.path())
-        .to_string();
     let exchange = Exchange {
         case: case.id.clone(),
-        operation: case.operation.clone(),
-        step: 0,
-        method: request.method.to_string(),
-        path,
         auth: Some("token".into()),
-        headers: Vec::new(),
-        body: None,
-        status,
-        error: sent.as_ref().err().map(|e| e.to_string()),
-        content_type: sent
-            .as_ref()
-            .ok()
-            .and_then(|resp| resp.header("content-type").map(str::to_owned)),
-        response: Value::Null,
-        resent: sent.as_ref().map_or(0, |resp| resp.retries),
-        harness: Some("the run's own credentials checked after the session-ending cases".into()),
         case_index: index,
-        elapsed: sent.as_ref().ok().map(|resp| resp.elapsed),
+        ..Exchange::aside(
+            &ctx.base_url,
+            case.operation.clone(),
+            &request,
+            &sent,
+            "the run's own credentials checked after the session-ending cases".into(),
+        )
     };
     Some(finalise(
         ctx,
