@@ -19,6 +19,7 @@ pub mod transport;
 
 // The harness's own rooms.
 mod auth;
+mod binary;
 mod builtin;
 mod case;
 mod checks;
