@@ -142,7 +142,10 @@ pub struct Args {
     /// the run until the entry expires.
     #[arg(long, value_name = "FILE")]
     pub known_failures: Option<PathBuf>,
-    /// No progress bar and no live failure lines (the summary is still printed).
+    /// Print only the run header, one line per failing (operation, check) pair (its first
+    /// failing case and message, at most 40 lines, then a count of the rest) and the
+    /// verdict (the notes explaining the exit code, then the totals line): no progress
+    /// bar, no live lines, no bodies. Details are in --json/--html/--junit.
     #[arg(long)]
     pub quiet: bool,
     /// Print the full table by operation and check at the end (a clean run otherwise

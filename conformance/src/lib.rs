@@ -12,6 +12,7 @@
 pub mod cli;
 pub mod embedded;
 pub mod error;
+pub mod out;
 pub mod outcome;
 pub mod registry;
 pub mod spec;
@@ -80,6 +81,9 @@ pub struct Outcome {
     pub base_url: String,
     /// The end-of-run terminal text (ends with `N passed, N failed, N skipped`).
     pub summary: String,
+    /// What `--quiet` prints instead of [`Outcome::summary`]: the header, one line per
+    /// failing (operation, check) pair and the verdict ([`report::quiet`]'s bound).
+    pub quiet_summary: Option<String>,
 }
 
 impl Outcome {
@@ -105,7 +109,7 @@ pub fn main_with(args: Args) -> u8 {
     if args.list_checks {
         return match list_checks(&args) {
             Ok(table) => {
-                print!("{table}");
+                out::text(&table);
                 0
             }
             Err(e) => {
@@ -117,7 +121,7 @@ pub fn main_with(args: Args) -> u8 {
     let outcome = runtime.block_on(execute(&args, embedded::ServerConfig::default()));
     match outcome {
         Ok(o) => {
-            println!("{}", o.summary);
+            out::line(o.quiet_summary.as_deref().unwrap_or(&o.summary));
             o.exit_code
         }
         Err(e) => {
@@ -373,7 +377,7 @@ async fn run_and_report(
     } = connected;
     let header = run_header(config, inputs, &ctx, embedded, oauth_client);
     if !config.quiet {
-        println!("{}", header.render());
+        out::line(&header.render());
     }
     let declared = coverage::Declared::of(&ctx.spec, |id| inputs.selection.operation(id));
     let (state, results, exchanges) =
@@ -382,7 +386,7 @@ async fn run_and_report(
     let reached = coverage::Coverage::measure(&declared, &exchanges);
     let verdicts = judge_run(config, inputs, &ctx, state, results, &exchanges, &reached)?;
     let exit_code = exit_code(config, &verdicts, state);
-    let summary = summary(
+    let (summary, quiet_summary) = summary(
         config, &verdicts, &exchanges, &reached, state, exit_code, &header,
     );
     let Verdicts { results, .. } = verdicts;
@@ -403,6 +407,7 @@ async fn run_and_report(
         exchanges,
         base_url: ctx.base_url.clone(),
         summary,
+        quiet_summary,
     })
 }
 
@@ -638,7 +643,8 @@ fn exit_code(config: &Config, verdicts: &Verdicts, state: report::RunState) -> u
 
 /// The end-of-run terminal text: the results, then the notes (coverage, restore and
 /// cleanup, dead credentials, interruption or known failures, what left the run
-/// incomplete) above the totals line, which stays the last.
+/// incomplete) above the totals line, which stays the last; with it, under `--quiet`,
+/// the bounded text printed instead.
 fn summary(
     config: &Config,
     verdicts: &Verdicts,
@@ -647,7 +653,7 @@ fn summary(
     state: report::RunState,
     exit_code: u8,
     header: &header::RunHeader,
-) -> String {
+) -> (String, Option<String>) {
     let results = &verdicts.results;
     let incomplete = outcome::incomplete(results).count();
     let latency = report::timings::per_operation(exchanges);
@@ -677,12 +683,16 @@ fn summary(
     }
     // Above the totals line, which stays the last.
     let totals_line = summary.rfind('\n').map_or(0, |i| i + 1);
+    let quiet = config.quiet.then(|| {
+        let (_, totals) = summary.split_at(totals_line);
+        report::quiet::render(&header.render(), results, config.strict, &notes, totals)
+    });
     summary.insert_str(totals_line, &notes);
     if config.quiet {
         // A quiet run prints no header first: the summary names the target instead.
         summary.insert_str(0, &header.render());
     }
-    summary
+    (summary, quiet)
 }
 
 /// Once the run's credentials died, a secured request refused with 401/403 says nothing
@@ -933,6 +943,7 @@ fn dry_run(config: &Config, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
         exchanges: Vec::new(),
         base_url: config.base_url.clone().unwrap_or_default(),
         summary: text,
+        quiet_summary: None,
     }
 }
 
