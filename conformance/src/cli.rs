@@ -124,11 +124,14 @@ pub struct Args {
     /// Re-send the exchanges of a `--record` file to the target and report differences.
     #[arg(long)]
     pub replay: Option<PathBuf>,
-    /// The target's OpenAPI 3.0 or 3.1 document (YAML or JSON). An operation the harness
-    /// cannot use (a dangling `$ref`, a path parameter missing from its path) is left out
-    /// and listed in the run header with where and why [default: the spec built into the
-    /// binary, spec/openapi.yaml].
-    #[arg(long, value_name = "FILE")]
+    /// The target's OpenAPI 3.0 or 3.1 document (YAML or JSON): a file, `-` for standard
+    /// input, or an http(s) URL fetched with the run's -H headers, --token (as a bearer
+    /// token) and transport options. Without --base-url, a URL's spec is run against its
+    /// first `servers` URL resolved against the spec's URL (none: the URL's origin); a
+    /// fetch that fails is exit 2. An operation the harness cannot use (a dangling `$ref`,
+    /// a path parameter missing from its path) is left out and listed in the run header
+    /// with where and why [default: the spec built into the binary, spec/openapi.yaml].
+    #[arg(long, value_name = "FILE|URL|-")]
     pub spec: Option<PathBuf>,
     /// Directory of your own contract files (`*.yaml`, loaded in file-name order): cases,
     /// sequences and discovery steps beyond what the spec says. They are added to the
@@ -206,7 +209,8 @@ pub struct Args {
     #[arg(long, requires = "allow_writes")]
     pub allow_destructive: bool,
     /// Print the plan (operation, method, case, what it does to the target, and why a
-    /// case would be skipped) and send nothing, not even to discover or log in.
+    /// case would be skipped) and send nothing, not even to discover or log in (a --spec
+    /// URL is still fetched: the plan is made from it).
     #[arg(long)]
     pub dry_run: bool,
 }

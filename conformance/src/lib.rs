@@ -44,6 +44,7 @@ mod runner;
 mod safety;
 mod schema;
 mod selection;
+mod spec_source;
 mod state;
 mod vars;
 
@@ -107,7 +108,7 @@ pub fn main_with(args: Args) -> u8 {
         }
     };
     if args.list_checks {
-        return match list_checks(&args) {
+        return match runtime.block_on(list_checks(&args)) {
             Ok(table) => {
                 out::text(&table);
                 0
@@ -132,12 +133,12 @@ pub fn main_with(args: Args) -> u8 {
 }
 
 /// The check registry as `--list-checks` prints it: the built-in checks and those the
-/// contract files (`--contracts`, or the built-in ones) declare.
-pub fn list_checks(args: &Args) -> Result<String, HarnessError> {
-    let spec = match &args.spec {
-        Some(path) => Spec::load(path)?,
-        None => Spec::load_builtin()?,
-    };
+/// contract files (`--contracts`, or the built-in ones) declare. A `--spec` URL is
+/// fetched as a run fetches it.
+pub async fn list_checks(args: &Args) -> Result<String, HarnessError> {
+    let mut config = Config::from_args(args)?;
+    spec_source::prepare(&mut config).await?;
+    let spec = spec_source::load(&config.files)?;
     let (contracts, _) = Contracts::for_run(&spec, args.spec.is_none(), args.contracts.as_deref())?;
     Ok(contracts.registry.render())
 }
@@ -146,7 +147,8 @@ pub fn list_checks(args: &Args) -> Result<String, HarnessError> {
 /// when no URL is given (tests pass faults this way), and writes the requested reports.
 /// The command line is read once, into the [`Config`] the rest of the harness takes.
 pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outcome, HarnessError> {
-    let config = Config::from_args(args)?;
+    let mut config = Config::from_args(args)?;
+    spec_source::prepare(&mut config).await?;
     run(&config, server).await
 }
 
@@ -207,10 +209,7 @@ impl Inputs {
 /// the known failures, a record to replay and the fixtures. Nothing is started or sent
 /// here, so a mistake costs the user nothing on the target.
 fn load(config: &Config) -> Result<(Spec, Validators, Inputs), HarnessError> {
-    let spec = match &config.files.spec {
-        Some(path) => Spec::load(path)?,
-        None => Spec::load_builtin()?,
-    };
+    let spec = spec_source::load(&config.files)?;
     let validators = Validators::compile(&spec)?;
     // The built-in contract files, reference server and its fixtures belong to the
     // built-in spec: on another spec only `--contracts DIR` and `--fixtures` apply.
@@ -221,8 +220,9 @@ fn load(config: &Config) -> Result<(Spec, Validators, Inputs), HarnessError> {
     )?;
     if config.base_url.is_none() && !contract_source.builtin_operations() {
         return Err(HarnessError::Config(
-            "--spec FILE needs --base-url URL: without it the run would start the \
-             reference server, which serves only the built-in spec"
+            "--spec FILE (or -) needs --base-url URL: without it the run would start the \
+             reference server, which serves only the built-in spec (a --spec URL gives \
+             its own server)"
                 .into(),
         ));
     }
