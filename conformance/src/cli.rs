@@ -147,8 +147,9 @@ pub struct Args {
     pub known_failures: Option<PathBuf>,
     /// Print only the run header, one line per failing (operation, check) pair (its first
     /// failing case and message, at most 40 lines, then a count of the rest) and the
-    /// verdict (the notes explaining the exit code, then the totals line): no progress
-    /// bar, no live lines, no bodies. Details are in --json/--html/--junit.
+    /// verdict (the notes explaining the exit code, each note's list cut to 10 items, then
+    /// the totals line): no progress bar, no live lines, no bodies. Details are in
+    /// --json/--html/--junit.
     #[arg(long)]
     pub quiet: bool,
     /// Print the full table by operation and check at the end (a clean run otherwise

@@ -7,7 +7,10 @@
 //! The bound: at most [`MAX_FAILURE_LINES`] failure lines, each at most
 //! [`MAX_LINE_CHARS`] characters; more pairs are counted in one closing line. Pairs come
 //! in the order their first failure was reported, so the first line is the run's first
-//! failure.
+//! failure. A note's indented list (the reasons a run is incomplete, one per operation on
+//! a large spec) keeps its first [`MAX_NOTE_ITEMS`] items and counts the rest; a note's
+//! own lines (a `NOT REMOVED` record, each one the user must remove by hand) are never
+//! left out.
 
 use std::collections::BTreeMap;
 
@@ -15,8 +18,10 @@ use crate::outcome::{CheckResult, Verdict};
 
 /// Most failure lines a quiet run prints; the rest are counted in one line.
 pub const MAX_FAILURE_LINES: usize = 40;
-/// Most characters of one failure line (a long message is cut with `…`).
+/// Most characters of one failure line or note item (a longer one is cut with `…`).
 pub const MAX_LINE_CHARS: usize = 200;
+/// Most items of one note's indented list; the rest are counted in one line.
+pub const MAX_NOTE_ITEMS: usize = 10;
 
 /// The quiet output: `header` (the run header's text), the failure lines of `results`,
 /// `notes` (what explains the exit code) and `totals` (the last line).
@@ -36,7 +41,7 @@ pub fn render(
             out.push('\n');
         }
     }
-    out.push_str(notes);
+    out.push_str(&bounded_notes(notes));
     if !out.ends_with('\n') {
         out.push('\n');
     }
@@ -90,6 +95,40 @@ pub fn failure_lines(results: &[CheckResult], strict: bool) -> Vec<String> {
         ));
     }
     lines
+}
+
+/// `notes` with each indented list cut to [`MAX_NOTE_ITEMS`] items of at most
+/// [`MAX_LINE_CHARS`] characters; the notes' own lines are kept whole.
+fn bounded_notes(notes: &str) -> String {
+    let mut out = String::new();
+    let mut items = 0;
+    let mut left_out = 0;
+    let flush = |out: &mut String, left_out: &mut usize| {
+        if *left_out > 0 {
+            out.push_str(&format!("  … and {left_out} more: see --json/--html\n"));
+            *left_out = 0;
+        }
+    };
+    for line in notes.split_inclusive('\n') {
+        if line.starts_with("  ") {
+            items += 1;
+            if items > MAX_NOTE_ITEMS {
+                left_out += 1;
+                continue;
+            }
+        } else {
+            flush(&mut out, &mut left_out);
+            items = 0;
+        }
+        if line.starts_with("  ") {
+            out.push_str(&cut(line.trim_end_matches('\n')));
+            out.push('\n');
+        } else {
+            out.push_str(line);
+        }
+    }
+    flush(&mut out, &mut left_out);
+    out
 }
 
 /// `line` cut to [`MAX_LINE_CHARS`] characters.
@@ -164,6 +203,31 @@ mod tests {
         )];
         assert!(failure_lines(&results, false).is_empty());
         assert_eq!(failure_lines(&results, true).len(), 1);
+    }
+
+    #[test]
+    fn a_notes_list_keeps_its_first_items_and_its_own_lines_all() {
+        let mut notes = String::from("\nINCOMPLETE: 30 MUST check(s) could not run:\n");
+        for i in 0..30 {
+            notes.push_str(&format!(
+                "    1 × missing input: op{i} needs a path value\n"
+            ));
+        }
+        for i in 0..12 {
+            notes.push_str(&format!("NOT REMOVED: record {i} of create_thing\n"));
+        }
+        let text = bounded_notes(&notes);
+        assert_eq!(
+            text.matches("missing input").count(),
+            MAX_NOTE_ITEMS,
+            "{text}"
+        );
+        assert!(
+            text.contains("  … and 20 more: see --json/--html\n"),
+            "{text}"
+        );
+        assert_eq!(text.matches("NOT REMOVED").count(), 12, "{text}");
+        assert!(text.starts_with("\nINCOMPLETE: 30"), "{text}");
     }
 
     #[test]
