@@ -69,7 +69,11 @@ pub async fn prepare(config: &mut Config) -> Result<(), HarnessError> {
     let Some(arg) = config.files.spec.clone() else {
         return Ok(());
     };
-    match location(&arg)? {
+    let place = location(&arg).map_err(|e| match e {
+        HarnessError::Config(m) => HarnessError::Config(hide(&m, config)),
+        other => other,
+    })?;
+    match place {
         Location::File => {}
         Location::Stdin => {
             let text = std::io::read_to_string(std::io::stdin()).map_err(|e| {
@@ -82,7 +86,7 @@ pub async fn prepare(config: &mut Config) -> Result<(), HarnessError> {
             if config.base_url.is_none() {
                 config.base_url = Some(config::base_url(server_of(&text, &url).as_str())?);
             }
-            config.files.spec_text = Some((redacted(url.as_str()), text));
+            config.files.spec_text = Some((hide(&redacted(url.as_str()), config), text));
         }
     }
     Ok(())
@@ -115,7 +119,7 @@ pub fn load(files: &Files) -> Result<Spec, HarnessError> {
 
 /// Fetches the spec at `url` with the run's headers, token and transport options.
 async fn fetch(url: &Url, config: &Config) -> Result<String, HarnessError> {
-    let shown = redacted(url.as_str());
+    let shown = hide(&redacted(url.as_str()), config);
     let transport = Transport::with_options(
         config.transport.timeout,
         &config::transport_options(&config.transport)?,
@@ -185,6 +189,20 @@ pub fn server_of(text: &str, url: &Url) -> Url {
         }
     }
     url.join(&given).unwrap_or_else(|_| origin())
+}
+
+/// `text` (a spec URL, or a message naming it) with the run's credentials replaced: the
+/// `--token` by `$TOKEN` and each secret `-H` value by `$NAME` ([`crate::redact`]'s
+/// placeholders, as the reports show them), for a URL that carries one in its query.
+fn hide(text: &str, config: &Config) -> String {
+    let mut secrets = crate::redact::Secrets::new(Default::default());
+    if let Some(t) = &config.credentials.token {
+        secrets.add(t, "$TOKEN");
+    }
+    for (name, value) in &config.transport.headers {
+        secrets.add_header(name, value, true);
+    }
+    secrets.redact_in_url(text)
 }
 
 /// `url` with the password of its userinfo, if any, shown as `<redacted>`; read as text,
@@ -257,6 +275,18 @@ mod tests {
         );
         let err = location(Path::new("http://user:hunter2@/x")).unwrap_err();
         assert!(!err.to_string().contains("hunter2"), "{err}");
+    }
+
+    #[test]
+    fn a_credential_in_the_url_is_not_shown() {
+        let mut args = crate::cli::Args::defaults();
+        args.token = Some("tok-5ecret".into());
+        args.headers = vec![("x-api-key".into(), "key-5ecret".into())];
+        let config = Config::from_args(&args).unwrap();
+        assert_eq!(
+            hide("http://h/openapi.json?t=tok-5ecret&k=key-5ecret", &config),
+            "http://h/openapi.json?t=$TOKEN&k=$X_API_KEY"
+        );
     }
 
     #[test]
