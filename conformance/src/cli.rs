@@ -12,7 +12,8 @@ pub const DEFAULT_SEED: u64 = 20_260_821;
 pub struct Args {
     /// Base URL of the target, with the prefix its paths sit under (e.g.
     /// http://host:8080/api). Without it the built-in spec's reference server is started
-    /// in-process on a free port (built-in spec only: another spec needs a URL).
+    /// in-process on a free port (built-in spec only: another spec needs a URL, which a
+    /// --spec URL gives from its `servers`).
     #[arg(long, env = "CONFORMANCE_BASE_URL")]
     pub base_url: Option<String>,
     /// Bearer token sent to the operations the spec secures (never printed). Credentials are opaque:
