@@ -12,7 +12,8 @@ pub const DEFAULT_SEED: u64 = 20_260_821;
 pub struct Args {
     /// Base URL of the target, with the prefix its paths sit under (e.g.
     /// http://host:8080/api). Without it the built-in spec's reference server is started
-    /// in-process on a free port (built-in spec only: another spec needs a URL).
+    /// in-process on a free port (built-in spec only: another spec needs a URL, which a
+    /// --spec URL gives from its `servers`).
     #[arg(long, env = "CONFORMANCE_BASE_URL")]
     pub base_url: Option<String>,
     /// Bearer token sent to the operations the spec secures (never printed). Credentials are opaque:
@@ -128,11 +129,14 @@ pub struct Args {
     /// Re-send the exchanges of a `--record` file to the target and report differences.
     #[arg(long)]
     pub replay: Option<PathBuf>,
-    /// The target's OpenAPI 3.0 or 3.1 document (YAML or JSON). An operation the harness
-    /// cannot use (a dangling `$ref`, a path parameter missing from its path) is left out
-    /// and listed in the run header with where and why [default: the spec built into the
-    /// binary, spec/openapi.yaml].
-    #[arg(long, value_name = "FILE")]
+    /// The target's OpenAPI 3.0 or 3.1 document (YAML or JSON): a file, `-` for standard
+    /// input, or an http(s) URL fetched with the run's -H headers, --token (as a bearer
+    /// token) and transport options. Without --base-url, a URL's spec is run against its
+    /// first `servers` URL resolved against the spec's URL (none: the URL's origin); a
+    /// fetch that fails is exit 2. An operation the harness cannot use (a dangling `$ref`,
+    /// a path parameter missing from its path) is left out and listed in the run header
+    /// with where and why [default: the spec built into the binary, spec/openapi.yaml].
+    #[arg(long, value_name = "FILE|URL|-")]
     pub spec: Option<PathBuf>,
     /// Directory of your own contract files (`*.yaml`, loaded in file-name order): cases,
     /// sequences and discovery steps beyond what the spec says. They are added to the
@@ -146,7 +150,11 @@ pub struct Args {
     /// the run until the entry expires.
     #[arg(long, value_name = "FILE")]
     pub known_failures: Option<PathBuf>,
-    /// No progress bar and no live failure lines (the summary is still printed).
+    /// Print only the run header, one line per failing (operation, check) pair (its first
+    /// failing case and message, at most 40 lines, then a count of the rest) and the
+    /// verdict (the notes explaining the exit code, each note's list cut to 10 items, then
+    /// the totals line): no progress bar, no live lines, no bodies. Details are in
+    /// --json/--html/--junit.
     #[arg(long)]
     pub quiet: bool,
     /// Print the full table by operation and check at the end (a clean run otherwise
@@ -207,9 +215,10 @@ pub struct Args {
     #[arg(long, requires = "allow_writes")]
     pub allow_destructive: bool,
     /// Print the plan (operation, method, case, what it does to the target, and why a
-    /// case would be skipped) and send nothing, not even to discover or log in. It ends
-    /// with how many requests the first pass sends and what the target's answers may add
-    /// (a second pass, removals, restores, session-ending cases).
+    /// case would be skipped) and send nothing, not even to discover or log in (a --spec
+    /// URL is still fetched: the plan is made from it). It ends with how many requests the
+    /// first pass sends and what the target's answers may add (a second pass, removals,
+    /// restores, session-ending cases).
     #[arg(long)]
     pub dry_run: bool,
 }

@@ -50,12 +50,16 @@ impl RunHeader {
             self.credentials.join(", ")
         };
         let mut out = format!(
-            "conformance run\n  target:      {target}\n  spec:        {} {} (sha256 {})\n  \
+            "conformance run\n  target:      {target}\n  spec:        {} {} (sha256 {}){}\n  \
              seed:        {}\n  selection:   {}\n  credentials: {credentials}\n  \
              operations:  {}\n  contracts:   {}\n  writes:      {}\n",
             self.spec.title,
             self.spec.version,
             self.spec.digest,
+            self.spec
+                .source
+                .as_ref()
+                .map_or(String::new(), |s| format!(", from {s}")),
             self.seed,
             self.selection,
             self.operations(),

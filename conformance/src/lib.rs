@@ -12,6 +12,7 @@
 pub mod cli;
 pub mod embedded;
 pub mod error;
+pub mod out;
 pub mod outcome;
 pub mod registry;
 pub mod spec;
@@ -19,6 +20,7 @@ pub mod transport;
 
 // The harness's own rooms.
 mod auth;
+mod binary;
 mod builtin;
 mod case;
 mod checks;
@@ -43,6 +45,7 @@ mod runner;
 mod safety;
 mod schema;
 mod selection;
+mod spec_source;
 mod state;
 mod vars;
 
@@ -80,6 +83,9 @@ pub struct Outcome {
     pub base_url: String,
     /// The end-of-run terminal text (ends with `N passed, N failed, N skipped`).
     pub summary: String,
+    /// What `--quiet` prints instead of [`Outcome::summary`]: the header, one line per
+    /// failing (operation, check) pair and the verdict ([`report::quiet`]'s bound).
+    pub quiet_summary: Option<String>,
 }
 
 impl Outcome {
@@ -103,9 +109,9 @@ pub fn main_with(args: Args) -> u8 {
         }
     };
     if args.list_checks {
-        return match list_checks(&args) {
+        return match runtime.block_on(list_checks(&args)) {
             Ok(table) => {
-                print!("{table}");
+                out::text(&table);
                 0
             }
             Err(e) => {
@@ -117,7 +123,7 @@ pub fn main_with(args: Args) -> u8 {
     let outcome = runtime.block_on(execute(&args, embedded::ServerConfig::default()));
     match outcome {
         Ok(o) => {
-            println!("{}", o.summary);
+            out::line(o.quiet_summary.as_deref().unwrap_or(&o.summary));
             o.exit_code
         }
         Err(e) => {
@@ -128,12 +134,12 @@ pub fn main_with(args: Args) -> u8 {
 }
 
 /// The check registry as `--list-checks` prints it: the built-in checks and those the
-/// contract files (`--contracts`, or the built-in ones) declare.
-pub fn list_checks(args: &Args) -> Result<String, HarnessError> {
-    let spec = match &args.spec {
-        Some(path) => Spec::load(path)?,
-        None => Spec::load_builtin()?,
-    };
+/// contract files (`--contracts`, or the built-in ones) declare. A `--spec` URL is
+/// fetched as a run fetches it.
+pub async fn list_checks(args: &Args) -> Result<String, HarnessError> {
+    let mut config = Config::from_args(args)?;
+    spec_source::prepare(&mut config).await?;
+    let spec = spec_source::load(&config.files)?;
     let (contracts, _) = Contracts::for_run(&spec, args.spec.is_none(), args.contracts.as_deref())?;
     Ok(contracts.registry.render())
 }
@@ -142,7 +148,8 @@ pub fn list_checks(args: &Args) -> Result<String, HarnessError> {
 /// when no URL is given (tests pass faults this way), and writes the requested reports.
 /// The command line is read once, into the [`Config`] the rest of the harness takes.
 pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outcome, HarnessError> {
-    let config = Config::from_args(args)?;
+    let mut config = Config::from_args(args)?;
+    spec_source::prepare(&mut config).await?;
     run(&config, server).await
 }
 
@@ -203,10 +210,7 @@ impl Inputs {
 /// the known failures, a record to replay and the fixtures. Nothing is started or sent
 /// here, so a mistake costs the user nothing on the target.
 fn load(config: &Config) -> Result<(Spec, Validators, Inputs), HarnessError> {
-    let spec = match &config.files.spec {
-        Some(path) => Spec::load(path)?,
-        None => Spec::load_builtin()?,
-    };
+    let spec = spec_source::load(&config.files)?;
     let validators = Validators::compile(&spec)?;
     // The built-in contract files, reference server and its fixtures belong to the
     // built-in spec: on another spec only `--contracts DIR` and `--fixtures` apply.
@@ -217,8 +221,9 @@ fn load(config: &Config) -> Result<(Spec, Validators, Inputs), HarnessError> {
     )?;
     if config.base_url.is_none() && !contract_source.builtin_operations() {
         return Err(HarnessError::Config(
-            "--spec FILE needs --base-url URL: without it the run would start the \
-             reference server, which serves only the built-in spec"
+            "--spec FILE (or -) needs --base-url URL: without it the run would start the \
+             reference server, which serves only the built-in spec (a --spec URL gives \
+             its own server)"
                 .into(),
         ));
     }
@@ -387,7 +392,7 @@ async fn run_and_report(
     } = connected;
     let header = run_header(config, inputs, &ctx, embedded, oauth_client);
     if !config.quiet {
-        println!("{}", header.render());
+        out::line(&header.render());
     }
     let declared = coverage::Declared::of(&ctx.spec, |id| inputs.selection.operation(id));
     let (state, results, exchanges) =
@@ -396,7 +401,7 @@ async fn run_and_report(
     let reached = coverage::Coverage::measure(&declared, &exchanges);
     let verdicts = judge_run(config, inputs, &ctx, state, results, &exchanges, &reached)?;
     let exit_code = exit_code(config, &verdicts, state);
-    let summary = summary(
+    let (summary, quiet_summary) = summary(
         config, &verdicts, &exchanges, &reached, state, exit_code, &header,
     );
     let Verdicts { results, .. } = verdicts;
@@ -417,6 +422,7 @@ async fn run_and_report(
         exchanges,
         base_url: ctx.base_url.clone(),
         summary,
+        quiet_summary,
     })
 }
 
@@ -650,7 +656,8 @@ fn exit_code(config: &Config, verdicts: &Verdicts, state: report::RunState) -> u
 
 /// The end-of-run terminal text: the results, then the notes (coverage, restore and
 /// cleanup, dead credentials, interruption or known failures, what left the run
-/// incomplete) above the totals line, which stays the last.
+/// incomplete) above the totals line, which stays the last; with it, under `--quiet`,
+/// the bounded text printed instead.
 fn summary(
     config: &Config,
     verdicts: &Verdicts,
@@ -659,7 +666,7 @@ fn summary(
     state: report::RunState,
     exit_code: u8,
     header: &header::RunHeader,
-) -> String {
+) -> (String, Option<String>) {
     let results = &verdicts.results;
     let incomplete = outcome::incomplete(results).count();
     let latency = report::timings::per_operation(exchanges);
@@ -689,12 +696,16 @@ fn summary(
     }
     // Above the totals line, which stays the last.
     let totals_line = summary.rfind('\n').map_or(0, |i| i + 1);
+    let quiet = config.quiet.then(|| {
+        let (_, totals) = summary.split_at(totals_line);
+        report::quiet::render(&header.render(), results, config.strict, &notes, totals)
+    });
     summary.insert_str(totals_line, &notes);
     if config.quiet {
         // A quiet run prints no header first: the summary names the target instead.
         summary.insert_str(0, &header.render());
     }
-    summary
+    (summary, quiet)
 }
 
 /// Once the run's credentials died, a secured request refused with 401/403 says nothing
@@ -935,6 +946,7 @@ fn dry_run(config: &Config, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
         exchanges: Vec::new(),
         base_url: config.base_url.clone().unwrap_or_default(),
         summary: text,
+        quiet_summary: None,
     }
 }
 
@@ -1192,7 +1204,31 @@ async fn run_all(
     let mut results = discovery.results;
     // First, what the harness sent outside any case (OAuth steps, credential re-checks),
     // so the record accounts for every request.
-    let mut exchanges = ctx.take_aside(0);
+    let mut exchanges: Vec<Exchange> = config
+        .files
+        .spec_fetched
+        .iter()
+        .map(|(url, status, resent)| Exchange {
+            case: "harness".into(),
+            operation: String::new(),
+            step: 0,
+            method: "GET".into(),
+            path: url.clone(),
+            auth: config.credentials.token.as_ref().map(|_| "token".into()),
+            headers: Vec::new(),
+            body: None,
+            status: Some(*status),
+            error: None,
+            content_type: None,
+            response: Value::Null,
+            resent: *resent,
+            harness: Some("the spec fetched from its --spec URL".into()),
+            case_index: 0,
+            // Not a request to an operation: no latency row of its own.
+            elapsed: None,
+        })
+        .collect();
+    exchanges.extend(ctx.take_aside(0));
     exchanges.extend(discovery.exchanges);
     for r in reports {
         results.extend(r.results);

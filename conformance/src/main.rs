@@ -29,7 +29,7 @@ fn main() -> ExitCode {
     match cli.command {
         Some(Command::Merge(m)) => match conformance::merge::merge(&m) {
             Ok((summary, code)) => {
-                println!("{summary}");
+                conformance::out::line(&summary);
                 ExitCode::from(code)
             }
             Err(e) => {

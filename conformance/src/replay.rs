@@ -471,7 +471,9 @@ pub async fn replay(
                     .json
                     .as_ref()
                     .map(|j| secrets.redact_json(j))
-                    .unwrap_or_else(|| recorded_text(secrets, &resp.body));
+                    .unwrap_or_else(|| {
+                        recorded_text(secrets, resp.media_type().as_deref(), &resp.body)
+                    });
                 result.got = Some(Got {
                     status: Some(resp.status),
                     headers: Vec::new(),

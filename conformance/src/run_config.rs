@@ -59,8 +59,15 @@ pub struct Config {
 /// `--replay`).
 #[derive(Debug, Clone, Default)]
 pub struct Files {
-    /// The target's OpenAPI document; `None`: the built-in spec.
+    /// The target's OpenAPI document (a file, an http(s) URL or `-`); `None`: the
+    /// built-in spec.
     pub spec: Option<PathBuf>,
+    /// The spec's name and text once read from a URL or stdin
+    /// ([`crate::spec_source::prepare`]).
+    pub spec_text: Option<(String, String)>,
+    /// The request that fetched a `--spec` URL, for the record: the URL as shown, the
+    /// status, and how many times it was sent again.
+    pub spec_fetched: Option<(String, u16, usize)>,
     /// A directory of the user's contract files.
     pub contracts: Option<PathBuf>,
     /// The fixtures file.
@@ -174,6 +181,8 @@ impl Config {
             base_url,
             files: Files {
                 spec: args.spec.clone(),
+                spec_text: None,
+                spec_fetched: None,
                 contracts: args.contracts.clone(),
                 fixtures: args.fixtures.clone(),
                 known_failures: args.known_failures.clone(),

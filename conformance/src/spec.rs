@@ -336,6 +336,9 @@ pub struct Identity {
     pub version: String,
     /// SHA-256 of the document's text, hex, first 16 digits.
     pub digest: String,
+    /// Where the spec was read from when that is not a file: its URL, or standard input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 impl Spec {
@@ -414,6 +417,7 @@ impl Spec {
                 let hash = sha2::Sha256::digest(source.text.as_bytes());
                 hash.iter().take(8).map(|b| format!("{b:02x}")).collect()
             },
+            source: None,
         };
         Ok(Spec {
             decisions: decisions(&model),

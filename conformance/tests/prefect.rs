@@ -15,6 +15,8 @@
 //! 3. Every MUST failure of a run with writes is pinned (`prefect_support::expected`),
 //!    each with its reason, which the test checks on its own from the record, the spec and
 //!    a fresh request.
+//! 4. The spec given by its URL plans what the spec file plans, and `--quiet` on
+//!    operations that pass is a few lines.
 //!
 //! In every run a 5xx answer must fail the run (exit 1, a failed `not_a_server_error`).
 
@@ -165,6 +167,83 @@ fn with_allow_writes_the_run_removes_what_it_created_and_leaves_the_rest() {
     assert_none(
         "a run with --allow-writes against Prefect with a user's data",
         problems,
+    );
+}
+
+/// Operations of Prefect's spec on which a read-only run passes every check.
+const PASSING: &str = "health_check_health_get,server_version_version_get";
+
+/// The spec as Prefect serves it, given by its URL (`/api/openapi.json`), plans what the
+/// spec file the other tests write from the same answer plans, against the base URL the
+/// spec's `servers` (`/api`) gives; and `--quiet` on operations that pass is a short read.
+#[test]
+#[ignore = "needs Prefect server: run `cargo xtask prefect`"]
+fn the_spec_by_url_plans_as_the_file_and_a_quiet_passing_run_is_short() {
+    let dir = scratch("spec-url");
+    let prefect = Prefect::start(&dir);
+    let api = Api::new(&prefect.api);
+    let (status, spec) = api.get("/openapi.json");
+    assert_eq!(status, 200, "GET /api/openapi.json");
+    let file = dir.join("prefect-openapi.json");
+    std::fs::write(&file, serde_json::to_vec_pretty(&spec).expect("spec JSON"))
+        .expect("write the spec");
+    let url = format!("{}/openapi.json", prefect.api);
+    let harness = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+            .env_remove("CONFORMANCE_BASE_URL")
+            .env_remove("CONFORMANCE_TOKEN")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run the conformance binary");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, by_url, err) = harness(&["--dry-run", "--spec", &url]);
+    assert_eq!(code, Some(0), "{by_url}{err}");
+    let (code, by_file, err) = harness(&[
+        "--dry-run",
+        "--spec",
+        path_arg(&file),
+        "--base-url",
+        &prefect.api,
+    ]);
+    assert_eq!(code, Some(0), "{by_file}{err}");
+    eprintln!(
+        "--dry-run by URL: {} lines, ending {:?}",
+        by_url.lines().count(),
+        by_url.lines().last()
+    );
+    assert!(by_url.contains("case(s) would be sent"), "{by_url}");
+    assert_eq!(
+        by_url, by_file,
+        "the plan from the URL is the plan from the file"
+    );
+
+    let (code, quiet, err) = harness(&[
+        "--spec",
+        &url,
+        "--quiet",
+        "--timeout",
+        "30",
+        "--operation",
+        PASSING,
+    ]);
+    let lines = quiet.lines().count();
+    eprintln!("--quiet on {PASSING}: {lines} lines, {} bytes", quiet.len());
+    std::fs::write(dir.join("quiet.out"), &quiet).expect("write quiet.out");
+    assert_eq!(code, Some(0), "{quiet}{err}");
+    assert!(lines < 100, "{quiet}");
+    assert!(quiet.contains(&format!(", from {url}")), "{quiet}");
+    assert!(
+        quiet
+            .lines()
+            .last()
+            .is_some_and(|l| l.contains(" 0 failed")),
+        "{quiet}"
     );
 }
 

@@ -6,6 +6,7 @@ mod html;
 mod json;
 mod junit;
 pub mod live;
+pub mod quiet;
 pub mod terminal;
 pub mod timings;
 

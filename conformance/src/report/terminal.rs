@@ -83,7 +83,7 @@ impl Progress {
                     " (further undeclared {status} answers are grouped in the summary)"
                 ));
             }
-            self.bar.suspend(|| println!("{line}"));
+            self.bar.suspend(|| crate::out::line(&line));
         }
     }
 

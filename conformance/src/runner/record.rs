@@ -16,8 +16,13 @@ use crate::vars::Vars;
 /// a cap on report size, not the spec's request-body limit (`x-max-body`).
 pub const RECORDED_BODY_CAP: usize = 64 * 1024;
 
-/// A non-JSON body as recorded: its first [`RECORDED_BODY_CAP`] bytes, secrets redacted.
-pub fn recorded_text(secrets: &Secrets, body: &[u8]) -> Value {
+/// A non-JSON body as recorded: its first [`RECORDED_BODY_CAP`] bytes, secrets redacted;
+/// a body that is not text ([`crate::binary`]) as its media type, size and first bytes,
+/// so that a record (and a replay's report) never holds raw binary.
+pub fn recorded_text(secrets: &Secrets, media_type: Option<&str>, body: &[u8]) -> Value {
+    if let Some(binary) = crate::binary::shown(media_type, body, RECORDED_BODY_CAP, secrets) {
+        return Value::String(binary);
+    }
     Value::String(secrets.redact(&String::from_utf8_lossy(
         &body[..body.len().min(RECORDED_BODY_CAP)],
     )))
@@ -211,7 +216,7 @@ pub(super) fn exchange_of(
             r.media_type(),
             match &r.json {
                 Some(j) => ctx.secrets.redact_json(j),
-                None => recorded_text(&ctx.secrets, &r.body),
+                None => recorded_text(&ctx.secrets, r.media_type().as_deref(), &r.body),
             },
         ),
         Err(e) => (None, Some(e.to_string()), None, Value::Null),
@@ -337,7 +342,7 @@ mod tests {
     fn text_bodies_are_cut_at_the_report_cap_and_redacted() {
         let mut body = b"tok-123 ".to_vec();
         body.extend(std::iter::repeat_n(b'x', RECORDED_BODY_CAP * 2));
-        let Value::String(text) = recorded_text(&secrets(), &body) else {
+        let Value::String(text) = recorded_text(&secrets(), Some("text/plain"), &body) else {
             panic!("a text body records as a string");
         };
         assert!(text.starts_with("$TOKEN "), "{}", &text[..20]);

@@ -545,9 +545,20 @@ const SHOWN_HEADERS: &[&str] = &[
 fn excerpt(ctx: &Context, resp: &Response) -> String {
     let text = match &resp.json {
         Some(j) => ctx.secrets.redact_json(j).to_string(),
-        None => ctx.secrets.redact(&String::from_utf8_lossy(
-            &resp.body[..resp.body.len().min(EXCERPT * 4)],
-        )),
+        None => {
+            let shown = EXCERPT * 4;
+            if let Some(binary) = crate::binary::shown(
+                resp.media_type().as_deref(),
+                &resp.body,
+                shown,
+                &ctx.secrets,
+            ) {
+                return binary;
+            }
+            ctx.secrets.redact(&String::from_utf8_lossy(
+                &resp.body[..resp.body.len().min(shown)],
+            ))
+        }
     };
     if text.len() > EXCERPT {
         format!(
