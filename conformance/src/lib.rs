@@ -781,7 +781,7 @@ fn incomplete_note(results: &[CheckResult], count: usize, allowed: bool) -> Stri
         *reasons.entry(r.message.as_str()).or_default() += 1;
     }
     let mut note = format!(
-        "\nINCOMPLETE: {count} MUST check(s) could not run for want of a credential or fixture{}:\n",
+        "\nINCOMPLETE: {count} MUST check(s) could not run for want of a credential or fixture, or found records the run cannot remove{}:\n",
         if allowed {
             " (accepted by --allow-incomplete)"
         } else {
