@@ -15,7 +15,9 @@
 //! terminal summary and in every report, with what is known (operation, status, a short
 //! redacted excerpt of the answer, the key where there is one):
 //! - a create answered 2xx with no key the rule finds (`201 {}`, a non-JSON body): one
-//!   entry per answer;
+//!   entry per answer. Only a `201 Created`, or an answer of a create the spec has a
+//!   delete for, counts: a create-like `POST` answered `200` with no key and nothing to
+//!   remove it by (a token exchange, a login) is taken as an action, not a record;
 //! - a write that may make records it does not name ([`effect::makes_unknown_records`]:
 //!   `POST /things/defaults`, an import, `x-effect: destructive`), answered 2xx: one
 //!   entry per answer;
@@ -79,16 +81,23 @@ impl Created {
 
     /// What was made and why the run cannot remove it, for entries without a key.
     fn unknowable(&self) -> Option<String> {
-        let what = match self.made {
+        let (what, them) = match self.made {
             Made::Record(_) => return None,
-            Made::WithoutKey => {
-                "answered without an id, so the record it created cannot be found to remove"
-            }
-            Made::Unknown => "may have created records the run cannot know of",
+            Made::WithoutKey => (
+                "without an id, so the record it created cannot be found to remove",
+                "it",
+            ),
+            Made::Unknown => (
+                "and may have created records the run cannot know of",
+                "them",
+            ),
         };
         Some(format!(
-            "{} answered {} and {what} (answer: {}); check and remove by hand",
-            self.op, self.status, self.answer
+            "{} {} answered {} {what} (answer: {}); check and remove {them} by hand",
+            self.op,
+            self.label(),
+            self.status,
+            self.answer
         ))
     }
 }
@@ -110,9 +119,13 @@ impl Ledger {
         let made = if effect::makes_unknown_records(op) {
             Made::Unknown
         } else if op.effect == Effect::Create {
-            let param = delete_for(spec, op).map_or_else(|| "id".to_string(), |(_, p)| p);
-            match key_of(&param, resp.json.as_ref(), resp.header("location")) {
+            let delete = delete_for(spec, op);
+            let param = delete.as_ref().map_or("id", |(_, p)| p.as_str());
+            match key_of(param, resp.json.as_ref(), resp.header("location")) {
                 Some(key) => Made::Record(key),
+                // No key, no `201 Created` and no delete of it in the spec: an action's
+                // answer (a token exchange, a login), not a record.
+                None if resp.status != 201 && delete.is_none() => return true,
                 None => Made::WithoutKey,
             }
         } else {
@@ -418,7 +431,7 @@ pub fn note(results: &[crate::outcome::CheckResult]) -> String {
         .filter(|r| r.verdict != Verdict::Skipped)
         .count();
     note.push_str(&format!(
-        "{} record(s) or batch(es) NOT REMOVED: {failed} removal(s) the target refused (a failure), {} the run cannot remove (the run is incomplete)\n",
+        "{} NOT REMOVED: {failed} refused by the target (a failure), {} the run cannot remove (the run is incomplete)\n",
         left.len(),
         left.len() - failed
     ));
@@ -523,6 +536,27 @@ paths:
         assert!(ledger.note(&spec, &secrets, create, &answer(201, "{}")));
         assert!(ledger.note(&spec, &secrets, create, &answer(201, "{}")));
         assert!(ledger.note(&spec, &secrets, defaults, &answer(204, "")));
+        // A 200 without a key of a create the spec has no delete for is an action.
+        let spec_token = Spec::parse(
+            r##"
+openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /oauth/token:
+    post: {operationId: exchange_token, responses: {"200": {description: ok}}}
+"##,
+        )
+        .unwrap();
+        let token = spec_token.operation("exchange_token").unwrap();
+        assert_eq!(token.effect, Effect::Create);
+        let before = ledger.len();
+        assert!(ledger.note(
+            &spec_token,
+            &secrets,
+            token,
+            &answer(200, r#"{"access_token": "t"}"#)
+        ));
+        assert_eq!(ledger.len(), before);
         // A refusal made nothing.
         assert!(ledger.note(&spec, &secrets, create, &answer(422, "{}")));
         let all = ledger.0.lock().unwrap().1.clone();
