@@ -7,7 +7,8 @@
 //! The key a record is removed by, on any spec: take the spec's delete of the created
 //! resource ([`delete_for`]) and its path parameter `P`; the key is the create answer's
 //! field `P` (`connection_id`, `key`), else, when `P` is name-like (its last word is
-//! `name`, `key` or `slug`: `work_pool_name`, `thingKey`), the answer's field of that kind
+//! `name`, `key` or `slug` and no word is `id`: `work_pool_name`, `thingKey`, not
+//! `id_or_name`), the answer's field of that kind
 //! (a delete by name never takes a generated id), else `id`, else the last segment of the
 //! `Location` header ([`key_of`]). The same record answered twice is removed once.
 //!
@@ -184,9 +185,14 @@ pub fn key_of(param: &str, answer: Option<&Value>, location: Option<&str>) -> Op
             _ => None,
         }
     };
-    let kind = effect::tokens(param)
-        .pop()
-        .filter(|w| matches!(w.as_str(), "name" | "key" | "slug"));
+    // A parameter that also takes an id (`id_or_name`) is not name-like: the id names
+    // the record surely, a name may be one the target cannot take back in a path.
+    let words = effect::tokens(param);
+    let kind = words
+        .last()
+        .filter(|w| matches!(w.as_str(), "name" | "key" | "slug"))
+        .filter(|_| !words.iter().any(|w| w == "id"))
+        .cloned();
     field(param)
         .or_else(|| kind.and_then(|k| field(&k)))
         .or_else(|| field("id"))
@@ -469,6 +475,11 @@ mod tests {
         assert_eq!(
             key("slug", json!({"slug": "s"}), None).as_deref(),
             Some("s")
+        );
+        // A parameter that takes an id or a name takes the id.
+        assert_eq!(
+            key("id_or_name", json!({"id": "u-1", "name": "n"}), None).as_deref(),
+            Some("u-1")
         );
         // Not name-like: `thing_ref` does not take `ref`, it takes `id`.
         assert_eq!(
