@@ -464,3 +464,33 @@ async fn a_removal_the_target_refuses_is_listed_not_removed_with_its_status_and_
     r.assert_listed_everywhere(&out);
     assert_eq!(out.exit_code, 1, "{}", out.summary);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_create_the_spec_gives_no_delete_for_is_listed_not_removed_with_its_id() {
+    // With no delete there is no parameter to name the key: the answer's `id` names it.
+    let (base, stub) = start(Mode::Keyed).await;
+    let dir = tempfile::tempdir().unwrap();
+    let start = SPEC
+        .find("    delete:\n      operationId: delete_thing")
+        .unwrap();
+    let no_delete = &SPEC[..start];
+    let out = execute(&args(dir.path(), no_delete, &base), Default::default())
+        .await
+        .expect("the run completes");
+    let made = stub.lock().unwrap().created;
+    assert!(made > 0, "{}", out.summary);
+    let r = reports(dir.path());
+    let entries = r.not_removed();
+    assert_eq!(entries.len(), made, "{entries:#?}");
+    assert!(
+        entries
+            .iter()
+            .any(|e| e["case"] == "cleanup/create_thing/1001"
+                && e["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("created 1001 but the spec has no delete of it"))),
+        "{entries:#?}"
+    );
+    r.assert_listed_everywhere(&out);
+    assert_eq!(out.exit_code, 3, "{}", out.summary);
+}
