@@ -5,12 +5,14 @@
 //! result per create says whether it is gone, or why the run could not remove it.
 //!
 //! The key a record is removed by, on any spec: take the spec's delete of the created
-//! resource ([`delete_for`]) and its path parameter `P`; the key is the create answer's
-//! field `P` (`connection_id`, `key`), else, when `P` is name-like (its last word is
-//! `name`, `key` or `slug` and no word is `id`: `work_pool_name`, `thingKey`, not
-//! `id_or_name`), the answer's field of that kind
-//! (a delete by name never takes a generated id), else `id`, else the last segment of the
-//! `Location` header ([`key_of`]). The same record answered twice is removed once.
+//! resource ([`delete_for`]) and its path parameter `P` (`id` when the spec has no
+//! delete); the key is the create answer's field `P` (`connection_id`, `key`), else, when
+//! `P` is name-like (its last word is `name`, `key` or `slug` and no word is `id`:
+//! `work_pool_name`, `thingKey`, not `id_or_name`), the answer's field of that kind (a
+//! delete by name never takes a generated id), else `id`, else the last segment of the
+//! `Location` header ([`key_of`]). The key is found when the answer comes, so that the
+//! same record answered twice is removed once; the entry keeps a short redacted excerpt
+//! of the answer for the report.
 //!
 //! Everything created is accounted for. Each of these is a `NOT REMOVED` result, in the
 //! terminal summary and in every report, with what is known (operation, status, a short
