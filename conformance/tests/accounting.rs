@@ -74,6 +74,15 @@ fn with_defaults() -> String {
     )
 }
 
+/// The spec with `PUT /things`, which makes a thing (or would replace one of the same
+/// name) and answers it.
+fn with_put() -> String {
+    SPEC.replace(
+        "  /things/{thing_key}:",
+        "  /things/replace:\n    put:\n      operationId: put_thing\n      requestBody:\n        required: true\n        content:\n          application/json:\n            schema: {type: object, required: [name], properties: {name: {type: string}}, additionalProperties: false}\n            example: {name: put by the run}\n      responses:\n        \"200\":\n          description: made or replaced\n          content: {application/json: {schema: {$ref: \"#/components/schemas/Thing\"}}}\n        \"422\": {description: malformed}\n  /things/{thing_key}:",
+    )
+}
+
 /// How the stub answers a create, and a delete.
 #[derive(Clone, Copy, PartialEq)]
 enum Mode {
@@ -141,6 +150,19 @@ async fn handle(
                     json!({"id": 1000 + n, "thing_key": key, "name": name}),
                 ),
             }
+        }
+        ("PUT", "/things/replace") => {
+            let Some(name) = serde_json::from_str::<Value>(&body)
+                .ok()
+                .filter(|b| b.as_object().is_some_and(|o| o.len() == 1))
+                .and_then(|b| b.get("name")?.as_str().map(str::to_owned))
+            else {
+                return (StatusCode::UNPROCESSABLE_ENTITY, "{}").into_response();
+            };
+            s.next += 1;
+            let key = format!("put-{}", s.next);
+            s.things.insert(key.clone(), name.clone());
+            json(StatusCode::OK, json!({"thing_key": key, "name": name}))
         }
         ("POST", "/things/defaults") => {
             for _ in 0..3 {
@@ -491,6 +513,50 @@ async fn a_create_the_spec_gives_no_delete_for_is_listed_not_removed_with_its_id
                     .is_some_and(|m| m.contains("created 1001 but the spec has no delete of it"))),
         "{entries:#?}"
     );
+    r.assert_listed_everywhere(&out);
+    assert_eq!(out.exit_code, 3, "{}", out.summary);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_put_that_answers_a_record_is_listed_not_removed_by_its_key_and_not_deleted() {
+    let (base, stub) = start(Mode::Keyed).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args(dir.path(), &with_put(), &base);
+    // `PUT /things/replace` is no create: --allow-writes alone sends it only to a record
+    // the run made.
+    a.allow_destructive = true;
+    let out = execute(&a, Default::default())
+        .await
+        .expect("the run completes");
+    let s = stub.lock().unwrap();
+    let put: Vec<&String> = s.things.keys().filter(|k| k.starts_with("put-")).collect();
+    assert!(!put.is_empty(), "{}", out.summary);
+    // Not deleted: a PUT may have replaced a record of the user's.
+    assert!(
+        !s.log
+            .iter()
+            .any(|(m, p)| m == "DELETE" && p.starts_with("/api/things/put-")),
+        "{:?}",
+        s.log
+    );
+    let r = reports(dir.path());
+    let listed: Vec<&Value> = r
+        .not_removed()
+        .into_iter()
+        .filter(|e| e["operation"] == "put_thing")
+        .collect();
+    assert_eq!(listed.len(), put.len(), "{listed:#?}");
+    for key in &put {
+        assert!(
+            listed
+                .iter()
+                .any(|e| e["case"] == format!("cleanup/put_thing/{key}")
+                    && e["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("may have created or replaced"))),
+            "{key}: {listed:#?}"
+        );
+    }
     r.assert_listed_everywhere(&out);
     assert_eq!(out.exit_code, 3, "{}", out.summary);
 }

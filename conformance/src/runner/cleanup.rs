@@ -24,6 +24,9 @@
 //! - a write that may make records it does not name ([`effect::makes_unknown_records`]:
 //!   `POST /things/defaults`, an import, `x-effect: destructive`), answered 2xx: one
 //!   entry per answer;
+//! - a `PUT` to a collection path (a write, not a create: it may replace a record of the
+//!   user's) answered with a record the spec has a delete for: named by its key, not
+//!   deleted;
 //! - a create whose resource the spec gives no delete of;
 //! - a removal the target did not do (a 5xx three times, a 4xx other than 404/410).
 //!
@@ -56,6 +59,10 @@ pub enum Made {
     WithoutKey,
     /// A write that may make records it does not name: how many, and which, is unknown.
     Unknown,
+    /// A write that is no create (a `PUT` to a collection) answered with a record the
+    /// spec has a delete for, by this key: it may have made it, or replaced one of the
+    /// user's, so the run does not delete it.
+    Unclaimed(String),
 }
 
 /// One answer that left something on the target.
@@ -77,7 +84,7 @@ impl Created {
     /// How the entry is named in case ids and messages: the key, else its place.
     fn label(&self) -> String {
         match &self.made {
-            Made::Record(key) => key.clone(),
+            Made::Record(key) | Made::Unclaimed(key) => key.clone(),
             _ => format!("#{}", self.seq),
         }
     }
@@ -93,6 +100,10 @@ impl Created {
             Made::Unknown => (
                 "and may have created records the run cannot know of",
                 "them",
+            ),
+            Made::Unclaimed(_) => (
+                "with a record it may have created or replaced; the run removes only what a create made",
+                "it",
             ),
         };
         Some(format!(
@@ -131,6 +142,18 @@ impl Ledger {
                 None if resp.status != 201 && delete.is_none() => return true,
                 None => Made::WithoutKey,
             }
+        } else if op.effect != Effect::Read
+            && op.method.eq_ignore_ascii_case("PUT")
+            && !op.path.contains('{')
+        {
+            // A `PUT` to a collection that answers a record: made or replaced, it is named.
+            let Some((_, param)) = delete_for(spec, op) else {
+                return true;
+            };
+            match key_of(&param, resp.json.as_ref(), resp.header("location")) {
+                Some(key) => Made::Unclaimed(key),
+                None => return true,
+            }
         } else {
             return true;
         };
@@ -140,7 +163,9 @@ impl Ledger {
         let (seq, all) = &mut *guard;
         // A create answered with a record the run made before (a target that creates by
         // name or content answers the same record again) is removed once.
-        if matches!(made, Made::Record(_)) && all.iter().any(|c| c.op == op.id && c.made == made) {
+        if matches!(made, Made::Record(_) | Made::Unclaimed(_))
+            && all.iter().any(|c| c.op == op.id && c.made == made)
+        {
             return false;
         }
         *seq += 1;
