@@ -25,8 +25,9 @@
 //!   `POST /things/defaults`, an import, `x-effect: destructive`), answered 2xx: one
 //!   entry per answer;
 //! - a `PUT` to a collection path (a write, not a create: it may replace a record of the
-//!   user's) answered with a record the spec has a delete for: named by its key, not
-//!   deleted;
+//!   user's) answered with a record the spec has a delete for, other than with `201
+//!   Created` (which says it made it, so it is removed like a create's): named by its
+//!   key, not deleted;
 //! - a create whose resource the spec gives no delete of;
 //! - a removal the target did not do (a 5xx three times, a 4xx other than 404/410).
 //!
@@ -146,11 +147,13 @@ impl Ledger {
             && op.method.eq_ignore_ascii_case("PUT")
             && !op.path.contains('{')
         {
-            // A `PUT` to a collection that answers a record: made or replaced, it is named.
+            // A `PUT` to a collection that answers a record: made (`201 Created` says so,
+            // RFC 9110 §9.3.4) it is removed; else made or replaced, it is named.
             let Some((_, param)) = delete_for(spec, op) else {
                 return true;
             };
             match key_of(&param, resp.json.as_ref(), resp.header("location")) {
+                Some(key) if resp.status == 201 => Made::Record(key),
                 Some(key) => Made::Unclaimed(key),
                 None => return true,
             }
@@ -574,6 +577,36 @@ paths:
         assert!(ledger.note(&spec, &secrets, create, &answer(201, "{}")));
         assert!(ledger.note(&spec, &secrets, create, &answer(201, "{}")));
         assert!(ledger.note(&spec, &secrets, defaults, &answer(204, "")));
+        // A PUT to a collection: removed when it says it created (201), else only named.
+        let spec_put = Spec::parse(
+            r##"
+openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /searches:
+    put: {operationId: put_search, responses: {"200": {description: ok}}}
+  /searches/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+    delete: {operationId: delete_search, responses: {"204": {description: gone}}}
+"##,
+        )
+        .unwrap();
+        let put = spec_put.operation("put_search").unwrap();
+        let puts = Ledger::default();
+        assert!(puts.note(&spec_put, &secrets, put, &answer(201, r#"{"id": "s1"}"#)));
+        assert!(puts.note(&spec_put, &secrets, put, &answer(200, r#"{"id": "s2"}"#)));
+        let made: Vec<Made> = puts
+            .0
+            .lock()
+            .unwrap()
+            .1
+            .iter()
+            .map(|c| c.made.clone())
+            .collect();
+        assert_eq!(
+            made,
+            [Made::Record("s1".into()), Made::Unclaimed("s2".into())]
+        );
         // A 200 without a key of a create the spec has no delete for is an action.
         let spec_token = Spec::parse(
             r##"
