@@ -6,6 +6,12 @@
 //! the method, the path's shape and the operation's own words, and the spec may say it
 //! outright with `x-effect`. When in doubt the judgement errs towards the more harmful
 //! effect: a skipped case costs a line in the report, a sent one may cost the user's data.
+//!
+//! A write that makes records its answer does not name (`defaults`, `import`, `bulk`,
+//! `seed`, `sync`, `copy`, `duplicate` or `reset` as a word of its name, summary or path,
+//! or `x-effect: destructive`; see [`makes_unknown_records`]) is destructive: the run could
+//! not remove what it made, so only `--allow-destructive` sends it, and its 2xx answers are
+//! reported `NOT REMOVED`.
 
 use crate::spec::Operation;
 pub use spec_model::extensions::Effect;
@@ -40,6 +46,30 @@ const ROTATE_WORDS: &[&str] = &["refresh", "renew", "reissue", "regenerate"];
 const DESTRUCTIVE_WORDS: &[&str] = &[
     "delete", "remove", "bulk", "clear", "reset", "purge", "truncate", "wipe", "destroy", "erase",
     "drop", "prune", "flush",
+];
+
+/// Words that mark a write as making records it does not answer with, so the run can
+/// neither know nor remove them (`POST /things/defaults`, `importUsers`, `bulk_create`,
+/// `seed`, `sync`, `copy`, `duplicate`, `reset`). Matched as whole words of the
+/// operation's name, summary and path (split by [`tokens`]), or the word with a plural
+/// `s` (`imports`): `copyright`, `synchronous_read` and `reseed` are other words, and
+/// `default` (`set_default` changes one record) is not `defaults`.
+const MAKES_UNKNOWN_WORDS: &[&str] = &[
+    "defaults",
+    "import",
+    "bulk",
+    "seed",
+    "sync",
+    "copy",
+    "duplicate",
+    "reset",
+];
+
+/// Words that mark a write as removing rather than making (`bulk_delete`): one with a
+/// [`MAKES_UNKNOWN_WORDS`] word and one of these removes records; it makes none.
+const REMOVAL_WORDS: &[&str] = &[
+    "delete", "remove", "clear", "purge", "truncate", "wipe", "destroy", "erase", "drop", "prune",
+    "flush",
 ];
 
 /// Words that mark a `POST` to a fixed path as changing an existing record rather than
@@ -125,6 +155,11 @@ pub fn judge(method: &str, path: &str, words: &str, paths: &PathsIndex) -> Effec
     if safe_method(method) {
         return Effect::Read;
     }
+    // What a write makes without answering it the run can neither know nor remove: only
+    // `--allow-destructive` sends it.
+    if tokens.iter().any(|t| is_word_of(t, MAKES_UNKNOWN_WORDS)) {
+        return Effect::Destructive;
+    }
     let method = method.to_ascii_uppercase();
     let names_one = ends_with_parameter(path);
     let path_tokens = self::tokens(path);
@@ -159,11 +194,42 @@ pub fn judge(method: &str, path: &str, words: &str, paths: &PathsIndex) -> Effec
     }
 }
 
+/// Whether an operation, answered 2xx, may have made records its answer does not name, so
+/// the run cannot know them, let alone remove them: a write (not a `DELETE`, not a
+/// session change) whose name, summary or path has one of [`MAKES_UNKNOWN_WORDS`], or
+/// that the spec declares `x-effect: destructive`, unless it also has one of
+/// [`REMOVAL_WORDS`] (`bulk_delete` removes; it makes nothing).
+pub fn makes_unknown_records(op: &Operation) -> bool {
+    if safe_method(&op.method)
+        || op.method.eq_ignore_ascii_case("DELETE")
+        || op.effect == Effect::Session
+    {
+        return false;
+    }
+    let tokens = tokens(&format!("{} {}", op.words(), op.path));
+    let removes = tokens.iter().any(|t| {
+        REMOVAL_WORDS.iter().any(|w| {
+            t.strip_prefix(w)
+                .is_some_and(|rest| matches!(rest, "" | "s" | "d" | "ed"))
+        })
+    });
+    let makes = op.declared_effect == Some(Effect::Destructive)
+        || tokens.iter().any(|t| is_word_of(t, MAKES_UNKNOWN_WORDS));
+    makes && !removes
+}
+
+/// Whether `token` is one of `words`, or one of them with a plural `s`.
+fn is_word_of(token: &str, words: &[&str]) -> bool {
+    words
+        .iter()
+        .any(|w| token == *w || token.strip_suffix('s') == Some(w))
+}
+
 /// The words of identifiers and prose, lower-case: split at anything not a letter or
 /// digit and at camelCase humps, so `logOut`, `log_out`, `log-out` and `Log Out` all give
 /// `log`, `out` (and `logout` gives `logout`), while `catalog outline` stays two words
 /// that do not begin with `logout`.
-fn tokens(text: &str) -> Vec<String> {
+pub(crate) fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut word = String::new();
     let mut prev_lower = false;
@@ -444,6 +510,72 @@ mod tests {
             Effect::Create
         );
         assert_eq!(j("POST", "/assets", "create_asset"), Effect::Create);
+    }
+
+    #[test]
+    fn a_write_that_makes_records_it_does_not_name_is_destructive() {
+        assert_eq!(
+            j("POST", "/things/defaults", "create_defaults"),
+            Effect::Destructive
+        );
+        assert_eq!(j("POST", "/users", "importUsers"), Effect::Destructive);
+        assert_eq!(
+            j("POST", "/limits/increment", "bulk_increment_slots"),
+            Effect::Destructive
+        );
+        assert_eq!(
+            j("POST", "/things/{id}/duplicate", "duplicate_thing"),
+            Effect::Destructive
+        );
+        assert_eq!(j("POST", "/seeds", "plant"), Effect::Destructive);
+        // Other words that begin like them do not count.
+        assert_eq!(
+            j("POST", "/copyright_notices", "create_copyright_notice"),
+            Effect::Create
+        );
+        assert_eq!(
+            j("POST", "/synchronous_reads", "create_synchronous_read"),
+            Effect::Create
+        );
+        assert_eq!(
+            j("POST", "/things/{id}/default", "set_default"),
+            Effect::Update
+        );
+        // A read stays a read.
+        assert_eq!(j("GET", "/things/defaults", "read_defaults"), Effect::Read);
+    }
+
+    #[test]
+    fn which_writes_make_records_the_run_cannot_know_of() {
+        let spec = crate::spec::Spec::parse(
+            r##"
+openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /things/defaults:
+    post: {operationId: make_defaults, responses: {"204": {description: ok}}}
+    get: {operationId: read_defaults, responses: {"200": {description: ok}}}
+  /things/bulk_delete:
+    post: {operationId: bulk_delete_things, responses: {"204": {description: ok}}}
+  /things/import:
+    delete: {operationId: forget_import, responses: {"204": {description: ok}}}
+  /things/stamp:
+    post: {operationId: stamp, x-effect: destructive, responses: {"204": {description: ok}}}
+  /things:
+    post: {operationId: create_thing, responses: {"201": {description: ok}}}
+  /copyright:
+    post: {operationId: create_copyright, responses: {"201": {description: ok}}}
+"##,
+        )
+        .unwrap();
+        let makes = |id: &str| makes_unknown_records(spec.operation(id).unwrap());
+        assert!(makes("make_defaults"));
+        assert!(makes("stamp"), "x-effect: destructive");
+        assert!(!makes("read_defaults"), "a read makes nothing");
+        assert!(!makes("bulk_delete_things"), "a bulk delete removes");
+        assert!(!makes("forget_import"), "a DELETE removes");
+        assert!(!makes("create_thing"), "a create answers what it made");
+        assert!(!makes("create_copyright"));
     }
 
     #[test]

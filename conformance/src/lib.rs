@@ -802,10 +802,15 @@ pub const EXIT_INCOMPLETE: u8 = 3;
 fn incomplete_note(results: &[CheckResult], count: usize, allowed: bool) -> String {
     let mut reasons: std::collections::BTreeMap<&str, usize> = Default::default();
     for r in outcome::incomplete(results) {
-        *reasons.entry(r.message.as_str()).or_default() += 1;
+        // Records the run cannot remove are listed one by one in the cleanup note above.
+        let why = match r.case.starts_with("cleanup/") {
+            true => "NOT REMOVED: records the run cannot remove (listed above)",
+            false => r.message.as_str(),
+        };
+        *reasons.entry(why).or_default() += 1;
     }
     let mut note = format!(
-        "\nINCOMPLETE: {count} MUST check(s) could not run for want of a credential or fixture{}:\n",
+        "\nINCOMPLETE: {count} MUST check(s) could not run for want of a credential or fixture, or found records the run cannot remove{}:\n",
         if allowed {
             " (accepted by --allow-incomplete)"
         } else {

@@ -64,8 +64,8 @@ pub struct CheckResult {
     /// A curl line reproducing the request, token as `$TOKEN`.
     pub curl: Option<String>,
     /// Skipped because an input the run was not given is missing (a credential, or a
-    /// fixture discovery could not find): a MUST check skipped so leaves the run
-    /// incomplete.
+    /// fixture discovery could not find), or a `NOT REMOVED` record the run has nothing
+    /// to remove by: a MUST check skipped so leaves the run incomplete.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub missing_input: bool,
     /// The latency of the request judged (sending to the last body byte), when one was
@@ -155,8 +155,8 @@ impl Totals {
     }
 }
 
-/// The MUST checks that could not run for want of a credential or fixture: any makes the
-/// run incomplete (exit 3 unless `--allow-incomplete`).
+/// The MUST checks that could not run for want of a credential or fixture, or found records
+/// the run cannot remove: any makes the run incomplete (exit 3 unless `--allow-incomplete`).
 pub fn incomplete(results: &[CheckResult]) -> impl Iterator<Item = &CheckResult> {
     results
         .iter()

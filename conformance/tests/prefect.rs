@@ -103,6 +103,7 @@ fn with_allow_writes_the_run_removes_what_it_created_and_leaves_the_rest() {
     let api = Api::new(&prefect.api);
     let seed = Seed::create(&api);
     let before = snapshot(&api);
+    let logs_before = log_ids(&api);
 
     let contracts = creating_contracts(&dir);
     let run = run_harness(
@@ -163,6 +164,8 @@ fn with_allow_writes_the_run_removes_what_it_created_and_leaves_the_rest() {
         eprintln!("made by Prefect itself, not by a request of the run: {line}");
     }
     problems.extend(left);
+    problems.extend(logs_accounted(&run, &logs_before, &log_ids(&api)));
+    account(&run, side_effects.len());
     problems.extend(run.server_error_problems());
     assert_none(
         "a run with --allow-writes against Prefect with a user's data",
@@ -217,7 +220,7 @@ fn the_spec_by_url_plans_as_the_file_and_a_quiet_passing_run_is_short() {
         by_url.lines().count(),
         by_url.lines().last()
     );
-    assert!(by_url.contains("case(s) would be sent"), "{by_url}");
+    assert!(by_url.contains("request(s) would be sent"), "{by_url}");
     assert_eq!(
         by_url, by_file,
         "the plan from the URL is the plan from the file"
@@ -244,6 +247,116 @@ fn the_spec_by_url_plans_as_the_file_and_a_quiet_passing_run_is_short() {
             .last()
             .is_some_and(|l| l.contains(" 0 failed")),
         "{quiet}"
+    );
+}
+
+/// The ids of the logs Prefect holds (its first page of 200, which a test's server does
+/// not fill).
+fn log_ids(api: &Api) -> BTreeSet<String> {
+    let list = api.expect_post("/logs/filter", &serde_json::json!({"limit": 200}), 200);
+    let list = list.as_array().expect("a filter answer is a list");
+    assert!(list.len() < 200, "a full page of logs: some may be missed");
+    list.iter()
+        .filter_map(|l| l["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The `NOT REMOVED` entries of the run's JSON report.
+fn not_removed(run: &Run) -> Vec<&Value> {
+    run.report["results"]
+        .as_array()
+        .expect("the report lists results")
+        .iter()
+        .filter(|r| {
+            r["case"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("cleanup/"))
+                && r["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with("NOT REMOVED"))
+        })
+        .collect()
+}
+
+/// The records the run made that it cannot remove, checked against Prefect's own list:
+/// Prefect has no delete of a log, and `POST /logs/` answers `201 null`, so every such
+/// answer must be listed `NOT REMOVED`, and the logs Prefect holds after the run that it
+/// did not hold before must be exactly as many as those answered requests carried.
+fn logs_accounted(run: &Run, before: &BTreeSet<String>, after: &BTreeSet<String>) -> Vec<String> {
+    let answered: Vec<&Value> = run
+        .record
+        .iter()
+        .filter(|x| x["method"] == "POST" && x["path"] == "/logs/" && x["status"] == 201)
+        .collect();
+    let carried: usize = answered
+        .iter()
+        .map(|x| x["body"][1].as_array().map_or(0, Vec::len))
+        .sum();
+    let new = after.difference(before).count();
+    let listed = not_removed(run)
+        .into_iter()
+        .filter(|r| {
+            r["operation"] == "create_logs_logs__post"
+                && r["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("answered 201 without an id"))
+        })
+        .count();
+    eprintln!(
+        "logs: {} create(s) answered 201 carrying {carried} log(s), {listed} listed NOT REMOVED; Prefect holds {new} log(s) it did not hold before",
+        answered.len()
+    );
+    let mut out = Vec::new();
+    if listed != answered.len() {
+        out.push(format!(
+            "{} POST /logs/ answered 201, {listed} listed NOT REMOVED",
+            answered.len()
+        ));
+    }
+    if new != carried {
+        out.push(format!(
+            "Prefect holds {new} new log(s), the answered requests carried {carried}"
+        ));
+    }
+    out
+}
+
+/// Prints what the run created, what it removed and what it reported `NOT REMOVED`, by
+/// kind, beside what Prefect made by itself (`side_effects`, found in its lists).
+fn account(run: &Run, side_effects: usize) {
+    let cleanup: BTreeSet<&str> = run.report["results"]
+        .as_array()
+        .expect("the report lists results")
+        .iter()
+        .filter_map(|r| r["case"].as_str())
+        .filter(|c| c.starts_with("cleanup/"))
+        .collect();
+    let removed = run.report["results"]
+        .as_array()
+        .expect("the report lists results")
+        .iter()
+        .filter(|r| {
+            r["case"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("cleanup/"))
+                && r["check"] == "state_restored"
+                && r["verdict"] == "passed"
+        })
+        .count();
+    let left = not_removed(run);
+    let kind = |needle: &str| {
+        left.iter()
+            .filter(|r| r["message"].as_str().is_some_and(|m| m.contains(needle)))
+            .count()
+    };
+    eprintln!(
+        "accounting: {} create answer(s) noted, {removed} removed, {} NOT REMOVED ({} without an id, {} may have made records the run cannot know of, {} without a delete in the spec, {} refused); Prefect made {side_effects} record(s) by itself",
+        cleanup.len(),
+        left.len(),
+        kind("without an id"),
+        kind("cannot know of"),
+        kind("has no delete"),
+        left.iter().filter(|r| r["verdict"] == "failed").count(),
     );
 }
 

@@ -75,7 +75,7 @@ pub fn render(report: &JsonReport<'_>) -> String {
                         }
                         @if report.incomplete > 0 {
                             dt { "Incomplete" } dd #incomplete {
-                                (report.incomplete) " MUST checks could not run for want of a credential or fixture"
+                                (report.incomplete) " MUST checks could not run for want of a credential or fixture, or found records the run cannot remove"
                             }
                         }
                         dt { "Strict" } dd #strict {

@@ -34,8 +34,8 @@ pub struct JsonReport<'a> {
     pub state: RunState,
     /// Exit code of the run; `null` while it is in progress.
     pub exit_code: Option<u8>,
-    /// MUST checks that could not run for want of a credential or fixture; the run is
-    /// incomplete when there are any.
+    /// MUST checks that could not run for want of a credential or fixture, or found
+    /// records the run cannot remove; the run is incomplete when there are any.
     pub incomplete: usize,
     /// Latency per operation over the answers it got (absent in a replay, which does not
     /// time its requests).

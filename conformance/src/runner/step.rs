@@ -388,8 +388,9 @@ pub(super) async fn run_step(
         let why = ctx.credentials.dead().unwrap_or_default();
         return (vec![skipped(case, index, why)], exchange, None);
     }
-    let fresh =
-        step.request.method.is_some() || step.request.path.is_some() || ctx.created.note(op, &resp);
+    let fresh = step.request.method.is_some()
+        || step.request.path.is_some()
+        || ctx.created.note(&ctx.spec, &ctx.secrets, op, &resp);
     // A chain goes on only with a record of its own: a target that creates by name or
     // content may answer a chain's create with a record another case made (and reads, or
     // the second pass, rely on), which the chain's update or delete must not touch.
