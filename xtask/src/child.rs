@@ -85,12 +85,20 @@ impl Interrupts {
     }
 }
 
+/// Whether `cargo nextest` is installed (else the tests run under `cargo test`).
+pub fn have_nextest() -> bool {
+    cargo(&["nextest", "--version"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
 /// The command that runs the ignored tests of test targets of `conformance` (the checks
 /// that need an outside tool, which the calling step installs): nextest when it is
 /// installed, else `cargo test`; `no_capture` shows their output as they run, one at a time.
 pub fn ignored_tests(tests: &[&str], no_capture: bool) -> std::process::Command {
     let targets = tests.iter().flat_map(|t| ["--test", *t]);
-    if crate::test::have_nextest() {
+    if have_nextest() {
         let mut args = vec!["nextest", "run", "-p", "conformance"];
         args.extend(targets);
         args.extend([

@@ -26,16 +26,8 @@ fn xtask(args: &[&str]) -> Command {
     cmd
 }
 
-/// Whether `cargo nextest` is installed (else the tests run under `cargo test`).
-pub fn have_nextest() -> bool {
-    crate::child::cargo(&["nextest", "--version"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
-
 fn cargo_tests() -> Command {
-    if have_nextest() {
+    if crate::child::have_nextest() {
         crate::child::cargo(&["nextest", "run", "--workspace", "--no-fail-fast"])
     } else {
         crate::child::cargo(&["test", "--workspace", "--no-fail-fast"])
@@ -54,7 +46,7 @@ fn tracing_tests() -> Command {
         "--test",
         "tracing",
     ];
-    let mut cmd = if have_nextest() {
+    let mut cmd = if crate::child::have_nextest() {
         crate::child::cargo(&["nextest", "run"])
     } else {
         crate::child::cargo(&["test"])

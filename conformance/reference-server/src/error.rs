@@ -84,7 +84,7 @@ impl ApiError {
             ApiError::PayloadTooLarge => {
                 format!(
                     "request body is larger than {} bytes",
-                    crate::request::max_body()
+                    crate::contract::contract().max_body
                 )
             }
             ApiError::RequestTimeout(limit) => format!(

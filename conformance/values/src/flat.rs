@@ -574,7 +574,7 @@ impl Flat<'_> {
             c.names.iter().any(|n| n == name)
                 || c.patterns
                     .iter()
-                    .any(|p| crate::strings::matches(p, name).unwrap_or(false))
+                    .any(|p| crate::ecma::matches(p, name).unwrap_or(false))
         })
     }
 }

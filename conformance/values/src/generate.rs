@@ -762,7 +762,7 @@ impl<'g, 'a> Run<'g, 'a> {
         let matching: Vec<Node<'a>> = f
             .pattern_props
             .iter()
-            .filter(|(p, _)| strings::matches(p, name).unwrap_or(false))
+            .filter(|(p, _)| crate::ecma::matches(p, name).unwrap_or(false))
             .map(|(_, n)| n.clone())
             .collect();
         if !matching.is_empty() {

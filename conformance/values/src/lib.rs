@@ -41,6 +41,7 @@
 
 mod check;
 pub mod dialect;
+mod ecma;
 mod flat;
 mod generate;
 mod mutate;

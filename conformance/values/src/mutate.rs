@@ -9,7 +9,7 @@ use crate::dialect::{has_flag, hidden_flag};
 use crate::flat::{Flat, Node, merge};
 use crate::generate::{json_type, type_allowed};
 use crate::pointer::child;
-use crate::{Generator, numbers, strings};
+use crate::{Generator, numbers};
 
 /// The kind of defect a mutation introduces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -243,7 +243,7 @@ impl<'a> Walker<'_, 'a> {
             nodes.extend(
                 f.pattern_props
                     .iter()
-                    .filter(|(p, _)| strings::matches(p, k).unwrap_or(false))
+                    .filter(|(p, _)| crate::ecma::matches(p, k).unwrap_or(false))
                     .map(|(_, n)| n.clone()),
             );
             if nodes.is_empty() {
@@ -474,7 +474,7 @@ impl<'a> Walker<'_, 'a> {
             });
             if let Some(c) = candidates
                 .into_iter()
-                .find(|c| strings::matches(p, c) == Ok(false))
+                .find(|c| crate::ecma::matches(p, c) == Ok(false))
             {
                 push(
                     MutationKind::PatternBroken,
