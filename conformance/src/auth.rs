@@ -13,26 +13,7 @@ use crate::fixtures::Fixtures;
 use crate::spec::Spec;
 use crate::transport::{Request, Transport};
 
-/// An OAuth client registered with the target.
-#[derive(Clone)]
-pub struct OAuthClient {
-    /// Client id.
-    pub client_id: String,
-    /// Client secret (never printed).
-    pub client_secret: String,
-    /// Redirect URI the client registered.
-    pub redirect_uri: String,
-}
-
-impl std::fmt::Debug for OAuthClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OAuthClient")
-            .field("client_id", &self.client_id)
-            .field("client_secret", &"<redacted>")
-            .field("redirect_uri", &self.redirect_uri)
-            .finish()
-    }
-}
+pub use crate::oauth_client::OAuthClient;
 
 /// Where authorization codes come from.
 pub enum CodeSource {

@@ -13,7 +13,6 @@
 //! not remove what it made, so only `--allow-destructive` sends it, and its 2xx answers are
 //! reported `NOT REMOVED`.
 
-use crate::spec::Operation;
 pub use spec_model::extensions::Effect;
 
 /// Words that mark an operation as ending or changing a session or a credential. A
@@ -92,15 +91,6 @@ pub fn safe_method(method: &str) -> bool {
         method.to_ascii_uppercase().as_str(),
         "GET" | "HEAD" | "OPTIONS" | "TRACE"
     )
-}
-
-/// The effect of an operation's own requests: the spec's `x-effect` where it gives one,
-/// else judged from method, path and words.
-pub fn of_operation(op: &Operation, declared: Option<Effect>, spec_paths: &PathsIndex) -> Effect {
-    if let Some(e) = declared {
-        return e;
-    }
-    judge(&op.method, &op.path, &op.words(), spec_paths)
 }
 
 /// The effect of a request with `method` to `path` (an operation's own or a probe's):
@@ -199,21 +189,26 @@ pub fn judge(method: &str, path: &str, words: &str, paths: &PathsIndex) -> Effec
 /// session change) whose name, summary or path has one of [`MAKES_UNKNOWN_WORDS`], or
 /// that the spec declares `x-effect: destructive`, unless it also has one of
 /// [`REMOVAL_WORDS`] (`bulk_delete` removes; it makes nothing).
-pub fn makes_unknown_records(op: &Operation) -> bool {
-    if safe_method(&op.method)
-        || op.method.eq_ignore_ascii_case("DELETE")
-        || op.effect == Effect::Session
-    {
+/// `words` are the operation's own (`operationId` and summary), `effect` what it was
+/// judged, `declared` its `x-effect`.
+pub fn makes_unknown_records(
+    method: &str,
+    path: &str,
+    words: &str,
+    effect: Effect,
+    declared: Option<Effect>,
+) -> bool {
+    if safe_method(method) || method.eq_ignore_ascii_case("DELETE") || effect == Effect::Session {
         return false;
     }
-    let tokens = tokens(&format!("{} {}", op.words(), op.path));
+    let tokens = tokens(&format!("{words} {path}"));
     let removes = tokens.iter().any(|t| {
         REMOVAL_WORDS.iter().any(|w| {
             t.strip_prefix(w)
                 .is_some_and(|rest| matches!(rest, "" | "s" | "d" | "ed"))
         })
     });
-    let makes = op.declared_effect == Some(Effect::Destructive)
+    let makes = declared == Some(Effect::Destructive)
         || tokens.iter().any(|t| is_word_of(t, MAKES_UNKNOWN_WORDS));
     makes && !removes
 }
@@ -289,28 +284,9 @@ pub struct PathsIndex {
 }
 
 impl PathsIndex {
-    /// Indexes the paths whose `GET` answers a JSON array (read from the operations'
-    /// declared 2xx schemas, `$ref`s at the top resolved).
-    pub fn of(operations: &[Operation], doc: &serde_json::Value) -> PathsIndex {
-        let mut listing = std::collections::BTreeSet::new();
-        for op in operations.iter().filter(|o| o.method == "GET") {
-            let lists = op
-                .responses
-                .iter()
-                .filter(|r| r.status.starts_with('2'))
-                .flat_map(|r| r.content.iter())
-                .filter_map(|(_, s)| s.as_ref())
-                .any(|s| {
-                    crate::spec::resolve(doc, s)
-                        .ok()
-                        .and_then(|s| s.get("type"))
-                        .and_then(serde_json::Value::as_str)
-                        == Some("array")
-                });
-            if lists {
-                listing.insert(op.path.trim_end_matches('/').to_string());
-            }
-        }
+    /// The index of these paths (without a trailing `/`), whose `GET` answers a list;
+    /// the spec reads them off its operations (`spec::paths_index`).
+    pub fn new(listing: std::collections::BTreeSet<String>) -> PathsIndex {
         PathsIndex { listing }
     }
 
@@ -568,7 +544,16 @@ paths:
 "##,
         )
         .unwrap();
-        let makes = |id: &str| makes_unknown_records(spec.operation(id).unwrap());
+        let makes = |id: &str| {
+            let op = spec.operation(id).unwrap();
+            makes_unknown_records(
+                &op.method,
+                &op.path,
+                &op.words(),
+                op.effect,
+                op.declared_effect,
+            )
+        };
         assert!(makes("make_defaults"));
         assert!(makes("stamp"), "x-effect: destructive");
         assert!(!makes("read_defaults"), "a read makes nothing");

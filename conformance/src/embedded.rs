@@ -1,8 +1,8 @@
 //! The reference server as the run's default target. Behind the `embedded` feature (on by
 //! default) so the harness can be built alone to test third-party servers.
 
-use crate::auth::OAuthClient;
 use crate::error::HarnessError;
+use crate::oauth_client::OAuthClient;
 
 /// How to start the embedded server (faults for the harness's own tests).
 #[cfg(feature = "embedded")]

@@ -6,8 +6,6 @@
 
 use serde_json::Value;
 
-use crate::request::scalar_text;
-
 /// The boundary between multipart parts. Fixed, so the same case sends the same bytes
 /// and a record or curl line can be compared across runs; no generated value holds it.
 const BOUNDARY: &str = "conformance-boundary-5f1c";
@@ -74,6 +72,15 @@ fn parts(name: &str, v: &Value) -> Vec<(String, String, bool)> {
             .collect(),
         Value::Array(_) | Value::Object(_) => vec![(name.to_string(), v.to_string(), true)],
         scalar => vec![(name.to_string(), scalar_text(scalar), false)],
+    }
+}
+
+/// A scalar as the text a URL, a header or a form carries: a string as it is, anything
+/// else as its JSON text.
+pub(crate) fn scalar_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
     }
 }
 

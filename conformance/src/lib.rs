@@ -35,6 +35,7 @@ mod header;
 mod inputs;
 mod known;
 pub mod merge;
+mod oauth_client;
 mod plan;
 mod redact;
 mod replay;

@@ -1,6 +1,7 @@
 //! Turning a request template into bytes on the wire, and into the curl line a report
 //! shows (token as `$TOKEN`; the redaction itself is `redact.rs`'s).
 
+use crate::encode::scalar_text;
 use reqwest::Url;
 use serde_json::{Map, Value};
 
@@ -202,13 +203,6 @@ fn path_segment(style: Style, explode: bool, name: &str, texts: &[String]) -> St
         Style::Matrix if explode => values.iter().map(|v| format!(";{name}={v}")).collect(),
         Style::Matrix => format!(";{name}={}", values.join(",")),
         _ => values.join(","),
-    }
-}
-
-pub(crate) fn scalar_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
     }
 }
 

@@ -26,7 +26,7 @@ impl<'a> Gate<'a> {
     pub fn new(spec: &'a Spec, permissions: Permissions, restorable: &[String]) -> Gate<'a> {
         Gate {
             spec,
-            paths: PathsIndex::of(&spec.operations, &spec.doc),
+            paths: crate::spec::paths_index(&spec.operations, &spec.doc),
             permissions,
             restorable: restorable.iter().cloned().collect(),
         }

@@ -580,9 +580,13 @@ impl<'a> View<'a> {
         }
         // Effects are judged once every operation is known: a PUT is collection-wide where
         // the same path's GET answers a list.
-        let index = crate::effect::PathsIndex::of(&operations, self.doc);
+        let index = paths_index(&operations, self.doc);
         for op in &mut operations {
-            op.effect = crate::effect::of_operation(op, op.declared_effect, &index);
+            // The spec's `x-effect` where it gives one, else judged from method, path
+            // and words.
+            op.effect = op
+                .declared_effect
+                .unwrap_or_else(|| crate::effect::judge(&op.method, &op.path, &op.words(), &index));
         }
         let scheme = self.model.components.security_schemes.values().next();
         let auth_rejection = AuthRejection {
@@ -859,7 +863,7 @@ impl<'a> View<'a> {
             .as_ref()
             .and_then(Value::as_object)
             .and_then(|m| m.iter().next())
-            .filter(|(mime, _)| crate::checks::is_json_media_type(mime))
+            .filter(|(mime, _)| is_json_media_type(mime))
             .map(|(mime, _)| mime.clone());
         if p.content.is_some() && p.schema.is_none() && json_media.is_none() {
             // No schema to build a value from: an optional one is left unsent.
@@ -1135,6 +1139,41 @@ fn collect_secrets(schema: &m::Schema, out: &mut BTreeSet<String>) {
     if let Some(m::AdditionalProperties::Schema(s)) = &schema.additional_properties {
         collect_secrets(s, out);
     }
+}
+
+/// Whether a media type carries JSON (`application/json`, any `+json` suffix): only such
+/// bodies are parsed and validated against a schema; any other is bytes. The spec's
+/// reading and the checks' judging both ask it, so it lives with the spec.
+pub fn is_json_media_type(mime: &str) -> bool {
+    let m = mime.split(';').next().unwrap_or("").trim();
+    m.eq_ignore_ascii_case("application/json")
+        || m.eq_ignore_ascii_case("text/json")
+        || m.to_ascii_lowercase().ends_with("+json")
+}
+
+/// The paths whose `GET` answers a JSON array (read from the operations' declared 2xx
+/// schemas, `$ref`s at the top resolved): a `PUT` or `PATCH` there changes every item.
+pub fn paths_index(operations: &[Operation], doc: &Value) -> crate::effect::PathsIndex {
+    let mut listing = std::collections::BTreeSet::new();
+    for op in operations.iter().filter(|o| o.method == "GET") {
+        let lists = op
+            .responses
+            .iter()
+            .filter(|r| r.status.starts_with('2'))
+            .flat_map(|r| r.content.iter())
+            .filter_map(|(_, s)| s.as_ref())
+            .any(|s| {
+                resolve(doc, s)
+                    .ok()
+                    .and_then(|s| s.get("type"))
+                    .and_then(Value::as_str)
+                    == Some("array")
+            });
+        if lists {
+            listing.insert(op.path.trim_end_matches('/').to_string());
+        }
+    }
+    crate::effect::PathsIndex::new(listing)
 }
 
 #[cfg(test)]

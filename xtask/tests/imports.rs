@@ -6,7 +6,8 @@
 //! root re-exports goes to the file it comes from. A module naming what lies below it (a
 //! `mod.rs` re-exporting its children, the root wiring its modules) lays out its own
 //! rooms and is not counted; its children naming it are. Circles are the strongly
-//! connected parts of that graph.
+//! connected parts of that graph. A `#[cfg(test)]` module's paths are not counted: tests
+//! may reach anywhere.
 //!
 //! A ratchet: the circles the house still has are listed in [`KNOWN`] with their size; a
 //! new circle, or a known one that grows, fails the test, and a known one that shrinks or
@@ -20,12 +21,10 @@ use syn::visit::Visit;
 /// The circles the house still has: the crate's folder, the file the circle is named by
 /// (its first in path order), and how many files it holds.
 const KNOWN: &[(&str, &str, usize)] = &[
-    ("spec", "extensions.rs", 3),
     ("codegen/runtime", "client.rs", 3),
     // The runtime's circle, copied into the generated crate, with its models.
     ("generated", "business.rs", 5),
-    ("conformance", "auth.rs", 17),
-    ("conformance", "encode.rs", 2),
+    ("conformance", "case.rs", 9),
     ("conformance", "runner/credentials.rs", 3),
 ];
 
@@ -145,6 +144,16 @@ impl Paths<'_> {
 }
 
 impl<'ast> Visit<'ast> for Paths<'_> {
+    /// A file's tests may reach anywhere in the crate: `#[cfg(test)]` code is not a floor.
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        let test_only = m.attrs.iter().any(|a| {
+            a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test")
+        });
+        if !test_only {
+            syn::visit::visit_item_mod(self, m);
+        }
+    }
+
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
         self.tree(&mut Vec::new(), &u.tree);
     }

@@ -51,7 +51,7 @@ pub use expectation::expectation;
 pub(crate) use ignored_auth::{unknown_token_case, unknown_token_twin};
 pub use response_time::response_time;
 pub use rules::{RuleInput, rules};
-pub use schema_status::{Sent, generic, is_json_media_type};
+pub use schema_status::{Sent, generic};
 
 use serde_json::Value;
 

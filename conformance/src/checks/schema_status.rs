@@ -21,14 +21,7 @@ pub enum Sent {
     ForGone,
 }
 
-/// Whether a media type carries JSON (`application/json`, any `+json` suffix): only such
-/// bodies are parsed and validated against a schema; any other is bytes.
-pub fn is_json_media_type(mime: &str) -> bool {
-    let m = mime.split(';').next().unwrap_or("").trim();
-    m.eq_ignore_ascii_case("application/json")
-        || m.eq_ignore_ascii_case("text/json")
-        || m.to_ascii_lowercase().ends_with("+json")
-}
+use crate::spec::is_json_media_type;
 
 /// The checks every answer gets, at the levels of the spec's root `decisions`
 /// (`x-server-errors`, `x-undeclared-status`) and of the declared response.

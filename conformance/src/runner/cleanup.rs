@@ -131,7 +131,13 @@ impl Ledger {
         if !(200..300).contains(&resp.status) {
             return true;
         }
-        let made = if effect::makes_unknown_records(op) {
+        let made = if effect::makes_unknown_records(
+            &op.method,
+            &op.path,
+            &op.words(),
+            op.effect,
+            op.declared_effect,
+        ) {
             Made::Unknown
         } else if op.effect == Effect::Create {
             let delete = delete_for(spec, op);
