@@ -13,9 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::exchange::Exchange;
 use crate::outcome::{CheckResult, Verdict};
 use crate::registry::Check;
-use crate::runner::Exchange;
 use crate::spec::{Level, Location, Spec};
 
 /// What the spec declares of each operation the run selected, taken once at the start so

@@ -30,6 +30,7 @@ mod coverage;
 mod dry_run;
 mod effect;
 mod encode;
+mod exchange;
 mod fixtures;
 mod header;
 mod inputs;
@@ -54,9 +55,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+/// Every built-in check's row of the registry, in `registry::Check` order.
+pub use checks::TABLE;
 pub use cli::Args;
 pub use error::HarnessError;
-pub use runner::Exchange;
+pub use exchange::Exchange;
 
 use contracts::Contracts;
 use fixtures::Fixtures;

@@ -10,11 +10,12 @@ use serde_json::Value;
 
 use crate::auth::OAuth;
 use crate::error::HarnessError;
+use crate::exchange::Exchange;
 use crate::outcome::{CheckResult, Got, Verdict};
 use crate::redact::Secrets;
 use crate::registry::Check;
 use crate::request::curl_line;
-use crate::runner::{Exchange, recorded_text};
+use crate::runner::recorded_text;
 use crate::spec::{Level, Spec};
 use crate::transport::{Request, Transport};
 

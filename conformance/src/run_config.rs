@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cli::Args;
-use crate::config;
 use crate::error::HarnessError;
 
 /// A run as the command line asks for it. Not `Debug`: it holds the credentials.
@@ -171,12 +170,12 @@ impl Reports {
 
 impl Config {
     /// The configuration of `args`, once the command line alone is found sound
-    /// ([`config::check_args`]: values in range, flags that go together, a token a header
+    /// ([`check_args`]: values in range, flags that go together, a token a header
     /// can carry; `--base-url` an http(s) URL with a host). Problems of the files it names
     /// are found when they are read.
     pub fn from_args(args: &Args) -> Result<Config, HarnessError> {
-        config::check_args(args)?;
-        let base_url = args.base_url.as_deref().map(config::base_url).transpose()?;
+        check_args(args)?;
+        let base_url = args.base_url.as_deref().map(base_url).transpose()?;
         Ok(Config {
             base_url,
             files: Files {
@@ -235,6 +234,63 @@ impl Config {
             dry_run: args.dry_run,
         })
     }
+}
+
+/// Arguments that cannot go together or are out of range.
+pub fn check_args(args: &Args) -> Result<(), HarnessError> {
+    check_header_values(args)?;
+    if args.record.is_some() && args.replay.is_some() {
+        return Err(HarnessError::Config(
+            "--record cannot be combined with --replay (a replay sends no new exchanges to record)"
+                .into(),
+        ));
+    }
+    if args.workers == 0 || args.workers > 256 {
+        return Err(HarnessError::Config(
+            "--workers must be between 1 and 256".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The `--base-url` as the run uses it: an http(s) URL with a host, no trailing slash.
+pub fn base_url(given: &str) -> Result<String, HarnessError> {
+    let parsed = reqwest::Url::parse(given)
+        .map_err(|e| HarnessError::Config(format!("--base-url {given}: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+        return Err(HarnessError::Config(format!(
+            "--base-url {given}: must be an http:// or https:// URL with a host (got scheme `{}`)",
+            parsed.scheme()
+        )));
+    }
+    Ok(given.trim_end_matches('/').to_string())
+}
+
+/// Values given on the command line (or in the environment) that go into request headers
+/// must be valid there: a token that cannot be sent would otherwise fail every secured
+/// check and blame the target. The messages never show the value.
+fn check_header_values(args: &Args) -> Result<(), HarnessError> {
+    if let Some(t) = &args.token {
+        if t.trim().is_empty() {
+            return Err(HarnessError::Config(
+                "--token (or CONFORMANCE_TOKEN) is empty: give the bearer token or leave it out"
+                    .into(),
+            ));
+        }
+        // A bearer token is visible ASCII with no spaces (RFC 6750 `b64token`); anything
+        // else cannot be sent as it is, or not as the target would read it.
+        if reqwest::header::HeaderValue::from_str(&format!("Bearer {t}")).is_err()
+            || !t.bytes().all(|b| b.is_ascii_graphic())
+        {
+            return Err(HarnessError::Config(
+                "--token (or CONFORMANCE_TOKEN) cannot be sent in an Authorization header: \
+                 it may hold only visible ASCII characters, with no spaces, line breaks or \
+                 control characters (value not shown)"
+                    .into(),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -86,7 +86,9 @@ pub async fn prepare(config: &mut Config) -> Result<(), HarnessError> {
             config.files.spec_fetched =
                 Some((hide(&redacted(url.as_str()), config), status, resent));
             if config.base_url.is_none() {
-                config.base_url = Some(config::base_url(server_of(&text, &url).as_str())?);
+                config.base_url = Some(crate::run_config::base_url(
+                    server_of(&text, &url).as_str(),
+                )?);
             }
             config.files.spec_text = Some((hide(&redacted(url.as_str()), config), text));
         }

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::runner::Exchange;
+use crate::exchange::Exchange;
 use crate::spec::{Location, Operation, Param, Spec};
 
 /// Segments that end a path as a question about its collection rather than a member.

@@ -4,7 +4,7 @@
 use super::{Def, RunFacts};
 use crate::case::{AssertKind, Assertion, AuthMode, Case, RequestTemplate, Step};
 use crate::outcome::{CheckResult, Got, Verdict};
-use crate::plan::{Base, Builder, request};
+use crate::plan::builder::{Base, Builder, request};
 use crate::registry::{Check, Family, row};
 use crate::spec::{Level, Operation, Rule, Spec, Style};
 
@@ -99,7 +99,7 @@ pub fn judge_encodings(
     ]
 }
 
-/// Its registry rows ([`crate::registry::TABLE`]).
+/// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
     rows: &[row(
         Check::AlternateEncodings,

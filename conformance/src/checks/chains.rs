@@ -20,7 +20,7 @@ use crate::case::{AssertKind, Assertion, AuthMode, Case, Expect, Step};
 use crate::contracts::Contracts;
 use crate::effect::Effect;
 use crate::inputs::Inputs;
-use crate::plan::{Base, Builder, base, extremes, request};
+use crate::plan::builder::{Base, Builder, base, extremes, request};
 use crate::registry::{Check, Family, row};
 use crate::spec::{Level, Location, Operation, Spec};
 use crate::state::Pool;
@@ -31,7 +31,7 @@ use crate::state::Pool;
 /// create gave none).
 pub(crate) const CREATED: &str = "chain_created_id";
 
-/// Its registry rows ([`crate::registry::TABLE`]).
+/// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
     rows: &[
         row(

@@ -148,7 +148,7 @@ pub fn assertion(
     }
 }
 
-/// Its registry rows ([`crate::registry::TABLE`]).
+/// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
     rows: &[
         row(

@@ -5,8 +5,9 @@
 
 use std::collections::BTreeSet;
 
+use super::TABLE;
 use crate::outcome::{CheckResult, Verdict};
-use crate::registry::{Check, CheckId, Registry, TABLE};
+use crate::registry::{Check, CheckId, Registry};
 use crate::spec::{Level, Operation, Spec};
 
 /// What a run was given, as far as which checks can judge anything depends on it.

@@ -4,12 +4,12 @@ use serde_json::Value;
 
 use super::{Def, Finding, RunFacts, describe_answer};
 use crate::case::{AuthMode, Case, Expect};
-use crate::plan::{Base, Builder, request};
+use crate::plan::builder::{Base, Builder, request};
 use crate::registry::{Check, CheckId, Family, row};
 use crate::spec::{Level, Location, Operation, Spec};
 use crate::transport::Response;
 
-/// Its registry rows ([`crate::registry::TABLE`]).
+/// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
     rows: &[row(
         Check::IgnoredAuth,

@@ -5,11 +5,11 @@ use serde_json::{Map, Value};
 
 use super::{Def, RunFacts};
 use crate::case::{AuthMode, Expect};
-use crate::plan::{Base, Builder, Patterns, predict, request};
+use crate::plan::builder::{Base, Builder, Patterns, predict, request};
 use crate::registry::{Check, Family, row};
 use crate::spec::{Level, Operation};
 
-/// Its registry rows ([`crate::registry::TABLE`]).
+/// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
     rows: &[
         row(

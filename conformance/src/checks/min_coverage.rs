@@ -5,7 +5,7 @@ use super::{Def, RunFacts};
 use crate::registry::{Check, Family, row};
 use crate::spec::Level;
 
-/// Its registry rows ([`crate::registry::TABLE`]).
+/// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
     rows: &[row(
         Check::MinCoverage,

@@ -39,6 +39,7 @@ mod replay_consistency;
 mod response_time;
 mod rules;
 mod schema_status;
+mod table;
 mod undeclared_method;
 mod unknown_path;
 mod unsupported_media_type;
@@ -52,6 +53,7 @@ pub(crate) use ignored_auth::{unknown_token_case, unknown_token_twin};
 pub use response_time::response_time;
 pub use rules::{RuleInput, rules};
 pub use schema_status::{Sent, generic};
+pub use table::TABLE;
 
 use serde_json::Value;
 
@@ -65,7 +67,7 @@ pub(crate) struct Def {
     /// Its rows of the registry.
     pub rows: &'static [Entry],
     /// The cases it derives for one operation (`None`: it derives none).
-    pub derive: Option<fn(&mut crate::plan::Builder<'_>)>,
+    pub derive: Option<fn(&mut crate::plan::builder::Builder<'_>)>,
     /// What the spec or the run lacks for a check of its rows to judge anything, when it
     /// lacks something.
     pub lacks: fn(Check, &RunFacts<'_>) -> Option<String>,
@@ -237,8 +239,8 @@ fn compact(v: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::TABLE;
     use super::*;
-    use crate::registry::TABLE;
 
     #[test]
     fn every_check_has_exactly_one_owning_module() {

@@ -7,14 +7,14 @@ use serde_json::{Value, json};
 use super::{Def, RunFacts};
 use crate::case::{AuthMode, Case, Expect, Step};
 use crate::inputs::{Defect, Inputs, Part};
-use crate::plan::{
+use crate::plan::builder::{
     Base, Builder, constraint_level, encoded_media, malformed, raw_body_request, request,
     sends_json,
 };
 use crate::registry::{Check, Family, row};
 use crate::spec::{Level, Location, Operation, Spec};
 
-/// Its registry rows ([`crate::registry::TABLE`]).
+/// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
     rows: &[
         row(

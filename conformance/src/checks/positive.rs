@@ -5,12 +5,12 @@ use serde_json::Value;
 use super::Def;
 use crate::case::{AuthMode, Expect};
 use crate::inputs::Inputs;
-use crate::plan::{Base, Builder, encoded_media, extremes, request, sends_json};
+use crate::plan::builder::{Base, Builder, encoded_media, extremes, request, sends_json};
 use crate::registry::{Check, Family, row};
 use crate::spec::{Level, Location, Operation};
 use crate::state::Pool;
 
-/// Its registry rows ([`crate::registry::TABLE`]).
+/// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
     rows: &[row(
         Check::PositiveDataAcceptance,

@@ -8,7 +8,7 @@ use crate::registry::{Check, Family, row};
 use crate::spec::Level;
 use crate::transport::Response;
 
-/// Its registry rows ([`crate::registry::TABLE`]).
+/// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
     rows: &[row(
         Check::ResponseTime,

@@ -437,7 +437,7 @@ pub(super) fn diff_except(before: &Value, after: &Value, except: &[&str]) -> Res
     }
 }
 
-/// Its registry rows ([`crate::registry::TABLE`]).
+/// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
     rows: &[
         row(

@@ -3,12 +3,12 @@
 
 use super::{Def, Finding};
 use crate::case::{AuthMode, Case, Expect, RequestTemplate, Step};
-use crate::plan::{Base, Builder, request};
+use crate::plan::builder::{Base, Builder, request};
 use crate::registry::{Check, CheckId, Family, row};
 use crate::spec::{Level, Operation, Spec};
 use crate::transport::Response;
 
-/// Its registry rows ([`crate::registry::TABLE`]).
+/// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
     rows: &[row(
         Check::UndeclaredMethod,

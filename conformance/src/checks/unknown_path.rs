@@ -2,11 +2,11 @@
 
 use super::Def;
 use crate::case::{AuthMode, Case, Expect, RequestTemplate, Step};
-use crate::plan::{Base, Builder, request};
+use crate::plan::builder::{Base, Builder, request};
 use crate::registry::{Check, Family, row};
 use crate::spec::{Level, Operation, Spec};
 
-/// Its registry rows ([`crate::registry::TABLE`]).
+/// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
     rows: &[row(
         Check::UnknownPath,

@@ -3,11 +3,11 @@
 
 use super::{Def, RunFacts};
 use crate::case::Expect;
-use crate::plan::{Base, Builder, raw_body_request};
+use crate::plan::builder::{Base, Builder, raw_body_request};
 use crate::registry::{Check, Family, row};
 use crate::spec::{Level, Operation};
 
-/// Its registry rows ([`crate::registry::TABLE`]).
+/// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
     rows: &[row(
         Check::UnsupportedMediaType,

@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use super::RunState;
 use super::timings::{self, Latency};
+use crate::exchange::Exchange;
 use crate::header::RunHeader;
-use crate::runner::Exchange;
 
 use crate::outcome::{CheckResult, Got, ReportedVerdict, Totals};
 use crate::spec::Level;

@@ -28,8 +28,8 @@ use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, Te
 
 use super::RunState;
 use super::timings;
+use crate::exchange::Exchange;
 use crate::outcome::{CheckResult, ReportedVerdict};
-use crate::runner::Exchange;
 
 /// Renders the results as JUnit XML.
 pub fn render(

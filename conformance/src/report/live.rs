@@ -8,8 +8,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::RunState;
+use crate::exchange::Exchange;
 use crate::outcome::CheckResult;
-use crate::runner::Exchange;
 
 /// How often the files are rewritten while cases run, at least: often enough that a killed
 /// run loses at most a quarter second of results. A rewrite grows with the run (thousands

@@ -16,9 +16,9 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::error::HarnessError;
+use crate::exchange::Exchange;
 use crate::outcome::{CheckResult, Verdict};
 use crate::run_config::Config;
-use crate::runner::Exchange;
 
 /// How far the run got when a report was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::runner::Exchange;
+use crate::exchange::Exchange;
 
 /// One operation's latency over the answers it got (requests with no answer are left out:
 /// their time is the timeout, not the target's).
