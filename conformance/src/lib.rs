@@ -655,7 +655,7 @@ fn summary(
     notes.push_str(&runner::restore_note(results));
     notes.push_str(&runner::cleanup_note(results));
     if let Some(why) = &verdicts.dead {
-        notes.push_str(&format!("\nCREDENTIALS: {why} (exit 2).\n"));
+        notes.push_str(&format!("\nCREDENTIALS: {why} (exit {exit_code}).\n"));
     }
     if state == report::RunState::Interrupted {
         // An entry not reached yet is not one that "no longer fails".
@@ -672,6 +672,7 @@ fn summary(
             results,
             incomplete,
             config.allow_incomplete,
+            exit_code,
         ));
     }
     // Above the totals line, which stays the last.
@@ -775,7 +776,7 @@ async fn put_back_on_interrupt(
 pub const EXIT_INCOMPLETE: u8 = 3;
 
 /// Why the run is incomplete: the MUST checks that could not run, grouped by reason.
-fn incomplete_note(results: &[CheckResult], count: usize, allowed: bool) -> String {
+fn incomplete_note(results: &[CheckResult], count: usize, allowed: bool, exit_code: u8) -> String {
     let mut reasons: std::collections::BTreeMap<&str, usize> = Default::default();
     for r in outcome::incomplete(results) {
         *reasons.entry(r.message.as_str()).or_default() += 1;
@@ -783,9 +784,11 @@ fn incomplete_note(results: &[CheckResult], count: usize, allowed: bool) -> Stri
     let mut note = format!(
         "\nINCOMPLETE: {count} MUST check(s) could not run for want of a credential or fixture{}:\n",
         if allowed {
-            " (accepted by --allow-incomplete)"
+            " (accepted by --allow-incomplete)".to_string()
         } else {
-            " (exit 3; --allow-incomplete accepts it, or leave them out with --exclude-operation / --exclude-check)"
+            format!(
+                " (exit {exit_code}; --allow-incomplete accepts it, or leave them out with --exclude-operation / --exclude-check)"
+            )
         }
     );
     for (why, n) in reasons {
