@@ -308,6 +308,11 @@ async fn connect(
     for (name, value) in &config.transport.public_headers {
         secrets.add_header(name, value, false);
     }
+    // Before anything else is sent: is the target there at all?
+    let reached = match &config.base_url {
+        Some(_) => Some(runner::preflight_reach(&transport, &base_url, &secrets).await?),
+        None => None,
+    };
     let fixtures = &inputs.fixtures;
     let (oauth, token) = auth::credentials(
         &spec,
@@ -348,6 +353,9 @@ async fn connect(
         Context::new(spec, validators, transport, base_url, token, secrets, oauth)
             .with_max_response_time(config.max_response_time),
     );
+    if let Some(probe) = reached {
+        ctx.reach.add_probe(probe);
+    }
     Ok(Connected {
         ctx,
         vars,
@@ -377,6 +385,12 @@ async fn run_and_report(
     let declared = coverage::Declared::of(&ctx.spec, |id| inputs.selection.operation(id));
     let (state, results, exchanges) =
         run_watched(config, inputs, &ctx, vars, &header, &declared, embedded).await?;
+    // The probes of the target's presence are the run's requests too.
+    let exchanges = [ctx.reach.probes(), exchanges].concat();
+    let state = match ctx.reach.gone() {
+        Some(_) if state == report::RunState::Finished => report::RunState::Unreachable,
+        _ => state,
+    };
     // `--min-coverage`: judged on what this run reached (a replay reaches nothing new).
     let reached = coverage::Coverage::measure(&declared, &exchanges);
     let verdicts = judge_run(config, inputs, &ctx, state, results, &exchanges, &reached)?;
@@ -545,6 +559,8 @@ struct Verdicts {
     known_notes: Vec<String>,
     /// Why the run's credentials died, when they did and not on purpose.
     dead: Option<String>,
+    /// Why the run stopped sending, when the target went away.
+    gone: Option<String>,
 }
 
 /// Judges the run's results as a whole: the selection and the known failures applied,
@@ -613,6 +629,7 @@ fn judge_run(
         results,
         known_notes,
         dead,
+        gone: ctx.reach.gone(),
     })
 }
 
@@ -627,8 +644,7 @@ fn exit_code(config: &Config, verdicts: &Verdicts, state: report::RunState) -> u
         2
     } else if totals.failed > 0 {
         1
-    } else if state == report::RunState::Interrupted || (incomplete > 0 && !config.allow_incomplete)
-    {
+    } else if state != report::RunState::Finished || (incomplete > 0 && !config.allow_incomplete) {
         EXIT_INCOMPLETE
     } else {
         0
@@ -657,7 +673,13 @@ fn summary(
     if let Some(why) = &verdicts.dead {
         notes.push_str(&format!("\nCREDENTIALS: {why} (exit {exit_code}).\n"));
     }
-    if state == report::RunState::Interrupted {
+    if let Some(why) = verdicts
+        .gone
+        .as_ref()
+        .filter(|_| state == report::RunState::Unreachable)
+    {
+        notes.push_str(&format!("\n{why} (exit {exit_code}).\n"));
+    } else if state == report::RunState::Interrupted {
         // An entry not reached yet is not one that "no longer fails".
         notes.push_str(&format!(
             "\nINTERRUPTED: {} (exit {exit_code}).\n",

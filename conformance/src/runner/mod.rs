@@ -8,6 +8,7 @@
 mod cleanup;
 mod credentials;
 mod discovery;
+mod reach;
 mod record;
 mod restore;
 mod schedule;
@@ -28,6 +29,7 @@ use crate::transport::Transport;
 pub use cleanup::{left_behind, note as cleanup_note, remove_created};
 pub use credentials::preflight as preflight_credentials;
 pub use discovery::{discover, gated as gated_discovery};
+pub use reach::{PROBE_PREFIX, preflight as preflight_reach};
 pub use record::{Exchange, recorded_text};
 pub use restore::{check_values as check_restore_values, note as restore_note, restore, written};
 pub use schedule::run_cases;
@@ -56,6 +58,8 @@ pub struct Context {
     pub credentials: credentials::Watch,
     /// What the run created, to remove at the end.
     pub created: cleanup::Ledger,
+    /// Whether the target is still there, and the probes that asked.
+    pub reach: reach::Watch,
 }
 
 impl Context {
@@ -83,6 +87,7 @@ impl Context {
             state: Mutex::new(HashMap::new()),
             credentials: credentials::Watch::default(),
             created: cleanup::Ledger::default(),
+            reach: reach::Watch::default(),
         }
     }
 

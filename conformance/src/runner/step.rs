@@ -211,6 +211,9 @@ pub(super) async fn run_step(
         elapsed: None,
     };
     let secured_token = op.secured && step.request.auth == AuthMode::Token;
+    if let Some(why) = ctx.reach.not_sent() {
+        return (vec![skipped(case, index, why)], None, None);
+    }
     if secured_token && let Some(why) = ctx.credentials.dead() {
         return (vec![skipped(case, index, why)], None, None);
     }
@@ -314,6 +317,13 @@ pub(super) async fn run_step(
             changes,
         );
     }
+    let sending = format!(
+        "{} ({} {})",
+        op.id,
+        built.request.method,
+        built.request.url.path()
+    );
+    ctx.reach.sending(sending.clone());
     let sent = ctx.transport.send(&built.request).await;
     let exchange = Some(Exchange {
         case_index: index,
@@ -344,6 +354,16 @@ pub(super) async fn run_step(
             out[0].check = Check::NotAServerError.into();
             out.push(skipped(case, index, reason));
             return (out, exchange, None);
+        }
+        // The target may have gone away: if a probe of the base URL fails too, this and
+        // every later request are not the target's failures.
+        Err(e)
+            if super::reach::may_be_gone(&e) && super::reach::recheck(ctx, &sending, &e).await =>
+        {
+            let why = format!(
+                "{e}; the target was then found gone (TARGET UNREACHABLE, see the summary): not judged"
+            );
+            return (vec![skipped(case, index, why)], exchange, None);
         }
         Err(e) => {
             let got = Some(Got {
