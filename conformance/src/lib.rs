@@ -18,6 +18,7 @@ pub mod spec;
 pub mod transport;
 
 // The harness's own rooms.
+mod access;
 mod auth;
 mod builtin;
 mod case;
@@ -157,6 +158,17 @@ async fn run(config: &Config, server: embedded::ServerConfig) -> Result<Outcome,
             inputs.run_inputs(config.base_url.is_none()),
             &spec,
         ));
+    }
+    if config.base_url.is_some() {
+        // No way to credentials at all: said before anything is sent.
+        let oauth = inputs.fixtures.client_id.is_some();
+        let has = config.credentials.token.is_some() || oauth || headers_carry(config, &spec);
+        access::require(
+            &spec,
+            |id| inputs.selection.operation(id),
+            has,
+            config.anonymous,
+        )?;
     }
     let embedded = match &config.base_url {
         Some(_) => None,
@@ -327,6 +339,13 @@ async fn connect(
     if let Some(t) = &token {
         secrets.add(t, "$TOKEN");
     }
+    // The OAuth fixtures may have given no token after all.
+    access::require(
+        &spec,
+        |id| inputs.selection.operation(id),
+        token.is_some() || headers_carry(config, &spec),
+        config.anonymous,
+    )?;
     let mut vars = Vars::default();
     for (k, v) in &inputs.contracts.vars {
         vars.set(k.clone(), v.clone());
@@ -361,6 +380,13 @@ async fn connect(
         vars,
         oauth_client: client.is_some(),
     })
+}
+
+/// Whether a header the run sends with every request carries credentials.
+fn headers_carry(config: &Config, spec: &Spec) -> bool {
+    let t = &config.transport;
+    access::header_credentials(spec, &t.headers)
+        || access::header_credentials(spec, &t.public_headers)
 }
 
 /// The connected run, from its header to its outcome: the header is printed, the cases
@@ -467,7 +493,7 @@ fn settle(inputs: &Inputs, results: Vec<CheckResult>) -> (Vec<CheckResult>, Vec<
     let notes = inputs
         .known
         .apply(&mut results, chrono::Utc::now().date_naive());
-    (results, notes)
+    (access::fold_left_out(results), notes)
 }
 
 /// Runs the cases (or replays the record) while the report files are rewritten as
@@ -983,6 +1009,9 @@ fn planned_cases(
         inputs.selection.operation(&c.operation) && inputs.selection.runs_case_of(&c.check)
     });
     inputs.gate(spec).apply(&mut cases);
+    if config.anonymous {
+        access::leave_out_secured(spec, &mut cases);
+    }
     cases
 }
 
@@ -1068,6 +1097,9 @@ fn second_pass(
                 ))
     });
     gate.apply(&mut cases);
+    if config.anonymous {
+        access::leave_out_secured(&ctx.spec, &mut cases);
+    }
     cases
 }
 
