@@ -160,7 +160,7 @@ async fn run(config: &Config, server: embedded::ServerConfig) -> Result<Outcome,
         ));
     }
     if config.base_url.is_some() {
-        // No way to credentials at all: said before anything is sent.
+        // A run with no way to any credential stops before anything is sent.
         let oauth = inputs.fixtures.client_id.is_some();
         let has = config.credentials.token.is_some() || oauth || headers_carry(config, &spec);
         access::require(
@@ -660,8 +660,8 @@ fn judge_run(
 }
 
 /// The process exit code: 2 when the credentials died (the run could not judge the
-/// target), 1 on a failure, [`EXIT_INCOMPLETE`] when interrupted or when MUST checks
-/// could not run (unless `--allow-incomplete`), else 0.
+/// target), 1 on a failure, [`EXIT_INCOMPLETE`] when interrupted, when the target went
+/// away, or when MUST checks could not run (unless `--allow-incomplete`), else 0.
 fn exit_code(config: &Config, verdicts: &Verdicts, state: report::RunState) -> u8 {
     let totals = Totals::of(&verdicts.results, config.strict);
     let incomplete = outcome::incomplete(&verdicts.results).count();

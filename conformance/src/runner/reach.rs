@@ -2,12 +2,13 @@
 //! does not resolve or a TLS handshake that fails would otherwise fail every case with the
 //! same transport error and blame the target for each. So before anything else is sent,
 //! one `GET` of the base URL: any HTTP answer (a 404 or a 401 as well) means the target is
-//! there; no connection or no answer within the timeout is a configuration error naming
-//! the URL and the cause. During the run, a request that could not connect, or whose
-//! connection broke before an answer, sends that probe again: if it fails too, the target
-//! went away, no further request is sent (each later one is skipped, naming why), and the
-//! run ends incomplete with the last request sent before it was lost. The probes are
-//! exchanges of the run like any other, so `--record` and the reports hold them.
+//! there; no connection, no HTTP answer, or none within the timeout is a configuration
+//! error naming the URL and the cause. During the run, a request that could not connect,
+//! or whose connection broke before its answer was read, sends that probe again: if it
+//! fails too, the target went away, no further request is sent (each later one is skipped,
+//! naming why), and the run ends incomplete (exit 3, unless something failed before) with
+//! the last request sent before it was lost. The probes are exchanges of the run like any
+//! other, so `--record` holds them.
 
 use std::sync::Mutex;
 
@@ -151,8 +152,8 @@ pub async fn preflight(
 }
 
 /// Whether a failed request is one the target's absence explains: no connection, or one
-/// that broke before any answer. A timeout, a body too large or a spent wait budget are
-/// answers (or their lack) of a target that is there.
+/// that broke before the answer was read whole. A timeout, a body too large or a spent
+/// wait budget are answers (or their lack) of a target that is there.
 pub fn may_be_gone(e: &TransportError) -> bool {
     matches!(
         e,
@@ -187,7 +188,8 @@ pub async fn recheck(ctx: &Context, failed: &str, error: &TransportError) -> boo
     if let Ok(mut gone) = ctx.reach.gone.lock()
         && gone.is_none()
     {
-        *gone = Some(why);
+        // A path may carry a value the run keeps secret.
+        *gone = Some(ctx.secrets.redact(&why));
     }
     true
 }
