@@ -320,7 +320,9 @@ async fn connect(
     for (name, value) in &config.transport.public_headers {
         secrets.add_header(name, value, false);
     }
-    // Before anything else is sent: is the target there at all?
+    // Before anything else is sent: is the target there at all? (Its error names the URL,
+    // so the URL's password is a secret from here on.)
+    secrets.add_url_password(&base_url);
     let reached = match &config.base_url {
         Some(_) => Some(runner::preflight_reach(&transport, &base_url, &secrets).await?),
         None => None,

@@ -127,7 +127,8 @@ fn a_port_where_nothing_listens_is_exit_2_in_one_line_within_2_s() {
     let dir = tempfile::tempdir().unwrap();
     let spec = dir.path().join("spec.yaml");
     std::fs::write(&spec, OPEN).unwrap();
-    let url = format!("http://127.0.0.1:{}/api", closed_port());
+    let port = closed_port();
+    let url = format!("http://qa:hunter2@127.0.0.1:{port}/api");
     let started = Instant::now();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
         .env_remove("CONFORMANCE_TOKEN")
@@ -140,7 +141,14 @@ fn a_port_where_nothing_listens_is_exit_2_in_one_line_within_2_s() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(took < Duration::from_secs(2), "took {took:?}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains(&url), "{stderr}");
+    assert!(
+        stderr.contains(&format!("127.0.0.1:{port}/api")),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("hunter2"),
+        "the URL's password is shown: {stderr}"
+    );
     assert!(stderr.contains("connection refused"), "{stderr}");
     assert!(out.stdout.is_empty(), "nothing was run");
 }
