@@ -214,6 +214,13 @@ pub struct Args {
     /// deletes of resources named by the spec's examples.
     #[arg(long, requires = "allow_writes")]
     pub allow_destructive: bool,
+    /// Test only what needs no credentials: with no --token, -H or OAuth fixtures, a spec
+    /// whose selected operations require credentials is otherwise a configuration error
+    /// (exit 2). Cases that would send credentials to such an operation are reported not
+    /// applicable, once per operation; `ignored_auth` (no or bad credentials on purpose)
+    /// still runs.
+    #[arg(long, conflicts_with = "token")]
+    pub anonymous: bool,
     /// Print the plan (operation, method, case, what it does to the target, and why a
     /// case would be skipped) and send nothing, not even to discover or log in (a --spec
     /// URL is still fetched: the plan is made from it). It ends with how many requests the

@@ -1,5 +1,6 @@
 //! `--dry-run`: the plan as the run would send it, and one truthful count. The first pass
-//! is what the run sends whatever the target answers: the OAuth steps that obtain a token
+//! is what the run sends whatever the target answers: the probe of whether the target
+//! answers at all, the OAuth steps that obtain a token
 //! and a code per step that needs one, discovery, the credential pre-flight (a request
 //! the plan may not hold: the canary with a made-up token) and every step of every case
 //! the gate lets through. What the target's answers may add is said apart, each kind with
@@ -17,6 +18,9 @@ use crate::spec::Spec;
 /// What the first pass sends and what the answers may add, counted from the plan.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Tally {
+    /// The probe of whether the target answers at all (not sent to the embedded server,
+    /// which the run starts itself).
+    pub probe: usize,
     /// Requests of the OAuth steps: obtaining the token, and one code per step needing one.
     pub oauth: usize,
     /// Discovery requests: at least, and at most.
@@ -129,7 +133,7 @@ impl Tally {
 
     /// Requests of the first pass, at least and at most.
     pub fn first_pass(&self) -> (usize, usize) {
-        let fixed = self.oauth + self.preflight + self.steps;
+        let fixed = self.probe + self.oauth + self.preflight + self.steps;
         (fixed + self.discovery.0, fixed + self.discovery.1)
     }
 
@@ -148,6 +152,9 @@ impl Tally {
             } else {
                 format!("{} to {} discovery", self.discovery.0, self.discovery.1)
             });
+        }
+        if self.probe > 0 {
+            parts.push("1 probe of the target".to_string());
         }
         if self.preflight > 0 {
             parts.push(format!(

@@ -19,6 +19,7 @@ pub mod spec;
 pub mod transport;
 
 // The harness's own rooms.
+mod access;
 mod auth;
 mod binary;
 mod builtin;
@@ -169,6 +170,17 @@ async fn run(config: &Config, server: embedded::ServerConfig) -> Result<Outcome,
             inputs.run_inputs(config.base_url.is_none()),
             &spec,
         ));
+    }
+    if config.base_url.is_some() {
+        // A run with no way to any credential stops before anything is sent.
+        let oauth = inputs.fixtures.client_id.is_some();
+        let has = config.credentials.token.is_some() || oauth || headers_carry(config, &spec);
+        access::require(
+            &spec,
+            |id| inputs.selection.operation(id),
+            has,
+            config.anonymous,
+        )?;
     }
     let embedded = match &config.base_url {
         Some(_) => None,
@@ -322,6 +334,13 @@ async fn connect(
     for (name, value) in &config.transport.public_headers {
         secrets.add_header(name, value, false);
     }
+    // Before anything else is sent: is the target there at all? (Its error names the URL,
+    // so the URL's password is a secret from here on.)
+    secrets.add_url_password(&base_url);
+    let reached = match &config.base_url {
+        Some(_) => Some(runner::preflight_reach(&transport, &base_url, &secrets).await?),
+        None => None,
+    };
     let fixtures = &inputs.fixtures;
     let (oauth, token) = auth::credentials(
         &spec,
@@ -336,6 +355,13 @@ async fn connect(
     if let Some(t) = &token {
         secrets.add(t, "$TOKEN");
     }
+    // The OAuth fixtures may have given no token after all.
+    access::require(
+        &spec,
+        |id| inputs.selection.operation(id),
+        token.is_some() || headers_carry(config, &spec),
+        config.anonymous,
+    )?;
     let mut vars = Vars::default();
     for (k, v) in &inputs.contracts.vars {
         vars.set(k.clone(), v.clone());
@@ -372,11 +398,21 @@ async fn connect(
         Context::new(spec, validators, transport, base_url, token, secrets, oauth)
             .with_max_response_time(config.max_response_time),
     );
+    if let Some(probe) = reached {
+        ctx.reach.add_probe(probe);
+    }
     Ok(Connected {
         ctx,
         vars,
         oauth_client: client.is_some(),
     })
+}
+
+/// Whether a header the run sends with every request carries credentials.
+fn headers_carry(config: &Config, spec: &Spec) -> bool {
+    let t = &config.transport;
+    access::header_credentials(spec, &t.headers)
+        || access::header_credentials(spec, &t.public_headers)
 }
 
 /// The connected run, from its header to its outcome: the header is printed, the cases
@@ -401,6 +437,13 @@ async fn run_and_report(
     let declared = coverage::Declared::of(&ctx.spec, |id| inputs.selection.operation(id));
     let (state, results, exchanges) =
         run_watched(config, inputs, &ctx, vars, &header, &declared, embedded).await?;
+    // The spec's fetch and the probes of the target's presence are the run's requests
+    // too, sent before any other.
+    let exchanges = [spec_fetch(config), ctx.reach.probes(), exchanges].concat();
+    let state = match ctx.reach.gone() {
+        Some(_) if state == report::RunState::Finished => report::RunState::Unreachable,
+        _ => state,
+    };
     // `--min-coverage`: judged on what this run reached (a replay reaches nothing new).
     let reached = coverage::Coverage::measure(&declared, &exchanges);
     let verdicts = judge_run(config, inputs, &ctx, state, results, &exchanges, &reached)?;
@@ -479,7 +522,7 @@ fn settle(inputs: &Inputs, results: Vec<CheckResult>) -> (Vec<CheckResult>, Vec<
     let notes = inputs
         .known
         .apply(&mut results, chrono::Utc::now().date_naive());
-    (results, notes)
+    (access::fold_left_out(results), notes)
 }
 
 /// Runs the cases (or replays the record) while the report files are rewritten as
@@ -562,6 +605,35 @@ async fn run_watched(
     }
 }
 
+/// The request that fetched a `--spec` URL, as the record keeps it (no body: the spec is
+/// the run's input, named in the header).
+fn spec_fetch(config: &Config) -> Vec<Exchange> {
+    config
+        .files
+        .spec_fetched
+        .iter()
+        .map(|(url, status, resent)| Exchange {
+            case: "harness".into(),
+            operation: String::new(),
+            step: 0,
+            method: "GET".into(),
+            path: url.clone(),
+            auth: config.credentials.token.as_ref().map(|_| "token".into()),
+            headers: Vec::new(),
+            body: None,
+            status: Some(*status),
+            error: None,
+            content_type: None,
+            response: Value::Null,
+            resent: *resent,
+            harness: Some("the spec fetched from its --spec URL".into()),
+            case_index: 0,
+            // Not a request to an operation: no latency row of its own.
+            elapsed: None,
+        })
+        .collect()
+}
+
 /// The run's results judged as a whole, by [`judge_run`].
 struct Verdicts {
     /// The selected results, with those of checks that judged nothing and the coverage
@@ -571,6 +643,8 @@ struct Verdicts {
     known_notes: Vec<String>,
     /// Why the run's credentials died, when they did and not on purpose.
     dead: Option<String>,
+    /// Why the run stopped sending, when the target went away.
+    gone: Option<String>,
 }
 
 /// Judges the run's results as a whole: the selection and the known failures applied,
@@ -636,12 +710,13 @@ fn judge_run(
         results,
         known_notes,
         dead,
+        gone: ctx.reach.gone(),
     })
 }
 
 /// The process exit code: 2 when the credentials died (the run could not judge the
-/// target), 1 on a failure, [`EXIT_INCOMPLETE`] when interrupted or when MUST checks
-/// could not run (unless `--allow-incomplete`), else 0.
+/// target), 1 on a failure, [`EXIT_INCOMPLETE`] when interrupted, when the target went
+/// away, or when MUST checks could not run (unless `--allow-incomplete`), else 0.
 fn exit_code(config: &Config, verdicts: &Verdicts, state: report::RunState) -> u8 {
     let totals = Totals::of(&verdicts.results, config.strict);
     let incomplete = outcome::incomplete(&verdicts.results).count();
@@ -650,8 +725,7 @@ fn exit_code(config: &Config, verdicts: &Verdicts, state: report::RunState) -> u
         2
     } else if totals.failed > 0 {
         1
-    } else if state == report::RunState::Interrupted || (incomplete > 0 && !config.allow_incomplete)
-    {
+    } else if state != report::RunState::Finished || (incomplete > 0 && !config.allow_incomplete) {
         EXIT_INCOMPLETE
     } else {
         0
@@ -679,9 +753,15 @@ fn summary(
     notes.push_str(&runner::restore_note(results));
     notes.push_str(&runner::cleanup_note(results));
     if let Some(why) = &verdicts.dead {
-        notes.push_str(&format!("\nCREDENTIALS: {why} (exit 2).\n"));
+        notes.push_str(&format!("\nCREDENTIALS: {why} (exit {exit_code}).\n"));
     }
-    if state == report::RunState::Interrupted {
+    if let Some(why) = verdicts
+        .gone
+        .as_ref()
+        .filter(|_| state == report::RunState::Unreachable)
+    {
+        notes.push_str(&format!("\n{why} (exit {exit_code}).\n"));
+    } else if state == report::RunState::Interrupted {
         // An entry not reached yet is not one that "no longer fails".
         notes.push_str(&format!(
             "\nINTERRUPTED: {} (exit {exit_code}).\n",
@@ -696,6 +776,7 @@ fn summary(
             results,
             incomplete,
             config.allow_incomplete,
+            exit_code,
         ));
     }
     // Above the totals line, which stays the last.
@@ -803,7 +884,7 @@ async fn put_back_on_interrupt(
 pub const EXIT_INCOMPLETE: u8 = 3;
 
 /// Why the run is incomplete: the MUST checks that could not run, grouped by reason.
-fn incomplete_note(results: &[CheckResult], count: usize, allowed: bool) -> String {
+fn incomplete_note(results: &[CheckResult], count: usize, allowed: bool, exit_code: u8) -> String {
     let mut reasons: std::collections::BTreeMap<&str, usize> = Default::default();
     for r in outcome::incomplete(results) {
         // Records the run cannot remove are listed one by one in the cleanup note above.
@@ -816,9 +897,11 @@ fn incomplete_note(results: &[CheckResult], count: usize, allowed: bool) -> Stri
     let mut note = format!(
         "\nINCOMPLETE: {count} MUST check(s) could not run for want of a credential or fixture, or found records the run cannot remove{}:\n",
         if allowed {
-            " (accepted by --allow-incomplete)"
+            " (accepted by --allow-incomplete)".to_string()
         } else {
-            " (exit 3; --allow-incomplete accepts it, or leave them out with --exclude-operation / --exclude-check)"
+            format!(
+                " (exit {exit_code}; --allow-incomplete accepts it, or leave them out with --exclude-operation / --exclude-check)"
+            )
         }
     );
     for (why, n) in reasons {
@@ -947,7 +1030,10 @@ fn dry_run(config: &Config, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
         code_per_step,
     };
     let (allowed, _) = runner::gated_discovery(&inputs.contracts.discover, &gate);
-    let tally = dry_run::Tally::of(spec, &cases, &allowed, config.max_requests, &credentials);
+    let tally = dry_run::Tally {
+        probe: usize::from(!inputs.embedded),
+        ..dry_run::Tally::of(spec, &cases, &allowed, config.max_requests, &credentials)
+    };
     text.push_str(&tally.render());
     Outcome {
         exit_code: 0,
@@ -982,6 +1068,9 @@ fn planned_cases(
         inputs.selection.operation(&c.operation) && inputs.selection.runs_case_of(&c.check)
     });
     inputs.gate(spec).apply(&mut cases);
+    if config.anonymous {
+        access::leave_out_secured(spec, &mut cases);
+    }
     cases
 }
 
@@ -1067,6 +1156,9 @@ fn second_pass(
                 ))
     });
     gate.apply(&mut cases);
+    if config.anonymous {
+        access::leave_out_secured(&ctx.spec, &mut cases);
+    }
     cases
 }
 
@@ -1213,31 +1305,7 @@ async fn run_all(
     let mut results = discovery.results;
     // First, what the harness sent outside any case (OAuth steps, credential re-checks),
     // so the record accounts for every request.
-    let mut exchanges: Vec<Exchange> = config
-        .files
-        .spec_fetched
-        .iter()
-        .map(|(url, status, resent)| Exchange {
-            case: "harness".into(),
-            operation: String::new(),
-            step: 0,
-            method: "GET".into(),
-            path: url.clone(),
-            auth: config.credentials.token.as_ref().map(|_| "token".into()),
-            headers: Vec::new(),
-            body: None,
-            status: Some(*status),
-            error: None,
-            content_type: None,
-            response: Value::Null,
-            resent: *resent,
-            harness: Some("the spec fetched from its --spec URL".into()),
-            case_index: 0,
-            // Not a request to an operation: no latency row of its own.
-            elapsed: None,
-        })
-        .collect();
-    exchanges.extend(ctx.take_aside(0));
+    let mut exchanges = ctx.take_aside(0);
     exchanges.extend(discovery.exchanges);
     for r in reports {
         results.extend(r.results);

@@ -321,6 +321,7 @@ fn read(path: &Path) -> Result<Shard, HarnessError> {
     let state = match doc["state"].as_str() {
         Some("finished") => RunState::Finished,
         Some("interrupted") => RunState::Interrupted,
+        Some("unreachable") => RunState::Unreachable,
         Some("in_progress") => RunState::InProgress,
         other => return Err(bad(format!("unknown state {other:?}"))),
     };

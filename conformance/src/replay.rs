@@ -26,15 +26,12 @@ pub fn load(path: &Path, spec: &Spec) -> Result<Vec<Exchange>, HarnessError> {
     let exchanges: Vec<Exchange> = serde_json::from_str(&text).map_err(|e| {
         HarnessError::Config(format!("{} is not a record file: {e}", path.display()))
     })?;
-    // What the recording run sent for itself (a pre-flight, a re-check of its
-    // credentials, an OAuth step, a throwaway login) is in the record so that it accounts
-    // for every request; a replay sends its own where it needs them, never these. Entries
-    // keep their numbers in the file.
-    for (i, ex) in exchanges
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.harness.is_none())
-    {
+    // What the recording run sent for itself (a pre-flight, a probe of the target's
+    // presence, a re-check of its credentials, an OAuth step, a throwaway login) is in the
+    // record so that it accounts for every request; a replay sends its own where it needs
+    // them, never these. Entries keep their numbers in the file.
+    let own = |e: &Exchange| e.harness.is_some() || e.case.starts_with(crate::runner::PROBE_PREFIX);
+    for (i, ex) in exchanges.iter().enumerate().filter(|(_, e)| !own(e)) {
         validate(ex, spec).map_err(|(field, why)| {
             HarnessError::Config(format!(
                 "record file {}: entry {i}: field `{field}`: {why}",
@@ -42,10 +39,7 @@ pub fn load(path: &Path, spec: &Spec) -> Result<Vec<Exchange>, HarnessError> {
             ))
         })?;
     }
-    Ok(exchanges
-        .into_iter()
-        .filter(|e| e.harness.is_none())
-        .collect())
+    Ok(exchanges.into_iter().filter(|e| !own(e)).collect())
 }
 
 /// What `--record` writes and a replay may send: an HTTP method, a path relative to the

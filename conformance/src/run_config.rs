@@ -52,6 +52,8 @@ pub struct Config {
     pub verbose: bool,
     /// Print the plan and send nothing.
     pub dry_run: bool,
+    /// Test only what needs no credentials (see [`crate::access`]).
+    pub anonymous: bool,
 }
 
 /// The files a run reads (`--spec`, `--contracts`, `--fixtures`, `--known-failures`,
@@ -232,6 +234,7 @@ impl Config {
             quiet: args.quiet,
             verbose: args.verbose,
             dry_run: args.dry_run,
+            anonymous: args.anonymous,
         })
     }
 }

@@ -107,9 +107,14 @@ pub enum TransportError {
     /// The body exceeded the cap.
     #[error("body too large (more than {0} bytes)")]
     BodyTooLarge(usize),
-    /// Connection refused, reset, or not HTTP.
+    /// Connection reset, closed early, or not HTTP.
     #[error("connection failed: {0}")]
     Connection(String),
+    /// No connection could be made at all: refused, no such host, no route, or a TLS
+    /// handshake that failed. Kept apart from [`TransportError::Connection`] because it
+    /// says nothing about an answer: the target is not there, or not as configured.
+    #[error("cannot reach the target: {0}")]
+    Unreachable(String),
     /// The target asked for a wait (`429` or a penalty) after the run's wait budget
     /// (`--max-wait`) was spent.
     #[error("rate limited: wait budget spent ({0})")]
@@ -306,6 +311,40 @@ impl Transport {
         }
     }
 
+    /// Whether anything answers `req` within the timeout: the status and media type of the
+    /// answer once its head has come, its body left unread (a target that trickles its
+    /// body is there all the same). A pace set by `--rate-limit` applies; no retry.
+    pub async fn head_of(&self, req: &Request) -> Result<(u16, Option<String>), TransportError> {
+        if let Some(p) = &self.pacer {
+            p.wait_turn().await;
+        }
+        let mut builder = self.fresh.request(req.method.clone(), req.url.clone());
+        for (k, v) in self.headers.iter() {
+            builder = builder.header(k, v);
+        }
+        match tokio::time::timeout(self.timeout, builder.send()).await {
+            Err(_) => Err(TransportError::Timeout(self.timeout)),
+            Ok(Err(e)) => Err(match unreachable(&e) {
+                Some(cause) => TransportError::Unreachable(cause),
+                None if e.is_timeout() => TransportError::Timeout(self.timeout),
+                None => TransportError::Connection(describe(&e)),
+            }),
+            Ok(Ok(resp)) => Ok((
+                resp.status().as_u16(),
+                resp.headers()
+                    .get("content-type")
+                    .and_then(|v| v.to_str().ok())
+                    .map(|v| {
+                        v.split(';')
+                            .next()
+                            .unwrap_or("")
+                            .trim()
+                            .to_ascii_lowercase()
+                    }),
+            )),
+        }
+    }
+
     /// One exchange, kept free of a race that belongs to no one: a server may close an
     /// idle keep-alive connection just as the client reuses it, and the request is lost
     /// with "connection closed before message completed". So a request that is not
@@ -348,10 +387,12 @@ impl Transport {
             if let Some((ctype, bytes)) = &req.body {
                 builder = builder.header("content-type", ctype).body(bytes.clone());
             }
-            let mut resp = builder
-                .send()
-                .await
-                .map_err(|e| Exchange::BeforeAnswer(describe(&e)))?;
+            let mut resp = builder.send().await.map_err(|e| match unreachable(&e) {
+                // A connection that could not be made is no keep-alive race: resending
+                // cannot help.
+                Some(cause) => Exchange::Later(TransportError::Unreachable(cause)),
+                None => Exchange::BeforeAnswer(describe(&e)),
+            })?;
             let status = resp.status().as_u16();
             let headers: Vec<(String, String)> = resp
                 .headers()
@@ -415,6 +456,65 @@ impl From<Exchange> for TransportError {
             Exchange::BeforeAnswer(why) => TransportError::Connection(why),
             Exchange::Later(e) => e,
         }
+    }
+}
+
+/// Why no connection could be made, in plain words, when that is what `e` is: `connection
+/// refused`, `no such host`, `no route to host`, `TLS: …` (the handshake's own reason). A
+/// timeout is not classified here: the run's timeout reports it.
+fn unreachable(e: &reqwest::Error) -> Option<String> {
+    if !e.is_connect() || e.is_timeout() {
+        return None;
+    }
+    let mut chain: Vec<&(dyn std::error::Error + 'static)> = Vec::new();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        chain.push(s);
+        source = s.source();
+    }
+    Some(connect_cause(&chain))
+}
+
+/// The cause of a failed connection read from its error chain (outermost first): the
+/// operating system's error kind where one is there, else the words of the resolver or
+/// the TLS library; the innermost message when neither says more.
+fn connect_cause(chain: &[&(dyn std::error::Error + 'static)]) -> String {
+    use std::io::ErrorKind;
+    for e in chain {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            match io.kind() {
+                ErrorKind::ConnectionRefused => return "connection refused".into(),
+                ErrorKind::HostUnreachable => return "no route to host".into(),
+                ErrorKind::NetworkUnreachable => return "network unreachable".into(),
+                ErrorKind::AddrNotAvailable => return "address not available".into(),
+                _ => {}
+            }
+        }
+    }
+    let innermost = chain.last().map(|e| e.to_string()).unwrap_or_default();
+    let all: Vec<String> = chain.iter().map(|e| e.to_string().to_lowercase()).collect();
+    let said = |words: &[&str]| all.iter().any(|m| words.iter().any(|w| m.contains(w)));
+    if said(&[
+        "dns error",
+        "failed to lookup",
+        "name or service not known",
+        "no such host",
+        "nodename nor servname",
+    ]) {
+        format!("no such host ({innermost})")
+    } else if said(&[
+        "certificate",
+        "tls",
+        "handshake",
+        "alert",
+        "corrupt message",
+        "invalid peer",
+    ]) {
+        format!("TLS: {innermost}")
+    } else if innermost.is_empty() {
+        "cannot connect".into()
+    } else {
+        innermost
     }
 }
 
@@ -483,4 +583,79 @@ fn add_ticket(req: &mut Request, ticket: &str) {
         .clear()
         .extend_pairs(pairs)
         .append_pair("p-ticket", ticket);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A request for `url`, with nothing else.
+    fn get(url: &str) -> Request {
+        Request {
+            method: reqwest::Method::GET,
+            url: Url::parse(url).unwrap(),
+            headers: Vec::new(),
+            body: None,
+        }
+    }
+
+    #[test]
+    fn a_cause_is_read_from_the_os_error_kind_before_any_words() {
+        let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "os error 111");
+        let chain: Vec<&(dyn std::error::Error + 'static)> = vec![&refused];
+        assert_eq!(connect_cause(&chain), "connection refused");
+        let dns = std::io::Error::other(
+            "failed to lookup address information: Name or service not known",
+        );
+        let chain: Vec<&(dyn std::error::Error + 'static)> = vec![&dns];
+        assert!(connect_cause(&chain).starts_with("no such host ("));
+        let tls = std::io::Error::other("invalid peer certificate: UnknownIssuer");
+        let chain: Vec<&(dyn std::error::Error + 'static)> = vec![&tls];
+        assert_eq!(
+            connect_cause(&chain),
+            "TLS: invalid peer certificate: UnknownIssuer"
+        );
+        let other = std::io::Error::other("something else");
+        let chain: Vec<&(dyn std::error::Error + 'static)> = vec![&other];
+        assert_eq!(connect_cause(&chain), "something else");
+    }
+
+    #[tokio::test]
+    async fn a_port_where_nothing_listens_is_unreachable_at_once() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        let t = Transport::new(Duration::from_secs(5)).unwrap();
+        let started = Instant::now();
+        let e = t
+            .send(&get(&format!("http://127.0.0.1:{port}/")))
+            .await
+            .unwrap_err();
+        assert_eq!(e, TransportError::Unreachable("connection refused".into()));
+        assert!(started.elapsed() < Duration::from_secs(2));
+    }
+
+    #[tokio::test]
+    async fn a_tls_handshake_with_a_plain_http_server_is_unreachable_by_tls() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            // Bounded: the test sends one request, the client may retry once.
+            for _ in 0..2 {
+                let Ok((mut s, _)) = listener.accept().await else {
+                    return;
+                };
+                let _ = s
+                    .write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
+                    .await;
+            }
+        });
+        let t = Transport::new(Duration::from_secs(5)).unwrap();
+        let e = t.send(&get(&format!("https://{addr}/"))).await.unwrap_err();
+        match e {
+            TransportError::Unreachable(cause) => assert!(cause.starts_with("TLS: "), "{cause}"),
+            other => panic!("{other:?}"),
+        }
+    }
 }

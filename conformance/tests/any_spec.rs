@@ -456,12 +456,33 @@ fn help_describes_the_harness_in_general() {
 /// The built-in contract files need the operations they name: on a spec that has them all
 /// they apply and the header says so; `--spec` without `--base-url` on another spec is a
 /// configuration error rather than a run against the built-in spec's reference server.
+/// A target that answers `404` to each of its next `n` connections, then stops: enough
+/// for a run to find it there and judge nothing of it.
+fn answering_404(n: usize) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(n) {
+            let Ok(mut s) = stream else { continue };
+            let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(2)));
+            let mut buf = [0u8; 8192];
+            let _ = s.read(&mut buf);
+            let _ = s.write_all(
+                b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+            );
+        }
+    });
+    base
+}
+
 #[test]
 fn built_in_contracts_follow_the_operations_they_name() {
+    let base = answering_404(200);
     let out = bin()
         .arg("--spec")
         .arg(manifest().join("../spec/openapi.yaml"))
-        .args(["--base-url", "http://127.0.0.1:9/v1", "--timeout", "0.2"])
+        .args(["--base-url", &base, "--timeout", "0.2"])
         .args(["--operation", "exchangeToken", "--quiet"])
         .output()
         .unwrap();
@@ -484,7 +505,7 @@ fn built_in_contracts_follow_the_operations_they_name() {
     let out = bin()
         .arg("--spec")
         .arg(&edited)
-        .args(["--base-url", "http://127.0.0.1:9/v1", "--timeout", "0.2"])
+        .args(["--base-url", &base, "--timeout", "0.2"])
         .args(["--operation", "exchangeToken", "--quiet"])
         .output()
         .unwrap();

@@ -1,6 +1,7 @@
-//! The harness as a CI gate that cannot go green by mistake: a run whose MUST checks could
-//! not run for want of a credential is incomplete (exit 3) unless the selection leaves
-//! them out or `--allow-incomplete` accepts it; the run header names the target; the
+//! The harness as a CI gate that cannot go green by mistake: a run with no credentials on
+//! a spec that requires them is a configuration error (exit 2); a run whose MUST checks
+//! could not run for want of a credential is incomplete (exit 3) unless the selection
+//! leaves them out or `--allow-incomplete` accepts it; the run header names the target; the
 //! selection takes operations, tags and checks, included or excluded.
 
 #![cfg(feature = "embedded")]
@@ -21,17 +22,37 @@ async fn staging() -> (Embedded, Args) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn no_token_is_incomplete_not_green() {
+async fn no_token_is_a_configuration_error_and_a_missing_fixture_incomplete_not_green() {
     let (server, a) = staging().await;
+    // No credentials at all on a spec whose operations require them: said once, naming
+    // the scheme, before anything is sent.
+    let err = execute(&a, Default::default())
+        .await
+        .err()
+        .expect("no credentials is a configuration error");
+    assert!(matches!(err, HarnessError::Config(_)), "{err}");
+    assert!(
+        err.to_string().contains("bearerAuth (http bearer)"),
+        "{err}"
+    );
+    // A token but not every fixture: the MUST checks that need one cannot run.
+    let a = Args {
+        token: Some(server.issue_token()),
+        ..a
+    };
     let out = execute(&a, Default::default()).await.unwrap();
     assert_eq!(out.exit_code, EXIT_INCOMPLETE, "{}", out.summary);
     assert!(
         out.summary
             .starts_with("conformance run\n  target:      http://127.0.0.1:")
     );
-    assert!(out.summary.contains("credentials: none"), "{}", out.summary);
+    assert!(
+        out.summary.contains("credentials: bearer token (given)"),
+        "{}",
+        out.summary
+    );
     assert!(out.summary.contains("INCOMPLETE: "), "{}", out.summary);
-    assert!(out.summary.contains("no bearer token"), "{}", out.summary);
+    assert!(out.summary.contains("(exit 3;"), "{}", out.summary);
 
     let accepted = execute(
         &Args {
@@ -59,7 +80,7 @@ async fn no_token_is_incomplete_not_green() {
         .collect();
     missing.sort();
     missing.dedup();
-    assert!(missing.contains(&"discovery".to_string()), "{missing:?}");
+    assert!(!missing.is_empty(), "{}", out.summary);
     let rest = execute(
         &Args {
             exclude_check: missing,
@@ -206,7 +227,15 @@ async fn the_process_exits_0_1_2_or_3() {
     let (code, out) = run(vec!["--tag".into(), "Accounts".into()]).await.unwrap();
     assert_eq!(code, Some(2), "a configuration error: {out}");
     let (code, out) = run(against(&clean, false)).await.unwrap();
-    assert_eq!(code, Some(EXIT_INCOMPLETE.into()), "no token: {out}");
+    assert_eq!(code, Some(2), "no token on a secured spec: {out}");
+    let mut incomplete = against(&clean, true);
+    incomplete.retain(|a| a != "--allow-incomplete");
+    let (code, out) = run(incomplete).await.unwrap();
+    assert_eq!(
+        code,
+        Some(EXIT_INCOMPLETE.into()),
+        "a missing fixture: {out}"
+    );
     clean.shutdown().await;
     faulty.shutdown().await;
 }

@@ -322,13 +322,11 @@ async fn a_token_the_target_refuses_stops_the_run_at_pre_flight() {
         text.contains("pre-flight") && text.contains("401"),
         "{text}"
     );
-    // Two requests: the safe secured read with the token, and with a made-up one.
-    assert_eq!(
-        stub.lock().unwrap().log.len(),
-        2,
-        "{:?}",
-        stub.lock().unwrap().log
-    );
+    // Three requests: the probe of the base URL, then the safe secured read with the
+    // token and with a made-up one.
+    let log = stub.lock().unwrap().log.clone();
+    assert_eq!(log[0], ("GET".to_string(), "/api/".to_string()), "{log:?}");
+    assert_eq!(log.len(), 3, "{:?}", log);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

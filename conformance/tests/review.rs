@@ -283,15 +283,15 @@ fn misspelt_fixtures_key_is_exit_2_naming_key_file_and_known_keys() {
         err.contains("scope_names") && err.contains("allow_writes"),
         "{err}"
     );
-    // The keys the contract files read are accepted.
+    // The keys the contract files read are accepted (a dry run reads every file and
+    // sends nothing).
     std::fs::write(&f, "allow_writes: true\nscope_names: [CME, CBOT]\nsuggest_probe_text: EQUIT\nsuggest_probe_name: Equities\n").unwrap();
     let (code, err) = run(&[
         "--fixtures".as_ref(),
         f.as_os_str(),
         "--base-url".as_ref(),
         "http://127.0.0.1:9/v1".as_ref(),
-        "--timeout".as_ref(),
-        "0.2".as_ref(),
+        "--dry-run".as_ref(),
         "--operation".as_ref(),
         "suggestRiskCategories".as_ref(),
     ]);

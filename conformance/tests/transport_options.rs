@@ -51,6 +51,9 @@ async fn spawn_plain(seen: Shared) -> SocketAddr {
 fn args(base_url: String) -> Args {
     let mut a = common::embedded_args();
     a.base_url = Some(base_url);
+    // The stubs issue no credentials: the run sends what needs none (the unsecured
+    // operations, and `ignored_auth`'s requests to the secured ones).
+    a.anonymous = true;
     a.timeout = std::time::Duration::from_secs(5);
     a
 }
@@ -199,12 +202,21 @@ async fn tls_target_needs_its_ca_or_insecure() {
     let base = format!("https://127.0.0.1:{}/v1", addr.port());
     let count = |seen: &Shared| seen.lock().unwrap().requests.len();
 
-    // Untrusted: no request gets through, and the run fails saying why.
-    let out = execute(&args(base.clone()), Default::default())
+    // Untrusted: no request gets through, and the pre-flight probe stops the run in one
+    // configuration error naming the TLS cause.
+    let err = execute(&args(base.clone()), Default::default())
         .await
-        .expect("run completes");
+        .err()
+        .expect("an untrusted certificate is a configuration error");
     assert_eq!(count(&seen), 0);
-    assert_eq!(out.exit_code, 1);
+    let text = err.to_string();
+    assert!(
+        matches!(err, conformance::HarnessError::Config(_))
+            && text.contains("no HTTP answer from https://127.0.0.1:")
+            && text.contains(": TLS: ")
+            && text.contains("certificate"),
+        "{text}"
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let ca = dir.path().join("ca.pem");

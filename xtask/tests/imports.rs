@@ -24,7 +24,6 @@ const KNOWN: &[(&str, &str, usize)] = &[
     ("codegen/runtime", "client.rs", 3),
     // The runtime's circle, copied into the generated crate, with its models.
     ("generated", "business.rs", 5),
-    ("conformance", "runner/credentials.rs", 3),
 ];
 
 const CRATES: &[&str] = &[

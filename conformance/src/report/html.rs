@@ -170,6 +170,7 @@ fn state_word(state: RunState) -> &'static str {
         RunState::Finished => "finished",
         RunState::InProgress => "in_progress",
         RunState::Interrupted => "interrupted",
+        RunState::Unreachable => "unreachable",
     }
 }
 

@@ -30,6 +30,9 @@ pub enum RunState {
     InProgress,
     /// SIGINT or SIGTERM stopped the run; the report holds the results so far.
     Interrupted,
+    /// The target went away during the run (a request and a probe of the base URL both
+    /// found nothing there); the report holds the results so far.
+    Unreachable,
 }
 
 impl RunState {
@@ -43,6 +46,9 @@ impl RunState {
             RunState::Interrupted => {
                 "the run was interrupted (SIGINT or SIGTERM) before every case ran: the results are those so far"
             }
+            RunState::Unreachable => {
+                "TARGET UNREACHABLE: the target went away during the run and nothing more was sent: the results are those so far"
+            }
         }
     }
 
@@ -52,6 +58,7 @@ impl RunState {
             RunState::Finished => "run finished",
             RunState::InProgress => "run not finished",
             RunState::Interrupted => "run interrupted",
+            RunState::Unreachable => "run stopped: target unreachable",
         }
     }
 }

@@ -6,8 +6,11 @@
 //! parallelism never changes a report.
 
 mod cleanup;
+mod codes;
 mod credentials;
 mod discovery;
+mod preflight;
+mod reach;
 mod record;
 mod restore;
 mod schedule;
@@ -27,15 +30,16 @@ use crate::spec::Spec;
 use crate::transport::Transport;
 
 pub use cleanup::{left_behind, note as cleanup_note, remove_created};
-pub use credentials::{preflight as preflight_credentials, preflight_extra};
+pub use codes::needs_code;
 pub use discovery::{discover, gated as gated_discovery};
+pub use preflight::{preflight as preflight_credentials, preflight_extra};
+pub use reach::{PROBE_PREFIX, preflight as preflight_reach};
 pub use record::{Exchange, recorded_text};
 pub use restore::{check_values as check_restore_values, note as restore_note, restore, written};
 pub use schedule::run_cases;
 pub use session::{
     SESSION_AUTH, has_session_operations, login_operation, run_last as run_session_cases,
 };
-pub use step::needs_code;
 
 /// Everything a case needs, shared by all workers.
 pub struct Context {
@@ -64,6 +68,8 @@ pub struct Context {
     /// Requests the harness sent outside any case (a re-check of the credentials), for
     /// the record, which accounts for every request.
     side: Mutex<Vec<Exchange>>,
+    /// Whether the target is still there, and the probes that asked.
+    pub reach: reach::Watch,
 }
 
 impl Context {
@@ -92,6 +98,7 @@ impl Context {
             credentials: credentials::Watch::default(),
             created: cleanup::Ledger::default(),
             side: Mutex::new(Vec::new()),
+            reach: reach::Watch::default(),
         }
     }
 

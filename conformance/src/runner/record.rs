@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::Context;
-use super::step::{LAST_CODE_VAR, needs_code};
+use super::codes::{LAST_CODE_VAR, needs_code};
 use crate::case::{BodyTemplate, Case, Step};
 pub use crate::exchange::Exchange;
 use crate::redact::Secrets;

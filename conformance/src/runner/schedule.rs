@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use tokio::sync::{Semaphore, mpsc};
 
-use super::step::{missing_input, needs_code, run_case, skipped};
+use super::codes::needs_code;
+use super::step::{missing_input, run_case, skipped};
 use super::{CaseReport, Context, finalise};
 use crate::case::Case;
 use crate::vars::Vars;

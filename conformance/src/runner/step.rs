@@ -5,21 +5,18 @@ use serde_json::Value;
 
 use super::record::exchange_of;
 use super::{CaseReport, Context, Exchange};
-use crate::case::{AuthMode, Case, Expect, RequestTemplate, Step};
+use crate::case::{AuthMode, Case, Expect, Step};
 use crate::checks::{self, Finding, RuleInput, StepVerdict, judge_encodings};
 use crate::outcome::{CheckResult, Got, Verdict};
 use crate::registry::Check;
 use crate::request::{BuildError, Built, build};
 use crate::spec::{Level, Rule};
 use crate::transport::{Response, TransportError};
-use crate::vars::{Vars, pointer, references};
+use crate::vars::{Vars, pointer};
 
 /// The longest body excerpt a report shows.
 const EXCERPT: usize = 600;
-/// Variable that asks for a fresh authorization code.
-pub const CODE_VAR: &str = "oauth.code";
-/// Variable holding the last code a step of the case used (to try it twice).
-pub const LAST_CODE_VAR: &str = "oauth.last_code";
+use super::codes::{CODE_VAR, LAST_CODE_VAR, needs_code};
 
 /// Marks a skip as caused by an input the run lacks (see [`CheckResult::missing_input`]).
 pub(super) fn missing_input(mut r: CheckResult) -> CheckResult {
@@ -156,24 +153,6 @@ pub(super) async fn run_case(ctx: &Context, index: usize, case: &Case, vars: &Va
     report
 }
 
-pub fn needs_code(tpl: &RequestTemplate) -> bool {
-    let mut refs = Vec::new();
-    match &tpl.body {
-        Some(
-            crate::case::BodyTemplate::Json(v)
-            | crate::case::BodyTemplate::Encoded { value: v, .. },
-        ) => references(v, &mut refs),
-        Some(crate::case::BodyTemplate::Raw { text, .. }) => {
-            references(&Value::String(text.clone()), &mut refs)
-        }
-        None => {}
-    }
-    for (_, v) in &tpl.params {
-        references(v, &mut refs);
-    }
-    refs.iter().any(|r| r == CODE_VAR)
-}
-
 /// Runs one step: build, send, judge. Returns the results, the exchange and the answer.
 pub(super) async fn run_step(
     ctx: &Context,
@@ -211,6 +190,9 @@ pub(super) async fn run_step(
         elapsed: None,
     };
     let secured_token = op.secured && step.request.auth == AuthMode::Token;
+    if let Some(why) = ctx.reach.not_sent() {
+        return (vec![skipped(case, index, why)], None, None);
+    }
     if secured_token && let Some(why) = ctx.credentials.dead() {
         return (vec![skipped(case, index, why)], None, None);
     }
@@ -314,6 +296,13 @@ pub(super) async fn run_step(
             changes,
         );
     }
+    let sending = format!(
+        "{} ({} {})",
+        op.id,
+        built.request.method,
+        built.request.url.path()
+    );
+    ctx.reach.sending(sending.clone());
     let sent = ctx.transport.send(&built.request).await;
     let exchange = Some(Exchange {
         case_index: index,
@@ -344,6 +333,16 @@ pub(super) async fn run_step(
             out[0].check = Check::NotAServerError.into();
             out.push(skipped(case, index, reason));
             return (out, exchange, None);
+        }
+        // The target may have gone away: if a probe of the base URL fails too, this and
+        // every later request are not the target's failures.
+        Err(e)
+            if super::reach::may_be_gone(&e) && super::reach::recheck(ctx, &sending, &e).await =>
+        {
+            let why = format!(
+                "{e}; the target was then found gone (TARGET UNREACHABLE, see the summary): not judged"
+            );
+            return (vec![skipped(case, index, why)], exchange, None);
         }
         Err(e) => {
             let got = Some(Got {

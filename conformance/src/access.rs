@@ -1,0 +1,318 @@
+//! Whether the run can do what the spec asks of a caller. An operation *requires*
+//! credentials when its effective `security` (its own, else the document's) lists at least
+//! one requirement and none of them is the empty one (`{}`), which would make credentials
+//! optional. A run with no credentials at all against operations that require them would
+//! send each secured case to be refused and report the refusals as the target's failures;
+//! so when any selected operation requires credentials and the run has none, the run stops
+//! before anything is sent, naming the schemes the spec asks for, unless `--anonymous`
+//! says it means to test only what needs none. Then the cases that would send the run's
+//! credentials to such an operation are not sent and are reported once per operation as
+//! not applicable; the cases that send none or bad credentials on purpose
+//! (`ignored_auth`) still run.
+//!
+//! The run has credentials when it has a bearer token (given, or obtained through the
+//! fixtures' OAuth client), or a header sent with every request that carries one: an
+//! `Authorization` or `Cookie` header, or the header an `apiKey` scheme of the spec names.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::case::{AuthMode, Case};
+use crate::error::HarnessError;
+use crate::outcome::{CheckResult, Verdict};
+use crate::spec::{Operation, Spec};
+
+/// How a case's skip reason begins when `--anonymous` left it out; the results that carry
+/// it are folded into one not-applicable result per operation.
+const ANONYMOUS: &str = "--anonymous: ";
+
+/// The effective security requirements of `op`, as the document states them.
+fn requirements<'a>(spec: &'a Spec, op: &Operation) -> Option<&'a Vec<Value>> {
+    let own = spec
+        .doc
+        .get("paths")
+        .and_then(|p| p.get(&op.path))
+        .and_then(|item| item.get(op.method.to_ascii_lowercase()))
+        .and_then(|o| o.get("security"));
+    own.or_else(|| spec.doc.get("security"))
+        .and_then(Value::as_array)
+}
+
+/// Whether `op` can be called only with credentials (see the module's doc).
+pub fn requires_credentials(spec: &Spec, op: &Operation) -> bool {
+    op.secured
+        && requirements(spec, op).is_some_and(|reqs| {
+            !reqs.is_empty()
+                && reqs
+                    .iter()
+                    .all(|r| r.as_object().is_some_and(|m| !m.is_empty()))
+        })
+}
+
+/// A scheme as a user would recognise it: its name and what it is (`bearer (http
+/// bearer)`, `key (apiKey in header X-Key)`).
+fn describe_scheme(spec: &Spec, name: &str) -> String {
+    let scheme = spec
+        .doc
+        .pointer("/components/securitySchemes")
+        .and_then(|s| s.get(name));
+    let field = |k: &str| scheme.and_then(|s| s.get(k)).and_then(Value::as_str);
+    let what = match (field("type"), field("scheme"), field("in"), field("name")) {
+        (Some("http"), Some(s), _, _) => format!("http {s}"),
+        (Some("apiKey"), _, Some(place), Some(n)) => format!("apiKey in {place} {n}"),
+        (Some(kind), _, _, _) => kind.to_string(),
+        (None, ..) => "not declared in components.securitySchemes".to_string(),
+    };
+    format!("{name} ({what})")
+}
+
+/// Every scheme the operations in `ops` that require credentials ask for, described.
+fn schemes_asked(spec: &Spec, ops: &[&Operation]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for op in ops {
+        for req in requirements(spec, op).into_iter().flatten() {
+            for name in req.as_object().into_iter().flat_map(|m| m.keys()) {
+                if !names.contains(name) {
+                    names.push(name.clone());
+                }
+            }
+        }
+    }
+    names.iter().map(|n| describe_scheme(spec, n)).collect()
+}
+
+/// Whether one of `headers` (sent with every request) carries credentials: `Authorization`,
+/// `Cookie`, or a header an `apiKey` scheme of the spec names.
+pub fn header_credentials(spec: &Spec, headers: &[(String, String)]) -> bool {
+    let api_keys: Vec<String> = spec
+        .doc
+        .pointer("/components/securitySchemes")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|m| m.values())
+        .filter(|s| s.get("type").and_then(Value::as_str) == Some("apiKey"))
+        .filter(|s| s.get("in").and_then(Value::as_str) == Some("header"))
+        .filter_map(|s| s.get("name").and_then(Value::as_str))
+        .map(str::to_ascii_lowercase)
+        .collect();
+    headers.iter().any(|(name, _)| {
+        let name = name.to_ascii_lowercase();
+        name == "authorization" || name == "cookie" || api_keys.contains(&name)
+    })
+}
+
+/// Stops a run without credentials whose selected operations (`selected` says which)
+/// require some, unless `anonymous`: a configuration error naming the schemes the spec
+/// asks for and what to give.
+pub fn require(
+    spec: &Spec,
+    selected: impl Fn(&str) -> bool,
+    has_credentials: bool,
+    anonymous: bool,
+) -> Result<(), HarnessError> {
+    if has_credentials || anonymous {
+        return Ok(());
+    }
+    let chosen: Vec<&Operation> = spec.operations.iter().filter(|o| selected(&o.id)).collect();
+    let secured: Vec<&Operation> = chosen
+        .iter()
+        .copied()
+        .filter(|o| requires_credentials(spec, o))
+        .collect();
+    if secured.is_empty() {
+        return Ok(());
+    }
+    Err(HarnessError::Config(format!(
+        "no credentials: {} of the {} selected operation(s) require them (the spec asks for {}); give --token TOKEN, -H NAME:VALUE (an API key, a cookie), or --anonymous to test only what needs none; nothing was sent",
+        secured.len(),
+        chosen.len(),
+        schemes_asked(spec, &secured).join(", ")
+    )))
+}
+
+/// Under `--anonymous`: marks as not to be sent every case that would send the run's
+/// credentials to an operation that requires them. Cases sending none or bad credentials
+/// on purpose are left as they are.
+pub fn leave_out_secured(spec: &Spec, cases: &mut [Case]) {
+    for c in cases.iter_mut().filter(|c| c.skip.is_none()) {
+        let needs = c.steps.iter().find_map(|s| {
+            let op = spec.operation(&s.request.op)?;
+            (s.request.auth == AuthMode::Token && requires_credentials(spec, op))
+                .then(|| op.id.clone())
+        });
+        if let Some(op) = needs {
+            c.skip = Some(format!(
+                "{ANONYMOUS}{op} requires credentials and the run tests only what needs none"
+            ));
+        }
+    }
+}
+
+/// The results of cases [`leave_out_secured`] left out, folded into one not-applicable
+/// result per operation saying how many cases were not sent; other results unchanged.
+pub fn fold_left_out(results: Vec<CheckResult>) -> Vec<CheckResult> {
+    let mut folded: BTreeMap<String, (CheckResult, usize)> = BTreeMap::new();
+    let mut out = Vec::with_capacity(results.len());
+    for r in results {
+        if r.verdict == Verdict::Skipped && r.message.starts_with(ANONYMOUS) {
+            folded
+                .entry(r.operation.clone())
+                .and_modify(|(_, n)| *n += 1)
+                .or_insert((r, 1));
+        } else {
+            out.push(r);
+        }
+    }
+    for (_, (mut r, n)) in folded {
+        r.verdict = Verdict::NotApplicable;
+        r.message = format!("{} ({n} case(s) not sent)", r.message);
+        r.case = format!("anonymous/{}", r.operation);
+        out.push(r);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::{Expect, RequestTemplate, Step};
+    use crate::registry::Check;
+    use crate::spec::Level;
+
+    const SPEC: &str = r#"
+openapi: 3.1.0
+info: {title: t, version: "1"}
+security: [{bearer: []}]
+components:
+  securitySchemes:
+    bearer: {type: http, scheme: bearer}
+    key: {type: apiKey, in: header, name: X-Key}
+paths:
+  /open:
+    get:
+      operationId: open
+      security: []
+      responses: {"200": {description: ok}}
+  /maybe:
+    get:
+      operationId: maybe
+      security: [{}, {bearer: []}]
+      responses: {"200": {description: ok}}
+  /closed:
+    get:
+      operationId: closed
+      responses: {"200": {description: ok}}
+  /keyed:
+    get:
+      operationId: keyed
+      security: [{key: []}]
+      responses: {"200": {description: ok}}
+"#;
+
+    fn spec() -> Spec {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spec.yaml");
+        std::fs::write(&path, SPEC).unwrap();
+        Spec::load(&path).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn case(op: &str, auth: AuthMode) -> Case {
+        Case {
+            id: format!("{op}/{auth:?}"),
+            operation: op.into(),
+            check: Check::PositiveDataAcceptance.into(),
+            level: Level::Must,
+            steps: vec![Step {
+                request: RequestTemplate {
+                    op: op.into(),
+                    params: Vec::new(),
+                    body: None,
+                    auth,
+                    explode: None,
+                    style: None,
+                    method: None,
+                    path: None,
+                },
+                expect: Expect::Success,
+                capture: Vec::new(),
+                asserts: Vec::new(),
+            }],
+            serial: false,
+            skip: None,
+            requires: Vec::new(),
+            cap: None,
+        }
+    }
+
+    #[test]
+    fn only_security_without_an_empty_alternative_requires_credentials() {
+        let spec = spec();
+        let needs = |id: &str| requires_credentials(&spec, spec.operation(id).unwrap());
+        assert!(!needs("open"));
+        assert!(!needs("maybe"), "`{{}}` makes credentials optional");
+        assert!(needs("closed"), "the document's security applies");
+        assert!(needs("keyed"));
+    }
+
+    #[test]
+    fn no_credentials_names_every_scheme_asked_for_unless_anonymous() {
+        let spec = spec();
+        let e = require(&spec, |_| true, false, false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("2 of the 4 selected"), "{e}");
+        assert!(e.contains("bearer (http bearer)"), "{e}");
+        assert!(e.contains("key (apiKey in header X-Key)"), "{e}");
+        assert!(e.contains("--anonymous") && e.contains("--token"), "{e}");
+        assert!(require(&spec, |_| true, false, true).is_ok());
+        assert!(require(&spec, |_| true, true, false).is_ok());
+        // A selection of what needs none needs no credentials.
+        assert!(require(&spec, |id| id == "open" || id == "maybe", false, false).is_ok());
+    }
+
+    #[test]
+    fn a_header_is_a_credential_when_the_spec_or_http_says_so() {
+        let spec = spec();
+        let h = |n: &str| vec![(n.to_string(), "v".to_string())];
+        assert!(header_credentials(&spec, &h("authorization")));
+        assert!(header_credentials(&spec, &h("Cookie")));
+        assert!(header_credentials(&spec, &h("x-key")));
+        assert!(!header_credentials(&spec, &h("x-tenant")));
+    }
+
+    #[test]
+    fn anonymous_leaves_out_credentialed_cases_once_per_operation() {
+        let spec = spec();
+        let mut cases = vec![
+            case("closed", AuthMode::Token),
+            case("closed", AuthMode::Token),
+            case("closed", AuthMode::Missing),
+            case("open", AuthMode::Token),
+            case("maybe", AuthMode::Token),
+        ];
+        cases[1].id.push_str("-2");
+        leave_out_secured(&spec, &mut cases);
+        let skipped: Vec<bool> = cases.iter().map(|c| c.skip.is_some()).collect();
+        assert_eq!(skipped, [true, true, false, false, false]);
+        let results: Vec<CheckResult> = cases
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                c.skip
+                    .as_ref()
+                    .map(|_| crate::runner::test_support::skipped(c, i + 1))
+            })
+            .map(|mut r| {
+                r.message = cases[r.case_index - 1].skip.clone().unwrap();
+                r
+            })
+            .collect();
+        let folded = fold_left_out(results);
+        assert_eq!(folded.len(), 1);
+        assert_eq!(folded[0].verdict, Verdict::NotApplicable);
+        assert_eq!(folded[0].operation, "closed");
+        assert!(folded[0].message.contains("2 case(s) not sent"));
+        assert!(!folded[0].missing_input);
+    }
+}
