@@ -65,6 +65,7 @@ const CORPUS: &[(&str, Expect)] = &[
 /// purpose, so each must still give a crate that compiles clippy-clean. A spec added to
 /// the folder without an entry fails the test. The snapshot test pins the messages.
 const WARN: &[(&str, usize)] = &[
+    ("duplicate_operation_id.yaml", 2),
     ("http_digest.yaml", 1),
     ("prose.yaml", 22),
     ("schema_warts.yaml", 5),

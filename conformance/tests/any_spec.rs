@@ -217,6 +217,61 @@ paths:
     );
 }
 
+/// A reused `operationId` (which OpenAPI forbids and real documents do) leaves no
+/// operation out: the first keeps its id, each later one is called by the method the
+/// generator gives it (its `duplicate-operation-id` warning names it), also where an
+/// operation's own id spells that number.
+#[test]
+fn duplicated_operation_ids_are_named_as_the_generator_names_them() {
+    let text = r##"
+openapi: 3.0.3
+info: { title: t, version: "1" }
+paths:
+  /x:
+    get: { operationId: getThing, responses: { "204": { description: ok } } }
+  /y:
+    get: { operationId: getThing, responses: { "204": { description: ok } } }
+    post: { operationId: getThing, responses: { "204": { description: ok } } }
+  /z:
+    get: { operationId: get_thing2, responses: { "204": { description: ok } } }
+"##;
+    let spec = Spec::parse(text).unwrap();
+    assert!(spec.left_out.is_empty(), "{:?}", spec.left_out);
+    let ids: Vec<&str> = spec.operations.iter().map(|o| o.id.as_str()).collect();
+    assert_eq!(ids, ["getThing", "get_thing2", "get_thing3", "get_thing22"]);
+    let generated = codegen::generate_str("t.yaml", text, "t.yaml").unwrap();
+    let client = &generated
+        .files
+        .iter()
+        .find(|f| f.path == "client.rs")
+        .unwrap()
+        .contents;
+    // The first keeps its operationId in the harness; the rest are the client's methods.
+    for method in ["get_thing", "get_thing2", "get_thing3", "get_thing22"] {
+        assert!(
+            client.contains(&format!("pub async fn {method}(")),
+            "no method {method}"
+        );
+    }
+    let warned: Vec<&str> = generated
+        .warnings
+        .iter()
+        .filter(|w| w.kind == codegen::WarningKind::DuplicateOperationId)
+        .map(|w| w.problem.message.as_str())
+        .collect();
+    assert_eq!(warned.len(), 2, "{warned:?}");
+    assert!(
+        warned[0].ends_with("method is `get_thing2`"),
+        "{}",
+        warned[0]
+    );
+    assert!(
+        warned[1].ends_with("method is `get_thing3`"),
+        "{}",
+        warned[1]
+    );
+}
+
 /// Every document of the generator's corpus loads (operations it cannot use would be left
 /// out with a located reason, never the whole document): how many operations each gives
 /// and how many problems leave some out. All of them name every operation; the
