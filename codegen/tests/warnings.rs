@@ -179,6 +179,8 @@ fn every_warning_of_the_test_specs_has_its_kind() {
         "specs/any_json.yaml free-form-object 3",
         "specs/any_json.yaml untyped-list 1",
         "specs/any_json.yaml untyped-schema 2",
+        "specs/bad/dangling_refs_in_content.yaml dangling-ref 5",
+        "specs/bad/dangling_refs_in_content.yaml free-form-object 1",
         "specs/bad/missing_ref.yaml dangling-ref 1",
         "specs/fastapi_mini.yaml free-form-object 2",
         "specs/fastapi_mini.yaml stray-path-parameter 1",
