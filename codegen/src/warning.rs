@@ -83,6 +83,9 @@ pub enum WarningKind {
     /// follows ([`Scope`](crate::names::Scope)), so the name is stable as long as the
     /// operations before it keep their order.
     DuplicateOperationId,
+    /// A Swagger 2.0 document read as its OpenAPI 3.0 equivalent: what its constructs
+    /// became (one summary), and each conversion that loses something (`spec_model::swagger2`).
+    Swagger2,
 }
 
 impl WarningKind {
@@ -109,6 +112,7 @@ impl WarningKind {
         WarningKind::DuplicateTag,
         WarningKind::UncheckedPattern,
         WarningKind::DuplicateOperationId,
+        WarningKind::Swagger2,
     ];
 
     /// The kind's stable kebab-case name (`free-form-object`).
@@ -135,6 +139,7 @@ impl WarningKind {
             WarningKind::DuplicateTag => "duplicate-tag",
             WarningKind::UncheckedPattern => "unchecked-pattern",
             WarningKind::DuplicateOperationId => "duplicate-operation-id",
+            WarningKind::Swagger2 => "swagger2",
         }
     }
 
@@ -177,6 +182,9 @@ impl WarningKind {
             }
             WarningKind::DuplicateOperationId => {
                 "an `operationId` used twice: the later operation's method takes a number"
+            }
+            WarningKind::Swagger2 => {
+                "a Swagger 2.0 construct is read as its OpenAPI 3.0 equivalent"
             }
         }
     }

@@ -51,6 +51,13 @@ const CORPUS: &[(&str, Expect)] = &[
     // An operation without responses (every answer is undocumented), in each of these two.
     ("buildomat.json", Expect::Compiles { warnings: 1 }),
     ("cli-gen.json", Expect::Compiles { warnings: 1 }),
+    // A Swagger 2.0 document: 1 note of what its conversion did, 8 unknown formats
+    // (`filename`, `URL`, `dateTime`, `path`), 3 free-form objects and 1 `example` with a
+    // `null` its schema does not allow.
+    (
+        "jupyter-server-2.21.1-api.yaml",
+        Expect::Compiles { warnings: 13 },
+    ),
     ("keeper.json", Expect::Compiles { warnings: 0 }),
     // 7 `format: ip` strings (an unknown format, kept a plain `String`) and 1 schema with
     // no `type` (`serde_json::Value`).
@@ -202,30 +209,41 @@ fn fastapi_fixture_compiles_and_passes_its_wire_test() {
 
 /// The focused specs of issue 29 alone (each also in the test above, which compiles the
 /// whole corpus): one crate per API-key placement, every placement at once, a spec
-/// that reuses an `operationId`, and one whose dangling references (parameter `content`
-/// included) are read as any value with `dangling_refs_as_any`. Each compiles
-/// clippy-clean, in seconds once the dependencies are built.
+/// that reuses an `operationId`, one whose dangling references (parameter `content`
+/// included) are read as any value with `dangling_refs_as_any`, and the Swagger 2.0
+/// documents (the focused one and the corpus's real one). Each compiles clippy-clean,
+/// in seconds once the dependencies are built.
 #[test]
-fn api_key_placements_duplicates_and_freed_refs_compile_without_warnings() {
+fn api_key_placements_duplicates_freed_refs_and_swagger2_compile_without_warnings() {
     let mut specs: Vec<Spec> = [
-        "api_key_cookie.yaml",
-        "api_key_query.yaml",
-        "api_key_header.yaml",
-        "api_keys_together.yaml",
+        ("api_key_cookie.yaml", 0),
+        ("api_key_query.yaml", 0),
+        ("api_key_header.yaml", 0),
+        ("api_keys_together.yaml", 0),
+        // The note of what the conversion did.
+        ("swagger2.yaml", 1),
     ]
     .iter()
-    .map(|file| {
+    .map(|(file, warnings)| {
         let path = manifest().join("tests/specs").join(file);
         let shown = path.display().to_string();
         (
             crate_name(&path),
             path,
             shown,
-            Some(0),
+            Some(*warnings),
             codegen::Options::default(),
         )
     })
     .collect();
+    let jupyter = manifest().join("tests/corpus/jupyter-server-2.21.1-api.yaml");
+    specs.push((
+        crate_name(&jupyter),
+        jupyter.clone(),
+        jupyter.display().to_string(),
+        Some(13),
+        codegen::Options::default(),
+    ));
     let duplicates = manifest().join("tests/specs/warn/duplicate_operation_id.yaml");
     specs.push((
         "gen-warn-duplicate-operation-id".to_owned(),

@@ -284,6 +284,7 @@ fn every_corpus_document_loads() {
         ("api.github.com.json", 767, 0),
         ("buildomat.json", 21, 0),
         ("cli-gen.json", 1, 0),
+        ("jupyter-server-2.21.1-api.yaml", 32, 0),
         ("keeper.json", 6, 0),
         ("nexus.json", 193, 0),
         ("param-collision.json", 1, 0),
