@@ -205,11 +205,19 @@ pub fn generate_str_with(
     })
 }
 
-/// Generates the crate's source files from a spec file.
+/// Generates the crate's source files from a spec file, with every other file its
+/// `$ref`s name brought in ([`spec_model::bundle`]).
 pub fn generate_file(path: &Path, header_name: &str) -> Result<Generated, Error> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
         path: path.to_owned(),
         source,
     })?;
-    generate_str(&path.display().to_string(), &text, header_name)
+    let source = spec_model::bundle::bundle(
+        path,
+        spec_model::Source {
+            name: path.display().to_string(),
+            text,
+        },
+    )?;
+    generate_str(&source.name, &source.text, header_name)
 }

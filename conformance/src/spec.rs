@@ -342,14 +342,19 @@ pub struct Identity {
 }
 
 impl Spec {
-    /// Loads and parses a spec file.
+    /// Loads and parses a spec file, with every other file its `$ref`s name brought in
+    /// (`spec_model::bundle`).
     pub fn load(path: &Path) -> Result<Spec, HarnessError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| HarnessError::Config(format!("cannot read {}: {e}", path.display())))?;
-        Ok(Spec::from_source(&Source {
-            name: path.display().to_string(),
-            text,
-        })?)
+        let source = spec_model::bundle::bundle(
+            path,
+            Source {
+                name: path.display().to_string(),
+                text,
+            },
+        )?;
+        Ok(Spec::from_source(&source)?)
     }
 
     /// Parses the spec built into the binary (`builtin::SPEC`).

@@ -4,10 +4,12 @@
 //! this crate, so they cannot disagree about what it says. [`parse`] turns YAML or JSON text
 //! into the typed [`model`]; every problem is a [`SpecError`] with the JSON pointer and line
 //! of the node at fault. YAML is parsed in one place, [`yaml`]. A Swagger 2.0 document is
-//! read as its OpenAPI 3.0 equivalent ([`swagger2`]), by [`parse`] and [`to_value`] alike.
+//! read as its OpenAPI 3.0 equivalent ([`swagger2`]), by [`parse`] and [`to_value`] alike;
+//! a spec split over several files is read as one by [`bundle`].
 
 #![warn(missing_docs)]
 
+pub mod bundle;
 mod error;
 pub mod extensions;
 mod load;

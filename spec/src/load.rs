@@ -167,6 +167,11 @@ pub fn to_value(source: &Source) -> Result<Value, SpecError> {
 }
 
 /// The text as a JSON value, as written.
+pub(crate) fn to_raw_value(source: &Source) -> Result<Value, SpecError> {
+    raw_value(source)
+}
+
+/// The text as a JSON value, as written.
 fn raw_value(source: &Source) -> Result<Value, SpecError> {
     let syntax = |line: Option<usize>, message: String| SpecError {
         file: source.name.clone(),
