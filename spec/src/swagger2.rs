@@ -23,8 +23,13 @@
 //! - `host`, `basePath` and `schemes` become one server per scheme (`https` when the
 //!   document names none, with a note; a path alone when it has no `host`).
 //!
-//! Each conversion is counted in one note at `/swagger`, and the lossy ones (`tsv`, an
-//! assumed scheme) get a note at their node: what the generator shows as warnings.
+//! One note at `/swagger` counts the definitions, body and form parameters, response
+//! schemas, security schemes and collection formats converted, and each lossy conversion
+//! (`tsv`, an assumed scheme) gets a note at its node: what the generator shows as
+//! warnings. Pointers into the converted document differ from the 2.0 text's where the
+//! layout moved; [`original_pointer`] maps the moved prefixes back for lines, and an
+//! operation's parameters are renumbered once its body and form parameters are taken
+//! out, so a warning's line there can be a neighbour's.
 
 use serde_json::{Map, Value, json};
 
