@@ -1,5 +1,6 @@
 //! An OpenAPI 3.0/3.1 to Rust generator: models with serde and an async `reqwest`
-//! client.
+//! client. Swagger 2.0 documents are read as their OpenAPI 3.0 equivalent (by
+//! [`spec_model`], with a `swagger2` warning saying what became what).
 //!
 //! The pipeline runs one way: [`spec_model`] (the workspace's one spec reader) reads YAML
 //! or JSON into typed spec structs,
@@ -145,6 +146,14 @@ pub fn generate_str_with(
         text: text.to_owned(),
     };
     let mut spec = spec_model::parse(&source)?;
+    // What reading the document changed (a Swagger 2.0 conversion): warnings first.
+    let read_notes: Vec<Warning<error::Located>> = std::mem::take(&mut spec.notes)
+        .into_iter()
+        .map(|problem| Warning {
+            kind: WarningKind::Swagger2,
+            problem,
+        })
+        .collect();
     let (freed_warnings, freed) = if options.dangling_refs_as_any {
         lower::free_dangling_schema_refs(&mut spec)
     } else {
@@ -165,6 +174,7 @@ pub fn generate_str_with(
         });
         warnings.splice(0..0, freed_warnings);
     }
+    warnings.splice(0..0, read_notes);
     // Locating the warnings in the text and freeing the parsed document need nothing
     // that printing does: they run beside it, on the core the smaller files leave idle.
     let (files, warnings) = std::thread::scope(|scope| {
@@ -195,11 +205,19 @@ pub fn generate_str_with(
     })
 }
 
-/// Generates the crate's source files from a spec file.
+/// Generates the crate's source files from a spec file, with every other file its
+/// `$ref`s name brought in ([`spec_model::bundle`]).
 pub fn generate_file(path: &Path, header_name: &str) -> Result<Generated, Error> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
         path: path.to_owned(),
         source,
     })?;
-    generate_str(&path.display().to_string(), &text, header_name)
+    let source = spec_model::bundle::bundle(
+        path,
+        spec_model::Source {
+            name: path.display().to_string(),
+            text,
+        },
+    )?;
+    generate_str(&source.name, &source.text, header_name)
 }

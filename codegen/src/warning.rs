@@ -76,6 +76,16 @@ pub enum WarningKind {
     /// A `pattern` the `regex` crate cannot read (look-around, backreferences): not
     /// checked before sending.
     UncheckedPattern,
+    /// An `operationId` an earlier operation already has (OpenAPI requires them unique).
+    /// The operation is kept, under the method name the first one's would get with the
+    /// next free number after it, in document order (the second `getThing` is
+    /// `get_thing2`, the third `get_thing3`): the rule every name clash of the generator
+    /// follows ([`Scope`](crate::names::Scope)), so the name is stable as long as the
+    /// operations before it keep their order.
+    DuplicateOperationId,
+    /// A Swagger 2.0 document read as its OpenAPI 3.0 equivalent: what its constructs
+    /// became (one summary), and each conversion that loses something (`spec_model::swagger2`).
+    Swagger2,
 }
 
 impl WarningKind {
@@ -101,6 +111,8 @@ impl WarningKind {
         WarningKind::BusinessError,
         WarningKind::DuplicateTag,
         WarningKind::UncheckedPattern,
+        WarningKind::DuplicateOperationId,
+        WarningKind::Swagger2,
     ];
 
     /// The kind's stable kebab-case name (`free-form-object`).
@@ -126,6 +138,8 @@ impl WarningKind {
             WarningKind::BusinessError => "business-error",
             WarningKind::DuplicateTag => "duplicate-tag",
             WarningKind::UncheckedPattern => "unchecked-pattern",
+            WarningKind::DuplicateOperationId => "duplicate-operation-id",
+            WarningKind::Swagger2 => "swagger2",
         }
     }
 
@@ -165,6 +179,12 @@ impl WarningKind {
             WarningKind::DuplicateTag => "a tag is listed twice",
             WarningKind::UncheckedPattern => {
                 "a `pattern` the `regex` crate cannot read is not checked before sending"
+            }
+            WarningKind::DuplicateOperationId => {
+                "an `operationId` used twice: the later operation's method takes a number"
+            }
+            WarningKind::Swagger2 => {
+                "a Swagger 2.0 construct is read as its OpenAPI 3.0 equivalent"
             }
         }
     }

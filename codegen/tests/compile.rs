@@ -51,6 +51,13 @@ const CORPUS: &[(&str, Expect)] = &[
     // An operation without responses (every answer is undocumented), in each of these two.
     ("buildomat.json", Expect::Compiles { warnings: 1 }),
     ("cli-gen.json", Expect::Compiles { warnings: 1 }),
+    // A Swagger 2.0 document: 1 note of what its conversion did, 8 unknown formats
+    // (`filename`, `URL`, `dateTime`, `path`), 3 free-form objects and 1 `example` with a
+    // `null` its schema does not allow.
+    (
+        "jupyter-server-2.21.1-api.yaml",
+        Expect::Compiles { warnings: 13 },
+    ),
     ("keeper.json", Expect::Compiles { warnings: 0 }),
     // 7 `format: ip` strings (an unknown format, kept a plain `String`) and 1 schema with
     // no `type` (`serde_json::Value`).
@@ -65,6 +72,7 @@ const CORPUS: &[(&str, Expect)] = &[
 /// purpose, so each must still give a crate that compiles clippy-clean. A spec added to
 /// the folder without an entry fails the test. The snapshot test pins the messages.
 const WARN: &[(&str, usize)] = &[
+    ("duplicate_operation_id.yaml", 2),
     ("http_digest.yaml", 1),
     ("prose.yaml", 22),
     ("schema_warts.yaml", 5),
@@ -197,6 +205,73 @@ fn fastapi_fixture_compiles_and_passes_its_wire_test() {
     .chain([tolerant_spec()])
     .collect();
     check_crates(&specs, |_| {});
+}
+
+/// The focused specs of issue 29 alone (each also in the test above, which compiles the
+/// whole corpus): one crate per API-key placement, every placement at once, a spec
+/// that reuses an `operationId`, one whose dangling references (parameter `content`
+/// included) are read as any value with `dangling_refs_as_any`, and the Swagger 2.0
+/// documents (the focused one and the corpus's real one). Each compiles clippy-clean,
+/// in seconds once the dependencies are built.
+#[test]
+fn api_key_placements_duplicates_freed_refs_and_swagger2_compile_without_warnings() {
+    let mut specs: Vec<Spec> = [
+        ("api_key_cookie.yaml", 0),
+        ("api_key_query.yaml", 0),
+        ("api_key_header.yaml", 0),
+        ("api_keys_together.yaml", 0),
+        // The note of what the conversion did.
+        ("swagger2.yaml", 1),
+    ]
+    .iter()
+    .map(|(file, warnings)| {
+        let path = manifest().join("tests/specs").join(file);
+        let shown = path.display().to_string();
+        (
+            crate_name(&path),
+            path,
+            shown,
+            Some(*warnings),
+            codegen::Options::default(),
+        )
+    })
+    .collect();
+    let jupyter = manifest().join("tests/corpus/jupyter-server-2.21.1-api.yaml");
+    specs.push((
+        crate_name(&jupyter),
+        jupyter.clone(),
+        jupyter.display().to_string(),
+        Some(13),
+        codegen::Options::default(),
+    ));
+    let duplicates = manifest().join("tests/specs/warn/duplicate_operation_id.yaml");
+    specs.push((
+        "gen-warn-duplicate-operation-id".to_owned(),
+        duplicates.clone(),
+        duplicates.display().to_string(),
+        Some(2),
+        codegen::Options::default(),
+    ));
+    let dangling = manifest().join("tests/specs/bad/dangling_refs_in_content.yaml");
+    specs.push((
+        "gen-freed-dangling-refs-in-content".to_owned(),
+        dangling.clone(),
+        dangling.display().to_string(),
+        // Five freed references, and the body's extra properties any JSON.
+        Some(6),
+        codegen::Options {
+            dangling_refs_as_any: true,
+            ..codegen::Options::default()
+        },
+    ));
+    check_crates(&specs, |dir| {
+        let client = std::fs::read_to_string(dir.join("gen-api-key-cookie/src/client.rs")).unwrap();
+        assert!(client.contains("cookies.push("), "the key goes as a cookie");
+        assert!(
+            !dir.join("gen-api-key-cookie/src/encode.rs").exists(),
+            "an API key is sent as given: nothing to percent-encode"
+        );
+    });
 }
 
 /// `tests/specs/lenient_scalars.yaml` generated with `--tolerant`, as the crate

@@ -101,3 +101,59 @@ components:
         ]
     );
 }
+
+/// References inside a parameter's `content` schema (which the spec model keeps as JSON),
+/// nested in it, in a component parameter, in a body's extra properties and in an
+/// answer's `allOf`: all named in one run, and all read as any JSON value with
+/// `dangling_refs_as_any`, so the crate is generated (the compile test builds it).
+#[test]
+fn dangling_references_in_every_schema_place_are_named_and_freed() {
+    let name = "tests/specs/bad/dangling_refs_in_content.yaml";
+    let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name))
+        .unwrap();
+    let err = codegen::generate_str(name, &text, name).unwrap_err();
+    let codegen::Error::Specs(problems) = &err else {
+        panic!("expected every dangling $ref, got: {err}");
+    };
+    let found: Vec<(Option<usize>, &str)> = problems
+        .iter()
+        .map(|p| (p.line, p.pointer.as_str()))
+        .collect();
+    let expected = [
+        (
+            Some(57),
+            "/components/parameters/Where/content/application~1json/schema/$ref",
+        ),
+        (
+            Some(17),
+            "/paths/~1things/parameters/0/content/application~1json/schema/$ref",
+        ),
+        (
+            Some(28),
+            "/paths/~1things/get/parameters/0/content/application~1json/schema/properties/by/$ref",
+        ),
+        (
+            Some(38),
+            "/paths/~1things/get/responses/200/content/application~1json/schema/items/allOf/0/$ref",
+        ),
+        (
+            Some(47),
+            "/paths/~1things/post/requestBody/content/application~1json/schema/additionalProperties/$ref",
+        ),
+    ];
+    assert_eq!(found, expected);
+
+    let options = codegen::Options {
+        dangling_refs_as_any: true,
+        ..codegen::Options::default()
+    };
+    let generated = codegen::generate_str_with(name, &text, name, &options).unwrap();
+    let freed: Vec<(Option<usize>, &str)> = generated
+        .warnings
+        .iter()
+        .filter(|w| w.kind == codegen::WarningKind::DanglingRef)
+        .map(|w| (w.problem.line, w.problem.pointer.as_str()))
+        .collect();
+    assert_eq!(freed, expected);
+    assert!(generated.left_out.is_empty(), "{:?}", generated.left_out);
+}

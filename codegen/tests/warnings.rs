@@ -52,6 +52,51 @@ fn two_authorization_schemes_in_one_requirement_are_left_out() {
     assert!(client.contains("&[&[Scheme::Partner]]"), "{client}");
 }
 
+/// Every reused `operationId` is named in one run, each at its node, and no operation is
+/// lost: later ones take the next free number of the first one's method name, in
+/// document order; `--deny-warnings` still refuses the spec unless the kind is allowed.
+#[test]
+fn duplicated_operation_ids_are_all_named_and_numbered() {
+    let name = "tests/specs/warn/duplicate_operation_id.yaml";
+    let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name))
+        .unwrap();
+    let generated = codegen::generate_str(name, &text, name).unwrap();
+    let at: Vec<(Option<usize>, &str)> = generated
+        .warnings
+        .iter()
+        .map(|w| (w.problem.line, w.problem.pointer.as_str()))
+        .collect();
+    assert_eq!(
+        at,
+        [
+            (Some(16), "/paths/~1y/get/operationId"),
+            (Some(20), "/paths/~1y/post/operationId")
+        ]
+    );
+    let client = &generated
+        .files
+        .iter()
+        .find(|f| f.path == "client.rs")
+        .unwrap()
+        .contents;
+    let methods: Vec<&str> = client
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub async fn "))
+        .map(|l| l.split('(').next().unwrap())
+        .collect();
+    assert_eq!(
+        methods,
+        ["get_thing", "get_thing2", "get_thing3", "get_thing22"]
+    );
+    assert!(generated.left_out.is_empty());
+    assert_eq!(generated.denied(&[]).len(), 2);
+    assert!(
+        generated
+            .denied(&[codegen::WarningKind::DuplicateOperationId])
+            .is_empty()
+    );
+}
+
 /// The summary that closes a run's warnings names every operation left out of the
 /// client, so none is lost among the other warnings (a real spec had one such line among
 /// 336 warnings for 106 operations).
@@ -128,12 +173,18 @@ fn every_warning_of_the_test_specs_has_its_kind() {
         "corpus/api.github.com.json untyped-schema 9",
         "corpus/buildomat.json no-responses 1",
         "corpus/cli-gen.json no-responses 1",
+        "corpus/jupyter-server-2.21.1-api.yaml example-mismatch 1",
+        "corpus/jupyter-server-2.21.1-api.yaml free-form-object 3",
+        "corpus/jupyter-server-2.21.1-api.yaml swagger2 1",
+        "corpus/jupyter-server-2.21.1-api.yaml unknown-format 8",
         "corpus/nexus.json unknown-format 7",
         "corpus/nexus.json untyped-schema 1",
         "corpus/tradovate-openapi-2026-08-21.json free-form-object 3",
         "specs/any_json.yaml free-form-object 3",
         "specs/any_json.yaml untyped-list 1",
         "specs/any_json.yaml untyped-schema 2",
+        "specs/bad/dangling_refs_in_content.yaml dangling-ref 5",
+        "specs/bad/dangling_refs_in_content.yaml free-form-object 1",
         "specs/bad/missing_ref.yaml dangling-ref 1",
         "specs/fastapi_mini.yaml free-form-object 2",
         "specs/fastapi_mini.yaml stray-path-parameter 1",
@@ -148,7 +199,9 @@ fn every_warning_of_the_test_specs_has_its_kind() {
         "specs/security.yaml unsupported-security 2",
         "specs/shared_inline.yaml free-form-object 2",
         "specs/shared_inline.yaml untyped-schema 2",
+        "specs/swagger2.yaml swagger2 1",
         "specs/tuples.yaml untyped-list 1",
+        "specs/warn/duplicate_operation_id.yaml duplicate-operation-id 2",
         "specs/warn/http_digest.yaml operation-left-out 1",
         "specs/warn/prose.yaml prose 22",
         "specs/warn/schema_warts.yaml example-mismatch 3",

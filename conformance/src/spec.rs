@@ -342,14 +342,19 @@ pub struct Identity {
 }
 
 impl Spec {
-    /// Loads and parses a spec file.
+    /// Loads and parses a spec file, with every other file its `$ref`s name brought in
+    /// (`spec_model::bundle`).
     pub fn load(path: &Path) -> Result<Spec, HarnessError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| HarnessError::Config(format!("cannot read {}: {e}", path.display())))?;
-        Ok(Spec::from_source(&Source {
-            name: path.display().to_string(),
-            text,
-        })?)
+        let source = spec_model::bundle::bundle(
+            path,
+            Source {
+                name: path.display().to_string(),
+                text,
+            },
+        )?;
+        Ok(Spec::from_source(&source)?)
     }
 
     /// Parses the spec built into the binary (`builtin::SPEC`).
@@ -515,11 +520,14 @@ impl<'a> View<'a> {
         let mut refs = RefCheck::new(self.doc);
         // The generator's method names: its own methods reserved first, then one claim
         // per operation in document order (see `codegen::lower::operation`). An operation
-        // without `operationId` is called by the name it gets there.
+        // without `operationId`, or whose `operationId` an earlier operation already
+        // has, is called by the name it gets there (`get_thing2` for the second
+        // `getThing`, as the generator's `duplicate-operation-id` warning says).
         let mut method_names = codegen::names::Scope::default();
         for taken in codegen::names::CLIENT_METHODS {
             method_names.claim((*taken).to_owned());
         }
+        let mut taken_ids: BTreeSet<String> = BTreeSet::new();
         for (path, item) in &self.model.paths {
             let item_ptr = push_pointer("/paths", path);
             if item.reference.is_some() {
@@ -544,7 +552,14 @@ impl<'a> View<'a> {
                 let claimed = method_names.claim(codegen::names::snake(
                     named.unwrap_or(&format!("{method} {path}")),
                 ));
-                let id = named.map_or(claimed, str::to_owned);
+                // An operationId is kept unless an earlier operation, usable or not, has it
+                // or is called by it; the method name is unique among those.
+                let id = match named {
+                    Some(named) if !taken_ids.contains(named) => named.to_owned(),
+                    _ => claimed,
+                };
+                taken_ids.extend(named.map(str::to_owned));
+                taken_ids.insert(id.clone());
                 let mut problems = Problems::new();
                 if let Some(first) = operations.iter().find(|o| o.id == id) {
                     problems.push(Located::new(

@@ -217,6 +217,79 @@ paths:
     );
 }
 
+/// A reused `operationId` (which OpenAPI forbids and real documents do) leaves no
+/// operation out: the first keeps its id, each later one is called by the method the
+/// generator gives it (its `duplicate-operation-id` warning names it), also where an
+/// operation's own id spells that number.
+#[test]
+fn duplicated_operation_ids_are_named_as_the_generator_names_them() {
+    let text = r##"
+openapi: 3.0.3
+info: { title: t, version: "1" }
+paths:
+  /x:
+    get: { operationId: getThing, responses: { "204": { description: ok } } }
+  /y:
+    get: { operationId: getThing, responses: { "204": { description: ok } } }
+    post: { operationId: getThing, responses: { "204": { description: ok } } }
+  /z:
+    get: { operationId: get_thing2, responses: { "204": { description: ok } } }
+"##;
+    let spec = Spec::parse(text).unwrap();
+    assert!(spec.left_out.is_empty(), "{:?}", spec.left_out);
+    let ids: Vec<&str> = spec.operations.iter().map(|o| o.id.as_str()).collect();
+    assert_eq!(ids, ["getThing", "get_thing2", "get_thing3", "get_thing22"]);
+    let generated = codegen::generate_str("t.yaml", text, "t.yaml").unwrap();
+    let client = &generated
+        .files
+        .iter()
+        .find(|f| f.path == "client.rs")
+        .unwrap()
+        .contents;
+    // The first keeps its operationId in the harness; the rest are the client's methods.
+    for method in ["get_thing", "get_thing2", "get_thing3", "get_thing22"] {
+        assert!(
+            client.contains(&format!("pub async fn {method}(")),
+            "no method {method}"
+        );
+    }
+    let warned: Vec<&str> = generated
+        .warnings
+        .iter()
+        .filter(|w| w.kind == codegen::WarningKind::DuplicateOperationId)
+        .map(|w| w.problem.message.as_str())
+        .collect();
+    assert_eq!(warned.len(), 2, "{warned:?}");
+    assert!(
+        warned[0].ends_with("method is `get_thing2`"),
+        "{}",
+        warned[0]
+    );
+    assert!(
+        warned[1].ends_with("method is `get_thing3`"),
+        "{}",
+        warned[1]
+    );
+}
+
+/// A spec split over files (the generator's three-file focused spec) loads as one, its
+/// operations named as in the one-file equivalent.
+#[test]
+fn a_spec_split_over_files_loads_as_one() {
+    let dir = manifest().join("../codegen/tests/specs/multi_file");
+    let split = Spec::load(&dir.join("openapi.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let one = Spec::load(&dir.join("one_file.yaml")).unwrap();
+    let ids = |s: &Spec| {
+        s.operations
+            .iter()
+            .map(|o| o.id.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&split), ["listPets", "getPet"]);
+    assert_eq!(ids(&split), ids(&one));
+    assert!(split.left_out.is_empty(), "{:?}", split.left_out);
+}
+
 /// Every document of the generator's corpus loads (operations it cannot use would be left
 /// out with a located reason, never the whole document): how many operations each gives
 /// and how many problems leave some out. All of them name every operation; the
@@ -229,6 +302,7 @@ fn every_corpus_document_loads() {
         ("api.github.com.json", 767, 0),
         ("buildomat.json", 21, 0),
         ("cli-gen.json", 1, 0),
+        ("jupyter-server-2.21.1-api.yaml", 32, 0),
         ("keeper.json", 6, 0),
         ("nexus.json", 193, 0),
         ("param-collision.json", 1, 0),

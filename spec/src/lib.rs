@@ -3,15 +3,19 @@
 //! The generator, the conformance harness and the reference server all read a spec through
 //! this crate, so they cannot disagree about what it says. [`parse`] turns YAML or JSON text
 //! into the typed [`model`]; every problem is a [`SpecError`] with the JSON pointer and line
-//! of the node at fault. YAML is parsed in one place, [`yaml`].
+//! of the node at fault. YAML is parsed in one place, [`yaml`]. A Swagger 2.0 document is
+//! read as its OpenAPI 3.0 equivalent ([`swagger2`]), by [`parse`] and [`to_value`] alike;
+//! a spec split over several files is read as one by [`bundle`].
 
 #![warn(missing_docs)]
 
+pub mod bundle;
 mod error;
 pub mod extensions;
 mod load;
 mod locate;
 pub mod model;
+pub mod swagger2;
 pub mod yaml;
 
 pub use error::{Located, SpecError, push_pointer};

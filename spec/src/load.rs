@@ -20,9 +20,14 @@ pub struct Source {
 }
 
 impl Source {
-    /// Turns a located problem into a spec error with file name and line.
+    /// Turns a located problem into a spec error with file name and line. A pointer of a
+    /// converted Swagger 2.0 document that the text does not show is looked up as the
+    /// 2.0 node it came from.
     pub fn error(&self, located: Located) -> SpecError {
-        let line = line_of(&self.text, &located.pointer);
+        let line = line_of(&self.text, &located.pointer).or_else(|| {
+            crate::swagger2::original_pointer(&located.pointer)
+                .and_then(|p| line_of(&self.text, &p))
+        });
         SpecError {
             file: self.name.clone(),
             pointer: located.pointer,
@@ -40,7 +45,10 @@ impl Source {
             .into_iter()
             .map(|located| SpecError {
                 file: self.name.clone(),
-                line: locator.line_of(&located.pointer),
+                line: locator.line_of(&located.pointer).or_else(|| {
+                    crate::swagger2::original_pointer(&located.pointer)
+                        .and_then(|p| locator.line_of(&p))
+                }),
                 pointer: located.pointer,
                 message: located.message,
             })
@@ -80,12 +88,40 @@ pub fn parse(source: &Source) -> Result<OpenApi, SpecError> {
                     message: format!("invalid JSON: {inner}"),
                 });
             }
-            Err(e) => return Err(located(e)),
+            Err(e) => {
+                // A 2.0 document need not fit the 3.0 model: read it converted.
+                return match raw_value(source) {
+                    Ok(value) if crate::swagger2::is_swagger(&value) => {
+                        from_swagger(source, &value)
+                    }
+                    _ => Err(located(e)),
+                };
+            }
         }
     } else {
-        let value = to_value(source)?;
+        let value = raw_value(source)?;
+        if crate::swagger2::is_swagger(&value) {
+            return from_swagger(source, &value);
+        }
         serde_path_to_error::deserialize(&value).map_err(located)?
     };
+    if spec.swagger.is_some() && spec.openapi.is_none() {
+        // Read again as its 3.0 equivalent: only 2.0 documents pay for the second pass.
+        return from_swagger(source, &raw_value(source)?);
+    }
+    check_version(&spec).map_err(|l| source.error(l))?;
+    Ok(spec)
+}
+
+/// A Swagger document read as its OpenAPI 3.0 equivalent, the conversion's notes kept
+/// on the model.
+fn from_swagger(source: &Source, value: &Value) -> Result<OpenApi, SpecError> {
+    let converted = crate::swagger2::convert(value).map_err(|l| source.error(l))?;
+    let mut spec: OpenApi = serde_path_to_error::deserialize(&converted.document).map_err(|e| {
+        let pointer = pointer_of(e.path());
+        source.error(Located::new(pointer, e.into_inner().to_string()))
+    })?;
+    spec.notes = converted.notes;
     check_version(&spec).map_err(|l| source.error(l))?;
     Ok(spec)
 }
@@ -118,7 +154,25 @@ fn looks_json(source: &Source) -> bool {
 
 /// Parses the text (YAML or JSON) into a JSON value, with the parser's own line on syntax
 /// errors: for readers that want the untyped tree (JSON Schema validation, `$ref` walks).
+/// A Swagger 2.0 document comes as its OpenAPI 3.0 equivalent, the tree [`parse`] reads,
+/// so pointers into one are pointers into the other.
 pub fn to_value(source: &Source) -> Result<Value, SpecError> {
+    let value = raw_value(source)?;
+    if crate::swagger2::is_swagger(&value) {
+        return crate::swagger2::convert(&value)
+            .map(|c| c.document)
+            .map_err(|l| source.error(l));
+    }
+    Ok(value)
+}
+
+/// The text as a JSON value, as written.
+pub(crate) fn to_raw_value(source: &Source) -> Result<Value, SpecError> {
+    raw_value(source)
+}
+
+/// The text as a JSON value, as written.
+fn raw_value(source: &Source) -> Result<Value, SpecError> {
     let syntax = |line: Option<usize>, message: String| SpecError {
         file: source.name.clone(),
         pointer: String::new(),
@@ -187,9 +241,24 @@ mod tests {
     }
 
     #[test]
-    fn swagger_is_rejected() {
-        let err = parse(&src("swagger: '2.0'\n")).unwrap_err().to_string();
-        assert!(err.contains("Swagger 2.0"), "{err}");
+    fn swagger_2_is_read_as_openapi_3_and_other_versions_are_refused() {
+        let spec = parse(&src(
+            "swagger: '2.0'\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        200: {description: ok, schema: {$ref: '#/definitions/A'}}\ndefinitions:\n  A: {type: string}\n",
+        ))
+        .unwrap();
+        assert_eq!(spec.openapi.as_deref(), Some("3.0.3"));
+        assert!(spec.components.schemas.contains_key("A"));
+        assert!(spec.notes[0].message.contains("Swagger 2.0"));
+        let err = parse(&src("swagger: '1.2'\n")).unwrap_err().to_string();
+        assert!(err.contains("Swagger version 1.2"), "{err}");
+        // A converted pointer is located at the 2.0 node it came from.
+        let s = src(
+            "swagger: '2.0'\ninfo: {title: t, version: '1'}\npaths: {}\ndefinitions:\n  A: {type: string}\n",
+        );
+        assert_eq!(
+            s.error(Located::new("/components/schemas/A", "x")).line,
+            Some(5)
+        );
     }
 
     #[test]

@@ -92,6 +92,10 @@ pub struct OpenApi {
     /// `x-mistyped-input`: the levels of rejecting coercible and unreadable mistyped inputs.
     #[serde(rename = "x-mistyped-input")]
     pub mistyped_input: Option<MistypedInput>,
+    /// What reading the document changed (a Swagger 2.0 document's conversion,
+    /// [`crate::swagger2`]), for a reader to show as warnings; empty for OpenAPI 3.
+    #[serde(skip)]
+    pub notes: Vec<crate::error::Located>,
 }
 
 /// A `servers` entry.

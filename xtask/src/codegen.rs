@@ -40,6 +40,10 @@ pub struct Args {
     /// Print every warning kind with what it is about, and exit.
     #[arg(long)]
     list_warning_kinds: bool,
+    /// Write the spec as one file to OUT (relative to the repository root), every other
+    /// file its `$ref`s name brought in, and exit without generating (as `redocly bundle`).
+    #[arg(long, value_name = "OUT", conflicts_with_all = ["check", "crate_dir"])]
+    bundle: Option<PathBuf>,
     /// Read a schema `$ref` that points at nothing as any JSON value
     /// (`serde_json::Value`), with a warning each, instead of refusing the spec.
     #[arg(long)]
@@ -146,6 +150,31 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // A spec split over files is read as one: the files its `$ref`s name brought in.
+    let source = spec_model::Source {
+        name: header_name.clone(),
+        text,
+    };
+    let text = match spec_model::bundle::bundle(&spec, source) {
+        Ok(bundled) => bundled.text,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(out) = &args.bundle {
+        let out = root.join(out);
+        return match std::fs::write(&out, &text) {
+            Ok(()) => {
+                println!("wrote {}", out.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", out.display());
+                ExitCode::from(2)
+            }
+        };
+    }
     // Errors name the spec as given, relative to the repository root.
     let options = codegen::Options {
         dangling_refs_as_any: args.dangling_refs_as_any,
@@ -307,6 +336,7 @@ mod tests {
             deny_warnings: false,
             allow_warning: Vec::new(),
             list_warning_kinds: false,
+            bundle: None,
             dangling_refs_as_any: false,
             string_formats: false,
             tolerant: false,
@@ -390,6 +420,34 @@ mod tests {
             "pub fn mine() {}"
         );
         std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    /// `--bundle OUT` writes the split spec as one file, which generates the crate the
+    /// split spec does, and writes nothing else.
+    #[test]
+    fn bundle_writes_a_split_spec_as_one_file() {
+        let dir = scratch("bundle");
+        let out = dir.join("bundle.json");
+        let mut bundling = args(
+            "codegen/tests/specs/multi_file/openapi.yaml",
+            &dir.join("src"),
+            false,
+        );
+        bundling.bundle = Some(out.clone());
+        assert_eq!(run(bundling), ExitCode::SUCCESS);
+        assert!(!dir.join("src").exists(), "nothing generated");
+        let text = std::fs::read_to_string(&out).unwrap();
+        let one = codegen::generate_str("b.json", &text, "pets.yaml").unwrap();
+        let split = codegen::generate_file(
+            &root().join("codegen/tests/specs/multi_file/openapi.yaml"),
+            "pets.yaml",
+        )
+        .unwrap();
+        assert_eq!(
+            one.files.iter().map(|f| &f.contents).collect::<Vec<_>>(),
+            split.files.iter().map(|f| &f.contents).collect::<Vec<_>>()
+        );
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]

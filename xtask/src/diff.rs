@@ -84,7 +84,17 @@ fn load(arg: &str) -> Result<spec_model::Source, String> {
             }
             String::from_utf8(out.stdout).map_err(|_| format!("{arg}: not UTF-8 text"))?
         }
-        None => std::fs::read_to_string(arg).map_err(|e| format!("cannot read {arg}: {e}"))?,
+        None => {
+            // A file: the files its `$ref`s name are brought in beside it.
+            let text =
+                std::fs::read_to_string(arg).map_err(|e| format!("cannot read {arg}: {e}"))?;
+            let source = spec_model::Source {
+                name: arg.to_owned(),
+                text,
+            };
+            return spec_model::bundle::bundle(std::path::Path::new(arg), source)
+                .map_err(|e| e.to_string());
+        }
     };
     Ok(spec_model::Source {
         name: arg.to_owned(),

@@ -487,6 +487,22 @@ pub fn items(api: &Api) -> TokenStream {
         let f = ident(&s.stem);
         quote!(Scheme::#v => self.#f.is_some(),)
     });
+    // Cookies go on the list the caller joins into one `Cookie` header, not on
+    // `request`: a spec whose every scheme is a cookie leaves `request` as it came, and a
+    // needless `mut` would fail `clippy -D warnings` in its crate.
+    let request_mut = api
+        .schemes
+        .iter()
+        .any(|s| {
+            !matches!(
+                s.kind,
+                SchemeKind::ApiKey {
+                    location: ApiKeyLocation::Cookie,
+                    ..
+                }
+            )
+        })
+        .then(|| quote!(mut));
     let has_bearer = bearer(api);
     let sources_param =
         has_bearer.then(|| quote!(, sources: &mut Vec<std::sync::Arc<dyn TokenSource>>));
@@ -524,7 +540,7 @@ pub fn items(api: &Api) -> TokenStream {
             }
 
             #[doc = #authorize_doc]
-            fn authorize(&self, mut request: reqwest::RequestBuilder, #cookie_param alternatives: &[&[Scheme]] #sources_param) -> reqwest::RequestBuilder {
+            fn authorize(&self, #request_mut request: reqwest::RequestBuilder, #cookie_param alternatives: &[&[Scheme]] #sources_param) -> reqwest::RequestBuilder {
                 let Some(chosen) = alternatives
                     .iter()
                     .find(|schemes| schemes.iter().all(|scheme| self.is_set(*scheme)))

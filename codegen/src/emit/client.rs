@@ -1652,12 +1652,13 @@ fn method(
     }
     uses.json_text |= op.params.iter().any(|p| p.list == ListEncoding::JsonText);
     let add_params = op.params.iter().map(add_param);
-    let has_cookies = op
+    let cookie_params = op
         .params
         .iter()
-        .any(|p| p.location == ParamLocation::Cookie)
-        || auth::sends_cookie(op, api);
-    if has_cookies {
+        .any(|p| p.location == ParamLocation::Cookie);
+    let has_cookies = cookie_params || auth::sends_cookie(op, api);
+    if cookie_params {
+        // Parameter values are percent-encoded; an API key goes as the user gave it.
         uses.path = true;
     }
     let cookie_vec = has_cookies.then(|| quote!(let mut cookies: Vec<String> = Vec::new();));

@@ -21,8 +21,10 @@ impl Lowerer<'_> {
             method_names.claim((*taken).to_owned());
         }
         let mut prefixes = Scope::default();
-        // operationId → where it was first seen: a duplicate is an error of the spec
-        // (OpenAPI requires them unique), not a name to quietly suffix.
+        // operationId → where it was first seen: a duplicate breaks OpenAPI's rule, but
+        // refusing the document would stop its user at the first of possibly several
+        // (one per run); the operation keeps its place, numbered by `method_names`, and a
+        // warning names both places and the method it got.
         let mut ids: std::collections::HashMap<&str, String> = std::collections::HashMap::new();
         let mut out = Vec::new();
         // operationId → client method, for extensions that name an operation.
@@ -48,21 +50,19 @@ impl Lowerer<'_> {
             }
             for (method, op) in item.operations() {
                 let ptr = push_pointer(&item_ptr, method);
+                let mut duplicate = None;
                 if let Some(id) = op
                     .operation_id
                     .as_deref()
                     .filter(|id| !id.trim().is_empty())
                 {
                     let here = push_pointer(&ptr, "operationId");
-                    if let Some(first) = ids.get(id) {
-                        return Err(Located::new(
-                            here,
-                            format!(
-                                "operationId `{id}` is already used at {first}; operationIds must be unique"
-                            ),
-                        ));
+                    match ids.get(id) {
+                        Some(first) => duplicate = Some((id, here, first.clone())),
+                        None => {
+                            ids.insert(id, here);
+                        }
                     }
-                    ids.insert(id, here);
                 }
                 match self.operation(
                     path,
@@ -74,13 +74,35 @@ impl Lowerer<'_> {
                     &mut prefixes,
                 ) {
                     Ok(lowered) => {
-                        if let Some(id) = &op.operation_id {
+                        if let Some((id, here, first)) = duplicate {
+                            self.warn(
+                                WarningKind::DuplicateOperationId,
+                                here,
+                                format!(
+                                    "operationId `{id}` is already used at {first} \
+                                     (operationIds must be unique); this operation's \
+                                     method is `{}`",
+                                    lowered.name
+                                ),
+                            );
+                        } else if let Some(id) = &op.operation_id {
+                            // An extension naming a duplicated id means its first use.
                             methods_by_id.push((id.clone(), lowered.name.clone()));
                         }
                         out.push(lowered);
                     }
                     Err(Problem::Refuse(located)) => return Err(located),
                     Err(Problem::Skip(located)) => {
+                        if let Some((id, here, first)) = duplicate {
+                            self.warn(
+                                WarningKind::DuplicateOperationId,
+                                here,
+                                format!(
+                                    "operationId `{id}` is already used at {first} \
+                                     (operationIds must be unique)"
+                                ),
+                            );
+                        }
                         let message = format!(
                             "operation `{method} {path}` is left out of the client: {}",
                             located.message

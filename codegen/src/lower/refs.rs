@@ -15,7 +15,8 @@ use spec_model::model::{
 };
 
 /// Component schema key to the number of `$ref`s to it anywhere the generator reads
-/// (schemas, parameters, bodies and responses, in components and paths); a
+/// (schemas, parameters and their `content`, bodies and responses, in components and
+/// paths); a
 /// discriminator's `mapping` names a branch already referenced and is not counted.
 pub(super) fn schema_ref_counts(spec: &OpenApi) -> HashMap<String, usize> {
     let mut counts = HashMap::new();
@@ -84,6 +85,15 @@ fn parameter(p: &Parameter, counts: &mut HashMap<String, usize>) {
     if let Some(s) = &p.schema {
         schema(s, counts);
     }
+    if let Some(content) = p.content.as_ref().and_then(media_types) {
+        media(&content, counts);
+    }
+}
+
+/// A parameter's `content` (which the spec model keeps as JSON) as media types, when it
+/// reads as such.
+fn media_types(content: &serde_json::Value) -> Option<indexmap::IndexMap<String, MediaType>> {
+    serde_json::from_value(content.clone()).ok()
 }
 
 fn media(content: &indexmap::IndexMap<String, MediaType>, counts: &mut HashMap<String, usize>) {
@@ -221,6 +231,11 @@ impl Dangling<'_> {
         if let Some(s) = &p.schema {
             self.schema(s, &push_pointer(ptr, "schema"));
         }
+        // A parameter's `content` is kept as it came (the lowering says what it cannot
+        // read); read here as a body's media types so its schemas are checked too.
+        if let Some(content) = p.content.as_ref().and_then(media_types) {
+            self.media(&content, ptr);
+        }
     }
 
     fn media(&mut self, content: &indexmap::IndexMap<String, MediaType>, ptr: &str) {
@@ -251,8 +266,10 @@ impl Dangling<'_> {
 /// Replaces every schema `$ref` that points at no component schema by a schema that
 /// admits any JSON value (documented as such), and returns one warning per reference at
 /// its `$ref` and the pointers of the replaced schemas: what `--dangling-refs-as-any`
-/// asks, to go on with a spec whose author has not fixed its references yet. References
-/// to missing parameters, bodies and responses are left: they stay errors.
+/// asks, to go on with a spec whose author has not fixed its references yet. It frees
+/// every schema reference `dangling` names, so none is left to refuse the spec: those
+/// in schemas, bodies, answers and parameters, a parameter's `content` included.
+/// References to missing parameters, bodies and responses are left: they stay errors.
 pub fn free_dangling_schema_refs(spec: &mut OpenApi) -> (Vec<Warning<Located>>, Vec<String>) {
     let dangling: std::collections::BTreeSet<String> = dangling(spec)
         .into_iter()
@@ -261,29 +278,40 @@ pub fn free_dangling_schema_refs(spec: &mut OpenApi) -> (Vec<Warning<Located>>, 
         .collect();
     let mut warnings = Vec::new();
     let mut freed = Vec::new();
-    let mut free = |s: &mut Schema, ptr: &str| {
-        let at = push_pointer(ptr, "$ref");
-        if !dangling.contains(&at) {
-            return;
-        }
-        let reference = s.reference.take().unwrap_or_default();
+    // Notes the freed reference (at `ptr`, the schema that held it) and says what the
+    // schema now is: its description.
+    let mut note = |reference: &str, ptr: &str| {
         warnings.push(Warning {
             kind: WarningKind::DanglingRef,
             problem: Located::new(
-                at,
+                push_pointer(ptr, "$ref"),
                 format!(
                     "$ref `{reference}` points at no schema of `components.schemas`; read as \
                      any JSON value (`serde_json::Value`), as `--dangling-refs-as-any` asks"
                 ),
             ),
         });
-        *s = Schema {
-            description: Some(spec_model::model::Text::String(format!(
-                "Any JSON value: the spec's `$ref` `{reference}` points at nothing."
-            ))),
-            ..Schema::default()
-        };
         freed.push(ptr.to_owned());
+        format!("Any JSON value: the spec's `$ref` `{reference}` points at nothing.")
+    };
+    let mut free = |node: Node<'_>, ptr: &str| {
+        if !dangling.contains(&push_pointer(ptr, "$ref")) {
+            return;
+        }
+        match node {
+            Node::Typed(s) => {
+                let reference = s.reference.take().unwrap_or_default();
+                *s = Schema {
+                    description: Some(spec_model::model::Text::String(note(&reference, ptr))),
+                    ..Schema::default()
+                };
+            }
+            Node::Json(v) => {
+                let reference = v.get("$ref").and_then(|r| r.as_str()).unwrap_or_default();
+                let description = note(reference, ptr);
+                *v = serde_json::json!({ "description": description });
+            }
+        }
     };
     let c = &mut spec.components;
     for (key, s) in c.schemas.iter_mut() {
@@ -349,9 +377,16 @@ fn operations_mut(item: &mut PathItem) -> Vec<(&'static str, &mut Operation)> {
     .collect()
 }
 
+/// A schema the dangling-reference walk may replace: typed, or kept as JSON by the spec
+/// model (a parameter's `content`).
+enum Node<'a> {
+    Typed(&'a mut Schema),
+    Json(&'a mut serde_json::Value),
+}
+
 /// Calls `f` on a schema and every schema inside it, with each one's pointer.
-fn walk_schema_mut(s: &mut Schema, ptr: &str, f: &mut impl FnMut(&mut Schema, &str)) {
-    f(s, ptr);
+fn walk_schema_mut(s: &mut Schema, ptr: &str, f: &mut impl FnMut(Node<'_>, &str)) {
+    f(Node::Typed(s), ptr);
     for (name, p) in s.properties.iter_mut() {
         walk_schema_mut(p, &push_pointer(&push_pointer(ptr, "properties"), name), f);
     }
@@ -373,16 +408,58 @@ fn walk_schema_mut(s: &mut Schema, ptr: &str, f: &mut impl FnMut(&mut Schema, &s
     }
 }
 
-fn parameter_mut(p: &mut Parameter, ptr: &str, f: &mut impl FnMut(&mut Schema, &str)) {
+fn parameter_mut(p: &mut Parameter, ptr: &str, f: &mut impl FnMut(Node<'_>, &str)) {
     if let Some(s) = &mut p.schema {
         walk_schema_mut(s, &push_pointer(ptr, "schema"), f);
+    }
+    let content_ptr = push_pointer(ptr, "content");
+    if let Some(content) = p.content.as_mut().and_then(|c| c.as_object_mut()) {
+        for (media, mt) in content.iter_mut() {
+            if let Some(s) = mt.get_mut("schema") {
+                let at = push_pointer(&push_pointer(&content_ptr, media), "schema");
+                walk_json_schema_mut(s, &at, f);
+            }
+        }
+    }
+}
+
+/// [`walk_schema_mut`] over a schema kept as JSON, through the same keywords.
+fn walk_json_schema_mut(s: &mut serde_json::Value, ptr: &str, f: &mut impl FnMut(Node<'_>, &str)) {
+    if !s.is_object() {
+        return;
+    }
+    f(Node::Json(s), ptr);
+    let Some(object) = s.as_object_mut() else {
+        return;
+    };
+    for (key, value) in object.iter_mut() {
+        match (key.as_str(), value) {
+            ("properties", serde_json::Value::Object(props)) => {
+                let at = push_pointer(ptr, "properties");
+                for (name, p) in props.iter_mut() {
+                    walk_json_schema_mut(p, &push_pointer(&at, name), f);
+                }
+            }
+            (key @ ("items" | "additionalProperties"), value) => {
+                walk_json_schema_mut(value, &push_pointer(ptr, key), f);
+            }
+            (
+                key @ ("allOf" | "oneOf" | "anyOf" | "prefixItems"),
+                serde_json::Value::Array(parts),
+            ) => {
+                for (i, part) in parts.iter_mut().enumerate() {
+                    walk_json_schema_mut(part, &format!("{ptr}/{key}/{i}"), f);
+                }
+            }
+            _ => {}
+        }
     }
 }
 
 fn media_mut(
     content: &mut indexmap::IndexMap<String, MediaType>,
     ptr: &str,
-    f: &mut impl FnMut(&mut Schema, &str),
+    f: &mut impl FnMut(Node<'_>, &str),
 ) {
     for (media, mt) in content.iter_mut() {
         if let Some(s) = &mut mt.schema {

@@ -1,0 +1,523 @@
+//! A spec split over several files read as one document: every `$ref` to another file
+//! (`schemas.yaml#/Pet`, `./params/id.json`, YAML or JSON, relative to the file that holds
+//! the reference, nested to any depth) is brought into the root document, as `redocly
+//! bundle` does.
+//!
+//! The rules, for any document:
+//!
+//! - A reference where a schema sits (under a `schema`, in `components.schemas`, or
+//!   anywhere inside a schema brought in) becomes a component schema, named after the
+//!   last token of its pointer (the file's stem when the pointer is empty), numbered when
+//!   the name is taken; the reference points at it. Schemas that refer to each other
+//!   across files (a cycle) are fine: each is brought in once.
+//! - Any other reference (a parameter, a response, a path item) is replaced by what it
+//!   points at, brought in the same way; a cycle among those is an error naming each
+//!   reference on it.
+//! - A local reference (`#/...`) inside another file means that file's node.
+//! - URLs are refused: this reader opens files only.
+//! - Examples, defaults, enums, constants and `x-` extensions are data: a `$ref` key in
+//!   there is a value, not a reference, and is left alone (GitHub's description has
+//!   URL-valued `$ref`s in its examples). An example given by a `$ref` to a file is
+//!   therefore left as it came.
+//!
+//! Every error names the file, the line and the pointer of the `$ref` at fault. A
+//! document without a reference to another file is returned as it came, text included,
+//! so everything said about it (lines of warnings) is said about the file itself.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::error::{Located, SpecError, push_pointer};
+use crate::load::Source;
+
+/// Reads the spec at `path`, with every other file it refers to brought in (see
+/// [`bundle`]).
+pub fn load(path: &Path) -> Result<Source, SpecError> {
+    let text = std::fs::read_to_string(path).map_err(|e| SpecError {
+        file: path.display().to_string(),
+        pointer: String::new(),
+        line: None,
+        message: format!("cannot read the file: {e}"),
+    })?;
+    bundle(
+        path,
+        Source {
+            name: path.display().to_string(),
+            text,
+        },
+    )
+}
+
+/// `source`, the text of the file at `path`, with every other file it refers to brought
+/// in. A single-file spec comes back unchanged; a bundled one as JSON text under the
+/// root file's name.
+pub fn bundle(path: &Path, source: Source) -> Result<Source, SpecError> {
+    // Most specs are one file: told from the text alone, without parsing it again.
+    if !mentions_a_file(&source.text) {
+        return Ok(source);
+    }
+    let root = crate::load::to_raw_value(&source)?;
+    if !has_external_ref(&root, "") {
+        return Ok(source);
+    }
+    let base = normalize(path);
+    let mut bundler = Bundler {
+        root: base.clone(),
+        files: HashMap::new(),
+        named: HashMap::new(),
+        taken: Default::default(),
+        schemas: Map::new(),
+        stack: Vec::new(),
+    };
+    bundler
+        .files
+        .insert(base.clone(), (source.clone(), root.clone()));
+    if let Some(Value::Object(existing)) = root.pointer("/components/schemas") {
+        bundler.taken.extend(existing.keys().cloned());
+    }
+    let mut out = root.clone();
+    bundler.walk(&mut out, &base, "", false)?;
+    if !bundler.schemas.is_empty() {
+        let components = out.as_object_mut().map(|o| {
+            o.entry("components")
+                .or_insert_with(|| Value::Object(Map::new()))
+        });
+        if let Some(Value::Object(components)) = components {
+            let schemas = components
+                .entry("schemas")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(schemas) = schemas {
+                schemas.extend(std::mem::take(&mut bundler.schemas));
+            }
+        }
+    }
+    Ok(Source {
+        name: source.name,
+        text: serde_json::to_string_pretty(&out).unwrap_or_default(),
+    })
+}
+
+/// Whether some `$ref` of the text (YAML or JSON) may name a file: its value neither a
+/// local pointer (`#...`) nor a URL (which the readers after this one refuse as they
+/// refuse any reference they cannot follow).
+fn mentions_a_file(text: &str) -> bool {
+    text.match_indices("$ref").any(|(i, _)| {
+        let rest = text[i + 4..].trim_start_matches(['"', '\'', ' ', ':', '\t']);
+        let value = rest.split(['"', '\'', '\n', ',', '}']).next().unwrap_or("");
+        !value.starts_with('#') && !value.contains("://")
+    })
+}
+
+/// Whether any `$ref` of `value` (at `at`) names another file.
+fn has_external_ref(value: &Value, at: &str) -> bool {
+    match value {
+        Value::Object(o) => {
+            o.get("$ref")
+                .and_then(Value::as_str)
+                .is_some_and(|r| !r.starts_with('#'))
+                || o.iter().any(|(key, child)| {
+                    !is_data(at, key) && has_external_ref(child, &push_pointer(at, key))
+                })
+        }
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .any(|(i, child)| has_external_ref(child, &format!("{at}/{i}"))),
+        _ => false,
+    }
+}
+
+/// Maps whose keys are names the spec's author chose (a property called `example` is a
+/// property, not an example).
+const NAME_MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "schemas",
+    "parameters",
+    "responses",
+    "requestBodies",
+    "headers",
+    "links",
+    "callbacks",
+    "securitySchemes",
+    "paths",
+    "content",
+    "encoding",
+    "variables",
+    "mapping",
+    "definitions",
+    "$defs",
+];
+
+/// Whether `key` of the object at `at` holds data (an example, a default, an extension)
+/// rather than spec nodes: a `$ref` in there is a value, not a reference (GitHub's
+/// description has URL-valued `$ref`s in its examples).
+fn is_data(at: &str, key: &str) -> bool {
+    let parent = at.rsplit('/').next().unwrap_or("");
+    if NAME_MAPS.contains(&parent) {
+        return false;
+    }
+    matches!(key, "example" | "examples" | "default" | "enum" | "const") || key.starts_with("x-")
+}
+struct Bundler {
+    /// The root file: its local references stay as they are.
+    root: PathBuf,
+    /// Every file read, by path: its text (for lines) and value.
+    files: HashMap<PathBuf, (Source, Value)>,
+    /// `(file, pointer)` of a schema brought in → its component name.
+    named: HashMap<(PathBuf, String), String>,
+    /// Component schema names in use.
+    taken: std::collections::HashSet<String>,
+    /// The schemas brought in, in the order met.
+    schemas: Map<String, Value>,
+    /// The non-schema references being replaced, to catch a cycle.
+    stack: Vec<(PathBuf, String)>,
+}
+
+impl Bundler {
+    /// Brings in every reference inside `node` (at `at` in `file`); `in_schema` says the
+    /// node is a schema or inside one.
+    fn walk(
+        &mut self,
+        node: &mut Value,
+        file: &Path,
+        at: &str,
+        in_schema: bool,
+    ) -> Result<(), SpecError> {
+        match node {
+            Value::Object(object) => {
+                let reference = object
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                if let Some(reference) = reference
+                    && !(file == self.root && reference.starts_with('#'))
+                {
+                    return self.bring(node, &reference, file, at, in_schema);
+                }
+                for (key, child) in object.iter_mut() {
+                    if is_data(at, key) {
+                        continue;
+                    }
+                    let child_at = push_pointer(at, key);
+                    let schema_here =
+                        in_schema || key == "schema" || (key == "schemas" && at == "/components");
+                    self.walk(child, file, &child_at, schema_here)?;
+                }
+                Ok(())
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter_mut().enumerate() {
+                    self.walk(child, file, &format!("{at}/{i}"), in_schema)?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// An error at the `$ref` at `at` in `file`.
+    fn error(&self, file: &Path, at: &str, message: String) -> SpecError {
+        let pointer = push_pointer(at, "$ref");
+        match self.files.get(file) {
+            Some((source, _)) => source.error(Located::new(pointer, message)),
+            None => SpecError {
+                file: file.display().to_string(),
+                pointer,
+                line: None,
+                message,
+            },
+        }
+    }
+
+    /// Replaces the reference `node` (at `at` in `file`) by a local one or by what it
+    /// points at.
+    fn bring(
+        &mut self,
+        node: &mut Value,
+        reference: &str,
+        file: &Path,
+        at: &str,
+        in_schema: bool,
+    ) -> Result<(), SpecError> {
+        let (target_file, pointer) = match reference.split_once('#') {
+            Some((f, p)) => (f, p.to_owned()),
+            None => (reference, String::new()),
+        };
+        if target_file.contains("://") {
+            return Err(self.error(
+                file,
+                at,
+                format!("$ref `{reference}` is a URL; only files are read"),
+            ));
+        }
+        let target = if target_file.is_empty() {
+            file.to_owned()
+        } else {
+            file.parent().unwrap_or(Path::new("")).join(target_file)
+        };
+        let target = normalize(&target);
+        if !self.files.contains_key(&target) {
+            let text = std::fs::read_to_string(&target).map_err(|e| {
+                self.error(
+                    file,
+                    at,
+                    format!("$ref `{reference}`: cannot read {}: {e}", target.display()),
+                )
+            })?;
+            let source = Source {
+                name: target.display().to_string(),
+                text,
+            };
+            let value = crate::load::to_raw_value(&source)?;
+            self.files.insert(target.clone(), (source, value));
+        }
+        let content = self.files[&target]
+            .1
+            .pointer(&pointer)
+            .cloned()
+            .ok_or_else(|| {
+                self.error(
+                    file,
+                    at,
+                    format!(
+                        "$ref `{reference}` points at nothing: {} has no node at `{pointer}`",
+                        target.display()
+                    ),
+                )
+            })?;
+        let key = (target.clone(), pointer.clone());
+        if in_schema {
+            let name = match self.named.get(&key) {
+                Some(name) => name.clone(),
+                None => {
+                    let stem = pointer
+                        .rsplit('/')
+                        .next()
+                        .filter(|t| !t.is_empty())
+                        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+                        .unwrap_or_else(|| {
+                            target
+                                .file_stem()
+                                .map(|s| s.to_string_lossy().into_owned())
+                                .unwrap_or_else(|| "Schema".to_owned())
+                        });
+                    let name = (1..)
+                        .map(|n| {
+                            if n == 1 {
+                                stem.clone()
+                            } else {
+                                format!("{stem}{n}")
+                            }
+                        })
+                        .find(|n| !self.taken.contains(n))
+                        .unwrap_or(stem);
+                    self.taken.insert(name.clone());
+                    // Named before its own references are followed: a cycle ends here.
+                    self.named.insert(key, name.clone());
+                    // Its place in the order met, kept while its insides are brought in.
+                    self.schemas.insert(name.clone(), Value::Null);
+                    let mut content = content;
+                    self.walk(&mut content, &target, &pointer, true)?;
+                    self.schemas.insert(name.clone(), content);
+                    name
+                }
+            };
+            *node = serde_json::json!({
+                "$ref": format!("#{}", push_pointer("/components/schemas", &name))
+            });
+            return Ok(());
+        }
+        if let Some(i) = self.stack.iter().position(|k| *k == key) {
+            let cycle: Vec<String> = self.stack[i..]
+                .iter()
+                .chain([&key])
+                .map(|(f, p)| format!("{}#{p}", f.display()))
+                .collect();
+            return Err(self.error(
+                file,
+                at,
+                format!("$ref `{reference}` closes a cycle: {}", cycle.join(" -> ")),
+            ));
+        }
+        self.stack.push(key);
+        let mut content = content;
+        self.walk(&mut content, &target, &pointer, false)?;
+        self.stack.pop();
+        *node = content;
+        Ok(())
+    }
+}
+
+/// `a/./b/../c` as `a/c`, so one file read twice under two spellings is one file.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir if out.file_name().is_some() => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh directory holding `files` (relative path, text).
+    fn dir(name: &str, files: &[(&str, &str)]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("spec-bundle-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (path, text) in files {
+            let path = dir.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    const ROOT: &str = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /pets/{id}:\n    get:\n      parameters:\n        - $ref: 'params.yaml#/id'\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {$ref: 'schemas.yaml#/Pet'}\n";
+
+    #[test]
+    fn three_files_with_nested_and_cyclic_schemas_become_one() {
+        let d = dir(
+            "three",
+            &[
+                ("root.yaml", ROOT),
+                (
+                    "params.yaml",
+                    "id: {name: id, in: path, required: true, schema: {type: integer}}\n",
+                ),
+                (
+                    "schemas.yaml",
+                    "Pet:\n  type: object\n  properties:\n    tag: {$ref: '#/Tag'}\n    owner: {$ref: 'people/owner.json#/Owner'}\nTag: {type: string}\n",
+                ),
+                (
+                    "people/owner.json",
+                    r##"{"Owner": {"type": "object", "properties": {"pets": {"type": "array", "items": {"$ref": "../schemas.yaml#/Pet"}}}}}"##,
+                ),
+            ],
+        );
+        let source = load(&d.join("root.yaml")).unwrap();
+        let doc: Value = serde_json::from_str(&source.text).unwrap();
+        let schemas = doc["components"]["schemas"].as_object().unwrap();
+        assert_eq!(schemas.keys().collect::<Vec<_>>(), ["Pet", "Tag", "Owner"]);
+        assert_eq!(
+            schemas["Owner"]["properties"]["pets"]["items"]["$ref"],
+            "#/components/schemas/Pet"
+        );
+        assert_eq!(
+            schemas["Pet"]["properties"]["tag"]["$ref"],
+            "#/components/schemas/Tag"
+        );
+        let op = &doc["paths"]["/pets/{id}"]["get"];
+        assert_eq!(op["parameters"][0]["name"], "id");
+        assert_eq!(
+            op["responses"]["200"]["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/Pet"
+        );
+        crate::parse(&source).unwrap();
+        let _ = std::fs::remove_dir_all(d);
+    }
+
+    #[test]
+    fn a_single_file_comes_back_unchanged() {
+        let d = dir(
+            "single",
+            &[(
+                "a.yaml",
+                "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n",
+            )],
+        );
+        let source = load(&d.join("a.yaml")).unwrap();
+        assert!(source.text.starts_with("openapi: 3.0.3"));
+        let _ = std::fs::remove_dir_all(d);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_pointer() {
+        let d = dir(
+            "missing",
+            &[
+                ("root.yaml", ROOT),
+                ("schemas.yaml", "Pet: {type: object}\n"),
+            ],
+        );
+        let err = load(&d.join("root.yaml")).unwrap_err();
+        assert!(err.file.ends_with("root.yaml"), "{err}");
+        assert_eq!(err.line, Some(7), "{err}");
+        assert_eq!(err.pointer, "/paths/~1pets~1{id}/get/parameters/0/$ref");
+        assert!(err.message.contains("params.yaml"), "{err}");
+
+        let d2 = dir(
+            "pointer",
+            &[
+                ("root.yaml", ROOT),
+                (
+                    "params.yaml",
+                    "id: {name: id, in: path, required: true, schema: {type: integer}}\n",
+                ),
+                (
+                    "schemas.yaml",
+                    "Pet:\n  type: object\n  properties:\n    x: {$ref: '#/Gone'}\n",
+                ),
+            ],
+        );
+        let err = load(&d2.join("root.yaml")).unwrap_err();
+        assert!(err.file.ends_with("schemas.yaml"), "{err}");
+        assert_eq!(err.line, Some(4), "{err}");
+        assert!(err.message.contains("no node at `/Gone`"), "{err}");
+        let _ = std::fs::remove_dir_all(d);
+        let _ = std::fs::remove_dir_all(d2);
+    }
+
+    #[test]
+    fn a_cycle_of_non_schema_references_is_refused() {
+        let d = dir(
+            "cycle",
+            &[
+                (
+                    "root.yaml",
+                    "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a: {$ref: 'a.yaml'}\n",
+                ),
+                ("a.yaml", "$ref: 'b.yaml'\n"),
+                ("b.yaml", "$ref: 'a.yaml'\n"),
+            ],
+        );
+        let err = load(&d.join("root.yaml")).unwrap_err();
+        assert!(err.message.contains("closes a cycle"), "{err}");
+        let _ = std::fs::remove_dir_all(d);
+    }
+
+    #[test]
+    fn references_in_examples_and_extensions_are_data() {
+        let text = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents:\n  examples:\n    e: {value: {$ref: 'https://example.test/x'}}\n  schemas:\n    A:\n      type: object\n      example: {$ref: 'other.yaml'}\n      x-note: {$ref: 'other.yaml'}\n      properties:\n        example: {type: string}\n";
+        let d = dir("data", &[("a.yaml", text)]);
+        let source = load(&d.join("a.yaml")).unwrap();
+        assert_eq!(source.text, text, "read as a single file, unchanged");
+        let _ = std::fs::remove_dir_all(d);
+    }
+
+    #[test]
+    fn urls_are_refused() {
+        let d = dir(
+            "url",
+            &[
+                (
+                    "root.yaml",
+                    "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a: {$ref: 'https://example.test/a.yaml'}\n  /b: {$ref: 'b.yaml'}\n",
+                ),
+                ("b.yaml", "get: {responses: {'204': {description: ok}}}\n"),
+            ],
+        );
+        let err = load(&d.join("root.yaml")).unwrap_err();
+        assert!(err.message.contains("URL"), "{err}");
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
