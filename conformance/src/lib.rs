@@ -396,7 +396,7 @@ async fn connect(
     }
     let ctx = Arc::new(
         Context::new(spec, validators, transport, base_url, token, secrets, oauth)
-            .with_max_response_time(config.max_response_time),
+            .with_options(config.check_options.clone()),
     );
     if let Some(probe) = reached {
         ctx.reach.add_probe(probe);
@@ -695,7 +695,7 @@ fn judge_run(
             .filter(|o| selection.operation(&o.id))
             .collect(),
         replay: inputs.recorded.is_some(),
-        max_response_time: config.max_response_time.is_some(),
+        options: &config.check_options,
         min_coverage: config.min_coverage.is_some(),
         discovery_steps: inputs.contracts.discover.len(),
     };

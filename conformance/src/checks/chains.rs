@@ -31,6 +31,12 @@ use crate::state::Pool;
 /// create gave none).
 pub(crate) const CREATED: &str = "chain_created_id";
 
+/// Whether `step` is a chain's create, its setup: it captures the id the chain goes on
+/// with.
+pub(crate) fn is_setup(step: &Step) -> bool {
+    step.capture.iter().any(|(n, _)| n == CREATED)
+}
+
 /// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
     rows: &[
@@ -53,6 +59,8 @@ pub(crate) const DEF: Def = Def {
     ],
     derive: Some(derive),
     lacks,
+    judge: None,
+    settings: &[],
 };
 
 fn lacks(_: Check, _: &RunFacts<'_>) -> Option<String> {

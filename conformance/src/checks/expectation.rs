@@ -1,11 +1,27 @@
 //! The case's own expectation: success, a status, a rejection with its shape, or a 405
 //! with Allow; judged for derived inputs, routes and contract steps alike.
 
-use super::{Finding, describe_answer, is_success, non_empty};
+use super::{Answer, CheckOptions, Def, Finding, describe_answer, is_success, non_empty};
 use crate::case::Expect;
 use crate::registry::CheckId;
 use crate::spec::{Level, Operation};
 use crate::transport::Response;
+
+/// No rows of its own: it judges every answer against its case's `Expect`, under the
+/// case's check (whose module owns the row).
+pub(crate) const DEF: Def = Def {
+    rows: &[],
+    derive: None,
+    lacks: super::lacks_nothing,
+    judge: Some(judge),
+    settings: &[],
+};
+
+fn judge(a: &Answer<'_>, _: &CheckOptions) -> Vec<Finding> {
+    expectation(a.op, &a.case.check, a.case.level, &a.step.expect, a.resp)
+        .into_iter()
+        .collect()
+}
 
 /// Judges the case's expectation; `None` for `Observe`. The expectations one check
 /// alone asks for are judged in its module (`Refused` in `ignored_auth`,

@@ -36,6 +36,8 @@ pub(crate) const DEF: Def = Def {
     ],
     derive: Some(derive),
     lacks,
+    judge: None,
+    settings: &[],
 };
 
 fn lacks(check: Check, facts: &RunFacts<'_>) -> Option<String> {

@@ -17,12 +17,12 @@ mod schedule;
 mod session;
 mod step;
 
-use std::collections::HashMap;
 use std::sync::Mutex;
 
 use serde_json::Value;
 
 use crate::auth::OAuth;
+use crate::checks::{CheckOptions, Seen};
 use crate::outcome::CheckResult;
 use crate::redact::Secrets;
 use crate::schema::Validators;
@@ -57,10 +57,11 @@ pub struct Context {
     pub secrets: Secrets,
     /// Authorization codes.
     pub oauth: OAuth,
-    /// `--max-response-time`: a slower answer breaches the `response_time` check.
-    pub max_response_time: Option<std::time::Duration>,
-    /// Last seen state of each `preserves-other-fields` target, per operation.
-    state: Mutex<HashMap<String, Value>>,
+    /// The checks' settings (`--check-option`, `--max-response-time`), read by their
+    /// judges.
+    pub options: CheckOptions,
+    /// What earlier answers left for the judges that compare with them.
+    seen: Seen,
     /// Whether the credentials still work, and what may have ended them.
     pub credentials: credentials::Watch,
     /// What the run created, to remove at the end.
@@ -93,8 +94,8 @@ impl Context {
             token,
             secrets,
             oauth,
-            max_response_time: None,
-            state: Mutex::new(HashMap::new()),
+            options: CheckOptions::default(),
+            seen: Seen::default(),
             credentials: credentials::Watch::default(),
             created: cleanup::Ledger::default(),
             side: Mutex::new(Vec::new()),
@@ -152,9 +153,9 @@ impl Context {
         out
     }
 
-    /// The context with `--max-response-time` judged on every answer.
-    pub fn with_max_response_time(mut self, limit: Option<std::time::Duration>) -> Context {
-        self.max_response_time = limit;
+    /// The context with the checks' settings its judges read.
+    pub fn with_options(mut self, options: CheckOptions) -> Context {
+        self.options = options;
         self
     }
 }
