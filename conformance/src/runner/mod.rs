@@ -1,5 +1,8 @@
-//! Running cases against a target, in four rooms: [`schedule`] (which case runs when),
-//! [`discovery`] (binding variables first), [`step`] (build, send, judge) and [`record`].
+//! Running cases against a target: [`run`] (the [`Session`] built once where the run
+//! starts, the plan, the first and second passes, the put-back and the session's last
+//! cases), [`schedule`] (which case runs when), [`discovery`] (binding variables first),
+//! [`step`] (build, send, then every registered judge), [`restore`] and [`cleanup`] (the
+//! target put back as it was found) and [`record`].
 //!
 //! Discovery runs first, in order; then every case, writes one at a time in case order and
 //! reads in parallel on `--workers` tasks. Results are sorted by case order at the end, so
@@ -13,6 +16,7 @@ mod preflight;
 mod reach;
 mod record;
 mod restore;
+mod run;
 mod schedule;
 mod session;
 mod step;
@@ -36,6 +40,7 @@ pub use preflight::{preflight as preflight_credentials, preflight_extra};
 pub use reach::{PROBE_PREFIX, preflight as preflight_reach};
 pub use record::{Exchange, recorded_text};
 pub use restore::{check_values as check_restore_values, note as restore_note, restore, written};
+pub use run::{Planned, Session, Settings, Watcher, describe_writes, put_back, run_all};
 pub use schedule::run_cases;
 pub use session::{
     SESSION_AUTH, has_session_operations, login_operation, run_last as run_session_cases,
