@@ -51,6 +51,7 @@ mod selection;
 mod spec_source;
 mod state;
 mod vars;
+mod verdict;
 
 use std::sync::Arc;
 
@@ -206,6 +207,16 @@ struct Inputs {
 }
 
 impl Inputs {
+    /// What the run's results are judged within.
+    fn scope(&self) -> verdict::Scope<'_> {
+        verdict::Scope {
+            selection: &self.selection,
+            known: &self.known,
+            contracts: &self.contracts,
+            recorded: self.recorded.as_deref(),
+        }
+    }
+
     /// The session of a run over `spec` with these inputs: its gate is built here, once;
     /// `embedded` whether the target is the run's own reference server.
     fn session<'a>(
@@ -459,12 +470,20 @@ async fn run_and_report(
     };
     // `--min-coverage`: judged on what this run reached (a replay reaches nothing new).
     let reached = coverage::Coverage::measure(&declared, &exchanges);
-    let verdicts = judge_run(config, inputs, &ctx, state, results, &exchanges, &reached)?;
-    let exit_code = exit_code(config, &verdicts, state);
+    let verdicts = verdict::judge_run(
+        config,
+        &inputs.scope(),
+        &ctx,
+        state,
+        results,
+        &exchanges,
+        &reached,
+    )?;
+    let exit_code = verdict::exit_code(config, &verdicts, state);
     let (summary, quiet_summary) = summary(
         config, &verdicts, &exchanges, &reached, state, exit_code, &header,
     );
-    let Verdicts { results, .. } = verdicts;
+    let verdict::Verdicts { results, .. } = verdicts;
     report::write_files(
         config,
         &report::Snapshot {
@@ -520,24 +539,6 @@ fn run_header(
     }
 }
 
-/// Only the selected results are judged and shown, with the known failures applied: the
-/// same for the files written while the run goes on and for the last ones. Gives the
-/// results kept and the known-failure notes.
-fn settle(inputs: &Inputs, results: Vec<CheckResult>) -> (Vec<CheckResult>, Vec<String>) {
-    let mut results: Vec<CheckResult> = results
-        .into_iter()
-        // Whether the run put back what it changed is reported whatever the selection.
-        .filter(|r| {
-            r.check == registry::Check::StateRestored
-                || (inputs.selection.check(&r.check) && inputs.selection.operation(&r.operation))
-        })
-        .collect();
-    let notes = inputs
-        .known
-        .apply(&mut results, chrono::Utc::now().date_naive());
-    (access::fold_left_out(results), notes)
-}
-
 /// Runs the cases (or replays the record) while the report files are rewritten as
 /// results come, so a run stopped by SIGINT or SIGTERM still leaves files saying how far
 /// it got; on such a signal the target is put back before the run stops. Gives how the
@@ -562,7 +563,7 @@ async fn run_watched(
                     run: header,
                     state,
                     exit_code: None,
-                    results: &settle(inputs, results).0,
+                    results: &verdict::settle(&inputs.scope(), results).0,
                     exchanges: &exchanges,
                     declared,
                 },
@@ -644,111 +645,13 @@ fn spec_fetch(config: &Config) -> Vec<Exchange> {
         .collect()
 }
 
-/// The run's results judged as a whole, by [`judge_run`].
-struct Verdicts {
-    /// The selected results, with those of checks that judged nothing and the coverage
-    /// gate's.
-    results: Vec<CheckResult>,
-    /// What the known failures say of this run (an entry that no longer fails, …).
-    known_notes: Vec<String>,
-    /// Why the run's credentials died, when they did and not on purpose.
-    dead: Option<String>,
-    /// Why the run stopped sending, when the target went away.
-    gone: Option<String>,
-}
-
-/// Judges the run's results as a whole: the selection and the known failures applied,
-/// refusals disowned once the credentials died, the coverage gate, and every selected
-/// check that judged nothing listed with why. A finished run that judged nothing is a
-/// usage error: nothing passes by default.
-fn judge_run(
-    config: &Config,
-    inputs: &Inputs,
-    ctx: &Context,
-    state: report::RunState,
-    results: Vec<CheckResult>,
-    exchanges: &[Exchange],
-    reached: &coverage::Coverage,
-) -> Result<Verdicts, HarnessError> {
-    let (mut results, known_notes) = settle(inputs, results);
-    let dead = ctx.credentials.dead();
-    if let Some(why) = &dead {
-        disown_refusals(&mut results, exchanges, why);
-    }
-    let selection = &inputs.selection;
-    if results.is_empty() && state == report::RunState::Finished {
-        // Nothing passes by default: a selection that judged nothing is a usage error, not
-        // a clean run.
-        return Err(HarnessError::Config(config::empty_selection(
-            config,
-            selection,
-            inputs.recorded.as_deref(),
-        )));
-    }
-    if let Some(min) = config.min_coverage
-        && inputs.recorded.is_none()
-    {
-        results.push(if state == report::RunState::Finished {
-            coverage::verdict(reached, min)
-        } else {
-            coverage::not_judged(min, state.explain())
-        });
-    }
-    // Every registered check the selection keeps is accounted for: one that judged
-    // nothing is listed once, with what this spec or run lacks for it.
-    let facts = checks::RunFacts {
-        spec: &ctx.spec,
-        operations: ctx
-            .spec
-            .operations
-            .iter()
-            .filter(|o| selection.operation(&o.id))
-            .collect(),
-        replay: inputs.recorded.is_some(),
-        options: &config.check_options,
-        min_coverage: config.min_coverage.is_some(),
-        discovery_steps: inputs.contracts.discover.len(),
-    };
-    let not_applicable = checks::not_applicable(
-        &results,
-        &inputs.contracts.registry,
-        |c| selection.check(c),
-        &facts,
-    );
-    results.extend(not_applicable);
-    Ok(Verdicts {
-        results,
-        known_notes,
-        dead,
-        gone: ctx.reach.gone(),
-    })
-}
-
-/// The process exit code: 2 when the credentials died (the run could not judge the
-/// target), 1 on a failure, [`EXIT_INCOMPLETE`] when interrupted, when the target went
-/// away, or when MUST checks could not run (unless `--allow-incomplete`), else 0.
-fn exit_code(config: &Config, verdicts: &Verdicts, state: report::RunState) -> u8 {
-    let totals = Totals::of(&verdicts.results, config.strict);
-    let incomplete = outcome::incomplete(&verdicts.results).count();
-    if verdicts.dead.is_some() {
-        // A configuration error, not the target's failure: the run could not judge it.
-        2
-    } else if totals.failed > 0 {
-        1
-    } else if state != report::RunState::Finished || (incomplete > 0 && !config.allow_incomplete) {
-        EXIT_INCOMPLETE
-    } else {
-        0
-    }
-}
-
 /// The end-of-run terminal text: the results, then the notes (coverage, restore and
 /// cleanup, dead credentials, interruption or known failures, what left the run
 /// incomplete) above the totals line, which stays the last; with it, under `--quiet`,
 /// the bounded text printed instead.
 fn summary(
     config: &Config,
-    verdicts: &Verdicts,
+    verdicts: &verdict::Verdicts,
     exchanges: &[Exchange],
     reached: &coverage::Coverage,
     state: report::RunState,
@@ -801,25 +704,6 @@ fn summary(
         summary.insert_str(0, &header.render());
     }
     (summary, quiet)
-}
-
-/// Once the run's credentials died, a secured request refused with 401/403 says nothing
-/// about the target: its failures (those judged before the death was noticed, on other
-/// workers) become skips with the reason.
-fn disown_refusals(results: &mut [CheckResult], exchanges: &[Exchange], why: &str) {
-    for r in results.iter_mut() {
-        let refused = r
-            .got
-            .as_ref()
-            .is_some_and(|g| matches!(g.status, Some(401 | 403)));
-        let with_token = exchanges
-            .iter()
-            .any(|e| e.case == r.case && e.step == r.step && e.auth.as_deref() == Some("token"));
-        if r.verdict == outcome::Verdict::Failed && refused && with_token {
-            r.verdict = outcome::Verdict::Skipped;
-            r.message = why.to_string();
-        }
-    }
 }
 
 /// How long an interrupted run may take to put records back before it gives up.
