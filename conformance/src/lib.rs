@@ -607,7 +607,8 @@ async fn run_watched(
             }
             let (mut results, mut exchanges) = live.so_far();
             let (written, index) = planned.get().cloned().unwrap_or_default();
-            for r in put_back_on_interrupt(ctx, &written, &inputs.fixtures, index, config.quiet).await {
+            let again = report::live::interrupted();
+            for r in runner::put_back_on_interrupt(ctx, &written, &inputs.fixtures, index, config.quiet, again).await {
                 results.extend(r.results);
                 exchanges.extend(r.exchanges);
             }
@@ -704,66 +705,6 @@ fn summary(
         summary.insert_str(0, &header.render());
     }
     (summary, quiet)
-}
-
-/// How long an interrupted run may take to put records back before it gives up.
-const RESTORE_GRACE: std::time::Duration = std::time::Duration::from_secs(15);
-
-/// Puts back, after SIGINT or SIGTERM, every record the run's plan writes through, then
-/// removes what the run created (the ledger holds every create answered so far). A case in
-/// flight when the signal came may have written without reporting it yet, and sending the
-/// original values to a record that was not changed changes nothing; a create whose
-/// answer had not arrived is not in the ledger and cannot be removed. Bounded by
-/// [`RESTORE_GRACE`]; a second signal skips it. Each create whose removal was not tried
-/// then is reported `NOT REMOVED`, to remove by hand; missing restore results leave the
-/// run incomplete.
-async fn put_back_on_interrupt(
-    ctx: &Arc<Context>,
-    written: &[String],
-    fixtures: &Fixtures,
-    index: usize,
-    quiet: bool,
-) -> Vec<runner::CaseReport> {
-    let created = ctx.created.len();
-    if written.is_empty() && created == 0 {
-        return Vec::new();
-    }
-    if !quiet {
-        eprintln!(
-            "putting back what the run wrote through ({}) and removing the {created} record(s) it created before stopping; a second signal skips it",
-            if written.is_empty() {
-                "nothing".to_string()
-            } else {
-                written.join(", ")
-            }
-        );
-    }
-    let work = runner::put_back(ctx, written, fixtures, index);
-    let again = report::live::interrupted();
-    tokio::select! {
-        done = tokio::time::timeout(RESTORE_GRACE, work) => match done {
-            Ok(reports) => reports,
-            Err(_) => {
-                eprintln!(
-                    "putting back did not finish within {} s: the target may be left changed",
-                    RESTORE_GRACE.as_secs()
-                );
-                runner::left_behind(
-                    ctx,
-                    index + written.len() + created,
-                    &format!("the run was stopped and its {} s to remove what it created ran out", RESTORE_GRACE.as_secs()),
-                )
-            }
-        },
-        signal = again => {
-            eprintln!("{signal}: putting back skipped; the target may be left changed");
-            runner::left_behind(
-                ctx,
-                index + written.len() + created,
-                "a second signal stopped the run before it removed what it created",
-            )
-        }
-    }
 }
 
 /// The exit code of a run in which MUST checks could not run for want of a credential or

@@ -40,7 +40,9 @@ pub use preflight::{preflight as preflight_credentials, preflight_extra};
 pub use reach::{PROBE_PREFIX, preflight as preflight_reach};
 pub use record::{Exchange, recorded_text};
 pub use restore::{check_values as check_restore_values, note as restore_note, restore, written};
-pub use run::{Planned, Session, Settings, Watcher, describe_writes, put_back, run_all};
+pub use run::{
+    Planned, Session, Settings, Watcher, describe_writes, put_back_on_interrupt, run_all,
+};
 pub use schedule::run_cases;
 pub use session::{
     SESSION_AUTH, has_session_operations, login_operation, run_last as run_session_cases,

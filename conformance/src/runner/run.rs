@@ -376,7 +376,7 @@ async fn run_second(
 
 /// Puts back every record in `written` to the values `restore` gives, then removes what
 /// the run created; the reports are numbered from `index`.
-pub async fn put_back(
+async fn put_back(
     ctx: &Arc<Context>,
     written: &[String],
     fixtures: &Fixtures,
@@ -385,6 +385,66 @@ pub async fn put_back(
     let mut reports = super::restore(ctx, written, &fixtures.restore, index).await;
     reports.extend(super::remove_created(ctx, index + written.len()).await);
     reports
+}
+
+/// How long an interrupted run may take to put records back before it gives up.
+const RESTORE_GRACE: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// Puts back, after SIGINT or SIGTERM, every record the run's plan writes through, then
+/// removes what the run created (the ledger holds every create answered so far). A case in
+/// flight when the signal came may have written without reporting it yet, and sending the
+/// original values to a record that was not changed changes nothing; a create whose
+/// answer had not arrived is not in the ledger and cannot be removed. Bounded by
+/// [`RESTORE_GRACE`]; a second signal (`again`) skips it. Each create whose removal was not tried
+/// then is reported `NOT REMOVED`, to remove by hand; missing restore results leave the
+/// run incomplete.
+pub async fn put_back_on_interrupt(
+    ctx: &Arc<Context>,
+    written: &[String],
+    fixtures: &Fixtures,
+    index: usize,
+    quiet: bool,
+    again: impl Future<Output = &'static str>,
+) -> Vec<CaseReport> {
+    let created = ctx.created.len();
+    if written.is_empty() && created == 0 {
+        return Vec::new();
+    }
+    if !quiet {
+        eprintln!(
+            "putting back what the run wrote through ({}) and removing the {created} record(s) it created before stopping; a second signal skips it",
+            if written.is_empty() {
+                "nothing".to_string()
+            } else {
+                written.join(", ")
+            }
+        );
+    }
+    let work = put_back(ctx, written, fixtures, index);
+    tokio::select! {
+        done = tokio::time::timeout(RESTORE_GRACE, work) => match done {
+            Ok(reports) => reports,
+            Err(_) => {
+                eprintln!(
+                    "putting back did not finish within {} s: the target may be left changed",
+                    RESTORE_GRACE.as_secs()
+                );
+                super::left_behind(
+                    ctx,
+                    index + written.len() + created,
+                    &format!("the run was stopped and its {} s to remove what it created ran out", RESTORE_GRACE.as_secs()),
+                )
+            }
+        },
+        signal = again => {
+            eprintln!("{signal}: putting back skipped; the target may be left changed");
+            super::left_behind(
+                ctx,
+                index + written.len() + created,
+                "a second signal stopped the run before it removed what it created",
+            )
+        }
+    }
 }
 
 /// A token the target rejects on discovery's secured reads is a configuration problem:
