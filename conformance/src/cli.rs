@@ -165,6 +165,12 @@ pub struct Args {
     /// breaches the SHOULD check `response_time` (a failure under `--strict`).
     #[arg(long, value_name = "MS", value_parser = parse_millis)]
     pub max_response_time: Option<Duration>,
+    /// A setting of a check, `NAME=VALUE` (repeatable), as the check's line in
+    /// --list-checks names it: `max-response-size=BYTES` for `response_size`, say. Each
+    /// check declares its own settings; an unknown name is refused, and the error lists
+    /// every known one.
+    #[arg(long = "check-option", value_name = "NAME=VALUE")]
+    pub check_options: Vec<String>,
     /// Least share of the selected operations, in percent, that must get a 2xx answer:
     /// below it the MUST check `min_coverage` fails the run, so a gate cannot pass on an
     /// API it never reached. Every run reports its coverage, with or without it.

@@ -2,11 +2,15 @@
 //! implementation of the trading platform's six operations and gives a verdict CI can gate
 //! on (exit 0 / 1 / 2 / 3).
 //!
-//! Data flows one way: spec and contract files → cases (`plan`, `contracts`) → requests
-//! (`request`, `runner/`) → answers ([`transport`]) → verdicts (`checks/`, named by the
-//! [`registry`]) → reports (`report/`). The harness knows the API only through `spec/openapi.yaml` (its schemas,
-//! responses and `x-` rules) and the contract files; with no `--base-url` it starts the
-//! reference server in-process and runs against it.
+//! Data flows one way: spec and contract files → cases (`plan`, `contracts`, each check's
+//! module deriving its own) → the run (`runner/`: a `runner::Session` with the run's one
+//! write gate, the cases sent through [`transport`] and every answer handed to the judges
+//! the checks register in `checks::ALL`) → the run judged as a whole (`verdict`) →
+//! reports (`report/`). This file wires those floors together: it reads the command line
+//! into a `run_config::Config`, loads the inputs, connects to the target, builds the
+//! session once and hands it down. The harness knows the API only through
+//! `spec/openapi.yaml` (its schemas, responses and `x-` rules) and the contract files;
+//! with no `--base-url` it starts the reference server in-process and runs against it.
 
 // Used from outside the crate (the binary, the tests, the benches, xtask's arguments).
 pub mod cli;
@@ -51,6 +55,7 @@ mod selection;
 mod spec_source;
 mod state;
 mod vars;
+mod verdict;
 
 use std::sync::Arc;
 
@@ -165,11 +170,8 @@ pub async fn execute(args: &Args, server: embedded::ServerConfig) -> Result<Outc
 async fn run(config: &Config, server: embedded::ServerConfig) -> Result<Outcome, HarnessError> {
     let (spec, validators, inputs) = load(config)?;
     if config.dry_run {
-        return Ok(dry_run(
-            config,
-            inputs.run_inputs(config.base_url.is_none()),
-            &spec,
-        ));
+        let session = inputs.session(config, &spec, config.base_url.is_none());
+        return Ok(dry_run(config, &session));
     }
     if config.base_url.is_some() {
         // A run with no way to any credential stops before anything is sent.
@@ -209,15 +211,40 @@ struct Inputs {
 }
 
 impl Inputs {
-    /// The view of these inputs that planning takes; `embedded` whether the target is the
-    /// run's own reference server.
-    fn run_inputs(&self, embedded: bool) -> RunInputs<'_> {
-        RunInputs {
+    /// What the run's results are judged within.
+    fn scope(&self) -> verdict::Scope<'_> {
+        verdict::Scope {
             selection: &self.selection,
+            known: &self.known,
             contracts: &self.contracts,
-            fixtures: &self.fixtures,
-            embedded,
+            recorded: self.recorded.as_deref(),
         }
+    }
+
+    /// The session of a run over `spec` with these inputs: its gate is built here, once;
+    /// `embedded` whether the target is the run's own reference server.
+    fn session<'a>(
+        &'a self,
+        config: &'a Config,
+        spec: &'a Spec,
+        embedded: bool,
+    ) -> runner::Session<'a> {
+        runner::Session::new(
+            spec,
+            &self.selection,
+            &self.contracts,
+            &self.fixtures,
+            embedded,
+            runner::Settings {
+                seed: config.seed,
+                max_examples: config.max_examples,
+                max_requests: config.max_requests,
+                workers: config.workers,
+                anonymous: config.anonymous,
+                quiet: config.quiet,
+                public_headers: &config.transport.public_headers,
+            },
+        )
     }
 }
 
@@ -396,7 +423,7 @@ async fn connect(
     }
     let ctx = Arc::new(
         Context::new(spec, validators, transport, base_url, token, secrets, oauth)
-            .with_max_response_time(config.max_response_time),
+            .with_options(config.check_options.clone()),
     );
     if let Some(probe) = reached {
         ctx.reach.add_probe(probe);
@@ -435,8 +462,9 @@ async fn run_and_report(
         out::line(&header.render());
     }
     let declared = coverage::Declared::of(&ctx.spec, |id| inputs.selection.operation(id));
+    let session = inputs.session(config, &ctx.spec, embedded);
     let (state, results, exchanges) =
-        run_watched(config, inputs, &ctx, vars, &header, &declared, embedded).await?;
+        run_watched(config, inputs, &session, &ctx, vars, &header, &declared).await?;
     // The spec's fetch and the probes of the target's presence are the run's requests
     // too, sent before any other.
     let exchanges = [spec_fetch(config), ctx.reach.probes(), exchanges].concat();
@@ -446,12 +474,20 @@ async fn run_and_report(
     };
     // `--min-coverage`: judged on what this run reached (a replay reaches nothing new).
     let reached = coverage::Coverage::measure(&declared, &exchanges);
-    let verdicts = judge_run(config, inputs, &ctx, state, results, &exchanges, &reached)?;
-    let exit_code = exit_code(config, &verdicts, state);
+    let verdicts = verdict::judge_run(
+        config,
+        &inputs.scope(),
+        &ctx,
+        state,
+        results,
+        &exchanges,
+        &reached,
+    )?;
+    let exit_code = verdict::exit_code(config, &verdicts, state);
     let (summary, quiet_summary) = summary(
         config, &verdicts, &exchanges, &reached, state, exit_code, &header,
     );
-    let Verdicts { results, .. } = verdicts;
+    let verdict::Verdicts { results, .. } = verdicts;
     report::write_files(
         config,
         &report::Snapshot {
@@ -507,24 +543,6 @@ fn run_header(
     }
 }
 
-/// Only the selected results are judged and shown, with the known failures applied: the
-/// same for the files written while the run goes on and for the last ones. Gives the
-/// results kept and the known-failure notes.
-fn settle(inputs: &Inputs, results: Vec<CheckResult>) -> (Vec<CheckResult>, Vec<String>) {
-    let mut results: Vec<CheckResult> = results
-        .into_iter()
-        // Whether the run put back what it changed is reported whatever the selection.
-        .filter(|r| {
-            r.check == registry::Check::StateRestored
-                || (inputs.selection.check(&r.check) && inputs.selection.operation(&r.operation))
-        })
-        .collect();
-    let notes = inputs
-        .known
-        .apply(&mut results, chrono::Utc::now().date_naive());
-    (access::fold_left_out(results), notes)
-}
-
 /// Runs the cases (or replays the record) while the report files are rewritten as
 /// results come, so a run stopped by SIGINT or SIGTERM still leaves files saying how far
 /// it got; on such a signal the target is put back before the run stops. Gives how the
@@ -532,11 +550,11 @@ fn settle(inputs: &Inputs, results: Vec<CheckResult>) -> (Vec<CheckResult>, Vec<
 async fn run_watched(
     config: &Config,
     inputs: &Inputs,
+    session: &runner::Session<'_>,
     ctx: &Arc<Context>,
     vars: Vars,
     header: &header::RunHeader,
     declared: &coverage::Declared,
-    embedded: bool,
 ) -> Result<(report::RunState, Vec<CheckResult>, Vec<Exchange>), HarnessError> {
     let writes_files = !config.reports.paths().is_empty();
     let live = report::live::Live::new(
@@ -549,7 +567,7 @@ async fn run_watched(
                     run: header,
                     state,
                     exit_code: None,
-                    results: &settle(inputs, results).0,
+                    results: &verdict::settle(&inputs.scope(), results).0,
                     exchanges: &exchanges,
                     declared,
                 },
@@ -563,7 +581,7 @@ async fn run_watched(
     let interrupted = report::live::interrupted();
     // What the run's plan writes through, and the index its restore cases take: set once
     // the cases are planned, read if a signal stops the run.
-    let planned = std::sync::OnceLock::new();
+    let planned = runner::Planned::new();
     let work = async {
         if let Some(recorded) = &inputs.recorded {
             let results = replay::replay(
@@ -577,15 +595,12 @@ async fn run_watched(
             .await;
             Ok((results, Vec::new()))
         } else {
-            run_all(
+            let watch = Watch {
+                live: &live,
+                progress: std::sync::OnceLock::new(),
                 config,
-                inputs.run_inputs(embedded),
-                ctx,
-                vars,
-                &live,
-                &planned,
-            )
-            .await
+            };
+            runner::run_all(session, ctx, vars, &watch, &planned).await
         }
     };
     tokio::select! {
@@ -596,7 +611,8 @@ async fn run_watched(
             }
             let (mut results, mut exchanges) = live.so_far();
             let (written, index) = planned.get().cloned().unwrap_or_default();
-            for r in put_back_on_interrupt(ctx, &written, &inputs.fixtures, index, config.quiet).await {
+            let again = report::live::interrupted();
+            for r in runner::put_back_on_interrupt(ctx, &written, &inputs.fixtures, index, config.quiet, again).await {
                 results.extend(r.results);
                 exchanges.extend(r.exchanges);
             }
@@ -634,111 +650,13 @@ fn spec_fetch(config: &Config) -> Vec<Exchange> {
         .collect()
 }
 
-/// The run's results judged as a whole, by [`judge_run`].
-struct Verdicts {
-    /// The selected results, with those of checks that judged nothing and the coverage
-    /// gate's.
-    results: Vec<CheckResult>,
-    /// What the known failures say of this run (an entry that no longer fails, …).
-    known_notes: Vec<String>,
-    /// Why the run's credentials died, when they did and not on purpose.
-    dead: Option<String>,
-    /// Why the run stopped sending, when the target went away.
-    gone: Option<String>,
-}
-
-/// Judges the run's results as a whole: the selection and the known failures applied,
-/// refusals disowned once the credentials died, the coverage gate, and every selected
-/// check that judged nothing listed with why. A finished run that judged nothing is a
-/// usage error: nothing passes by default.
-fn judge_run(
-    config: &Config,
-    inputs: &Inputs,
-    ctx: &Context,
-    state: report::RunState,
-    results: Vec<CheckResult>,
-    exchanges: &[Exchange],
-    reached: &coverage::Coverage,
-) -> Result<Verdicts, HarnessError> {
-    let (mut results, known_notes) = settle(inputs, results);
-    let dead = ctx.credentials.dead();
-    if let Some(why) = &dead {
-        disown_refusals(&mut results, exchanges, why);
-    }
-    let selection = &inputs.selection;
-    if results.is_empty() && state == report::RunState::Finished {
-        // Nothing passes by default: a selection that judged nothing is a usage error, not
-        // a clean run.
-        return Err(HarnessError::Config(config::empty_selection(
-            config,
-            selection,
-            inputs.recorded.as_deref(),
-        )));
-    }
-    if let Some(min) = config.min_coverage
-        && inputs.recorded.is_none()
-    {
-        results.push(if state == report::RunState::Finished {
-            coverage::verdict(reached, min)
-        } else {
-            coverage::not_judged(min, state.explain())
-        });
-    }
-    // Every registered check the selection keeps is accounted for: one that judged
-    // nothing is listed once, with what this spec or run lacks for it.
-    let facts = checks::RunFacts {
-        spec: &ctx.spec,
-        operations: ctx
-            .spec
-            .operations
-            .iter()
-            .filter(|o| selection.operation(&o.id))
-            .collect(),
-        replay: inputs.recorded.is_some(),
-        max_response_time: config.max_response_time.is_some(),
-        min_coverage: config.min_coverage.is_some(),
-        discovery_steps: inputs.contracts.discover.len(),
-    };
-    let not_applicable = checks::not_applicable(
-        &results,
-        &inputs.contracts.registry,
-        |c| selection.check(c),
-        &facts,
-    );
-    results.extend(not_applicable);
-    Ok(Verdicts {
-        results,
-        known_notes,
-        dead,
-        gone: ctx.reach.gone(),
-    })
-}
-
-/// The process exit code: 2 when the credentials died (the run could not judge the
-/// target), 1 on a failure, [`EXIT_INCOMPLETE`] when interrupted, when the target went
-/// away, or when MUST checks could not run (unless `--allow-incomplete`), else 0.
-fn exit_code(config: &Config, verdicts: &Verdicts, state: report::RunState) -> u8 {
-    let totals = Totals::of(&verdicts.results, config.strict);
-    let incomplete = outcome::incomplete(&verdicts.results).count();
-    if verdicts.dead.is_some() {
-        // A configuration error, not the target's failure: the run could not judge it.
-        2
-    } else if totals.failed > 0 {
-        1
-    } else if state != report::RunState::Finished || (incomplete > 0 && !config.allow_incomplete) {
-        EXIT_INCOMPLETE
-    } else {
-        0
-    }
-}
-
 /// The end-of-run terminal text: the results, then the notes (coverage, restore and
 /// cleanup, dead credentials, interruption or known failures, what left the run
 /// incomplete) above the totals line, which stays the last; with it, under `--quiet`,
 /// the bounded text printed instead.
 fn summary(
     config: &Config,
-    verdicts: &Verdicts,
+    verdicts: &verdict::Verdicts,
     exchanges: &[Exchange],
     reached: &coverage::Coverage,
     state: report::RunState,
@@ -791,89 +709,6 @@ fn summary(
         summary.insert_str(0, &header.render());
     }
     (summary, quiet)
-}
-
-/// Once the run's credentials died, a secured request refused with 401/403 says nothing
-/// about the target: its failures (those judged before the death was noticed, on other
-/// workers) become skips with the reason.
-fn disown_refusals(results: &mut [CheckResult], exchanges: &[Exchange], why: &str) {
-    for r in results.iter_mut() {
-        let refused = r
-            .got
-            .as_ref()
-            .is_some_and(|g| matches!(g.status, Some(401 | 403)));
-        let with_token = exchanges
-            .iter()
-            .any(|e| e.case == r.case && e.step == r.step && e.auth.as_deref() == Some("token"));
-        if r.verdict == outcome::Verdict::Failed && refused && with_token {
-            r.verdict = outcome::Verdict::Skipped;
-            r.message = why.to_string();
-        }
-    }
-}
-
-/// How long an interrupted run may take to put records back before it gives up.
-const RESTORE_GRACE: std::time::Duration = std::time::Duration::from_secs(15);
-
-/// Puts back, after SIGINT or SIGTERM, every record the run's plan writes through, then
-/// removes what the run created (the ledger holds every create answered so far). A case in
-/// flight when the signal came may have written without reporting it yet, and sending the
-/// original values to a record that was not changed changes nothing; a create whose
-/// answer had not arrived is not in the ledger and cannot be removed. Bounded by
-/// [`RESTORE_GRACE`]; a second signal skips it. Each create whose removal was not tried
-/// then is reported `NOT REMOVED`, to remove by hand; missing restore results leave the
-/// run incomplete.
-async fn put_back_on_interrupt(
-    ctx: &Arc<Context>,
-    written: &[String],
-    fixtures: &Fixtures,
-    index: usize,
-    quiet: bool,
-) -> Vec<runner::CaseReport> {
-    let created = ctx.created.len();
-    if written.is_empty() && created == 0 {
-        return Vec::new();
-    }
-    if !quiet {
-        eprintln!(
-            "putting back what the run wrote through ({}) and removing the {created} record(s) it created before stopping; a second signal skips it",
-            if written.is_empty() {
-                "nothing".to_string()
-            } else {
-                written.join(", ")
-            }
-        );
-    }
-    let work = async {
-        let mut reports = runner::restore(ctx, written, &fixtures.restore, index).await;
-        reports.extend(runner::remove_created(ctx, index + written.len()).await);
-        reports
-    };
-    let again = report::live::interrupted();
-    tokio::select! {
-        done = tokio::time::timeout(RESTORE_GRACE, work) => match done {
-            Ok(reports) => reports,
-            Err(_) => {
-                eprintln!(
-                    "putting back did not finish within {} s: the target may be left changed",
-                    RESTORE_GRACE.as_secs()
-                );
-                runner::left_behind(
-                    ctx,
-                    index + written.len() + created,
-                    &format!("the run was stopped and its {} s to remove what it created ran out", RESTORE_GRACE.as_secs()),
-                )
-            }
-        },
-        signal = again => {
-            eprintln!("{signal}: putting back skipped; the target may be left changed");
-            runner::left_behind(
-                ctx,
-                index + written.len() + created,
-                "a second signal stopped the run before it removed what it created",
-            )
-        }
-    }
 }
 
 /// The exit code of a run in which MUST checks could not run for want of a credential or
@@ -938,69 +773,13 @@ fn credentials_present(
     present
 }
 
-/// A token the target rejects on discovery's secured reads is a configuration problem:
-/// stopping here says so once instead of failing every secured case.
-fn preflight(ctx: &Context, discovery: &CaseReport) -> Result<(), HarnessError> {
-    if ctx.token.is_none() {
-        return Ok(());
-    }
-    let rejected = discovery
-        .exchanges
-        .iter()
-        .find(|e| e.auth.as_deref() == Some("token") && matches!(e.status, Some(401 | 403)));
-    match rejected {
-        Some(e) => Err(HarnessError::Config(format!(
-            "pre-flight: the target answered {} to {} {} sent with the bearer token: it \
-             rejects the token (check --token or the OAuth fixtures); no case was run",
-            e.status.unwrap_or_default(),
-            e.method,
-            e.path
-        ))),
-        None => Ok(()),
-    }
-}
-
-/// What a run sends, as read and checked before anything is: which cases, from which
-/// contracts, with which fixtures.
-#[derive(Clone, Copy)]
-struct RunInputs<'a> {
-    selection: &'a selection::Selection,
-    contracts: &'a Contracts,
-    fixtures: &'a Fixtures,
-    /// Whether the target is the embedded reference server, the run's own: it takes
-    /// writes, destructive ones included, without being asked.
-    embedded: bool,
-}
-
-impl RunInputs<'_> {
-    /// What the user allowed the run to do to the target.
-    fn permissions(&self) -> effect::Permissions {
-        effect::Permissions {
-            writes: self.fixtures.allow_writes || self.embedded,
-            destructive: self.fixtures.allow_destructive || self.embedded,
-            own_session: self.fixtures.session.is_some(),
-        }
-    }
-
-    /// The safety gate of this run: its permissions, and the records `restore:` names.
-    fn gate<'s>(&self, spec: &'s Spec) -> safety::Gate<'s> {
-        let restorable: Vec<String> = self
-            .fixtures
-            .restore
-            .iter()
-            .map(|(op, _)| op.clone())
-            .collect();
-        safety::Gate::new(spec, self.permissions(), &restorable)
-    }
-}
-
 /// `--dry-run`: the plan, one line per case (operation, method and path, case, what it
 /// does to the target, and whether it would be sent), with nothing started or sent, then
 /// how many requests the first pass sends and what the answers may add ([`dry_run`]).
 /// Values discovery would bind on the target are shown as their `${variable}`.
-fn dry_run(config: &Config, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
-    let cases = planned_cases(config, inputs, spec, None);
-    let gate = inputs.gate(spec);
+fn dry_run(config: &Config, session: &runner::Session<'_>) -> Outcome {
+    let spec = session.spec;
+    let cases = session.planned_cases(None);
     let mut text = format!(
         "dry run: {} case(s) planned against {}; nothing is sent\n  writes: {}\n",
         cases.len(),
@@ -1008,17 +787,15 @@ fn dry_run(config: &Config, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
             .base_url
             .as_deref()
             .unwrap_or("the embedded reference server (not started)"),
-        inputs
-            .permissions()
-            .describe(inputs.embedded, runner::has_session_operations(spec)),
+        runner::describe_writes(session),
     );
     for c in &cases {
-        text.push_str(&dry_run::line(spec, c, gate.case_effect(c)));
+        text.push_str(&dry_run::line(spec, c, session.gate.case_effect(c)));
     }
-    let fixtures = inputs.fixtures;
-    let oauth_client = fixtures.client_id.is_some() || inputs.embedded;
+    let fixtures = session.fixtures;
+    let oauth_client = fixtures.client_id.is_some() || session.embedded;
     let code_per_step =
-        fixtures.authorize_url.is_some() || (inputs.embedded && fixtures.code.is_none());
+        fixtures.authorize_url.is_some() || (session.embedded && fixtures.code.is_none());
     let given = config.credentials.token.is_some();
     let credentials = dry_run::Credentials {
         token: given || oauth_client,
@@ -1029,9 +806,9 @@ fn dry_run(config: &Config, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
         },
         code_per_step,
     };
-    let (allowed, _) = runner::gated_discovery(&inputs.contracts.discover, &gate);
+    let (allowed, _) = runner::gated_discovery(&session.contracts.discover, &session.gate);
     let tally = dry_run::Tally {
-        probe: usize::from(!inputs.embedded),
+        probe: usize::from(!session.embedded),
         ..dry_run::Tally::of(spec, &cases, &allowed, config.max_requests, &credentials)
     };
     text.push_str(&tally.render());
@@ -1045,271 +822,50 @@ fn dry_run(config: &Config, inputs: RunInputs<'_>, spec: &Spec) -> Outcome {
     }
 }
 
-/// Every case the run would send, in run order: derived from the spec, then the contract
-/// files', narrowed to the selection, each passed through the [`safety::Gate`] (a case it
-/// refuses is kept, skipped with the reason, so it is counted and shown).
-fn planned_cases(
-    config: &Config,
-    inputs: RunInputs<'_>,
-    spec: &Spec,
-    auth_refusal: Option<u16>,
-) -> Vec<case::Case> {
-    let mut cases = plan::derive(
-        spec,
-        inputs.contracts,
-        plan::PlanOptions {
-            seed: config.seed,
-            auth_refusal,
-            max_examples: config.max_examples,
-        },
-    );
-    cases.extend(inputs.contracts.cases.iter().cloned());
-    cases.retain(|c| {
-        inputs.selection.operation(&c.operation) && inputs.selection.runs_case_of(&c.check)
-    });
-    inputs.gate(spec).apply(&mut cases);
-    if config.anonymous {
-        access::leave_out_secured(spec, &mut cases);
-    }
-    cases
+/// The run's progress as the terminal shows it and the report files follow it, fed by the
+/// runner ([`runner::Watcher`]).
+struct Watch<'a> {
+    live: &'a report::live::Live<'a>,
+    /// Made once the cases are planned (it counts them).
+    progress: std::sync::OnceLock<report::terminal::Progress>,
+    config: &'a Config,
 }
 
-/// The second pass (`state`): the plan made again with what the target's own answers gave,
-/// keeping the cases that change because of it. An operation the first pass skipped for
-/// want of a path value runs with a value from a record of the same collection; a case
-/// whose request now differs (a generated body's reference points at a record the target
-/// holds) runs again as `…+state`; a chain that could not start runs. A mined id names a
-/// record the run did not create, so apart from chains (whose later steps address only
-/// what their own create made; the gate checks that step by step) only cases that read,
-/// ask or create go: an update or delete of a mined record would change the user's data,
-/// and a delete racing the reads of the same record would make their 404s the harness's
-/// own. Empty when the answers gave nothing new.
-fn second_pass(
-    config: &Config,
-    inputs: RunInputs<'_>,
-    ctx: &Context,
-    first: &[case::Case],
-    discovery: &CaseReport,
-    reports: &[CaseReport],
-    auth_refusal: Option<u16>,
-) -> Vec<case::Case> {
-    let exchanges: Vec<Exchange> = discovery
-        .exchanges
-        .iter()
-        .chain(reports.iter().flat_map(|r| &r.exchanges))
-        .cloned()
-        .collect();
-    let pool = state::Pool::mine(&ctx.spec, &exchanges);
-    if pool.is_empty() {
-        return Vec::new();
+impl Watch<'_> {
+    fn progress(&self) -> Option<&report::terminal::Progress> {
+        self.progress.get()
     }
-    let missing = |c: &case::Case| c.skip.as_deref().is_some_and(case::is_missing_input);
-    let waiting: std::collections::BTreeSet<&str> = first
-        .iter()
-        .filter(|c| c.check == registry::Check::PositiveDataAcceptance && missing(c))
-        .map(|c| c.operation.as_str())
-        .collect();
-    let ran: std::collections::BTreeSet<&str> = first
-        .iter()
-        .filter(|c| !missing(c))
-        .map(|c| c.id.as_str())
-        .collect();
-    let gate = inputs.gate(&ctx.spec);
-    let mut cases = plan::derive_with(
-        &ctx.spec,
-        inputs.contracts,
-        plan::PlanOptions {
-            seed: config.seed,
-            auth_refusal,
-            max_examples: config.max_examples,
-        },
-        &pool,
-    );
-    // What each case of the first pass sent, to tell a case the answers changed (a
-    // body's reference now names a record the target holds) from one sent already.
-    let sent_before: std::collections::BTreeMap<&str, String> = first
-        .iter()
-        .filter(|c| !missing(c))
-        .map(|c| (c.id.as_str(), format!("{:?}", c.steps)))
-        .collect();
-    cases.retain_mut(|c| {
-        let changed = match sent_before.get(c.id.as_str()) {
-            None => waiting.contains(c.operation.as_str()) || c.id.contains("/chain/"),
-            Some(before) if *before != format!("{:?}", c.steps) => {
-                c.id.push_str("+state");
-                true
-            }
-            Some(_) => false,
-        };
-        // A chain's later steps address only what its own create made (the gate checks
-        // that step by step); any other case may create, read or ask, never change a
-        // record it did not make.
-        changed
-            && !ran.contains(c.id.as_str())
-            && !missing(c)
-            && inputs.selection.operation(&c.operation)
-            && inputs.selection.runs_case_of(&c.check)
-            && (c.id.contains("/chain/")
-                || matches!(
-                    gate.case_effect(c),
-                    effect::Effect::Read | effect::Effect::Query | effect::Effect::Create
-                ))
-    });
-    gate.apply(&mut cases);
-    if config.anonymous {
-        access::leave_out_secured(&ctx.spec, &mut cases);
-    }
-    cases
 }
 
-async fn run_all(
-    config: &Config,
-    inputs: RunInputs<'_>,
-    ctx: &Arc<Context>,
-    mut vars: Vars,
-    live: &report::live::Live<'_>,
-    planned: &std::sync::OnceLock<(Vec<String>, usize)>,
-) -> Result<(Vec<CheckResult>, Vec<Exchange>), HarnessError> {
-    let RunInputs {
-        contracts,
-        fixtures,
-        ..
-    } = inputs;
-    let mut budget = config.max_requests;
-    let (allowed, refused) = runner::gated_discovery(&contracts.discover, &inputs.gate(&ctx.spec));
-    let mut discovery = runner::discover(ctx, &allowed, &mut vars, &mut budget).await;
-    discovery.results.extend(refused);
-    preflight(ctx, &discovery)?;
-    live.add(0, &discovery.results, &discovery.exchanges);
-    let cases = planned_cases(config, inputs, &ctx.spec, None);
-    let verified = runner::preflight_credentials(ctx, &cases, &vars).await?;
-    // The same plan, with `ignored_auth` now knowing how this target refuses a token it
-    // never issued (the cases and their order do not change).
-    let cases = match verified.refusal {
-        Some(_) => planned_cases(config, inputs, &ctx.spec, verified.refusal),
-        None => cases,
-    };
-    if let Some(why) = &verified.unverified
-        && !config.quiet
-    {
-        eprintln!("pre-flight: {why}");
+impl runner::Watcher for Watch<'_> {
+    fn discovered(&self, discovery: &CaseReport) {
+        self.live.add(0, &discovery.results, &discovery.exchanges);
     }
-    let progress = report::terminal::Progress::new(cases.len(), config.strict, config.quiet);
-    progress.report(&discovery.results);
-    for r in &verified.reports {
-        progress.case_done(&r.results);
-        live.add(r.index, &r.results, &r.exchanges);
+
+    fn planned(&self, count: usize, discovery: &CaseReport) {
+        let progress = self.progress.get_or_init(|| {
+            report::terminal::Progress::new(count, self.config.strict, self.config.quiet)
+        });
+        progress.report(&discovery.results);
     }
-    // The gate has skipped every write the user did not allow: what is left is put back.
-    let written = runner::written(&ctx.spec, &cases);
-    let after_cases = cases.len() + 1;
-    let _ = planned.set((written.clone(), after_cases));
-    let session: Vec<usize> = {
-        let gate = inputs.gate(&ctx.spec);
-        cases
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.skip.is_none() && gate.case_effect(c) == effect::Effect::Session)
-            .map(|(i, _)| i + 1)
-            .collect()
-    };
-    let session_cases = cases.clone();
-    let first_pass = cases.clone();
-    let vars_after = vars.clone();
-    let vars_second = vars.clone();
-    let not_now: Vec<usize> = verified.done.iter().chain(&session).copied().collect();
-    let mut reports: Vec<CaseReport> =
-        runner::run_cases(ctx.clone(), cases, &not_now, vars, config.workers, |r| {
-            progress.case_done(&r.results);
-            live.add(r.index, &r.results, &r.exchanges);
-        })
-        .await;
-    reports.extend(verified.reports);
-    // Real state: operations skipped for want of a path value run again with one from the
-    // target's own answers.
-    let second = second_pass(
-        config,
-        inputs,
-        ctx,
-        &first_pass,
-        &discovery,
-        &reports,
-        verified.refusal,
-    );
-    let mut written = written;
-    if !second.is_empty() {
-        let replaced: std::collections::BTreeSet<String> =
-            second.iter().map(|c| c.id.clone()).collect();
-        reports.retain(|r| !r.results.iter().any(|x| replaced.contains(&x.case)));
-        for op in runner::written(&ctx.spec, &second) {
-            if !written.contains(&op) {
-                written.push(op);
-            }
+
+    fn case_done(&self, r: &CaseReport) {
+        if let Some(p) = self.progress() {
+            p.case_done(&r.results);
         }
-        let offset = first_pass.len();
-        let shift = |r: &CaseReport| -> CaseReport {
-            let mut r = r.clone();
-            r.index += offset;
-            r.results.iter_mut().for_each(|x| x.case_index += offset);
-            r.exchanges.iter_mut().for_each(|x| x.case_index += offset);
-            r
-        };
-        let more = runner::run_cases(ctx.clone(), second, &[], vars_second, config.workers, |r| {
-            progress.case_done(&r.results);
-            let r = shift(r);
-            live.add(r.index, &r.results, &r.exchanges);
-        })
-        .await;
-        reports.extend(more.iter().map(shift));
+        self.live.add(r.index, &r.results, &r.exchanges);
     }
-    let after_cases = after_cases.max(reports.iter().map(|r| r.index).max().unwrap_or(0) + 1);
-    reports.sort_by_key(|r| r.index);
-    // Before anything else can stop the run: the target is put back as it was found,
-    // and what the run created is removed.
-    for r in runner::restore(ctx, &written, &fixtures.restore, after_cases).await {
-        progress.report(&r.results);
-        live.add(r.index, &r.results, &r.exchanges);
-        reports.push(r);
+
+    fn reported(&self, r: &CaseReport) {
+        if let Some(p) = self.progress() {
+            p.report(&r.results);
+        }
+        self.live.add(r.index, &r.results, &r.exchanges);
     }
-    let after_restore = after_cases + written.len();
-    for r in runner::remove_created(ctx, after_restore).await {
-        progress.report(&r.results);
-        live.add(r.index, &r.results, &r.exchanges);
-        reports.push(r);
-    }
-    // Last, what ends or changes a session (a logout, a password change), each with a
-    // session of the throwaway account (the gate let none through without one), never
-    // with the run's own credentials.
-    if let Some(login) = &fixtures.session
-        && !session.is_empty()
-    {
-        let last: Vec<(usize, case::Case)> = session
-            .iter()
-            .map(|i| (*i, session_cases[i - 1].clone()))
-            .collect();
-        for r in runner::run_session_cases(
-            ctx,
-            login,
-            &config.transport.public_headers,
-            &last,
-            &vars_after,
-        )
-        .await
-        {
-            progress.case_done(&r.results);
-            live.add(r.index, &r.results, &r.exchanges);
-            reports.push(r);
+
+    fn finished(&self) {
+        if let Some(p) = self.progress() {
+            p.finish();
         }
     }
-    progress.finish();
-    let mut results = discovery.results;
-    // First, what the harness sent outside any case (OAuth steps, credential re-checks),
-    // so the record accounts for every request.
-    let mut exchanges = ctx.take_aside(0);
-    exchanges.extend(discovery.exchanges);
-    for r in reports {
-        results.extend(r.results);
-        exchanges.extend(r.exchanges);
-    }
-    Ok((results, exchanges))
 }

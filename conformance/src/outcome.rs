@@ -162,3 +162,46 @@ pub fn incomplete(results: &[CheckResult]) -> impl Iterator<Item = &CheckResult>
         .iter()
         .filter(|r| r.missing_input && r.verdict == Verdict::Skipped && r.level == Level::Must)
 }
+
+/// How far the run got when a report was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunState {
+    /// Every case ran; the report is the run's.
+    Finished,
+    /// Written while cases still run: a run killed now (a CI timeout) leaves this.
+    InProgress,
+    /// SIGINT or SIGTERM stopped the run; the report holds the results so far.
+    Interrupted,
+    /// The target went away during the run (a request and a probe of the base URL both
+    /// found nothing there); the report holds the results so far.
+    Unreachable,
+}
+
+impl RunState {
+    /// Why a report of this state is not the whole run.
+    pub fn explain(self) -> &'static str {
+        match self {
+            RunState::Finished => "the run finished",
+            RunState::InProgress => {
+                "the run had not finished when this report was written (still running, or killed): the results are those so far"
+            }
+            RunState::Interrupted => {
+                "the run was interrupted (SIGINT or SIGTERM) before every case ran: the results are those so far"
+            }
+            RunState::Unreachable => {
+                "TARGET UNREACHABLE: the target went away during the run and nothing more was sent: the results are those so far"
+            }
+        }
+    }
+
+    /// The name of the JUnit test case that marks a run that did not finish.
+    pub fn test_name(self) -> &'static str {
+        match self {
+            RunState::Finished => "run finished",
+            RunState::InProgress => "run not finished",
+            RunState::Interrupted => "run interrupted",
+            RunState::Unreachable => "run stopped: target unreachable",
+        }
+    }
+}

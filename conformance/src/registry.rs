@@ -106,6 +106,8 @@ pub enum Check {
     Discovery,
     /// An answer came within `--max-response-time`.
     ResponseTime,
+    /// An answer's body is at most `--check-option max-response-size`.
+    ResponseSize,
     /// The records the run's writes changed were put back as they were.
     StateRestored,
     /// Enough of the selected operations reached a 2xx answer (`--min-coverage`).

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::checks::{CheckOptions, MAX_RESPONSE_TIME};
 use crate::cli::Args;
 use crate::error::HarnessError;
 
@@ -36,8 +37,8 @@ pub struct Config {
     pub strict: bool,
     /// Whether MUST checks that could not run leave the exit code 0 instead of 3.
     pub allow_incomplete: bool,
-    /// The `response_time` check's limit.
-    pub max_response_time: Option<Duration>,
+    /// The checks' settings (`--check-option`, `--max-response-time`), typed.
+    pub check_options: CheckOptions,
     /// The `min_coverage` gate, in percent.
     pub min_coverage: Option<f64>,
     /// Whether requests that may change the target's state are sent.
@@ -221,7 +222,7 @@ impl Config {
             },
             strict: args.strict,
             allow_incomplete: args.allow_incomplete,
-            max_response_time: args.max_response_time,
+            check_options: check_options(args)?,
             min_coverage: args.min_coverage,
             allow_writes: args.allow_writes,
             allow_destructive: args.allow_destructive,
@@ -237,6 +238,22 @@ impl Config {
             anonymous: args.anonymous,
         })
     }
+}
+
+/// The checks' settings: `--check-option NAME=VALUE`, with `--max-response-time` (a flag
+/// of its own, older than `--check-option`) folded in as the setting it is.
+fn check_options(args: &Args) -> Result<CheckOptions, HarnessError> {
+    let mut options = CheckOptions::parse(args.check_options.iter().map(String::as_str))
+        .map_err(HarnessError::Config)?;
+    if let Some(limit) = args.max_response_time {
+        if options.has(&MAX_RESPONSE_TIME) {
+            return Err(HarnessError::Config(
+                "--max-response-time and --check-option max-response-time=MS are the same setting: give one".into(),
+            ));
+        }
+        options.set_value(&MAX_RESPONSE_TIME, limit);
+    }
+    Ok(options)
 }
 
 /// Arguments that cannot go together or are out of range.

@@ -111,6 +111,8 @@ pub(crate) const DEF: Def = Def {
     )],
     derive: Some(derive),
     lacks,
+    judge: None,
+    settings: &[],
 };
 
 fn lacks(_: Check, facts: &RunFacts<'_>) -> Option<String> {

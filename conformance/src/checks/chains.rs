@@ -31,6 +31,12 @@ use crate::state::Pool;
 /// create gave none).
 pub(crate) const CREATED: &str = "chain_created_id";
 
+/// Whether `step` is a chain's create, its setup: it captures the id the chain goes on
+/// with.
+pub(crate) fn is_setup(step: &Step) -> bool {
+    step.capture.iter().any(|(n, _)| n == CREATED)
+}
+
 /// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
     rows: &[
@@ -53,6 +59,8 @@ pub(crate) const DEF: Def = Def {
     ],
     derive: Some(derive),
     lacks,
+    judge: None,
+    settings: &[],
 };
 
 fn lacks(_: Check, _: &RunFacts<'_>) -> Option<String> {
@@ -69,7 +77,9 @@ fn derive(b: &mut Builder<'_>) {
     }
 }
 
-/// The chains of `create`, whose base request is `made` (complete: the caller checked).
+/// The chains of `create`, whose base request is `made` (complete: the caller checked):
+/// a read back, each update, a delete, the resource's other operations and what the
+/// spec's `links` add, each on a resource a create of its own made.
 fn chains(
     spec: &Spec,
     contracts: &Contracts,
@@ -104,16 +114,70 @@ fn chains(
                 && (located || answered.contains_key(key_field(name)))
         })
         .collect();
-    let at = |method: &str| {
-        member
-            .iter()
-            .find(|(o, name)| o.method == method && o.path == format!("{root}{name}}}"))
+    let mut c = Chains {
+        spec,
+        contracts,
+        create,
+        made,
+        inputs,
+        pool,
+        root: &root,
+        member: &member,
+        out: Vec::new(),
     };
-    // Each chain makes a resource of its own: a generated body is made again for each (a
-    // name the target keeps unique would otherwise clash with the chain before).
-    let setup_at = |salt: &str, pointer: String| {
+    let read = c.at("GET");
+    if let Some((get, param)) = read {
+        c.read(get, param);
+    }
+    c.updates(read);
+    if let Some((delete, param)) = c.at("DELETE") {
+        c.delete(delete, param, read);
+    }
+    c.others();
+    c.linked();
+    c.out
+}
+
+/// An operation on a member of the collection, with its one path parameter.
+type Member<'a> = (&'a Operation, &'a str);
+
+/// The chains of one create being made: what they are made from, and the cases so far.
+struct Chains<'a> {
+    spec: &'a Spec,
+    contracts: &'a Contracts,
+    create: &'a Operation,
+    made: &'a Base,
+    inputs: &'a Inputs<'a>,
+    pool: &'a Pool,
+    /// The create's path with the start of a member's parameter (`/items/{`).
+    root: &'a str,
+    /// The operations on a member of the collection, each with its one path parameter.
+    member: &'a [(&'a Operation, String)],
+    out: Vec<Case>,
+}
+
+impl<'a> Chains<'a> {
+    /// The operation with `method` on a member itself (`/items/{id}`).
+    fn at(&self, method: &str) -> Option<Member<'a>> {
+        self.member
+            .iter()
+            .find(|(o, name)| o.method == method && self.is_member(o, name))
+            .map(|(o, name)| (*o, name.as_str()))
+    }
+
+    /// Whether `o` addresses a member itself, not one of its sub-paths.
+    fn is_member(&self, o: &Operation, name: &str) -> bool {
+        o.path == format!("{}{name}}}", self.root)
+    }
+
+    /// A chain's create, capturing the new resource's key at `pointer`. Each chain makes a
+    /// resource of its own: a generated body is made again for each (a name the target
+    /// keeps unique would otherwise clash with the chain before).
+    fn setup_at(&self, salt: &str, pointer: String) -> Step {
+        let (create, made) = (self.create, self.made);
         let body = match (&create.body, made.generated) {
-            (Some(decl), true) => inputs
+            (Some(decl), true) => self
+                .inputs
                 .body(&format!("{}/{salt}", create.id), decl, true)
                 .ok(),
             _ => None,
@@ -123,7 +187,7 @@ fn chains(
         // do: a made-up `flow_id` would have the create refused and the chain end there.
         let body = body.map(|mut v| {
             if let (Value::Object(m), Some(decl)) = (&mut v, &create.body) {
-                pool.fill_references(m, &decl.schema);
+                self.pool.fill_references(m, &decl.schema);
             }
             v
         });
@@ -133,12 +197,30 @@ fn chains(
             capture: vec![(CREATED.to_string(), pointer)],
             asserts: Vec::new(),
         }
-    };
-    let setup = |salt: &str, param: &str| setup_at(salt, format!("/{}", key_field(param)));
-    let mut out = Vec::new();
-    let mut case = |name: String, operation: &Operation, check: Check, steps: Vec<Step>| {
-        out.push(Case {
-            id: format!("{}/chain/{name}", create.id),
+    }
+
+    /// A chain's create, capturing the key of the member parameter `param`.
+    fn setup(&self, salt: &str, param: &str) -> Step {
+        self.setup_at(salt, format!("/{}", key_field(param)))
+    }
+
+    /// A step of `op` on the chain's resource (bound as `param`).
+    fn on(&self, op: &Operation, param: &str, expect: Expect, asserts: Vec<Assertion>) -> Step {
+        on_created(
+            self.pool,
+            self.contracts,
+            op,
+            param,
+            self.inputs,
+            expect,
+            asserts,
+        )
+    }
+
+    /// Adds the chain `name` of `operation`, judged under `check`.
+    fn push(&mut self, name: String, operation: &Operation, check: Check, steps: Vec<Step>) {
+        self.out.push(Case {
+            id: format!("{}/chain/{name}", self.create.id),
             operation: operation.id.clone(),
             check: check.into(),
             level: Level::Must,
@@ -148,145 +230,122 @@ fn chains(
             requires: Vec::new(),
             cap: None,
         });
-    };
-    let read = at("GET");
-    let json_of = |step: &Step| match &step.request.body {
-        Some(crate::case::BodyTemplate::Json(v)) => Some(v.clone()),
-        _ => None,
-    };
-    if let Some((get, param)) = read {
-        let made = setup("read", param);
-        let asserts = read_back(spec, get, json_of(&made).as_ref());
-        case(
+    }
+
+    /// What the create stored reads back.
+    fn read(&mut self, get: &Operation, param: &str) {
+        let made = self.setup("read", param);
+        let asserts = read_back(self.spec, get, json_of(&made).as_ref());
+        let step = self.on(get, param, Expect::Success, asserts);
+        self.push(
             "read".into(),
             get,
             Check::ResourceAvailability,
-            vec![
-                made,
-                on_created(
-                    pool,
-                    contracts,
-                    get,
-                    param,
-                    inputs,
-                    Expect::Success,
-                    asserts,
-                ),
-            ],
+            vec![made, step],
         );
     }
-    for (update, param) in member.iter().filter(|(o, name)| {
-        matches!(o.method.as_str(), "PATCH" | "PUT") && o.path == format!("{root}{name}}}")
-    }) {
-        // A body the spec's example or a contract file gives is one the update must
-        // accept, and what it sets must then read back; a generated one may be refused for
-        // reasons of the target's own, so its answer is only observed, and what it set
-        // must read back only where the target took it.
-        let given = !base(update, contracts, pool, inputs).generated;
-        let step = on_created(
-            pool,
-            contracts,
-            update,
-            param,
-            inputs,
-            if given {
+
+    /// Each update of a member, and where the member can be read, what it set (and what
+    /// it left alone) reads back.
+    fn updates(&mut self, read: Option<Member<'a>>) {
+        let updates: Vec<Member<'a>> = self
+            .member
+            .iter()
+            .filter(|(o, name)| {
+                matches!(o.method.as_str(), "PATCH" | "PUT") && self.is_member(o, name)
+            })
+            .map(|(o, name)| (*o, name.as_str()))
+            .collect();
+        for (update, param) in updates {
+            // A body the spec's example or a contract file gives is one the update must
+            // accept, and what it sets must then read back; a generated one may be
+            // refused for reasons of the target's own, so its answer is only observed,
+            // and what it set must read back only where the target took it.
+            let given = !base(update, self.contracts, self.pool, self.inputs).generated;
+            let expect = if given {
                 Expect::Success
             } else {
                 Expect::Observe
-            },
-            Vec::new(),
-        );
-        let made = setup(&update.id, param);
-        let unchanged = untouched(json_of(&made), json_of(&step), &update.method);
-        let mut steps = vec![made, step.clone()];
-        if let Some((get, get_param)) = read {
-            // What the update did not name must read back as the create stored it,
-            // whether the update went through or not (a PATCH changes what it says and
-            // nothing else); what it named, where it had to go through.
-            let mut asserts = read_back(spec, get, unchanged.as_ref());
-            // A generated update's numbers are left out: a value the harness made up may
-            // land in a counter the target moves by itself (Prefect's `active_slots`
-            // decays by `slot_decay_per_second` between the update and the read).
-            asserts.extend(
-                read_back(spec, get, json_of(&step).as_ref())
-                    .into_iter()
-                    .filter(|a| given || !matches!(&a.kind, AssertKind::Equals(v) if v.is_number()))
-                    .map(|a| Assertion {
-                        after_success: !given,
-                        ..a
-                    }),
+            };
+            let step = self.on(update, param, expect, Vec::new());
+            let made = self.setup(&update.id, param);
+            let unchanged = untouched(json_of(&made), json_of(&step), &update.method);
+            let mut steps = vec![made, step.clone()];
+            if let Some((get, get_param)) = read {
+                // What the update did not name must read back as the create stored it,
+                // whether the update went through or not (a PATCH changes what it says
+                // and nothing else); what it named, where it had to go through.
+                let mut asserts = read_back(self.spec, get, unchanged.as_ref());
+                // A generated update's numbers are left out: a value the harness made up
+                // may land in a counter the target moves by itself (Prefect's
+                // `active_slots` decays by `slot_decay_per_second` between the update and
+                // the read).
+                asserts.extend(
+                    read_back(self.spec, get, json_of(&step).as_ref())
+                        .into_iter()
+                        .filter(|a| {
+                            given || !matches!(&a.kind, AssertKind::Equals(v) if v.is_number())
+                        })
+                        .map(|a| Assertion {
+                            after_success: !given,
+                            ..a
+                        }),
+                );
+                steps.push(self.on(get, get_param, Expect::Success, asserts));
+            }
+            self.push(
+                format!("update/{}", update.id),
+                update,
+                Check::ResourceAvailability,
+                steps,
             );
-            steps.push(on_created(
-                pool,
-                contracts,
-                get,
-                get_param,
-                inputs,
-                Expect::Success,
-                asserts,
-            ));
         }
-        case(
-            format!("update/{}", update.id),
-            update,
-            Check::ResourceAvailability,
-            steps,
-        );
     }
-    if let Some((delete, param)) = at("DELETE") {
+
+    /// A delete, and where the member can be read, a read after it that must be refused.
+    fn delete(&mut self, delete: &Operation, param: &str, read: Option<Member<'a>>) {
         let mut steps = vec![
-            setup("delete", param),
-            on_created(
-                pool,
-                contracts,
-                delete,
-                param,
-                inputs,
-                Expect::Success,
-                Vec::new(),
-            ),
+            self.setup("delete", param),
+            self.on(delete, param, Expect::Success, Vec::new()),
         ];
         if let Some((get, get_param)) = read {
-            steps.push(on_created(
-                pool,
-                contracts,
-                get,
-                get_param,
-                inputs,
-                Expect::Rejected {
-                    status: None,
-                    body: None,
-                },
-                Vec::new(),
-            ));
+            let gone = Expect::Rejected {
+                status: None,
+                body: None,
+            };
+            steps.push(self.on(get, get_param, gone, Vec::new()));
         }
-        case("delete".into(), delete, Check::UseAfterFree, steps);
+        self.push("delete".into(), delete, Check::UseAfterFree, steps);
     }
-    // The resource's other operations (`/flows/{id}/set_state`, `/flows/{id}/graph`): each
-    // reached with a resource that exists, its answer observed.
-    for (other, param) in member
-        .iter()
-        .filter(|(o, name)| o.path != format!("{root}{name}}}"))
-    {
-        let step = on_created(
-            pool,
-            contracts,
-            other,
-            param,
-            inputs,
-            Expect::Observe,
-            Vec::new(),
-        );
-        case(
-            other.id.clone(),
-            other,
-            Check::PositiveDataAcceptance,
-            vec![setup(&other.id, param), step],
-        );
-        // The same operation with a value at an edge of its schema, each on a resource of
-        // its own: these operations are reached only here (they address a resource that
-        // must exist), and the edges find the most server errors.
-        let (params, body) = created_base(pool, contracts, other, param, inputs);
+
+    /// The resource's other operations (`/flows/{id}/set_state`, `/flows/{id}/graph`):
+    /// each reached with a resource that exists, its answer observed.
+    fn others(&mut self) {
+        let others: Vec<Member<'a>> = self
+            .member
+            .iter()
+            .filter(|(o, name)| !self.is_member(o, name))
+            .map(|(o, name)| (*o, name.as_str()))
+            .collect();
+        for (other, param) in others {
+            let step = self.on(other, param, Expect::Observe, Vec::new());
+            let setup = self.setup(&other.id, param);
+            self.push(
+                other.id.clone(),
+                other,
+                Check::PositiveDataAcceptance,
+                vec![setup, step],
+            );
+            self.extremes(other, param);
+        }
+    }
+
+    /// `other` with a value at an edge of its schema, each on a resource of its own:
+    /// these operations are reached only here (they address a resource that must exist),
+    /// and the edges find the most server errors.
+    fn extremes(&mut self, other: &Operation, param: &str) {
+        let inputs = self.inputs;
+        let (params, body) = created_base(self.pool, self.contracts, other, param, inputs);
         for (at, params, body) in extremes(other, &params, body.as_ref(), inputs)
             .into_iter()
             .take(inputs.max_examples)
@@ -298,39 +357,43 @@ fn chains(
                 capture: Vec::new(),
                 asserts: Vec::new(),
             };
-            case(
-                salt.clone(),
+            let setup = self.setup(&salt, param);
+            self.push(
+                salt,
                 other,
                 Check::PositiveDataAcceptance,
-                vec![setup(&salt, param), step],
+                vec![setup, step],
             );
         }
     }
-    // What the spec's own `links` add: an operation the create's answer names by a
-    // runtime expression (`$response.body#/id`), reached with that value even where its
-    // path does not sit under the create's.
-    for (linked, param, pointer) in links(spec, create) {
-        if member.iter().any(|(o, _)| o.id == linked.id) {
-            continue;
+
+    /// What the spec's own `links` add: an operation the create's answer names by a
+    /// runtime expression (`$response.body#/id`), reached with that value even where its
+    /// path does not sit under the create's.
+    fn linked(&mut self) {
+        for (linked, param, pointer) in links(self.spec, self.create) {
+            if self.member.iter().any(|(o, _)| o.id == linked.id) {
+                continue;
+            }
+            let step = self.on(linked, &param, Expect::Observe, Vec::new());
+            let salt = format!("link/{}", linked.id);
+            let setup = self.setup_at(&salt, pointer);
+            self.push(
+                salt,
+                linked,
+                Check::PositiveDataAcceptance,
+                vec![setup, step],
+            );
         }
-        let step = on_created(
-            pool,
-            contracts,
-            linked,
-            &param,
-            inputs,
-            Expect::Observe,
-            Vec::new(),
-        );
-        let salt = format!("link/{}", linked.id);
-        case(
-            salt.clone(),
-            linked,
-            Check::PositiveDataAcceptance,
-            vec![setup_at(&salt, pointer), step],
-        );
     }
-    out
+}
+
+/// The JSON body a step sends, when it sends one.
+fn json_of(step: &Step) -> Option<Value> {
+    match &step.request.body {
+        Some(crate::case::BodyTemplate::Json(v)) => Some(v.clone()),
+        _ => None,
+    }
 }
 
 /// The operations the 2xx answers of `create` link to (OpenAPI `links` by `operationId`),

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::rules::diff_except;
-use super::{Def, Finding, RunFacts, compact, non_empty, text};
+use super::{Answer, CheckOptions, Def, Finding, RunFacts, compact, non_empty, text};
 use crate::case::{AssertKind, Assertion};
 use crate::registry::{Check, CheckId, Family, row};
 use crate::spec::Level;
@@ -178,7 +178,18 @@ pub(crate) const DEF: Def = Def {
     ],
     derive: None,
     lacks,
+    judge: Some(judge),
+    settings: &[],
 };
+
+/// The step's contract-file asserts, each on the answer's JSON body.
+fn judge(a: &Answer<'_>, _: &CheckOptions) -> Vec<Finding> {
+    a.step
+        .asserts
+        .iter()
+        .map(|x| assertion(&a.case.check, a.case.level, x, a.resp.json.as_ref(), a.vars))
+        .collect()
+}
 
 fn lacks(check: Check, facts: &RunFacts<'_>) -> Option<String> {
     Some(match check {

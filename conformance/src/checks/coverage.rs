@@ -18,8 +18,8 @@ pub struct RunFacts<'a> {
     pub operations: Vec<&'a Operation>,
     /// A `--replay` run: only `replay_consistency` judges.
     pub replay: bool,
-    /// `--max-response-time` was given.
-    pub max_response_time: bool,
+    /// The checks' settings the run was given (a check judged only with one lacks it).
+    pub options: &'a super::CheckOptions,
     /// `--min-coverage` was given.
     pub min_coverage: bool,
     /// The number of discovery steps of the contract files.
@@ -105,12 +105,15 @@ mod tests {
     use super::*;
     use crate::checks::test_support::spec;
 
+    static OPTIONS: std::sync::LazyLock<super::super::CheckOptions> =
+        std::sync::LazyLock::new(Default::default);
+
     fn facts(spec: &Spec) -> RunFacts<'_> {
         RunFacts {
             spec,
             operations: spec.operations.iter().collect(),
             replay: false,
-            max_response_time: false,
+            options: &OPTIONS,
             min_coverage: false,
             discovery_steps: 1,
         }

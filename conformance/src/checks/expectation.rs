@@ -1,11 +1,29 @@
 //! The case's own expectation: success, a status, a rejection with its shape, or a 405
 //! with Allow; judged for derived inputs, routes and contract steps alike.
 
-use super::{Finding, describe_answer, is_success, non_empty};
+use super::{Answer, CheckOptions, Def, Finding, describe_answer, is_success, non_empty};
+use serde_json::Value;
+
 use crate::case::Expect;
 use crate::registry::CheckId;
-use crate::spec::{Level, Operation};
+use crate::spec::{Level, Operation, RejectionShape};
 use crate::transport::Response;
+
+/// No rows of its own: it judges every answer against its case's `Expect`, under the
+/// case's check (whose module owns the row).
+pub(crate) const DEF: Def = Def {
+    rows: &[],
+    derive: None,
+    lacks: super::lacks_nothing,
+    judge: Some(judge),
+    settings: &[],
+};
+
+fn judge(a: &Answer<'_>, _: &CheckOptions) -> Vec<Finding> {
+    expectation(a.op, &a.case.check, a.case.level, &a.step.expect, a.resp)
+        .into_iter()
+        .collect()
+}
 
 /// Judges the case's expectation; `None` for `Observe`. The expectations one check
 /// alone asks for are judged in its module (`Refused` in `ignored_auth`,
@@ -40,65 +58,7 @@ pub fn expectation(
                 Err(format!("got {}", describe_answer(op, resp)))
             },
         ),
-        Expect::Rejected { status, body } => {
-            let mut expected = "a rejection (not a 2xx success)".to_string();
-            if let Some((s, l)) = status {
-                expected.push_str(&format!("; {} status {s}", l.as_str()));
-            }
-            if let Some((b, l)) = body {
-                expected.push_str(&format!("; {} body {b}", l.as_str()));
-            }
-            if success {
-                return Some(Finding::new(
-                    check,
-                    level,
-                    expected,
-                    Err(format!("accepted: {}", describe_answer(op, resp))),
-                ));
-            }
-            // A rejection is a 4xx (or a 2xx the body marks as a business error): a 5xx
-            // is the server failing on the input, not refusing it.
-            if !(400..500).contains(&resp.status) && !(200..300).contains(&resp.status) {
-                return Some(Finding::new(
-                    check,
-                    level,
-                    expected,
-                    Err(if resp.status >= 500 {
-                        format!("server error {} instead of a rejection (4xx)", resp.status)
-                    } else {
-                        format!("status {} is not a rejection (4xx)", resp.status)
-                    }),
-                ));
-            }
-            if let Some((s, l)) = status
-                && resp.status != *s
-            {
-                return Some(Finding::new(
-                    check,
-                    *l,
-                    expected,
-                    Err(format!(
-                        "rejected with status {} instead of {s}",
-                        resp.status
-                    )),
-                ));
-            }
-            if let Some((b, l)) = body {
-                let missing =
-                    b.as_object().into_iter().flatten().find(|(k, v)| {
-                        resp.json.as_ref().and_then(|j| j.get(k.as_str())) != Some(v)
-                    });
-                if let Some((k, v)) = missing {
-                    return Some(Finding::new(
-                        check,
-                        *l,
-                        expected,
-                        Err(format!("body field {k} is not {v}")),
-                    ));
-                }
-            }
-            Finding::new(check, level, expected, Ok(()))
-        }
+        Expect::Rejected { status, body } => rejected(op, check, level, status, body, resp),
         Expect::Refused {
             status,
             body,
@@ -119,54 +79,136 @@ pub fn expectation(
             status,
             allow_header,
         } => super::undeclared_method::judge(check, level, allowed, *status, *allow_header, resp),
-        Expect::BusinessRejected(shape) => {
-            let mut expected = format!(
-                "a rejection; {} status {}",
-                shape.level.as_str(),
-                shape.status
-            );
-            if let Some(f) = &shape.non_empty {
-                expected.push_str(&format!(", non-empty {f}"));
-            }
-            if let Some(f) = &shape.absent {
-                expected.push_str(&format!(", no {f}"));
-            }
-            if success {
-                return Some(Finding::new(
-                    check,
-                    level,
-                    expected,
-                    Err(format!("accepted: {}", describe_answer(op, resp))),
-                ));
-            }
-            let body = resp.json.as_ref();
-            let problem = if resp.status != shape.status {
-                Some(format!(
-                    "rejected with status {} instead of {}",
-                    resp.status, shape.status
-                ))
-            } else if let Some(f) = shape
-                .non_empty
-                .as_ref()
-                .filter(|f| !non_empty(body.and_then(|b| b.get(f.as_str()))))
-            {
-                Some(format!("{f} is empty or missing"))
-            } else {
-                shape
-                    .absent
-                    .as_ref()
-                    .filter(|f| {
-                        body.and_then(|b| b.get(f.as_str()))
-                            .is_some_and(|v| !v.is_null())
-                    })
-                    .map(|f| format!("{f} is present"))
-            };
-            match problem {
-                Some(p) => Finding::new(check, shape.level, expected, Err(p)),
-                None => Finding::new(check, level, expected, Ok(())),
-            }
-        }
+        Expect::BusinessRejected(shape) => business_rejected(op, check, level, shape, resp),
     })
+}
+
+/// A rejection, with the status and body fields the decisions fix: a success or a 5xx
+/// fails at the case's level, another status or a missing field at its own.
+fn rejected(
+    op: &Operation,
+    check: &CheckId,
+    level: Level,
+    status: &Option<(u16, Level)>,
+    body: &Option<(Value, Level)>,
+    resp: &Response,
+) -> Finding {
+    let success = is_success(op, resp);
+    let mut expected = "a rejection (not a 2xx success)".to_string();
+    if let Some((s, l)) = status {
+        expected.push_str(&format!("; {} status {s}", l.as_str()));
+    }
+    if let Some((b, l)) = body {
+        expected.push_str(&format!("; {} body {b}", l.as_str()));
+    }
+    if success {
+        return Finding::new(
+            check,
+            level,
+            expected,
+            Err(format!("accepted: {}", describe_answer(op, resp))),
+        );
+    }
+    // A rejection is a 4xx (or a 2xx the body marks as a business error): a 5xx
+    // is the server failing on the input, not refusing it.
+    if !(400..500).contains(&resp.status) && !(200..300).contains(&resp.status) {
+        return Finding::new(
+            check,
+            level,
+            expected,
+            Err(if resp.status >= 500 {
+                format!("server error {} instead of a rejection (4xx)", resp.status)
+            } else {
+                format!("status {} is not a rejection (4xx)", resp.status)
+            }),
+        );
+    }
+    if let Some((s, l)) = status
+        && resp.status != *s
+    {
+        return Finding::new(
+            check,
+            *l,
+            expected,
+            Err(format!(
+                "rejected with status {} instead of {s}",
+                resp.status
+            )),
+        );
+    }
+    if let Some((b, l)) = body {
+        let missing = b
+            .as_object()
+            .into_iter()
+            .flatten()
+            .find(|(k, v)| resp.json.as_ref().and_then(|j| j.get(k.as_str())) != Some(v));
+        if let Some((k, v)) = missing {
+            return Finding::new(
+                check,
+                *l,
+                expected,
+                Err(format!("body field {k} is not {v}")),
+            );
+        }
+    }
+    Finding::new(check, level, expected, Ok(()))
+}
+
+/// A business rejection of the shape a rule names: its status, a non-empty field, an
+/// absent one.
+fn business_rejected(
+    op: &Operation,
+    check: &CheckId,
+    level: Level,
+    shape: &RejectionShape,
+    resp: &Response,
+) -> Finding {
+    let success = is_success(op, resp);
+    let mut expected = format!(
+        "a rejection; {} status {}",
+        shape.level.as_str(),
+        shape.status
+    );
+    if let Some(f) = &shape.non_empty {
+        expected.push_str(&format!(", non-empty {f}"));
+    }
+    if let Some(f) = &shape.absent {
+        expected.push_str(&format!(", no {f}"));
+    }
+    if success {
+        return Finding::new(
+            check,
+            level,
+            expected,
+            Err(format!("accepted: {}", describe_answer(op, resp))),
+        );
+    }
+    let body = resp.json.as_ref();
+    let problem = if resp.status != shape.status {
+        Some(format!(
+            "rejected with status {} instead of {}",
+            resp.status, shape.status
+        ))
+    } else if let Some(f) = shape
+        .non_empty
+        .as_ref()
+        .filter(|f| !non_empty(body.and_then(|b| b.get(f.as_str()))))
+    {
+        Some(format!("{f} is empty or missing"))
+    } else {
+        shape
+            .absent
+            .as_ref()
+            .filter(|f| {
+                body.and_then(|b| b.get(f.as_str()))
+                    .is_some_and(|v| !v.is_null())
+            })
+            .map(|f| format!("{f} is present"))
+    };
+    match problem {
+        Some(p) => Finding::new(check, shape.level, expected, Err(p)),
+        None => Finding::new(check, level, expected, Ok(())),
+    }
 }
 
 #[cfg(test)]

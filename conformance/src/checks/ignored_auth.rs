@@ -21,6 +21,8 @@ pub(crate) const DEF: Def = Def {
     )],
     derive: Some(derive),
     lacks,
+    judge: None,
+    settings: &[],
 };
 
 fn lacks(_: Check, facts: &RunFacts<'_>) -> Option<String> {
@@ -207,7 +209,7 @@ pub(crate) fn unknown_token_twin(canary: &Case) -> Case {
 
 #[cfg(test)]
 mod tests {
-    use super::super::expectation;
+    use super::super::expectation::expectation;
     use super::*;
     use crate::checks::test_support::{resp, spec};
     use crate::contracts::Contracts;

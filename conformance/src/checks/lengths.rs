@@ -31,6 +31,8 @@ pub(crate) const DEF: Def = Def {
     ],
     derive: Some(derive),
     lacks,
+    judge: None,
+    settings: &[],
 };
 
 fn lacks(check: Check, facts: &RunFacts<'_>) -> Option<String> {

@@ -17,6 +17,8 @@ pub(crate) const DEF: Def = Def {
     )],
     derive: None,
     lacks,
+    judge: None,
+    settings: &[],
 };
 
 fn lacks(_: Check, facts: &RunFacts<'_>) -> Option<String> {

@@ -1,22 +1,26 @@
 //! The checks, one module per check or family: each holds its registry rows (name, family,
 //! level, description; [`crate::registry::TABLE`] gathers them), the cases it derives from
-//! the spec for an operation (called by [`crate::plan`]), how it judges an answer, and why
-//! it may have nothing to judge in a run ([`not_applicable`]). Every module registers one
-//! [`Def`] in [`ALL`].
+//! the spec for an operation (called by [`crate::plan`]), how it judges an answer (with the
+//! settings its judge reads), and why it may have nothing to judge in a run
+//! ([`not_applicable`]). Every module registers one [`Def`] in [`ALL`].
 //!
 //! # Adding a check
 //!
 //! 1. Add its variant to [`crate::registry::Check`] (the name code uses).
 //! 2. Write `checks/<name>.rs` with a `pub(crate) const DEF: Def`: its row (`row(Check::X,
 //!    "x", ...)`), `derive` (a `fn(&mut plan::Builder)` pushing its cases for one operation,
-//!    or `None` for a check every answer gets) and `lacks` (what a spec or run without
+//!    or `None` for a check every answer gets), `lacks` (what a spec or run without
 //!    anything for it to judge lacks; [`lacks_nothing`] where every spec gives it
-//!    something). Put its judge there too: a case names the judge of its answer by its
-//!    `Expect` (the shared ones are in `expectation`, which hands `Refused` and
-//!    `MethodNotAllowed` to their checks' modules); a check every answer gets is called
-//!    from the runner's step, as `generic`, `response_time` and `rules` are.
+//!    something), `judge` and `settings`. A check judged on every answer has a `judge`
+//!    ([`judge::Judge`]: the runner hands it each [`Answer`]) and declares the settings it
+//!    reads as [`Setting`]s, which the command line gives as `--check-option NAME=VALUE`
+//!    and the judge reads from [`CheckOptions`] (`response_size` is the smallest such
+//!    check). A check judged only on its own cases' answers has `judge: None`: a case names
+//!    the judge of its answer by its `Expect` (the shared ones are in `expectation`, whose
+//!    judge every answer gets, and which hands `Refused` and `MethodNotAllowed` to their
+//!    checks' modules).
 //! 3. Add `mod <name>;` below and `<name>::DEF` to [`ALL`], where its cases fall in the
-//!    plan's order.
+//!    plan's order and its findings in each answer's.
 //!
 //! Two rows for one check stop the build ([`table`] places each row at its [`Check`]'s
 //! index), as does a check without a row unless it is the last variant; a unit test holds
@@ -31,11 +35,13 @@ mod contracts;
 mod coverage;
 mod expectation;
 mod ignored_auth;
+mod judge;
 mod lengths;
 mod min_coverage;
 mod negative;
 mod positive;
 mod replay_consistency;
+mod response_size;
 mod response_time;
 mod rules;
 mod schema_status;
@@ -45,14 +51,12 @@ mod unknown_path;
 mod unsupported_media_type;
 
 pub use alternate_encodings::{StepVerdict, judge_encodings};
-pub(crate) use chains::CREATED as CHAIN_CREATED;
-pub use contracts::assertion;
+pub(crate) use chains::{CREATED as CHAIN_CREATED, is_setup as is_chain_setup};
 pub use coverage::{RunFacts, not_applicable};
-pub use expectation::expectation;
 pub(crate) use ignored_auth::{unknown_token_case, unknown_token_twin};
-pub use response_time::response_time;
-pub use rules::{RuleInput, rules};
-pub use schema_status::{Sent, generic};
+pub use judge::CheckOptions;
+pub(crate) use judge::{Answer, Judge, Seen, Setting, judge};
+pub(crate) use response_time::MAX_RESPONSE_TIME;
 pub use table::TABLE;
 
 use serde_json::Value;
@@ -71,9 +75,15 @@ pub(crate) struct Def {
     /// What the spec or the run lacks for a check of its rows to judge anything, when it
     /// lacks something.
     pub lacks: fn(Check, &RunFacts<'_>) -> Option<String>,
+    /// How it judges every answer, whatever the case (`None`: it judges only the answers
+    /// of its own cases, through their `Expect`, or none).
+    pub judge: Option<Judge>,
+    /// The settings its judge reads, given as `--check-option NAME=VALUE`.
+    pub settings: &'static [Setting],
 }
 
-/// Every check, one [`Def`] a module, in the order the plan derives their cases.
+/// Every check, one [`Def`] a module, in the order the plan derives their cases and the
+/// judges judge each answer.
 pub(crate) const ALL: &[Def] = &[
     positive::DEF,
     negative::DEF,
@@ -86,6 +96,8 @@ pub(crate) const ALL: &[Def] = &[
     chains::DEF,
     schema_status::DEF,
     response_time::DEF,
+    response_size::DEF,
+    expectation::DEF,
     rules::DEF,
     contracts::DEF,
     replay_consistency::DEF,

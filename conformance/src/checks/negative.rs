@@ -12,7 +12,7 @@ use crate::plan::builder::{
     sends_json,
 };
 use crate::registry::{Check, Family, row};
-use crate::spec::{Level, Location, Operation, Spec};
+use crate::spec::{Body, Level, Location, Operation, Param, Spec};
 
 /// Its registry rows ([`crate::checks::TABLE`]).
 pub(crate) const DEF: Def = Def {
@@ -36,6 +36,8 @@ pub(crate) const DEF: Def = Def {
     ],
     derive: Some(derive),
     lacks,
+    judge: None,
+    settings: &[],
 };
 
 fn lacks(check: Check, facts: &RunFacts<'_>) -> Option<String> {
@@ -205,7 +207,41 @@ fn round_robin(defects: &[Defect], n: usize) -> Vec<&Defect> {
     out
 }
 
+/// The hand-written invalid requests of `op`, each breaking one thing of the base
+/// request: a required parameter left out, a parameter of the wrong type or out of its
+/// bounds, a required body field left out, a body field of the wrong type, a body that is
+/// not JSON, and one over the spec's `x-max-body`.
 fn negative(b: &mut Builder<'_>, spec: &Spec, op: &Operation, base: &Base) {
+    missing_params(b, op, base);
+    for p in &op.params {
+        for (name, value, level) in param_variants(spec, p) {
+            // The bad value goes in whether or not the base request sends the parameter:
+            // a case whose defect never reaches the wire proves nothing.
+            let mut params = base.params.clone();
+            match params.iter_mut().find(|(n, _)| *n == p.name) {
+                Some(slot) => slot.1 = value.clone(),
+                None => params.push((p.name.clone(), value.clone())),
+            }
+            b.push(
+                name,
+                Check::NegativeDataRejection,
+                level,
+                request(op, params, base.body.clone(), AuthMode::Token),
+                malformed(op),
+            );
+        }
+    }
+    let (Some(decl), Some(Value::Object(body))) = (&op.body, &base.body) else {
+        return;
+    };
+    missing_fields(b, op, base, decl, body);
+    mistyped_fields(b, spec, op, base, decl, body);
+    unparsable_body(b, op, base);
+    payload_too_large(b, spec, op, base, body);
+}
+
+/// Each required parameter left out (but a path one).
+fn missing_params(b: &mut Builder<'_>, op: &Operation, base: &Base) {
     // A path parameter cannot be left out: without its segment the request goes to
     // another path, which `unknown_path` covers.
     for p in op
@@ -227,65 +263,60 @@ fn negative(b: &mut Builder<'_>, spec: &Spec, op: &Operation, base: &Base) {
             malformed(op),
         );
     }
-    for p in &op.params {
-        let mut variants = Vec::new();
-        // In a query string only numbers and booleans can have the wrong type: any text is
-        // a valid string (and a valid item of a string list).
-        let scalar = matches!(
-            p.schema.get("type").and_then(Value::as_str),
-            Some("integer" | "number" | "boolean")
-        );
-        // A query value is text, so only an unreadable one is mistyped (`masterid=abc`).
-        for (bad, _) in mistyped(&p.schema)
-            .into_iter()
-            .filter(|(_, coercible)| scalar && !coercible)
-        {
-            variants.push((
-                format!("mistyped-param/{}", p.name),
-                bad,
-                spec.decisions.mistyped.1,
-            ));
-        }
-        if p.schema.get("type").and_then(Value::as_str) == Some("integer")
-            && let Some(min) = p.schema.get("minimum").and_then(Value::as_i64)
-        {
-            variants.push((
-                format!("below-minimum/{}", p.name),
-                json!(min - 1),
-                constraint_level(&p.schema, "minimum"),
-            ));
-        }
-        if p.schema
-            .get("minLength")
-            .and_then(Value::as_u64)
-            .is_some_and(|m| m > 0)
-        {
-            variants.push((
-                format!("too-short/{}", p.name),
-                json!(""),
-                constraint_level(&p.schema, "minLength"),
-            ));
-        }
-        for (name, value, level) in variants {
-            // The bad value goes in whether or not the base request sends the parameter:
-            // a case whose defect never reaches the wire proves nothing.
-            let mut params = base.params.clone();
-            match params.iter_mut().find(|(n, _)| *n == p.name) {
-                Some(slot) => slot.1 = value.clone(),
-                None => params.push((p.name.clone(), value.clone())),
-            }
-            b.push(
-                name,
-                Check::NegativeDataRejection,
-                level,
-                request(op, params, base.body.clone(), AuthMode::Token),
-                malformed(op),
-            );
-        }
+}
+
+/// The bad values of parameter `p`, each named and with its level: of the wrong type,
+/// below its minimum, shorter than its minimum length.
+fn param_variants(spec: &Spec, p: &Param) -> Vec<(String, Value, Level)> {
+    let mut variants = Vec::new();
+    // In a query string only numbers and booleans can have the wrong type: any text is
+    // a valid string (and a valid item of a string list).
+    let scalar = matches!(
+        p.schema.get("type").and_then(Value::as_str),
+        Some("integer" | "number" | "boolean")
+    );
+    // A query value is text, so only an unreadable one is mistyped (`masterid=abc`).
+    for (bad, _) in mistyped(&p.schema)
+        .into_iter()
+        .filter(|(_, coercible)| scalar && !coercible)
+    {
+        variants.push((
+            format!("mistyped-param/{}", p.name),
+            bad,
+            spec.decisions.mistyped.1,
+        ));
     }
-    let (Some(decl), Some(Value::Object(body))) = (&op.body, &base.body) else {
-        return;
-    };
+    if p.schema.get("type").and_then(Value::as_str) == Some("integer")
+        && let Some(min) = p.schema.get("minimum").and_then(Value::as_i64)
+    {
+        variants.push((
+            format!("below-minimum/{}", p.name),
+            json!(min - 1),
+            constraint_level(&p.schema, "minimum"),
+        ));
+    }
+    if p.schema
+        .get("minLength")
+        .and_then(Value::as_u64)
+        .is_some_and(|m| m > 0)
+    {
+        variants.push((
+            format!("too-short/{}", p.name),
+            json!(""),
+            constraint_level(&p.schema, "minLength"),
+        ));
+    }
+    variants
+}
+
+/// Each required field of the body left out.
+fn missing_fields(
+    b: &mut Builder<'_>,
+    op: &Operation,
+    base: &Base,
+    decl: &Body,
+    body: &serde_json::Map<String, Value>,
+) {
     for f in decl.required() {
         let mut m = body.clone();
         m.remove(&f);
@@ -302,6 +333,18 @@ fn negative(b: &mut Builder<'_>, spec: &Spec, op: &Operation, base: &Base) {
             malformed(op),
         );
     }
+}
+
+/// Each field of the body with a value of the wrong type (a coercible one at its own
+/// level).
+fn mistyped_fields(
+    b: &mut Builder<'_>,
+    spec: &Spec,
+    op: &Operation,
+    base: &Base,
+    decl: &Body,
+    body: &serde_json::Map<String, Value>,
+) {
     for (f, schema) in decl.properties() {
         let schema = crate::spec::resolve(&spec.doc, &schema)
             .cloned()
@@ -335,6 +378,10 @@ fn negative(b: &mut Builder<'_>, spec: &Spec, op: &Operation, base: &Base) {
             );
         }
     }
+}
+
+/// A body that is not JSON at all.
+fn unparsable_body(b: &mut Builder<'_>, op: &Operation, base: &Base) {
     b.cases.push(Case {
         id: format!("{}/unparsable-body", op.id),
         operation: op.id.clone(),
@@ -351,6 +398,17 @@ fn negative(b: &mut Builder<'_>, spec: &Spec, op: &Operation, base: &Base) {
         requires: Vec::new(),
         cap: None,
     });
+}
+
+/// A body far over the spec's `x-max-body`, where the operation declares the status that
+/// answers it.
+fn payload_too_large(
+    b: &mut Builder<'_>,
+    spec: &Spec,
+    op: &Operation,
+    base: &Base,
+    body: &serde_json::Map<String, Value>,
+) {
     // A body far over the spec's `x-max-body` (valid JSON padded with spaces), where the
     // operation declares the status that answers it.
     if let Some((limit, status, level)) = spec.decisions.max_body

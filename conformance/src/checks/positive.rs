@@ -22,6 +22,8 @@ pub(crate) const DEF: Def = Def {
     )],
     derive: Some(derive),
     lacks: super::lacks_nothing,
+    judge: None,
+    settings: &[],
 };
 
 fn derive(b: &mut Builder<'_>) {

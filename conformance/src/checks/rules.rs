@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{Def, Finding, RunFacts, compact, is_success, non_empty, text};
+use super::{Answer, CheckOptions, Def, Finding, RunFacts, compact, is_success, non_empty, text};
 use crate::case::Expect;
 use crate::registry::{Check, Family, row};
 use crate::spec::{Level, Operation, Rule, When};
@@ -539,7 +539,45 @@ pub(crate) const DEF: Def = Def {
     ],
     derive: None,
     lacks,
+    judge: Some(judge),
+    settings: &[],
 };
+
+/// The operation's `x-rules` on an answer to its own method (the spec declares no answer
+/// for another), with what the request sent and, for `preserves-other-fields`, the
+/// target's state an earlier success left; a success leaves its own for the next.
+fn judge(a: &Answer<'_>, _: &CheckOptions) -> Vec<Finding> {
+    if a.step.request.method.is_some() {
+        return Vec::new();
+    }
+    let target = a.op.rules.iter().find_map(|r| match r {
+        Rule::PreservesOtherFields { target, .. } => Some(target.as_str()),
+        _ => None,
+    });
+    let previous = a
+        .seen
+        .lock()
+        .map(|s| s.get(&a.op.id).cloned())
+        .unwrap_or(None);
+    let findings = rules(
+        a.op,
+        &a.step.expect,
+        a.resp,
+        &RuleInput {
+            params: &a.sent.params,
+            body: a.sent.body.as_ref(),
+            previous: previous.as_ref(),
+        },
+    );
+    if is_success(a.op, a.resp)
+        && let Some(target) = target
+        && let Some(now) = a.resp.json.as_ref().and_then(|j| j.get(target))
+        && let Ok(mut seen) = a.seen.lock()
+    {
+        seen.insert(a.op.id.clone(), now.clone());
+    }
+    findings
+}
 
 fn lacks(rule: Check, facts: &RunFacts<'_>) -> Option<String> {
     let kind = rule.name().replace('_', "-");

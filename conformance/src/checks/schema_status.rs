@@ -1,7 +1,8 @@
 //! The checks every answer gets: not a server error, a declared status, a declared media
 //! type and a body matching its schema (the schema/status family).
 
-use super::{Def, Finding, RunFacts};
+use super::{Answer, CheckOptions, Def, Finding, RunFacts};
+use crate::case::{AuthMode, Case, Expect, Step};
 use crate::registry::{Check, Family, row};
 use crate::schema::Validators;
 use crate::spec::{Decisions, Level, Operation};
@@ -207,7 +208,46 @@ pub(crate) const DEF: Def = Def {
     ],
     derive: None,
     lacks,
+    judge: Some(judge),
+    settings: &[],
 };
+
+/// Every answer's status, media type, body and 5xx, as [`generic`] judges them for why
+/// the request was sent. A request with a method the path does not declare, and a chain's
+/// create (its setup: the create's own cases judge the same request), get only "not a
+/// server error": the spec declares no answer for the first, and the second is judged
+/// elsewhere.
+fn judge(a: &Answer<'_>, _: &CheckOptions) -> Vec<Finding> {
+    let mut findings = generic(
+        a.op,
+        a.validators,
+        a.resp,
+        &a.spec.decisions,
+        Sent::of(a.case, a.step),
+    );
+    if a.step.request.method.is_some() || super::chains::is_setup(a.step) {
+        findings.truncate(1);
+    }
+    findings
+}
+
+impl Sent {
+    /// Why `step` of `case` was sent: without the run's credentials, for a resource the
+    /// run has just deleted (a chain's read after its delete, or a cleanup's check), or as
+    /// the operation declares.
+    pub fn of(case: &Case, step: &Step) -> Sent {
+        if step.request.auth != AuthMode::Token {
+            Sent::WithoutCredentials
+        } else if (case.check == Check::UseAfterFree
+            && matches!(step.expect, Expect::Rejected { .. }))
+            || (case.check == Check::StateRestored && case.id.starts_with("cleanup/"))
+        {
+            Sent::ForGone
+        } else {
+            Sent::AsDeclared
+        }
+    }
+}
 
 fn lacks(check: Check, facts: &RunFacts<'_>) -> Option<String> {
     match check {

@@ -20,6 +20,8 @@ pub(crate) const DEF: Def = Def {
     )],
     derive: Some(derive),
     lacks: super::lacks_nothing,
+    judge: None,
+    settings: &[],
 };
 
 fn derive(b: &mut Builder<'_>) {
@@ -128,7 +130,7 @@ pub(super) fn judge(
 
 #[cfg(test)]
 mod tests {
-    use super::super::expectation;
+    use super::super::expectation::expectation;
     use super::*;
     use crate::checks::test_support::{resp, spec};
     use crate::outcome::Verdict;

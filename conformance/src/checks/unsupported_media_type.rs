@@ -19,6 +19,8 @@ pub(crate) const DEF: Def = Def {
     )],
     derive: Some(derive),
     lacks,
+    judge: None,
+    settings: &[],
 };
 
 fn lacks(_: Check, facts: &RunFacts<'_>) -> Option<String> {

@@ -1,5 +1,8 @@
-//! Running cases against a target, in four rooms: [`schedule`] (which case runs when),
-//! [`discovery`] (binding variables first), [`step`] (build, send, judge) and [`record`].
+//! Running cases against a target: [`run`] (the [`Session`] built once where the run
+//! starts, the plan, the first and second passes, the put-back and the session's last
+//! cases), [`schedule`] (which case runs when), [`discovery`] (binding variables first),
+//! [`step`] (build, send, then every registered judge), [`restore`] and [`cleanup`] (the
+//! target put back as it was found) and [`record`].
 //!
 //! Discovery runs first, in order; then every case, writes one at a time in case order and
 //! reads in parallel on `--workers` tasks. Results are sorted by case order at the end, so
@@ -13,16 +16,17 @@ mod preflight;
 mod reach;
 mod record;
 mod restore;
+mod run;
 mod schedule;
 mod session;
 mod step;
 
-use std::collections::HashMap;
 use std::sync::Mutex;
 
 use serde_json::Value;
 
 use crate::auth::OAuth;
+use crate::checks::{CheckOptions, Seen};
 use crate::outcome::CheckResult;
 use crate::redact::Secrets;
 use crate::schema::Validators;
@@ -36,6 +40,9 @@ pub use preflight::{preflight as preflight_credentials, preflight_extra};
 pub use reach::{PROBE_PREFIX, preflight as preflight_reach};
 pub use record::{Exchange, recorded_text};
 pub use restore::{check_values as check_restore_values, note as restore_note, restore, written};
+pub use run::{
+    Planned, Session, Settings, Watcher, describe_writes, put_back_on_interrupt, run_all,
+};
 pub use schedule::run_cases;
 pub use session::{
     SESSION_AUTH, has_session_operations, login_operation, run_last as run_session_cases,
@@ -57,10 +64,11 @@ pub struct Context {
     pub secrets: Secrets,
     /// Authorization codes.
     pub oauth: OAuth,
-    /// `--max-response-time`: a slower answer breaches the `response_time` check.
-    pub max_response_time: Option<std::time::Duration>,
-    /// Last seen state of each `preserves-other-fields` target, per operation.
-    state: Mutex<HashMap<String, Value>>,
+    /// The checks' settings (`--check-option`, `--max-response-time`), read by their
+    /// judges.
+    pub options: CheckOptions,
+    /// What earlier answers left for the judges that compare with them.
+    seen: Seen,
     /// Whether the credentials still work, and what may have ended them.
     pub credentials: credentials::Watch,
     /// What the run created, to remove at the end.
@@ -93,8 +101,8 @@ impl Context {
             token,
             secrets,
             oauth,
-            max_response_time: None,
-            state: Mutex::new(HashMap::new()),
+            options: CheckOptions::default(),
+            seen: Seen::default(),
             credentials: credentials::Watch::default(),
             created: cleanup::Ledger::default(),
             side: Mutex::new(Vec::new()),
@@ -152,9 +160,9 @@ impl Context {
         out
     }
 
-    /// The context with `--max-response-time` judged on every answer.
-    pub fn with_max_response_time(mut self, limit: Option<std::time::Duration>) -> Context {
-        self.max_response_time = limit;
+    /// The context with the checks' settings its judges read.
+    pub fn with_options(mut self, options: CheckOptions) -> Context {
+        self.options = options;
         self
     }
 }

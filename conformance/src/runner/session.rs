@@ -224,7 +224,7 @@ fn session_context(
         secrets,
         OAuth::new(None, CodeSource::Unavailable),
     )
-    .with_max_response_time(ctx.max_response_time))
+    .with_options(ctx.options.clone()))
 }
 
 /// Sends the login for `case` and reads the token from its answer. The exchange is

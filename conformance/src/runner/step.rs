@@ -6,11 +6,11 @@ use serde_json::Value;
 use super::record::exchange_of;
 use super::{CaseReport, Context, Exchange};
 use crate::case::{AuthMode, Case, Expect, Step};
-use crate::checks::{self, Finding, RuleInput, StepVerdict, judge_encodings};
+use crate::checks::{self, Answer, Finding, StepVerdict, judge_encodings};
 use crate::outcome::{CheckResult, Got, Verdict};
 use crate::registry::Check;
 use crate::request::{BuildError, Built, build};
-use crate::spec::{Level, Rule};
+use crate::spec::{Level, Operation};
 use crate::transport::{Response, TransportError};
 use crate::vars::{Vars, pointer};
 
@@ -153,7 +153,12 @@ pub(super) async fn run_case(ctx: &Context, index: usize, case: &Case, vars: &Va
     report
 }
 
-/// Runs one step: build, send, judge. Returns the results, the exchange and the answer.
+/// What a step gave: its results, its exchange (when a request went out) and the answer
+/// (when one came).
+type StepOutcome = (Vec<CheckResult>, Option<Exchange>, Option<Response>);
+
+/// Runs one step: build, send, then every registered judge on the answer
+/// ([`checks::judge`]). Returns the results, the exchange and the answer.
 pub(super) async fn run_step(
     ctx: &Context,
     case: &Case,
@@ -161,33 +166,12 @@ pub(super) async fn run_step(
     step_no: usize,
     step: &Step,
     vars: &mut Vars,
-) -> (Vec<CheckResult>, Option<Exchange>, Option<Response>) {
+) -> StepOutcome {
     let op = ctx.spec.operation(&step.request.op).expect("validated");
-    let result = |f: Finding, built: Option<&Built>, got: Option<Got>| CheckResult {
-        case_index: index,
-        step: step_no,
-        case: case.id.clone(),
-        operation: case.operation.clone(),
-        level: match case.cap {
-            Some(cap) if f.check != Check::NotAServerError => f.level.max(cap),
-            _ => f.level,
-        },
-        check: f.check,
-        verdict: f.verdict,
-        message: f.message,
-        expected: f.expected,
-        got: if f.verdict == Verdict::Passed {
-            None
-        } else {
-            got
-        },
-        curl: if f.verdict == Verdict::Passed {
-            None
-        } else {
-            built.map(|b| b.curl.clone())
-        },
-        missing_input: false,
-        elapsed: None,
+    let at = At {
+        case,
+        index,
+        step_no,
     };
     let secured_token = op.secured && step.request.auth == AuthMode::Token;
     if let Some(why) = ctx.reach.not_sent() {
@@ -205,103 +189,19 @@ pub(super) async fn run_step(
             Err(why) => return (vec![missing_input(skipped(case, index, why))], None, None),
         }
     }
-    let built = match build(
-        &ctx.spec,
-        &ctx.base_url,
-        &step.request,
-        vars,
-        ctx.token.as_deref(),
-        &ctx.secrets,
-    ) {
-        Ok(mut b) => {
-            // Codes are fetched per step, so the secrets list cannot know them: mask here.
-            if let Some(Value::String(code)) = vars.get(LAST_CODE_VAR) {
-                b.curl = b.curl.replace(code.as_str(), "$CODE");
-            }
-            b
-        }
-        Err(BuildError::Unbound(v)) if v == crate::plan::CHAIN_CREATED => {
-            return (
-                vec![skipped(
-                    case,
-                    index,
-                    "the chain's create answered no id to go on with (its answer is in the first step's record)".into(),
-                )],
-                None,
-                None,
-            );
-        }
-        Err(BuildError::Unbound(v)) => {
-            return (
-                vec![missing_input(skipped(
-                    case,
-                    index,
-                    format!(
-                        "variable `{v}` is not bound: neither discovered on the target nor given by --fixtures"
-                    ),
-                ))],
-                None,
-                None,
-            );
-        }
-        Err(BuildError::Unfilled(name)) => {
-            return (
-                vec![missing_input(skipped(
-                    case,
-                    index,
-                    format!(
-                        "missing input: no value for path parameter `{name}` (give one in a contract file's `defaults`, or an `example` in the spec)"
-                    ),
-                ))],
-                None,
-                None,
-            );
-        }
-        Err(BuildError::NoToken) => {
-            return (
-                vec![missing_input(skipped(
-                    case,
-                    index,
-                    "no bearer token: give --token (or CONFORMANCE_TOKEN) or OAuth client fixtures"
-                        .into(),
-                ))],
-                None,
-                None,
-            );
-        }
+    let built = match built(ctx, step, vars) {
+        Ok(b) => b,
+        Err(r) => return (vec![at.not_built(r)], None, None),
     };
-    let mut built = built;
-    if step.expect.is_rejection() {
-        // A server may close the connection after rejecting a request without reading
-        // its body; such a connection must not go back to the pool, or the next request
-        // on it fails for a reason that is not its own.
-        built
-            .request
-            .headers
-            .push(("connection".into(), "close".into()));
-    }
-    let changes = match &step.request.method {
-        None if step.request.path.is_none() => op.writes(),
-        None => op.method != "GET",
-        Some(m) => !crate::effect::safe_method(m),
-    };
-    if secured_token {
-        ctx.credentials.sending(
-            format!(
-                "{} ({} {})",
-                op.id,
-                built.request.method,
-                built.request.url.path()
-            ),
-            changes,
-        );
-    }
     let sending = format!(
         "{} ({} {})",
         op.id,
         built.request.method,
         built.request.url.path()
     );
+    if secured_token {
+        ctx.credentials.sending(sending.clone(), changes(op, step));
+    }
     ctx.reach.sending(sending.clone());
     let sent = ctx.transport.send(&built.request).await;
     let exchange = Some(Exchange {
@@ -309,75 +209,14 @@ pub(super) async fn run_step(
         ..exchange_of(ctx, case, step_no, step, &built, &sent, vars)
     });
     let resp = match sent {
-        // A server may answer a body over the spec's `x-max-body` early and close the
-        // connection while the body is still being written (RFC 9110 allows it for 413):
-        // that is a rejection whose status could not be read, so neither check can be
-        // judged.
-        Err(TransportError::Connection(why))
-            if built.request.body.as_ref().is_some_and(|(_, b)| {
-                ctx.spec
-                    .decisions
-                    .max_body
-                    .is_some_and(|(limit, _, _)| b.len() > limit)
-            }) =>
-        {
-            let reason = format!(
-                "the target closed the connection while the {} KiB body was being sent ({why}); its answer could not be read",
-                built
-                    .request
-                    .body
-                    .as_ref()
-                    .map_or(0, |(_, b)| b.len() >> 10)
-            );
-            let mut out = vec![skipped(case, index, reason.clone())];
-            out[0].check = Check::NotAServerError.into();
-            out.push(skipped(case, index, reason));
-            return (out, exchange, None);
-        }
-        // The target may have gone away: if a probe of the base URL fails too, this and
-        // every later request are not the target's failures.
-        Err(e)
-            if super::reach::may_be_gone(&e) && super::reach::recheck(ctx, &sending, &e).await =>
-        {
-            let why = format!(
-                "{e}; the target was then found gone (TARGET UNREACHABLE, see the summary): not judged"
-            );
-            return (vec![skipped(case, index, why)], exchange, None);
-        }
-        Err(e) => {
-            let got = Some(Got {
-                status: None,
-                headers: Vec::new(),
-                body: String::new(),
-                error: Some(e.to_string()),
-            });
-            let mut out = vec![result(
-                Finding {
-                    check: Check::NotAServerError.into(),
-                    level: Level::Must,
-                    verdict: Verdict::Failed,
-                    message: transport_message(&e),
-                    expected: "an answer within the timeout".into(),
-                },
-                Some(&built),
-                got.clone(),
-            )];
-            if !matches!(step.expect, Expect::Observe) {
-                out.push(result(
-                    Finding {
-                        check: case.check.clone(),
-                        level: case.level,
-                        verdict: Verdict::Failed,
-                        message: transport_message(&e),
-                        expected: "an answer".into(),
-                    },
-                    Some(&built),
-                    got,
-                ));
-            }
-            return (out, exchange, None);
-        }
         Ok(r) => r,
+        Err(e) => {
+            return (
+                at.unanswered(ctx, step, &built, &sending, e).await,
+                exchange,
+                None,
+            );
+        }
     };
     if secured_token
         && matches!(resp.status, 401 | 403)
@@ -393,12 +232,7 @@ pub(super) async fn run_step(
     // A chain goes on only with a record of its own: a target that creates by name or
     // content may answer a chain's create with a record another case made (and reads, or
     // the second pass, rely on), which the chain's update or delete must not touch.
-    if !fresh
-        && step
-            .capture
-            .iter()
-            .any(|(n, _)| n == crate::plan::CHAIN_CREATED)
-    {
+    if !fresh && checks::is_chain_setup(step) {
         return (
             vec![skipped(
                 case,
@@ -409,91 +243,217 @@ pub(super) async fn run_step(
             None,
         );
     }
-    let got = Some(got_of(ctx, &resp));
-    let purpose = if step.request.auth != AuthMode::Token {
-        checks::Sent::WithoutCredentials
-    } else if (case.check == Check::UseAfterFree && matches!(step.expect, Expect::Rejected { .. }))
-        || (case.check == Check::StateRestored && case.id.starts_with("cleanup/"))
-    {
-        checks::Sent::ForGone
-    } else {
-        checks::Sent::AsDeclared
-    };
-    let mut findings = checks::generic(op, &ctx.validators, &resp, &ctx.spec.decisions, purpose);
-    // A chain's create is its setup: the create's own cases judge the same request.
-    let setup = step
-        .capture
-        .iter()
-        .any(|(n, _)| n == crate::plan::CHAIN_CREATED);
-    if step.request.method.is_some() || setup {
-        // The spec declares no answer for an undeclared method: only "not a server
-        // error" applies besides the case's own expectation (no rules either, below).
-        findings.truncate(1);
-    }
-    findings.extend(checks::response_time(ctx.max_response_time, &resp));
-    findings.extend(checks::expectation(
-        op,
-        &case.check,
-        case.level,
-        &step.expect,
-        &resp,
-    ));
-    let targets: Vec<String> = op
-        .rules
-        .iter()
-        .filter_map(|r| match r {
-            Rule::PreservesOtherFields { target, .. } => Some(target.clone()),
-            _ => None,
-        })
-        .collect();
-    let previous = ctx
-        .state
-        .lock()
-        .map(|s| s.get(&op.id).cloned())
-        .unwrap_or(None);
-    let own_method = step.request.method.is_none();
-    if own_method {
-        findings.extend(checks::rules(
+    let findings = checks::judge(
+        &Answer {
+            spec: &ctx.spec,
+            validators: &ctx.validators,
             op,
-            &step.expect,
-            &resp,
-            &RuleInput {
-                params: &built.params,
-                body: built.body.as_ref(),
-                previous: previous.as_ref(),
-            },
-        ));
-    }
-    if own_method
-        && checks::is_success(op, &resp)
-        && let Some(target) = targets.first()
-        && let Some(now) = resp.json.as_ref().and_then(|j| j.get(target.as_str()))
-        && let Ok(mut state) = ctx.state.lock()
-    {
-        state.insert(op.id.clone(), now.clone());
-    }
-    for a in &step.asserts {
-        findings.push(checks::assertion(
-            &case.check,
-            case.level,
-            a,
-            resp.json.as_ref(),
+            case,
+            step,
+            sent: &built,
+            resp: &resp,
             vars,
-        ));
-    }
+            seen: &ctx.seen,
+        },
+        &ctx.options,
+    );
     for (name, ptr) in &step.capture {
         if let Some(v) = captured(&resp, name, ptr) {
             vars.set(name.clone(), v);
         }
     }
+    let got = Some(got_of(ctx, &resp));
     let results = findings
         .into_iter()
         .map(|f| CheckResult {
             elapsed: Some(resp.elapsed),
-            ..result(f, Some(&built), got.clone())
+            ..at.result(f, Some(&built), got.clone())
         })
         .collect();
     (results, exchange, Some(resp))
+}
+
+/// Whether the step's request may change the target: its operation's own method where it
+/// sends one, else the method it sends.
+fn changes(op: &Operation, step: &Step) -> bool {
+    match &step.request.method {
+        None if step.request.path.is_none() => op.writes(),
+        None => op.method != "GET",
+        Some(m) => !crate::effect::safe_method(m),
+    }
+}
+
+/// The step's request built from its template with the bound variables (an OAuth code
+/// masked in its curl line), or why it could not be.
+fn built(ctx: &Context, step: &Step, vars: &Vars) -> Result<Built, BuildError> {
+    let mut built = build(
+        &ctx.spec,
+        &ctx.base_url,
+        &step.request,
+        vars,
+        ctx.token.as_deref(),
+        &ctx.secrets,
+    )?;
+    // Codes are fetched per step, so the secrets list cannot know them: mask here.
+    if let Some(Value::String(code)) = vars.get(LAST_CODE_VAR) {
+        built.curl = built.curl.replace(code.as_str(), "$CODE");
+    }
+    if step.expect.is_rejection() {
+        // A server may close the connection after rejecting a request without reading
+        // its body; such a connection must not go back to the pool, or the next request
+        // on it fails for a reason that is not its own.
+        built
+            .request
+            .headers
+            .push(("connection".into(), "close".into()));
+    }
+    Ok(built)
+}
+
+/// Where in the run a step is: its case, the case's index and the step's number.
+struct At<'a> {
+    case: &'a Case,
+    index: usize,
+    step_no: usize,
+}
+
+impl At<'_> {
+    /// A finding attached to the step: the case's level cap applied (never to "not a
+    /// server error"), and what was sent and got shown only where it did not pass.
+    fn result(&self, f: Finding, built: Option<&Built>, got: Option<Got>) -> CheckResult {
+        let shown = f.verdict != Verdict::Passed;
+        CheckResult {
+            case_index: self.index,
+            step: self.step_no,
+            case: self.case.id.clone(),
+            operation: self.case.operation.clone(),
+            level: match self.case.cap {
+                Some(cap) if f.check != Check::NotAServerError => f.level.max(cap),
+                _ => f.level,
+            },
+            check: f.check,
+            verdict: f.verdict,
+            message: f.message,
+            expected: f.expected,
+            got: if shown { got } else { None },
+            curl: if shown {
+                built.map(|b| b.curl.clone())
+            } else {
+                None
+            },
+            missing_input: false,
+            elapsed: None,
+        }
+    }
+
+    /// The skip of a step whose request could not be built.
+    fn not_built(&self, e: BuildError) -> CheckResult {
+        let (case, index) = (self.case, self.index);
+        match e {
+            BuildError::Unbound(v) if v == crate::plan::CHAIN_CREATED => skipped(
+                case,
+                index,
+                "the chain's create answered no id to go on with (its answer is in the first step's record)".into(),
+            ),
+            BuildError::Unbound(v) => missing_input(skipped(
+                case,
+                index,
+                format!(
+                    "variable `{v}` is not bound: neither discovered on the target nor given by --fixtures"
+                ),
+            )),
+            BuildError::Unfilled(name) => missing_input(skipped(
+                case,
+                index,
+                format!(
+                    "missing input: no value for path parameter `{name}` (give one in a contract file's `defaults`, or an `example` in the spec)"
+                ),
+            )),
+            BuildError::NoToken => missing_input(skipped(
+                case,
+                index,
+                "no bearer token: give --token (or CONFORMANCE_TOKEN) or OAuth client fixtures"
+                    .into(),
+            )),
+        }
+    }
+
+    /// The results of a request that got no answer: skips where that is not the
+    /// target's failure, else a failure of "not a server error" and of the case's check.
+    async fn unanswered(
+        &self,
+        ctx: &Context,
+        step: &Step,
+        built: &Built,
+        sending: &str,
+        e: TransportError,
+    ) -> Vec<CheckResult> {
+        let (case, index) = (self.case, self.index);
+        let body_len = built.request.body.as_ref().map_or(0, |(_, b)| b.len());
+        let over_limit = built.request.body.is_some()
+            && ctx
+                .spec
+                .decisions
+                .max_body
+                .is_some_and(|(limit, _, _)| body_len > limit);
+        match e {
+            // A server may answer a body over the spec's `x-max-body` early and close the
+            // connection while the body is still being written (RFC 9110 allows it for
+            // 413): that is a rejection whose status could not be read, so neither check
+            // can be judged.
+            TransportError::Connection(why) if over_limit => {
+                let reason = format!(
+                    "the target closed the connection while the {} KiB body was being sent ({why}); its answer could not be read",
+                    body_len >> 10
+                );
+                let mut out = vec![skipped(case, index, reason.clone())];
+                out[0].check = Check::NotAServerError.into();
+                out.push(skipped(case, index, reason));
+                out
+            }
+            // The target may have gone away: if a probe of the base URL fails too, this
+            // and every later request are not the target's failures.
+            e if super::reach::may_be_gone(&e) && super::reach::recheck(ctx, sending, &e).await => {
+                let why = format!(
+                    "{e}; the target was then found gone (TARGET UNREACHABLE, see the summary): not judged"
+                );
+                vec![skipped(case, index, why)]
+            }
+            e => {
+                let got = Some(Got {
+                    status: None,
+                    headers: Vec::new(),
+                    body: String::new(),
+                    error: Some(e.to_string()),
+                });
+                let mut out = vec![self.result(
+                    Finding {
+                        check: Check::NotAServerError.into(),
+                        level: Level::Must,
+                        verdict: Verdict::Failed,
+                        message: transport_message(&e),
+                        expected: "an answer within the timeout".into(),
+                    },
+                    Some(built),
+                    got.clone(),
+                )];
+                if !matches!(step.expect, Expect::Observe) {
+                    out.push(self.result(
+                        Finding {
+                            check: case.check.clone(),
+                            level: case.level,
+                            verdict: Verdict::Failed,
+                            message: transport_message(&e),
+                            expected: "an answer".into(),
+                        },
+                        Some(built),
+                        got,
+                    ));
+                }
+                out
+            }
+        }
+    }
 }
 
 /// The value a step captures as `name`: the answer's field at `ptr`, or for a chain's
