@@ -71,6 +71,7 @@ fn lower_resolved(
         absorbed_emitted: std::collections::BTreeSet::new(),
         tagged_branches: std::collections::BTreeMap::new(),
         inline_types: std::collections::HashMap::new(),
+        inline_in_progress: std::collections::HashMap::new(),
         left_out: Vec::new(),
         string_formats: options.string_formats,
     };
@@ -217,6 +218,9 @@ struct Lowerer<'a> {
     /// ([`schema::inline_key`]): an identical inline schema met again is that type, so a
     /// value read in one place can be written in the other.
     inline_types: std::collections::HashMap<String, (crate::ir::Ty, bool)>,
+    /// The inline structs whose fields are being lowered, by their place: an inline schema
+    /// that holds itself again (through a `$ref` in its `allOf`) is met at the same place.
+    inline_in_progress: std::collections::HashMap<String, String>,
     /// Operations left out of the client, for the summary (see [`Api::left_out`]).
     left_out: Vec<String>,
     /// `date-time`, `date` and `uuid` strings stay `String` ([`crate::Options`]).

@@ -56,6 +56,12 @@ pub(super) fn is_any(s: &Schema) -> bool {
         && s.any_of.is_empty()
 }
 
+/// Whether an `allOf` part adds nothing to the shape of what it joins: no type of its own
+/// and no `required` (a part that only makes properties required still shapes the struct).
+fn only_annotates(s: &Schema) -> bool {
+    is_any(s) && s.required.is_empty()
+}
+
 /// Whether a schema only admits `null` (`{type: "null"}`, `{enum: [null]}`).
 fn is_null_schema(s: &Schema) -> bool {
     let (names, had_null) = type_names(s);
@@ -142,9 +148,17 @@ fn const_type(value: &Value) -> Option<&'static str> {
 
 /// The rustdoc of a schema, or `fallback` when it has none.
 pub(super) fn doc_of(s: &Schema, fallback: impl FnOnce() -> String) -> String {
+    // An `allOf` part that only annotates (`allOf: [{$ref: X}, {description: ...}]`)
+    // documents the schema it sits in.
+    let annotation = || {
+        (s.all_of.iter())
+            .filter(|part| only_annotates(part))
+            .find_map(|part| part.description().or(part.title()))
+    };
     let mut doc = s
         .description()
         .or(s.title())
+        .or_else(annotation)
         .map(|d| d.trim().to_owned())
         .filter(|d| !d.is_empty())
         .unwrap_or_else(fallback);
@@ -327,6 +341,20 @@ impl<'a> Lowerer<'a> {
             let (ty, n) = self.ty(&s.all_of[0], &format!("{ptr}/allOf/0"), hint)?;
             return Ok((ty, n || nullable));
         }
+        // `allOf: [{$ref: X}, {description: ...}]`, the way to annotate a reference before
+        // 3.1: parts that only annotate add nothing to the shape, so this is `X` itself
+        // rather than a copy of it under another name.
+        let shaping: Vec<(usize, &Schema)> = (s.all_of.iter().enumerate())
+            .filter(|(_, part)| !only_annotates(part))
+            .collect();
+        if let [(i, only)] = shaping.as_slice()
+            && s.all_of.len() > 1
+            && has_own_shape
+        {
+            let annotated_null = s.all_of.iter().any(|part| part.nullable);
+            let (ty, n) = self.ty(only, &format!("{ptr}/allOf/{i}"), hint)?;
+            return Ok((ty, n || nullable || annotated_null));
+        }
         for (key, list) in [("oneOf", &s.one_of), ("anyOf", &s.any_of)] {
             if list.is_empty() {
                 continue;
@@ -352,10 +380,18 @@ impl<'a> Lowerer<'a> {
         }
         match shape(s) {
             Shape::Struct => {
-                let name = self.type_names.claim(pascal(hint));
-                let def = self.struct_def(&name, s, ptr)?;
-                self.types.push(TypeDef::Struct(def));
                 let (_, had_null) = type_names(s);
+                // Met again while its own fields are lowered (an inline `allOf` that
+                // includes the component it sits in): the struct being made, which the
+                // boxing pass then holds behind a `Box`.
+                if let Some(name) = self.inline_in_progress.get(ptr) {
+                    return Ok((Ty::Named(name.clone()), nullable || had_null));
+                }
+                let name = self.type_names.claim(pascal(hint));
+                self.inline_in_progress.insert(ptr.to_owned(), name.clone());
+                let def = self.struct_def(&name, s, ptr);
+                self.inline_in_progress.remove(ptr);
+                self.types.push(TypeDef::Struct(def?));
                 return Ok((Ty::Named(name), nullable || had_null));
             }
             Shape::Enum => {
