@@ -1,5 +1,7 @@
-//! The command line, shared by the crate's `conformance` binary and `cargo xtask
-//! conformance` so both take the same arguments.
+//! The command line of the `conformance` binary (`cargo xtask conformance` runs that
+//! binary and passes its arguments through untouched, so the two cannot differ). It is
+//! the only place a flag is parsed: [`crate::run_config`] turns [`Args`] into the typed
+//! configuration the floors below read.
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,18 +1,20 @@
 //! The conformance harness: replays spec-derived checks and contract cases against any
-//! implementation of the trading platform's six operations and gives a verdict CI can gate
-//! on (exit 0 / 1 / 2 / 3).
+//! implementation of an OpenAPI spec (the project's own six operations unless `--spec`
+//! names another) and gives a verdict CI can gate on (exit 0 / 1 / 2 / 3).
 //!
 //! Data flows one way: spec and contract files → cases (`plan`, `contracts`, each check's
 //! module deriving its own) → the run (`runner/`: a `runner::Session` with the run's one
 //! write gate, the cases sent through [`transport`] and every answer handed to the judges
 //! the checks register in `checks::ALL`) → the run judged as a whole (`verdict`) →
-//! reports (`report/`). This file wires those floors together: it reads the command line
-//! into a `run_config::Config`, loads the inputs, connects to the target, builds the
-//! session once and hands it down. The harness knows the API only through
-//! `spec/openapi.yaml` (its schemas, responses and `x-` rules) and the contract files;
-//! with no `--base-url` it starts the reference server in-process and runs against it.
+//! reports (`report/`). No module imports from a floor above its own
+//! (`xtask/tests/imports.rs` fails on a circle). This file wires those floors together:
+//! it reads the command line into a `run_config::Config`, loads the inputs, connects to
+//! the target, builds the session once and hands it down. The harness knows an API only
+//! through its spec (schemas, responses, `x-` rules) and the contract files; with no
+//! `--base-url` and the built-in spec it starts the reference server in-process and runs
+//! against it.
 
-// Used from outside the crate (the binary, the tests, the benches, xtask's arguments).
+// Used from outside the crate (the binary, the tests, the benches).
 pub mod cli;
 pub mod embedded;
 pub mod error;
