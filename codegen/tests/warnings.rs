@@ -22,7 +22,7 @@ fn an_unknown_string_format_is_a_located_warning() {
 /// request: that requirement is left out with a warning (an operation with no other is
 /// left out of the client), never sent with two `Authorization` headers.
 #[test]
-fn two_authorization_schemes_in_one_requirement_are_left_out() {
+fn two_authorization_schemes_in_one_requirement_are_left_out_unless_both_are_bearer_tokens() {
     let name = "tests/specs/warn/two_authorizations.yaml";
     let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name))
         .unwrap();
@@ -33,7 +33,7 @@ fn two_authorization_schemes_in_one_requirement_are_left_out() {
             .iter()
             .any(|w| w.contains("/paths/~1both/get/security/0")
                 && w.contains(
-                    "combines `user` and `partner`, which both send the `Authorization` header"
+                    "combines `user` and `login`, which both send the `Authorization` header"
                 )),
         "{warnings:#?}"
     );
@@ -50,6 +50,12 @@ fn two_authorization_schemes_in_one_requirement_are_left_out() {
     assert!(client.contains("pub async fn either("));
     // `either` keeps its second requirement only: `partner` alone.
     assert!(client.contains("&[&[Scheme::Partner]]"), "{client}");
+    // Two bearer-token schemes in one requirement: one token, whichever is set, with the
+    // requirement's other scheme.
+    assert!(
+        client.contains("&[&[Scheme::User, Scheme::Key], &[Scheme::Partner, Scheme::Key]]"),
+        "{client}"
+    );
 }
 
 /// Every reused `operationId` is named in one run, each at its node, and no operation is

@@ -8,6 +8,11 @@
 //! - `bearer`, `oauth2` and `openIdConnect` are all a bearer token (the flows that obtain
 //!   an OAuth or OpenID token happen outside an API client); `basic` is a user and a
 //!   password; `apiKey` names its header, query parameter or cookie.
+//! - A requirement that combines several bearer-token schemes (two OAuth2 flows listed
+//!   together) is met by one token in the one `Authorization` header: the client sends
+//!   whichever of them the caller set. One that combines a bearer token with `basic` (or
+//!   with an API key named `Authorization`) cannot be sent: a request carries one
+//!   `Authorization` header.
 //! - `mutualTLS` has nothing to send: the client certificate is the TLS layer's, i.e. the
 //!   `reqwest::Client` the caller hands to `Client::with_client`. It is generated with a
 //!   warning that says so, never refused.
@@ -126,8 +131,9 @@ impl Lowerer<'_> {
             let entry_ptr = format!("{req_ptr}/{i}");
             let mut schemes = Vec::new();
             let mut sendable = true;
-            // Schemes of this requirement that each need the one `Authorization` header.
-            let mut authorization: Vec<&str> = Vec::new();
+            // Schemes of this requirement that each need the one `Authorization` header,
+            // and whether each is a bearer token.
+            let mut authorization: Vec<(&str, bool)> = Vec::new();
             for key in requirement.keys() {
                 let Some(scheme) = self.spec.components.security_schemes.get(key) else {
                     return Err(Problem::Refuse(Located::new(
@@ -138,7 +144,7 @@ impl Lowerer<'_> {
                 match self.support(key, scheme)? {
                     Support::Sent(kind) => {
                         if sends_authorization(&kind) {
-                            authorization.push(key);
+                            authorization.push((key, matches!(kind, SchemeKind::Bearer(_))));
                         }
                         schemes.push(key.clone());
                     }
@@ -157,7 +163,26 @@ impl Lowerer<'_> {
                     }
                 }
             }
-            if let [first, second, ..] = authorization.as_slice() {
+            if authorization.len() > 1 && authorization.iter().all(|(_, bearer)| *bearer) {
+                // Every one is a bearer token (two OAuth2 flows listed together, say): one
+                // token in the one header is all a request can carry, and the server takes
+                // it for each, so whichever of them the caller set satisfies the whole.
+                if sendable {
+                    for (kept, _) in &authorization {
+                        alternatives.push(
+                            (schemes.iter())
+                                .filter(|k| {
+                                    k.as_str() == *kept
+                                        || !authorization.iter().any(|(a, _)| a == k)
+                                })
+                                .cloned()
+                                .collect(),
+                        );
+                    }
+                }
+                continue;
+            }
+            if let [(first, _), (second, _), ..] = authorization.as_slice() {
                 // HTTP has one `Authorization` header with one credential (RFC 9110
                 // §11.6.2): sending two would be read as one malformed value or rejected.
                 sendable = false;
