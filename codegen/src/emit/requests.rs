@@ -247,9 +247,11 @@ pub fn emit(parts: &Parts, names: &Names, models: &TokenStream) -> (TokenStream,
             fields.push(quote!(#name: Option<#stored>,));
             inits.push(quote!(#name: None,));
             setters.push(setter(&name, p, &input, &convert));
+            // `[label](target): text`, not `[label]: text`, which Markdown reads as a link
+            // definition when the text is one word (a parameter described as `JSONP`).
+            let setter = p.name.trim_start_matches("r#");
             optional_docs.push(format!(
-                "- [`{ty}::{}`]: {}",
-                p.name.trim_start_matches("r#"),
+                "- [`{setter}`]({ty}::{setter}): {}",
                 first_line(&p.doc)
             ));
         }
@@ -281,7 +283,7 @@ pub fn emit(parts: &Parts, names: &Names, models: &TokenStream) -> (TokenStream,
                     self
                 }
             });
-            optional_docs.push(format!("- [`{ty}::body`]: {}", first_line(&b.doc)));
+            optional_docs.push(format!("- [`body`]({ty}::body): {}", first_line(&b.doc)));
         }
     }
 

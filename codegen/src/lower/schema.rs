@@ -631,8 +631,9 @@ impl<'a> Lowerer<'a> {
                 None => None,
             };
             let mut doc = doc_of(prop, || {
-                target_doc
-                    .map(|d| d.trim().to_owned())
+                // A blank description (`""`, which real documents have) says nothing.
+                (target_doc.map(|d| d.trim().to_owned()))
+                    .filter(|d| !d.is_empty())
                     .unwrap_or_else(|| format!("The `{wire}` field."))
             });
             // A `readOnly` field never travels in a request and a `writeOnly` one never in
