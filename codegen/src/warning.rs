@@ -86,6 +86,9 @@ pub enum WarningKind {
     /// A Swagger 2.0 document read as its OpenAPI 3.0 equivalent: what its constructs
     /// became (one summary), and each conversion that loses something (`spec_model::swagger2`).
     Swagger2,
+    /// Several bearer-token schemes in one security requirement, met by one token: the
+    /// client sends whichever the caller set.
+    SharedBearerToken,
 }
 
 impl WarningKind {
@@ -113,6 +116,7 @@ impl WarningKind {
         WarningKind::UncheckedPattern,
         WarningKind::DuplicateOperationId,
         WarningKind::Swagger2,
+        WarningKind::SharedBearerToken,
     ];
 
     /// The kind's stable kebab-case name (`free-form-object`).
@@ -140,6 +144,7 @@ impl WarningKind {
             WarningKind::UncheckedPattern => "unchecked-pattern",
             WarningKind::DuplicateOperationId => "duplicate-operation-id",
             WarningKind::Swagger2 => "swagger2",
+            WarningKind::SharedBearerToken => "shared-bearer-token",
         }
     }
 
@@ -185,6 +190,9 @@ impl WarningKind {
             }
             WarningKind::Swagger2 => {
                 "a Swagger 2.0 construct is read as its OpenAPI 3.0 equivalent"
+            }
+            WarningKind::SharedBearerToken => {
+                "bearer-token schemes required together are met by one token"
             }
         }
     }

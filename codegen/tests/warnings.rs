@@ -213,6 +213,7 @@ fn every_warning_of_the_test_specs_has_its_kind() {
         "specs/warn/schema_warts.yaml example-mismatch 3",
         "specs/warn/schema_warts.yaml ref-siblings 2",
         "specs/warn/two_authorizations.yaml operation-left-out 1",
+        "specs/warn/two_authorizations.yaml shared-bearer-token 1",
         "specs/warn/two_authorizations.yaml unsupported-security 1",
         "specs/warn/undeclared_path_param.yaml operation-left-out 1",
         "specs/warn/unknown_format.yaml unknown-format 1",

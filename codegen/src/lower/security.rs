@@ -167,6 +167,21 @@ impl Lowerer<'_> {
                 // Every one is a bearer token (two OAuth2 flows listed together, say): one
                 // token in the one header is all a request can carry, and the server takes
                 // it for each, so whichever of them the caller set satisfies the whole.
+                let names: Vec<String> = authorization
+                    .iter()
+                    .map(|(k, _)| format!("`{k}`"))
+                    .collect();
+                // Once per set of schemes, at the first of them, not once per operation.
+                self.warn(
+                    WarningKind::SharedBearerToken,
+                    push_pointer("/components/securitySchemes", authorization[0].0),
+                    format!(
+                        "a security requirement combines {}, which all send a bearer token \
+                         in the `Authorization` header: one token meets them all, so the \
+                         client sends whichever of them the caller set",
+                        names.join(" and ")
+                    ),
+                );
                 if sendable {
                     for (kept, _) in &authorization {
                         alternatives.push(
