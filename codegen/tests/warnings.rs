@@ -209,6 +209,8 @@ fn every_warning_of_the_test_specs_has_its_kind() {
         "specs/tuples.yaml untyped-list 1",
         "specs/warn/duplicate_operation_id.yaml duplicate-operation-id 2",
         "specs/warn/http_digest.yaml operation-left-out 1",
+        "specs/warn/invalid_schemes.yaml operation-left-out 1",
+        "specs/warn/invalid_schemes.yaml unsupported-security 3",
         "specs/warn/prose.yaml prose 22",
         "specs/warn/schema_warts.yaml example-mismatch 3",
         "specs/warn/schema_warts.yaml ref-siblings 2",

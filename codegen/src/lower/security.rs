@@ -53,18 +53,22 @@ fn sends_authorization(kind: &SchemeKind) -> bool {
 
 impl Lowerer<'_> {
     /// How the client treats the scheme `key` (which exists).
-    fn support(&self, key: &str, scheme: &spec::SecurityScheme) -> Result<Support, Located> {
-        let at = push_pointer("/components/securitySchemes", key);
-        let Some(kind) = scheme.kind.as_deref() else {
-            return Err(Located::new(at, "missing `type`"));
+    fn support(&self, key: &str, scheme: &spec::SecurityScheme) -> Support {
+        // A scheme the document describes wrongly is one the client cannot send: the
+        // alternatives that need it are left out (with a warning naming what is wrong),
+        // not the whole document, whose other operations are still good.
+        let invalid = |what: String| {
+            Support::Unsupported(format!("security scheme `{key}` is invalid: {what}"))
         };
-        Ok(match kind {
+        let Some(kind) = scheme.kind.as_deref() else {
+            return invalid("missing `type`".to_owned());
+        };
+        match kind {
             "http" => {
                 let Some(name) = scheme.scheme.as_deref() else {
-                    return Err(Located::new(
-                        at,
-                        "missing `scheme` (an HTTP scheme is required for type `http`)",
-                    ));
+                    return invalid(
+                        "missing `scheme` (an HTTP scheme is required for type `http`)".to_owned(),
+                    );
                 };
                 match name.to_ascii_lowercase().as_str() {
                     "bearer" => Support::Sent(SchemeKind::Bearer("HTTP bearer".to_owned())),
@@ -82,24 +86,18 @@ impl Lowerer<'_> {
                     Some("query") => ApiKeyLocation::Query,
                     Some("cookie") => ApiKeyLocation::Cookie,
                     Some(other) => {
-                        return Err(Located::new(
-                            push_pointer(&at, "in"),
-                            format!(
-                                "an API key goes in `header`, `query` or `cookie`, not `{other}`"
-                            ),
+                        return invalid(format!(
+                            "an API key goes in `header`, `query` or `cookie`, not `{other}`"
                         ));
                     }
-                    None => return Err(Located::new(at, "missing `in`")),
+                    None => return invalid("missing `in`".to_owned()),
                 };
                 let name = match scheme.name.as_deref() {
                     Some(n) if !n.is_empty() => n.to_owned(),
-                    _ => return Err(Located::new(at, "missing `name`")),
+                    _ => return invalid("missing `name`".to_owned()),
                 };
                 if location == ApiKeyLocation::Header && reqwest_header_name_invalid(&name) {
-                    return Err(Located::new(
-                        push_pointer(&at, "name"),
-                        format!("`{name}` is not a valid HTTP header name"),
-                    ));
+                    return invalid(format!("`{name}` is not a valid HTTP header name"));
                 }
                 Support::Sent(SchemeKind::ApiKey { location, name })
             }
@@ -107,7 +105,7 @@ impl Lowerer<'_> {
             other => Support::Unsupported(format!(
                 "security scheme `{key}` has type `{other}`, which the client cannot send"
             )),
-        })
+        }
     }
 
     /// The operation's security requirements (its own, else the document's) as the
@@ -141,7 +139,7 @@ impl Lowerer<'_> {
                         format!("unknown security scheme `{key}`"),
                     )));
                 };
-                match self.support(key, scheme)? {
+                match self.support(key, scheme) {
                     Support::Sent(kind) => {
                         if sends_authorization(&kind) {
                             authorization.push((key, matches!(kind, SchemeKind::Bearer(_))));
@@ -238,12 +236,7 @@ impl Lowerer<'_> {
             .components
             .security_schemes
             .iter()
-            .find(|(key, s)| {
-                matches!(
-                    self.support(key, s),
-                    Ok(Support::Sent(SchemeKind::Bearer(_)))
-                )
-            })
+            .find(|(key, s)| matches!(self.support(key, s), Support::Sent(SchemeKind::Bearer(_))))
             .map(|(key, _)| key.clone())
     }
 
@@ -263,7 +256,7 @@ impl Lowerer<'_> {
             if !used.contains(key) {
                 continue;
             }
-            let Support::Sent(kind) = self.support(key, scheme)? else {
+            let Support::Sent(kind) = self.support(key, scheme) else {
                 continue;
             };
             let base = snake(key);
