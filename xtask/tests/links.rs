@@ -127,7 +127,9 @@ fn broken(file: &Path, target: &str) -> Option<String> {
     }
     if let Some(fragment) = fragment {
         if !named.is_file() || named.extension().is_none_or(|e| e != "md") {
-            return Some(format!("{target}: a fragment of a file that is not Markdown"));
+            return Some(format!(
+                "{target}: a fragment of a file that is not Markdown"
+            ));
         }
         let text = std::fs::read_to_string(&named).unwrap();
         if !anchors(&text).iter().any(|a| a == fragment) {
@@ -174,7 +176,11 @@ fn every_relative_link_of_the_project_s_markdown_names_something_that_exists() {
 fn a_link_to_a_missing_file_or_heading_is_found_and_code_is_not_read() {
     let dir = tempfile_dir();
     std::fs::create_dir_all(dir.join("a")).unwrap();
-    std::fs::write(dir.join("a/README.md"), "# A\n\n## Gating CI: `exit` codes\n").unwrap();
+    std::fs::write(
+        dir.join("a/README.md"),
+        "# A\n\n## Gating CI: `exit` codes\n",
+    )
+    .unwrap();
     std::fs::write(
         dir.join("README.md"),
         "See [a](a/README.md), [gate](a/README.md#gating-ci-exit-codes) and [self](#top).\n\
