@@ -98,7 +98,6 @@ pub fn emit(api: &Api) -> (TokenStream, Vec<&'static str>) {
     });
     let credential_methods = auth::client_methods(api);
     let server_const = server_const(api);
-    let secret_const = secret_const(api);
     let credential_items = auth::items(api);
     let form_items = multipart::items(api, &models);
     // The `Client` itself, its send path and its token sources follow this text: the
@@ -109,7 +108,6 @@ pub fn emit(api: &Api) -> (TokenStream, Vec<&'static str>) {
         #encoders
 
         #server_const
-        #secret_const
 
         impl Client {
             #credential_methods
@@ -214,22 +212,6 @@ pub(super) fn secret_fields(api: &Api) -> Vec<&str> {
         })
         .collect();
     names.into_iter().collect()
-}
-
-/// The `SECRET_FIELDS` constant the runtime masks in the body excerpt `Display` shows
-/// of an error, when the spec marks any field secret.
-fn secret_const(api: &Api) -> TokenStream {
-    let names = secret_fields(api);
-    if names.is_empty() {
-        return TokenStream::new();
-    }
-    quote! {
-        impl Client {
-            /// The wire names of the fields the spec marks secret (`x-secret`,
-            /// `format: password`): masked wherever an error's `Display` shows its body.
-            pub(crate) const SECRET_FIELDS: &'static [&'static str] = &[#(#names),*];
-        }
-    }
 }
 
 /// The models a success enum holds behind a `Box`: structs and unions (through aliases).
