@@ -1578,6 +1578,34 @@ impl Client {
     }
 }
 
+/// What the retry loop looks at before the operation decodes anything: a
+/// `429`/`503` comes back as `Error::UnexpectedStatus` (turned back into an answer
+/// if not retried), and so does a penalty where the operation has one.
+///
+/// Here rather than on `Answer` in `error.rs`: it names the penalty's shape, and
+/// `penalty.rs` builds on `error.rs`, so `error.rs` naming it back would close a circle.
+#[allow(clippy::result_large_err)]
+fn screen(
+    answer: crate::error::Answer,
+    penalty: Option<&crate::penalty::PenaltyShape>,
+) -> Result<crate::error::Answer, crate::Error<std::convert::Infallible>> {
+    let answer = match penalty {
+        Some(shape) => answer.unless_penalty(shape)?,
+        None => answer,
+    };
+    if matches!(
+        answer.status,
+        reqwest::StatusCode::TOO_MANY_REQUESTS | reqwest::StatusCode::SERVICE_UNAVAILABLE
+    ) {
+        return Err(crate::Error::UnexpectedStatus {
+            status: answer.status,
+            headers: answer.headers,
+            body: answer.body,
+        });
+    }
+    Ok(answer)
+}
+
 impl Clone for Client {
     fn clone(&self) -> Self {
         Self {
@@ -1748,34 +1776,6 @@ impl std::fmt::Display for InvalidCredential {
 }
 
 impl std::error::Error for InvalidCredential {}
-
-/// What the retry loop looks at before the operation decodes anything: a
-/// `429`/`503` comes back as `Error::UnexpectedStatus` (turned back into an answer
-/// if not retried), and so does a penalty where the operation has one.
-///
-/// Here rather than on `Answer` in `error.rs`: it names the penalty's shape, and
-/// `penalty.rs` builds on `error.rs`, so `error.rs` naming it back would close a circle.
-#[allow(clippy::result_large_err)]
-fn screen(
-    answer: crate::error::Answer,
-    penalty: Option<&crate::penalty::PenaltyShape>,
-) -> Result<crate::error::Answer, crate::Error<std::convert::Infallible>> {
-    let answer = match penalty {
-        Some(shape) => answer.unless_penalty(shape)?,
-        None => answer,
-    };
-    if matches!(
-        answer.status,
-        reqwest::StatusCode::TOO_MANY_REQUESTS | reqwest::StatusCode::SERVICE_UNAVAILABLE
-    ) {
-        return Err(crate::Error::UnexpectedStatus {
-            status: answer.status,
-            headers: answer.headers,
-            body: answer.body,
-        });
-    }
-    Ok(answer)
-}
 
 /// The future a [`TokenSource`] answers with.
 pub type TokenFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
