@@ -77,9 +77,9 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
 }
 
 /// The `SECRET_FIELDS` constant the runtime masks in the body excerpt `Display` shows
-/// of an error, when the spec marks any field secret. At the crate root: `error.rs`
-/// reads it, and a constant anywhere above it (it was on `Client`) made `error.rs` and
-/// `client.rs` import each other.
+/// of an error, when the spec marks any field secret. At the crate root because
+/// `error.rs` reads it: on `Client`, where it was, it made `error.rs` and `client.rs`
+/// import each other.
 fn secret_fields(api: &Api) -> TokenStream {
     let names = super::client::secret_fields(api);
     if names.is_empty() {
