@@ -83,30 +83,7 @@ fn run_inner(args: &Args) -> Result<bool, String> {
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
 
     // 1. The full default run: the harness starts the reference server itself.
-    let mut walls = Vec::new();
-    let mut checks = 0;
-    for _ in 0..args.runs.max(1) {
-        let started = Instant::now();
-        let out = runtime
-            .block_on(conformance::execute(&harness_args(), Default::default()))
-            .map_err(|e| e.to_string())?;
-        walls.push(started.elapsed());
-        checks = out.results.len();
-        if out.exit_code != 0 {
-            return Err(format!(
-                "the default run failed against the reference server:\n{}",
-                out.summary
-            ));
-        }
-    }
-    let wall = median(walls);
-    println!(
-        "default run ({profile} build): median {:.3} s over {} runs, {checks} checks (target < {} s)",
-        wall.as_secs_f64(),
-        args.runs.max(1),
-        WALL_TARGET.as_secs()
-    );
-    let mut ok = wall < WALL_TARGET;
+    let mut ok = time_default_runs(args, &runtime, profile)?;
 
     let Some(st) = st else {
         return Ok(ok);
@@ -143,39 +120,7 @@ fn run_inner(args: &Args) -> Result<bool, String> {
     // Fuzzing only, examples per operation chosen so the total is about the harness's.
     let per_op = harness_requests.div_ceil(6).max(1);
     let root = project_root();
-    let mut cmd = Command::new(&st);
-    cmd.current_dir(&root)
-        .arg("--config-file")
-        .arg(root.join("conformance/reference-server/schemathesis.toml"))
-        .arg("run")
-        .arg(root.join("spec/openapi.yaml"))
-        .args(["--url", &server.base_url()])
-        .args(["--phases", "fuzzing", "--checks", "not_a_server_error"])
-        .args(["--max-examples", &per_op.to_string(), "--seed", "1"])
-        .args(["--report", "har", "--report-har-path"])
-        .arg(&har)
-        .arg("--header")
-        .arg(format!("Authorization: Bearer {token}"))
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    let started = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start Schemathesis: {e}"))?;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if started.elapsed() > ST_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("Schemathesis did not finish in time".into());
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => return Err(format!("cannot wait for Schemathesis: {e}")),
-        }
-    }
-    let st_time = started.elapsed();
+    let st_time = run_schemathesis(&st, &root, &server.base_url(), &token, per_op, &har)?;
     runtime.block_on(server.shutdown());
     let har_text = std::fs::read_to_string(&har)
         .map_err(|e| format!("Schemathesis wrote no HAR file ({e})"))?;
@@ -218,6 +163,85 @@ fn run_inner(args: &Args) -> Result<bool, String> {
     println!("ratio: {ratio:.1}x (target >= {RATIO_TARGET}x)");
     ok &= ratio >= RATIO_TARGET;
     Ok(ok)
+}
+
+/// Times `args.runs` full default runs (each starting its own reference server) and
+/// prints the median; whether it is under the target.
+fn time_default_runs(
+    args: &Args,
+    runtime: &tokio::runtime::Runtime,
+    profile: &str,
+) -> Result<bool, String> {
+    let mut walls = Vec::new();
+    let mut checks = 0;
+    for _ in 0..args.runs.max(1) {
+        let started = Instant::now();
+        let out = runtime
+            .block_on(conformance::execute(&harness_args(), Default::default()))
+            .map_err(|e| e.to_string())?;
+        walls.push(started.elapsed());
+        checks = out.results.len();
+        if out.exit_code != 0 {
+            return Err(format!(
+                "the default run failed against the reference server:\n{}",
+                out.summary
+            ));
+        }
+    }
+    let wall = median(walls);
+    println!(
+        "default run ({profile} build): median {:.3} s over {} runs, {checks} checks (target < {} s)",
+        wall.as_secs_f64(),
+        args.runs.max(1),
+        WALL_TARGET.as_secs()
+    );
+    Ok(wall < WALL_TARGET)
+}
+
+/// Runs Schemathesis's fuzzing phase against the server at `base_url`, `per_op` examples
+/// per operation, writing its exchanges to `har`: how long it took from its start, or an
+/// error when it cannot start or does not finish in time.
+fn run_schemathesis(
+    st: &Path,
+    root: &Path,
+    base_url: &str,
+    token: &str,
+    per_op: usize,
+    har: &Path,
+) -> Result<Duration, String> {
+    let mut cmd = Command::new(st);
+    cmd.current_dir(root)
+        .arg("--config-file")
+        .arg(root.join("conformance/reference-server/schemathesis.toml"))
+        .arg("run")
+        .arg(root.join("spec/openapi.yaml"))
+        .args(["--url", base_url])
+        .args(["--phases", "fuzzing", "--checks", "not_a_server_error"])
+        .args(["--max-examples", &per_op.to_string(), "--seed", "1"])
+        .args(["--report", "har", "--report-har-path"])
+        .arg(har)
+        .arg("--header")
+        .arg(format!("Authorization: Bearer {token}"))
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let started = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start Schemathesis: {e}"))?;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if started.elapsed() > ST_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err("Schemathesis did not finish in time".into());
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+            Err(e) => return Err(format!("cannot wait for Schemathesis: {e}")),
+        }
+    }
+    Ok(started.elapsed())
 }
 
 /// The workspace root: this crate's manifest directory's parent.

@@ -357,16 +357,12 @@ impl Contracts {
         }
     }
 
-    /// Parses one file and validates it against the spec.
+    /// Parses one file and validates it against the spec: its `vars` and `fixtures`,
+    /// then each section in turn.
     pub fn add_file(&mut self, name: &str, text: &str, spec: &Spec) -> Result<(), HarnessError> {
-        let err = |line: usize, message: String| HarnessError::Contract {
-            file: name.to_string(),
-            line,
-            message,
-        };
         let doc: FileDoc = serde_yaml::from_str(text).map_err(|e| {
             let line = e.location().map(|l| l.line()).unwrap_or(0);
-            err(line, e.to_string())
+            contract_error(name)(line, e.to_string())
         })?;
         let lines = Lines(text);
         for (k, v) in doc.vars {
@@ -378,249 +374,324 @@ impl Contracts {
             self.fixture_vars.insert(k);
         }
         for d in doc.discover {
-            let at = lines.find(0, "id", Some(&d.id));
-            let request = template(
-                spec,
-                &lines,
-                at,
-                &d.operation_id,
-                &d.params,
-                None,
-                None,
-                None,
-                None,
-            )
-            .map_err(|(l, m)| err(l, m))?;
-            if d.try_each.is_some() && d.each.is_some() {
+            self.add_discover(name, &lines, spec, d)?;
+        }
+        for (op_id, dflt) in doc.defaults {
+            self.add_defaults(name, &lines, spec, op_id, dflt)?;
+        }
+        for (check, description) in doc.checks {
+            self.declare_check(name, &lines, check, description)?;
+        }
+        for c in doc.cases {
+            self.add_case(name, &lines, spec, c)?;
+        }
+        Ok(())
+    }
+
+    /// One `discover` entry: its request, its `each`/`try_each`/`collect` rules, and
+    /// the variables it binds.
+    fn add_discover(
+        &mut self,
+        name: &str,
+        lines: &Lines,
+        spec: &Spec,
+        d: DiscoverDoc,
+    ) -> Result<(), HarnessError> {
+        let err = contract_error(name);
+        let at = lines.find(0, "id", Some(&d.id));
+        let request = template(
+            spec,
+            lines,
+            at,
+            &d.operation_id,
+            &d.params,
+            None,
+            None,
+            None,
+            None,
+        )
+        .map_err(|(l, m)| err(l, m))?;
+        if d.try_each.is_some() && d.each.is_some() {
+            return Err(err(
+                lines.find(at, "each", None),
+                format!("{}: `try_each` and `each` exclude each other", d.id),
+            ));
+        }
+        if !d.collect.is_empty() && d.each.is_none() {
+            return Err(err(
+                lines.find(at, "collect", None),
+                format!("{}: `collect` gathers the answers of `each`", d.id),
+            ));
+        }
+        for t in d.try_each.iter().chain(&d.each) {
+            if spec
+                .operation(&d.operation_id)
+                .and_then(|o| o.param(&t.param))
+                .is_none()
+            {
                 return Err(err(
-                    lines.find(at, "each", None),
-                    format!("{}: `try_each` and `each` exclude each other", d.id),
+                    lines.find(at, "param", Some(&t.param)),
+                    format!("{}: no parameter {}", d.operation_id, t.param),
                 ));
             }
-            if !d.collect.is_empty() && d.each.is_none() {
-                return Err(err(
-                    lines.find(at, "collect", None),
-                    format!("{}: `collect` gathers the answers of `each`", d.id),
-                ));
-            }
-            for t in d.try_each.iter().chain(&d.each) {
-                if spec
-                    .operation(&d.operation_id)
-                    .and_then(|o| o.param(&t.param))
-                    .is_none()
-                {
-                    return Err(err(
-                        lines.find(at, "param", Some(&t.param)),
-                        format!("{}: no parameter {}", d.operation_id, t.param),
-                    ));
-                }
-            }
-            self.note_refs(name, &lines, at, &Value::Object(d.params.clone()));
-            for t in d.try_each.iter().chain(&d.each) {
-                self.note_refs(name, &lines, at, &Value::String(t.values.clone()));
-            }
-            for (var, ptr) in &d.collect {
-                self.bindable.insert(var.clone());
+        }
+        self.note_refs(name, lines, at, &Value::Object(d.params.clone()));
+        for t in d.try_each.iter().chain(&d.each) {
+            self.note_refs(name, lines, at, &Value::String(t.values.clone()));
+        }
+        for (var, ptr) in &d.collect {
+            self.bindable.insert(var.clone());
+            check_pointer(spec, &d.operation_id, ptr)
+                .map_err(|m| err(lines.find(at, var, Some(ptr)), m))?;
+        }
+        for (var, ptr) in &d.capture {
+            self.bindable.insert(var.clone());
+            if ptr != "$param" {
                 check_pointer(spec, &d.operation_id, ptr)
                     .map_err(|m| err(lines.find(at, var, Some(ptr)), m))?;
             }
-            for (var, ptr) in &d.capture {
-                self.bindable.insert(var.clone());
-                if ptr != "$param" {
-                    check_pointer(spec, &d.operation_id, ptr)
-                        .map_err(|m| err(lines.find(at, var, Some(ptr)), m))?;
-                }
-            }
-            self.discover.push(Discover {
-                id: d.id,
-                request,
-                try_each: d.try_each,
-                capture: d.capture.into_iter().collect(),
-                each: d.each,
-                collect: d.collect.into_iter().collect(),
-            });
         }
-        for (op_id, dflt) in doc.defaults {
-            let at = lines.find(0, &op_id, None);
-            template(
-                spec,
-                &lines,
-                at,
-                &op_id,
-                &dflt.params,
-                dflt.body.as_ref(),
-                None,
-                None,
-                None,
-            )
-            .map_err(|(l, m)| err(l, m))?;
-            self.note_refs(name, &lines, at, &Value::Object(dflt.params.clone()));
-            if let Some(b) = &dflt.body {
-                self.note_refs(name, &lines, at, b);
-            }
-            self.defaults.insert(
-                op_id,
-                Defaults {
-                    params: dflt.params,
-                    body: dflt.body,
-                },
-            );
-        }
-        for (check, description) in doc.checks {
-            let line = lines.find(0, &check, None);
-            if let Some(known) = self.registry.resolve(&check) {
-                let whose = match known {
-                    CheckId::Builtin(_) => "a built-in check".to_string(),
-                    CheckId::Declared(_) => self
-                        .registry
-                        .declared
-                        .iter()
-                        .find(|d| *d.name == *check)
-                        .map_or_else(String::new, |d| format!("declared in {}", d.file)),
-                };
-                return Err(err(
-                    line,
-                    format!("check `{check}` is already {whose}: declare each check once"),
-                ));
-            }
-            self.registry.declared.push(Declared {
-                name: check.into(),
-                description,
-                file: name.to_string(),
-            });
-        }
-        for c in doc.cases {
-            let case_line = lines.find(0, "id", Some(&c.id));
-            let check = match &c.check {
-                None => CheckId::Builtin(Check::Contract),
-                Some(given) => self.registry.resolve(given).ok_or_else(|| {
-                    err(
-                        lines.find(case_line, "check", Some(given)),
-                        format!(
-                            "case {}: unknown check `{given}`; declare it under `checks:` in this file or an earlier one, or name one of: {}",
-                            c.id,
-                            self.registry.names().join(", ")
-                        ),
-                    )
-                })?,
-            };
-            if c.steps.is_empty() {
-                return Err(err(case_line, format!("case {} has no steps", c.id)));
-            }
-            for var in c.requires.keys() {
-                let line = lines.find(case_line, var, None);
-                self.references.push((name.to_string(), line, var.clone()));
-            }
-            let mut steps = Vec::new();
-            let mut at = case_line;
-            for s in &c.steps {
-                at = lines.find(at, "operationId", Some(&s.operation_id)).max(at);
-                let raw = s
-                    .raw_body
-                    .as_ref()
-                    .map(|r| (r.content_type.clone(), r.text.clone()));
-                let request = template(
-                    spec,
-                    &lines,
-                    at,
-                    &s.operation_id,
-                    &s.params,
-                    s.body.as_ref(),
-                    raw,
-                    s.auth.as_deref(),
-                    s.explode,
-                )
-                .map_err(|(l, m)| err(l, m))?;
-                let op = spec
-                    .operation(&s.operation_id)
-                    .expect("checked by template");
-                let expect = match (&s.expect, s.expect_status) {
-                    (ExpectDoc::Status(code), _) => Expect::Status(*code),
-                    (ExpectDoc::Word(w), status) => match w.as_str() {
-                        "success" => Expect::Success,
-                        "observe" => Expect::Observe,
-                        "rejected" => Expect::Rejected {
-                            status: status.map(|code| {
-                                (code, op.response(code).map_or(Level::Should, |r| r.level))
-                            }),
-                            body: None,
-                        },
-                        other => {
-                            return Err(err(
-                                lines.find(at, "expect", None),
-                                format!(
-                                    "expect must be success, rejected, observe or a status code, not {other:?}"
-                                ),
-                            ));
-                        }
-                    },
-                };
-                self.note_refs(name, &lines, at, &Value::Object(s.params.clone()));
-                if let Some(b) = &s.body {
-                    self.note_refs(name, &lines, at, b);
-                }
-                if let Some(r) = &s.raw_body {
-                    self.note_refs(name, &lines, at, &Value::String(r.text.clone()));
-                }
-                let mut asserts = Vec::new();
-                for a in &s.assert {
-                    let line = lines.find(at, "pointer", Some(&a.pointer));
-                    let made = assertion(a).map_err(|m| err(line, m))?;
-                    check_pointer(spec, &s.operation_id, &a.pointer).map_err(|m| err(line, m))?;
-                    match &made.kind {
-                        AssertKind::Equals(v)
-                        | AssertKind::SameExcept { value: v, .. }
-                        | AssertKind::Covers { values: v, .. } => {
-                            self.note_refs(name, &lines, at, v)
-                        }
-                        _ => {}
-                    }
-                    asserts.push(made);
-                }
-                for (var, ptr) in &s.capture {
-                    self.bindable.insert(var.clone());
-                    check_pointer(spec, &s.operation_id, ptr)
-                        .map_err(|m| err(lines.find(at, var, Some(ptr)), m))?;
-                }
-                steps.push(Step {
-                    request,
-                    expect,
-                    capture: s.capture.clone().into_iter().collect(),
-                    asserts,
-                });
-            }
-            let operation = c
-                .operation_id
-                .clone()
-                .unwrap_or_else(|| c.steps[c.steps.len() - 1].operation_id.clone());
-            if spec.operation(&operation).is_none() {
-                return Err(err(case_line, format!("unknown operation {operation}")));
-            }
-            let serial = c
-                .steps
-                .iter()
-                .any(|s| spec.operation(&s.operation_id).is_some_and(|o| o.writes()));
-            let _ = c.description;
-            let id = format!("{}/{}", operation, c.id);
-            if self.cases.iter().any(|x| x.id == id) {
-                return Err(err(
-                    case_line,
-                    format!("duplicate case id {} (reported as {id})", c.id),
-                ));
-            }
-            self.cases.push(Case {
-                id,
-                operation,
-                check,
-                level: c.level,
-                steps,
-                serial,
-                skip: None,
-                requires: c.requires.into_iter().collect(),
-                cap: None,
-            });
-        }
+        self.discover.push(Discover {
+            id: d.id,
+            request,
+            try_each: d.try_each,
+            capture: d.capture.into_iter().collect(),
+            each: d.each,
+            collect: d.collect.into_iter().collect(),
+        });
         Ok(())
+    }
+
+    /// The default parameters and body of one operation, checked as a request template.
+    fn add_defaults(
+        &mut self,
+        name: &str,
+        lines: &Lines,
+        spec: &Spec,
+        op_id: String,
+        dflt: DefaultsDoc,
+    ) -> Result<(), HarnessError> {
+        let err = contract_error(name);
+        let at = lines.find(0, &op_id, None);
+        template(
+            spec,
+            lines,
+            at,
+            &op_id,
+            &dflt.params,
+            dflt.body.as_ref(),
+            None,
+            None,
+            None,
+        )
+        .map_err(|(l, m)| err(l, m))?;
+        self.note_refs(name, lines, at, &Value::Object(dflt.params.clone()));
+        if let Some(b) = &dflt.body {
+            self.note_refs(name, lines, at, b);
+        }
+        self.defaults.insert(
+            op_id,
+            Defaults {
+                params: dflt.params,
+                body: dflt.body,
+            },
+        );
+        Ok(())
+    }
+
+    /// One check declared under `checks:`; a name already known (built in or declared
+    /// by an earlier file) is refused.
+    fn declare_check(
+        &mut self,
+        name: &str,
+        lines: &Lines,
+        check: String,
+        description: String,
+    ) -> Result<(), HarnessError> {
+        let err = contract_error(name);
+        let line = lines.find(0, &check, None);
+        if let Some(known) = self.registry.resolve(&check) {
+            let whose = match known {
+                CheckId::Builtin(_) => "a built-in check".to_string(),
+                CheckId::Declared(_) => self
+                    .registry
+                    .declared
+                    .iter()
+                    .find(|d| *d.name == *check)
+                    .map_or_else(String::new, |d| format!("declared in {}", d.file)),
+            };
+            return Err(err(
+                line,
+                format!("check `{check}` is already {whose}: declare each check once"),
+            ));
+        }
+        self.registry.declared.push(Declared {
+            name: check.into(),
+            description,
+            file: name.to_string(),
+        });
+        Ok(())
+    }
+
+    /// One case: its check, its steps, and the id it is reported under (unique).
+    fn add_case(
+        &mut self,
+        name: &str,
+        lines: &Lines,
+        spec: &Spec,
+        c: CaseDoc,
+    ) -> Result<(), HarnessError> {
+        let err = contract_error(name);
+        let case_line = lines.find(0, "id", Some(&c.id));
+        let check = match &c.check {
+            None => CheckId::Builtin(Check::Contract),
+            Some(given) => self.registry.resolve(given).ok_or_else(|| {
+                err(
+                    lines.find(case_line, "check", Some(given)),
+                    format!(
+                        "case {}: unknown check `{given}`; declare it under `checks:` in this file or an earlier one, or name one of: {}",
+                        c.id,
+                        self.registry.names().join(", ")
+                    ),
+                )
+            })?,
+        };
+        if c.steps.is_empty() {
+            return Err(err(case_line, format!("case {} has no steps", c.id)));
+        }
+        for var in c.requires.keys() {
+            let line = lines.find(case_line, var, None);
+            self.references.push((name.to_string(), line, var.clone()));
+        }
+        let mut steps = Vec::new();
+        let mut at = case_line;
+        for s in &c.steps {
+            at = lines.find(at, "operationId", Some(&s.operation_id)).max(at);
+            steps.push(self.step(name, lines, spec, at, s)?);
+        }
+        let operation = c
+            .operation_id
+            .clone()
+            .unwrap_or_else(|| c.steps[c.steps.len() - 1].operation_id.clone());
+        if spec.operation(&operation).is_none() {
+            return Err(err(case_line, format!("unknown operation {operation}")));
+        }
+        let serial = c
+            .steps
+            .iter()
+            .any(|s| spec.operation(&s.operation_id).is_some_and(|o| o.writes()));
+        let _ = c.description;
+        let id = format!("{}/{}", operation, c.id);
+        if self.cases.iter().any(|x| x.id == id) {
+            return Err(err(
+                case_line,
+                format!("duplicate case id {} (reported as {id})", c.id),
+            ));
+        }
+        self.cases.push(Case {
+            id,
+            operation,
+            check,
+            level: c.level,
+            steps,
+            serial,
+            skip: None,
+            requires: c.requires.into_iter().collect(),
+            cap: None,
+        });
+        Ok(())
+    }
+
+    /// One step of a case, starting at line `at`: its request, its expectation, its
+    /// assertions and captures, checked against the spec.
+    fn step(
+        &mut self,
+        name: &str,
+        lines: &Lines,
+        spec: &Spec,
+        at: usize,
+        s: &StepDoc,
+    ) -> Result<Step, HarnessError> {
+        let err = contract_error(name);
+        let raw = s
+            .raw_body
+            .as_ref()
+            .map(|r| (r.content_type.clone(), r.text.clone()));
+        let request = template(
+            spec,
+            lines,
+            at,
+            &s.operation_id,
+            &s.params,
+            s.body.as_ref(),
+            raw,
+            s.auth.as_deref(),
+            s.explode,
+        )
+        .map_err(|(l, m)| err(l, m))?;
+        let op = spec
+            .operation(&s.operation_id)
+            .expect("checked by template");
+        let expect = match (&s.expect, s.expect_status) {
+            (ExpectDoc::Status(code), _) => Expect::Status(*code),
+            (ExpectDoc::Word(w), status) => match w.as_str() {
+                "success" => Expect::Success,
+                "observe" => Expect::Observe,
+                "rejected" => Expect::Rejected {
+                    status: status
+                        .map(|code| (code, op.response(code).map_or(Level::Should, |r| r.level))),
+                    body: None,
+                },
+                other => {
+                    return Err(err(
+                        lines.find(at, "expect", None),
+                        format!(
+                            "expect must be success, rejected, observe or a status code, not {other:?}"
+                        ),
+                    ));
+                }
+            },
+        };
+        self.note_refs(name, lines, at, &Value::Object(s.params.clone()));
+        if let Some(b) = &s.body {
+            self.note_refs(name, lines, at, b);
+        }
+        if let Some(r) = &s.raw_body {
+            self.note_refs(name, lines, at, &Value::String(r.text.clone()));
+        }
+        let mut asserts = Vec::new();
+        for a in &s.assert {
+            let line = lines.find(at, "pointer", Some(&a.pointer));
+            let made = assertion(a).map_err(|m| err(line, m))?;
+            check_pointer(spec, &s.operation_id, &a.pointer).map_err(|m| err(line, m))?;
+            match &made.kind {
+                AssertKind::Equals(v)
+                | AssertKind::SameExcept { value: v, .. }
+                | AssertKind::Covers { values: v, .. } => self.note_refs(name, lines, at, v),
+                _ => {}
+            }
+            asserts.push(made);
+        }
+        for (var, ptr) in &s.capture {
+            self.bindable.insert(var.clone());
+            check_pointer(spec, &s.operation_id, ptr)
+                .map_err(|m| err(lines.find(at, var, Some(ptr)), m))?;
+        }
+        Ok(Step {
+            request,
+            expect,
+            capture: s.capture.clone().into_iter().collect(),
+            asserts,
+        })
+    }
+}
+
+/// The error of a contract file `file` at a line, with a message.
+fn contract_error(file: &str) -> impl Fn(usize, String) -> HarnessError + '_ {
+    move |line, message| HarnessError::Contract {
+        file: file.to_string(),
+        line,
+        message,
     }
 }
 

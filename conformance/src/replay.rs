@@ -335,106 +335,14 @@ pub async fn replay(
             codes.insert(ex.case.clone(), code);
         }
         fill.code = codes.get(&ex.case).cloned().flatten();
-        let url = match Url::parse(&format!("{}{}", base_url.trim_end_matches('/'), ex.path)) {
-            // Only a path below the base URL is sent (`load` checked this too).
-            Ok(_) if !ex.path.starts_with('/') || ex.path.starts_with("//") => {
+        let (req, shown_auth) = match recorded_request(ex, base_url, token, secrets, &fill) {
+            Ok(made) => made,
+            Err(why) => {
                 result.verdict = Verdict::Skipped;
-                result.message = format!("bad recorded path {}: not below the base URL", ex.path);
+                result.message = why;
                 out.push(result);
                 continue;
             }
-            Ok(u) => u,
-            Err(e) => {
-                result.verdict = Verdict::Skipped;
-                result.message = format!("bad recorded path {}: {e}", ex.path);
-                out.push(result);
-                continue;
-            }
-        };
-        let mut headers = Vec::new();
-        let mut shown_auth = None;
-        match (ex.auth.as_deref(), token) {
-            // Sent with a throwaway session by the recording run: a replay never sends a
-            // session-ending request with its own credentials.
-            (Some(crate::runner::SESSION_AUTH), _) => {
-                result.verdict = Verdict::Skipped;
-                result.message = "the exchange ended or changed a session, sent with a throwaway account's session: a replay does not send it with its own credentials".into();
-                out.push(result);
-                continue;
-            }
-            (Some("token"), Some(t)) => {
-                headers.push(("authorization".to_string(), format!("Bearer {t}")));
-                shown_auth = Some("Authorization: Bearer $TOKEN".to_string());
-            }
-            (Some("token"), None) => {
-                result.verdict = Verdict::Skipped;
-                result.message = "the exchange needs a bearer token: give --token".into();
-                out.push(result);
-                continue;
-            }
-            (Some(literal), t) => {
-                headers.push((
-                    "authorization".to_string(),
-                    t.map_or(literal.to_string(), |t| literal.replace("$TOKEN", t)),
-                ));
-                shown_auth = Some(format!("Authorization: {literal}"));
-            }
-            (None, _) => {}
-        }
-        // The recorded header parameters (and cookies) go again, their secrets filled in
-        // as the body's are; the body's media type comes with the body, and credentials
-        // from this run's own (above).
-        let mut unfilled = false;
-        for (name, value) in &ex.headers {
-            // The headers this run's own `--header`s set go as this run gives them.
-            let own = secrets
-                .headers()
-                .iter()
-                .any(|(k, _)| k.eq_ignore_ascii_case(name));
-            if own
-                || ["authorization", "content-type", "content-length", "host"]
-                    .iter()
-                    .any(|h| name.eq_ignore_ascii_case(h))
-            {
-                continue;
-            }
-            let value = fill.value(Some(name), value);
-            unfilled |= has_placeholder(&value);
-            headers.push((name.clone(), value));
-        }
-        if unfilled {
-            result.verdict = Verdict::Skipped;
-            result.message =
-                "a recorded header carried secrets this run cannot fill in (records never hold them)"
-                    .into();
-            out.push(result);
-            continue;
-        }
-        let body = match &ex.body {
-            None => None,
-            Some((ct, v)) => match fill.body(ct, v) {
-                Some(bytes) => Some((ct.clone(), bytes)),
-                None => {
-                    result.verdict = Verdict::Skipped;
-                    result.message = "the recorded request carried secrets this run cannot fill in (records never hold them)".into();
-                    out.push(result);
-                    continue;
-                }
-            },
-        };
-        // `load` checked the method; an exchange built otherwise is skipped rather than
-        // sent with another method.
-        let Ok(method) = reqwest::Method::from_bytes(ex.method.as_bytes()) else {
-            result.verdict = Verdict::Skipped;
-            result.message = format!("bad recorded method {:?}", ex.method);
-            out.push(result);
-            continue;
-        };
-        let req = Request {
-            method,
-            url,
-            headers,
-            body,
         };
         let mut curl = curl_line(&req, shown_auth.as_deref(), None, secrets);
         if let Some(c) = &fill.code {
@@ -451,59 +359,7 @@ pub async fn replay(
         {
             refresh_tokens.insert(ex.case.clone(), issued.to_string());
         }
-        let diff = match answer {
-            Err(e) => {
-                result.got = Some(Got {
-                    status: None,
-                    headers: Vec::new(),
-                    body: String::new(),
-                    error: Some(e.to_string()),
-                });
-                Some(format!("no answer: {e}"))
-            }
-            Ok(resp) => {
-                let now_body = resp
-                    .json
-                    .as_ref()
-                    .map(|j| secrets.redact_json(j))
-                    .unwrap_or_else(|| {
-                        recorded_text(secrets, resp.media_type().as_deref(), &resp.body)
-                    });
-                result.got = Some(Got {
-                    status: Some(resp.status),
-                    headers: Vec::new(),
-                    body: now_body.to_string().chars().take(600).collect(),
-                    error: None,
-                });
-                if Some(resp.status) != ex.status {
-                    Some(format!(
-                        "status {} here, {} recorded",
-                        resp.status,
-                        ex.status.map_or("none".into(), |s| s.to_string())
-                    ))
-                } else if resp.media_type() != ex.content_type {
-                    Some(format!(
-                        "content type {:?} here, {:?} recorded",
-                        resp.media_type(),
-                        ex.content_type
-                    ))
-                } else {
-                    let (now, then) = (canonical(&now_body), canonical(&ex.response));
-                    first_difference(&now, &then, "").map(|at| {
-                        format!(
-                            "body differs at {}: {} here, {} recorded",
-                            if at.is_empty() {
-                                "the root (\"\")"
-                            } else {
-                                at.as_str()
-                            },
-                            shown(now.pointer(&at)),
-                            shown(then.pointer(&at))
-                        )
-                    })
-                }
-            }
-        };
+        let diff = difference(ex, answer, secrets, &mut result);
         if let Some(d) = diff {
             result.verdict = Verdict::Failed;
             result.message = d;
@@ -512,6 +368,168 @@ pub async fn replay(
         out.push(result);
     }
     out.into_iter().map(|r| secrets.redact_result(r)).collect()
+}
+
+/// The recorded exchange `ex` as a request to `base_url`, with this run's credentials
+/// and the recorded secrets filled in, and the `Authorization` line its curl shows; or
+/// why it cannot be sent again (the exchange is then skipped).
+fn recorded_request(
+    ex: &Exchange,
+    base_url: &str,
+    token: Option<&str>,
+    secrets: &Secrets,
+    fill: &Fill<'_>,
+) -> Result<(Request, Option<String>), String> {
+    let url = match Url::parse(&format!("{}{}", base_url.trim_end_matches('/'), ex.path)) {
+        // Only a path below the base URL is sent (`load` checked this too).
+        Ok(_) if !ex.path.starts_with('/') || ex.path.starts_with("//") => {
+            return Err(format!(
+                "bad recorded path {}: not below the base URL",
+                ex.path
+            ));
+        }
+        Ok(u) => u,
+        Err(e) => {
+            return Err(format!("bad recorded path {}: {e}", ex.path));
+        }
+    };
+    let mut headers = Vec::new();
+    let mut shown_auth = None;
+    match (ex.auth.as_deref(), token) {
+        // Sent with a throwaway session by the recording run: a replay never sends a
+        // session-ending request with its own credentials.
+        (Some(crate::runner::SESSION_AUTH), _) => {
+            return Err("the exchange ended or changed a session, sent with a throwaway account's session: a replay does not send it with its own credentials".into());
+        }
+        (Some("token"), Some(t)) => {
+            headers.push(("authorization".to_string(), format!("Bearer {t}")));
+            shown_auth = Some("Authorization: Bearer $TOKEN".to_string());
+        }
+        (Some("token"), None) => {
+            return Err("the exchange needs a bearer token: give --token".into());
+        }
+        (Some(literal), t) => {
+            headers.push((
+                "authorization".to_string(),
+                t.map_or(literal.to_string(), |t| literal.replace("$TOKEN", t)),
+            ));
+            shown_auth = Some(format!("Authorization: {literal}"));
+        }
+        (None, _) => {}
+    }
+    // The recorded header parameters (and cookies) go again, their secrets filled in
+    // as the body's are; the body's media type comes with the body, and credentials
+    // from this run's own (above).
+    let mut unfilled = false;
+    for (name, value) in &ex.headers {
+        // The headers this run's own `--header`s set go as this run gives them.
+        let own = secrets
+            .headers()
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case(name));
+        if own
+            || ["authorization", "content-type", "content-length", "host"]
+                .iter()
+                .any(|h| name.eq_ignore_ascii_case(h))
+        {
+            continue;
+        }
+        let value = fill.value(Some(name), value);
+        unfilled |= has_placeholder(&value);
+        headers.push((name.clone(), value));
+    }
+    if unfilled {
+        return Err(
+            "a recorded header carried secrets this run cannot fill in (records never hold them)"
+                .into(),
+        );
+    }
+    let body = match &ex.body {
+        None => None,
+        Some((ct, v)) => match fill.body(ct, v) {
+            Some(bytes) => Some((ct.clone(), bytes)),
+            None => {
+                return Err("the recorded request carried secrets this run cannot fill in (records never hold them)".into());
+            }
+        },
+    };
+    // `load` checked the method; an exchange built otherwise is skipped rather than
+    // sent with another method.
+    let Ok(method) = reqwest::Method::from_bytes(ex.method.as_bytes()) else {
+        return Err(format!("bad recorded method {:?}", ex.method));
+    };
+    Ok((
+        Request {
+            method,
+            url,
+            headers,
+            body,
+        },
+        shown_auth,
+    ))
+}
+
+/// How this run's `answer` differs from the recorded exchange `ex` (status, media type,
+/// then the first differing place in the body), noting what came back in `result`.
+fn difference(
+    ex: &Exchange,
+    answer: Result<crate::transport::Response, crate::transport::TransportError>,
+    secrets: &Secrets,
+    result: &mut CheckResult,
+) -> Option<String> {
+    match answer {
+        Err(e) => {
+            result.got = Some(Got {
+                status: None,
+                headers: Vec::new(),
+                body: String::new(),
+                error: Some(e.to_string()),
+            });
+            Some(format!("no answer: {e}"))
+        }
+        Ok(resp) => {
+            let now_body = resp
+                .json
+                .as_ref()
+                .map(|j| secrets.redact_json(j))
+                .unwrap_or_else(|| {
+                    recorded_text(secrets, resp.media_type().as_deref(), &resp.body)
+                });
+            result.got = Some(Got {
+                status: Some(resp.status),
+                headers: Vec::new(),
+                body: now_body.to_string().chars().take(600).collect(),
+                error: None,
+            });
+            if Some(resp.status) != ex.status {
+                Some(format!(
+                    "status {} here, {} recorded",
+                    resp.status,
+                    ex.status.map_or("none".into(), |s| s.to_string())
+                ))
+            } else if resp.media_type() != ex.content_type {
+                Some(format!(
+                    "content type {:?} here, {:?} recorded",
+                    resp.media_type(),
+                    ex.content_type
+                ))
+            } else {
+                let (now, then) = (canonical(&now_body), canonical(&ex.response));
+                first_difference(&now, &then, "").map(|at| {
+                    format!(
+                        "body differs at {}: {} here, {} recorded",
+                        if at.is_empty() {
+                            "the root (\"\")"
+                        } else {
+                            at.as_str()
+                        },
+                        shown(now.pointer(&at)),
+                        shown(then.pointer(&at))
+                    )
+                })
+            }
+        }
+    }
 }
 
 fn excerpt(v: &Value) -> String {

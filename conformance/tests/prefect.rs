@@ -666,33 +666,7 @@ fn recheck(run: &Run, api: &Api, result: &Value, why: Why) -> Result<Confirmed, 
             pair[1].clone(),
         )
     });
-    match why {
-        Why::Placeholder if !(path.contains("%7B") && path.contains("%7D")) => {
-            return Err(format!("{path} holds no literal {{placeholder}}"));
-        }
-        Why::NoBody if op["requestBody"]["required"] != true || body.is_some() => {
-            return Err(format!(
-                "the spec requires a body: {}; one was sent: {}",
-                op["requestBody"]["required"],
-                body.is_some()
-            ));
-        }
-        Why::NoRequiredQuery => {
-            let sent = query_names(path);
-            let missing = op["parameters"].as_array().into_iter().flatten().any(|p| {
-                p["in"] == "query"
-                    && p["required"] == true
-                    && !sent.contains(p["name"].as_str().unwrap_or_default())
-            });
-            if !missing {
-                return Err(format!("{path} sends every required query parameter"));
-            }
-        }
-        Why::BadValueNotSent(param) if query_names(path).contains(param) => {
-            return Err(format!("{path} does send {param}"));
-        }
-        _ => {}
-    }
+    request_shows_why(why, path, op, body.is_some())?;
     let headers: Vec<(String, String)> = x["headers"]
         .as_array()
         .into_iter()
@@ -765,33 +739,7 @@ fn recheck(run: &Run, api: &Api, result: &Value, why: Why) -> Result<Confirmed, 
     };
     if let Why::Departure(_) = why {
         let check = text(result, "check");
-        let holds = match check.as_str() {
-            "not_a_server_error" => status >= 500,
-            "positive_data_acceptance" | "ensure_resource_availability" => {
-                !(200..300).contains(&status)
-            }
-            // A request with one defect: accepted, or refused with another status than
-            // the 422 every Prefect operation declares for malformed input.
-            "negative_data_rejection" | "unsupported_media_type" => status != 422,
-            "length_boundaries" => !(200..300).contains(&status),
-            "status_code_conformance" => !declares(op, status),
-            // Bytes of another media type where JSON is declared do not give the client
-            // the declared body either (the harness reports both checks for them).
-            "response_schema_conformance" => {
-                let got = x["content_type"].as_str().unwrap_or_default();
-                let json = got.contains("json");
-                let answer = &x["response"];
-                !json || !matches_declared(run, op, status, answer)
-            }
-            "content_type_conformance" => {
-                let got = x["content_type"].as_str().unwrap_or_default();
-                let essence = got.split(';').next().unwrap_or_default().trim();
-                op["responses"][status.to_string()]["content"]
-                    .as_object()
-                    .is_some_and(|media| !media.contains_key(essence))
-            }
-            _ => true,
-        };
+        let holds = departure_holds(run, op, x, &check, status);
         if !holds {
             return Err(format!(
                 "{method} {path} got {status}, which does not break {check}"
@@ -799,6 +747,70 @@ fn recheck(run: &Run, api: &Api, result: &Value, why: Why) -> Result<Confirmed, 
         }
     }
     Ok(confirmed)
+}
+
+/// Whether the recorded request shows the harness's own defect `why` names (a literal
+/// placeholder, a missing body or required query parameter, a bad value not sent).
+fn request_shows_why(why: Why, path: &str, op: &Value, body_sent: bool) -> Result<(), String> {
+    match why {
+        Why::Placeholder if !(path.contains("%7B") && path.contains("%7D")) => {
+            return Err(format!("{path} holds no literal {{placeholder}}"));
+        }
+        Why::NoBody if op["requestBody"]["required"] != true || body_sent => {
+            return Err(format!(
+                "the spec requires a body: {}; one was sent: {}",
+                op["requestBody"]["required"], body_sent
+            ));
+        }
+        Why::NoRequiredQuery => {
+            let sent = query_names(path);
+            let missing = op["parameters"].as_array().into_iter().flatten().any(|p| {
+                p["in"] == "query"
+                    && p["required"] == true
+                    && !sent.contains(p["name"].as_str().unwrap_or_default())
+            });
+            if !missing {
+                return Err(format!("{path} sends every required query parameter"));
+            }
+        }
+        Why::BadValueNotSent(param) if query_names(path).contains(param) => {
+            return Err(format!("{path} does send {param}"));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Whether the answer `status` (with the exchange `x` to `op`) breaks the check named
+/// `check` again: a departure confirmed.
+fn departure_holds(run: &Run, op: &Value, x: &Value, check: &str, status: u16) -> bool {
+    match check {
+        "not_a_server_error" => status >= 500,
+        "positive_data_acceptance" | "ensure_resource_availability" => {
+            !(200..300).contains(&status)
+        }
+        // A request with one defect: accepted, or refused with another status than
+        // the 422 every Prefect operation declares for malformed input.
+        "negative_data_rejection" | "unsupported_media_type" => status != 422,
+        "length_boundaries" => !(200..300).contains(&status),
+        "status_code_conformance" => !declares(op, status),
+        // Bytes of another media type where JSON is declared do not give the client
+        // the declared body either (the harness reports both checks for them).
+        "response_schema_conformance" => {
+            let got = x["content_type"].as_str().unwrap_or_default();
+            let json = got.contains("json");
+            let answer = &x["response"];
+            !json || !matches_declared(run, op, status, answer)
+        }
+        "content_type_conformance" => {
+            let got = x["content_type"].as_str().unwrap_or_default();
+            let essence = got.split(';').next().unwrap_or_default().trim();
+            op["responses"][status.to_string()]["content"]
+                .as_object()
+                .is_some_and(|media| !media.contains_key(essence))
+        }
+        _ => true,
+    }
 }
 
 /// Whether `answer` matches the JSON schema `op` declares for `status`, checked here with

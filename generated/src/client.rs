@@ -3,21 +3,6 @@
 //! The async client: one method per operation of the spec.
 
 impl Client {
-    /// The wire names of the fields the spec marks secret (`x-secret`,
-    /// `format: password`): masked wherever an error's `Display` shows its body.
-    pub(crate) const SECRET_FIELDS: &'static [&'static str] = &[
-        "access_token",
-        "assertion",
-        "client_secret",
-        "code",
-        "code_verifier",
-        "httpAuth",
-        "id_token",
-        "refresh_token",
-    ];
-}
-
-impl Client {
     /// Asks `source` for the token of security scheme `bearerAuth` before each request that sends it, instead of a fixed token (replacing one). Every clone of the client shares the source.
     pub fn set_bearer_auth_source(&self, source: std::sync::Arc<dyn TokenSource>) {
         write_credentials(&self.credentials).bearer_auth = Some(Bearer::Source(source));
@@ -1543,7 +1528,8 @@ impl Client {
             let outcome = match self.send(request, call, sent).await {
                 Ok(response) => {
                     match crate::error::Answer::read(response, self.max_response_bytes).await {
-                        Ok(read) => read.screen(
+                        Ok(read) => screen(
+                            read,
                             call.penalty,
                         ),
                         Err(error) => Err(error),
@@ -1590,6 +1576,34 @@ impl Client {
             request = next;
         }
     }
+}
+
+/// What the retry loop looks at before the operation decodes anything: a
+/// `429`/`503` comes back as `Error::UnexpectedStatus` (turned back into an answer
+/// if not retried), and so does a penalty where the operation has one.
+///
+/// Here rather than on `Answer` in `error.rs`: it names the penalty's shape, and
+/// `penalty.rs` builds on `error.rs`, so `error.rs` naming it back would close a circle.
+#[allow(clippy::result_large_err)]
+fn screen(
+    answer: crate::error::Answer,
+    penalty: Option<&crate::penalty::PenaltyShape>,
+) -> Result<crate::error::Answer, crate::Error<std::convert::Infallible>> {
+    let answer = match penalty {
+        Some(shape) => answer.unless_penalty(shape)?,
+        None => answer,
+    };
+    if matches!(
+        answer.status,
+        reqwest::StatusCode::TOO_MANY_REQUESTS | reqwest::StatusCode::SERVICE_UNAVAILABLE
+    ) {
+        return Err(crate::Error::UnexpectedStatus {
+            status: answer.status,
+            headers: answer.headers,
+            body: answer.body,
+        });
+    }
+    Ok(answer)
 }
 
 impl Clone for Client {

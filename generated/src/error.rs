@@ -708,7 +708,7 @@ fn any_shows(value: &serde_json::Value, secrets: &[String]) -> bool {
 
 /// Whether a property or field `name` reads as holding a credential.
 fn secret_name(name: &str) -> bool {
-    if crate::client::Client::SECRET_FIELDS.contains(&name) {
+    if crate::SECRET_FIELDS.contains(&name) {
         return true;
     }
     let folded: String = name
@@ -1042,32 +1042,6 @@ impl Answer {
             headers,
             body,
         })
-    }
-
-    /// What the retry loop looks at before the operation decodes anything: a
-    /// `429`/`503` comes back as `Error::UnexpectedStatus` (turned back into an answer
-    /// if not retried), and so does a penalty where the operation has one.
-    #[allow(clippy::result_large_err)]
-    pub(crate) fn screen(
-        self,
-        penalty: Option<&crate::penalty::PenaltyShape>,
-    ) -> Result<Self, Error<std::convert::Infallible>> {
-        let answer = self;
-        let answer = match penalty {
-            Some(shape) => answer.unless_penalty(shape)?,
-            None => answer,
-        };
-        if matches!(
-            answer.status,
-            StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE
-        ) {
-            return Err(Error::UnexpectedStatus {
-                status: answer.status,
-                headers: answer.headers,
-                body: answer.body,
-            });
-        }
-        Ok(answer)
     }
 }
 

@@ -64,3 +64,16 @@ pub use client::RefreshingToken;
 pub use client::RefreshingTokenGrant;
 
 pub use client::InvalidCredential;
+
+/// The wire names of the fields the spec marks secret (`x-secret`,
+/// `format: password`): masked wherever an error's `Display` shows its body.
+pub(crate) const SECRET_FIELDS: &[&str] = &[
+    "access_token",
+    "assertion",
+    "client_secret",
+    "code",
+    "code_verifier",
+    "httpAuth",
+    "id_token",
+    "refresh_token",
+];

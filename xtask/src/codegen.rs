@@ -123,44 +123,16 @@ pub fn run(args: Args) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    let mut allowed = Vec::new();
-    for name in &args.allow_warning {
-        match codegen::WarningKind::from_name(name) {
-            Some(kind) => allowed.push(kind),
-            None => {
-                eprintln!(
-                    "error: --allow-warning {name}: no such warning kind (the kinds: {})",
-                    codegen::WarningKind::ALL
-                        .iter()
-                        .map(|k| k.name())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-                return ExitCode::from(2);
-            }
-        }
-    }
+    let allowed = match allowed_kinds(&args) {
+        Ok(allowed) => allowed,
+        Err(code) => return code,
+    };
     let root = root();
     let spec = root.join(&args.spec);
     let header_name = args.spec.display().to_string();
-    let text = match std::fs::read_to_string(&spec) {
+    let text = match bundled_text(&spec, &header_name) {
         Ok(text) => text,
-        Err(e) => {
-            eprintln!("error: cannot read {}: {e}", spec.display());
-            return ExitCode::from(2);
-        }
-    };
-    // A spec split over files is read as one: the files its `$ref`s name brought in.
-    let source = spec_model::Source {
-        name: header_name.clone(),
-        text,
-    };
-    let text = match spec_model::bundle::bundle(&spec, source) {
-        Ok(bundled) => bundled.text,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     if let Some(out) = &args.bundle {
         let out = root.join(out);
@@ -175,24 +147,93 @@ pub fn run(args: Args) -> ExitCode {
             }
         };
     }
+    let generated = match generate(&args, &header_name, &text, &allowed) {
+        Ok(generated) => generated,
+        Err(code) => return code,
+    };
+    let plan = match plan(&args, &root, generated) {
+        Ok(plan) => plan,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    sync_plan(&args, &root, &plan)
+}
+
+/// The warning kinds `--allow-warning` names; an unknown name is an error (exit 2).
+fn allowed_kinds(args: &Args) -> Result<Vec<codegen::WarningKind>, ExitCode> {
+    let mut allowed = Vec::new();
+    for name in &args.allow_warning {
+        match codegen::WarningKind::from_name(name) {
+            Some(kind) => allowed.push(kind),
+            None => {
+                eprintln!(
+                    "error: --allow-warning {name}: no such warning kind (the kinds: {})",
+                    codegen::WarningKind::ALL
+                        .iter()
+                        .map(|k| k.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                return Err(ExitCode::from(2));
+            }
+        }
+    }
+    Ok(allowed)
+}
+
+/// The text of the spec at `spec`, with the files its `$ref`s name brought in (a spec
+/// split over files is read as one); unreadable or unbundlable is an error (exit 2).
+fn bundled_text(spec: &Path, header_name: &str) -> Result<String, ExitCode> {
+    let text = match std::fs::read_to_string(spec) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", spec.display());
+            return Err(ExitCode::from(2));
+        }
+    };
+    // A spec split over files is read as one: the files its `$ref`s name brought in.
+    let source = spec_model::Source {
+        name: header_name.to_string(),
+        text,
+    };
+    match spec_model::bundle::bundle(spec, source) {
+        Ok(bundled) => Ok(bundled.text),
+        Err(e) => {
+            eprintln!("error: {e}");
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+/// Generates the crate's files from the spec's `text`, printing the warnings; a spec that
+/// cannot be generated, or warnings of kinds not `allowed` under `--deny-warnings`, are
+/// an error (exit 2).
+fn generate(
+    args: &Args,
+    header_name: &str,
+    text: &str,
+    allowed: &[codegen::WarningKind],
+) -> Result<codegen::Generated, ExitCode> {
     // Errors name the spec as given, relative to the repository root.
     let options = codegen::Options {
         dangling_refs_as_any: args.dangling_refs_as_any,
         string_formats: args.string_formats,
         tolerant: args.tolerant,
     };
-    let generated = match codegen::generate_str_with(&header_name, &text, &header_name, &options) {
+    let generated = match codegen::generate_str_with(header_name, text, header_name, &options) {
         Ok(generated) => generated,
         // Several problems found together (every dangling `$ref`): one line each.
         Err(codegen::Error::Specs(problems)) => {
             for problem in &problems {
                 eprintln!("error: {problem}");
             }
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     };
     for warning in &generated.warnings {
@@ -201,7 +242,7 @@ pub fn run(args: Args) -> ExitCode {
     if let Some(summary) = generated.summary() {
         eprintln!("warning: {summary}");
     }
-    let denied = generated.denied(&allowed);
+    let denied = generated.denied(allowed);
     if args.deny_warnings && !denied.is_empty() {
         let mut kinds: Vec<&str> = denied.iter().map(|w| w.kind.name()).collect();
         kinds.sort_unstable();
@@ -212,19 +253,19 @@ pub fn run(args: Args) -> ExitCode {
             denied.len(),
             kinds.join(", ")
         );
-        return ExitCode::from(2);
+        return Err(ExitCode::from(2));
     }
-    let plan = match plan(&args, &root, generated) {
-        Ok(plan) => plan,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    Ok(generated)
+}
+
+/// Compares every directory of `plan` with what is there, then (unless `--check`) writes
+/// it: exit 1 when `--check` finds stale files, 2 when a directory cannot be read or
+/// written.
+fn sync_plan(args: &Args, root: &Path, plan: &Plan) -> ExitCode {
     // Every directory is compared first, so a hand-written file in any of them stops the
     // run before anything is written.
     let mut report = codegen::SyncReport::default();
-    for (dir, files) in &plan {
+    for (dir, files) in plan {
         match codegen::sync(dir, files, codegen::Mode::Check) {
             Ok(r) => {
                 report.changed.extend(r.changed);
@@ -236,7 +277,7 @@ pub fn run(args: Args) -> ExitCode {
             }
         }
     }
-    let shown = |p: &Path| p.strip_prefix(&root).unwrap_or(p).display().to_string();
+    let shown = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
     if args.check {
         if report.is_clean() {
             return ExitCode::SUCCESS;
@@ -251,9 +292,9 @@ pub fn run(args: Args) -> ExitCode {
         return ExitCode::from(1);
     }
     let notice = (!report.is_clean())
-        .then(|| api_break(&plan, &report))
+        .then(|| api_break(plan, &report))
         .flatten();
-    for (dir, files) in &plan {
+    for (dir, files) in plan {
         if let Err(e) = codegen::sync(dir, files, codegen::Mode::Write) {
             eprintln!("error: {e}");
             return ExitCode::from(2);

@@ -18,13 +18,12 @@ use std::path::{Path, PathBuf};
 
 use syn::visit::Visit;
 
+mod common;
+use common::{files, root};
+
 /// The circles the house still has: the crate's folder, the file the circle is named by
 /// (its first in path order), and how many files it holds.
-const KNOWN: &[(&str, &str, usize)] = &[
-    ("codegen/runtime", "client.rs", 3),
-    // The runtime's circle, copied into the generated crate, with its models.
-    ("generated", "business.rs", 5),
-];
+const KNOWN: &[(&str, &str, usize)] = &[];
 
 const CRATES: &[&str] = &[
     "spec",
@@ -37,26 +36,6 @@ const CRATES: &[&str] = &[
     "conformance/values",
     "xtask",
 ];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Every `.rs` file under `dir`, in path order.
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "rs") {
-            out.push(p);
-        }
-    }
-}
 
 /// The module path of a file of `src/`: `a/b.rs` and `a/b/mod.rs` are `["a", "b"]`, the
 /// root (`lib.rs`, else `main.rs`) is `[]`.

@@ -488,7 +488,8 @@ impl Client {
             let outcome = match self.send(request, call, sent).await {
                 Ok(response) => {
                     match crate::error::Answer::read(response, self.max_response_bytes).await {
-                        Ok(read) => read.screen(
+                        Ok(read) => screen(
+                            read,
                             // @if penalty
                             call.penalty,
                             // @end
@@ -541,6 +542,40 @@ impl Client {
             request = next;
         }
     }
+}
+// @end
+
+// @if answer
+/// What the retry loop looks at before the operation decodes anything: a
+/// `429`/`503` comes back as `Error::UnexpectedStatus` (turned back into an answer
+/// if not retried), and so does a penalty where the operation has one.
+///
+/// Here rather than on `Answer` in `error.rs`: it names the penalty's shape, and
+/// `penalty.rs` builds on `error.rs`, so `error.rs` naming it back would close a circle.
+#[allow(clippy::result_large_err)]
+fn screen(
+    answer: crate::error::Answer,
+    // @if penalty
+    penalty: Option<&crate::penalty::PenaltyShape>,
+    // @end
+) -> Result<crate::error::Answer, crate::Error<std::convert::Infallible>> {
+    // @if penalty
+    let answer = match penalty {
+        Some(shape) => answer.unless_penalty(shape)?,
+        None => answer,
+    };
+    // @end
+    if matches!(
+        answer.status,
+        reqwest::StatusCode::TOO_MANY_REQUESTS | reqwest::StatusCode::SERVICE_UNAVAILABLE
+    ) {
+        return Err(crate::Error::UnexpectedStatus {
+            status: answer.status,
+            headers: answer.headers,
+            body: answer.body,
+        });
+    }
+    Ok(answer)
 }
 // @end
 

@@ -35,10 +35,14 @@ pub use error::{
     Received, Response, RetryPolicy, TokenError,
 };
 
+/// Stands for what the generator writes from the spec into a crate's `lib.rs`: the wire
+/// names of the fields the spec marks secret. At the root, because `error.rs` reads it
+/// and every other module builds on `error.rs`.
+pub(crate) const SECRET_FIELDS: &[&str] = &["httpAuth"];
+
 /// Stands for what the generator writes from the spec into a crate's `client.rs` beside
 /// the runtime's part (which imports it in a region no crate gets): the credentials of
-/// the spec's security schemes, the path of a relative server URL and the fields the
-/// spec marks secret.
+/// the spec's security schemes and the path of a relative server URL.
 mod spec {
     /// One field per security scheme in a generated crate.
     #[derive(Debug, Default)]
@@ -47,8 +51,5 @@ mod spec {
     impl crate::client::Client {
         /// A relative `servers` URL's path.
         pub(crate) const SERVER_PATH: &'static str = "/api";
-
-        /// The wire names of the fields the spec marks secret.
-        pub(crate) const SECRET_FIELDS: &'static [&'static str] = &["httpAuth"];
     }
 }

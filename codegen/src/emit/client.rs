@@ -98,7 +98,6 @@ pub fn emit(api: &Api) -> (TokenStream, Vec<&'static str>) {
     });
     let credential_methods = auth::client_methods(api);
     let server_const = server_const(api);
-    let secret_const = secret_const(api);
     let credential_items = auth::items(api);
     let form_items = multipart::items(api, &models);
     // The `Client` itself, its send path and its token sources follow this text: the
@@ -109,7 +108,6 @@ pub fn emit(api: &Api) -> (TokenStream, Vec<&'static str>) {
         #encoders
 
         #server_const
-        #secret_const
 
         impl Client {
             #credential_methods
@@ -214,22 +212,6 @@ pub(super) fn secret_fields(api: &Api) -> Vec<&str> {
         })
         .collect();
     names.into_iter().collect()
-}
-
-/// The `SECRET_FIELDS` constant the runtime masks in the body excerpt `Display` shows
-/// of an error, when the spec marks any field secret.
-fn secret_const(api: &Api) -> TokenStream {
-    let names = secret_fields(api);
-    if names.is_empty() {
-        return TokenStream::new();
-    }
-    quote! {
-        impl Client {
-            /// The wire names of the fields the spec marks secret (`x-secret`,
-            /// `format: password`): masked wherever an error's `Display` shows its body.
-            pub(crate) const SECRET_FIELDS: &'static [&'static str] = &[#(#names),*];
-        }
-    }
 }
 
 /// The models a success enum holds behind a `Box`: structs and unions (through aliases).
@@ -1514,6 +1496,100 @@ fn method(
 ) -> (TokenStream, TokenStream) {
     let name = ident(method_name);
     let http = http_verb(op.method);
+    let mut doc = method_intro(op, api, http, body, flavour);
+    let arg_docs = argument_docs(op, body);
+    let intro = doc.clone();
+    if !arg_docs.is_empty() {
+        doc.push_str("\n\n# Arguments\n\n");
+        doc.push_str(&arg_docs.join("\n"));
+    }
+    let body_validates = body
+        .filter(|b| matches!(b.kind, BodyKind::Json | BodyKind::Form))
+        .and_then(|b| inner_named(&b.ty))
+        .is_some_and(|named| validating.contains(&named));
+    let checks_arguments = op.params.iter().any(|p| !check_param(p).is_empty()) || body_validates;
+    let errors = errors_doc(op, checks_arguments);
+    doc.push_str("\n\n# Errors\n\n");
+    doc.push_str(&errors);
+    let doc = docs::outer(&doc);
+    let params = op.params.iter().map(|p| {
+        let n = ident(&p.name);
+        let t = param_type(p, models);
+        quote!(#n: #t)
+    });
+    let body_arg = body.map(|b| {
+        let t = body_type(b, models);
+        quote!(body: #t)
+    });
+    let argc = op.params.len() + usize::from(body.is_some()) + 1;
+    let allow = (argc > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
+    let deprecated = op
+        .deprecated
+        .then(|| quote!(#[deprecated = "deprecated by the spec"]));
+    let body_check = body.filter(|_| body_validates).map(body_check);
+    let param_checks: Vec<TokenStream> = op.params.iter().map(check_param).collect();
+    let argument_checks = quote!(#body_check #(#param_checks)*);
+    let err = error_enum_name(op);
+    let (ret, finish) = send_and_finish(op, flavour, models, &err);
+    let statements = request_statements(op, api, http, uses, body, finish);
+    let Some(names) = builders.get(method_name) else {
+        return (
+            quote! {
+                #doc
+                #allow
+                #deprecated
+                pub async fn #name(&self, #(#params,)* #body_arg) -> Result<#ret, crate::Error<#err>> {
+                    #argument_checks
+                    #statements
+                }
+            },
+            TokenStream::new(),
+        );
+    };
+    let private = &names.private;
+    let private_doc = docs::outer(&format!(
+        "Builds and sends the request of [`Client::{method_name}`] (see [`{}::send`]).",
+        names.ty
+    ));
+    let (make, items) = requests::emit(
+        &requests::Parts {
+            op,
+            method: method_name,
+            body,
+            intro,
+            errors,
+            ret: ret.clone(),
+            err: err.clone(),
+            deprecated,
+        },
+        names,
+        models,
+    );
+    (
+        quote! {
+            #make
+
+            #private_doc
+            #allow
+            async fn #private(&self, #(#params,)* #body_arg) -> Result<#ret, crate::Error<#err>> {
+                #argument_checks
+                #statements
+            }
+        },
+        items,
+    )
+}
+
+/// The part of a method's doc before its arguments (also a request builder's intro): the
+/// spec's text, the verb and path, the credentials it sends, and how it relates to the
+/// methods of its other body encodings, answer media types or streaming form.
+fn method_intro(
+    op: &Operation,
+    api: &Api,
+    http: &str,
+    body: Option<&Body>,
+    flavour: Flavour,
+) -> String {
     let mut doc = op.doc.clone();
     doc.push_str(&format!("\n\n`{http} {}`.", op.path_template));
     doc.push_str(&auth::method_doc(op, api));
@@ -1564,8 +1640,12 @@ fn method(
             op.name
         ));
     }
-    let arg_docs: Vec<String> = op
-        .params
+    doc
+}
+
+/// One `# Arguments` line per parameter and for the body.
+fn argument_docs(op: &Operation, body: Option<&Body>) -> Vec<String> {
+    op.params
         .iter()
         .map(|p| format!("- `{}`: {}", p.name, p.doc.replace('\n', " ")))
         .chain(body.map(|b| {
@@ -1580,17 +1660,11 @@ fn method(
             }
             line
         }))
-        .collect();
-    let intro = doc.clone();
-    if !arg_docs.is_empty() {
-        doc.push_str("\n\n# Arguments\n\n");
-        doc.push_str(&arg_docs.join("\n"));
-    }
-    let body_validates = body
-        .filter(|b| matches!(b.kind, BodyKind::Json | BodyKind::Form))
-        .and_then(|b| inner_named(&b.ty))
-        .is_some_and(|named| validating.contains(&named));
-    let checks_arguments = op.params.iter().any(|p| !check_param(p).is_empty()) || body_validates;
+        .collect()
+}
+
+/// The `# Errors` text: only the variants this method can give.
+fn errors_doc(op: &Operation, checks_arguments: bool) -> String {
     let mut errors = String::new();
     if checks_arguments {
         errors.push_str(
@@ -1606,41 +1680,38 @@ fn method(
          timeout included), `Error::Body`, `Error::UnexpectedStatus`, `Error::Decode` or \
          `Error::BodyTooLarge` otherwise.",
     );
-    doc.push_str("\n\n# Errors\n\n");
-    doc.push_str(&errors);
-    let doc = docs::outer(&doc);
+    errors
+}
+
+/// The check of a body whose model validates, run before anything is sent.
+fn body_check(b: &Body) -> TokenStream {
+    let check = match &b.ty {
+        Ty::Vec(_) => quote!(for item in body.iter() {
+            item.validate().map_err(crate::Error::Constraint)?;
+        }),
+        _ => quote!(body.validate().map_err(crate::Error::Constraint)?;),
+    };
+    // Each check tests the switch itself: one `if self.check_arguments` around a
+    // lone `if let` is clippy's `collapsible_if`.
+    if b.required {
+        quote!(if self.check_arguments { #check })
+    } else {
+        quote!(if self.check_arguments && let Some(body) = body { #check })
+    }
+}
+
+/// The statements from the URL to the answer, once the arguments are checked: the URL,
+/// the request with its parameters, credentials, cookies and body, the call's
+/// description, and `finish` (which sends it).
+fn request_statements(
+    op: &Operation,
+    api: &Api,
+    http: &str,
+    uses: &mut Uses,
+    body: Option<&Body>,
+    finish: TokenStream,
+) -> TokenStream {
     let method_const = format_ident!("{}", http);
-    let params = op.params.iter().map(|p| {
-        let n = ident(&p.name);
-        let t = param_type(p, models);
-        quote!(#n: #t)
-    });
-    let body_arg = body.map(|b| {
-        let t = body_type(b, models);
-        quote!(body: #t)
-    });
-    let argc = op.params.len() + usize::from(body.is_some()) + 1;
-    let allow = (argc > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
-    let deprecated = op
-        .deprecated
-        .then(|| quote!(#[deprecated = "deprecated by the spec"]));
-    let body_check = body.filter(|_| body_validates).map(|b| {
-        let check = match &b.ty {
-            Ty::Vec(_) => quote!(for item in body.iter() {
-                item.validate().map_err(crate::Error::Constraint)?;
-            }),
-            _ => quote!(body.validate().map_err(crate::Error::Constraint)?;),
-        };
-        // Each check tests the switch itself: one `if self.check_arguments` around a
-        // lone `if let` is clippy's `collapsible_if`.
-        if b.required {
-            quote!(if self.check_arguments { #check })
-        } else {
-            quote!(if self.check_arguments && let Some(body) = body { #check })
-        }
-    });
-    let param_checks: Vec<TokenStream> = op.params.iter().map(check_param).collect();
-    let argument_checks = quote!(#body_check #(#param_checks)*);
     let (path_lets, url) = url_expr(op, uses);
     if op.params.iter().any(|p| {
         p.location == ParamLocation::Header && matches!(p.list, ListEncoding::ObjectStyled { .. })
@@ -1671,35 +1742,9 @@ fn method(
             }
         }
     });
-    let joined: Vec<TokenStream> = op
-        .params
-        .iter()
-        .filter(|p| is_joined_query(p))
-        .map(add_joined_query)
-        .collect();
-    let dots = dot_segment_check(op, uses);
-    let url_binding = if joined.is_empty() {
-        quote!(let url = #url; #dots)
-    } else {
-        uses.path = true;
-        for p in op.params.iter().filter(|p| is_joined_query(p)) {
-            match p.list {
-                ListEncoding::ObjectForm { explode: true } | ListEncoding::DeepObject => {
-                    uses.object_pairs = true;
-                    uses.object_query = true;
-                }
-                ListEncoding::ObjectForm { explode: false } => {
-                    uses.object_pairs = true;
-                    uses.joined_query = true;
-                }
-                _ => uses.joined_query = true,
-            }
-        }
-        quote!(let mut url = #url; #dots #(#joined)*)
-    };
+    let url_binding = url_binding(op, url, uses);
     let add_body = body.map(add_body);
     let authorize = auth::sends(op).then(|| auth::authorize(op, api, has_cookies));
-    let err = error_enum_name(op);
     let mutable = if op
         .params
         .iter()
@@ -1711,6 +1756,54 @@ fn method(
     } else {
         TokenStream::new()
     };
+    let call = call_description(op, api, http, uses);
+    quote! {
+        #path_lets
+        #url_binding
+        let #mutable request = self.http.request(reqwest::Method::#method_const, url);
+        #cookie_vec
+        #(#add_params)*
+        #authorize
+        #cookie_header
+        #add_body
+        #call
+        #finish
+    }
+}
+
+/// `let url = …;`: the URL expression `url`, the check of its dot segments, and the query
+/// parameters the client joins into the URL itself (noting the helpers they use).
+fn url_binding(op: &Operation, url: TokenStream, uses: &mut Uses) -> TokenStream {
+    let joined: Vec<TokenStream> = op
+        .params
+        .iter()
+        .filter(|p| is_joined_query(p))
+        .map(add_joined_query)
+        .collect();
+    let dots = dot_segment_check(op, uses);
+    if joined.is_empty() {
+        return quote!(let url = #url; #dots);
+    }
+    uses.path = true;
+    for p in op.params.iter().filter(|p| is_joined_query(p)) {
+        match p.list {
+            ListEncoding::ObjectForm { explode: true } | ListEncoding::DeepObject => {
+                uses.object_pairs = true;
+                uses.object_query = true;
+            }
+            ListEncoding::ObjectForm { explode: false } => {
+                uses.object_pairs = true;
+                uses.joined_query = true;
+            }
+            _ => uses.joined_query = true,
+        }
+    }
+    quote!(let mut url = #url; #dots #(#joined)*)
+}
+
+/// `let call = Call { … };`: what the send path needs to know of the operation (its
+/// name, verb, path, `Accept`, penalty shape and token).
+fn call_description(op: &Operation, api: &Api, http: &str, uses: &Uses) -> TokenStream {
     let accept = accept(op);
     // The operation's penalty shape, when the client screens answers for penalties.
     let penalty = uses.penalty.then(|| match &op.penalty {
@@ -1738,7 +1831,7 @@ fn method(
     };
     let operation = &op.name;
     let path_template = &op.path_template;
-    let call = quote! {
+    quote! {
         let call = Call {
             operation: #operation,
             method: #http,
@@ -1747,8 +1840,19 @@ fn method(
             #penalty
             #token
         };
-    };
-    let (ret, finish) = match flavour {
+    }
+}
+
+/// The method's success type and the statements that send the request and give the
+/// result: decoded through the operation's answer function, or (streaming) a success
+/// handed back unread.
+fn send_and_finish(
+    op: &Operation,
+    flavour: Flavour,
+    models: &TokenStream,
+    err: &proc_macro2::Ident,
+) -> (TokenStream, TokenStream) {
+    match flavour {
         Flavour::Decoded => {
             let ok = success_type(op, models);
             (
@@ -1790,62 +1894,5 @@ fn method(
                 },
             )
         }
-    };
-    let statements = quote! {
-        #argument_checks
-        #path_lets
-        #url_binding
-        let #mutable request = self.http.request(reqwest::Method::#method_const, url);
-        #cookie_vec
-        #(#add_params)*
-        #authorize
-        #cookie_header
-        #add_body
-        #call
-        #finish
-    };
-    let Some(names) = builders.get(method_name) else {
-        return (
-            quote! {
-                #doc
-                #allow
-                #deprecated
-                pub async fn #name(&self, #(#params,)* #body_arg) -> Result<#ret, crate::Error<#err>> {
-                    #statements
-                }
-            },
-            TokenStream::new(),
-        );
-    };
-    let private = &names.private;
-    let private_doc = docs::outer(&format!(
-        "Builds and sends the request of [`Client::{method_name}`] (see [`{}::send`]).",
-        names.ty
-    ));
-    let (make, items) = requests::emit(
-        &requests::Parts {
-            op,
-            method: method_name,
-            body,
-            intro,
-            errors,
-            ret: ret.clone(),
-            err: err.clone(),
-            deprecated,
-        },
-        names,
-        models,
-    );
-    (
-        quote! {
-            #make
-
-            #private_doc
-            #allow
-            async fn #private(&self, #(#params,)* #body_arg) -> Result<#ret, crate::Error<#err>> {
-                #statements
-            }
-        },
-        items,
-    )
+    }
 }

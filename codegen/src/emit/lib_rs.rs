@@ -40,6 +40,7 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
             #(pub use client::#grants;)*
         }
     });
+    let secret_fields = secret_fields(api);
     quote! {
         #doc
         #![doc = ""]
@@ -71,5 +72,22 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
         pub use error::{CallInfo, Hook, Received};
         #token_source
         #credential_error
+        #secret_fields
+    }
+}
+
+/// The `SECRET_FIELDS` constant the runtime masks in the body excerpt `Display` shows
+/// of an error, when the spec marks any field secret. At the crate root because
+/// `error.rs` reads it: on `Client`, where it was, it made `error.rs` and `client.rs`
+/// import each other.
+fn secret_fields(api: &Api) -> TokenStream {
+    let names = super::client::secret_fields(api);
+    if names.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        /// The wire names of the fields the spec marks secret (`x-secret`,
+        /// `format: password`): masked wherever an error's `Display` shows its body.
+        pub(crate) const SECRET_FIELDS: &[&str] = &[#(#names),*];
     }
 }

@@ -99,6 +99,15 @@ fn spells(api: &Api, wanted: impl Fn(&Ty) -> bool + Copy) -> bool {
 /// them. `files` are the crate's sources: which runtime files were copied (see
 /// `emit::runtime`) decides some of them.
 pub fn dependencies(api: &Api, files: &[File]) -> Vec<Dependency> {
+    let mut all = always(api, reqwest_features(api));
+    // Before the optional ones, so the manifest lists required dependencies first.
+    let at = all.len() - 1;
+    all.splice(at..at, wanted(api, files));
+    all
+}
+
+/// The features of reqwest the client's requests use (and TLS).
+fn reqwest_features(api: &Api) -> Vec<&'static str> {
     let params = || api.operations.iter().flat_map(|op| op.params.iter());
     // Every body an operation can send: its own and those of its other-encoding methods.
     let bodies = || {
@@ -139,29 +148,13 @@ pub fn dependencies(api: &Api, files: &[File]) -> Vec<Dependency> {
     }
     // HTTPS: without a TLS backend the client could only reach `http://` servers.
     reqwest_features.push("rustls");
-    let mut wanted = Vec::new();
-    // `format: date-time` and `date` (see `Options::string_wanted`): serde's impls and
-    // `to_rfc3339` (`alloc`); no clock, no time zone database.
-    if spells(api, |ty| matches!(ty, Ty::DateTime | Ty::Date)) {
-        wanted.push(Dependency {
-            name: "chrono",
-            version: CHRONO,
-            default_features: false,
-            features: vec!["alloc", "serde"],
-            optional: false,
-        });
-    }
-    // `format: uuid`.
-    if spells(api, |ty| *ty == Ty::Uuid) {
-        wanted.push(Dependency {
-            name: "uuid",
-            version: UUID,
-            default_features: false,
-            features: vec!["serde"],
-            optional: false,
-        });
-    }
-    let mut all = vec![
+    reqwest_features
+}
+
+/// The dependencies every generated crate has: serde, reqwest (with `reqwest_features`),
+/// tokio, httpdate and the optional tracing (last).
+fn always(api: &Api, reqwest_features: Vec<&'static str>) -> Vec<Dependency> {
+    vec![
         // Models derive `Serialize`/`Deserialize`; the client's decoder is generic over
         // `DeserializeOwned`.
         Dependency {
@@ -215,7 +208,35 @@ pub fn dependencies(api: &Api, files: &[File]) -> Vec<Dependency> {
             features: Vec::new(),
             optional: true,
         },
-    ];
+    ]
+}
+
+/// The dependencies only some crates need, in the manifest's order: those of string
+/// formats, `pattern` checks, and the runtime files that were copied.
+fn wanted(api: &Api, files: &[File]) -> Vec<Dependency> {
+    let params = || api.operations.iter().flat_map(|op| op.params.iter());
+    let mut wanted = Vec::new();
+    // `format: date-time` and `date` (see `Options::string_wanted`): serde's impls and
+    // `to_rfc3339` (`alloc`); no clock, no time zone database.
+    if spells(api, |ty| matches!(ty, Ty::DateTime | Ty::Date)) {
+        wanted.push(Dependency {
+            name: "chrono",
+            version: CHRONO,
+            default_features: false,
+            features: vec!["alloc", "serde"],
+            optional: false,
+        });
+    }
+    // `format: uuid`.
+    if spells(api, |ty| *ty == Ty::Uuid) {
+        wanted.push(Dependency {
+            name: "uuid",
+            version: UUID,
+            default_features: false,
+            features: vec!["serde"],
+            optional: false,
+        });
+    }
     // `pattern` checks (`Regex::is_match` on arguments and request fields).
     let patterned = params().any(|p| p.checks.pattern.is_some())
         || api.types.iter().any(|t| match t {
@@ -254,10 +275,7 @@ pub fn dependencies(api: &Api, files: &[File]) -> Vec<Dependency> {
             optional: false,
         });
     }
-    // Before the optional ones, so the manifest lists required dependencies first.
-    let at = all.len() - 1;
-    all.splice(at..at, wanted);
-    all
+    wanted
 }
 
 /// What a crate written by the generator is called and how it is regenerated.

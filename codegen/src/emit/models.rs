@@ -217,6 +217,8 @@ fn default_expr(f: &Field, value: &DefaultValue, enums: &BTreeMap<&str, &EnumDef
     }
 }
 
+/// One model struct: its derives and fields, and the impls it needs beside them
+/// (defaults, a redacting `Debug`, validation).
 fn structure(
     s: &StructDef,
     validating: &BTreeSet<&str>,
@@ -255,163 +257,11 @@ fn structure(
     if all_optional && defaults.is_empty() {
         derives.push(quote!(Default));
     }
-    let fields = s.fields.iter().map(|f| {
-        let fname = ident(&f.name);
-        let fdoc = docs::outer(&f.doc);
-        let ty = field_type(f);
-        let mut serde_args = Vec::new();
-        if f.name != f.wire && !f.flatten {
-            let wire = &f.wire;
-            serde_args.push(quote!(rename = #wire));
-        }
-        if f.flatten {
-            serde_args.push(quote!(flatten));
-        } else if f.default.is_some() {
-            let path = format!("{}::{}", s.name, default_fn(f));
-            serde_args.push(quote!(default = #path));
-            if reader(f).is_some() {
-                let read = format!("{}::{}", s.name, read_fn(f));
-                serde_args.push(quote!(deserialize_with = #read));
-            }
-        } else if f.explicit_null() {
-            // serde writes `Some(None)` as `null` itself; reading, a `null` would be
-            // `None` without `null_or_value`.
-            serde_args.push(quote!(
-                default,
-                skip_serializing_if = "Option::is_none",
-                deserialize_with = "null_or_value"
-            ));
-        } else if !f.required {
-            serde_args.push(quote!(default, skip_serializing_if = "Option::is_none"));
-        }
-        match reader(f) {
-            Some(Tolerant::Required) => {
-                serde_args.push(quote!(deserialize_with = "crate::error::lenient"));
-            }
-            Some(Tolerant::Optional) => {
-                // `deserialize_with` takes away serde's reading an absent `Option` as
-                // `None`; `default` gives it back (for a required nullable field too).
-                if f.required {
-                    serde_args.push(quote!(default));
-                }
-                serde_args.push(quote!(deserialize_with = "crate::error::lenient_option"));
-            }
-            Some(Tolerant::List) => {
-                serde_args.push(quote!(deserialize_with = "crate::error::lenient_list"));
-            }
-            Some(Tolerant::OptionalList) => {
-                if f.required {
-                    serde_args.push(quote!(default));
-                }
-                serde_args.push(quote!(
-                    deserialize_with = "crate::error::lenient_list_option"
-                ));
-            }
-            _ => {}
-        }
-        let serde_attr = (!serde_args.is_empty()).then(|| quote!(#[serde(#(#serde_args),*)]));
-        let fdoc = if f.explicit_null() {
-            docs::outer(&format!(
-                "{}\n\n`None` leaves the field out; `Some(None)` is an explicit `null` (to \
-                 clear a value, where leaving it out changes nothing).",
-                f.doc
-            ))
-        } else {
-            fdoc
-        };
-        quote! {
-            #fdoc
-            #serde_attr
-            pub #fname: #ty,
-        }
-    });
-    let debug = secret.then(|| {
-        let name_str = &s.name;
-        let entries = s.fields.iter().map(|f| {
-            let fname = ident(&f.name);
-            let label = &f.name;
-            match (f.secret, f.optional()) {
-                (false, _) => quote!(.field(#label, &self.#fname)),
-                (true, false) => quote!(.field(#label, &Redacted)),
-                (true, true) => quote!(.field(#label, &self.#fname.as_ref().map(|_| Redacted))),
-            }
-        });
-        quote! {
-            impl std::fmt::Debug for #name {
-                fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    f.debug_struct(#name_str) #(#entries)* .finish()
-                }
-            }
-        }
-    });
+    let fields = s.fields.iter().map(|f| struct_field(s, f, reader(f)));
+    let debug = secret.then(|| redacted_debug(s, &name));
     let validate = s.validates.then(|| validate(s, validating));
-    let default_fns = (!defaults.is_empty()).then(|| {
-        let fns = defaults.iter().map(|(f, value)| {
-            let fname = default_fn(f);
-            let ty = owned(&f.ty, &TokenStream::new());
-            let expr = default_expr(f, value, enums);
-            let fdoc = docs::outer(&format!(
-                "The spec's default for `{}`, used when it is absent.",
-                f.wire
-            ));
-            let read = reader(f).map(|how| {
-                let read = read_fn(f);
-                let (call, doc) = if how == Tolerant::Default {
-                    (
-                        quote!(crate::error::lenient_or),
-                        format!(
-                            "Reads `{}` tolerantly (`crate::error::Lenient`): `null` is the default.",
-                            f.wire
-                        ),
-                    )
-                } else {
-                    (
-                        quote!(crate::error::null_or),
-                        format!("Reads `{}`: `null` is the default.", f.wire),
-                    )
-                };
-                let rdoc = docs::outer(&doc);
-                quote! {
-                    #rdoc
-                    fn #read<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<#ty, D::Error> {
-                        #call(deserializer, Self::#fname)
-                    }
-                }
-            });
-            quote! {
-                #fdoc
-                pub fn #fname() -> #ty {
-                    #expr
-                }
-                #read
-            }
-        });
-        quote! {
-            impl #name {
-                #(#fns)*
-            }
-        }
-    });
-    // With defaults, `Default` gives them (and `None`/empty for the rest), as decoding
-    // an empty object would.
-    let default_impl = (all_optional && !defaults.is_empty()).then(|| {
-        let inits = s.fields.iter().map(|f| {
-            let fname = ident(&f.name);
-            if f.default.is_some() {
-                let dfn = default_fn(f);
-                quote!(#fname: Self::#dfn())
-            } else {
-                quote!(#fname: Default::default())
-            }
-        });
-        quote! {
-            impl Default for #name {
-                fn default() -> Self {
-                    Self { #(#inits),* }
-                }
-            }
-        }
-    });
+    let default_fns = (!defaults.is_empty()).then(|| default_fns(&name, &defaults, enums, &reader));
+    let default_impl = (all_optional && !defaults.is_empty()).then(|| default_impl(s, &name));
     quote! {
         #doc
         #[derive(#(#derives),*)]
@@ -425,6 +275,176 @@ fn structure(
         #default_impl
         #debug
         #validate
+    }
+}
+
+/// One field of a model's struct: its doc, its serde attributes (wire name, defaults,
+/// `null` handling, the tolerant reader `read` when there is one) and its type.
+fn struct_field(s: &StructDef, f: &Field, read: Option<Tolerant>) -> TokenStream {
+    let fname = ident(&f.name);
+    let fdoc = docs::outer(&f.doc);
+    let ty = field_type(f);
+    let mut serde_args = Vec::new();
+    if f.name != f.wire && !f.flatten {
+        let wire = &f.wire;
+        serde_args.push(quote!(rename = #wire));
+    }
+    if f.flatten {
+        serde_args.push(quote!(flatten));
+    } else if f.default.is_some() {
+        let path = format!("{}::{}", s.name, default_fn(f));
+        serde_args.push(quote!(default = #path));
+        if read.is_some() {
+            let read = format!("{}::{}", s.name, read_fn(f));
+            serde_args.push(quote!(deserialize_with = #read));
+        }
+    } else if f.explicit_null() {
+        // serde writes `Some(None)` as `null` itself; reading, a `null` would be
+        // `None` without `null_or_value`.
+        serde_args.push(quote!(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "null_or_value"
+        ));
+    } else if !f.required {
+        serde_args.push(quote!(default, skip_serializing_if = "Option::is_none"));
+    }
+    match read {
+        Some(Tolerant::Required) => {
+            serde_args.push(quote!(deserialize_with = "crate::error::lenient"));
+        }
+        Some(Tolerant::Optional) => {
+            // `deserialize_with` takes away serde's reading an absent `Option` as
+            // `None`; `default` gives it back (for a required nullable field too).
+            if f.required {
+                serde_args.push(quote!(default));
+            }
+            serde_args.push(quote!(deserialize_with = "crate::error::lenient_option"));
+        }
+        Some(Tolerant::List) => {
+            serde_args.push(quote!(deserialize_with = "crate::error::lenient_list"));
+        }
+        Some(Tolerant::OptionalList) => {
+            if f.required {
+                serde_args.push(quote!(default));
+            }
+            serde_args.push(quote!(
+                deserialize_with = "crate::error::lenient_list_option"
+            ));
+        }
+        _ => {}
+    }
+    let serde_attr = (!serde_args.is_empty()).then(|| quote!(#[serde(#(#serde_args),*)]));
+    let fdoc = if f.explicit_null() {
+        docs::outer(&format!(
+            "{}\n\n`None` leaves the field out; `Some(None)` is an explicit `null` (to \
+             clear a value, where leaving it out changes nothing).",
+            f.doc
+        ))
+    } else {
+        fdoc
+    };
+    quote! {
+        #fdoc
+        #serde_attr
+        pub #fname: #ty,
+    }
+}
+
+/// `Debug` for a model with secret fields: their values shown as redacted.
+fn redacted_debug(s: &StructDef, name: &proc_macro2::Ident) -> TokenStream {
+    let name_str = &s.name;
+    let entries = s.fields.iter().map(|f| {
+        let fname = ident(&f.name);
+        let label = &f.name;
+        match (f.secret, f.optional()) {
+            (false, _) => quote!(.field(#label, &self.#fname)),
+            (true, false) => quote!(.field(#label, &Redacted)),
+            (true, true) => quote!(.field(#label, &self.#fname.as_ref().map(|_| Redacted))),
+        }
+    });
+    quote! {
+        impl std::fmt::Debug for #name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(#name_str) #(#entries)* .finish()
+            }
+        }
+    }
+}
+
+/// The functions giving the spec's defaults of `defaults` (serde's `default = …`), each
+/// with its `null`-reading twin where `reader` gives one.
+fn default_fns(
+    name: &proc_macro2::Ident,
+    defaults: &[(&Field, &DefaultValue)],
+    enums: &BTreeMap<&str, &EnumDef>,
+    reader: &dyn Fn(&Field) -> Option<Tolerant>,
+) -> TokenStream {
+    let fns = defaults.iter().map(|(f, value)| {
+        let fname = default_fn(f);
+        let ty = owned(&f.ty, &TokenStream::new());
+        let expr = default_expr(f, value, enums);
+        let fdoc = docs::outer(&format!(
+            "The spec's default for `{}`, used when it is absent.",
+            f.wire
+        ));
+        let read = reader(f).map(|how| {
+            let read = read_fn(f);
+            let (call, doc) = if how == Tolerant::Default {
+                (
+                    quote!(crate::error::lenient_or),
+                    format!(
+                        "Reads `{}` tolerantly (`crate::error::Lenient`): `null` is the default.",
+                        f.wire
+                    ),
+                )
+            } else {
+                (
+                    quote!(crate::error::null_or),
+                    format!("Reads `{}`: `null` is the default.", f.wire),
+                )
+            };
+            let rdoc = docs::outer(&doc);
+            quote! {
+                #rdoc
+                fn #read<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<#ty, D::Error> {
+                    #call(deserializer, Self::#fname)
+                }
+            }
+        });
+        quote! {
+            #fdoc
+            pub fn #fname() -> #ty {
+                #expr
+            }
+            #read
+        }
+    });
+    quote! {
+        impl #name {
+            #(#fns)*
+        }
+    }
+}
+
+/// With defaults, `Default` gives them (and `None`/empty for the rest), as decoding
+/// an empty object would.
+fn default_impl(s: &StructDef, name: &proc_macro2::Ident) -> TokenStream {
+    let inits = s.fields.iter().map(|f| {
+        let fname = ident(&f.name);
+        if f.default.is_some() {
+            let dfn = default_fn(f);
+            quote!(#fname: Self::#dfn())
+        } else {
+            quote!(#fname: Default::default())
+        }
+    });
+    quote! {
+        impl Default for #name {
+            fn default() -> Self {
+                Self { #(#inits),* }
+            }
+        }
     }
 }
 

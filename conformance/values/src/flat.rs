@@ -301,237 +301,11 @@ impl Generator<'_> {
         };
         let mut f = Flat::at(&node.ptr);
         let ptr = &node.ptr;
-        // Types.
-        if map.contains_key("type") {
-            f.type_ptr = ptr.clone();
-        }
-        match map.get("type") {
-            Some(Value::String(t)) => f.types = Some(vec![type_name(t, ptr)?]),
-            Some(Value::Array(ts)) => {
-                let mut v = Vec::new();
-                for t in ts {
-                    v.push(type_name(t.as_str().unwrap_or(""), ptr)?);
-                }
-                f.types = Some(v);
-            }
-            Some(_) => {
-                return Err(Unsupported::new(
-                    ptr,
-                    "`type` is neither a string nor an array",
-                ));
-            }
-            None => {}
-        }
-        if self.dialect == Dialect::OpenApi30
-            && map.get("nullable") == Some(&Value::Bool(true))
-            && let Some(ts) = &mut f.types
-            && !ts.contains(&"null")
-        {
-            ts.push("null");
-        }
-        if let Some(Value::Array(e)) = map.get("enum") {
-            f.enum_ = Some(e.clone());
-            f.enum_ptr = ptr.clone();
-        }
-        if let Some(c) = map.get("const") {
-            f.const_ = Some(c.clone());
-            f.const_ptr = ptr.clone();
-        }
-        // Strings.
-        if let Some(n) = map.get("minLength").and_then(Value::as_u64) {
-            f.min_len = n;
-            f.len_ptr = ptr.clone();
-        }
-        if let Some(n) = map.get("maxLength").and_then(Value::as_u64) {
-            f.max_len = Some(n);
-            f.len_ptr = ptr.clone();
-        }
-        if let Some(p) = map.get("pattern").and_then(Value::as_str) {
-            f.patterns.push((p.to_string(), ptr.clone()));
-        }
-        if let Some(fm) = map.get("format").and_then(Value::as_str) {
-            f.format = Some(fm.to_string());
-            f.format_ptr = ptr.clone();
-        }
-        // Numbers: 3.0's boolean exclusive flags and 3.1's numeric bounds alike.
-        let excl_min = map.get("exclusiveMinimum");
-        let excl_max = map.get("exclusiveMaximum");
-        if let Some(m) = map.get("minimum") {
-            f.min = Bound::of(m, excl_min == Some(&Value::Bool(true)));
-        }
-        if let Some(m) = map.get("maximum") {
-            f.max = Bound::of(m, excl_max == Some(&Value::Bool(true)));
-        }
-        if let Some(b) = excl_min
-            .filter(|v| v.is_number())
-            .and_then(|v| Bound::of(v, true))
-        {
-            f.min = tighter_min(f.min, Some(b));
-        }
-        if let Some(b) = excl_max
-            .filter(|v| v.is_number())
-            .and_then(|v| Bound::of(v, true))
-        {
-            f.max = tighter_max(f.max, Some(b));
-        }
-        if f.min.is_some() || f.max.is_some() {
-            f.range_ptr = ptr.clone();
-        }
-        if let Some(m) = map.get("multipleOf").and_then(Value::as_f64) {
-            if m <= 0.0 {
-                return Err(Unsupported::new(ptr, "multipleOf must be positive"));
-            }
-            f.multiple_of.push(m);
-        }
-        // Arrays.
-        match src.get("items") {
-            Some(v @ (Value::Object(_) | Value::Bool(true))) => f.items.push(node.at(v, "items")),
-            Some(Value::Bool(false)) => f.no_more_items = true,
-            Some(Value::Array(list)) => {
-                // Draft 4 tuple form.
-                let base = child(ptr, "items");
-                f.prefix = list
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| vec![Node::new(s, child(&base, &i.to_string()))])
-                    .collect();
-                match src.get("additionalItems") {
-                    Some(Value::Bool(false)) => f.no_more_items = true,
-                    Some(v @ Value::Object(_)) => f.items.push(node.at(v, "additionalItems")),
-                    _ => {}
-                }
-            }
-            _ => {}
-        }
-        if let Some(Value::Array(list)) = src.get("prefixItems") {
-            let base = child(ptr, "prefixItems");
-            f.prefix = list
-                .iter()
-                .enumerate()
-                .map(|(i, s)| vec![Node::new(s, child(&base, &i.to_string()))])
-                .collect();
-        }
-        if let Some(c) = src.get("contains") {
-            f.contains.push(node.at(c, "contains"));
-        }
-        if let Some(n) = map.get("minItems").and_then(Value::as_u64) {
-            f.min_items = n;
-            f.items_ptr = ptr.clone();
-        }
-        if let Some(n) = map.get("maxItems").and_then(Value::as_u64) {
-            f.max_items = Some(n);
-            f.items_ptr = ptr.clone();
-        }
-        f.unique = map.get("uniqueItems") == Some(&Value::Bool(true));
-        // Objects.
-        if let Some(Value::Object(props)) = src.get("properties") {
-            let base = child(ptr, "properties");
-            for (name, s) in props {
-                f.props
-                    .entry(name.clone())
-                    .or_default()
-                    .push(Node::new(s, child(&base, name)));
-            }
-        }
-        if let Some(Value::Array(req)) = map.get("required") {
-            for r in req.iter().filter_map(Value::as_str) {
-                if !f.required.iter().any(|x| x == r) {
-                    f.required.push(r.to_string());
-                }
-            }
-            f.required_ptr = ptr.clone();
-        }
-        let patterns: Vec<String> = src
-            .get("patternProperties")
-            .and_then(Value::as_object)
-            .map(|m| m.keys().cloned().collect())
-            .unwrap_or_default();
-        if let Some(Value::Object(pp)) = src.get("patternProperties") {
-            let base = child(ptr, "patternProperties");
-            for (p, s) in pp {
-                f.pattern_props
-                    .push((p.clone(), Node::new(s, child(&base, p))));
-            }
-        }
-        match src.get("additionalProperties") {
-            Some(Value::Bool(false)) => {
-                f.closed.push(Closed {
-                    names: f.props.keys().cloned().collect(),
-                    patterns,
-                });
-                f.closed_ptr = ptr.clone();
-            }
-            Some(v @ Value::Object(_)) => f.additional.push(node.at(v, "additionalProperties")),
-            _ => {}
-        }
-        if let Some(pn) = src.get("propertyNames") {
-            f.property_names.push(node.at(pn, "propertyNames"));
-        }
-        if let Some(n) = map.get("minProperties").and_then(Value::as_u64) {
-            f.min_props = n;
-        }
-        if let Some(n) = map.get("maxProperties").and_then(Value::as_u64) {
-            f.max_props = Some(n);
-        }
-        if let Some(Value::Object(dr)) = map.get("dependentRequired") {
-            for (k, v) in dr {
-                let names = v
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .map(String::from)
-                    .collect();
-                f.dependent_required.push((k.clone(), names));
-            }
-        }
-        f.read_only = map.get("readOnly") == Some(&Value::Bool(true));
-        f.write_only = map.get("writeOnly") == Some(&Value::Bool(true));
-        f.examples = examples_of(map);
-        let disc = map.get("discriminator");
-        if let Some(name) = disc
-            .and_then(|d| d.get("propertyName"))
-            .and_then(Value::as_str)
-        {
-            let mapping = disc
-                .and_then(|d| d.get("mapping"))
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-                .collect();
-            f.discriminator = Some((name.to_string(), mapping));
-        }
-        for (kw, kind) in [("oneOf", ChoiceKind::OneOf), ("anyOf", ChoiceKind::AnyOf)] {
-            if let Some(Value::Array(bs)) = src.get(kw) {
-                let base = child(ptr, kw);
-                f.choices.push(Choice {
-                    kind,
-                    branches: bs
-                        .iter()
-                        .enumerate()
-                        .map(|(i, b)| Node::new(b, child(&base, &i.to_string())))
-                        .collect(),
-                });
-            }
-        }
-        if let Some(n) = src.get("not") {
-            f.nots.push(node.at(n, "not"));
-        }
-        for kw in [
-            "if",
-            "dependentSchemas",
-            "dependencies",
-            "unevaluatedProperties",
-            "unevaluatedItems",
-            "$dynamicRef",
-            "minContains",
-            "maxContains",
-        ] {
-            if map.contains_key(kw) {
-                f.unknown.push((kw.to_string(), ptr.clone()));
-            }
-        }
+        own_types(&mut f, map, ptr, self.dialect)?;
+        own_scalars(&mut f, map, ptr)?;
+        own_arrays(&mut f, node, src, map, ptr);
+        own_objects(&mut f, node, src, map, ptr);
+        own_annotations_and_choices(&mut f, node, src, map, ptr);
         if let Some(Value::Array(parts)) = src.get("allOf") {
             let base = child(ptr, "allOf");
             for (i, p) in parts.iter().enumerate() {
@@ -550,6 +324,286 @@ impl Generator<'_> {
         Self: 'a,
     {
         self.doc
+    }
+}
+
+/// `type` (with 3.0's `nullable`), `enum` and `const` of a node's own keywords.
+fn own_types(
+    f: &mut Flat<'_>,
+    map: &Map<String, Value>,
+    ptr: &str,
+    dialect: Dialect,
+) -> Result<(), Unsupported> {
+    // Types.
+    if map.contains_key("type") {
+        f.type_ptr = ptr.to_string();
+    }
+    match map.get("type") {
+        Some(Value::String(t)) => f.types = Some(vec![type_name(t, ptr)?]),
+        Some(Value::Array(ts)) => {
+            let mut v = Vec::new();
+            for t in ts {
+                v.push(type_name(t.as_str().unwrap_or(""), ptr)?);
+            }
+            f.types = Some(v);
+        }
+        Some(_) => {
+            return Err(Unsupported::new(
+                ptr,
+                "`type` is neither a string nor an array",
+            ));
+        }
+        None => {}
+    }
+    if dialect == Dialect::OpenApi30
+        && map.get("nullable") == Some(&Value::Bool(true))
+        && let Some(ts) = &mut f.types
+        && !ts.contains(&"null")
+    {
+        ts.push("null");
+    }
+    if let Some(Value::Array(e)) = map.get("enum") {
+        f.enum_ = Some(e.clone());
+        f.enum_ptr = ptr.to_string();
+    }
+    if let Some(c) = map.get("const") {
+        f.const_ = Some(c.clone());
+        f.const_ptr = ptr.to_string();
+    }
+    Ok(())
+}
+
+/// The string and number keywords of a node's own keywords: lengths, patterns,
+/// format, bounds and `multipleOf`.
+fn own_scalars(f: &mut Flat<'_>, map: &Map<String, Value>, ptr: &str) -> Result<(), Unsupported> {
+    // Strings.
+    if let Some(n) = map.get("minLength").and_then(Value::as_u64) {
+        f.min_len = n;
+        f.len_ptr = ptr.to_string();
+    }
+    if let Some(n) = map.get("maxLength").and_then(Value::as_u64) {
+        f.max_len = Some(n);
+        f.len_ptr = ptr.to_string();
+    }
+    if let Some(p) = map.get("pattern").and_then(Value::as_str) {
+        f.patterns.push((p.to_string(), ptr.to_string()));
+    }
+    if let Some(fm) = map.get("format").and_then(Value::as_str) {
+        f.format = Some(fm.to_string());
+        f.format_ptr = ptr.to_string();
+    }
+    // Numbers: 3.0's boolean exclusive flags and 3.1's numeric bounds alike.
+    let excl_min = map.get("exclusiveMinimum");
+    let excl_max = map.get("exclusiveMaximum");
+    if let Some(m) = map.get("minimum") {
+        f.min = Bound::of(m, excl_min == Some(&Value::Bool(true)));
+    }
+    if let Some(m) = map.get("maximum") {
+        f.max = Bound::of(m, excl_max == Some(&Value::Bool(true)));
+    }
+    if let Some(b) = excl_min
+        .filter(|v| v.is_number())
+        .and_then(|v| Bound::of(v, true))
+    {
+        f.min = tighter_min(f.min, Some(b));
+    }
+    if let Some(b) = excl_max
+        .filter(|v| v.is_number())
+        .and_then(|v| Bound::of(v, true))
+    {
+        f.max = tighter_max(f.max, Some(b));
+    }
+    if f.min.is_some() || f.max.is_some() {
+        f.range_ptr = ptr.to_string();
+    }
+    if let Some(m) = map.get("multipleOf").and_then(Value::as_f64) {
+        if m <= 0.0 {
+            return Err(Unsupported::new(ptr, "multipleOf must be positive"));
+        }
+        f.multiple_of.push(m);
+    }
+    Ok(())
+}
+
+/// The array keywords of a node's own keywords: item schemas (both tuple forms),
+/// `contains` and the item counts.
+fn own_arrays<'a>(
+    f: &mut Flat<'a>,
+    node: &Node<'a>,
+    src: &'a Map<String, Value>,
+    map: &Map<String, Value>,
+    ptr: &str,
+) {
+    // Arrays.
+    match src.get("items") {
+        Some(v @ (Value::Object(_) | Value::Bool(true))) => f.items.push(node.at(v, "items")),
+        Some(Value::Bool(false)) => f.no_more_items = true,
+        Some(Value::Array(list)) => {
+            // Draft 4 tuple form.
+            let base = child(ptr, "items");
+            f.prefix = list
+                .iter()
+                .enumerate()
+                .map(|(i, s)| vec![Node::new(s, child(&base, &i.to_string()))])
+                .collect();
+            match src.get("additionalItems") {
+                Some(Value::Bool(false)) => f.no_more_items = true,
+                Some(v @ Value::Object(_)) => f.items.push(node.at(v, "additionalItems")),
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+    if let Some(Value::Array(list)) = src.get("prefixItems") {
+        let base = child(ptr, "prefixItems");
+        f.prefix = list
+            .iter()
+            .enumerate()
+            .map(|(i, s)| vec![Node::new(s, child(&base, &i.to_string()))])
+            .collect();
+    }
+    if let Some(c) = src.get("contains") {
+        f.contains.push(node.at(c, "contains"));
+    }
+    if let Some(n) = map.get("minItems").and_then(Value::as_u64) {
+        f.min_items = n;
+        f.items_ptr = ptr.to_string();
+    }
+    if let Some(n) = map.get("maxItems").and_then(Value::as_u64) {
+        f.max_items = Some(n);
+        f.items_ptr = ptr.to_string();
+    }
+    f.unique = map.get("uniqueItems") == Some(&Value::Bool(true));
+}
+
+/// The object keywords of a node's own keywords: properties, `required`, pattern and
+/// additional properties, property names and counts, `dependentRequired`.
+fn own_objects<'a>(
+    f: &mut Flat<'a>,
+    node: &Node<'a>,
+    src: &'a Map<String, Value>,
+    map: &Map<String, Value>,
+    ptr: &str,
+) {
+    // Objects.
+    if let Some(Value::Object(props)) = src.get("properties") {
+        let base = child(ptr, "properties");
+        for (name, s) in props {
+            f.props
+                .entry(name.clone())
+                .or_default()
+                .push(Node::new(s, child(&base, name)));
+        }
+    }
+    if let Some(Value::Array(req)) = map.get("required") {
+        for r in req.iter().filter_map(Value::as_str) {
+            if !f.required.iter().any(|x| x == r) {
+                f.required.push(r.to_string());
+            }
+        }
+        f.required_ptr = ptr.to_string();
+    }
+    let patterns: Vec<String> = src
+        .get("patternProperties")
+        .and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
+    if let Some(Value::Object(pp)) = src.get("patternProperties") {
+        let base = child(ptr, "patternProperties");
+        for (p, s) in pp {
+            f.pattern_props
+                .push((p.clone(), Node::new(s, child(&base, p))));
+        }
+    }
+    match src.get("additionalProperties") {
+        Some(Value::Bool(false)) => {
+            f.closed.push(Closed {
+                names: f.props.keys().cloned().collect(),
+                patterns,
+            });
+            f.closed_ptr = ptr.to_string();
+        }
+        Some(v @ Value::Object(_)) => f.additional.push(node.at(v, "additionalProperties")),
+        _ => {}
+    }
+    if let Some(pn) = src.get("propertyNames") {
+        f.property_names.push(node.at(pn, "propertyNames"));
+    }
+    if let Some(n) = map.get("minProperties").and_then(Value::as_u64) {
+        f.min_props = n;
+    }
+    if let Some(n) = map.get("maxProperties").and_then(Value::as_u64) {
+        f.max_props = Some(n);
+    }
+    if let Some(Value::Object(dr)) = map.get("dependentRequired") {
+        for (k, v) in dr {
+            let names = v
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect();
+            f.dependent_required.push((k.clone(), names));
+        }
+    }
+}
+
+/// The rest of a node's own keywords: read/write-only, examples, the discriminator,
+/// `oneOf`/`anyOf`/`not`, and the keywords the generator does not handle (noted).
+fn own_annotations_and_choices<'a>(
+    f: &mut Flat<'a>,
+    node: &Node<'a>,
+    src: &'a Map<String, Value>,
+    map: &Map<String, Value>,
+    ptr: &str,
+) {
+    f.read_only = map.get("readOnly") == Some(&Value::Bool(true));
+    f.write_only = map.get("writeOnly") == Some(&Value::Bool(true));
+    f.examples = examples_of(map);
+    let disc = map.get("discriminator");
+    if let Some(name) = disc
+        .and_then(|d| d.get("propertyName"))
+        .and_then(Value::as_str)
+    {
+        let mapping = disc
+            .and_then(|d| d.get("mapping"))
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+            .collect();
+        f.discriminator = Some((name.to_string(), mapping));
+    }
+    for (kw, kind) in [("oneOf", ChoiceKind::OneOf), ("anyOf", ChoiceKind::AnyOf)] {
+        if let Some(Value::Array(bs)) = src.get(kw) {
+            let base = child(ptr, kw);
+            f.choices.push(Choice {
+                kind,
+                branches: bs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| Node::new(b, child(&base, &i.to_string())))
+                    .collect(),
+            });
+        }
+    }
+    if let Some(n) = src.get("not") {
+        f.nots.push(node.at(n, "not"));
+    }
+    for kw in [
+        "if",
+        "dependentSchemas",
+        "dependencies",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "$dynamicRef",
+        "minContains",
+        "maxContains",
+    ] {
+        if map.contains_key(kw) {
+            f.unknown.push((kw.to_string(), ptr.to_string()));
+        }
     }
 }
 

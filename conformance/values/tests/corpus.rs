@@ -255,125 +255,154 @@ fn check(names: &[&str]) {
         if !names.iter().any(|n| name.contains(n)) {
             continue;
         }
-        let g = Generator::new(&doc);
-        let translated = translate_document(&doc, g.dialect(), Direction::Request);
-        let registry = Registry::new()
-            .add(DOC_URI, Draft::Draft202012.create_resource(translated))
-            .unwrap()
-            .prepare()
-            .unwrap();
-        let mut c = Counts::default();
-        // A schema written the same way twice (a body that is only a `$ref`, the tenth
-        // `{"type": "string"}` parameter) gives the same values: checked once.
-        let mut seen = std::collections::HashSet::new();
-        for ptr in targets(&doc) {
-            let schema = doc.pointer(&ptr).unwrap();
-            if !seen.insert(schema.to_string()) {
-                c.duplicates += 1;
-                continue;
-            }
-            let validator = jsonschema::draft202012::options()
-                .should_validate_formats(true)
-                .with_registry(&registry)
-                .build(&json!({ "$ref": format!("{DOC_URI}#{}", fragment(&ptr)) }))
-                .unwrap_or_else(|e| panic!("{name} {ptr}: {e}"));
-            c.schemas += 1;
-            let mut first: Option<Value> = None;
-            let mut ok = true;
-            for seed in SEEDS {
-                match g.generate_at(schema, &ptr, seed) {
-                    Ok(v) => {
-                        c.values += 1;
-                        if !validator.is_valid(&v) {
-                            let e = validator.iter_errors(&v).next().unwrap();
-                            c.invalid
-                                .push(format!("{name} {ptr} seed {seed}: {e} in {v}"));
-                            ok = false;
-                        }
-                        if seed == 0 {
-                            if g.generate_at(schema, &ptr, seed).as_ref() != Ok(&v) {
-                                c.not_deterministic.push(format!("{name} {ptr}"));
-                            }
-                            first = Some(v);
-                        }
-                    }
-                    Err(e) => {
-                        ok = false;
-                        if seed == 0 {
-                            c.unsupported += 1;
-                            c.reasons
-                                .entry(class(&e))
-                                .or_default()
-                                .push(format!("{name} {e}"));
-                        }
-                        break;
-                    }
-                }
-            }
-            if let Ok(vs) = g.variants_at(schema, &ptr, 7, 3) {
-                for v in vs {
-                    c.values += 1;
-                    if !validator.is_valid(&v) {
-                        let e = validator.iter_errors(&v).next().unwrap();
-                        c.invalid.push(format!("{name} {ptr} variant: {e} in {v}"));
-                    }
-                }
-            }
-            if ok {
-                c.valid += 1;
-            }
-            let Some(v) = first else { continue };
-            for m in g.mutations_at(schema, &ptr, &v) {
-                c.mutations += 1;
-                *c.mutation_kinds.entry(format!("{:?}", m.kind)).or_default() += 1;
-                let fs = failures(&validator, &m.value);
-                if fs.is_empty() {
-                    c.mutation_wrong
-                        .push(format!("{name} {ptr} {m:?}: validates"));
-                } else if !fs.iter().any(|(k, p)| {
-                    // An object without properties and closed compiles to `false` for
-                    // every property: the validator says `falseSchema`.
-                    (k == m.keyword && *p == m.instance_path)
-                        || (k == "falseSchema"
-                            && m.keyword == "additionalProperties"
-                            && (*p == m.instance_path
-                                || p.starts_with(&format!("{}/", m.instance_path))))
-                }) {
-                    c.mutation_wrong.push(format!(
-                        "{name} {ptr} {}: expected {} at {:?}, got {fs:?}",
-                        m.description, m.keyword, m.instance_path
-                    ));
-                }
-            }
+        total.absorb(check_document(&name, &doc));
+    }
+    report(names, &total);
+}
+
+/// The counts of one document, printed on one line.
+fn check_document(name: &str, doc: &Value) -> Counts {
+    let g = Generator::new(doc);
+    let translated = translate_document(doc, g.dialect(), Direction::Request);
+    let registry = Registry::new()
+        .add(DOC_URI, Draft::Draft202012.create_resource(translated))
+        .unwrap()
+        .prepare()
+        .unwrap();
+    let mut c = Counts::default();
+    // A schema written the same way twice (a body that is only a `$ref`, the tenth
+    // `{"type": "string"}` parameter) gives the same values: checked once.
+    let mut seen = std::collections::HashSet::new();
+    for ptr in targets(doc) {
+        let schema = doc.pointer(&ptr).unwrap();
+        if !seen.insert(schema.to_string()) {
+            c.duplicates += 1;
+            continue;
         }
-        // The same component schemas as responses: writeOnly left out, readOnly kept.
-        let responses = response_values(&doc, &mut c.invalid);
-        eprintln!(
-            "{name}: {responses} response values checked; {} schemas ({} more written the same way), {} valid, {} unsupported, {} values checked, {} invalid; {} mutations, {} not failing for their reason",
-            c.schemas,
-            c.duplicates,
-            c.valid,
-            c.unsupported,
-            c.values,
-            c.invalid.len(),
-            c.mutations,
-            c.mutation_wrong.len()
-        );
-        total.schemas += c.schemas;
-        total.valid += c.valid;
-        total.unsupported += c.unsupported;
-        total.values += c.values;
-        total.invalid.extend(c.invalid);
-        total.mutations += c.mutations;
-        total.mutation_wrong.extend(c.mutation_wrong);
-        total.not_deterministic.extend(c.not_deterministic);
-        for (k, v) in c.reasons {
-            total.reasons.entry(k).or_default().extend(v);
-        }
-        for (k, v) in c.mutation_kinds {
-            *total.mutation_kinds.entry(k).or_default() += v;
+        check_schema(name, &g, &registry, schema, &ptr, &mut c);
+    }
+    // The same component schemas as responses: writeOnly left out, readOnly kept.
+    let responses = response_values(doc, &mut c.invalid);
+    eprintln!(
+        "{name}: {responses} response values checked; {} schemas ({} more written the same way), {} valid, {} unsupported, {} values checked, {} invalid; {} mutations, {} not failing for their reason",
+        c.schemas,
+        c.duplicates,
+        c.valid,
+        c.unsupported,
+        c.values,
+        c.invalid.len(),
+        c.mutations,
+        c.mutation_wrong.len()
+    );
+    c
+}
+
+/// Values, variants and mutations of the schema at `ptr`, each checked by the validator
+/// against the whole translated document, counted in `c`.
+fn check_schema(
+    name: &str,
+    g: &Generator,
+    registry: &Registry,
+    schema: &Value,
+    ptr: &str,
+    c: &mut Counts,
+) {
+    let validator = jsonschema::draft202012::options()
+        .should_validate_formats(true)
+        .with_registry(registry)
+        .build(&json!({ "$ref": format!("{DOC_URI}#{}", fragment(ptr)) }))
+        .unwrap_or_else(|e| panic!("{name} {ptr}: {e}"));
+    c.schemas += 1;
+    let mut first: Option<Value> = None;
+    let mut ok = true;
+    for seed in SEEDS {
+        match g.generate_at(schema, ptr, seed) {
+            Ok(v) => {
+                c.values += 1;
+                if !validator.is_valid(&v) {
+                    let e = validator.iter_errors(&v).next().unwrap();
+                    c.invalid
+                        .push(format!("{name} {ptr} seed {seed}: {e} in {v}"));
+                    ok = false;
+                }
+                if seed == 0 {
+                    if g.generate_at(schema, ptr, seed).as_ref() != Ok(&v) {
+                        c.not_deterministic.push(format!("{name} {ptr}"));
+                    }
+                    first = Some(v);
+                }
+            }
+            Err(e) => {
+                ok = false;
+                if seed == 0 {
+                    c.unsupported += 1;
+                    c.reasons
+                        .entry(class(&e))
+                        .or_default()
+                        .push(format!("{name} {e}"));
+                }
+                break;
+            }
         }
     }
+    if let Ok(vs) = g.variants_at(schema, ptr, 7, 3) {
+        for v in vs {
+            c.values += 1;
+            if !validator.is_valid(&v) {
+                let e = validator.iter_errors(&v).next().unwrap();
+                c.invalid.push(format!("{name} {ptr} variant: {e} in {v}"));
+            }
+        }
+    }
+    if ok {
+        c.valid += 1;
+    }
+    let Some(v) = first else { return };
+    for m in g.mutations_at(schema, ptr, &v) {
+        c.mutations += 1;
+        *c.mutation_kinds.entry(format!("{:?}", m.kind)).or_default() += 1;
+        let fs = failures(&validator, &m.value);
+        if fs.is_empty() {
+            c.mutation_wrong
+                .push(format!("{name} {ptr} {m:?}: validates"));
+        } else if !fs.iter().any(|(k, p)| {
+            // An object without properties and closed compiles to `false` for
+            // every property: the validator says `falseSchema`.
+            (k == m.keyword && *p == m.instance_path)
+                || (k == "falseSchema"
+                    && m.keyword == "additionalProperties"
+                    && (*p == m.instance_path || p.starts_with(&format!("{}/", m.instance_path))))
+        }) {
+            c.mutation_wrong.push(format!(
+                "{name} {ptr} {}: expected {} at {:?}, got {fs:?}",
+                m.description, m.keyword, m.instance_path
+            ));
+        }
+    }
+}
+
+impl Counts {
+    /// Adds one document's counts to these.
+    fn absorb(&mut self, c: Counts) {
+        self.schemas += c.schemas;
+        self.valid += c.valid;
+        self.unsupported += c.unsupported;
+        self.values += c.values;
+        self.invalid.extend(c.invalid);
+        self.mutations += c.mutations;
+        self.mutation_wrong.extend(c.mutation_wrong);
+        self.not_deterministic.extend(c.not_deterministic);
+        for (k, v) in c.reasons {
+            self.reasons.entry(k).or_default().extend(v);
+        }
+        for (k, v) in c.mutation_kinds {
+            *self.mutation_kinds.entry(k).or_default() += v;
+        }
+    }
+}
+
+/// Prints the totals and the first problems, then fails on any.
+fn report(names: &[&str], total: &Counts) {
     eprintln!(
         "{names:?} TOTAL: {} schemas tried, {} valid for every seed, {} unsupported; {} values checked, {} invalid; {} mutations, {} not failing for their reason",
         total.schemas,

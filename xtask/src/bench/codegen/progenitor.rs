@@ -354,17 +354,7 @@ pub fn run(settings: &Settings) -> Result<(), String> {
     let ours_exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let root = project_root();
     let corpus = root.join("codegen/tests/corpus");
-    let mut files: Vec<String> = std::fs::read_dir(&corpus)
-        .map_err(|e| format!("{}: {e}", corpus.display()))?
-        .filter_map(Result::ok)
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".json") || n.ends_with(".yaml"))
-        .filter(|n| settings.only.is_empty() || settings.only.contains(n))
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        return Err(format!("no corpus document matches {:?}", settings.only));
-    }
+    let files = corpus_files(&corpus, settings)?;
     let target = tools_dir().parent().map(Path::to_owned).unwrap_or_default();
     let bench_dir = target.join("bench-codegen");
     if bench_dir.exists() {
@@ -379,101 +369,163 @@ pub fn run(settings: &Settings) -> Result<(), String> {
         settings.process_rounds
     );
     let mut pairs = Vec::new();
+    let places = Places {
+        exe: &exe,
+        ours_exe: &ours_exe,
+        corpus: &corpus,
+        inputs: &inputs,
+        ws: &ws,
+    };
     for file in &files {
-        let spec = corpus.join(file);
-        let (prog_input, relabelled) = progenitor_input(&spec, &inputs)?;
-        let ours_name = crate_name("ours", file);
-        let theirs_name = crate_name("prog", file);
-        let ours_dir = ws.join(&ours_name);
-        let theirs_dir = ws.join(&theirs_name);
-        let mut ours_cmd = Command::new(&ours_exe);
-        ours_cmd
-            .arg("codegen")
-            .arg("--spec")
-            .arg(&spec)
-            .arg("--crate")
-            .arg(&ours_dir)
-            .args(["--name", &ours_name]);
-        let mut theirs_cmd = Command::new(&exe);
-        theirs_cmd
-            .args(["progenitor", "-i"])
-            .arg(&prog_input)
-            .arg("-o")
-            .arg(&theirs_dir)
-            .args(["-n", &theirs_name, "-v", "0.1.0"]);
-        let note = if relabelled {
-            " (3.1 relabelled 3.0.3 for progenitor)"
-        } else {
-            ""
-        };
-        println!("{file}{note}");
-        // Warm-up: one run each, which also tells whether each takes the document.
-        let (_, ours_outcome) = generate(&mut ours_cmd, &ours_dir)?;
-        let (_, theirs_outcome) = generate(&mut theirs_cmd, &theirs_dir)?;
-        match (&ours_outcome, &theirs_outcome) {
-            (Outcome::Wrote, Outcome::Wrote) => {}
-            _ => {
-                for (who, outcome) in [("ours", &ours_outcome), ("progenitor", &theirs_outcome)] {
-                    match outcome {
-                        Outcome::Wrote => println!("  {who:<10} generates"),
-                        Outcome::Refused(why) => println!("  {who:<10} refuses: {why}"),
-                    }
-                }
-                println!("  not compared: both must generate");
-                for dir in [&ours_dir, &theirs_dir] {
-                    let _ = std::fs::remove_dir_all(dir);
-                }
-                continue;
-            }
-        }
-        let mut ours = Vec::new();
-        let mut theirs = Vec::new();
-        for _ in 0..settings.process_rounds {
-            let (took, outcome) = generate(&mut ours_cmd, &ours_dir)?;
-            if let Outcome::Refused(why) = outcome {
-                return Err(format!("{file}: ours failed on a later round: {why}"));
-            }
-            ours.push(took);
-            let (took, outcome) = generate(&mut theirs_cmd, &theirs_dir)?;
-            if let Outcome::Refused(why) = outcome {
-                return Err(format!("{file}: progenitor failed on a later round: {why}"));
-            }
-            theirs.push(took);
-        }
-        let (ours_wall, theirs_wall) = (wall(&ours), wall(&theirs));
-        println!(
-            "  generate   ours {:>9.1} ms   progenitor {:>9.1} ms   ratio {:.2}",
-            ms(ours_wall),
-            ms(theirs_wall),
-            ours_wall.as_secs_f64() / theirs_wall.as_secs_f64().max(1e-9)
-        );
-        if let (Some(ours_cpu), Some(theirs_cpu)) = (cpu(&ours), cpu(&theirs)) {
-            println!(
-                "  cpu        ours {:>9.1} ms   progenitor {:>9.1} ms   ratio {:.2}   (processor time, user + system)",
-                ms(ours_cpu),
-                ms(theirs_cpu),
-                ours_cpu.as_secs_f64() / theirs_cpu.as_secs_f64().max(1e-9)
-            );
-        }
-        let ours_values = value_census::count(&ours_dir.join("src"))?;
-        let theirs_values = value_census::count(&theirs_dir.join("src"))?;
-        println!(
-            "  serde_json::Value, schemas and fields lowered   ours {}   progenitor {}   (fallback variants: ours {}, progenitor {})",
-            ours_values.lowered,
-            theirs_values.lowered,
-            ours_values.fallbacks,
-            theirs_values.fallbacks
-        );
-        pairs.push(Pair {
-            label: file.clone(),
-            ours: ours_name,
-            theirs: theirs_name,
-        });
+        pairs.extend(compare_generation(file, &places, settings)?);
     }
     if pairs.is_empty() || settings.check_rounds == 0 {
         return Ok(());
     }
+    compare_builds(&pairs, &root, &ws, &target, settings)
+}
 
+/// The corpus documents the run compares (all, or those `settings.only` names), sorted.
+fn corpus_files(corpus: &Path, settings: &Settings) -> Result<Vec<String>, String> {
+    let mut files: Vec<String> = std::fs::read_dir(corpus)
+        .map_err(|e| format!("{}: {e}", corpus.display()))?
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".json") || n.ends_with(".yaml"))
+        .filter(|n| settings.only.is_empty() || settings.only.contains(n))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("no corpus document matches {:?}", settings.only));
+    }
+    Ok(files)
+}
+
+/// Where a generation comparison finds its programs and documents and writes its crates.
+struct Places<'a> {
+    /// The progenitor binary.
+    exe: &'a Path,
+    /// This xtask, which runs our generator.
+    ours_exe: &'a Path,
+    /// The corpus folder.
+    corpus: &'a Path,
+    /// Where progenitor's copies of the documents go.
+    inputs: &'a Path,
+    /// The workspace the generated crates go in.
+    ws: &'a Path,
+}
+
+/// Generates one corpus document with both generators, times them over the rounds and
+/// prints the result; the pair of crates to check, or `None` when either refuses it.
+fn compare_generation(
+    file: &String,
+    places: &Places<'_>,
+    settings: &Settings,
+) -> Result<Option<Pair>, String> {
+    let Places {
+        exe,
+        ours_exe,
+        corpus,
+        inputs,
+        ws,
+    } = *places;
+    let spec = corpus.join(file);
+    let (prog_input, relabelled) = progenitor_input(&spec, inputs)?;
+    let ours_name = crate_name("ours", file);
+    let theirs_name = crate_name("prog", file);
+    let ours_dir = ws.join(&ours_name);
+    let theirs_dir = ws.join(&theirs_name);
+    let mut ours_cmd = Command::new(ours_exe);
+    ours_cmd
+        .arg("codegen")
+        .arg("--spec")
+        .arg(&spec)
+        .arg("--crate")
+        .arg(&ours_dir)
+        .args(["--name", &ours_name]);
+    let mut theirs_cmd = Command::new(exe);
+    theirs_cmd
+        .args(["progenitor", "-i"])
+        .arg(&prog_input)
+        .arg("-o")
+        .arg(&theirs_dir)
+        .args(["-n", &theirs_name, "-v", "0.1.0"]);
+    let note = if relabelled {
+        " (3.1 relabelled 3.0.3 for progenitor)"
+    } else {
+        ""
+    };
+    println!("{file}{note}");
+    // Warm-up: one run each, which also tells whether each takes the document.
+    let (_, ours_outcome) = generate(&mut ours_cmd, &ours_dir)?;
+    let (_, theirs_outcome) = generate(&mut theirs_cmd, &theirs_dir)?;
+    match (&ours_outcome, &theirs_outcome) {
+        (Outcome::Wrote, Outcome::Wrote) => {}
+        _ => {
+            for (who, outcome) in [("ours", &ours_outcome), ("progenitor", &theirs_outcome)] {
+                match outcome {
+                    Outcome::Wrote => println!("  {who:<10} generates"),
+                    Outcome::Refused(why) => println!("  {who:<10} refuses: {why}"),
+                }
+            }
+            println!("  not compared: both must generate");
+            for dir in [&ours_dir, &theirs_dir] {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            return Ok(None);
+        }
+    }
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    for _ in 0..settings.process_rounds {
+        let (took, outcome) = generate(&mut ours_cmd, &ours_dir)?;
+        if let Outcome::Refused(why) = outcome {
+            return Err(format!("{file}: ours failed on a later round: {why}"));
+        }
+        ours.push(took);
+        let (took, outcome) = generate(&mut theirs_cmd, &theirs_dir)?;
+        if let Outcome::Refused(why) = outcome {
+            return Err(format!("{file}: progenitor failed on a later round: {why}"));
+        }
+        theirs.push(took);
+    }
+    let (ours_wall, theirs_wall) = (wall(&ours), wall(&theirs));
+    println!(
+        "  generate   ours {:>9.1} ms   progenitor {:>9.1} ms   ratio {:.2}",
+        ms(ours_wall),
+        ms(theirs_wall),
+        ours_wall.as_secs_f64() / theirs_wall.as_secs_f64().max(1e-9)
+    );
+    if let (Some(ours_cpu), Some(theirs_cpu)) = (cpu(&ours), cpu(&theirs)) {
+        println!(
+            "  cpu        ours {:>9.1} ms   progenitor {:>9.1} ms   ratio {:.2}   (processor time, user + system)",
+            ms(ours_cpu),
+            ms(theirs_cpu),
+            ours_cpu.as_secs_f64() / theirs_cpu.as_secs_f64().max(1e-9)
+        );
+    }
+    let ours_values = value_census::count(&ours_dir.join("src"))?;
+    let theirs_values = value_census::count(&theirs_dir.join("src"))?;
+    println!(
+        "  serde_json::Value, schemas and fields lowered   ours {}   progenitor {}   (fallback variants: ours {}, progenitor {})",
+        ours_values.lowered, theirs_values.lowered, ours_values.fallbacks, theirs_values.fallbacks
+    );
+    Ok(Some(Pair {
+        label: file.clone(),
+        ours: ours_name,
+        theirs: theirs_name,
+    }))
+}
+
+/// Checks every generated pair in one workspace, in each check mode, and prints the
+/// medians.
+fn compare_builds(
+    pairs: &[Pair],
+    root: &Path,
+    ws: &Path,
+    target: &Path,
+    settings: &Settings,
+) -> Result<(), String> {
     // One workspace holds every crate; the workspace's lock file is the starting point so
     // that the dependencies this project already uses are not resolved afresh.
     let members: Vec<String> = pairs
@@ -495,7 +547,7 @@ pub fn run(settings: &Settings) -> Result<(), String> {
     // A crate that does not compile fails this step; it is reported per crate below.
     let _ = Command::new(&cargo)
         .args(["check", "--workspace", "--keep-going", "--quiet"])
-        .current_dir(&ws)
+        .current_dir(ws)
         .env("CARGO_TARGET_DIR", &check_target)
         // Dependencies are never incremental, so the rounds find them up to date whichever
         // way they check; the crates start with no incremental cache.
@@ -510,20 +562,13 @@ pub fn run(settings: &Settings) -> Result<(), String> {
         );
         if let CheckMode::Recheck = mode {
             // One unmeasured check of each crate writes the cache the rounds then find.
-            for pair in &pairs {
-                let _ = check(&cargo, &ws, &check_target, &pair.ours, mode);
-                let _ = check(&cargo, &ws, &check_target, &pair.theirs, mode);
+            for pair in pairs {
+                let _ = check(&cargo, ws, &check_target, &pair.ours, mode);
+                let _ = check(&cargo, ws, &check_target, &pair.theirs, mode);
             }
         }
-        for pair in &pairs {
-            compare_checks(
-                &cargo,
-                &ws,
-                &check_target,
-                pair,
-                mode,
-                settings.check_rounds,
-            );
+        for pair in pairs {
+            compare_checks(&cargo, ws, &check_target, pair, mode, settings.check_rounds);
         }
     }
     Ok(())
