@@ -291,7 +291,7 @@ impl Client {
 
     /// A clone of the client that adds `name: value` to every request it sends
     /// (replacing a header of that name the client would set, `Accept` say):
-    /// `client.with_header(name, key).place_order(…)` gives one call an
+    /// `client.with_header(name, key).create_thing(…)` gives one call an
     /// idempotency key or a tenant header. The clone shares the credentials and
     /// connections; `Debug` shows the header's name, not its value.
     #[must_use]
