@@ -34,7 +34,6 @@ pub mod emit;
 mod error;
 pub mod ir;
 pub mod lower;
-pub mod names;
 pub mod warning;
 mod write;
 
@@ -43,21 +42,15 @@ use std::path::Path;
 pub use emit::File;
 pub use emit::manifest::{CrateInfo, root_files};
 pub use error::{Error, SpecError};
+/// Naming rules shared with the conformance harness; kept at `codegen::names` for callers.
+pub use spec_model::names;
 pub use warning::{Warning, WarningKind};
 pub use write::{GENERATED_MARKERS, Mode, SyncReport, sync};
 
-/// `value` percent-encoded as a generated client encodes a path segment (the runtime's
-/// `encode_path_segment`): every byte but RFC 3986's unreserved characters, so that it
-/// can never add a segment or a query. The generator writes names fixed by the spec with
-/// it, and the conformance harness the values it sends.
-pub fn percent_encode(value: &str) -> String {
-    const RESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-        .remove(b'-')
-        .remove(b'.')
-        .remove(b'_')
-        .remove(b'~');
-    percent_encoding::utf8_percent_encode(value, RESERVED).to_string()
-}
+/// The percent-encoding of a path segment, kept at `codegen::percent_encode` for the
+/// emitters; it lives in [`spec_model::encode`] so the conformance harness shares it
+/// without linking the generator.
+pub use spec_model::encode::percent_encode;
 
 /// What one generation produced: the files, and the problems it tolerated (each with the
 /// pointer and line of its node) that a caller shows, or refuses with `--deny-warnings`.

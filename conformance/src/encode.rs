@@ -5,6 +5,7 @@
 //! would send it.
 
 use serde_json::Value;
+pub(crate) use spec_model::encode::scalar_text;
 
 /// The boundary between multipart parts. Fixed, so the same case sends the same bytes
 /// and a record or curl line can be compared across runs; no generated value holds it.
@@ -72,15 +73,6 @@ fn parts(name: &str, v: &Value) -> Vec<(String, String, bool)> {
             .collect(),
         Value::Array(_) | Value::Object(_) => vec![(name.to_string(), v.to_string(), true)],
         scalar => vec![(name.to_string(), scalar_text(scalar), false)],
-    }
-}
-
-/// A scalar as the text a URL, a header or a form carries: a string as it is, anything
-/// else as its JSON text.
-pub(crate) fn scalar_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
     }
 }
 

@@ -4,6 +4,7 @@
 use crate::encode::scalar_text;
 use reqwest::Url;
 use serde_json::{Map, Value};
+use spec_model::encode::{PathStyle, path_value};
 
 use crate::case::{AuthMode, BodyTemplate, RequestTemplate};
 use crate::redact::Secrets;
@@ -193,17 +194,15 @@ pub fn build(
     })
 }
 
-/// A path parameter's values laid out as RFC 6570 does for the style, each value
-/// percent-encoded so that it stays one segment.
+/// A path parameter's values laid out as the spec crate's [`path_value`] does for the
+/// style; a style a path cannot have is read as `simple`, as before it was declared.
 fn path_segment(style: Style, explode: bool, name: &str, texts: &[String]) -> String {
-    let values: Vec<String> = texts.iter().map(|t| codegen::percent_encode(t)).collect();
-    match style {
-        Style::Label if explode => values.iter().map(|v| format!(".{v}")).collect(),
-        Style::Label => format!(".{}", values.join(",")),
-        Style::Matrix if explode => values.iter().map(|v| format!(";{name}={v}")).collect(),
-        Style::Matrix => format!(";{name}={}", values.join(",")),
-        _ => values.join(","),
-    }
+    let style = match style {
+        Style::Label => PathStyle::Label,
+        Style::Matrix => PathStyle::Matrix,
+        _ => PathStyle::Simple,
+    };
+    path_value(style, explode, name, texts)
 }
 
 fn quote(s: &str) -> String {

@@ -523,8 +523,8 @@ impl<'a> View<'a> {
         // without `operationId`, or whose `operationId` an earlier operation already
         // has, is called by the name it gets there (`get_thing2` for the second
         // `getThing`, as the generator's `duplicate-operation-id` warning says).
-        let mut method_names = codegen::names::Scope::default();
-        for taken in codegen::names::CLIENT_METHODS {
+        let mut method_names = spec_model::names::Scope::default();
+        for taken in spec_model::names::CLIENT_METHODS {
             method_names.claim((*taken).to_owned());
         }
         let mut taken_ids: BTreeSet<String> = BTreeSet::new();
@@ -549,7 +549,7 @@ impl<'a> View<'a> {
                     .operation_id
                     .as_deref()
                     .filter(|id| !id.trim().is_empty());
-                let claimed = method_names.claim(codegen::names::snake(
+                let claimed = method_names.claim(spec_model::names::snake(
                     named.unwrap_or(&format!("{method} {path}")),
                 ));
                 // An operationId is kept unless an earlier operation, usable or not, has it

@@ -10,11 +10,13 @@
 #![warn(missing_docs)]
 
 pub mod bundle;
+pub mod encode;
 mod error;
 pub mod extensions;
 mod load;
 mod locate;
 pub mod model;
+pub mod names;
 pub mod swagger2;
 pub mod yaml;
 

@@ -3,7 +3,9 @@
 //! Wire names come from other languages' conventions (`userId`, `o-auth-token`,
 //! `POAContact`, `5min`), so every identifier the generator prints passes through here:
 //! one place decides case, keyword escapes and de-duplication, and the emitters never
-//! invent names of their own.
+//! invent names of their own. It lives in the spec crate, not the generator, because the
+//! conformance harness names an operation without `operationId` as the generated client
+//! does, and must not link the generator for that.
 
 use std::collections::HashSet;
 
@@ -119,11 +121,11 @@ fn escape(mut s: String) -> String {
 /// with them, so lowering reserves these names before it names any operation, and an
 /// operationId `send` or `new` becomes `send2`/`new2` rather than a duplicate method.
 ///
-/// The emitters (`emit/client.rs`, `emit/auth.rs`) print these methods; the test
-/// `client_methods_are_reserved` parses the client of every focused spec and fails when
+/// The generator's emitters (`codegen/src/emit/client.rs`, `emit/auth.rs`) print these
+/// methods; codegen's test `client_methods_are_reserved` parses the client of every focused spec and fails when
 /// one of its fixed methods is missing here.
 pub const CLIENT_METHODS: &[&str] = &[
-    // Construction and settings (`emit/client.rs`).
+    // Construction and settings (codegen's `emit/client.rs`).
     "new",
     "builder",
     "with_client",
@@ -140,14 +142,14 @@ pub const CLIENT_METHODS: &[&str] = &[
     "with_headers",
     "base_url",
     "http_client",
-    // Private helpers of the operation methods (`emit/client.rs`).
+    // Private helpers of the operation methods (codegen's `emit/client.rs`).
     "prepare",
     "execute",
     "send",
     "exchange",
     "only",
     "detached",
-    // Credentials (`emit/auth.rs`), besides each scheme's [`credential_accessors`].
+    // Credentials (codegen's `emit/auth.rs`), besides each scheme's [`credential_accessors`].
     "set_token_source",
     "set_bearer_token",
     "clear_bearer_token",
