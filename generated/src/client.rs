@@ -859,6 +859,7 @@ fn update_contact_info_name_answer(
 
 /// Documented error answers shared by the 3 operations that document the same errors (the first is [`Client::list_category_position_limits`]); each names it by an alias of its own.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
 pub enum BadRequestUnauthorizedError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
@@ -956,6 +957,7 @@ fn list_category_position_limits_answer(
 
 /// Documented error answers of [`Client::get_category_position_limit`].
 #[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
 pub enum GetCategoryPositionLimitError {
     /// The request was formatted incorrectly: a required parameter or field is missing or
