@@ -323,23 +323,53 @@ impl<'a> Lowerer<'a> {
         Ok(lowered)
     }
 
+    /// [`ty`](Self::ty) without its cache of inline types: each kind of schema has a
+    /// method of its own, tried in the order that decides which reading wins.
     fn ty_uncached(&mut self, s: &Schema, ptr: &str, hint: &str) -> Result<(Ty, bool), Located> {
         self.inspect(s, ptr);
-        let mut nullable = s.nullable;
         if let Some(r) = &s.reference {
-            let key = self.ref_key(r, ptr)?.replace("~1", "/").replace("~0", "~");
-            // A component that admits `null` makes every use of it nullable (3.0's
-            // `nullable: true` or 3.1's `"null"` on the component itself).
-            let target_null = self.admits_null(&self.spec.components.schemas[&key], 0);
-            return Ok((
-                Ty::Named(self.components[&key].clone()),
-                nullable || target_null,
-            ));
+            return self.ref_ty(r, ptr, s.nullable);
         }
+        if let Some(found) = self.all_of_alias_ty(s, ptr, hint)? {
+            return Ok(found);
+        }
+        let mut nullable = s.nullable;
+        if let Some(found) = self.one_of_ty(s, ptr, hint, &mut nullable)? {
+            return Ok(found);
+        }
+        if let Some(found) = self.named_shape_ty(s, ptr, hint, nullable)? {
+            return Ok(found);
+        }
+        self.scalar_ty(s, ptr, hint, nullable)
+    }
+
+    /// A `$ref`: the component's own type, never a copy, so nullability is the one thing
+    /// the place of use can add.
+    fn ref_ty(&mut self, r: &str, ptr: &str, nullable: bool) -> Result<(Ty, bool), Located> {
+        let key = self.ref_key(r, ptr)?.replace("~1", "/").replace("~0", "~");
+        // A component that admits `null` makes every use of it nullable (3.0's
+        // `nullable: true` or 3.1's `"null"` on the component itself).
+        let target_null = self.admits_null(&self.spec.components.schemas[&key], 0);
+        Ok((
+            Ty::Named(self.components[&key].clone()),
+            nullable || target_null,
+        ))
+    }
+
+    /// An `allOf` with one part that shapes the value and no shape of its own: that
+    /// part's type, since a new name for the same shape would only be a copy. `None`
+    /// when `s` is not such an alias.
+    fn all_of_alias_ty(
+        &mut self,
+        s: &Schema,
+        ptr: &str,
+        hint: &str,
+    ) -> Result<Option<(Ty, bool)>, Located> {
+        let nullable = s.nullable;
         let has_own_shape = s.kind.is_none() && s.properties.is_empty() && s.items.is_none();
         if s.all_of.len() == 1 && has_own_shape {
             let (ty, n) = self.ty(&s.all_of[0], &format!("{ptr}/allOf/0"), hint)?;
-            return Ok((ty, n || nullable));
+            return Ok(Some((ty, n || nullable)));
         }
         // `allOf: [{$ref: X}, {description: ...}]`, the way to annotate a reference before
         // 3.1: parts that only annotate add nothing to the shape, so this is `X` itself
@@ -353,8 +383,21 @@ impl<'a> Lowerer<'a> {
         {
             let annotated_null = s.all_of.iter().any(|part| part.nullable);
             let (ty, n) = self.ty(only, &format!("{ptr}/allOf/{i}"), hint)?;
-            return Ok((ty, n || nullable || annotated_null));
+            return Ok(Some((ty, n || nullable || annotated_null)));
         }
+        Ok(None)
+    }
+
+    /// A `oneOf`/`anyOf` without properties of its own: the one branch that is not
+    /// `null`, or a union named after `hint`. Its `null` branches set `nullable` even when
+    /// it returns `None` (an object with properties, which the struct reading takes).
+    fn one_of_ty(
+        &mut self,
+        s: &Schema,
+        ptr: &str,
+        hint: &str,
+        nullable: &mut bool,
+    ) -> Result<Option<(Ty, bool)>, Located> {
         for (key, list) in [("oneOf", &s.one_of), ("anyOf", &s.any_of)] {
             if list.is_empty() {
                 continue;
@@ -364,10 +407,10 @@ impl<'a> Lowerer<'a> {
                 .enumerate()
                 .filter(|(_, x)| !is_null_schema(x))
                 .collect();
-            nullable |= rest.len() != list.len();
+            *nullable |= rest.len() != list.len();
             if let [(i, only)] = rest.as_slice() {
                 let (ty, n) = self.ty(only, &format!("{ptr}/{key}/{i}"), hint)?;
-                return Ok((ty, n || nullable));
+                return Ok(Some((ty, n || *nullable)));
             }
             if !s.properties.is_empty() {
                 // An object with properties of its own: the struct below, which warns.
@@ -376,8 +419,20 @@ impl<'a> Lowerer<'a> {
             let name = self.type_names.claim(pascal(hint));
             let def = self.union_def(&name, s, ptr)?;
             self.types.push(def);
-            return Ok((Ty::Named(name), nullable));
+            return Ok(Some((Ty::Named(name), *nullable)));
         }
+        Ok(None)
+    }
+
+    /// An inline object or enum: a type of its own named after `hint`. `None` for the
+    /// other shapes.
+    fn named_shape_ty(
+        &mut self,
+        s: &Schema,
+        ptr: &str,
+        hint: &str,
+        nullable: bool,
+    ) -> Result<Option<(Ty, bool)>, Located> {
         match shape(s) {
             Shape::Struct => {
                 let (_, had_null) = type_names(s);
@@ -385,14 +440,14 @@ impl<'a> Lowerer<'a> {
                 // includes the component it sits in): the struct being made, which the
                 // boxing pass then holds behind a `Box`.
                 if let Some(name) = self.inline_in_progress.get(ptr) {
-                    return Ok((Ty::Named(name.clone()), nullable || had_null));
+                    return Ok(Some((Ty::Named(name.clone()), nullable || had_null)));
                 }
                 let name = self.type_names.claim(pascal(hint));
                 self.inline_in_progress.insert(ptr.to_owned(), name.clone());
                 let def = self.struct_def(&name, s, ptr);
                 self.inline_in_progress.remove(ptr);
                 self.types.push(TypeDef::Struct(def?));
-                return Ok((Ty::Named(name), nullable || had_null));
+                Ok(Some((Ty::Named(name), nullable || had_null)))
             }
             Shape::Enum => {
                 let name = self.type_names.claim(pascal(hint));
@@ -403,10 +458,22 @@ impl<'a> Lowerer<'a> {
                     .as_ref()
                     .is_some_and(|e| e.iter().any(Value::is_null));
                 self.types.push(TypeDef::Enum(def));
-                return Ok((Ty::Named(name), nullable || had_null || null_value));
+                Ok(Some((Ty::Named(name), nullable || had_null || null_value)))
             }
-            Shape::Union | Shape::Other => {}
+            Shape::Union | Shape::Other => Ok(None),
         }
+    }
+
+    /// What is left once references, aliases, unions and named shapes are ruled out: a
+    /// type read from `type` (or from `const`, or from `items` and `additionalProperties`
+    /// when `type` is missing).
+    fn scalar_ty(
+        &mut self,
+        s: &Schema,
+        ptr: &str,
+        hint: &str,
+        mut nullable: bool,
+    ) -> Result<(Ty, bool), Located> {
         if is_null_schema(s) {
             // Only `null` (`type: "null"`, `enum: [null]`): `()`, which serde reads from
             // and writes as `null`; the type itself is the null, so not an `Option`.
@@ -431,34 +498,50 @@ impl<'a> Lowerer<'a> {
             }
             ([one], _) => *one,
             (several, _) => {
-                // `type: [A, B]`: one branch per type, as if written with `oneOf`.
-                let branches = several
-                    .iter()
-                    .map(|t| Schema {
-                        kind: Some(SchemaType::One((*t).to_owned())),
-                        one_of: Vec::new(),
-                        any_of: Vec::new(),
-                        nullable: false,
-                        description: None,
-                        title: None,
-                        example: None,
-                        examples: None,
-                        ..s.clone()
-                    })
-                    .collect();
-                let union = Schema {
-                    one_of: branches,
-                    description: s.description.clone(),
-                    title: s.title.clone(),
-                    ..Schema::default()
-                };
-                let name = self.type_names.claim(pascal(hint));
-                let def = self.union_def(&name, &union, ptr)?;
-                self.types.push(def);
-                return Ok((Ty::Named(name), nullable));
+                return Ok((self.type_list_union(s, several, ptr, hint)?, nullable));
             }
         };
-        let ty = match kind {
+        Ok((self.kind_ty(s, kind, ptr, hint)?, nullable))
+    }
+
+    /// `type: [A, B]`: a union with one branch per type, as if written with `oneOf`.
+    fn type_list_union(
+        &mut self,
+        s: &Schema,
+        several: &[&str],
+        ptr: &str,
+        hint: &str,
+    ) -> Result<Ty, Located> {
+        let branches = several
+            .iter()
+            .map(|t| Schema {
+                kind: Some(SchemaType::One((*t).to_owned())),
+                one_of: Vec::new(),
+                any_of: Vec::new(),
+                nullable: false,
+                description: None,
+                title: None,
+                example: None,
+                examples: None,
+                ..s.clone()
+            })
+            .collect();
+        let union = Schema {
+            one_of: branches,
+            description: s.description.clone(),
+            title: s.title.clone(),
+            ..Schema::default()
+        };
+        let name = self.type_names.claim(pascal(hint));
+        let def = self.union_def(&name, &union, ptr)?;
+        self.types.push(def);
+        Ok(Ty::Named(name))
+    }
+
+    /// The type of one JSON type name, `kind`, refined by the schema's `format`, `items`
+    /// or `additionalProperties`.
+    fn kind_ty(&mut self, s: &Schema, kind: &str, ptr: &str, hint: &str) -> Result<Ty, Located> {
+        Ok(match kind {
             "string" => {
                 if let Some(warning) = formats::unknown_string_format(s.format.as_deref()) {
                     self.warn(
@@ -545,8 +628,7 @@ impl<'a> Lowerer<'a> {
                     format!("unknown schema type `{other}`"),
                 ));
             }
-        };
-        Ok((ty, nullable))
+        })
     }
 
     /// Collects the properties of an object schema, following `allOf` parts (and a
