@@ -701,76 +701,11 @@ impl<'a> Lowerer<'a> {
         let mut field_names = Scope::default();
         let mut fields = Vec::with_capacity(props.len());
         for (wire, (prop, prop_ptr)) in &props {
-            let prop: &Schema = prop;
-            let hint = format!("{name}{}", pascal(wire));
-            let (ty, nullable) = self.ty(prop, prop_ptr, &hint)?;
-            let target_doc = match &prop.reference {
-                Some(r) => self
-                    .resolve(r, prop_ptr)?
-                    .0
-                    .description()
-                    .map(str::to_owned),
-                None => None,
-            };
-            let mut doc = doc_of(prop, || {
-                // A blank description (`""`, which real documents have) says nothing.
-                (target_doc.map(|d| d.trim().to_owned()))
-                    .filter(|d| !d.is_empty())
-                    .unwrap_or_else(|| format!("The `{wire}` field."))
-            });
-            // A `readOnly` field never travels in a request and a `writeOnly` one never in
-            // a response, so one struct serves both ways only if neither is required: the
-            // field is an `Option`, left out when `None`.
-            let one_way = prop.read_only || prop.write_only;
-            if prop.read_only {
-                doc.push_str("\n\nRead-only: set by the server, leave it `None` in a request.");
-            }
-            if prop.write_only {
-                doc.push_str("\n\nWrite-only: sent in requests, absent from responses.");
-            }
-            // `byte` is base64 text and `binary` in JSON is a string too: kept as the
-            // `String` on the wire (decoding base64 would need a dependency the crate
-            // does not have).
-            match prop.format.as_deref() {
-                Some("byte") => doc.push_str("\n\nBase64-encoded bytes, as sent."),
-                Some("binary") => doc.push_str("\n\nBinary data, as the JSON string holds it."),
-                _ => {}
-            }
-            let required = required.contains(wire) && !one_way;
-            let default = match &prop.default {
-                Some(value) => {
-                    let default = self.default_value(prop, prop_ptr, &ty, value)?;
-                    // A required field is always sent, a nullable or one-way one stays an
-                    // `Option` (absent and `null`, or never sent one way, must stay
-                    // apart): the default is documented, not applied.
-                    let applied = default.filter(|_| !required && !nullable && !one_way);
-                    let json = serde_json::to_string(value).unwrap_or_default();
-                    if applied.is_some() {
-                        doc.push_str(&format!(
-                            "\n\nDefaults to `{json}` when absent (the spec's `default`)."
-                        ));
-                    } else if !required {
-                        doc.push_str(&format!(
-                            "\n\nThe spec's default is `{json}`: `None` leaves it to the other side."
-                        ));
-                    }
-                    applied
-                }
-                None => None,
-            };
+            let required = required.contains(wire);
+            let field = self.property_field(name, wire, prop, prop_ptr, required)?;
             fields.push(Field {
                 name: field_names.claim(snake(wire)),
-                wire: wire.clone(),
-                doc,
-                checks: self.checks(prop, &ty, prop_ptr),
-                ty,
-                required,
-                nullable,
-                boxed: false,
-                // Pydantic's `SecretStr` is `format: password`.
-                secret: prop.secret || prop.format.as_deref() == Some("password"),
-                flatten: false,
-                default,
+                ..field
             });
         }
         if let Some(values) = self.extras(s, ptr, name)? {
@@ -790,6 +725,112 @@ impl<'a> Lowerer<'a> {
                 default: None,
             });
         }
+        let combined = self.combined_rules(s, ptr, &fields)?;
+        let constructors = constructors(s, &fields, ptr)?;
+        let mut doc = doc_of(s, || format!("The `{name}` object."));
+        doc.push_str(&branch_note);
+        Ok(StructDef {
+            name: name.to_owned(),
+            doc,
+            fields,
+            combined,
+            validates: false,
+            request: false,
+            constructors,
+        })
+    }
+
+    /// The field of the property `wire` of the struct `name`, with an empty Rust name:
+    /// the caller claims it, as only it sees the struct's other fields. `listed` is
+    /// whether the object's `required` lists it, which a one-way field overrules.
+    fn property_field(
+        &mut self,
+        name: &str,
+        wire: &str,
+        prop: &Schema,
+        prop_ptr: &str,
+        listed: bool,
+    ) -> Result<Field, Located> {
+        let hint = format!("{name}{}", pascal(wire));
+        let (ty, nullable) = self.ty(prop, prop_ptr, &hint)?;
+        let target_doc = match &prop.reference {
+            Some(r) => self
+                .resolve(r, prop_ptr)?
+                .0
+                .description()
+                .map(str::to_owned),
+            None => None,
+        };
+        let mut doc = doc_of(prop, || {
+            // A blank description (`""`, which real documents have) says nothing.
+            (target_doc.map(|d| d.trim().to_owned()))
+                .filter(|d| !d.is_empty())
+                .unwrap_or_else(|| format!("The `{wire}` field."))
+        });
+        // A `readOnly` field never travels in a request and a `writeOnly` one never in
+        // a response, so one struct serves both ways only if neither is required: the
+        // field is an `Option`, left out when `None`.
+        let one_way = prop.read_only || prop.write_only;
+        if prop.read_only {
+            doc.push_str("\n\nRead-only: set by the server, leave it `None` in a request.");
+        }
+        if prop.write_only {
+            doc.push_str("\n\nWrite-only: sent in requests, absent from responses.");
+        }
+        // `byte` is base64 text and `binary` in JSON is a string too: kept as the
+        // `String` on the wire (decoding base64 would need a dependency the crate
+        // does not have).
+        match prop.format.as_deref() {
+            Some("byte") => doc.push_str("\n\nBase64-encoded bytes, as sent."),
+            Some("binary") => doc.push_str("\n\nBinary data, as the JSON string holds it."),
+            _ => {}
+        }
+        let required = listed && !one_way;
+        let default = match &prop.default {
+            Some(value) => {
+                let default = self.default_value(prop, prop_ptr, &ty, value)?;
+                // A required field is always sent, a nullable or one-way one stays an
+                // `Option` (absent and `null`, or never sent one way, must stay
+                // apart): the default is documented, not applied.
+                let applied = default.filter(|_| !required && !nullable && !one_way);
+                let json = serde_json::to_string(value).unwrap_or_default();
+                if applied.is_some() {
+                    doc.push_str(&format!(
+                        "\n\nDefaults to `{json}` when absent (the spec's `default`)."
+                    ));
+                } else if !required {
+                    doc.push_str(&format!(
+                        "\n\nThe spec's default is `{json}`: `None` leaves it to the other side."
+                    ));
+                }
+                applied
+            }
+            None => None,
+        };
+        Ok(Field {
+            name: String::new(),
+            wire: wire.to_owned(),
+            doc,
+            checks: self.checks(prop, &ty, prop_ptr),
+            ty,
+            required,
+            nullable,
+            boxed: false,
+            // Pydantic's `SecretStr` is `format: password`.
+            secret: prop.secret || prop.format.as_deref() == Some("password"),
+            flatten: false,
+            default,
+        })
+    }
+
+    /// The object's `x-combined-max-length` rules, checked against its `fields`: each
+    /// must name at least two properties, all of them strings.
+    fn combined_rules(
+        &self,
+        s: &Schema,
+        ptr: &str,
+        fields: &[Field],
+    ) -> Result<Vec<CombinedRule>, Located> {
         let mut combined = Vec::new();
         for (i, rule) in s.combined_max_length.iter().enumerate() {
             let rule_ptr = format!("{ptr}/x-combined-max-length/{i}");
@@ -833,18 +874,7 @@ impl<'a> Lowerer<'a> {
                 unit,
             });
         }
-        let constructors = constructors(s, &fields, ptr)?;
-        let mut doc = doc_of(s, || format!("The `{name}` object."));
-        doc.push_str(&branch_note);
-        Ok(StructDef {
-            name: name.to_owned(),
-            doc,
-            fields,
-            combined,
-            validates: false,
-            request: false,
-            constructors,
-        })
+        Ok(combined)
     }
 
     /// Folds the `oneOf`/`anyOf` branches of an object with `properties` into its struct,
