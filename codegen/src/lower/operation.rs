@@ -12,6 +12,12 @@ use crate::warning::WarningKind;
 use spec_model::Level;
 use spec_model::model::{self as spec, Parameter, RequestBody, Response, Text};
 
+/// The `Accept` header parameter with its pointer: negotiation makes methods of it.
+type AcceptParam = (Parameter, String);
+
+/// A request body after the first, with the name of the method that sends it.
+type OtherBody = (String, Body);
+
 impl Lowerer<'_> {
     /// Every operation of every path, in spec order, and the security schemes they send.
     pub(super) fn operations(&mut self) -> Result<(Vec<Operation>, Vec<SecurityScheme>), Located> {
@@ -147,8 +153,58 @@ impl Lowerer<'_> {
         let name = method_names.claim(snake(&id));
         let type_prefix = prefixes.claim(pascal(&id));
         let mut security = self.requirements(op, ptr)?;
-        let bearer = self.bearer_scheme();
+        let raw = self.merged_parameters(op, item, ptr)?;
+        let (params, accept_param) = self.params(path, &raw, &type_prefix, &mut security)?;
 
+        // A template naming an undeclared parameter (or malformed) cannot be called
+        // correctly; the other operations can.
+        let path_parts =
+            split_path(path, &params, &push_pointer("/paths", path)).map_err(Problem::Skip)?;
+        let (body, other_bodies) =
+            self.operation_bodies(op, ptr, &type_prefix, &name, method_names)?;
+        let responses = self.responses(op, ptr, &type_prefix)?;
+        let negotiated = self.negotiation(&responses, accept_param, &name, method_names);
+        let business = self.business_fields(op, ptr, &responses);
+        let stream = responses
+            .iter()
+            .any(|r| r.status.is_success() && matches!(r.payload, Payload::Text | Payload::Bytes))
+            .then(|| method_names.claim(format!("{name}_stream")));
+
+        let responses = with_undeclared_success(responses);
+        let doc = self.operation_doc(op, ptr);
+        Ok(Operation {
+            name,
+            type_prefix,
+            doc,
+            method: parse_method(method),
+            path: path_parts,
+            path_template: path.to_owned(),
+            params,
+            body,
+            other_bodies,
+            stream,
+            negotiated,
+            security,
+            responses,
+            deprecated: op.deprecated,
+            business,
+            penalty: op.penalty.as_ref().map(|p| crate::ir::PenaltyShape {
+                ticket: p.ticket.clone(),
+                wait: p.wait.clone(),
+                captcha: p.captcha.clone(),
+                resend: p.resend.clone(),
+            }),
+        })
+    }
+
+    /// The operation's parameters with their pointers: the path item's apply to every
+    /// operation under it unless the operation declares one of the same name and place.
+    fn merged_parameters(
+        &self,
+        op: &spec::Operation,
+        item: &spec::PathItem,
+        ptr: &str,
+    ) -> Result<Vec<(Parameter, String)>, Problem> {
         // Path-level parameters first, replaced by operation-level ones of the same key.
         let mut raw: Vec<(Parameter, String)> = Vec::new();
         for (i, p) in item.parameters.iter().enumerate() {
@@ -163,7 +219,20 @@ impl Lowerer<'_> {
             raw.retain(|(q, _)| !(q.name == resolved.0.name && q.location == resolved.0.location));
             raw.push(resolved);
         }
+        Ok(raw)
+    }
 
+    /// The method's arguments, and the `Accept` header parameter if there is one (which
+    /// is no argument: negotiation makes methods of it). An `Authorization` header that
+    /// spells the bearer scheme sets `security` instead, when nothing else does.
+    fn params(
+        &mut self,
+        path: &str,
+        raw: &[(Parameter, String)],
+        type_prefix: &str,
+        security: &mut Vec<Vec<String>>,
+    ) -> Result<(Vec<Param>, Option<AcceptParam>), Problem> {
+        let bearer = self.bearer_scheme();
         let mut arg_names = Scope::default();
         // The generated method's own locals: an argument of that name gets a suffix.
         for local in METHOD_LOCALS {
@@ -171,42 +240,18 @@ impl Lowerer<'_> {
         }
         let mut params = Vec::new();
         let mut accept_param: Option<(Parameter, String)> = None;
-        for (p, p_ptr) in &raw {
+        for (p, p_ptr) in raw {
             let wire = p.name.clone().unwrap_or_default();
-            let location = match p.location.as_deref() {
-                Some("query") => ParamLocation::Query,
-                Some("cookie") => ParamLocation::Cookie,
-                Some("path") => ParamLocation::Path,
-                Some("header") => {
-                    if let Some(bearer) = bearer
-                        .as_ref()
-                        .filter(|_| wire.eq_ignore_ascii_case("authorization"))
-                    {
-                        // The document spells the bearer scheme as a header parameter;
-                        // the client's token covers it.
-                        if security.iter().all(Vec::is_empty) {
-                            security = vec![vec![bearer.clone()]];
-                        }
-                        continue;
-                    }
-                    if wire.eq_ignore_ascii_case("accept") {
-                        // The client sends `Accept` itself; the values the spec lets a
-                        // caller choose become methods (see `negotiation`).
-                        accept_param = Some((p.clone(), p_ptr.clone()));
-                        continue;
-                    }
-                    if wire.eq_ignore_ascii_case("content-type") {
-                        continue; // Set by the body's encoding (OpenAPI ignores it).
-                    }
-                    ParamLocation::Header
-                }
-                Some(other) => {
-                    return Err(Problem::skip(
-                        push_pointer(p_ptr, "in"),
-                        format!("parameters in `{other}` are not supported"),
-                    ));
-                }
-                None => missing(p_ptr, "in")?,
+            let Some(location) = param_location(
+                p,
+                p_ptr,
+                &wire,
+                bearer.as_ref(),
+                security,
+                &mut accept_param,
+            )?
+            else {
+                continue;
             };
             if location == ParamLocation::Path && !path.contains(&format!("{{{wire}}}")) {
                 // Nowhere to put its value: an argument would be taken and dropped.
@@ -220,166 +265,195 @@ impl Lowerer<'_> {
                 );
                 continue;
             }
-            if let Some(content) = &p.content {
-                let param = self.content_param(p, content, location, &wire, p_ptr, &type_prefix)?;
-                params.push(Param {
-                    name: arg_names.claim(snake(
-                        p.rust_name.as_ref().map_or(wire.as_str(), |n| n.0.as_str()),
-                    )),
-                    ..param
-                });
-                continue;
-            }
-            let mut schema = p.schema.clone().unwrap_or_default();
-            if super::schema::is_any(&schema) {
-                // No `type` (Pydantic writes `{title: Dag Id}` for a `str` path value):
-                // whatever the value, a path segment, query value, header or cookie is
-                // text on the wire, so the argument is a string, not untyped JSON.
-                schema.kind = Some(spec::SchemaType::One("string".to_owned()));
-            }
-            let hint = format!("{type_prefix}{}", pascal(&wire));
-            let (ty, _nullable) = self.ty(&schema, &push_pointer(p_ptr, "schema"), &hint)?;
-            let typed = ty.clone();
-            let ty = self.date_times_as_strings(ty);
-            let date_time_text = ty != typed;
-            // An object (a struct or a map) has OpenAPI's `form` and `deepObject`
-            // encodings in the query and RFC 6570's in a path or header; a cookie, and any
-            // JSON, has none.
-            let object =
-                matches!(ty, Ty::Map(_)) || matches!(&ty, Ty::Named(n) if self.is_object(n));
-            if object && location == ParamLocation::Cookie {
-                return Err(Problem::skip(
-                    push_pointer(p_ptr, "schema"),
-                    format!(
-                        "parameter `{wire}` is an object in a cookie, which has no encoding \
-                         there; only scalars and lists of scalars are supported"
-                    ),
-                ));
-            }
-            if matches!(ty, Ty::Json | Ty::Option(_) | Ty::Unit) {
-                let what = match ty {
-                    Ty::Unit => "a value that can only be `null`",
-                    Ty::Option(_) => "a value that may be `null`",
-                    _ => {
-                        "JSON of no single type (a `type: null` schema, or a union that \
-                          admits any JSON)"
-                    }
-                };
-                return Err(Problem::skip(
-                    push_pointer(p_ptr, "schema"),
-                    format!(
-                        "parameter `{wire}` is {what}, which has no text form in the {}",
-                        location_word(location)
-                    ),
-                ));
-            }
-            if matches!(ty, Ty::Tuple(_)) {
-                return Err(Problem::skip(
-                    push_pointer(p_ptr, "schema"),
-                    format!(
-                        "parameter `{wire}` is a tuple (`prefixItems`), which has no text form \
-                         in the {} this client knows",
-                        location_word(location)
-                    ),
-                ));
-            }
-            if let Ty::Vec(item) = &ty {
-                let scalar = match item.as_ref() {
-                    Ty::Vec(_)
-                    | Ty::Map(_)
-                    | Ty::Json
-                    | Ty::Option(_)
-                    | Ty::Unit
-                    | Ty::Tuple(_) => false,
-                    Ty::Named(n) => !self.is_object(n),
-                    _ => true,
-                };
-                if !scalar {
-                    return Err(Problem::skip(
-                        push_pointer(p_ptr, "schema"),
-                        format!(
-                            "parameter `{wire}` is a list of non-scalars, which has no query encoding"
-                        ),
-                    ));
+            let param = match &p.content {
+                Some(content) => {
+                    self.content_param(p, content, location, &wire, p_ptr, type_prefix)?
                 }
-            }
-            let list = list_encoding(p, location, object, p_ptr).map_err(Problem::Skip)?;
-            let checks = self.checks(&schema, &ty, &push_pointer(p_ptr, "schema"));
-            let mut doc = self
-                .text(p.description.as_ref(), &push_pointer(p_ptr, "description"))
-                .unwrap_or_default();
-            if doc.is_empty() {
-                doc = format!("The `{wire}` parameter.");
-            }
-            if date_time_text {
-                doc.push_str(
-                    " A date-time as text (RFC 3339, `format: date-time`), sent as given.",
-                );
-            }
-            match list {
-                ListEncoding::ObjectForm { explode: true } => doc.push_str(
-                    " Sent as one `key=value` pair per property (`form`, exploded); unset \
-                     fields are left out.",
-                ),
-                ListEncoding::ObjectForm { explode: false } => doc.push_str(&format!(
-                    " Sent as `{wire}=key,value,…` (`form`, not exploded); unset fields are \
-                     left out."
-                )),
-                ListEncoding::DeepObject => doc.push_str(&format!(
-                    " Sent as `{wire}[key]=value` pairs (`deepObject`); unset fields are left \
-                     out."
-                )),
-                ListEncoding::ObjectStyled { style, explode } => {
-                    let shape = match (style, explode) {
-                        (ObjectStyle::Simple, false) => "key,value,key,value".to_owned(),
-                        (ObjectStyle::Simple, true) => "key=value,key=value".to_owned(),
-                        (ObjectStyle::Label, false) => ".key,value,key,value".to_owned(),
-                        (ObjectStyle::Label, true) => ".key=value.key=value".to_owned(),
-                        (ObjectStyle::Matrix, false) => format!(";{wire}=key,value,key,value"),
-                        (ObjectStyle::Matrix, true) => ";key=value;key=value".to_owned(),
-                    };
-                    doc.push_str(&format!(
-                        " Sent as `{shape}` (`{}`, explode {explode}); unset fields are left out.",
-                        match style {
-                            ObjectStyle::Simple => "simple",
-                            ObjectStyle::Label => "label",
-                            ObjectStyle::Matrix => "matrix",
-                        }
-                    ));
-                }
-                _ => {}
-            }
-            for alt in &p.alternate_encodings {
-                let style = alt.style.as_deref().unwrap_or("form");
-                let explode = alt.explode.unwrap_or(style == "form");
-                doc.push_str(&format!(
-                    " Servers also accept `style: {style}, explode: {explode}`{}.",
-                    level_note(alt.level.map(Level::as_str), alt.decision.as_ref())
-                ));
-            }
+                None => self.schema_param(p, p_ptr, wire.clone(), location, type_prefix)?,
+            };
             params.push(Param {
                 // `x-rust-name` names the argument for what it means; the wire keeps `wire`.
                 name: arg_names.claim(snake(
                     p.rust_name.as_ref().map_or(wire.as_str(), |n| n.0.as_str()),
                 )),
-                wire,
-                doc,
-                location,
-                ty,
-                required: p.required || location == ParamLocation::Path,
-                list,
-                checks,
+                ..param
             });
         }
+        Ok((params, accept_param))
+    }
 
-        // A template naming an undeclared parameter (or malformed) cannot be called
-        // correctly; the other operations can.
-        let path_parts =
-            split_path(path, &params, &push_pointer("/paths", path)).map_err(Problem::Skip)?;
+    /// A parameter described by `schema`, refused when its type has no text form where it
+    /// travels; its Rust name is left for the caller to claim.
+    fn schema_param(
+        &mut self,
+        p: &Parameter,
+        p_ptr: &str,
+        wire: String,
+        location: ParamLocation,
+        type_prefix: &str,
+    ) -> Result<Param, Problem> {
+        let mut schema = p.schema.clone().unwrap_or_default();
+        if super::schema::is_any(&schema) {
+            // No `type` (Pydantic writes `{title: Dag Id}` for a `str` path value):
+            // whatever the value, a path segment, query value, header or cookie is
+            // text on the wire, so the argument is a string, not untyped JSON.
+            schema.kind = Some(spec::SchemaType::One("string".to_owned()));
+        }
+        let hint = format!("{type_prefix}{}", pascal(&wire));
+        let (ty, _nullable) = self.ty(&schema, &push_pointer(p_ptr, "schema"), &hint)?;
+        let typed = ty.clone();
+        let ty = self.date_times_as_strings(ty);
+        let date_time_text = ty != typed;
+        // An object (a struct or a map) has OpenAPI's `form` and `deepObject`
+        // encodings in the query and RFC 6570's in a path or header; a cookie, and any
+        // JSON, has none.
+        let object = matches!(ty, Ty::Map(_)) || matches!(&ty, Ty::Named(n) if self.is_object(n));
+        if object && location == ParamLocation::Cookie {
+            return Err(Problem::skip(
+                push_pointer(p_ptr, "schema"),
+                format!(
+                    "parameter `{wire}` is an object in a cookie, which has no encoding \
+                     there; only scalars and lists of scalars are supported"
+                ),
+            ));
+        }
+        if matches!(ty, Ty::Json | Ty::Option(_) | Ty::Unit) {
+            let what = match ty {
+                Ty::Unit => "a value that can only be `null`",
+                Ty::Option(_) => "a value that may be `null`",
+                _ => {
+                    "JSON of no single type (a `type: null` schema, or a union that \
+                      admits any JSON)"
+                }
+            };
+            return Err(Problem::skip(
+                push_pointer(p_ptr, "schema"),
+                format!(
+                    "parameter `{wire}` is {what}, which has no text form in the {}",
+                    location_word(location)
+                ),
+            ));
+        }
+        if matches!(ty, Ty::Tuple(_)) {
+            return Err(Problem::skip(
+                push_pointer(p_ptr, "schema"),
+                format!(
+                    "parameter `{wire}` is a tuple (`prefixItems`), which has no text form \
+                     in the {} this client knows",
+                    location_word(location)
+                ),
+            ));
+        }
+        if let Ty::Vec(item) = &ty {
+            let scalar = match item.as_ref() {
+                Ty::Vec(_) | Ty::Map(_) | Ty::Json | Ty::Option(_) | Ty::Unit | Ty::Tuple(_) => {
+                    false
+                }
+                Ty::Named(n) => !self.is_object(n),
+                _ => true,
+            };
+            if !scalar {
+                return Err(Problem::skip(
+                    push_pointer(p_ptr, "schema"),
+                    format!(
+                        "parameter `{wire}` is a list of non-scalars, which has no query encoding"
+                    ),
+                ));
+            }
+        }
+        let list = list_encoding(p, location, object, p_ptr).map_err(Problem::Skip)?;
+        let checks = self.checks(&schema, &ty, &push_pointer(p_ptr, "schema"));
+        let doc = self.param_doc(p, p_ptr, &wire, date_time_text, &list);
+        Ok(Param {
+            name: String::new(),
+            wire,
+            doc,
+            location,
+            ty,
+            required: p.required || location == ParamLocation::Path,
+            list,
+            checks,
+        })
+    }
+
+    /// A schema parameter's rustdoc: the spec's description (or a stand-in), then what
+    /// the caller cannot see from the type: date-times kept as text, how an object is
+    /// spelled on the wire, and the other encodings servers accept.
+    fn param_doc(
+        &mut self,
+        p: &Parameter,
+        p_ptr: &str,
+        wire: &str,
+        date_time_text: bool,
+        list: &ListEncoding,
+    ) -> String {
+        let mut doc = self
+            .text(p.description.as_ref(), &push_pointer(p_ptr, "description"))
+            .unwrap_or_default();
+        if doc.is_empty() {
+            doc = format!("The `{wire}` parameter.");
+        }
+        if date_time_text {
+            doc.push_str(" A date-time as text (RFC 3339, `format: date-time`), sent as given.");
+        }
+        match list {
+            ListEncoding::ObjectForm { explode: true } => doc.push_str(
+                " Sent as one `key=value` pair per property (`form`, exploded); unset \
+                 fields are left out.",
+            ),
+            ListEncoding::ObjectForm { explode: false } => doc.push_str(&format!(
+                " Sent as `{wire}=key,value,…` (`form`, not exploded); unset fields are \
+                 left out."
+            )),
+            ListEncoding::DeepObject => doc.push_str(&format!(
+                " Sent as `{wire}[key]=value` pairs (`deepObject`); unset fields are left \
+                 out."
+            )),
+            ListEncoding::ObjectStyled { style, explode } => {
+                let shape = match (style, explode) {
+                    (ObjectStyle::Simple, false) => "key,value,key,value".to_owned(),
+                    (ObjectStyle::Simple, true) => "key=value,key=value".to_owned(),
+                    (ObjectStyle::Label, false) => ".key,value,key,value".to_owned(),
+                    (ObjectStyle::Label, true) => ".key=value.key=value".to_owned(),
+                    (ObjectStyle::Matrix, false) => format!(";{wire}=key,value,key,value"),
+                    (ObjectStyle::Matrix, true) => ";key=value;key=value".to_owned(),
+                };
+                doc.push_str(&format!(
+                    " Sent as `{shape}` (`{}`, explode {explode}); unset fields are left out.",
+                    match style {
+                        ObjectStyle::Simple => "simple",
+                        ObjectStyle::Label => "label",
+                        ObjectStyle::Matrix => "matrix",
+                    }
+                ));
+            }
+            _ => {}
+        }
+        for alt in &p.alternate_encodings {
+            let style = alt.style.as_deref().unwrap_or("form");
+            let explode = alt.explode.unwrap_or(style == "form");
+            doc.push_str(&format!(
+                " Servers also accept `style: {style}, explode: {explode}`{}.",
+                level_note(alt.level.map(Level::as_str), alt.decision.as_ref())
+            ));
+        }
+        doc
+    }
+
+    /// The request bodies: the first is the method's own, each other one gets a method
+    /// named after its kind (or, for a second of the same kind, its media type).
+    fn operation_bodies(
+        &mut self,
+        op: &spec::Operation,
+        ptr: &str,
+        type_prefix: &str,
+        name: &str,
+        method_names: &mut Scope,
+    ) -> Result<(Option<Body>, Vec<OtherBody>), Problem> {
         let mut bodies = match &op.request_body {
             Some(b) => {
                 let b_ptr = push_pointer(ptr, "requestBody");
-                self.bodies(b, &b_ptr, &type_prefix)?
+                self.bodies(b, &b_ptr, type_prefix)?
             }
             None => Vec::new(),
         }
@@ -403,16 +477,12 @@ impl Lowerer<'_> {
                 (method_names.claim(format!("{name}_{suffix}")), b)
             })
             .collect();
-        let responses = self.responses(op, ptr, &type_prefix)?;
-        let negotiated = self.negotiation(&responses, accept_param, &name, method_names);
-        let business = self.business_fields(op, ptr, &responses);
-        let stream = responses
-            .iter()
-            .any(|r| r.status.is_success() && matches!(r.payload, Payload::Text | Payload::Bytes))
-            .then(|| method_names.claim(format!("{name}_stream")));
+        Ok((body, other_bodies))
+    }
 
-        let responses = with_undeclared_success(responses);
-
+    /// The method's rustdoc from the summary and description, warning on the way about
+    /// what the operation lacks (responses) or repeats (tags).
+    fn operation_doc(&mut self, op: &spec::Operation, ptr: &str) -> String {
         let mut doc = String::new();
         if let Some(s) = self.text(op.summary.as_ref(), &push_pointer(ptr, "summary")) {
             doc.push_str(&s);
@@ -446,29 +516,7 @@ impl Lowerer<'_> {
             // The method and path follow in the emitted doc; saying them twice helps no one.
             doc = "The spec gives this operation no summary or description.".to_owned();
         }
-        Ok(Operation {
-            name,
-            type_prefix,
-            doc,
-            method: parse_method(method),
-            path: path_parts,
-            path_template: path.to_owned(),
-            params,
-            body,
-            other_bodies,
-            stream,
-            negotiated,
-            security,
-            responses,
-            deprecated: op.deprecated,
-            business,
-            penalty: op.penalty.as_ref().map(|p| crate::ir::PenaltyShape {
-                ticket: p.ticket.clone(),
-                wait: p.wait.clone(),
-                captcha: p.captcha.clone(),
-                resend: p.resend.clone(),
-            }),
-        })
+        doc
     }
 
     /// A parameter described by `content` (one media type and its schema) rather than
@@ -1066,6 +1114,52 @@ fn location_word(location: ParamLocation) -> &'static str {
         ParamLocation::Header => "headers",
         ParamLocation::Cookie => "cookies",
     }
+}
+
+/// Where the parameter `p` travels, or `None` for a header the client sets itself: the
+/// bearer token's `Authorization` (which then sets `security` if nothing else does),
+/// `Accept` (kept in `accept_param` for negotiation) and `Content-Type`.
+fn param_location(
+    p: &Parameter,
+    p_ptr: &str,
+    wire: &str,
+    bearer: Option<&String>,
+    security: &mut Vec<Vec<String>>,
+    accept_param: &mut Option<(Parameter, String)>,
+) -> Result<Option<ParamLocation>, Problem> {
+    let location = match p.location.as_deref() {
+        Some("query") => ParamLocation::Query,
+        Some("cookie") => ParamLocation::Cookie,
+        Some("path") => ParamLocation::Path,
+        Some("header") => {
+            if let Some(bearer) = bearer.filter(|_| wire.eq_ignore_ascii_case("authorization")) {
+                // The document spells the bearer scheme as a header parameter;
+                // the client's token covers it.
+                if security.iter().all(Vec::is_empty) {
+                    *security = vec![vec![bearer.clone()]];
+                }
+                return Ok(None);
+            }
+            if wire.eq_ignore_ascii_case("accept") {
+                // The client sends `Accept` itself; the values the spec lets a
+                // caller choose become methods (see `negotiation`).
+                *accept_param = Some((p.clone(), p_ptr.to_owned()));
+                return Ok(None);
+            }
+            if wire.eq_ignore_ascii_case("content-type") {
+                return Ok(None); // Set by the body's encoding (OpenAPI ignores it).
+            }
+            ParamLocation::Header
+        }
+        Some(other) => {
+            return Err(Problem::skip(
+                push_pointer(p_ptr, "in"),
+                format!("parameters in `{other}` are not supported"),
+            ));
+        }
+        None => missing(p_ptr, "in")?,
+    };
+    Ok(Some(location))
 }
 
 /// Reports a missing mandatory field.

@@ -323,23 +323,53 @@ impl<'a> Lowerer<'a> {
         Ok(lowered)
     }
 
+    /// [`ty`](Self::ty) without its cache of inline types: each kind of schema has a
+    /// method of its own, tried in the order that decides which reading wins.
     fn ty_uncached(&mut self, s: &Schema, ptr: &str, hint: &str) -> Result<(Ty, bool), Located> {
         self.inspect(s, ptr);
-        let mut nullable = s.nullable;
         if let Some(r) = &s.reference {
-            let key = self.ref_key(r, ptr)?.replace("~1", "/").replace("~0", "~");
-            // A component that admits `null` makes every use of it nullable (3.0's
-            // `nullable: true` or 3.1's `"null"` on the component itself).
-            let target_null = self.admits_null(&self.spec.components.schemas[&key], 0);
-            return Ok((
-                Ty::Named(self.components[&key].clone()),
-                nullable || target_null,
-            ));
+            return self.ref_ty(r, ptr, s.nullable);
         }
+        if let Some(found) = self.all_of_alias_ty(s, ptr, hint)? {
+            return Ok(found);
+        }
+        let mut nullable = s.nullable;
+        if let Some(found) = self.one_of_ty(s, ptr, hint, &mut nullable)? {
+            return Ok(found);
+        }
+        if let Some(found) = self.named_shape_ty(s, ptr, hint, nullable)? {
+            return Ok(found);
+        }
+        self.scalar_ty(s, ptr, hint, nullable)
+    }
+
+    /// A `$ref`: the component's own type, never a copy, so nullability is the one thing
+    /// the place of use can add.
+    fn ref_ty(&mut self, r: &str, ptr: &str, nullable: bool) -> Result<(Ty, bool), Located> {
+        let key = self.ref_key(r, ptr)?.replace("~1", "/").replace("~0", "~");
+        // A component that admits `null` makes every use of it nullable (3.0's
+        // `nullable: true` or 3.1's `"null"` on the component itself).
+        let target_null = self.admits_null(&self.spec.components.schemas[&key], 0);
+        Ok((
+            Ty::Named(self.components[&key].clone()),
+            nullable || target_null,
+        ))
+    }
+
+    /// An `allOf` with one part that shapes the value and no shape of its own: that
+    /// part's type, since a new name for the same shape would only be a copy. `None`
+    /// when `s` is not such an alias.
+    fn all_of_alias_ty(
+        &mut self,
+        s: &Schema,
+        ptr: &str,
+        hint: &str,
+    ) -> Result<Option<(Ty, bool)>, Located> {
+        let nullable = s.nullable;
         let has_own_shape = s.kind.is_none() && s.properties.is_empty() && s.items.is_none();
         if s.all_of.len() == 1 && has_own_shape {
             let (ty, n) = self.ty(&s.all_of[0], &format!("{ptr}/allOf/0"), hint)?;
-            return Ok((ty, n || nullable));
+            return Ok(Some((ty, n || nullable)));
         }
         // `allOf: [{$ref: X}, {description: ...}]`, the way to annotate a reference before
         // 3.1: parts that only annotate add nothing to the shape, so this is `X` itself
@@ -353,8 +383,21 @@ impl<'a> Lowerer<'a> {
         {
             let annotated_null = s.all_of.iter().any(|part| part.nullable);
             let (ty, n) = self.ty(only, &format!("{ptr}/allOf/{i}"), hint)?;
-            return Ok((ty, n || nullable || annotated_null));
+            return Ok(Some((ty, n || nullable || annotated_null)));
         }
+        Ok(None)
+    }
+
+    /// A `oneOf`/`anyOf` without properties of its own: the one branch that is not
+    /// `null`, or a union named after `hint`. Its `null` branches set `nullable` even when
+    /// it returns `None` (an object with properties, which the struct reading takes).
+    fn one_of_ty(
+        &mut self,
+        s: &Schema,
+        ptr: &str,
+        hint: &str,
+        nullable: &mut bool,
+    ) -> Result<Option<(Ty, bool)>, Located> {
         for (key, list) in [("oneOf", &s.one_of), ("anyOf", &s.any_of)] {
             if list.is_empty() {
                 continue;
@@ -364,10 +407,10 @@ impl<'a> Lowerer<'a> {
                 .enumerate()
                 .filter(|(_, x)| !is_null_schema(x))
                 .collect();
-            nullable |= rest.len() != list.len();
+            *nullable |= rest.len() != list.len();
             if let [(i, only)] = rest.as_slice() {
                 let (ty, n) = self.ty(only, &format!("{ptr}/{key}/{i}"), hint)?;
-                return Ok((ty, n || nullable));
+                return Ok(Some((ty, n || *nullable)));
             }
             if !s.properties.is_empty() {
                 // An object with properties of its own: the struct below, which warns.
@@ -376,8 +419,20 @@ impl<'a> Lowerer<'a> {
             let name = self.type_names.claim(pascal(hint));
             let def = self.union_def(&name, s, ptr)?;
             self.types.push(def);
-            return Ok((Ty::Named(name), nullable));
+            return Ok(Some((Ty::Named(name), *nullable)));
         }
+        Ok(None)
+    }
+
+    /// An inline object or enum: a type of its own named after `hint`. `None` for the
+    /// other shapes.
+    fn named_shape_ty(
+        &mut self,
+        s: &Schema,
+        ptr: &str,
+        hint: &str,
+        nullable: bool,
+    ) -> Result<Option<(Ty, bool)>, Located> {
         match shape(s) {
             Shape::Struct => {
                 let (_, had_null) = type_names(s);
@@ -385,14 +440,14 @@ impl<'a> Lowerer<'a> {
                 // includes the component it sits in): the struct being made, which the
                 // boxing pass then holds behind a `Box`.
                 if let Some(name) = self.inline_in_progress.get(ptr) {
-                    return Ok((Ty::Named(name.clone()), nullable || had_null));
+                    return Ok(Some((Ty::Named(name.clone()), nullable || had_null)));
                 }
                 let name = self.type_names.claim(pascal(hint));
                 self.inline_in_progress.insert(ptr.to_owned(), name.clone());
                 let def = self.struct_def(&name, s, ptr);
                 self.inline_in_progress.remove(ptr);
                 self.types.push(TypeDef::Struct(def?));
-                return Ok((Ty::Named(name), nullable || had_null));
+                Ok(Some((Ty::Named(name), nullable || had_null)))
             }
             Shape::Enum => {
                 let name = self.type_names.claim(pascal(hint));
@@ -403,10 +458,22 @@ impl<'a> Lowerer<'a> {
                     .as_ref()
                     .is_some_and(|e| e.iter().any(Value::is_null));
                 self.types.push(TypeDef::Enum(def));
-                return Ok((Ty::Named(name), nullable || had_null || null_value));
+                Ok(Some((Ty::Named(name), nullable || had_null || null_value)))
             }
-            Shape::Union | Shape::Other => {}
+            Shape::Union | Shape::Other => Ok(None),
         }
+    }
+
+    /// What is left once references, aliases, unions and named shapes are ruled out: a
+    /// type read from `type` (or from `const`, or from `items` and `additionalProperties`
+    /// when `type` is missing).
+    fn scalar_ty(
+        &mut self,
+        s: &Schema,
+        ptr: &str,
+        hint: &str,
+        mut nullable: bool,
+    ) -> Result<(Ty, bool), Located> {
         if is_null_schema(s) {
             // Only `null` (`type: "null"`, `enum: [null]`): `()`, which serde reads from
             // and writes as `null`; the type itself is the null, so not an `Option`.
@@ -431,34 +498,50 @@ impl<'a> Lowerer<'a> {
             }
             ([one], _) => *one,
             (several, _) => {
-                // `type: [A, B]`: one branch per type, as if written with `oneOf`.
-                let branches = several
-                    .iter()
-                    .map(|t| Schema {
-                        kind: Some(SchemaType::One((*t).to_owned())),
-                        one_of: Vec::new(),
-                        any_of: Vec::new(),
-                        nullable: false,
-                        description: None,
-                        title: None,
-                        example: None,
-                        examples: None,
-                        ..s.clone()
-                    })
-                    .collect();
-                let union = Schema {
-                    one_of: branches,
-                    description: s.description.clone(),
-                    title: s.title.clone(),
-                    ..Schema::default()
-                };
-                let name = self.type_names.claim(pascal(hint));
-                let def = self.union_def(&name, &union, ptr)?;
-                self.types.push(def);
-                return Ok((Ty::Named(name), nullable));
+                return Ok((self.type_list_union(s, several, ptr, hint)?, nullable));
             }
         };
-        let ty = match kind {
+        Ok((self.kind_ty(s, kind, ptr, hint)?, nullable))
+    }
+
+    /// `type: [A, B]`: a union with one branch per type, as if written with `oneOf`.
+    fn type_list_union(
+        &mut self,
+        s: &Schema,
+        several: &[&str],
+        ptr: &str,
+        hint: &str,
+    ) -> Result<Ty, Located> {
+        let branches = several
+            .iter()
+            .map(|t| Schema {
+                kind: Some(SchemaType::One((*t).to_owned())),
+                one_of: Vec::new(),
+                any_of: Vec::new(),
+                nullable: false,
+                description: None,
+                title: None,
+                example: None,
+                examples: None,
+                ..s.clone()
+            })
+            .collect();
+        let union = Schema {
+            one_of: branches,
+            description: s.description.clone(),
+            title: s.title.clone(),
+            ..Schema::default()
+        };
+        let name = self.type_names.claim(pascal(hint));
+        let def = self.union_def(&name, &union, ptr)?;
+        self.types.push(def);
+        Ok(Ty::Named(name))
+    }
+
+    /// The type of one JSON type name, `kind`, refined by the schema's `format`, `items`
+    /// or `additionalProperties`.
+    fn kind_ty(&mut self, s: &Schema, kind: &str, ptr: &str, hint: &str) -> Result<Ty, Located> {
+        Ok(match kind {
             "string" => {
                 if let Some(warning) = formats::unknown_string_format(s.format.as_deref()) {
                     self.warn(
@@ -545,8 +628,7 @@ impl<'a> Lowerer<'a> {
                     format!("unknown schema type `{other}`"),
                 ));
             }
-        };
-        Ok((ty, nullable))
+        })
     }
 
     /// Collects the properties of an object schema, following `allOf` parts (and a
@@ -619,76 +701,11 @@ impl<'a> Lowerer<'a> {
         let mut field_names = Scope::default();
         let mut fields = Vec::with_capacity(props.len());
         for (wire, (prop, prop_ptr)) in &props {
-            let prop: &Schema = prop;
-            let hint = format!("{name}{}", pascal(wire));
-            let (ty, nullable) = self.ty(prop, prop_ptr, &hint)?;
-            let target_doc = match &prop.reference {
-                Some(r) => self
-                    .resolve(r, prop_ptr)?
-                    .0
-                    .description()
-                    .map(str::to_owned),
-                None => None,
-            };
-            let mut doc = doc_of(prop, || {
-                // A blank description (`""`, which real documents have) says nothing.
-                (target_doc.map(|d| d.trim().to_owned()))
-                    .filter(|d| !d.is_empty())
-                    .unwrap_or_else(|| format!("The `{wire}` field."))
-            });
-            // A `readOnly` field never travels in a request and a `writeOnly` one never in
-            // a response, so one struct serves both ways only if neither is required: the
-            // field is an `Option`, left out when `None`.
-            let one_way = prop.read_only || prop.write_only;
-            if prop.read_only {
-                doc.push_str("\n\nRead-only: set by the server, leave it `None` in a request.");
-            }
-            if prop.write_only {
-                doc.push_str("\n\nWrite-only: sent in requests, absent from responses.");
-            }
-            // `byte` is base64 text and `binary` in JSON is a string too: kept as the
-            // `String` on the wire (decoding base64 would need a dependency the crate
-            // does not have).
-            match prop.format.as_deref() {
-                Some("byte") => doc.push_str("\n\nBase64-encoded bytes, as sent."),
-                Some("binary") => doc.push_str("\n\nBinary data, as the JSON string holds it."),
-                _ => {}
-            }
-            let required = required.contains(wire) && !one_way;
-            let default = match &prop.default {
-                Some(value) => {
-                    let default = self.default_value(prop, prop_ptr, &ty, value)?;
-                    // A required field is always sent, a nullable or one-way one stays an
-                    // `Option` (absent and `null`, or never sent one way, must stay
-                    // apart): the default is documented, not applied.
-                    let applied = default.filter(|_| !required && !nullable && !one_way);
-                    let json = serde_json::to_string(value).unwrap_or_default();
-                    if applied.is_some() {
-                        doc.push_str(&format!(
-                            "\n\nDefaults to `{json}` when absent (the spec's `default`)."
-                        ));
-                    } else if !required {
-                        doc.push_str(&format!(
-                            "\n\nThe spec's default is `{json}`: `None` leaves it to the other side."
-                        ));
-                    }
-                    applied
-                }
-                None => None,
-            };
+            let required = required.contains(wire);
+            let field = self.property_field(name, wire, prop, prop_ptr, required)?;
             fields.push(Field {
                 name: field_names.claim(snake(wire)),
-                wire: wire.clone(),
-                doc,
-                checks: self.checks(prop, &ty, prop_ptr),
-                ty,
-                required,
-                nullable,
-                boxed: false,
-                // Pydantic's `SecretStr` is `format: password`.
-                secret: prop.secret || prop.format.as_deref() == Some("password"),
-                flatten: false,
-                default,
+                ..field
             });
         }
         if let Some(values) = self.extras(s, ptr, name)? {
@@ -708,6 +725,112 @@ impl<'a> Lowerer<'a> {
                 default: None,
             });
         }
+        let combined = self.combined_rules(s, ptr, &fields)?;
+        let constructors = constructors(s, &fields, ptr)?;
+        let mut doc = doc_of(s, || format!("The `{name}` object."));
+        doc.push_str(&branch_note);
+        Ok(StructDef {
+            name: name.to_owned(),
+            doc,
+            fields,
+            combined,
+            validates: false,
+            request: false,
+            constructors,
+        })
+    }
+
+    /// The field of the property `wire` of the struct `name`, with an empty Rust name:
+    /// the caller claims it, as only it sees the struct's other fields. `listed` is
+    /// whether the object's `required` lists it, which a one-way field overrules.
+    fn property_field(
+        &mut self,
+        name: &str,
+        wire: &str,
+        prop: &Schema,
+        prop_ptr: &str,
+        listed: bool,
+    ) -> Result<Field, Located> {
+        let hint = format!("{name}{}", pascal(wire));
+        let (ty, nullable) = self.ty(prop, prop_ptr, &hint)?;
+        let target_doc = match &prop.reference {
+            Some(r) => self
+                .resolve(r, prop_ptr)?
+                .0
+                .description()
+                .map(str::to_owned),
+            None => None,
+        };
+        let mut doc = doc_of(prop, || {
+            // A blank description (`""`, which real documents have) says nothing.
+            (target_doc.map(|d| d.trim().to_owned()))
+                .filter(|d| !d.is_empty())
+                .unwrap_or_else(|| format!("The `{wire}` field."))
+        });
+        // A `readOnly` field never travels in a request and a `writeOnly` one never in
+        // a response, so one struct serves both ways only if neither is required: the
+        // field is an `Option`, left out when `None`.
+        let one_way = prop.read_only || prop.write_only;
+        if prop.read_only {
+            doc.push_str("\n\nRead-only: set by the server, leave it `None` in a request.");
+        }
+        if prop.write_only {
+            doc.push_str("\n\nWrite-only: sent in requests, absent from responses.");
+        }
+        // `byte` is base64 text and `binary` in JSON is a string too: kept as the
+        // `String` on the wire (decoding base64 would need a dependency the crate
+        // does not have).
+        match prop.format.as_deref() {
+            Some("byte") => doc.push_str("\n\nBase64-encoded bytes, as sent."),
+            Some("binary") => doc.push_str("\n\nBinary data, as the JSON string holds it."),
+            _ => {}
+        }
+        let required = listed && !one_way;
+        let default = match &prop.default {
+            Some(value) => {
+                let default = self.default_value(prop, prop_ptr, &ty, value)?;
+                // A required field is always sent, a nullable or one-way one stays an
+                // `Option` (absent and `null`, or never sent one way, must stay
+                // apart): the default is documented, not applied.
+                let applied = default.filter(|_| !required && !nullable && !one_way);
+                let json = serde_json::to_string(value).unwrap_or_default();
+                if applied.is_some() {
+                    doc.push_str(&format!(
+                        "\n\nDefaults to `{json}` when absent (the spec's `default`)."
+                    ));
+                } else if !required {
+                    doc.push_str(&format!(
+                        "\n\nThe spec's default is `{json}`: `None` leaves it to the other side."
+                    ));
+                }
+                applied
+            }
+            None => None,
+        };
+        Ok(Field {
+            name: String::new(),
+            wire: wire.to_owned(),
+            doc,
+            checks: self.checks(prop, &ty, prop_ptr),
+            ty,
+            required,
+            nullable,
+            boxed: false,
+            // Pydantic's `SecretStr` is `format: password`.
+            secret: prop.secret || prop.format.as_deref() == Some("password"),
+            flatten: false,
+            default,
+        })
+    }
+
+    /// The object's `x-combined-max-length` rules, checked against its `fields`: each
+    /// must name at least two properties, all of them strings.
+    fn combined_rules(
+        &self,
+        s: &Schema,
+        ptr: &str,
+        fields: &[Field],
+    ) -> Result<Vec<CombinedRule>, Located> {
         let mut combined = Vec::new();
         for (i, rule) in s.combined_max_length.iter().enumerate() {
             let rule_ptr = format!("{ptr}/x-combined-max-length/{i}");
@@ -751,18 +874,7 @@ impl<'a> Lowerer<'a> {
                 unit,
             });
         }
-        let constructors = constructors(s, &fields, ptr)?;
-        let mut doc = doc_of(s, || format!("The `{name}` object."));
-        doc.push_str(&branch_note);
-        Ok(StructDef {
-            name: name.to_owned(),
-            doc,
-            fields,
-            combined,
-            validates: false,
-            request: false,
-            constructors,
-        })
+        Ok(combined)
     }
 
     /// Folds the `oneOf`/`anyOf` branches of an object with `properties` into its struct,
