@@ -285,8 +285,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The Rust type of a schema used in place (field, item, parameter, body), and whether
-    /// it admits `null`. Inline objects and enums become types named after `hint`.
-    /// The type of the schema `s` at `ptr`; an inline schema that needs a named type of
+    /// it admits `null`. An inline schema that needs a named type of
     /// its own gets one named after `hint`, unless an identical inline schema (see
     /// [`inline_key`]) was met before: then it is that type, so the same value has one
     /// type wherever the spec repeats its schema (Prefect's `Variable.value` and
