@@ -670,19 +670,72 @@ impl<'a> View<'a> {
         found: Found<'_, 'a>,
     ) -> Operation {
         let Found { problems, refs } = found;
-        let Place {
-            path,
-            item_ptr,
-            item,
-            method,
-            op_ptr,
-        } = at;
         let secured = match &op.security {
             Some(s) => !s.is_empty(),
             None => global_secured,
         };
-        // Path-level parameters first; an operation's own one of the same name and
-        // location replaces it.
+        let (params, unusable_params) = self.operation_params(at, op, problems, refs);
+        // When a parameter could not be read, its name may be the one the template
+        // names: not said twice.
+        if !unusable_params {
+            undeclared_path_names(at, &params, problems);
+        }
+        let body = match &op.request_body {
+            None => None,
+            Some(rb) => self
+                .body(&format!("{}/requestBody", at.op_ptr), rb, refs)
+                .map_err(|e| problems.push(e))
+                .ok(),
+        };
+        let responses = self.responses(at.op_ptr, op, problems, refs);
+        Operation {
+            id,
+            method: at.method.to_ascii_uppercase(),
+            path: at.path.to_string(),
+            params,
+            body,
+            responses,
+            secured,
+            rules: op.rules.clone(),
+            business_error: op
+                .business_error
+                .as_ref()
+                .map(|b| b.fields.clone())
+                .unwrap_or_default(),
+            tags: op
+                .tags
+                .iter()
+                .filter_map(|t| t.as_str().map(str::to_owned))
+                .collect(),
+            summary: op
+                .summary
+                .as_ref()
+                .and_then(m::Text::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            // Judged in `build` once every operation is known.
+            effect: crate::effect::Effect::Read,
+            declared_effect: op.effect,
+        }
+    }
+
+    /// The parameters an operation sends: the path item's first, an operation's own one
+    /// of the same name and location replacing it. The flag says a declared parameter
+    /// could not be used (its problem is added).
+    fn operation_params(
+        &self,
+        at: Place<'_>,
+        op: &m::Operation,
+        problems: &mut Problems,
+        refs: &mut RefCheck<'a>,
+    ) -> (Vec<Param>, bool) {
+        let Place {
+            path,
+            item_ptr,
+            item,
+            op_ptr,
+            ..
+        } = at;
         let mut params: Vec<Param> = Vec::new();
         let declared = item
             .parameters
@@ -732,33 +785,18 @@ impl<'a> View<'a> {
                 format!("path parameter `{name}` does not appear in the path `{path}`"),
             ));
         }
-        // A `{name}` of the template without its parameter would be sent literally (when
-        // a parameter could not be read, its name may be that one: not said twice).
-        let mut rest = if unusable_params { "" } else { path };
-        while let Some(open) = rest.find('{') {
-            let Some(close) = rest[open..].find('}').map(|c| open + c) else {
-                problems.push(Located::new(item_ptr, "unclosed `{` in the path"));
-                break;
-            };
-            let name = &rest[open + 1..close];
-            if !params
-                .iter()
-                .any(|p| p.location == Location::Path && p.name == name)
-            {
-                problems.push(Located::new(
-                    item_ptr,
-                    format!("the path names `{{{name}}}`, which no path parameter declares"),
-                ));
-            }
-            rest = &rest[close + 1..];
-        }
-        let body = match &op.request_body {
-            None => None,
-            Some(rb) => self
-                .body(&format!("{op_ptr}/requestBody"), rb, refs)
-                .map_err(|e| problems.push(e))
-                .ok(),
-        };
+        (params, unusable_params)
+    }
+
+    /// The responses an operation declares, a `$ref` followed to its component; one that
+    /// leads nowhere is a problem and left out.
+    fn responses(
+        &self,
+        op_ptr: &str,
+        op: &m::Operation,
+        problems: &mut Problems,
+        refs: &mut RefCheck<'a>,
+    ) -> Vec<ResponseSpec> {
         let mut responses = Vec::new();
         for (status, r) in &op.responses {
             let r_ptr = push_pointer(&format!("{op_ptr}/responses"), status);
@@ -795,35 +833,7 @@ impl<'a> View<'a> {
                 content,
             });
         }
-        Operation {
-            id,
-            method: method.to_ascii_uppercase(),
-            path: path.to_string(),
-            params,
-            body,
-            responses,
-            secured,
-            rules: op.rules.clone(),
-            business_error: op
-                .business_error
-                .as_ref()
-                .map(|b| b.fields.clone())
-                .unwrap_or_default(),
-            tags: op
-                .tags
-                .iter()
-                .filter_map(|t| t.as_str().map(str::to_owned))
-                .collect(),
-            summary: op
-                .summary
-                .as_ref()
-                .and_then(m::Text::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-            // Judged in `build` once every operation is known.
-            effect: crate::effect::Effect::Read,
-            declared_effect: op.effect,
-        }
+        responses
     }
 
     /// One parameter and the pointer of its definition; `None`, with the problem added,
@@ -1044,6 +1054,29 @@ impl<'a> View<'a> {
             }
         }
         Err(Located::new(at, "reference cycle"))
+    }
+}
+
+/// A `{name}` of the path template without its parameter would be sent literally: each
+/// is a problem, as is a `{` never closed.
+fn undeclared_path_names(at: Place<'_>, params: &[Param], problems: &mut Problems) {
+    let mut rest = at.path;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}').map(|c| open + c) else {
+            problems.push(Located::new(at.item_ptr, "unclosed `{` in the path"));
+            break;
+        };
+        let name = &rest[open + 1..close];
+        if !params
+            .iter()
+            .any(|p| p.location == Location::Path && p.name == name)
+        {
+            problems.push(Located::new(
+                at.item_ptr,
+                format!("the path names `{{{name}}}`, which no path parameter declares"),
+            ));
+        }
+        rest = &rest[close + 1..];
     }
 }
 

@@ -386,114 +386,8 @@ pub fn compare(old: &Surface, new: &Surface) -> Vec<Change> {
             }
             _ => b,
         };
-        if a == b {
-            continue;
-        }
-        match (a, b) {
-            (
-                Public::Struct {
-                    fields: fa,
-                    private: pa,
-                    non_exhaustive: na,
-                },
-                Public::Struct {
-                    fields: fb,
-                    non_exhaustive: nb,
-                    ..
-                },
-            ) => {
-                for (f, ta) in fa {
-                    match fb.get(f) {
-                        None => out.push((
-                            "rust-field-removed",
-                            format!("{path}::{f}"),
-                            format!("field `{f}` of `{path}` was removed"),
-                        )),
-                        Some(tb) if ta != tb => out.push((
-                            "rust-field-type-changed",
-                            format!("{path}::{f}"),
-                            format!("field `{f}` of `{path}` is `{tb}`, was `{ta}`"),
-                        )),
-                        _ => {}
-                    }
-                }
-                // A struct literal names every field: a new one breaks it unless the
-                // struct could not be built by a literal outside the crate anyway.
-                let constructible = !pa && !na;
-                for f in fb.keys().filter(|f| !fa.contains_key(*f)) {
-                    let rule = if constructible {
-                        "rust-field-added-exhaustive"
-                    } else {
-                        "rust-field-added-non-exhaustive"
-                    };
-                    out.push((
-                        rule,
-                        format!("{path}::{f}"),
-                        format!("field `{f}` was added to `{path}`"),
-                    ));
-                }
-                exhaustiveness(path, *na, *nb, &mut out);
-            }
-            (
-                Public::Enum {
-                    variants: va,
-                    non_exhaustive: na,
-                },
-                Public::Enum {
-                    variants: vb,
-                    non_exhaustive: nb,
-                },
-            ) => {
-                for (v, da) in va {
-                    match vb.get(v) {
-                        None => out.push((
-                            "rust-variant-removed",
-                            format!("{path}::{v}"),
-                            format!("variant `{v}` of `{path}` was removed"),
-                        )),
-                        Some(db) if da != db => out.push((
-                            "rust-variant-changed",
-                            format!("{path}::{v}"),
-                            format!("variant `{v}` of `{path}` holds `{db}`, held `{da}`"),
-                        )),
-                        _ => {}
-                    }
-                }
-                for v in vb.keys().filter(|v| !va.contains_key(*v)) {
-                    let rule = if *na {
-                        "rust-variant-added-non-exhaustive"
-                    } else {
-                        "rust-variant-added-exhaustive"
-                    };
-                    out.push((
-                        rule,
-                        format!("{path}::{v}"),
-                        format!("variant `{v}` was added to `{path}`"),
-                    ));
-                }
-                exhaustiveness(path, *na, *nb, &mut out);
-            }
-            (Public::Alias(ta), Public::Alias(tb)) => out.push((
-                "rust-alias-changed",
-                path.clone(),
-                format!("`{path}` is `{tb}`, was `{ta}`"),
-            )),
-            (Public::Fn(sa), Public::Fn(sb)) => out.push((
-                "rust-fn-signature-changed",
-                path.clone(),
-                format!("`{path}` is `{sb}`, was `{sa}`"),
-            )),
-            (Public::Trait(_), Public::Trait(_)) | (Public::Const(_), Public::Const(_)) => out
-                .push((
-                    "rust-item-kind-changed",
-                    path.clone(),
-                    format!("{} `{path}` changed its items or type", a.kind()),
-                )),
-            _ => out.push((
-                "rust-item-kind-changed",
-                path.clone(),
-                format!("`{path}` is a {}, was a {}", b.kind(), a.kind()),
-            )),
+        if a != b {
+            compare_item(path, a, b, &mut out);
         }
     }
     for (path, b) in new {
@@ -505,8 +399,146 @@ pub fn compare(old: &Surface, new: &Surface) -> Vec<Change> {
             ));
         }
     }
-    // A type removed (or added) takes its impls and methods with it: they are not
-    // reported again.
+    drop_what_types_took(old, new, &mut out);
+    out
+}
+
+/// What changed in one item found in both surfaces, and not equal there.
+fn compare_item(path: &str, a: &Public, b: &Public, out: &mut Vec<Change>) {
+    match (a, b) {
+        (
+            Public::Struct {
+                fields: fa,
+                private: pa,
+                non_exhaustive: na,
+            },
+            Public::Struct {
+                fields: fb,
+                non_exhaustive: nb,
+                ..
+            },
+        ) => {
+            // A struct literal names every field: a new one breaks it unless the struct
+            // could not be built by a literal outside the crate anyway.
+            let constructible = !pa && !na;
+            members(path, fa, fb, Members::Fields { constructible }, out);
+            exhaustiveness(path, *na, *nb, out);
+        }
+        (
+            Public::Enum {
+                variants: va,
+                non_exhaustive: na,
+            },
+            Public::Enum {
+                variants: vb,
+                non_exhaustive: nb,
+            },
+        ) => {
+            members(
+                path,
+                va,
+                vb,
+                Members::Variants {
+                    non_exhaustive: *na,
+                },
+                out,
+            );
+            exhaustiveness(path, *na, *nb, out);
+        }
+        (Public::Alias(ta), Public::Alias(tb)) => out.push((
+            "rust-alias-changed",
+            path.to_owned(),
+            format!("`{path}` is `{tb}`, was `{ta}`"),
+        )),
+        (Public::Fn(sa), Public::Fn(sb)) => out.push((
+            "rust-fn-signature-changed",
+            path.to_owned(),
+            format!("`{path}` is `{sb}`, was `{sa}`"),
+        )),
+        (Public::Trait(_), Public::Trait(_)) | (Public::Const(_), Public::Const(_)) => out.push((
+            "rust-item-kind-changed",
+            path.to_owned(),
+            format!("{} `{path}` changed its items or type", a.kind()),
+        )),
+        _ => out.push((
+            "rust-item-kind-changed",
+            path.to_owned(),
+            format!("`{path}` is a {}, was a {}", b.kind(), a.kind()),
+        )),
+    }
+}
+
+/// Which members of a type [`members`] compares, and what an added one breaks.
+#[derive(Clone, Copy)]
+enum Members {
+    /// A struct's public fields; a new one breaks a struct literal, which users can
+    /// write only when the struct is `constructible`.
+    Fields { constructible: bool },
+    /// An enum's variants; a new one breaks an exhaustive `match` unless the enum was
+    /// `#[non_exhaustive]`.
+    Variants { non_exhaustive: bool },
+}
+
+/// Members removed, changed (a field's type, a variant's data) and added.
+fn members(
+    path: &str,
+    old: &BTreeMap<String, String>,
+    new: &BTreeMap<String, String>,
+    kind: Members,
+    out: &mut Vec<Change>,
+) {
+    let (word, removed, changed) = match kind {
+        Members::Fields { .. } => ("field", "rust-field-removed", "rust-field-type-changed"),
+        Members::Variants { .. } => ("variant", "rust-variant-removed", "rust-variant-changed"),
+    };
+    for (m, ta) in old {
+        match new.get(m) {
+            None => out.push((
+                removed,
+                format!("{path}::{m}"),
+                format!("{word} `{m}` of `{path}` was removed"),
+            )),
+            Some(tb) if ta != tb => out.push((
+                changed,
+                format!("{path}::{m}"),
+                match kind {
+                    Members::Fields { .. } => {
+                        format!("field `{m}` of `{path}` is `{tb}`, was `{ta}`")
+                    }
+                    Members::Variants { .. } => {
+                        format!("variant `{m}` of `{path}` holds `{tb}`, held `{ta}`")
+                    }
+                },
+            )),
+            _ => {}
+        }
+    }
+    let added = match kind {
+        Members::Fields {
+            constructible: true,
+        } => "rust-field-added-exhaustive",
+        Members::Fields {
+            constructible: false,
+        } => "rust-field-added-non-exhaustive",
+        Members::Variants {
+            non_exhaustive: true,
+        } => "rust-variant-added-non-exhaustive",
+        Members::Variants {
+            non_exhaustive: false,
+        } => "rust-variant-added-exhaustive",
+    };
+    for m in new.keys().filter(|m| !old.contains_key(*m)) {
+        out.push((
+            added,
+            format!("{path}::{m}"),
+            format!("{word} `{m}` was added to `{path}`"),
+        ));
+    }
+}
+
+/// A type removed (or added) takes its impls and methods with it: they are not reported
+/// again. A removed or added impl left is about its type: it is named by the trait's rule.
+fn drop_what_types_took(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
     let types: std::collections::BTreeSet<(&str, String)> = out
         .iter()
         .filter(|(rule, path, _)| {
@@ -529,8 +561,7 @@ pub fn compare(old: &Surface, new: &Surface) -> Vec<Change> {
         };
         owner == *path || !types.contains(&(*rule, owner))
     });
-    // A removed or added impl is about its type: name it by the trait's rule.
-    for change in &mut out {
+    for change in out.iter_mut() {
         if change.1.starts_with("impl") {
             change.0 = match change.0 {
                 "rust-item-removed" => "rust-trait-impl-removed",
@@ -539,7 +570,6 @@ pub fn compare(old: &Surface, new: &Surface) -> Vec<Change> {
             };
         }
     }
-    out
 }
 
 fn exhaustiveness(path: &str, before: bool, after: bool, out: &mut Vec<Change>) {

@@ -463,7 +463,7 @@ impl<'a> Differ<'a, '_> {
         self.schema_body(dir, old, new, &old_ptr, &new_ptr, subject.as_deref())
     }
 
-    #[allow(clippy::too_many_lines)]
+    /// What changed between two schemas met at the same place, and then within them.
     fn schema_body(
         &mut self,
         dir: Dir,
@@ -473,8 +473,36 @@ impl<'a> Differ<'a, '_> {
         new_ptr: &str,
         subject: Option<&str>,
     ) -> Vec<usize> {
+        let at = Met {
+            dir,
+            old,
+            new,
+            old_ptr,
+            new_ptr,
+            subject,
+        };
         let mut made = Vec::new();
-        // Types and formats.
+        self.type_and_null(&at, &mut made);
+        self.enum_values(&at, &mut made);
+        let raw = (self.old_raw.pointer(old_ptr), self.new_raw.pointer(new_ptr));
+        for (rule, message) in limits(dir, old, new, raw) {
+            self.note(&mut made, subject, rule, new_ptr, message);
+        }
+        self.properties(&at, &mut made);
+        self.nested(&at, &mut made);
+        made
+    }
+
+    /// Types and formats, then whether null is allowed.
+    fn type_and_null(&mut self, at: &Met<'_, 'a>, made: &mut Vec<usize>) {
+        let Met {
+            dir,
+            old,
+            new,
+            new_ptr,
+            subject,
+            ..
+        } = *at;
         let (ta, tb) = (types(old), types(new));
         if let (Some(ta), Some(tb)) = (&ta, &tb) {
             let fa = old.format.as_deref();
@@ -483,29 +511,26 @@ impl<'a> Differ<'a, '_> {
             if (ta, fa) != (tb, fb) {
                 match dir {
                     Dir::Request if accepts(tb, fb, ta, fa) => {
-                        self.note(&mut made, subject, "request-type-widened", new_ptr, what)
+                        self.note(made, subject, "request-type-widened", new_ptr, what)
                     }
-                    Dir::Request => {
-                        self.note(&mut made, subject, "request-type-changed", new_ptr, what)
-                    }
+                    Dir::Request => self.note(made, subject, "request-type-changed", new_ptr, what),
                     Dir::Response if !accepts(ta, fa, tb, fb) => {
-                        self.note(&mut made, subject, "response-type-changed", new_ptr, what)
+                        self.note(made, subject, "response-type-changed", new_ptr, what)
                     }
                     Dir::Response => {}
                 }
             }
         }
-        // Null.
         match (nullable(old), nullable(new), dir) {
             (true, false, Dir::Request) => self.note(
-                &mut made,
+                made,
                 subject,
                 "request-nullable-removed",
                 new_ptr,
                 "null is no longer allowed".into(),
             ),
             (false, true, Dir::Response) => self.note(
-                &mut made,
+                made,
                 subject,
                 "response-became-nullable",
                 new_ptr,
@@ -513,7 +538,19 @@ impl<'a> Differ<'a, '_> {
             ),
             _ => {}
         }
-        // Enumerations (`const` is an enumeration of one).
+    }
+
+    /// Enumerations (`const` is an enumeration of one): values removed or added, an
+    /// enumeration set on a request or dropped from a response.
+    fn enum_values(&mut self, at: &Met<'_, 'a>, made: &mut Vec<usize>) {
+        let Met {
+            dir,
+            old,
+            new,
+            new_ptr,
+            subject,
+            ..
+        } = *at;
         match (values(old), values(new)) {
             (Some(a), Some(b)) => {
                 let removed: Vec<&Value> = a.iter().filter(|v| !b.contains(v)).collect();
@@ -522,7 +559,7 @@ impl<'a> Differ<'a, '_> {
                     let rule =
                         dir.pick("request-enum-value-removed", "response-enum-value-removed");
                     self.note(
-                        &mut made,
+                        made,
                         subject,
                         rule,
                         new_ptr,
@@ -532,7 +569,7 @@ impl<'a> Differ<'a, '_> {
                 if !added.is_empty() {
                     let rule = dir.pick("request-enum-value-added", "response-enum-value-added");
                     self.note(
-                        &mut made,
+                        made,
                         subject,
                         rule,
                         new_ptr,
@@ -544,7 +581,7 @@ impl<'a> Differ<'a, '_> {
                 let b: Vec<&Value> = b.iter().collect();
                 let message = format!("an enum was set: only {} may be sent", list(&b));
                 self.note(
-                    &mut made,
+                    made,
                     subject,
                     "request-enum-value-removed",
                     new_ptr,
@@ -553,22 +590,24 @@ impl<'a> Differ<'a, '_> {
             }
             (Some(_), None) if dir == Dir::Response => {
                 let message = "the enum was dropped: any value may come".into();
-                self.note(
-                    &mut made,
-                    subject,
-                    "response-enum-value-added",
-                    new_ptr,
-                    message,
-                );
+                self.note(made, subject, "response-enum-value-added", new_ptr, message);
             }
             _ => {}
         }
-        // Limits.
-        let raw = (self.old_raw.pointer(old_ptr), self.new_raw.pointer(new_ptr));
-        for (rule, message) in limits(dir, old, new, raw) {
-            self.note(&mut made, subject, rule, new_ptr, message);
-        }
-        // Properties.
+    }
+
+    /// Properties removed, added or made (not) required, then each kept one compared; a
+    /// property the direction never carries (read-only in a request, write-only in a
+    /// response) is not a change.
+    fn properties(&mut self, at: &Met<'_, 'a>, made: &mut Vec<usize>) {
+        let Met {
+            dir,
+            old,
+            new,
+            old_ptr,
+            new_ptr,
+            subject,
+        } = *at;
         let skip = |s: &Schema| match dir {
             Dir::Request => s.read_only,
             Dir::Response => s.write_only,
@@ -586,7 +625,7 @@ impl<'a> Differ<'a, '_> {
                     (Dir::Response, false) => "response-optional-property-removed",
                 };
                 self.note(
-                    &mut made,
+                    made,
                     subject,
                     rule,
                     &pa,
@@ -599,14 +638,14 @@ impl<'a> Differ<'a, '_> {
             if !skip(b) {
                 match (dir, was_required, is_required) {
                     (Dir::Request, false, true) => self.note(
-                        &mut made,
+                        made,
                         subject,
                         "request-property-became-required",
                         &pb,
                         format!("property `{name}` became required"),
                     ),
                     (Dir::Response, true, false) => self.note(
-                        &mut made,
+                        made,
                         subject,
                         "response-property-became-optional",
                         &pb,
@@ -628,7 +667,7 @@ impl<'a> Differ<'a, '_> {
                 (Dir::Response, _) => "response-property-added",
             };
             self.note(
-                &mut made,
+                made,
                 subject,
                 rule,
                 &pb,
@@ -643,17 +682,24 @@ impl<'a> Differ<'a, '_> {
                     && !new.properties.contains_key(name)
                 {
                     let message = format!("property `{name}` became required");
-                    self.note(
-                        &mut made,
-                        subject,
-                        "request-property-became-required",
-                        new_ptr,
-                        message,
-                    );
+                    let rule = "request-property-became-required";
+                    self.note(made, subject, rule, new_ptr, message);
                 }
             }
         }
-        // Items and map values.
+    }
+
+    /// The schemas within: items, map values, `allOf` parts (by position) and the
+    /// `oneOf`/`anyOf` branches.
+    fn nested(&mut self, at: &Met<'_, 'a>, made: &mut Vec<usize>) {
+        let Met {
+            dir,
+            old,
+            new,
+            old_ptr,
+            new_ptr,
+            subject,
+        } = *at;
         if let (Some(a), Some(b)) = (&old.items, &new.items) {
             let (pa, pb) = (
                 push_pointer(old_ptr, "items"),
@@ -668,7 +714,6 @@ impl<'a> Differ<'a, '_> {
             let pb = push_pointer(new_ptr, "additionalProperties");
             made.extend(self.schema(dir, a, b, &pa, &pb, subject));
         }
-        // Composition.
         for (i, (a, b)) in old.all_of.iter().zip(&new.all_of).enumerate() {
             let pa = push_pointer(&push_pointer(old_ptr, "allOf"), &i.to_string());
             let pb = push_pointer(&push_pointer(new_ptr, "allOf"), &i.to_string());
@@ -682,7 +727,6 @@ impl<'a> Differ<'a, '_> {
             };
             made.extend(self.branches(dir, keyword, a, b, old_ptr, new_ptr, subject));
         }
-        made
     }
 
     fn note(
@@ -1140,6 +1184,18 @@ fn resolve_schema<'s>(
         name = Some(n);
     }
     (s, ptr, name)
+}
+
+/// Two schemas met at the same place of the old and the new document, and what their
+/// findings are about.
+#[derive(Clone, Copy)]
+struct Met<'s, 'a> {
+    dir: Dir,
+    old: &'a Schema,
+    new: &'a Schema,
+    old_ptr: &'s str,
+    new_ptr: &'s str,
+    subject: Option<&'s str>,
 }
 
 #[cfg(test)]
