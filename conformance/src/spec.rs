@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use spec_model::model::{self as m, OpenApi};
+use spec_model::refs::{self, Component};
 use spec_model::{Located, Source, SpecError, push_pointer};
 
 use crate::error::HarnessError;
@@ -466,20 +467,12 @@ fn decisions(model: &OpenApi) -> Decisions {
     }
 }
 
-/// Follows `$ref` pointers (`#/...`) at the top of a node until a concrete node is found.
-pub fn resolve<'a>(doc: &'a Value, mut node: &'a Value) -> Result<&'a Value, String> {
-    for _ in 0..16 {
-        match node.get("$ref").and_then(Value::as_str) {
-            Some(r) => {
-                let ptr = r
-                    .strip_prefix('#')
-                    .ok_or(format!("only local references are supported: {r}"))?;
-                node = doc.pointer(ptr).ok_or(format!("dangling reference {r}"))?;
-            }
-            None => return Ok(node),
-        }
-    }
-    Err("reference cycle".into())
+/// Follows the `$ref`s at the top of an untyped node until a concrete node is found
+/// ([`refs::follow_value`], the resolver every crate shares).
+pub fn resolve<'a>(doc: &'a Value, node: &'a Value) -> Result<&'a Value, String> {
+    refs::follow_value(doc, node, "")
+        .map(|(v, _)| v)
+        .map_err(|e| e.message)
 }
 
 fn str_list(v: Option<&Value>) -> Vec<String> {
@@ -631,31 +624,13 @@ impl<'a> View<'a> {
     fn value_at(&self, pointer: &str) -> Result<Option<&'a Value>, Located> {
         match self.doc.pointer(pointer) {
             None => Ok(None),
-            Some(v) => resolve(self.doc, v)
-                .map(Some)
-                .map_err(|e| Located::new(pointer, e)),
+            Some(v) => refs::follow_value(self.doc, v, pointer).map(|(v, _)| Some(v)),
         }
     }
 
-    /// A component a `$ref` names, with its pointer.
-    fn component<'m, T>(
-        &self,
-        map: &'m indexmap::IndexMap<String, T>,
-        section: &str,
-        reference: &str,
-        at: &str,
-    ) -> Result<(&'m T, String), Located> {
-        let prefix = format!("#/components/{section}/");
-        reference
-            .strip_prefix(&prefix)
-            .and_then(|name| map.get_key_value(&name.replace("~1", "/").replace("~0", "~")))
-            .map(|(name, c)| (c, push_pointer(&format!("/components/{section}"), name)))
-            .ok_or_else(|| {
-                Located::new(
-                    push_pointer(at, "$ref"),
-                    format!("dangling or unsupported reference {reference}"),
-                )
-            })
+    /// A parameter, body or answer with its `$ref`s followed, with its pointer.
+    fn follow<T: Component>(&self, item: &'a T, at: &str) -> Result<(&'a T, String), Located> {
+        refs::follow(self.model, item, at).map(refs::Target::into_parts)
     }
 
     /// The harness's view of one operation. Every problem is added to `problems` (the
@@ -800,20 +775,12 @@ impl<'a> View<'a> {
         let mut responses = Vec::new();
         for (status, r) in &op.responses {
             let r_ptr = push_pointer(&format!("{op_ptr}/responses"), status);
-            let (target, target_ptr) = match &r.reference {
-                Some(reference) => match self.component(
-                    &self.model.components.responses,
-                    "responses",
-                    reference,
-                    &r_ptr,
-                ) {
-                    Ok(found) => found,
-                    Err(e) => {
-                        problems.push(e);
-                        continue;
-                    }
-                },
-                None => (r, r_ptr.clone()),
+            let (target, target_ptr) = match self.follow(r, &r_ptr) {
+                Ok(found) => found,
+                Err(e) => {
+                    problems.push(e);
+                    continue;
+                }
             };
             let mut content = Vec::new();
             for mime in target.content.keys() {
@@ -846,20 +813,12 @@ impl<'a> View<'a> {
         p: &m::Parameter,
         problems: &mut Problems,
     ) -> Option<(Param, String)> {
-        let (p, ptr) = match &p.reference {
-            Some(reference) => match self.component(
-                &self.model.components.parameters,
-                "parameters",
-                reference,
-                ptr,
-            ) {
-                Ok(found) => found,
-                Err(e) => {
-                    problems.push(e);
-                    return None;
-                }
-            },
-            None => (p, ptr.to_string()),
+        let (p, ptr) = match self.follow(p, ptr) {
+            Ok(found) => found,
+            Err(e) => {
+                problems.push(e);
+                return None;
+            }
         };
         let Some(name) = p.name.clone() else {
             problems.push(Located::new(&ptr, "parameter without name"));
@@ -972,15 +931,7 @@ impl<'a> View<'a> {
         rb: &m::RequestBody,
         refs: &mut RefCheck<'_>,
     ) -> Result<Body, Located> {
-        let (rb, ptr) = match &rb.reference {
-            Some(reference) => self.component(
-                &self.model.components.request_bodies,
-                "requestBodies",
-                reference,
-                ptr,
-            )?,
-            None => (rb, ptr.to_string()),
-        };
+        let (rb, ptr) = self.follow(rb, ptr)?;
         let (Some((first_mime, first)), true) = (rb.content.first(), !rb.content.is_empty()) else {
             return Err(Located::new(&ptr, "requestBody without content"));
         };
@@ -1040,20 +991,9 @@ impl<'a> View<'a> {
         })
     }
 
-    /// A schema with a `$ref` at its top followed (to a named component).
-    fn schema<'m>(&'m self, s: &'m m::Schema, at: &str) -> Result<&'m m::Schema, Located> {
-        let mut s = s;
-        for _ in 0..16 {
-            match &s.reference {
-                None => return Ok(s),
-                Some(reference) => {
-                    s = self
-                        .component(&self.model.components.schemas, "schemas", reference, at)?
-                        .0;
-                }
-            }
-        }
-        Err(Located::new(at, "reference cycle"))
+    /// A schema with the `$ref`s at its top followed.
+    fn schema(&self, s: &'a m::Schema, at: &str) -> Result<&'a m::Schema, Located> {
+        self.follow(s, at).map(|(s, _)| s)
     }
 }
 
@@ -1102,7 +1042,7 @@ struct Place<'p> {
 struct RefCheck<'a> {
     doc: &'a Value,
     /// Target pointer → the first dangling reference it reaches (pointer of the `$ref`
-    /// node, the reference), `None` when it reaches none or is being walked.
+    /// node, why it cannot be followed), `None` when it reaches none or is being walked.
     reached: std::collections::HashMap<String, Option<(String, String)>>,
 }
 
@@ -1116,12 +1056,7 @@ impl<'a> RefCheck<'a> {
 
     /// The first dangling reference `node` (at pointer `at`) reaches, as a problem.
     fn dangling(&mut self, at: &str, node: &Value) -> Option<Located> {
-        self.walk(at, node).map(|(ptr, reference)| {
-            let message = if reference.starts_with('#') {
-                format!("dangling reference {reference}: nothing in the document has that pointer")
-            } else {
-                format!("reference {reference}: only references inside the document are supported")
-            };
+        self.walk(at, node).map(|(ptr, message)| {
             let message = if ptr.starts_with(at) {
                 message
             } else {
@@ -1131,23 +1066,23 @@ impl<'a> RefCheck<'a> {
         })
     }
 
+    /// The first reference `node` reaches that cannot be followed: the pointer of its
+    /// `$ref` and why.
     fn walk(&mut self, at: &str, node: &Value) -> Option<(String, String)> {
         match node {
             Value::Object(map) => {
                 if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
                     let here = push_pointer(at, "$ref");
-                    let Some(target_ptr) = reference.strip_prefix('#') else {
-                        return Some((here, reference.to_owned()));
+                    let (target, target_ptr) = match refs::lookup_value(self.doc, reference) {
+                        Ok(found) => found,
+                        Err(e) => return Some((here, e.to_string())),
                     };
-                    if let Some(known) = self.reached.get(target_ptr) {
+                    if let Some(known) = self.reached.get(&target_ptr) {
                         return known.clone();
                     }
-                    let Some(target) = self.doc.pointer(target_ptr) else {
-                        return Some((here, reference.to_owned()));
-                    };
-                    self.reached.insert(target_ptr.to_owned(), None);
-                    let found = self.walk(target_ptr, target);
-                    self.reached.insert(target_ptr.to_owned(), found.clone());
+                    self.reached.insert(target_ptr.clone(), None);
+                    let found = self.walk(&target_ptr, target);
+                    self.reached.insert(target_ptr, found.clone());
                     if found.is_some() {
                         return found;
                     }

@@ -63,19 +63,21 @@ fn operations_without_operation_id_take_the_generator_s_names_and_problems_leave
             (
                 "GET /dangling-parameter",
                 "/paths/~1dangling-parameter/get/parameters/0/$ref",
-                "dangling or unsupported reference #/components/parameters/Missing"
+                "$ref `#/components/parameters/Missing` points at no parameter of \
+                 `components.parameters`"
             ),
             (
                 "PUT /dangling-body",
                 "/components/schemas/Line/properties/product/$ref",
-                "dangling reference #/components/schemas/Product: nothing in the document has \
-                 that pointer (reached from \
+                "$ref `#/components/schemas/Product` points at no node of the document \
+                 (reached from \
                  /paths/~1dangling-body/put/requestBody/content/application~1json/schema)"
             ),
             (
                 "GET /dangling-response",
                 "/paths/~1dangling-response/get/responses/200/$ref",
-                "dangling or unsupported reference #/components/responses/Missing"
+                "$ref `#/components/responses/Missing` points at no response of \
+                 `components.responses`"
             ),
             (
                 "GET /content",
@@ -96,8 +98,7 @@ fn operations_without_operation_id_take_the_generator_s_names_and_problems_leave
             (
                 "DELETE /twice/{a}",
                 "/paths/~1twice~1{a}/delete/requestBody/content/application~1json/schema/$ref",
-                "dangling reference #/components/schemas/Nowhere: nothing in the document has \
-                 that pointer"
+                "$ref `#/components/schemas/Nowhere` points at no node of the document"
             ),
         ]
     );

@@ -15,10 +15,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde_json::Value;
 use spec_model::model::{
-    AdditionalProperties, MediaType, OpenApi, Operation, Parameter, RequestBody, Response, Schema,
-    SchemaType,
+    AdditionalProperties, MediaType, OpenApi, Operation, Parameter, Schema, SchemaType,
 };
 use spec_model::push_pointer;
+use spec_model::refs::{self, Component};
 
 use crate::finding::Findings;
 
@@ -323,11 +323,11 @@ impl<'a> Differ<'a, '_> {
         let before = old
             .request_body
             .as_ref()
-            .map(|b| resolve_body(self.old, b, &at));
+            .map(|b| followed(self.old, b, &at).into_parts());
         let after = new
             .request_body
             .as_ref()
-            .map(|b| resolve_body(self.new, b, &at));
+            .map(|b| followed(self.new, b, &at).into_parts());
         match (before, after) {
             (None, None) => {}
             (None, Some((b, ptr))) => {
@@ -372,8 +372,8 @@ impl<'a> Differ<'a, '_> {
                 self.add(rule, None, &aptr, format!("status {status} was removed"));
                 continue;
             };
-            let (a, aptr) = resolve_response(self.old, a, &aptr);
-            let (b, bptr) = resolve_response(self.new, b, &push_pointer(&at, status));
+            let (a, aptr) = followed(self.old, a, &aptr).into_parts();
+            let (b, bptr) = followed(self.new, b, &push_pointer(&at, status)).into_parts();
             self.content(
                 Dir::Response,
                 &a.content,
@@ -441,8 +441,17 @@ impl<'a> Differ<'a, '_> {
         new_ptr: &str,
         component: Option<&str>,
     ) -> Vec<usize> {
-        let (old, old_ptr, old_comp) = resolve_schema(self.old, old, old_ptr);
-        let (new, new_ptr, new_comp) = resolve_schema(self.new, new, new_ptr);
+        let refs::Target {
+            node: old,
+            pointer: old_ptr,
+            name: old_comp,
+        } = followed(self.old, old, old_ptr);
+        let refs::Target {
+            node: new,
+            pointer: new_ptr,
+            name: new_comp,
+        } = followed(self.new, new, new_ptr);
+        let (old_comp, new_comp) = (old_comp.map(str::to_owned), new_comp.map(str::to_owned));
         let subject = new_comp.clone().or(old_comp.clone());
         if let (Some(a), Some(b)) = (&old_comp, &new_comp) {
             let key = (dir, a.clone(), b.clone());
@@ -1062,7 +1071,11 @@ fn effective_parameters<'s>(
     ];
     for (params, base) in levels {
         for (i, p) in params.iter().enumerate() {
-            let (p, ptr) = resolve_parameter(spec, p, &push_pointer(&base, &i.to_string()));
+            let refs::Target {
+                node: p,
+                pointer: ptr,
+                ..
+            } = followed(spec, p, &push_pointer(&base, &i.to_string()));
             let key = (
                 p.location.clone().unwrap_or_default(),
                 p.name.clone().unwrap_or_default(),
@@ -1086,104 +1099,15 @@ fn encoding(p: &Parameter) -> (String, bool) {
     (style, explode)
 }
 
-fn component<'r>(reference: &'r str, section: &str) -> Option<&'r str> {
-    reference.strip_prefix(&format!("#/components/{section}/"))
-}
-
-fn unescape(token: &str) -> String {
-    token.replace("~1", "/").replace("~0", "~")
-}
-
-fn resolve_parameter<'s>(
-    spec: &'s OpenApi,
-    p: &'s Parameter,
-    ptr: &str,
-) -> (&'s Parameter, String) {
-    let mut p = p;
-    let mut ptr = ptr.to_owned();
-    for _ in 0..16 {
-        let Some(name) = p
-            .reference
-            .as_deref()
-            .and_then(|r| component(r, "parameters"))
-        else {
-            break;
-        };
-        let name = unescape(name);
-        let Some(next) = spec.components.parameters.get(&name) else {
-            break;
-        };
-        ptr = push_pointer("/components/parameters", &name);
-        p = next;
-    }
-    (p, ptr)
-}
-
-fn resolve_body<'s>(spec: &'s OpenApi, b: &'s RequestBody, ptr: &str) -> (&'s RequestBody, String) {
-    let mut b = b;
-    let mut ptr = ptr.to_owned();
-    for _ in 0..16 {
-        let Some(name) = b
-            .reference
-            .as_deref()
-            .and_then(|r| component(r, "requestBodies"))
-        else {
-            break;
-        };
-        let name = unescape(name);
-        let Some(next) = spec.components.request_bodies.get(&name) else {
-            break;
-        };
-        ptr = push_pointer("/components/requestBodies", &name);
-        b = next;
-    }
-    (b, ptr)
-}
-
-fn resolve_response<'s>(spec: &'s OpenApi, r: &'s Response, ptr: &str) -> (&'s Response, String) {
-    let mut r = r;
-    let mut ptr = ptr.to_owned();
-    for _ in 0..16 {
-        let Some(name) = r
-            .reference
-            .as_deref()
-            .and_then(|x| component(x, "responses"))
-        else {
-            break;
-        };
-        let name = unescape(name);
-        let Some(next) = spec.components.responses.get(&name) else {
-            break;
-        };
-        ptr = push_pointer("/components/responses", &name);
-        r = next;
-    }
-    (r, ptr)
-}
-
-/// Follows `$ref`s to component schemas: the schema, its pointer, and the name of the
-/// last component reached.
-fn resolve_schema<'s>(
-    spec: &'s OpenApi,
-    s: &'s Schema,
-    ptr: &str,
-) -> (&'s Schema, String, Option<String>) {
-    let mut s = s;
-    let mut ptr = ptr.to_owned();
-    let mut name = None;
-    for _ in 0..32 {
-        let Some(n) = s.reference.as_deref().and_then(|r| component(r, "schemas")) else {
-            break;
-        };
-        let n = unescape(n);
-        let Some(next) = spec.components.schemas.get(&n) else {
-            break;
-        };
-        ptr = push_pointer("/components/schemas", &n);
-        s = next;
-        name = Some(n);
-    }
-    (s, ptr, name)
+/// `item` with its `$ref`s followed by the resolver every crate shares, with its pointer
+/// and the last component passed. A reference that cannot be followed (dangling, or a
+/// cycle) leaves the item as written: the diff compares what the document says.
+fn followed<'s, T: Component>(spec: &'s OpenApi, item: &'s T, ptr: &str) -> refs::Target<'s, T> {
+    refs::follow(spec, item, ptr).unwrap_or_else(|_| refs::Target {
+        node: item,
+        pointer: ptr.to_owned(),
+        name: None,
+    })
 }
 
 /// Two schemas met at the same place of the old and the new document, and what their

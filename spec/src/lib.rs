@@ -17,6 +17,7 @@ mod load;
 mod locate;
 pub mod model;
 pub mod names;
+pub mod refs;
 pub mod swagger2;
 pub mod yaml;
 

@@ -9,7 +9,7 @@
 
 use super::Lowerer;
 use super::operation::Problem;
-use crate::error::{Located, push_pointer};
+use crate::error::push_pointer;
 use crate::ir::{Form, FormPart, FormPartKind, Ty};
 use crate::names::{Scope, pascal, snake};
 use spec_model::model::{Schema, SchemaType};
@@ -27,27 +27,7 @@ impl Lowerer<'_> {
             return Ok(Err("no schema names its parts".to_owned()));
         };
         let (object, at) = match &schema.reference {
-            Some(r) => {
-                let key = r
-                    .strip_prefix("#/components/schemas/")
-                    .filter(|k| !k.contains('/'))
-                    .map(|k| k.replace("~1", "/").replace("~0", "~"))
-                    .ok_or_else(|| {
-                        Located::new(
-                            push_pointer(ptr, "$ref"),
-                            format!(
-                                "unsupported $ref `{r}`: expected `#/components/schemas/<name>`"
-                            ),
-                        )
-                    })?;
-                let target = self.spec.components.schemas.get(&key).ok_or_else(|| {
-                    Located::new(
-                        push_pointer(ptr, "$ref"),
-                        format!("$ref `{r}` points at nothing"),
-                    )
-                })?;
-                (target, push_pointer("/components/schemas", &key))
-            }
+            Some(r) => self.resolve(r, ptr)?,
             None => (schema, ptr.to_owned()),
         };
         if object.properties.is_empty() {

@@ -10,7 +10,8 @@ use crate::ir::{
 use crate::names::{CLIENT_METHODS, Scope, pascal, snake};
 use crate::warning::WarningKind;
 use spec_model::Level;
-use spec_model::model::{self as spec, Parameter, RequestBody, Response, Text};
+use spec_model::model::{self as spec, Parameter, RequestBody, Text};
+use spec_model::refs;
 
 /// The `Accept` header parameter with its pointer: negotiation makes methods of it.
 type AcceptParam = (Parameter, String);
@@ -784,27 +785,10 @@ impl Lowerer<'_> {
             )
     }
 
-    /// A parameter with its `$ref` followed, and the pointer it was found at.
+    /// A parameter with its `$ref`s followed, and the pointer it was found at.
     fn resolve_parameter(&self, p: &Parameter, ptr: &str) -> Result<(Parameter, String), Located> {
-        let (param, at) = match &p.reference {
-            Some(r) => {
-                let key = component_key(r, "parameters", ptr)?;
-                let target = self.spec.components.parameters.get(&key).ok_or_else(|| {
-                    Located::new(
-                        push_pointer(ptr, "$ref"),
-                        format!("$ref `{r}` points at nothing"),
-                    )
-                })?;
-                if target.reference.is_some() {
-                    return Err(Located::new(
-                        push_pointer(ptr, "$ref"),
-                        "$ref to a $ref is not supported",
-                    ));
-                }
-                (target.clone(), push_pointer("/components/parameters", &key))
-            }
-            None => (p.clone(), ptr.to_owned()),
-        };
+        let (param, at) = refs::follow(self.spec, p, ptr)?.into_parts();
+        let param = param.clone();
         if param.name.as_deref().is_none_or(str::is_empty) {
             missing(&at, "name")?;
         }
@@ -823,73 +807,8 @@ impl Lowerer<'_> {
         b: &RequestBody,
         ptr: &str,
     ) -> Result<(RequestBody, String), Located> {
-        let mut current = (b.clone(), ptr.to_owned());
-        // A chain longer than the document's bodies is a cycle.
-        let limit = self.spec.components.request_bodies.len() + self.spec.paths.len() * 8 + 1;
-        for _ in 0..=limit {
-            let Some(r) = current.0.reference.clone() else {
-                return Ok(current);
-            };
-            let at = &current.1;
-            let nothing = || {
-                Located::new(
-                    push_pointer(at, "$ref"),
-                    format!("$ref `{r}` points at nothing"),
-                )
-            };
-            current = if let Some(rest) = r.strip_prefix("#/paths/") {
-                let tokens: Vec<String> = rest
-                    .split('/')
-                    .map(|t| t.replace("~1", "/").replace("~0", "~"))
-                    .collect();
-                let [path, method, field] = tokens.as_slice() else {
-                    return Err(Located::new(
-                        push_pointer(at, "$ref"),
-                        format!(
-                            "unsupported $ref `{r}`: expected `#/paths/<path>/<method>/requestBody`"
-                        ),
-                    ));
-                };
-                if field != "requestBody" {
-                    return Err(Located::new(
-                        push_pointer(at, "$ref"),
-                        format!("$ref `{r}` does not point at a request body"),
-                    ));
-                }
-                let target = self
-                    .spec
-                    .paths
-                    .get(path)
-                    .and_then(|item| {
-                        item.operations()
-                            .into_iter()
-                            .find(|(m, _)| m == method)
-                            .and_then(|(_, op)| op.request_body.clone())
-                    })
-                    .ok_or_else(nothing)?;
-                let target_ptr = push_pointer(
-                    &push_pointer(&push_pointer("/paths", path), method),
-                    "requestBody",
-                );
-                (target, target_ptr)
-            } else {
-                let key = component_key(&r, "requestBodies", at)?;
-                let target = self
-                    .spec
-                    .components
-                    .request_bodies
-                    .get(&key)
-                    .ok_or_else(nothing)?;
-                (
-                    target.clone(),
-                    push_pointer("/components/requestBodies", &key),
-                )
-            };
-        }
-        Err(Located::new(
-            push_pointer(ptr, "$ref"),
-            "the request body's $refs form a cycle",
-        ))
+        let (body, at) = refs::follow(self.spec, b, ptr)?.into_parts();
+        Ok((body.clone(), at))
     }
 
     /// The request body arguments, one per supported media type in spec order.
@@ -978,19 +897,7 @@ impl Lowerer<'_> {
         let mut out = Vec::new();
         for (key, r) in &op.responses {
             let r_ptr = push_pointer(&push_pointer(ptr, "responses"), key);
-            let (resp, at): (Response, String) = match &r.reference {
-                Some(reference) => {
-                    let name = component_key(reference, "responses", &r_ptr)?;
-                    let target = self.spec.components.responses.get(&name).ok_or_else(|| {
-                        Located::new(
-                            push_pointer(&r_ptr, "$ref"),
-                            format!("$ref `{reference}` points at nothing"),
-                        )
-                    })?;
-                    (target.clone(), push_pointer("/components/responses", &name))
-                }
-                None => (r.clone(), r_ptr.clone()),
-            };
+            let (resp, at) = refs::follow(self.spec, r, &r_ptr)?.into_parts();
             let status = parse_status(key).ok_or_else(|| {
                 Located::new(
                     r_ptr.clone(),
@@ -1165,21 +1072,6 @@ fn param_location(
 /// Reports a missing mandatory field.
 fn missing<T>(ptr: &str, field: &str) -> Result<T, Located> {
     Err(Located::new(ptr, format!("missing `{field}`")))
-}
-
-/// The component name of a `#/components/<section>/<name>` reference.
-fn component_key(reference: &str, section: &str, ptr: &str) -> Result<String, Located> {
-    let prefix = format!("#/components/{section}/");
-    reference
-        .strip_prefix(&prefix)
-        .filter(|rest| !rest.contains('/'))
-        .map(|rest| rest.replace("~1", "/").replace("~0", "~"))
-        .ok_or_else(|| {
-            Located::new(
-                push_pointer(ptr, "$ref"),
-                format!("unsupported $ref `{reference}`: expected `{prefix}<name>`"),
-            )
-        })
 }
 
 /// Names the emitted method body binds itself (see `emit::client`), and the names a

@@ -13,6 +13,7 @@ use spec_model::model::{
     AdditionalProperties, MediaType, OpenApi, Operation, Parameter, PathItem, RequestBody,
     Response, Schema,
 };
+use spec_model::refs::{self, Component};
 
 /// Component schema key to the number of `$ref`s to it anywhere the generator reads
 /// (schemas, parameters and their `content`, bodies and responses, in components and
@@ -56,9 +57,8 @@ fn schema(s: &Schema, counts: &mut HashMap<String, usize>) {
     if let Some(key) = s
         .reference
         .as_deref()
-        .and_then(|r| r.strip_prefix("#/components/schemas/"))
+        .and_then(refs::component_name::<Schema>)
     {
-        let key = key.replace("~1", "/").replace("~0", "~");
         *counts.entry(key).or_default() += 1;
     }
     for p in s.properties.values() {
@@ -112,8 +112,8 @@ fn response(r: &Response, counts: &mut HashMap<String, usize>) {
     media(&r.content, counts);
 }
 
-/// Every `$ref` to a component (`#/components/<section>/<name>`) whose component does not
-/// exist, at the pointer of its `$ref` (components first, then paths): all of them, so one run
+/// Every `$ref` that names nothing (a missing component, or a pointer of a form
+/// [`refs::lookup`] reads to a node the document does not have), at the pointer of its `$ref` (components first, then paths): all of them, so one run
 /// names every one (a spec with four stops at the first otherwise, and its author fixes
 /// them one run at a time).
 pub(super) fn dangling(spec: &OpenApi) -> Vec<Located> {
@@ -165,46 +165,22 @@ struct Dangling<'a> {
 }
 
 impl Dangling<'_> {
-    /// Notes `reference` (at `ptr`, the node holding it) if it names a component of
-    /// `section` that does not exist. References of another form are left to the
-    /// lowering, which says what it supports.
-    fn check(&mut self, reference: Option<&str>, ptr: &str) {
-        let Some(reference) = reference else {
+    /// Notes `node`'s own `$ref` (`node` is at `ptr`) if it names nothing. References
+    /// of a form the resolver does not read are left to the lowering, which says what it
+    /// supports.
+    fn check<T: Component>(&mut self, node: &T, ptr: &str) {
+        let Some(reference) = node.reference() else {
             return;
         };
-        let c = &self.spec.components;
-        for (section, what) in [
-            ("schemas", "schema"),
-            ("parameters", "parameter"),
-            ("requestBodies", "request body"),
-            ("responses", "response"),
-        ] {
-            let Some(key) = reference
-                .strip_prefix("#/components/")
-                .and_then(|rest| rest.strip_prefix(section))
-                .and_then(|rest| rest.strip_prefix('/'))
-                .filter(|key| !key.contains('/'))
-            else {
-                continue;
-            };
-            let key = key.replace("~1", "/").replace("~0", "~");
-            let exists = match section {
-                "schemas" => c.schemas.contains_key(&key),
-                "parameters" => c.parameters.contains_key(&key),
-                "requestBodies" => c.request_bodies.contains_key(&key),
-                _ => c.responses.contains_key(&key),
-            };
-            if !exists {
-                self.found.push(Located::new(
-                    push_pointer(ptr, "$ref"),
-                    format!("$ref `{reference}` points at no {what} of `components.{section}`"),
-                ));
-            }
+        if let Err(e) = refs::lookup::<T>(self.spec, reference)
+            && e.is_dangling()
+        {
+            self.found.push(e.at(ptr));
         }
     }
 
     fn schema(&mut self, s: &Schema, ptr: &str) {
-        self.check(s.reference.as_deref(), ptr);
+        self.check(s, ptr);
         for (name, p) in &s.properties {
             self.schema(p, &push_pointer(&push_pointer(ptr, "properties"), name));
         }
@@ -227,7 +203,7 @@ impl Dangling<'_> {
     }
 
     fn parameter(&mut self, p: &Parameter, ptr: &str) {
-        self.check(p.reference.as_deref(), ptr);
+        self.check(p, ptr);
         if let Some(s) = &p.schema {
             self.schema(s, &push_pointer(ptr, "schema"));
         }
@@ -253,12 +229,12 @@ impl Dangling<'_> {
     }
 
     fn body(&mut self, b: &RequestBody, ptr: &str) {
-        self.check(b.reference.as_deref(), ptr);
+        self.check(b, ptr);
         self.media(&b.content, ptr);
     }
 
     fn response(&mut self, r: &Response, ptr: &str) {
-        self.check(r.reference.as_deref(), ptr);
+        self.check(r, ptr);
         self.media(&r.content, ptr);
     }
 }

@@ -16,6 +16,7 @@ use crate::ir::{
 use crate::names::{Scope, pascal, snake};
 use crate::warning::WarningKind;
 use spec_model::model::{AdditionalProperties, Schema, SchemaType};
+use spec_model::refs;
 
 /// What a schema becomes when it gets a name of its own.
 pub(super) enum Shape {
@@ -192,7 +193,7 @@ impl<'a> Lowerer<'a> {
             }
             Shape::Other => {
                 if let Some(r) = &s.reference
-                    && self.ref_key(r, ptr)? == ptr.rsplit('/').next().unwrap_or_default()
+                    && self.resolved(r, ptr)?.pointer == ptr
                 {
                     return Err(Located::new(
                         push_pointer(ptr, "$ref"),
@@ -214,33 +215,25 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    /// The component key a `$ref` points at, checked to exist.
-    fn ref_key<'r>(&self, reference: &'r str, ptr: &str) -> Result<&'r str, Located> {
-        let at = push_pointer(ptr, "$ref");
-        let Some(rest) = reference.strip_prefix("#/components/schemas/") else {
-            return Err(Located::new(
-                at,
+    /// The name of the component schema a `$ref` names, checked to exist.
+    pub(super) fn ref_key(&self, reference: &str, ptr: &str) -> Result<&'a str, Located> {
+        let target = self.resolved(reference, ptr)?;
+        target.name.ok_or_else(|| {
+            Located::new(
+                push_pointer(ptr, "$ref"),
                 format!(
-                    "unsupported $ref `{reference}`: only `#/components/schemas/<name>` \
-                     references are supported for schemas"
+                    "unsupported $ref `{reference}`: points inside a schema, where only \
+                     `#/components/schemas/<name>` names a type"
                 ),
-            ));
-        };
-        if rest.contains('/') {
-            return Err(Located::new(
-                at,
-                format!("unsupported $ref `{reference}`: points inside a schema"),
-            ));
-        }
-        let key = rest;
-        let decoded = key.replace("~1", "/").replace("~0", "~");
-        if !self.spec.components.schemas.contains_key(&decoded) {
-            return Err(Located::new(
-                at,
-                format!("$ref `{reference}` points at no schema of `components.schemas`"),
-            ));
-        }
-        Ok(key)
+            )
+        })
+    }
+
+    /// The schema a `$ref` names (a component, or a schema inside one), without
+    /// following the target's own `$ref`.
+    fn resolved(&self, reference: &str, ptr: &str) -> Result<refs::Target<'a, Schema>, Located> {
+        let spec: &'a spec_model::model::OpenApi = self.spec;
+        refs::lookup::<Schema>(spec, reference).map_err(|e| e.at(ptr))
     }
 
     /// The schema a `$ref` points at, with its pointer.
@@ -249,13 +242,7 @@ impl<'a> Lowerer<'a> {
         reference: &str,
         ptr: &str,
     ) -> Result<(&'a Schema, String), Located> {
-        let key = self
-            .ref_key(reference, ptr)?
-            .replace("~1", "/")
-            .replace("~0", "~");
-        let spec: &'a spec_model::model::OpenApi = self.spec;
-        let schema = &spec.components.schemas[&key];
-        Ok((schema, push_pointer("/components/schemas", &key)))
+        self.resolved(reference, ptr).map(|t| (t.node, t.pointer))
     }
 
     /// Whether a schema admits `null` at its top: `nullable`, a `"null"` type, `null`
@@ -267,11 +254,8 @@ impl<'a> Lowerer<'a> {
         }
         let follow = |x: &Schema| {
             x.reference.as_ref().is_some_and(|r| {
-                let key = r
-                    .strip_prefix("#/components/schemas/")
-                    .map(|k| k.replace("~1", "/").replace("~0", "~"));
-                key.and_then(|k| self.spec.components.schemas.get(&k))
-                    .is_some_and(|t| self.admits_null(t, depth + 1))
+                refs::lookup::<Schema>(self.spec, r)
+                    .is_ok_and(|t| self.admits_null(t.node, depth + 1))
             })
         };
         s.nullable
@@ -345,12 +329,12 @@ impl<'a> Lowerer<'a> {
     /// A `$ref`: the component's own type, never a copy, so nullability is the one thing
     /// the place of use can add.
     fn ref_ty(&mut self, r: &str, ptr: &str, nullable: bool) -> Result<(Ty, bool), Located> {
-        let key = self.ref_key(r, ptr)?.replace("~1", "/").replace("~0", "~");
+        let key = self.ref_key(r, ptr)?;
         // A component that admits `null` makes every use of it nullable (3.0's
         // `nullable: true` or 3.1's `"null"` on the component itself).
-        let target_null = self.admits_null(&self.spec.components.schemas[&key], 0);
+        let target_null = self.admits_null(&self.spec.components.schemas[key], 0);
         Ok((
-            Ty::Named(self.components[&key].clone()),
+            Ty::Named(self.components[key].clone()),
             nullable || target_null,
         ))
     }

@@ -34,6 +34,7 @@
 //! serializes back unchanged.
 
 use spec_model::model::Schema;
+use spec_model::refs;
 
 use super::Lowerer;
 use super::schema::{Shape, doc_of, enum_def, shape, type_names, union_branches};
@@ -157,8 +158,7 @@ impl<'a> Lowerer<'a> {
                 let Some(target) = b
                     .reference
                     .as_deref()
-                    .and_then(|r| r.strip_prefix("#/components/schemas/"))
-                    .map(|k| k.replace("~1", "/").replace("~0", "~"))
+                    .and_then(refs::component_name::<Schema>)
                 else {
                     continue;
                 };
@@ -295,10 +295,8 @@ impl<'a> Lowerer<'a> {
             let ty = if p.0.keys().all(|k| k == tag) {
                 None
             } else if let Some(r) = b.reference.as_deref().filter(|_| !p.0.contains_key(tag)) {
-                self.resolve(r, &b_ptr)?;
-                let key = r.rsplit('/').next().unwrap_or_default();
-                let key = key.replace("~1", "/").replace("~0", "~");
-                Some(Ty::Named(self.components[&key].clone()))
+                let key = self.ref_key(r, &b_ptr)?;
+                Some(Ty::Named(self.components[key].clone()))
             } else if let Some(target) = self.absorbed_target(b) {
                 // The component only this branch uses: emitted here, once, under its own
                 // name and without the tag (a component that holds this union again, in
@@ -361,12 +359,7 @@ impl<'a> Lowerer<'a> {
 
     /// The component key of a branch that is a `$ref` to an absorbed component.
     fn absorbed_target(&self, b: &Schema) -> Option<String> {
-        let key = b
-            .reference
-            .as_deref()?
-            .strip_prefix("#/components/schemas/")?
-            .replace("~1", "/")
-            .replace("~0", "~");
+        let key = refs::component_name::<Schema>(b.reference.as_deref()?)?;
         self.absorbed.contains(&key).then_some(key)
     }
 
@@ -429,13 +422,10 @@ impl<'a> Lowerer<'a> {
             [only] => only.reference.as_deref(),
             _ => None,
         });
-        if let Some(r) = reference
-            && let Some(key) = r.strip_prefix("#/components/schemas/")
+        if let Some(key) = reference.and_then(refs::component_name::<Schema>)
+            && let Some(name) = self.components.get(&key)
         {
-            let key = key.replace("~1", "/").replace("~0", "~");
-            if let Some(name) = self.components.get(&key) {
-                return name.clone();
-            }
+            return name.clone();
         }
         let (names, _) = type_names(b);
         match names.as_slice() {
