@@ -26,7 +26,7 @@ use common::{Spec, check_crates};
 /// Documents in the pinned release of the directory.
 const DOCUMENTS: usize = 2_639;
 /// Documents the generator refuses today.
-const REFUSED: usize = 37;
+const REFUSED: usize = 35;
 /// Operations left out of the clients of the documents that generate.
 const LEFT_OUT: usize = 991;
 /// Crates compiled.

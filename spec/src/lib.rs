@@ -5,7 +5,8 @@
 //! into the typed [`model`]; every problem is a [`SpecError`] with the JSON pointer and line
 //! of the node at fault. YAML is parsed in one place, [`yaml`]. A Swagger 2.0 document is
 //! read as its OpenAPI 3.0 equivalent ([`swagger2`]), by [`parse`] and [`to_value`] alike;
-//! a spec split over several files is read as one by [`bundle`].
+//! a spec split over several files is read as one by [`bundle`]. Every `$ref` is followed by
+//! one resolver, [`refs`], so what a reference names is decided once.
 
 #![warn(missing_docs)]
 
