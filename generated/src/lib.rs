@@ -27,6 +27,7 @@
     rustdoc::invalid_html_tags
 )]
 #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
+#![allow(clippy::enum_variant_names)]
 #[rustfmt::skip]
 pub mod client;
 

@@ -186,8 +186,14 @@ impl Scope {
         if self.taken.insert(name.clone()) {
             return name;
         }
+        // A type's keyword escape (`Self_`) numbered as `Self_2` would not be upper camel
+        // case: a type name is numbered on its stem (`Self2`, not a keyword).
+        let stem = match name.strip_suffix('_') {
+            Some(stem) if stem.starts_with(|c: char| c.is_ascii_uppercase()) => stem,
+            _ => name.as_str(),
+        };
         (2..)
-            .map(|n| format!("{name}{n}"))
+            .map(|n| format!("{stem}{n}"))
             .find(|candidate| !self.taken.contains(candidate))
             .inspect(|free| {
                 self.taken.insert(free.clone());
@@ -230,6 +236,11 @@ mod tests {
         assert_eq!(pascal("CME"), "Cme");
         assert_eq!(pascal("5min"), "V5min");
         assert_eq!(pascal("Self"), "Self_");
+        let mut scope = Scope::default();
+        assert_eq!(scope.claim(pascal("Self")), "Self_");
+        assert_eq!(scope.claim(pascal("Self")), "Self2");
+        assert_eq!(scope.claim("type_".to_owned()), "type_");
+        assert_eq!(scope.claim("type_".to_owned()), "type_2");
     }
 
     #[test]

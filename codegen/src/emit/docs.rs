@@ -2,7 +2,8 @@
 //!
 //! Spec descriptions are Markdown written for other tools, so they are made safe for
 //! rustdoc: leading indentation is removed (an indented block would become a doctest)
-//! and fences without a language are marked `text` (so no prose is compiled as Rust).
+//! and fences without a language are marked `text` (so no prose is compiled as Rust), and
+//! a tab becomes four spaces (rustdoc's width for it, and clippy's `tabs_in_doc_comments`).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -24,6 +25,7 @@ fn prepare(text: &str) -> Vec<String> {
     text.trim()
         .lines()
         .map(|line| {
+            let line = line.replace('\t', "    ");
             let trimmed = line.trim();
             if let Some(lang) = trimmed.strip_prefix("```") {
                 let opening = !in_fence;
@@ -39,4 +41,17 @@ fn prepare(text: &str) -> Vec<String> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tabs_become_spaces_and_indentation_goes() {
+        assert_eq!(
+            prepare("\tCode:\tvalue\n  next"),
+            [" Code:    value", " next"]
+        );
+    }
 }
