@@ -1,6 +1,6 @@
 //! The command line of the `conformance` binary (`cargo xtask conformance` runs that
 //! binary and passes its arguments through untouched, so the two cannot differ). It is
-//! the only place a flag is parsed: [`crate::run_config`] turns [`Args`] into the typed
+//! the only place a flag is parsed: `run_config` turns [`Args`] into the typed
 //! configuration the floors below read.
 
 use std::path::PathBuf;

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::exchange::Exchange;
 use crate::registry::CheckId;
 use crate::spec::Level;
 
@@ -205,3 +206,34 @@ impl RunState {
         }
     }
 }
+
+/// What a run produced.
+pub struct Outcome {
+    /// 0 no failure, 1 a failure, 3 incomplete ([`EXIT_INCOMPLETE`]); errors are 2.
+    pub exit_code: u8,
+    /// Every result in case order.
+    pub results: Vec<CheckResult>,
+    /// Every exchange in case order.
+    pub exchanges: Vec<Exchange>,
+    /// The target's base URL.
+    pub base_url: String,
+    /// The end-of-run terminal text (ends with `N passed, N failed, N skipped`).
+    pub summary: String,
+    /// What `--quiet` prints instead of [`Outcome::summary`]: the header, one line per
+    /// failing (operation, check) pair and the verdict (`report::quiet`'s bound).
+    pub quiet_summary: Option<String>,
+}
+
+impl Outcome {
+    /// Counts of the results.
+    pub fn totals(&self, strict: bool) -> Totals {
+        Totals::of(&self.results, strict)
+    }
+}
+
+/// The exit code of a run in which MUST checks could not run for want of a credential or
+/// fixture, or that SIGINT/SIGTERM stopped (and nothing failed so far): neither green nor
+/// red, so CI does not pass it by mistake. Not the shell's 130 for an interrupt: the
+/// reports were written, marked interrupted, and a failure seen before the signal still
+/// gives 1.
+pub const EXIT_INCOMPLETE: u8 = 3;

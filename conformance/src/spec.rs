@@ -205,7 +205,7 @@ pub struct Operation {
     /// `summary`, the words (with `operationId`) its effect is judged from.
     pub summary: String,
     /// What its requests do to the target's state (`x-effect`, else judged by
-    /// [`crate::effect`]).
+    /// `effect`).
     pub effect: crate::effect::Effect,
     /// The spec's `x-effect`, which the judgement does not override.
     pub declared_effect: Option<crate::effect::Effect>,
