@@ -4,7 +4,7 @@
 use crate::encode::scalar_text;
 use reqwest::Url;
 use serde_json::{Map, Value};
-use spec_model::encode::{PathStyle, path_value};
+use spec_model::encode::{Placed, Texts, place};
 
 use crate::case::{AuthMode, BodyTemplate, RequestTemplate};
 use crate::redact::Secrets;
@@ -65,7 +65,8 @@ pub fn build(
     let mut path = tpl.path.clone().unwrap_or_else(|| op.path.clone());
     let mut headers = Vec::new();
     let mut params = Map::new();
-    let mut pairs: Vec<(String, String)> = Vec::new();
+    // Query pairs as written on the wire (`name=value`, encoded).
+    let mut query: Vec<String> = Vec::new();
     let mut cookies: Vec<String> = Vec::new();
     for (name, raw) in &tpl.params {
         let value = vars.substitute(raw).map_err(BuildError::Unbound)?;
@@ -78,30 +79,23 @@ pub fn build(
         let explode = tpl
             .explode
             .or(declared.map(|p| p.explode))
-            .unwrap_or(style == Style::Form);
+            .unwrap_or(style.default_explode());
         // A parameter described by a JSON `content` is one JSON text, whatever its value.
         let json_text = declared.is_some_and(|p| p.media.is_some());
-        let texts: Vec<String> = match &value {
-            _ if json_text => vec![value.to_string()],
-            Value::Array(items) => items.iter().map(scalar_text).collect(),
-            other => vec![scalar_text(other)],
+        let (one, items): (String, Vec<String>) = match &value {
+            _ if json_text => (value.to_string(), Vec::new()),
+            Value::Array(items) => (String::new(), items.iter().map(scalar_text).collect()),
+            other => (scalar_text(other), Vec::new()),
         };
-        match location {
-            Location::Query if json_text => pairs.push((name.clone(), texts.join(""))),
-            Location::Header => headers.push((name.clone(), texts.join(","))),
-            Location::Cookie => cookies.push(format!("{name}={}", texts.join(","))),
-            Location::Path => {
-                let segment = path_segment(style, explode, name, &texts);
-                path = path.replace(&format!("{{{name}}}"), &segment);
-            }
-            Location::Query => match style {
-                Style::Form if explode => {
-                    pairs.extend(texts.into_iter().map(|t| (name.clone(), t)))
-                }
-                Style::SpaceDelimited => pairs.push((name.clone(), texts.join(" "))),
-                Style::PipeDelimited => pairs.push((name.clone(), texts.join("|"))),
-                _ => pairs.push((name.clone(), texts.join(","))),
-            },
+        let texts = match &value {
+            Value::Array(_) if !json_text => Texts::List(&items),
+            _ => Texts::One(&one),
+        };
+        match place(location, style, explode, name, texts) {
+            Placed::Path(segment) => path = path.replace(&format!("{{{name}}}"), &segment),
+            Placed::Query(parts) => query.extend(parts),
+            Placed::Header(v) => headers.push((name.clone(), v)),
+            Placed::Cookie(c) => cookies.push(c),
         }
         params.insert(name.clone(), value);
     }
@@ -119,8 +113,11 @@ pub fn build(
     }
     let mut url = Url::parse(&format!("{}{}", base_url.trim_end_matches('/'), path))
         .map_err(|e| BuildError::Unbound(format!("base URL: {e}")))?;
-    if !pairs.is_empty() {
-        url.query_pairs_mut().extend_pairs(pairs);
+    if !query.is_empty() {
+        // After any query the template's own path carries; `set_query` leaves the
+        // encoded pairs as they are.
+        let all = url.query().into_iter().map(str::to_owned).chain(query);
+        url.set_query(Some(&all.collect::<Vec<_>>().join("&")));
     }
     let mut shown_auth = None;
     if op.secured || tpl.auth != AuthMode::Token {
@@ -192,17 +189,6 @@ pub fn build(
         body: json,
         curl,
     })
-}
-
-/// A path parameter's values laid out as the spec crate's [`path_value`] does for the
-/// style; a style a path cannot have is read as `simple`, as before it was declared.
-fn path_segment(style: Style, explode: bool, name: &str, texts: &[String]) -> String {
-    let style = match style {
-        Style::Label => PathStyle::Label,
-        Style::Matrix => PathStyle::Matrix,
-        _ => PathStyle::Simple,
-    };
-    path_value(style, explode, name, texts)
 }
 
 fn quote(s: &str) -> String {
@@ -400,8 +386,10 @@ paths:
             &secrets,
         )
         .unwrap();
+        // The separator stays literal, as a generated client sends it; an item's own
+        // comma would be `%2C`.
         assert!(
-            b.request.url.as_str().ends_with("names=CME%2CCBOT"),
+            b.request.url.as_str().ends_with("names=CME,CBOT"),
             "{}",
             b.request.url
         );

@@ -16,69 +16,9 @@ use crate::error::HarnessError;
 
 pub use spec_model::extensions::{Level, RejectionShape, Rule, When};
 
-/// Where a parameter travels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Location {
-    /// In the query string.
-    Query,
-    /// In a header.
-    Header,
-    /// In a segment of the path (`/items/{id}`).
-    Path,
-    /// A cookie: `name=value` in the one `Cookie` header.
-    Cookie,
-}
-
-/// How a parameter's values are laid out on the wire (OpenAPI `style`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
-    /// `name=a&name=b` or `name=a,b` (query).
-    Form,
-    /// `a,b` (path, header).
-    Simple,
-    /// `.a.b` or `.a,b` (path).
-    Label,
-    /// `;name=a;name=b` or `;name=a,b` (path).
-    Matrix,
-    /// `name=a%20b` (query arrays).
-    SpaceDelimited,
-    /// `name=a|b` (query arrays).
-    PipeDelimited,
-}
-
-impl Style {
-    fn parse(text: &str) -> Option<Style> {
-        Some(match text {
-            "form" => Style::Form,
-            "simple" => Style::Simple,
-            "label" => Style::Label,
-            "matrix" => Style::Matrix,
-            "spaceDelimited" => Style::SpaceDelimited,
-            "pipeDelimited" => Style::PipeDelimited,
-            _ => return None,
-        })
-    }
-
-    /// The spelling in the spec.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Style::Form => "form",
-            Style::Simple => "simple",
-            Style::Label => "label",
-            Style::Matrix => "matrix",
-            Style::SpaceDelimited => "spaceDelimited",
-            Style::PipeDelimited => "pipeDelimited",
-        }
-    }
-
-    /// The style OpenAPI assumes when a parameter names none.
-    pub(crate) fn default_for(location: Location) -> Style {
-        match location {
-            Location::Query | Location::Cookie => Style::Form,
-            Location::Header | Location::Path => Style::Simple,
-        }
-    }
-}
+/// Where a parameter travels and how its values are laid out: the spec crate's, which
+/// writes them as a generated client does.
+pub use spec_model::encode::{Location, Style};
 
 /// One way of putting a parameter on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

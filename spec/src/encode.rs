@@ -1,11 +1,12 @@
-//! How a parameter's value is written into a URL: a scalar's text, the percent-encoding
-//! of one component, and a path parameter laid out in its OpenAPI `style`.
+//! How a parameter's value is written into a request, byte for byte as a generated client
+//! writes it: a scalar's text, the percent-encoding of one component, and a parameter of
+//! any location laid out in its OpenAPI `style` ([`place`]).
 //!
 //! The generator writes names fixed by the spec with these at generation time, and the
 //! conformance harness the values it sends; both must agree byte for byte with what a
-//! generated client sends (the runtime's `encode_path_segment`, `label_style` and
-//! `matrix_style`, which the generated crate carries as its own copy and so cannot call
-//! this).
+//! generated client sends (the runtime's `encode_path_segment`, `label_style`,
+//! `matrix_style` and `push_joined_query`, and reqwest's form encoding of the other query
+//! pairs, which the generated crate carries as its own code and so cannot call this).
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
@@ -44,16 +45,193 @@ pub enum PathStyle {
 }
 
 /// A path parameter's values (`texts`, one for a scalar) laid out as RFC 6570 does for
-/// `style`, each value percent-encoded so that it stays in one segment. `name` (matrix
-/// style only) is written as given: encoding it is the caller's choice.
+/// `style`, each value and the matrix name percent-encoded so that they stay in one
+/// segment. An empty list expands to nothing; an empty matrix value to `;name`.
 pub fn path_value(style: PathStyle, explode: bool, name: &str, texts: &[String]) -> String {
+    if texts.is_empty() {
+        return String::new();
+    }
     let values: Vec<String> = texts.iter().map(|t| percent_encode(t)).collect();
+    let name = percent_encode(name);
+    let pair = |v: &String| match v.is_empty() {
+        true => format!(";{name}"),
+        false => format!(";{name}={v}"),
+    };
     match style {
         PathStyle::Label if explode => values.iter().map(|v| format!(".{v}")).collect(),
         PathStyle::Label => format!(".{}", values.join(",")),
-        PathStyle::Matrix if explode => values.iter().map(|v| format!(";{name}={v}")).collect(),
-        PathStyle::Matrix => format!(";{name}={}", values.join(",")),
+        PathStyle::Matrix if explode => values.iter().map(pair).collect(),
+        PathStyle::Matrix => pair(&values.join(",")),
         PathStyle::Simple => values.join(","),
+    }
+}
+
+/// Where a parameter travels (OpenAPI `in`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Location {
+    /// In the query string.
+    Query,
+    /// In a header.
+    Header,
+    /// In a segment of the path (`/items/{id}`).
+    Path,
+    /// A cookie: `name=value` in the one `Cookie` header.
+    Cookie,
+}
+
+/// How a parameter's values are laid out on the wire (OpenAPI `style`) for a scalar or a
+/// list; objects are laid out by the generated runtime (`object_style`) only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// `name=a&name=b` or `name=a,b` (query, cookie).
+    Form,
+    /// `a,b` (path, header).
+    Simple,
+    /// `.a.b` or `.a,b` (path).
+    Label,
+    /// `;name=a;name=b` or `;name=a,b` (path).
+    Matrix,
+    /// `name=a%20b` (query lists).
+    SpaceDelimited,
+    /// `name=a|b` (query lists).
+    PipeDelimited,
+}
+
+impl Style {
+    /// The style a spec spells `text`; `None` for one this module does not lay out
+    /// (`deepObject`, which only an object can have, or a misspelling).
+    pub fn parse(text: &str) -> Option<Style> {
+        Some(match text {
+            "form" => Style::Form,
+            "simple" => Style::Simple,
+            "label" => Style::Label,
+            "matrix" => Style::Matrix,
+            "spaceDelimited" => Style::SpaceDelimited,
+            "pipeDelimited" => Style::PipeDelimited,
+            _ => return None,
+        })
+    }
+
+    /// The spelling in the spec.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Style::Form => "form",
+            Style::Simple => "simple",
+            Style::Label => "label",
+            Style::Matrix => "matrix",
+            Style::SpaceDelimited => "spaceDelimited",
+            Style::PipeDelimited => "pipeDelimited",
+        }
+    }
+
+    /// The style OpenAPI assumes when a parameter names none.
+    pub fn default_for(location: Location) -> Style {
+        match location {
+            Location::Query | Location::Cookie => Style::Form,
+            Location::Header | Location::Path => Style::Simple,
+        }
+    }
+
+    /// The `explode` OpenAPI assumes when a parameter names none: true for `form` only.
+    pub fn default_explode(self) -> bool {
+        self == Style::Form
+    }
+}
+
+/// A parameter's value as text: one scalar (or a whole JSON text, for a parameter
+/// described by `content`), or the items of a list.
+#[derive(Debug, Clone, Copy)]
+pub enum Texts<'a> {
+    /// A scalar's text, sent as one value whatever the style.
+    One(&'a str),
+    /// A list's items, laid out by the style.
+    List(&'a [String]),
+}
+
+/// What one parameter adds to a request, written as a generated client writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Placed {
+    /// The path segment that replaces `{name}`.
+    Path(String),
+    /// Query pairs already encoded (`name=value`), to be joined with `&`; none for an
+    /// empty list.
+    Query(Vec<String>),
+    /// A header's value.
+    Header(String),
+    /// A cookie's `name=value`, to be joined with the others by `; ` (RFC 6265 §4.2.1).
+    Cookie(String),
+}
+
+/// `name=value` as `application/x-www-form-urlencoded`, as reqwest's `query` writes a
+/// pair (a space is `+`).
+fn form_pair(name: &str, value: &str) -> String {
+    form_urlencoded::Serializer::new(String::new())
+        .append_pair(name, value)
+        .finish()
+}
+
+/// A parameter laid out for its location, `style` and `explode`. A scalar goes as one
+/// value in every location. In the query a list goes as repeated form pairs (`form`,
+/// `spaceDelimited` or `pipeDelimited` exploded) or as one pair whose items are
+/// percent-encoded and joined by a literal `,`, `%20` or `|`; in a header its items are
+/// joined by `,` as they are; in a cookie, percent-encoded and joined by `,`. A style
+/// the location cannot have is read as the location's default.
+pub fn place(
+    location: Location,
+    style: Style,
+    explode: bool,
+    name: &str,
+    texts: Texts<'_>,
+) -> Placed {
+    let one;
+    let items: &[String] = match texts {
+        Texts::One(t) => {
+            one = [t.to_owned()];
+            &one
+        }
+        Texts::List(items) => items,
+    };
+    match location {
+        Location::Path => {
+            let style = match style {
+                Style::Label => PathStyle::Label,
+                Style::Matrix => PathStyle::Matrix,
+                _ => PathStyle::Simple,
+            };
+            Placed::Path(path_value(style, explode, name, items))
+        }
+        Location::Header => Placed::Header(items.join(",")),
+        Location::Cookie => {
+            let values: Vec<String> = items.iter().map(|t| percent_encode(t)).collect();
+            Placed::Cookie(format!("{name}={}", values.join(",")))
+        }
+        Location::Query => {
+            let sep = match style {
+                Style::SpaceDelimited => "%20",
+                Style::PipeDelimited => "|",
+                _ => ",",
+            };
+            let repeat = explode
+                && matches!(
+                    style,
+                    Style::Form | Style::SpaceDelimited | Style::PipeDelimited
+                );
+            match texts {
+                Texts::One(t) => Placed::Query(vec![form_pair(name, t)]),
+                Texts::List(_) if repeat => {
+                    Placed::Query(items.iter().map(|t| form_pair(name, t)).collect())
+                }
+                Texts::List([]) => Placed::Query(Vec::new()),
+                Texts::List(_) => {
+                    let values: Vec<String> = items.iter().map(|t| percent_encode(t)).collect();
+                    Placed::Query(vec![format!(
+                        "{}={}",
+                        percent_encode(name),
+                        values.join(sep)
+                    )])
+                }
+            }
+        }
     }
 }
 
@@ -78,5 +256,108 @@ mod tests {
         assert_eq!(value(PathStyle::Label, true), ".a%20b.c");
         assert_eq!(value(PathStyle::Matrix, false), ";id=a%20b,c");
         assert_eq!(value(PathStyle::Matrix, true), ";id=a%20b;id=c");
+    }
+
+    #[test]
+    fn a_matrix_name_is_encoded_and_empty_values_expand_as_rfc_6570_does() {
+        let one = |t: &str| path_value(PathStyle::Matrix, false, "a b", &[t.to_owned()]);
+        assert_eq!(one("x"), ";a%20b=x");
+        assert_eq!(one(""), ";a%20b");
+        assert_eq!(path_value(PathStyle::Label, false, "id", &[]), "");
+    }
+
+    fn list() -> Vec<String> {
+        vec!["a b".to_owned(), "c,d".to_owned()]
+    }
+
+    #[test]
+    fn query_lists_repeat_or_join_with_a_literal_separator() {
+        let items = list();
+        let q = |style, explode| place(Location::Query, style, explode, "n m", Texts::List(&items));
+        let pairs = |v: &[&str]| Placed::Query(v.iter().map(|s| s.to_string()).collect());
+        assert_eq!(q(Style::Form, true), pairs(&["n+m=a+b", "n+m=c%2Cd"]));
+        assert_eq!(q(Style::Form, false), pairs(&["n%20m=a%20b,c%2Cd"]));
+        assert_eq!(
+            q(Style::SpaceDelimited, false),
+            pairs(&["n%20m=a%20b%20c%2Cd"])
+        );
+        assert_eq!(
+            q(Style::PipeDelimited, false),
+            pairs(&["n%20m=a%20b|c%2Cd"])
+        );
+        assert_eq!(
+            q(Style::PipeDelimited, true),
+            pairs(&["n+m=a+b", "n+m=c%2Cd"])
+        );
+        let empty = place(Location::Query, Style::Form, false, "n", Texts::List(&[]));
+        assert_eq!(empty, Placed::Query(Vec::new()));
+    }
+
+    #[test]
+    fn a_scalar_is_one_form_pair_in_the_query_whatever_the_style() {
+        let q = place(
+            Location::Query,
+            Style::PipeDelimited,
+            false,
+            "q",
+            Texts::One("{\"a\": 1}"),
+        );
+        assert_eq!(q, Placed::Query(vec!["q=%7B%22a%22%3A+1%7D".to_owned()]));
+    }
+
+    /// The request line a generated client sent in `codegen/tests/wire/list_encodings.rs`
+    /// (read off a socket), rebuilt from the same values here: the harness sends what
+    /// the client sends.
+    #[test]
+    fn the_generated_clients_wire_line_is_rebuilt_byte_for_byte() {
+        let texts = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let path = place(
+            Location::Path,
+            Style::Simple,
+            false,
+            "ids",
+            Texts::List(&texts(&["1", "2"])),
+        );
+        let mut query = Vec::new();
+        for (name, style, explode, items) in [
+            ("tags", Style::Form, false, texts(&["x,y", "z"])),
+            ("codes", Style::PipeDelimited, false, texts(&["3", "4"])),
+            ("names", Style::Form, true, texts(&["a b", "c"])),
+        ] {
+            match place(Location::Query, style, explode, name, Texts::List(&items)) {
+                Placed::Query(parts) => query.extend(parts),
+                other => panic!("{other:?}"),
+            }
+        }
+        let Placed::Path(segment) = path else {
+            panic!("{path:?}")
+        };
+        assert_eq!(
+            format!("/items/{segment}?{}", query.join("&")),
+            "/items/1,2?tags=x%2Cy,z&codes=3|4&names=a+b&names=c"
+        );
+    }
+
+    #[test]
+    fn headers_join_as_they_are_and_cookies_are_encoded() {
+        let items = list();
+        let h = place(
+            Location::Header,
+            Style::Simple,
+            false,
+            "X-N",
+            Texts::List(&items),
+        );
+        assert_eq!(h, Placed::Header("a b,c,d".to_owned()));
+        let c = place(
+            Location::Cookie,
+            Style::Form,
+            true,
+            "id",
+            Texts::List(&items),
+        );
+        assert_eq!(c, Placed::Cookie("id=a%20b,c%2Cd".to_owned()));
+        let p = place(Location::Path, Style::Form, true, "id", Texts::One("a/b"));
+        assert_eq!(p, Placed::Path("a%2Fb".to_owned()));
     }
 }

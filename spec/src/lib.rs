@@ -6,7 +6,8 @@
 //! of the node at fault. YAML is parsed in one place, [`yaml`]. A Swagger 2.0 document is
 //! read as its OpenAPI 3.0 equivalent ([`swagger2`]), by [`parse`] and [`to_value`] alike;
 //! a spec split over several files is read as one by [`bundle`]. Every `$ref` is followed by
-//! one resolver, [`refs`], so what a reference names is decided once.
+//! one resolver, [`refs`], so what a reference names is decided once; operation and type
+//! names are made in [`names`], and a parameter's bytes on the wire in [`encode`].
 
 #![warn(missing_docs)]
 
