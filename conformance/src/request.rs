@@ -4,7 +4,7 @@
 use crate::encode::scalar_text;
 use reqwest::Url;
 use serde_json::{Map, Value};
-use spec_model::encode::{Placed, Texts, place};
+use spec_model::encode::{Placed, Texts, object_pairs, place};
 
 use crate::case::{AuthMode, BodyTemplate, RequestTemplate};
 use crate::redact::Secrets;
@@ -82,14 +82,24 @@ pub fn build(
             .unwrap_or(style.default_explode());
         // A parameter described by a JSON `content` is one JSON text, whatever its value.
         let json_text = declared.is_some_and(|p| p.media.is_some());
-        let (one, items): (String, Vec<String>) = match &value {
-            _ if json_text => (value.to_string(), Vec::new()),
-            Value::Array(items) => (String::new(), items.iter().map(scalar_text).collect()),
-            other => (scalar_text(other), Vec::new()),
-        };
+        let (one, items, pairs);
         let texts = match &value {
-            Value::Array(_) if !json_text => Texts::List(&items),
-            _ => Texts::One(&one),
+            _ if json_text => {
+                one = value.to_string();
+                Texts::One(&one)
+            }
+            Value::Array(list) => {
+                items = list.iter().map(scalar_text).collect::<Vec<_>>();
+                Texts::List(&items)
+            }
+            Value::Object(_) => {
+                pairs = object_pairs(&value);
+                Texts::Object(&pairs)
+            }
+            other => {
+                one = scalar_text(other);
+                Texts::One(&one)
+            }
         };
         match place(location, style, explode, name, texts) {
             Placed::Path(segment) => path = path.replace(&format!("{{{name}}}"), &segment),
@@ -393,6 +403,62 @@ paths:
             "{}",
             b.request.url
         );
+    }
+
+    /// Objects, a cookie and a matrix name on a spec of their own: the request carries
+    /// them as a generated client writes them (`spec_model::encode::place`), not as JSON
+    /// text.
+    #[test]
+    fn objects_cookies_and_matrix_names_go_as_a_client_sends_them() {
+        let spec = Spec::parse(
+            r#"
+openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /items/{m,id}:
+    get:
+      operationId: find
+      parameters:
+        - {name: "m,id", in: path, required: true, style: matrix, schema: {type: string}}
+        - {name: page, in: query, style: deepObject, schema: {type: object}}
+        - {name: filter, in: query, schema: {type: object}}
+        - {name: session, in: cookie, schema: {type: string}}
+        - {name: X-Pair, in: header, schema: {type: object}}
+      responses:
+        "200": {description: ok}
+"#,
+        )
+        .unwrap();
+        let t = tpl(
+            "find",
+            vec![
+                ("m,id", json!("a;b")),
+                ("page", json!({"size": 10})),
+                ("filter", json!({"role": "a b"})),
+                ("session", json!("x; y")),
+                ("X-Pair", json!({"k": "v"})),
+            ],
+            AuthMode::Missing,
+        );
+        let b = build(
+            &spec,
+            "http://h",
+            &t,
+            &Vars::default(),
+            None,
+            &Secrets::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            b.request.url.as_str(),
+            "http://h/items/;m%2Cid=a%3Bb?page[size]=10&role=a%20b"
+        );
+        let header = |n: &str| {
+            let found = b.request.headers.iter().find(|(k, _)| k == n);
+            found.map(|(_, v)| v.as_str())
+        };
+        assert_eq!(header("cookie"), Some("session=x%3B%20y"));
+        assert_eq!(header("X-Pair"), Some("k,v"));
     }
 
     #[test]
