@@ -534,6 +534,10 @@ pub enum ListEncoding {
     },
     /// An object query parameter in `deepObject` style: `id[role]=admin&id[first]=Alex`.
     DeepObject,
+    /// A list query parameter in `deepObject` style, which OpenAPI defines for objects
+    /// only: each item under `name[]` (`expand[]=a&expand[]=b`), the bracket convention
+    /// of the servers that declare it (Rack, PHP, `qs`).
+    DeepList,
     /// A query parameter described by `content: {application/json: …}`: the value's JSON
     /// text is the parameter's value (`filter=%7B%22name%22%3A%22a%22%7D`), whatever its
     /// type.

@@ -89,6 +89,9 @@ pub enum WarningKind {
     /// Several bearer-token schemes in one security requirement, met by one token: the
     /// client sends whichever the caller set.
     SharedBearerToken,
+    /// A list in `deepObject` style, which OpenAPI defines for objects only: each item
+    /// goes as `name[]=item`.
+    DeepObjectList,
 }
 
 impl WarningKind {
@@ -117,6 +120,7 @@ impl WarningKind {
         WarningKind::DuplicateOperationId,
         WarningKind::Swagger2,
         WarningKind::SharedBearerToken,
+        WarningKind::DeepObjectList,
     ];
 
     /// The kind's stable kebab-case name (`free-form-object`).
@@ -145,6 +149,7 @@ impl WarningKind {
             WarningKind::DuplicateOperationId => "duplicate-operation-id",
             WarningKind::Swagger2 => "swagger2",
             WarningKind::SharedBearerToken => "shared-bearer-token",
+            WarningKind::DeepObjectList => "deep-object-list",
         }
     }
 
@@ -190,6 +195,9 @@ impl WarningKind {
             }
             WarningKind::Swagger2 => {
                 "a Swagger 2.0 construct is read as its OpenAPI 3.0 equivalent"
+            }
+            WarningKind::DeepObjectList => {
+                "a list in `deepObject` style goes as `name[]=item` (OpenAPI defines the style for objects only)"
             }
             WarningKind::SharedBearerToken => {
                 "bearer-token schemes required together are met by one token"

@@ -194,6 +194,7 @@ fn every_warning_of_the_test_specs_has_its_kind() {
         "specs/bad/missing_ref.yaml dangling-ref 1",
         "specs/fastapi_mini.yaml free-form-object 2",
         "specs/fastapi_mini.yaml stray-path-parameter 1",
+        "specs/list_encodings.yaml deep-object-list 1",
         "specs/media_types.yaml operation-left-out 1",
         "specs/media_types.yaml unsupported-media-type 1",
         "specs/negotiation.yaml accept-parameter 1",

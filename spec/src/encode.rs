@@ -264,7 +264,8 @@ fn form_pair(name: &str, value: &str) -> String {
 
 /// A parameter laid out for its location, `style` and `explode`. A scalar goes as one
 /// value in every location. In the query a list goes as repeated form pairs (`form`,
-/// `spaceDelimited` or `pipeDelimited` exploded) or as one pair whose items are
+/// `spaceDelimited` or `pipeDelimited` exploded), as `name[]=item` pairs (`deepObject`,
+/// which OpenAPI defines for objects only), or as one pair whose items are
 /// percent-encoded and joined by a literal `,`, `%20` or `|`; in a header its items are
 /// joined by `,` as they are; in a cookie, percent-encoded and joined by `,`. A style
 /// the location cannot have is read as the location's default.
@@ -312,6 +313,12 @@ pub fn place(
             match texts {
                 Texts::One(t) => Placed::Query(vec![form_pair(name, t)]),
                 Texts::Object(_) => unreachable!("laid out by `place_object`"),
+                Texts::List(_) if style == Style::DeepObject => Placed::Query(
+                    items
+                        .iter()
+                        .map(|t| format!("{}[]={}", percent_encode(name), percent_encode(t)))
+                        .collect(),
+                ),
                 Texts::List(_) if repeat => {
                     Placed::Query(items.iter().map(|t| form_pair(name, t)).collect())
                 }
@@ -414,6 +421,10 @@ mod tests {
             q(Style::PipeDelimited, true),
             pairs(&["n+m=a+b", "n+m=c%2Cd"])
         );
+        assert_eq!(
+            q(Style::DeepObject, true),
+            pairs(&["n%20m[]=a%20b", "n%20m[]=c%2Cd"])
+        );
         let empty = place(Location::Query, Style::Form, false, "n", Texts::List(&[]));
         assert_eq!(empty, Placed::Query(Vec::new()));
     }
@@ -447,6 +458,7 @@ mod tests {
         for (name, style, explode, items) in [
             ("tags", Style::Form, false, texts(&["x,y", "z"])),
             ("codes", Style::PipeDelimited, false, texts(&["3", "4"])),
+            ("expand", Style::DeepObject, true, texts(&["d[0]", "e"])),
             ("names", Style::Form, true, texts(&["a b", "c"])),
         ] {
             match place(Location::Query, style, explode, name, Texts::List(&items)) {
@@ -459,7 +471,7 @@ mod tests {
         };
         assert_eq!(
             format!("/items/{segment}?{}", query.join("&")),
-            "/items/1,2?tags=x%2Cy,z&codes=3|4&names=a+b&names=c"
+            "/items/1,2?tags=x%2Cy,z&codes=3|4&expand[]=d%5B0%5D&expand[]=e&names=a+b&names=c"
         );
     }
 

@@ -125,6 +125,21 @@ pub(crate) fn push_joined_query(
 }
 // @end
 
+// @if deep_list
+/// Appends each item of a list in `deepObject` style to the query of `url` as
+/// `name[]=item` (OpenAPI defines the style for objects only; this is the
+/// bracket convention of the servers that declare it), name and item
+/// percent-encoded, the brackets literal.
+pub(crate) fn push_deep_list(url: &mut String, name: &str, items: impl Iterator<Item = String>) {
+    for item in items {
+        url.push(if url.contains('?') { '&' } else { '?' });
+        url.push_str(&encode_path_segment(name));
+        url.push_str("[]=");
+        url.push_str(&encode_path_segment(&item));
+    }
+}
+// @end
+
 // @if json_text
 /// A value that serializes as its own JSON text: the query value of a
 /// parameter described by `content: {application/json: …}`.

@@ -8,7 +8,7 @@ use reqwest::header::HeaderMap;
 
 use crate::encode::{
     dot_segment, encode_path_segment, label_style, matrix_style, object_pairs, object_style,
-    push_joined_query, push_object_query,
+    push_deep_list, push_joined_query, push_object_query,
 };
 use crate::error::{Answer, Error, RetryPolicy};
 use crate::penalty::{PenaltyShape, with_ticket};
@@ -71,6 +71,15 @@ fn objects_expand_to_pairs() {
         "|",
     );
     assert_eq!(url, "/p?f[a]=x%20y&f[b]=2&l=1|a%20b");
+    push_deep_list(
+        &mut url,
+        "e x",
+        ["a[0]".to_owned(), "b".to_owned()].into_iter(),
+    );
+    assert_eq!(
+        url,
+        "/p?f[a]=x%20y&f[b]=2&l=1|a%20b&e%20x[]=a%5B0%5D&e%20x[]=b"
+    );
 }
 
 #[test]

@@ -23,6 +23,8 @@ use crate::lower::inner_named;
 struct Uses {
     path: bool,
     joined_query: bool,
+    /// `push_deep_list`: some list goes in `deepObject` style.
+    deep_list: bool,
     /// `object_pairs`: some query parameter is an object.
     object_pairs: bool,
     /// `push_object_query`: some object goes as exploded `form` or `deepObject`.
@@ -46,6 +48,7 @@ impl Uses {
         [
             ("path", self.path),
             ("joined_query", self.joined_query),
+            ("deep_list", self.deep_list),
             ("object_pairs", self.object_pairs),
             ("object_query", self.object_query),
             ("label", self.label),
@@ -1010,7 +1013,9 @@ fn add_param(p: &Param) -> TokenStream {
             request = request.query(&#value.iter().map(|item| (#wire, item)).collect::<Vec<_>>());
         },
         // Appended to the URL before the request is built: see `add_joined_query`.
-        (ParamLocation::Query, Ty::Vec(_), ListEncoding::Join(_)) => return TokenStream::new(),
+        (ParamLocation::Query, Ty::Vec(_), ListEncoding::Join(_) | ListEncoding::DeepList) => {
+            return TokenStream::new();
+        }
         (ParamLocation::Query, _, ListEncoding::ObjectForm { .. } | ListEncoding::DeepObject) => {
             return TokenStream::new();
         }
@@ -1062,7 +1067,11 @@ fn add_param(p: &Param) -> TokenStream {
 fn is_joined_query(p: &Param) -> bool {
     matches!(
         (&p.location, &p.ty, &p.list),
-        (ParamLocation::Query, Ty::Vec(_), ListEncoding::Join(_))
+        (
+            ParamLocation::Query,
+            Ty::Vec(_),
+            ListEncoding::Join(_) | ListEncoding::DeepList
+        )
     ) || (p.location == ParamLocation::Query && p.list.is_object())
 }
 
@@ -1091,6 +1100,9 @@ fn add_joined_query(p: &Param) -> TokenStream {
         },
         ListEncoding::DeepObject => quote! {
             push_object_query(&mut url, Some(#wire), value);
+        },
+        ListEncoding::DeepList => quote! {
+            push_deep_list(&mut url, #wire, value.iter().map(ToString::to_string));
         },
         _ => return TokenStream::new(),
     };
@@ -1796,6 +1808,7 @@ fn url_binding(op: &Operation, url: TokenStream, uses: &mut Uses) -> TokenStream
                 uses.object_pairs = true;
                 uses.joined_query = true;
             }
+            ListEncoding::DeepList => uses.deep_list = true,
             _ => uses.joined_query = true,
         }
     }

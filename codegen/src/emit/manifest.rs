@@ -122,7 +122,10 @@ fn reqwest_features(api: &Api) -> Vec<&'static str> {
     // API key sent in the query.
     let query = params().any(|p| {
         p.location == ParamLocation::Query
-            && !matches!((&p.ty, &p.list), (Ty::Vec(_), ListEncoding::Join(_)))
+            && !matches!(
+                (&p.ty, &p.list),
+                (Ty::Vec(_), ListEncoding::Join(_) | ListEncoding::DeepList)
+            )
             && !p.list.is_object()
     }) || api.schemes.iter().any(|s| {
         matches!(

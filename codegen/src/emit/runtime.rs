@@ -87,6 +87,7 @@ const REQUIRES: &[(&str, &str)] = &[
     ("object_style", "path"),
     ("object_style", "object_pairs"),
     ("joined_query", "path"),
+    ("deep_list", "path"),
     ("object_query", "path"),
     ("object_query", "object_pairs"),
 ];
@@ -187,6 +188,7 @@ fn known(name: &str) -> bool {
 
 /// The parts of `encode.rs`.
 const ENCODE_NAMES: &[&str] = &[
+    "deep_list",
     "dots",
     "joined_query",
     "json_text",

@@ -363,6 +363,27 @@ impl Lowerer<'_> {
             }
         }
         let list = list_encoding(p, location, object, p_ptr).map_err(Problem::Skip)?;
+        // `deepObject` is defined for objects; a list has a convention (below), anything
+        // else (a scalar, a union that may be an object) none this client could follow.
+        if list == ListEncoding::DeepList && !matches!(ty, Ty::Vec(_)) {
+            return Err(Problem::skip(
+                push_pointer(p_ptr, "style"),
+                format!(
+                    "parameter `{wire}` is in `deepObject` style but is neither an object \
+                     nor a list, and OpenAPI defines no encoding for it"
+                ),
+            ));
+        }
+        if list == ListEncoding::DeepList {
+            self.warn(
+                WarningKind::DeepObjectList,
+                push_pointer(p_ptr, "style"),
+                format!(
+                    "parameter `{wire}` is a list in `deepObject` style, which OpenAPI defines \
+                     for objects only; the client sends each item as `{wire}[]=item`"
+                ),
+            );
+        }
         let checks = self.checks(&schema, &ty, &push_pointer(p_ptr, "schema"));
         let doc = self.param_doc(p, p_ptr, &wire, date_time_text, &list);
         Ok(Param {
@@ -409,6 +430,10 @@ impl Lowerer<'_> {
             ListEncoding::DeepObject => doc.push_str(&format!(
                 " Sent as `{wire}[key]=value` pairs (`deepObject`); unset fields are left \
                  out."
+            )),
+            ListEncoding::DeepList => doc.push_str(&format!(
+                " Sent as `{wire}[]=item` for each item (`deepObject`, which OpenAPI \
+                 defines for objects only)."
             )),
             ListEncoding::ObjectStyled { style, explode } => {
                 let shape = match (style, explode) {
@@ -1289,6 +1314,7 @@ fn list_encoding(
         (ParamLocation::Path, "matrix") if object => styled(ObjectStyle::Matrix),
         (ParamLocation::Query, "form") if object => Ok(ListEncoding::ObjectForm { explode }),
         (ParamLocation::Query, "deepObject") if object => Ok(ListEncoding::DeepObject),
+        (ParamLocation::Query, "deepObject") => Ok(ListEncoding::DeepList),
         (ParamLocation::Query, "form") if explode => Ok(ListEncoding::Repeat),
         (ParamLocation::Query, "form") => Ok(ListEncoding::Join(",".into())),
         (ParamLocation::Query, "spaceDelimited") if !explode => Ok(ListEncoding::Join(" ".into())),

@@ -29,16 +29,16 @@ fn lists_go_on_the_wire_as_their_style_says() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async {
         client
-            .get_items(&[1, 2], &["a b", "c"], Some(&["x,y", "z"]), Some(&[3, 4]), None)
+            .get_items(&[1, 2], &["a b", "c"], Some(&["x,y", "z"]), Some(&[3, 4]), &["d[0]", "e"], None)
             .await
             .unwrap();
-        client.get_items(&[5], &["n"], Some(&["one"]), None, None).await.unwrap();
+        client.get_items(&[5], &["n"], Some(&["one"]), None, &[], None).await.unwrap();
     });
     let lines = server.join().unwrap();
     assert_eq!(
         lines,
         [
-            "GET /items/1,2?tags=x%2Cy,z&codes=3|4&names=a+b&names=c HTTP/1.1",
+            "GET /items/1,2?tags=x%2Cy,z&codes=3|4&expand[]=d%5B0%5D&expand[]=e&names=a+b&names=c HTTP/1.1",
             "GET /items/5?tags=one&names=n HTTP/1.1",
         ]
     );
