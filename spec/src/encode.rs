@@ -232,7 +232,6 @@ fn object_query(
             .iter()
             .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
             .collect(),
-        _ if pairs.is_empty() => Vec::new(),
         _ => {
             let body: Vec<String> = pairs.iter().flat_map(|(k, v)| [enc(k), enc(v)]).collect();
             vec![format!("{name}={}", body.join(","))]
@@ -246,7 +245,7 @@ pub enum Placed {
     /// The path segment that replaces `{name}`.
     Path(String),
     /// Query pairs already encoded (`name=value`), to be joined with `&`; none for an
-    /// empty list.
+    /// empty list or object sent as pairs of its own.
     Query(Vec<String>),
     /// A header's value.
     Header(String),
@@ -266,9 +265,10 @@ fn form_pair(name: &str, value: &str) -> String {
 /// value in every location. In the query a list goes as repeated form pairs (`form`,
 /// `spaceDelimited` or `pipeDelimited` exploded), as `name[]=item` pairs (`deepObject`,
 /// which OpenAPI defines for objects only), or as one pair whose items are
-/// percent-encoded and joined by a literal `,`, `%20` or `|`; in a header its items are
-/// joined by `,` as they are; in a cookie, percent-encoded and joined by `,`. A style
-/// the location cannot have is read as the location's default.
+/// percent-encoded and joined by a literal `,`, `%20` or `|` (`name=` when it is empty);
+/// in a header its items are joined by `,` as they are; in a cookie, percent-encoded and
+/// joined by `,`. A style the location cannot have is read as the location's default
+/// (`form` in the query, with its `explode`; `simple` in a path).
 pub fn place(
     location: Location,
     style: Style,
@@ -305,11 +305,7 @@ pub fn place(
                 Style::PipeDelimited => "|",
                 _ => ",",
             };
-            let repeat = explode
-                && matches!(
-                    style,
-                    Style::Form | Style::SpaceDelimited | Style::PipeDelimited
-                );
+            let repeat = explode && style != Style::DeepObject;
             match texts {
                 Texts::One(t) => Placed::Query(vec![form_pair(name, t)]),
                 Texts::Object(_) => unreachable!("laid out by `place_object`"),
@@ -322,7 +318,6 @@ pub fn place(
                 Texts::List(_) if repeat => {
                     Placed::Query(items.iter().map(|t| form_pair(name, t)).collect())
                 }
-                Texts::List([]) => Placed::Query(Vec::new()),
                 Texts::List(_) => {
                     let values: Vec<String> = items.iter().map(|t| percent_encode(t)).collect();
                     Placed::Query(vec![format!(
@@ -425,8 +420,11 @@ mod tests {
             q(Style::DeepObject, true),
             pairs(&["n%20m[]=a%20b", "n%20m[]=c%2Cd"])
         );
-        let empty = place(Location::Query, Style::Form, false, "n", Texts::List(&[]));
-        assert_eq!(empty, Placed::Query(Vec::new()));
+        // An empty list: nothing when exploded; `n=` when joined, as OpenAPI's style
+        // table has it for `form` and the runtime's `push_joined_query` writes it.
+        let empty = |explode| place(Location::Query, Style::Form, explode, "n", Texts::List(&[]));
+        assert_eq!(empty(true), Placed::Query(Vec::new()));
+        assert_eq!(empty(false), pairs(&["n="]));
     }
 
     #[test]
@@ -520,8 +518,10 @@ mod tests {
             at(Location::Header, Style::Simple, false),
             Placed::Header("r g,1,b,2,b,3".into())
         );
-        let none = place(Location::Query, Style::Form, false, "f", Texts::Object(&[]));
-        assert_eq!(none, Placed::Query(Vec::new()));
+        let none = |style, explode| place(Location::Query, style, explode, "f", Texts::Object(&[]));
+        assert_eq!(none(Style::DeepObject, false), Placed::Query(Vec::new()));
+        assert_eq!(none(Style::Form, true), Placed::Query(Vec::new()));
+        assert_eq!(none(Style::Form, false), query(&["f="]));
     }
 
     /// The query a generated client sent for objects in `codegen/tests/wire/query_objects.rs`

@@ -14,10 +14,11 @@ use crate::outcome::Outcome;
 use crate::run_config::Config;
 use crate::{access, dry_run, embedded, runner};
 
-/// Runs as `config` says. The run's steps, in order: [`load::load`] the inputs (nothing is
-/// started before they are all read and checked), [`dry_run`](dry_run_text) or start the target and
-/// [`connect::connect`] to it, then [`conclude::run_and_report`]. The embedded server is shut down once the
-/// reports are written, whether or not the run succeeded.
+/// Runs as `config` says. The run's steps, in order: [`load::load`] the inputs (nothing
+/// is started before they are all read and checked), the [`dry_run`](dry_run_text) or
+/// else the target started and [`connect::connect`]ed to, then
+/// [`conclude::run_and_report`]. The embedded server is shut down once the reports are
+/// written, whether or not the run succeeded.
 pub(crate) async fn run(
     config: &Config,
     server: embedded::ServerConfig,
