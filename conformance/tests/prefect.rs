@@ -418,9 +418,34 @@ fn every_must_failure_on_prefect_is_pinned_and_rechecked() {
     // A case that met a 503 may have stopped before the step its pin is about (a chain
     // whose create was refused): its pins need not recur either.
     let busy_cases: BTreeSet<&String> = transient.iter().map(|(case, _)| case).collect();
+    // A pinned 409 is a conflict with a record an earlier case of the same operation made;
+    // when a write of that operation met a 503, the record may never have been made, and
+    // the later case is then answered 201 (seen in CI: `positive` refused while busy, so
+    // `example/extreme/body/concurrency_limit` created the name instead of meeting it).
+    let busy_operations: BTreeSet<String> = failed
+        .iter()
+        .filter(|r| r["got"]["status"] == 503)
+        .map(|r| text(r, "operation"))
+        .collect();
+    let conflict_after_busy = |case: &str, check: &str| {
+        let operation = case.split('/').next().unwrap_or_default();
+        busy_operations.contains(operation)
+            && EXPECTED_MUST_FAILURES.iter().any(|(c, k, why)| {
+                *c == case
+                    && *k == check
+                    && matches!(why, Why::Departure(r) if r.contains("answered 409"))
+            })
+    };
     let missing: Vec<_> = want
         .difference(&got)
         .filter(|(case, _)| !busy_cases.contains(case))
+        .filter(|(case, check)| {
+            let excused = conflict_after_busy(case, check);
+            if excused {
+                eprintln!("a pinned 409 not met after a 503 on its operation: {case} {check}");
+            }
+            !excused
+        })
         .collect();
     assert!(
         unexpected.is_empty() && missing.is_empty(),
