@@ -822,7 +822,7 @@ impl<'a> View<'a> {
             );
             alternates.push(Encoding {
                 style,
-                explode: alt.explode.unwrap_or(style == Style::Form),
+                explode: alt.explode.unwrap_or(style.default_explode()),
                 level: alt.level.unwrap_or_default(),
             });
         }
@@ -854,7 +854,7 @@ impl<'a> View<'a> {
             schema,
             schema_ptr,
             media: json_media.filter(|_| p.schema.is_none()),
-            explode: p.explode.unwrap_or(style == Style::Form),
+            explode: p.explode.unwrap_or(style.default_explode()),
             style,
             alternates,
             encoding_levels: p
