@@ -25,6 +25,12 @@ pub struct Api {
     /// Models read the scalar mismatches servers commonly make leniently
     /// ([`crate::Options::tolerant`]).
     pub tolerant: bool,
+    /// The URL of the spec's first server when it is absolute and has no variables: the
+    /// base URL the usage example builds its client with.
+    pub server_url: Option<String>,
+    /// The package name the crate is built under ([`crate::Options::crate_name`]): the
+    /// usage example in the root rustdoc names the crate by it. `None`: no example there.
+    pub crate_name: Option<String>,
 }
 
 /// A security scheme whose credential the client holds and sends.

@@ -65,6 +65,9 @@ pub struct Generated {
     /// The operations left out of the client (`operationId (METHOD /path)`), each also
     /// one of the warnings.
     pub left_out: Vec<String>,
+    /// The usage example's code (the root rustdoc's doctest), for the README
+    /// [`root_files`] writes; `None` without [`Options::crate_name`].
+    pub example: Option<String>,
 }
 
 impl Generated {
@@ -116,9 +119,16 @@ pub struct Options {
     /// real servers commonly make into the declared type where no data is lost (a
     /// number where a string is declared, as its decimal text; a string holding exactly
     /// an integer or a number where one is declared; `null` in a field with a default,
-    /// as the default). Off by default: a strict client reports such a server at once
-    /// (`Error::Decode` names the field).
+    /// as the default; a `format: date-time` without its UTC offset, as UTC, which
+    /// assumes the server means UTC). Off by default: a strict client reports such a
+    /// server at once (`Error::Decode` names the field, and for a date-time the value).
     pub tolerant: bool,
+    /// The package name the crate is built under (`trading-api`): the usage example of
+    /// the crate's root rustdoc (a doctest) names the crate by it, and
+    /// [`Generated::example`] is made for it. `None` leaves the example out, since a
+    /// doctest naming another crate would not compile (`cargo xtask codegen` always
+    /// gives the name).
+    pub crate_name: Option<String>,
 }
 
 /// Generates the crate's source files from spec text. `source_name` names the file in
@@ -190,11 +200,16 @@ pub fn generate_str_with(
     });
     let files = files?;
     let dependencies = emit::manifest::dependencies(&api, &files);
+    let example = api
+        .crate_name
+        .as_deref()
+        .map(|name| emit::example::code(&api, &emit::example::lib_name(name)));
     Ok(Generated {
         files,
         warnings,
         dependencies,
         left_out: api.left_out,
+        example,
     })
 }
 

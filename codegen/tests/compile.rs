@@ -141,7 +141,8 @@ fn corpus_and_focused_specs_compile_without_warnings() {
         specs.push((name, path, shown, Some(*warnings), Default::default()));
     }
 
-    specs.push(tolerant_spec());
+    specs.push(tolerant_spec("lenient_scalars"));
+    specs.push(tolerant_spec("date_times"));
     check_crates(&specs, |dir| {
         let fixture_client =
             std::fs::read_to_string(dir.join("gen-tradovate-openapi-2026-08-21/src/client.rs"))
@@ -171,6 +172,7 @@ fn fastapi_fixture_compiles_and_passes_its_wire_test() {
         "many_params.yaml",
         "patterns.yaml",
         "lenient_scalars.yaml",
+        "date_times.yaml",
         "swap_proof.yaml",
     ]
     .iter()
@@ -185,7 +187,10 @@ fn fastapi_fixture_compiles_and_passes_its_wire_test() {
             codegen::Options::default(),
         )
     })
-    .chain([tolerant_spec()])
+    .chain([
+        tolerant_spec("lenient_scalars"),
+        tolerant_spec("date_times"),
+    ])
     .collect();
     check_crates(&specs, |_| {});
 }
@@ -257,18 +262,18 @@ fn api_key_placements_duplicates_freed_refs_and_swagger2_compile_without_warning
     });
 }
 
-/// `tests/specs/lenient_scalars.yaml` generated with `--tolerant`, as the crate
-/// `gen-lenient-scalars-tolerant` whose wire test is `tests/wire/lenient_scalars_tolerant.rs`
-/// (the same spec without the option is a focused spec of its own).
-fn tolerant_spec() -> Spec {
-    let path = manifest().join("tests/specs/lenient_scalars.yaml");
+/// `tests/specs/<stem>.yaml` generated with `--tolerant`, as the crate
+/// `gen-<stem>-tolerant` whose wire test is `tests/wire/<stem>_tolerant.rs` (the same
+/// spec without the option is a focused spec of its own).
+fn tolerant_spec(stem: &str) -> Spec {
+    let path = manifest().join(format!("tests/specs/{stem}.yaml"));
     let shown = path.display().to_string();
     let options = codegen::Options {
         tolerant: true,
         ..codegen::Options::default()
     };
     (
-        "gen-lenient-scalars-tolerant".to_owned(),
+        format!("gen-{}-tolerant", stem.replace('_', "-")),
         path,
         shown,
         None,

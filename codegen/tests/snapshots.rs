@@ -61,9 +61,16 @@ fn generation_is_deterministic() {
 #[test]
 fn checked_in_crate_is_current() {
     let text = std::fs::read_to_string(manifest().join("../spec/openapi.yaml")).unwrap();
-    let files = codegen::generate_str("spec/openapi.yaml", &text, "spec/openapi.yaml")
-        .unwrap()
-        .files;
+    // As `cargo xtask codegen` generates it: named after `generated/Cargo.toml`'s package,
+    // which the usage example of the root rustdoc names.
+    let options = codegen::Options {
+        crate_name: Some("trading-api".to_owned()),
+        ..codegen::Options::default()
+    };
+    let files =
+        codegen::generate_str_with("spec/openapi.yaml", &text, "spec/openapi.yaml", &options)
+            .unwrap()
+            .files;
     let report = codegen::sync(
         &manifest().join("../generated/src"),
         &files,
@@ -157,4 +164,30 @@ fn tolerated_problems_are_warnings_with_the_place() {
         }
     }
     insta::assert_snapshot!("warnings", messages);
+}
+
+/// The usage example each crate's README and root rustdoc carry, for specs that make it
+/// choose: every kind of credential (`security.yaml`), a body built through its model's
+/// constructor (`swap_proof.yaml`, `fastapi_mini.yaml`), and the project's own spec.
+/// The compile tests check that each compiles; this pins what it says.
+#[test]
+fn usage_examples() {
+    let mut out = String::new();
+    for file in [
+        "tests/specs/security.yaml",
+        "tests/specs/fastapi_mini.yaml",
+        "tests/specs/swap_proof.yaml",
+        "tests/specs/multipart.yaml",
+        "../spec/openapi.yaml",
+    ] {
+        let text = std::fs::read_to_string(manifest().join(file)).unwrap();
+        let options = codegen::Options {
+            crate_name: Some("my-api".to_owned()),
+            ..codegen::Options::default()
+        };
+        let generated = codegen::generate_str_with(file, &text, file, &options).unwrap();
+        let example = generated.example.expect("a named crate has an example");
+        out.push_str(&format!("== {file}\n{example}\n"));
+    }
+    insta::assert_snapshot!("usage_examples", out);
 }

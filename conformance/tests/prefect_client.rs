@@ -51,7 +51,13 @@ fn the_client_generated_from_prefects_spec_works_against_prefect() {
 
     let shown = spec_path.display().to_string();
     let started = std::time::Instant::now();
-    let generated = codegen::generate_str(&shown, &spec, &shown).unwrap_or_else(|e| panic!("{e}"));
+    // Named as `--crate` names it, so the root rustdoc carries the usage example.
+    let options = codegen::Options {
+        crate_name: Some(CRATE.to_owned()),
+        ..codegen::Options::default()
+    };
+    let generated = codegen::generate_str_with(&shown, &spec, &shown, &options)
+        .unwrap_or_else(|e| panic!("{e}"));
     eprintln!(
         "generated {} files from Prefect's spec in {:.2} s (debug build), {} warning(s)",
         generated.files.len(),
@@ -75,11 +81,12 @@ fn the_client_generated_from_prefects_spec_works_against_prefect() {
         spec_name: shown.clone(),
         command: String::new(),
     };
-    let mut cargo_toml = codegen::root_files(&generated.dependencies, &info)
-        .into_iter()
-        .find(|f| f.path == "Cargo.toml")
-        .expect("the crate's manifest")
-        .contents;
+    let mut cargo_toml =
+        codegen::root_files(&generated.dependencies, &info, generated.example.as_deref())
+            .into_iter()
+            .find(|f| f.path == "Cargo.toml")
+            .expect("the crate's manifest")
+            .contents;
     // The test builds bodies from JSON, which request models derive only behind this
     // feature, and reads the server's own bytes with `RawValue`.
     cargo_toml = cargo_toml.replace(
@@ -141,5 +148,20 @@ fn the_client_generated_from_prefects_spec_works_against_prefect() {
     assert!(
         stdout.contains("test result: ok. 5 passed"),
         "expected the five live tests to run:\n{stdout}"
+    );
+
+    // The usage example of the crate's root rustdoc compiles as the doctest it is.
+    let output = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args(["test", "--offline", "--doc"])
+        .current_dir(&workspace)
+        .env("CARGO_TARGET_DIR", &target)
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .output()
+        .expect("run the generated crate's doctests");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("test result: ok. 1 passed"),
+        "the usage example of the Prefect crate does not compile:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
     );
 }

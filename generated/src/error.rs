@@ -1302,6 +1302,11 @@ fn json_error_summary(e: &serde_json::Error) -> String {
     if e.line() == 0 {
         return e.to_string();
     }
+    // The date-time reader's own words quote at most a date-time (see `DateTimeText`).
+    let message = e.to_string();
+    if message.starts_with(DATE_TIME_REFUSED) {
+        return message;
+    }
     let kind = match e.classify() {
         serde_json::error::Category::Io => "an I/O error",
         serde_json::error::Category::Syntax => "not JSON",
@@ -1310,6 +1315,9 @@ fn json_error_summary(e: &serde_json::Error) -> String {
     };
     format!("{kind} at line {} column {}", e.line(), e.column())
 }
+
+/// How the date-time reader's refusal starts, so that `Display` may show it whole.
+const DATE_TIME_REFUSED: &str = "not an RFC 3339 date-time";
 
 /// A value that breaks a constraint of the spec.
 #[derive(Clone, Debug, PartialEq)]

@@ -19,6 +19,26 @@
 //! [`Error`] separates transport failures,
 //! documented error answers, undocumented ones, undecodable bodies and requests
 //! refused before sending because they break the spec's constraints.
+//!
+//! # Example
+//!
+//! Call an operation and tell a documented error answer from the rest:
+//!
+//! ```no_run
+//! use trading_api::{Client, Error};
+//!
+//! async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//!     let client = Client::new("https://demo.tradovateapi.com/v1")?;
+//!     // Security scheme `bearerAuth` (HTTP bearer, sent as `Authorization: Bearer <token>`).
+//!     client.set_bearer_token(&std::env::var("BEARER_AUTH")?)?;
+//!     match client.list_category_position_limits(1).await {
+//!         Ok(answer) => println!("{:?}", answer.body()),
+//!         Err(Error::Response { status, error, .. }) => eprintln!("{status}: {error:?}"),
+//!         Err(error) => eprintln!("{error}"),
+//!     }
+//!     Ok(())
+//! }
+//! ```
 
 #![warn(missing_docs)]
 #![allow(

@@ -22,8 +22,10 @@ pub struct Args {
     /// with the dependencies the code needs, `README.md` and `src/`.
     #[arg(long = "crate", value_name = "DIR", conflicts_with = "out")]
     crate_dir: Option<PathBuf>,
-    /// The package name of the `--crate` (default: the directory's name).
-    #[arg(long, requires = "crate_dir")]
+    /// The package name of the crate (default: the `--crate` directory's name; with
+    /// `--out`, the `[package]` name of the `Cargo.toml` beside the `--out` directory).
+    /// The crate's usage example (its root rustdoc's doctest) names the crate by it.
+    #[arg(long)]
     name: Option<String>,
     /// Refuse the spec (exit 2, nothing written) when generation has any warning whose
     /// kind `--allow-warning` does not name.
@@ -53,7 +55,8 @@ pub struct Args {
     #[arg(long)]
     string_formats: bool,
     /// Decode answers tolerantly: a number where a string is declared, a string holding
-    /// exactly a number where one is declared, `null` in a field with a default.
+    /// exactly a number where one is declared, `null` in a field with a default, a
+    /// date-time without its UTC offset (read as UTC).
     #[arg(long)]
     tolerant: bool,
 }
@@ -75,6 +78,54 @@ fn valid_package_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
+/// The package name of the crate being written: `--name`, else the `--crate` directory's
+/// name, else (with `--out`) the `[package]` name of the `Cargo.toml` beside the `--out`
+/// directory, if there is one. A name cargo would refuse is an error.
+fn package_name(args: &Args, root: &Path) -> Result<Option<String>, String> {
+    let name = match (&args.name, &args.crate_dir) {
+        (Some(name), _) => Some(name.clone()),
+        (None, Some(dir)) => Some(
+            root.join(dir)
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default()
+                .to_owned(),
+        ),
+        (None, None) => root
+            .join(&args.out)
+            .parent()
+            .and_then(|dir| std::fs::read_to_string(dir.join("Cargo.toml")).ok())
+            .and_then(|manifest| manifest_package_name(&manifest)),
+    };
+    match name {
+        Some(name) if !valid_package_name(&name) => Err(format!(
+            "`{name}` is not a package name (letters, digits, `-`, `_`): give one with --name"
+        )),
+        name => Ok(name),
+    }
+}
+
+/// The `name` of a manifest's `[package]` table, as written on one line
+/// (`name = "trading-api"`): what `cargo new` and this generator write.
+fn manifest_package_name(manifest: &str) -> Option<String> {
+    let mut in_package = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+            continue;
+        }
+        if !in_package {
+            continue;
+        }
+        if let Some(value) = line.strip_prefix("name").map(str::trim_start)
+            && let Some(value) = value.strip_prefix('=')
+        {
+            return Some(value.trim().trim_matches('"').to_owned());
+        }
+    }
+    None
+}
+
 /// Where the files go: `(directory, files)` pairs, all checked before any is written.
 type Plan = Vec<(PathBuf, Vec<codegen::File>)>;
 
@@ -84,19 +135,7 @@ fn plan(args: &Args, root: &Path, generated: codegen::Generated) -> Result<Plan,
         return Ok(vec![(root.join(&args.out), generated.files)]);
     };
     let crate_dir = root.join(dir);
-    let name = match &args.name {
-        Some(name) => name.clone(),
-        None => crate_dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_owned(),
-    };
-    if !valid_package_name(&name) {
-        return Err(format!(
-            "`{name}` is not a package name (letters, digits, `-`, `_`): give one with --name"
-        ));
-    }
+    let name = package_name(args, root)?.unwrap_or_default();
     let info = codegen::CrateInfo {
         command: format!(
             "cargo xtask codegen --spec {} --crate {} --name {name}",
@@ -106,7 +145,8 @@ fn plan(args: &Args, root: &Path, generated: codegen::Generated) -> Result<Plan,
         name,
         spec_name: args.spec.display().to_string(),
     };
-    let root_files = codegen::root_files(&generated.dependencies, &info);
+    let root_files =
+        codegen::root_files(&generated.dependencies, &info, generated.example.as_deref());
     Ok(vec![
         (crate_dir.join("src"), generated.files),
         (crate_dir, root_files),
@@ -217,10 +257,25 @@ fn generate(
     allowed: &[codegen::WarningKind],
 ) -> Result<codegen::Generated, ExitCode> {
     // Errors name the spec as given, relative to the repository root.
+    let crate_name = match package_name(args, &root()) {
+        Ok(name) => name,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Err(ExitCode::from(2));
+        }
+    };
+    if crate_name.is_none() {
+        eprintln!(
+            "note: no package name for the sources in {} (no Cargo.toml beside them; give \
+             --name): the crate's root rustdoc gets no usage example",
+            args.out.display()
+        );
+    }
     let options = codegen::Options {
         dangling_refs_as_any: args.dangling_refs_as_any,
         string_formats: args.string_formats,
         tolerant: args.tolerant,
+        crate_name,
     };
     let generated = match codegen::generate_str_with(header_name, text, header_name, &options) {
         Ok(generated) => generated,

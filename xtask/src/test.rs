@@ -55,18 +55,29 @@ fn tracing_tests() -> Command {
     cmd
 }
 
+/// nextest runs no doctests: this step runs them (the generated crate's usage example
+/// among them), where `cargo test` in [`cargo_tests`] would have.
+fn doc_tests() -> Option<Command> {
+    crate::child::have_nextest()
+        .then(|| crate::child::cargo(&["test", "--workspace", "--doc", "--no-fail-fast"]))
+}
+
 /// Runs every step (a failed step does not stop the others) and exits 1 if any failed.
 pub fn run(args: Args) -> ExitCode {
-    let mut steps = vec![
-        Step {
-            name: "cargo tests",
-            command: cargo_tests(),
-        },
-        Step {
-            name: "generated client with tracing",
-            command: tracing_tests(),
-        },
-    ];
+    let mut steps = vec![Step {
+        name: "cargo tests",
+        command: cargo_tests(),
+    }];
+    if let Some(command) = doc_tests() {
+        steps.push(Step {
+            name: "doc tests",
+            command,
+        });
+    }
+    steps.extend([Step {
+        name: "generated client with tracing",
+        command: tracing_tests(),
+    }]);
     if !args.rust_only {
         steps.push(Step {
             name: "openapi-spec-validator",

@@ -1460,6 +1460,11 @@ fn json_error_summary(e: &serde_json::Error) -> String {
     if e.line() == 0 {
         return e.to_string();
     }
+    // The date-time reader's own words quote at most a date-time (see `DateTimeText`).
+    let message = e.to_string();
+    if message.starts_with(DATE_TIME_REFUSED) {
+        return message;
+    }
     let kind = match e.classify() {
         serde_json::error::Category::Io => "an I/O error",
         serde_json::error::Category::Syntax => "not JSON",
@@ -1468,6 +1473,9 @@ fn json_error_summary(e: &serde_json::Error) -> String {
     };
     format!("{kind} at line {} column {}", e.line(), e.column())
 }
+
+/// How the date-time reader's refusal starts, so that `Display` may show it whole.
+const DATE_TIME_REFUSED: &str = "not an RFC 3339 date-time";
 
 /// A value that breaks a constraint of the spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -1880,6 +1888,83 @@ where
 }
 // @end
 
+// @end
+
+// @if date_time
+/// A `format: date-time` value of an answer. serde's reader of chrono's type says only
+/// "premature end of input" of a date-time without its UTC offset
+/// (`2026-11-27T23:19:25.390423`, which real servers send); this one says what is
+/// wrong, and reads such a value as UTC where the crate was generated with `--tolerant`
+/// ([`crate::OFFSETLESS_DATE_TIME_AS_UTC`]). Anything else reads as serde's reader would.
+struct DateTimeText(chrono::DateTime<chrono::FixedOffset>);
+
+impl<'de> serde::Deserialize<'de> for DateTimeText {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <String as serde::Deserialize>::deserialize(deserializer)?;
+        if let Ok(value) = text.parse::<chrono::DateTime<chrono::FixedOffset>>() {
+            return Ok(DateTimeText(value));
+        }
+        // With `Z` appended it reads: the text is a date-time that lacks only its offset,
+        // so quoting it shows no more than a date-time.
+        match format!("{text}Z").parse::<chrono::DateTime<chrono::FixedOffset>>() {
+            Ok(utc) if crate::OFFSETLESS_DATE_TIME_AS_UTC => Ok(DateTimeText(utc)),
+            Ok(_) => Err(<D::Error as serde::de::Error>::custom(format_args!(
+                "{DATE_TIME_REFUSED} (no UTC offset): `{text}`"
+            ))),
+            Err(_) => Err(<D::Error as serde::de::Error>::custom(DATE_TIME_REFUSED)),
+        }
+    }
+}
+// @end
+
+// @if date_time_required
+/// A required `format: date-time` field of an answer (see [`DateTimeText`]).
+pub(crate) fn date_time<'de, D>(
+    deserializer: D,
+) -> Result<chrono::DateTime<chrono::FixedOffset>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    Ok(<DateTimeText as serde::Deserialize>::deserialize(deserializer)?.0)
+}
+// @end
+
+// @if date_time_optional
+/// An optional `format: date-time` field of an answer; `null` is `None`.
+pub(crate) fn date_time_option<'de, D>(
+    deserializer: D,
+) -> Result<Option<chrono::DateTime<chrono::FixedOffset>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    Ok(<Option<DateTimeText> as serde::Deserialize>::deserialize(deserializer)?.map(|v| v.0))
+}
+// @end
+
+// @if date_time_list
+/// A required list of `format: date-time` values of an answer.
+pub(crate) fn date_time_list<'de, D>(
+    deserializer: D,
+) -> Result<Vec<chrono::DateTime<chrono::FixedOffset>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let items = <Vec<DateTimeText> as serde::Deserialize>::deserialize(deserializer)?;
+    Ok(items.into_iter().map(|v| v.0).collect())
+}
+// @end
+
+// @if date_time_list_option
+/// An optional list of `format: date-time` values of an answer; `null` is `None`.
+pub(crate) fn date_time_list_option<'de, D>(
+    deserializer: D,
+) -> Result<Option<Vec<chrono::DateTime<chrono::FixedOffset>>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let items = <Option<Vec<DateTimeText>> as serde::Deserialize>::deserialize(deserializer)?;
+    Ok(items.map(|items| items.into_iter().map(|v| v.0).collect()))
+}
 // @end
 
 // @if tolerant_null

@@ -40,6 +40,10 @@ pub use error::{
 /// and every other module builds on `error.rs`.
 pub(crate) const SECRET_FIELDS: &[&str] = &["httpAuth"];
 
+/// Stands for what the generator writes into a crate's `lib.rs` when an answer holds a
+/// `format: date-time`: whether one without its UTC offset is read as UTC (`--tolerant`).
+pub(crate) const OFFSETLESS_DATE_TIME_AS_UTC: bool = false;
+
 /// Stands for what the generator writes from the spec into a crate's `client.rs` beside
 /// the runtime's part (which imports it in a region no crate gets): the credentials of
 /// the spec's security schemes and the path of a relative server URL.

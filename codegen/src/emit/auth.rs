@@ -98,7 +98,7 @@ fn scheme<'a>(api: &'a Api, key: &str) -> Option<&'a SecurityScheme> {
 }
 
 /// What a scheme is, in prose: "`bearerAuth` (HTTP bearer)".
-fn describe(s: &SecurityScheme) -> String {
+pub(super) fn describe(s: &SecurityScheme) -> String {
     let what = match &s.kind {
         SchemeKind::Bearer(source) => format!("{source}, sent as `Authorization: Bearer <token>`"),
         SchemeKind::Basic => "HTTP basic, sent as `Authorization: Basic …`".to_owned(),

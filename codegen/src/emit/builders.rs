@@ -35,7 +35,7 @@ pub fn emit(api: &Api) -> TokenStream {
 
 /// Whether two required fields take the same type, so that positional arguments could
 /// be swapped without the compiler noticing (`start, end`: two strings).
-fn swappable(required: &[&Field]) -> bool {
+pub(super) fn swappable(required: &[&Field]) -> bool {
     let mut seen = std::collections::BTreeSet::new();
     required
         .iter()
@@ -199,8 +199,13 @@ fn takes(f: &Field) -> bool {
     !f.optional() && !f.flatten && f.default.is_none()
 }
 
+/// The fields `new` takes, in order (also what the usage example passes it).
+pub(super) fn required(s: &StructDef) -> Vec<&Field> {
+    s.fields.iter().filter(|f| takes(f)).collect()
+}
+
 fn builders(s: &StructDef, taken: &std::collections::BTreeSet<&str>) -> TokenStream {
-    let required: Vec<&Field> = s.fields.iter().filter(|f| takes(f)).collect();
+    let required = required(s);
     // Several required fields of one type: a builder that takes each by name, and no
     // positional `new` that would let two be swapped.
     let (start, typestate) = swappable(&required)

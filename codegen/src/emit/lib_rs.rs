@@ -41,6 +41,23 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
         }
     });
     let secret_fields = secret_fields(api);
+    let offsetless = offsetless(api);
+    // Lines as they are (an example's indentation is its layout), each with the space
+    // rustdoc strips after `//!`.
+    let example = api.crate_name.as_deref().map(|name| {
+        let code = super::example::code(api, &super::example::lib_name(name));
+        let section = super::example::rustdoc(&code);
+        let lines: Vec<String> = std::iter::once(String::new())
+            .chain(section.lines().map(|l| {
+                if l.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {l}")
+                }
+            }))
+            .collect();
+        quote! { #(#![doc = #lines])* }
+    });
     quote! {
         #doc
         #![doc = ""]
@@ -50,6 +67,7 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
         #![doc = " [`Error`] separates transport failures,"]
         #![doc = " documented error answers, undocumented ones, undecodable bodies and requests"]
         #![doc = " refused before sending because they break the spec's constraints."]
+        #example
         #![warn(missing_docs)]
         // Spec prose is Markdown for other tools; rustdoc's HTML and link checks do not apply.
         #![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
@@ -76,6 +94,35 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
         #token_source
         #credential_error
         #secret_fields
+        #offsetless
+    }
+}
+
+/// `OFFSETLESS_DATE_TIME_AS_UTC`, which the date-time readers of `error.rs` read, when
+/// an answer model has a date-time field: at the crate root beside `SECRET_FIELDS`, for
+/// the same reason.
+fn offsetless(api: &Api) -> TokenStream {
+    let reads_date_times = super::models::reader_parts(api)
+        .iter()
+        .any(|part| part.starts_with("date_time"));
+    if !reads_date_times {
+        return TokenStream::new();
+    }
+    let as_utc = api.tolerant;
+    let doc = if as_utc {
+        "Whether a `format: date-time` answer value without its UTC offset \
+         (`2026-11-27T23:19:25`) is read as UTC: yes, as the crate was generated with \
+         `--tolerant`. That assumes the server means UTC; a server sending local time \
+         would be read hours off."
+    } else {
+        "Whether a `format: date-time` answer value without its UTC offset \
+         (`2026-11-27T23:19:25`) is read as UTC: no (RFC 3339 requires the offset), so \
+         such a value fails to decode naming the field and the value. Generate with \
+         `--tolerant` to read it as UTC."
+    };
+    quote! {
+        #[doc = #doc]
+        pub(crate) const OFFSETLESS_DATE_TIME_AS_UTC: bool = #as_utc;
     }
 }
 

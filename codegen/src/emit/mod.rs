@@ -11,6 +11,7 @@ mod builders;
 mod checks;
 mod client;
 mod docs;
+pub mod example;
 mod lib_rs;
 pub mod manifest;
 mod models;

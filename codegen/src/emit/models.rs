@@ -227,13 +227,7 @@ fn structure(
     tolerant_mode: bool,
 ) -> TokenStream {
     let name = ident(&s.name);
-    let reader = |f: &Field| {
-        if tolerant_mode && decoded.contains(&s.name) {
-            tolerant(f)
-        } else {
-            None
-        }
-    };
+    let reader = |f: &Field| reader(f, decoded.contains(&s.name), tolerant_mode);
     let doc = docs::outer(&s.doc);
     let non_exhaustive = super::builders::attributes(s);
     let defaults: Vec<(&Field, &DefaultValue)> = s
@@ -310,6 +304,26 @@ fn struct_field(s: &StructDef, f: &Field, read: Option<Tolerant>) -> TokenStream
         serde_args.push(quote!(default, skip_serializing_if = "Option::is_none"));
     }
     match read {
+        Some(Tolerant::DateTime) => {
+            serde_args.push(quote!(deserialize_with = "crate::error::date_time"));
+        }
+        Some(Tolerant::DateTimeOptional) => {
+            if f.required {
+                serde_args.push(quote!(default));
+            }
+            serde_args.push(quote!(deserialize_with = "crate::error::date_time_option"));
+        }
+        Some(Tolerant::DateTimeList) => {
+            serde_args.push(quote!(deserialize_with = "crate::error::date_time_list"));
+        }
+        Some(Tolerant::DateTimeOptionalList) => {
+            if f.required {
+                serde_args.push(quote!(default));
+            }
+            serde_args.push(quote!(
+                deserialize_with = "crate::error::date_time_list_option"
+            ));
+        }
         Some(Tolerant::Required) => {
             serde_args.push(quote!(deserialize_with = "crate::error::lenient"));
         }
@@ -834,10 +848,20 @@ fn decoded_types(api: &Api) -> BTreeSet<String> {
     seen
 }
 
-/// How a field of a model the client decodes is read in tolerant mode
-/// ([`crate::Options::tolerant`]); `None` for strict (serde's derive alone).
+/// How a field of a model the client decodes is read by a reader of the runtime rather
+/// than serde's derive alone: the tolerant readers ([`crate::Options::tolerant`]), and in
+/// every mode the `format: date-time` readers (which name what is wrong with an
+/// offset-less date-time, and read it as UTC in tolerant mode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Tolerant {
+    /// A required date-time: `crate::error::date_time`.
+    DateTime,
+    /// An optional date-time: `crate::error::date_time_option`.
+    DateTimeOptional,
+    /// A required list of date-times: `crate::error::date_time_list`.
+    DateTimeList,
+    /// An optional list of date-times: `crate::error::date_time_list_option`.
+    DateTimeOptionalList,
     /// A required scalar: `crate::error::lenient`.
     Required,
     /// An optional scalar: `crate::error::lenient_option`.
@@ -856,6 +880,10 @@ impl Tolerant {
     /// The runtime region the reader calls (see `emit::runtime`).
     pub(crate) fn part(self) -> &'static str {
         match self {
+            Tolerant::DateTime => "date_time_required",
+            Tolerant::DateTimeOptional => "date_time_optional",
+            Tolerant::DateTimeList => "date_time_list",
+            Tolerant::DateTimeOptionalList => "date_time_list_option",
             Tolerant::Required => "tolerant_required",
             Tolerant::Optional => "tolerant_optional",
             Tolerant::Default => "tolerant_default",
@@ -904,12 +932,35 @@ fn tolerant(f: &Field) -> Option<Tolerant> {
     })
 }
 
-/// The runtime regions the tolerant readers of `api`'s models call: none unless
-/// [`Api::tolerant`].
-pub(crate) fn tolerant_parts(api: &Api) -> BTreeSet<&'static str> {
-    if !api.tolerant {
-        return BTreeSet::new();
+/// How field `f` of a model is read: by the date-time readers where it is a date-time of
+/// a model the client decodes, else by the tolerant readers in tolerant mode.
+fn reader(f: &Field, decoded: bool, tolerant_mode: bool) -> Option<Tolerant> {
+    if !decoded {
+        return None;
     }
+    date_time(f).or_else(|| if tolerant_mode { tolerant(f) } else { None })
+}
+
+/// How `f` is read by the date-time readers: a date-time, or a list of them, without a
+/// default (a defaulted field keeps its own reader), not flattened, boxed or telling
+/// `null` from absent.
+fn date_time(f: &Field) -> Option<Tolerant> {
+    if f.flatten || f.boxed || f.explicit_null() || f.default.is_some() {
+        return None;
+    }
+    match &f.ty {
+        Ty::DateTime if f.optional() => Some(Tolerant::DateTimeOptional),
+        Ty::DateTime => Some(Tolerant::DateTime),
+        Ty::Vec(item) if **item == Ty::DateTime && f.optional() => {
+            Some(Tolerant::DateTimeOptionalList)
+        }
+        Ty::Vec(item) if **item == Ty::DateTime => Some(Tolerant::DateTimeList),
+        _ => None,
+    }
+}
+
+/// The runtime regions the readers of `api`'s models call (see [`reader`]).
+pub(crate) fn reader_parts(api: &Api) -> BTreeSet<&'static str> {
     let decoded = decoded_types(api);
     api.types
         .iter()
@@ -917,7 +968,11 @@ pub(crate) fn tolerant_parts(api: &Api) -> BTreeSet<&'static str> {
             TypeDef::Struct(s) if decoded.contains(&s.name) => Some(s),
             _ => None,
         })
-        .flat_map(|s| s.fields.iter().filter_map(tolerant))
+        .flat_map(|s| {
+            s.fields
+                .iter()
+                .filter_map(|f| reader(f, true, api.tolerant))
+        })
         .map(Tolerant::part)
         .collect()
 }

@@ -37,6 +37,11 @@ const NAMES: &[&str] = &[
     "business",
     "bytes",
     "captcha",
+    "date_time",
+    "date_time_list",
+    "date_time_list_option",
+    "date_time_optional",
+    "date_time_required",
     "documented",
     "empty",
     "json",
@@ -75,6 +80,11 @@ const REQUIRES: &[(&str, &str)] = &[
     ("business", "undecodable"),
     ("documented", "undecodable"),
     ("only", "undecodable"),
+    // The date-time readers share `DateTimeText`.
+    ("date_time_required", "date_time"),
+    ("date_time_optional", "date_time"),
+    ("date_time_list", "date_time"),
+    ("date_time_list_option", "date_time"),
     // The lenient readers share the `Lenient` scalars.
     ("tolerant_required", "tolerant"),
     ("tolerant_optional", "tolerant"),
@@ -139,7 +149,7 @@ impl Needs {
         for part in super::multipart::runtime_parts(api) {
             needs.add(part);
         }
-        for part in super::models::tolerant_parts(api) {
+        for part in super::models::reader_parts(api) {
             needs.add(part);
         }
         needs

@@ -109,8 +109,18 @@ fn lower_resolved(
         left_out,
         server_path,
         tolerant: options.tolerant,
+        server_url: absolute_server(spec),
+        crate_name: options.crate_name.clone(),
     };
     Ok((api, lowerer.warnings))
+}
+
+/// The first server's URL when it is an absolute `http(s)` URL without `{variables}`.
+fn absolute_server(spec: &OpenApi) -> Option<String> {
+    let url = spec.servers.first()?.url.as_ref()?.as_str()?;
+    let absolute = url.starts_with("https://") || url.starts_with("http://");
+    (absolute && !url.contains(['{', '}', '"', '\\']) && !url.chars().any(char::is_whitespace))
+        .then(|| url.trim_end_matches('/').to_owned())
 }
 
 /// Names the models module must not shadow: the whole Rust 2021 prelude (the emitted

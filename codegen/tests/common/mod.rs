@@ -34,6 +34,31 @@ pub fn crate_name(path: &Path) -> String {
 /// generator's options.
 pub type Spec = (String, PathBuf, String, Option<usize>, codegen::Options);
 
+/// The crate's usage example (its root rustdoc's doctest, shown in its README) as
+/// `examples/usage.rs`, wrapped the way rustdoc wraps a doctest without `fn main`
+/// (`#![allow(unused)]` and the code inside `main`), so that clippy checks, for every
+/// crate, the code rustdoc would compile, at the cost of a `cargo check` rather than a
+/// full build and link per crate. The wired crates run `cargo test`, whose doctest pass
+/// compiles the root rustdoc's copy as rustdoc itself does.
+fn write_usage_example(crate_dir: &Path, generated: &codegen::Generated) {
+    let code = generated
+        .example
+        .as_deref()
+        .expect("a crate generated with its name has a usage example");
+    let lib = std::fs::read_to_string(crate_dir.join("src/lib.rs")).unwrap();
+    assert!(
+        lib.contains("//! ```no_run") || lib.contains("#![doc = \" ```no_run\"]"),
+        "the root rustdoc carries the example as a doctest"
+    );
+    std::fs::create_dir_all(crate_dir.join("examples")).unwrap();
+    let body: String = code.lines().map(|l| format!("    {l}\n")).collect();
+    std::fs::write(
+        crate_dir.join("examples/usage.rs"),
+        format!("#![allow(unused)]\nfn main() {{\n{body}}}\n"),
+    )
+    .unwrap();
+}
+
 /// The crates of `specs`
 /// in one temporary workspace, checked with clippy `-D warnings`, with each focused spec's
 /// wire test (`tests/wire/<stem>.rs`) run. `inspect` looks at the generated sources before
@@ -44,7 +69,11 @@ pub fn check_crates(specs: &[Spec], inspect: impl FnOnce(&Path)) {
     let mut wired = Vec::new();
     for (name, spec, shown, warnings, options) in specs {
         let text = std::fs::read_to_string(spec).unwrap();
-        let generated = codegen::generate_str_with(shown, &text, shown, options)
+        let options = codegen::Options {
+            crate_name: Some(name.clone()),
+            ..options.clone()
+        };
+        let generated = codegen::generate_str_with(shown, &text, shown, &options)
             .unwrap_or_else(|e| panic!("{e}"));
         if let Some(expected) = warnings {
             assert_eq!(
@@ -67,7 +96,8 @@ pub fn check_crates(specs: &[Spec], inspect: impl FnOnce(&Path)) {
             spec_name: shown.clone(),
             command: String::new(),
         };
-        let root_files = codegen::root_files(&generated.dependencies, &info);
+        let root_files =
+            codegen::root_files(&generated.dependencies, &info, generated.example.as_deref());
         let mut manifest = root_files
             .iter()
             .find(|f| f.path == "Cargo.toml")
@@ -96,6 +126,7 @@ pub fn check_crates(specs: &[Spec], inspect: impl FnOnce(&Path)) {
             wired.push(name.clone());
         }
         std::fs::write(crate_dir.join("Cargo.toml"), manifest).unwrap();
+        write_usage_example(&crate_dir, &generated);
         members.push(format!("\"{name}\""));
     }
     std::fs::write(
@@ -129,6 +160,21 @@ pub fn check_crates(specs: &[Spec], inspect: impl FnOnce(&Path)) {
         has_clippy,
         "`cargo clippy` is not installed (rustup component add clippy): the generated \
          crates are promised clippy-clean and cannot be checked without it"
+    );
+    // The checks below run `--offline` (the versions of the workspace's `Cargo.lock`, no
+    // resolution against the registry); a crate the workspace's own build never
+    // downloaded (a generated crate may need `uuid` or `chrono` features it does not) is
+    // fetched first, as `cargo xtask test` fetches its tools on first use.
+    let fetch = Command::new(&cargo)
+        .arg("fetch")
+        .current_dir(dir.path())
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .output()
+        .unwrap();
+    assert!(
+        fetch.status.success(),
+        "cannot fetch the generated crates' dependencies:\n{}",
+        String::from_utf8_lossy(&fetch.stderr)
     );
     let output = Command::new(&cargo)
         .args([
