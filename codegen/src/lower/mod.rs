@@ -7,6 +7,7 @@
 mod business;
 mod examples;
 mod formats;
+mod merged;
 mod multipart;
 mod operation;
 mod pattern;
@@ -72,6 +73,8 @@ fn lower_resolved(
         tagged_branches: std::collections::BTreeMap::new(),
         inline_types: std::collections::HashMap::new(),
         inline_in_progress: std::collections::HashMap::new(),
+        inline_titles: std::collections::HashMap::new(),
+        merged: std::collections::BTreeMap::new(),
         left_out: Vec::new(),
         string_formats: options.string_formats,
     };
@@ -97,7 +100,9 @@ fn lower_resolved(
     let server_path = lowerer.server_path();
     let (operations, schemes) = lowerer.operations()?;
     let left_out = std::mem::take(&mut lowerer.left_out);
-    let mut types = lowerer.types;
+    let mut operations = operations;
+    let mut types = std::mem::take(&mut lowerer.types);
+    merged::name(&mut lowerer, &mut types, &mut operations);
     schema::box_cycles(&mut types);
     schema::mark_validating(&mut types);
     schema::mark_request(&mut types, &operations);
@@ -228,6 +233,12 @@ struct Lowerer<'a> {
     /// ([`schema::inline_key`]): an identical inline schema met again is that type, so a
     /// value read in one place can be written in the other.
     inline_types: std::collections::HashMap<String, (crate::ir::Ty, bool)>,
+    /// The `title` of the inline schema each inline type was made from, by type name: a
+    /// merged type's name (see `merged`).
+    inline_titles: std::collections::HashMap<String, Option<String>>,
+    /// The inline types met again as an identical schema elsewhere, by type name, with
+    /// the names those other places would have given their own type ([`merged::Uses`]).
+    merged: std::collections::BTreeMap<String, merged::Uses>,
     /// The inline structs whose fields are being lowered, by their place: an inline schema
     /// that holds itself again (through a `$ref` in its `allOf`) is met at the same place.
     inline_in_progress: std::collections::HashMap<String, String>,

@@ -288,20 +288,45 @@ impl<'a> Lowerer<'a> {
                 self.absorbed_emitted.clone(),
                 self.tagged_branches.clone(),
                 self.inline_types.clone(),
+                self.inline_titles.clone(),
             );
             let copy = self.ty_uncached(s, ptr, hint);
-            let (names, len, absorbed, tagged, inline) = saved;
+            let (names, len, absorbed, tagged, inline, titles) = saved;
+            self.inline_titles = titles;
             self.type_names = names;
             self.types.truncate(len);
             self.absorbed_emitted = absorbed;
             self.tagged_branches = tagged;
             self.inline_types = inline;
-            copy?;
+            // The name this place would have given its own type stays an alias of the
+            // shared one (see `merged`), unless the shared type is a component's (an
+            // `allOf` that only annotates a `$ref` is the component itself).
+            if let (Ty::Named(shared), Ty::Named(own)) = (&hit.0, &copy?.0)
+                && self.inline_titles.contains_key(shared)
+            {
+                let own = self.type_names.claim(own.clone());
+                self.merged
+                    .entry(shared.clone())
+                    .or_default()
+                    .uses
+                    .push(own);
+            }
             return Ok(hit);
         }
+        let before = self.types.len();
         let lowered = self.ty_uncached(s, ptr, hint)?;
         if matches!(lowered.0, Ty::Named(_)) {
             self.inline_types.insert(key, lowered.clone());
+        }
+        // A type this schema made (not a component it stands for): its title names it if
+        // identical schemas elsewhere merge into it.
+        if let Ty::Named(name) = &lowered.0
+            && self.types[before..].iter().any(|t| t.name() == name)
+        {
+            self.inline_titles.insert(
+                name.clone(),
+                s.title.as_ref().and_then(|t| t.as_str()).map(str::to_owned),
+            );
         }
         Ok(lowered)
     }
