@@ -92,6 +92,12 @@ pub enum WarningKind {
     /// A list in `deepObject` style, which OpenAPI defines for objects only: each item
     /// goes as `name[]=item`.
     DeepObjectList,
+    /// A parameter in `deepObject` style that is not an object (a union that may be one, a
+    /// scalar): an object value goes as `name[key]=value`, any other as `name=value`.
+    DeepObjectValue,
+    /// A list of objects (or of lists) in the query, for which OpenAPI defines no
+    /// encoding: the client sends the whole list as one JSON text.
+    QueryJsonList,
 }
 
 impl WarningKind {
@@ -121,6 +127,8 @@ impl WarningKind {
         WarningKind::Swagger2,
         WarningKind::SharedBearerToken,
         WarningKind::DeepObjectList,
+        WarningKind::DeepObjectValue,
+        WarningKind::QueryJsonList,
     ];
 
     /// The kind's stable kebab-case name (`free-form-object`).
@@ -150,6 +158,8 @@ impl WarningKind {
             WarningKind::Swagger2 => "swagger2",
             WarningKind::SharedBearerToken => "shared-bearer-token",
             WarningKind::DeepObjectList => "deep-object-list",
+            WarningKind::QueryJsonList => "query-json-list",
+            WarningKind::DeepObjectValue => "deep-object-value",
         }
     }
 
@@ -201,6 +211,12 @@ impl WarningKind {
             }
             WarningKind::SharedBearerToken => {
                 "bearer-token schemes required together are met by one token"
+            }
+            WarningKind::DeepObjectValue => {
+                "a `deepObject` parameter that is not an object goes as `name=value` (or pairs when its value is one)"
+            }
+            WarningKind::QueryJsonList => {
+                "a list of objects in the query goes as one JSON text (OpenAPI defines no encoding for it)"
             }
         }
     }

@@ -80,7 +80,8 @@ pub fn build(
             .explode
             .or(declared.map(|p| p.explode))
             .unwrap_or(style.default_explode());
-        // A parameter described by a JSON `content` is one JSON text, whatever its value.
+        // A parameter described by a JSON `content` is one JSON text, whatever its value
+        // (so is a list of objects in the query: see `Param::media`).
         let json_text = declared.is_some_and(|p| p.media.is_some());
         let (one, items, pairs);
         let texts = match &value {
@@ -355,6 +356,71 @@ paths:
             defects.iter().any(|d| d.ends_with(":additionalProperties"))
                 && defects.iter().any(|d| d.ends_with(":required")),
             "{defects:?}"
+        );
+    }
+
+    /// A list of objects (or lists, or untyped items) in the query goes as one JSON text,
+    /// as the generated clients send it; a list of scalars or of a union does not.
+    #[test]
+    fn a_list_of_objects_in_the_query_is_one_json_text() {
+        let spec = Spec::parse(
+            r##"
+openapi: 3.0.2
+info: {title: q, version: "1"}
+paths:
+  /things/{id}:
+    get:
+      operationId: list_things
+      parameters:
+        - {name: filters, in: query, required: true, schema: {type: array, items: {$ref: "#/components/schemas/Filter"}}}
+        - {name: grid, in: query, schema: {type: array, items: {type: array, items: {type: integer}}}}
+        - {name: any, in: query, schema: {type: array, items: {}}}
+        - {name: merged, in: query, schema: {type: array, items: {allOf: [{$ref: "#/components/schemas/Filter"}]}}}
+        - {name: names, in: query, schema: {type: array, items: {type: string}}}
+        - {name: either, in: query, schema: {type: array, items: {oneOf: [{type: string}, {type: integer}]}}}
+        - {name: id, in: path, required: true, schema: {type: array, items: {$ref: "#/components/schemas/Filter"}}}
+      responses: {"200": {description: ok}}
+components:
+  schemas:
+    Filter:
+      type: object
+      required: [name]
+      properties: {name: {type: string}}
+"##,
+        )
+        .unwrap();
+        let op = spec.operation("list_things").unwrap();
+        let media = |name: &str| op.param(name).unwrap().media.is_some();
+        for name in ["filters", "grid", "any", "merged"] {
+            assert!(media(name), "{name} goes as JSON text");
+        }
+        for name in ["names", "either", "id"] {
+            assert!(!media(name), "{name} keeps its style");
+        }
+        let t = tpl(
+            "list_things",
+            vec![
+                ("id", json!([{"name": "x"}])),
+                ("filters", json!([{"name": "a&b"}, {"name": "c"}])),
+            ],
+            AuthMode::Missing,
+        );
+        let built = build(
+            &spec,
+            "http://h",
+            &t,
+            &Vars::default(),
+            None,
+            &Secrets::default(),
+        )
+        .unwrap();
+        let sent: Vec<(String, String)> = built.request.url.query_pairs().into_owned().collect();
+        assert_eq!(
+            sent,
+            [(
+                "filters".to_owned(),
+                r#"[{"name":"a&b"},{"name":"c"}]"#.to_owned()
+            )]
         );
     }
 

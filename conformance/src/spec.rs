@@ -57,6 +57,9 @@ pub struct Param {
     pub encoding_levels: (Level, Level),
     /// The JSON media type of a parameter described by `content` (`in: query`,
     /// `content: {application/json: …}`): its value goes as one JSON text, whatever it is.
+    /// `application/json` too for a list of objects (or of lists) in the query, for which
+    /// OpenAPI defines no encoding: the generated clients send it as one JSON text (the
+    /// generator's `query-json-list` warning), and so does the harness.
     pub media: Option<String>,
 }
 
@@ -405,6 +408,37 @@ fn decisions(model: &OpenApi) -> Decisions {
             .as_ref()
             .map_or((Level::Must, Level::Must), |m| (m.coercible, m.unreadable)),
     }
+}
+
+/// Whether `schema` is a list whose items are objects or lists (or any JSON, no `type`
+/// and no `enum`, `const` or union): the lists the generator sends as one JSON text in
+/// the query, by the same reading of the items (`codegen`'s `is_scalar_item`).
+fn holds_structures(doc: &Value, schema: &Value) -> bool {
+    let is = |node: &Value, ty: &str| match node.get("type") {
+        Some(Value::String(t)) => t == ty,
+        Some(Value::Array(types)) => types.iter().any(|t| t == ty),
+        _ => false,
+    };
+    if !is(schema, "array") {
+        return false;
+    }
+    let Some(items) = schema.get("items") else {
+        return false;
+    };
+    let Ok(items) = resolve(doc, items) else {
+        return false;
+    };
+    // `allOf` merges objects (a struct to the generator); `oneOf`/`anyOf` are unions,
+    // which it reads as scalars here.
+    let composed = ["oneOf", "anyOf", "enum", "const"]
+        .iter()
+        .any(|k| items.get(k).is_some());
+    is(items, "object")
+        || is(items, "array")
+        || (!composed
+            && (items.get("properties").is_some()
+                || items.get("allOf").is_some()
+                || items.get("type").is_none()))
 }
 
 /// Follows the `$ref`s at the top of an untyped node until a concrete node is found
@@ -842,6 +876,13 @@ impl<'a> View<'a> {
         if problems.len() > before {
             return None;
         }
+        let structured_list = location == Location::Query
+            && json_media.is_none()
+            && holds_structures(self.doc, &schema);
+        let media = match json_media.filter(|_| p.schema.is_none()) {
+            None if structured_list => Some("application/json".to_owned()),
+            media => media,
+        };
         let param = Param {
             example: self
                 .doc
@@ -853,7 +894,7 @@ impl<'a> View<'a> {
             required: p.required,
             schema,
             schema_ptr,
-            media: json_media.filter(|_| p.schema.is_none()),
+            media,
             explode: p.explode.unwrap_or(style.default_explode()),
             style,
             alternates,

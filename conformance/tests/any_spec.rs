@@ -305,6 +305,7 @@ fn every_corpus_document_loads() {
         ("cli-gen.json", 1, 0),
         ("jupyter-server-2.21.1-api.yaml", 32, 0),
         ("keeper.json", 6, 0),
+        ("kinto-26.5.0-api.json", 44, 0),
         ("nexus.json", 193, 0),
         ("param-collision.json", 1, 0),
         ("param-overrides.yaml", 1, 0),

@@ -307,6 +307,13 @@ pub fn place(
             };
             let repeat = explode && style != Style::DeepObject;
             match texts {
+                // A scalar in `deepObject` style (a union that may be an object): as the
+                // generated runtime's `push_object_query` sends it.
+                Texts::One(t) if style == Style::DeepObject => Placed::Query(vec![format!(
+                    "{}={}",
+                    percent_encode(name),
+                    percent_encode(t)
+                )]),
                 Texts::One(t) => Placed::Query(vec![form_pair(name, t)]),
                 Texts::Object(_) => unreachable!("laid out by `place_object`"),
                 Texts::List(_) if style == Style::DeepObject => Placed::Query(
@@ -526,6 +533,27 @@ mod tests {
 
     /// The query a generated client sent for objects in `codegen/tests/wire/query_objects.rs`
     /// (read off a socket), rebuilt from the same values.
+    #[test]
+    fn a_scalar_in_deep_object_style_goes_as_the_runtime_sends_it() {
+        // `codegen/tests/wire/query_objects.rs`: `created=1700000000`, and a string
+        // percent-encoded as in an object's pairs.
+        for (text, sent) in [
+            ("1700000000", "created=1700000000"),
+            ("a b&c", "created=a%20b%26c"),
+        ] {
+            assert_eq!(
+                place(
+                    Location::Query,
+                    Style::DeepObject,
+                    true,
+                    "created",
+                    Texts::One(text)
+                ),
+                Placed::Query(vec![sent.to_owned()])
+            );
+        }
+    }
+
     #[test]
     fn the_generated_clients_object_query_is_rebuilt_byte_for_byte() {
         let params = [

@@ -191,6 +191,31 @@ pub(crate) fn push_object_query(
     deep: Option<&str>,
     value: &impl serde::Serialize,
 ) {
+    // A `deepObject` parameter whose value is not an object (a union of an object and a
+    // number, as some specs declare one): a scalar goes as `name=value`, a list as
+    // `name[]=item` pairs, `null` not at all.
+    if let Some(name) = deep
+        && let Ok(json) = serde_json::to_value(value)
+        && !json.is_object()
+    {
+        let list = json.is_array();
+        let items = match json {
+            serde_json::Value::Array(items) => items,
+            other => vec![other],
+        };
+        for item in items {
+            let text = match item {
+                serde_json::Value::Null => continue,
+                serde_json::Value::String(text) => text,
+                other => other.to_string(),
+            };
+            url.push(if url.contains('?') { '&' } else { '?' });
+            url.push_str(&encode_path_segment(name));
+            url.push_str(if list { "[]=" } else { "=" });
+            url.push_str(&encode_path_segment(&text));
+        }
+        return;
+    }
     for (key, item) in object_pairs(value) {
         url.push(if url.contains('?') { '&' } else { '?' });
         match deep {

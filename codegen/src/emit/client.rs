@@ -1030,6 +1030,11 @@ fn add_param(p: &Param) -> TokenStream {
                 request = request.header(#wire, expanded);
             }
         },
+        // A header's value may not hold a line break, which JSON text never does; a
+        // non-ASCII character makes the request fail to build (`Error::Transport`).
+        (ParamLocation::Header, _, ListEncoding::JsonText) => quote! {
+            request = request.header(#wire, serde_json::to_string(#value).unwrap_or_default());
+        },
         (ParamLocation::Header, Ty::Vec(_), list) => {
             let sep = match list {
                 ListEncoding::Join(s) => s.clone(),
@@ -1247,6 +1252,10 @@ fn url_expr(op: &Operation, uses: &mut Uses) -> (TokenStream, TokenStream) {
 /// `simple` style.
 fn styled_path_param(p: &Param, uses: &mut Uses) -> Option<TokenStream> {
     let n = ident(&p.name);
+    if p.list == ListEncoding::JsonText {
+        // A model's JSON cannot fail to serialize (string keys, no custom `Serialize`).
+        return Some(quote!(encode_path_segment(&serde_json::to_string(#n).unwrap_or_default())));
+    }
     if let ListEncoding::ObjectStyled { style, explode } = p.list {
         uses.object_pairs = true;
         uses.object_style = true;
@@ -1734,7 +1743,10 @@ fn request_statements(
         uses.object_pairs = true;
         uses.object_style = true;
     }
-    uses.json_text |= op.params.iter().any(|p| p.list == ListEncoding::JsonText);
+    uses.json_text |= op
+        .params
+        .iter()
+        .any(|p| p.list == ListEncoding::JsonText && p.location == ParamLocation::Query);
     let add_params = op.params.iter().map(add_param);
     let cookie_params = op
         .params

@@ -346,34 +346,55 @@ impl Lowerer<'_> {
             ));
         }
         if let Ty::Vec(item) = &ty {
-            let scalar = match item.as_ref() {
-                Ty::Vec(_) | Ty::Map(_) | Ty::Json | Ty::Option(_) | Ty::Unit | Ty::Tuple(_) => {
-                    false
-                }
-                Ty::Named(n) => !self.is_object(n),
-                _ => true,
-            };
-            if !scalar {
+            let scalar = self.is_scalar_item(item);
+            if !scalar && location != ParamLocation::Query {
                 return Err(Problem::skip(
                     push_pointer(p_ptr, "schema"),
                     format!(
-                        "parameter `{wire}` is a list of non-scalars, which has no query encoding"
+                        "parameter `{wire}` is a list of non-scalars, which has no encoding \
+                         in the {}",
+                        location_word(location)
                     ),
                 ));
             }
         }
-        let list = list_encoding(p, location, object, p_ptr).map_err(Problem::Skip)?;
-        // `deepObject` is defined for objects; a list has a convention (below), anything
-        // else (a scalar, a union that may be an object) none this client could follow.
-        if list == ListEncoding::DeepList && !matches!(ty, Ty::Vec(_)) {
-            return Err(Problem::skip(
+        // A list of objects (or lists) in the query has no encoding in OpenAPI, whatever
+        // its style (`form` would repeat the name with nothing to say which property a
+        // value is; `deepObject` is defined for one object): it goes as one JSON text,
+        // the one form every server can read back whole.
+        let structured_list = matches!(&ty, Ty::Vec(item) if !self.is_scalar_item(item));
+        let list = if structured_list {
+            self.warn(
+                WarningKind::QueryJsonList,
+                push_pointer(p_ptr, "schema"),
+                format!(
+                    "parameter `{wire}` is a list of objects (or lists) in the query, for \
+                     which OpenAPI defines no encoding; the client sends it as one JSON text \
+                     (`{wire}=[{{…}}]`)"
+                ),
+            );
+            ListEncoding::JsonText
+        } else {
+            list_encoding(p, location, object, p_ptr).map_err(Problem::Skip)?
+        };
+        // `deepObject` is defined for objects; a list has a convention (below), and
+        // anything else (a union that may be an object, a scalar) goes as its value is:
+        // an object as `name[key]=value` pairs, a scalar as `name=value`.
+        let list = if list == ListEncoding::DeepList && !matches!(ty, Ty::Vec(_)) {
+            self.warn(
+                WarningKind::DeepObjectValue,
                 push_pointer(p_ptr, "style"),
                 format!(
-                    "parameter `{wire}` is in `deepObject` style but is neither an object \
-                     nor a list, and OpenAPI defines no encoding for it"
+                    "parameter `{wire}` is in `deepObject` style but is not an object (a \
+                     union, or a scalar), and OpenAPI defines no encoding for it; the client \
+                     sends an object value as `{wire}[key]=value` pairs and any other as \
+                     `{wire}=value`"
                 ),
-            ));
-        }
+            );
+            ListEncoding::DeepObject
+        } else {
+            list
+        };
         if list == ListEncoding::DeepList {
             self.warn(
                 WarningKind::DeepObjectList,
@@ -385,7 +406,12 @@ impl Lowerer<'_> {
             );
         }
         let checks = self.checks(&schema, &ty, &push_pointer(p_ptr, "schema"));
-        let doc = self.param_doc(p, p_ptr, &wire, date_time_text, &list);
+        let mut doc = self.param_doc(p, p_ptr, &wire, date_time_text, &list);
+        if list == ListEncoding::DeepObject && !object {
+            doc.push_str(&format!(
+                " A value that is not an object goes as `{wire}=value`."
+            ));
+        }
         Ok(Param {
             name: String::new(),
             wire,
@@ -430,6 +456,10 @@ impl Lowerer<'_> {
             ListEncoding::DeepObject => doc.push_str(&format!(
                 " Sent as `{wire}[key]=value` pairs (`deepObject`); unset fields are left \
                  out."
+            )),
+            ListEncoding::JsonText => doc.push_str(&format!(
+                " Sent as one JSON text, `{wire}=[…]` (OpenAPI defines no encoding for a \
+                 list of objects in the query)."
             )),
             ListEncoding::DeepList => doc.push_str(&format!(
                 " Sent as `{wire}[]=item` for each item (`deepObject`, which OpenAPI \
@@ -588,13 +618,16 @@ impl Lowerer<'_> {
                 ),
             ));
         }
-        if location != ParamLocation::Query {
+        // JSON text in a cookie would need its `;`, `,` and quotes encoded by a rule
+        // RFC 6265 does not give; the query, a path segment (percent-encoded) and a
+        // header (as it is) carry it.
+        if location == ParamLocation::Cookie {
             return Err(Problem::skip(
                 content_ptr,
                 format!(
-                    "parameter `{wire}` is JSON text in the {}; only query parameters \
-                     described by `content` are supported",
-                    location_word(location)
+                    "parameter `{wire}` is JSON text in a cookie, which has no encoding \
+                     for it; query, path and header parameters described by `content` are \
+                     supported"
                 ),
             ));
         }
@@ -627,7 +660,12 @@ impl Lowerer<'_> {
             doc = format!("The `{wire}` parameter.");
         }
         doc.push_str(&format!(
-            " Sent as JSON text (`{media}`) in the query string."
+            " Sent as JSON text (`{media}`) {}.",
+            match location {
+                ParamLocation::Path => "in the path, percent-encoded",
+                ParamLocation::Header => "as the header's value",
+                _ => "in the query string",
+            }
         ));
         Ok(Param {
             name: String::new(),
@@ -799,6 +837,16 @@ impl Lowerer<'_> {
         self.types
             .iter()
             .any(|t| matches!(t, crate::ir::TypeDef::Struct(s) if s.name == name))
+    }
+
+    /// Whether a list item has a text form of its own in a parameter (a scalar, an enum):
+    /// not a list, map, object, tuple or any JSON.
+    fn is_scalar_item(&self, item: &Ty) -> bool {
+        match item {
+            Ty::Vec(_) | Ty::Map(_) | Ty::Json | Ty::Option(_) | Ty::Unit | Ty::Tuple(_) => false,
+            Ty::Named(n) => !self.is_object(n),
+            _ => true,
+        }
     }
 
     /// Whether a named type is an object on the wire: a struct, or an alias of a map

@@ -43,3 +43,54 @@ fn lists_go_on_the_wire_as_their_style_says() {
         ]
     );
 }
+
+/// A list of objects goes as one JSON text, percent-encoded like any query value; an
+/// unset optional one not at all.
+#[test]
+fn lists_of_objects_go_as_json_text() {
+    use gen_list_encodings::models::Filter;
+    let (base, server) = serve(2);
+    let client = gen_list_encodings::client::Client::new(base).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let filters = [
+        Filter { name: "state".to_owned(), values: Some(vec!["a&b".to_owned()]) },
+        Filter { name: "x".to_owned(), values: None },
+    ];
+    rt.block_on(async {
+        client.get_filtered(&filters, None).await.unwrap();
+        client.get_filtered(&[], Some(&filters[1..])).await.unwrap();
+    });
+    let lines = server.join().unwrap();
+    let query = |line: &str| {
+        let target = line.split(' ').nth(1).unwrap().to_owned();
+        let (_, query) = target.split_once('?').unwrap();
+        url_pairs(query)
+    };
+    assert_eq!(
+        query(&lines[0]),
+        [("filters".to_owned(), r#"[{"name":"state","values":["a&b"]},{"name":"x"}]"#.to_owned())]
+    );
+    assert_eq!(
+        query(&lines[1]),
+        [
+            ("filters".to_owned(), "[]".to_owned()),
+            ("sorts".to_owned(), r#"[{"name":"x"}]"#.to_owned()),
+        ]
+    );
+}
+
+/// `application/x-www-form-urlencoded` pairs, decoded.
+fn url_pairs(query: &str) -> Vec<(String, String)> {
+    query
+        .split('&')
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap();
+            (decode(k), decode(v))
+        })
+        .collect()
+}
+
+fn decode(text: &str) -> String {
+    let text = text.replace('+', " ");
+    percent_encoding::percent_decode_str(&text).decode_utf8().unwrap().into_owned()
+}
