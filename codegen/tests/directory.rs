@@ -26,9 +26,9 @@ use common::{Spec, check_crates};
 /// Documents in the pinned release of the directory.
 const DOCUMENTS: usize = 2_639;
 /// Documents the generator refuses today.
-const REFUSED: usize = 35;
+const REFUSED: usize = 16;
 /// Operations left out of the clients of the documents that generate.
-const LEFT_OUT: usize = 56;
+const LEFT_OUT: usize = 62;
 /// Crates compiled.
 const SAMPLE: usize = 30;
 /// The sample's seed: a new one draws other documents.
@@ -276,6 +276,13 @@ fn every_directory_document_generates_as_pinned_and_a_sample_compiles() {
                     }
                 })
                 .collect();
+            // One `-` between words and none at the end: the library name (`-` as `_`)
+            // is then snake case, which rustc's `non_snake_case` asks of a crate's name.
+            let crate_name = crate_name
+                .split('-')
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join("-");
             (
                 format!("dir-{crate_name}"),
                 file.clone(),

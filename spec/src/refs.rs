@@ -127,7 +127,9 @@ pub trait Component: Sized {
 impl Component for Schema {
     const SECTION: &'static str = "schemas";
     const WHAT: &'static str = "schema";
-    const ELSEWHERE: &'static str = " or a pointer into one (`.../properties/<name>`, `.../items`)";
+    const ELSEWHERE: &'static str = " or a pointer to a schema anywhere one sits (inside a \
+         component schema, an operation's or a component's parameter, request body or \
+         response)";
 
     fn reference(&self) -> Option<&str> {
         self.reference.as_deref()
@@ -144,12 +146,86 @@ impl Component for Schema {
             {
                 inside(spec.components.schemas.get(name), rest).into()
             }
-            _ => Elsewhere::Unread,
+            _ => match schema_holder(spec, tokens) {
+                Some((schema, rest)) => inside(schema, rest).into(),
+                None => Elsewhere::Unread,
+            },
         }
     }
 }
 
-/// The schema at `rest` (decoded tokens) inside `schema`.
+/// The schema a pointer outside `components/schemas` starts from, and the rest of the
+/// pointer inside it: the `schema` of a media type (a request body's or a response's, in
+/// an operation or in `components`) or of a parameter. `None` for a pointer of no such
+/// form; `Some((None, _))` when it has that form but the document has no node there (or
+/// reaches it only through a `$ref`, which a pointer does not follow).
+fn schema_holder<'s, 't>(
+    spec: &'s OpenApi,
+    tokens: &'t [String],
+) -> Option<(Option<&'s Schema>, &'t [String])> {
+    let media = |content: Option<&'s IndexMap<String, crate::model::MediaType>>,
+                 media: &str,
+                 schema: &str| {
+        (schema == "schema").then(|| content.and_then(|c| c.get(media)?.schema.as_ref()))
+    };
+    let parameter = |list: Option<&'s Vec<Parameter>>, i: &str| {
+        list.and_then(|l| l.get(i.parse::<usize>().ok()?)?.schema.as_ref())
+    };
+    let (schema, rest) = match tokens {
+        [
+            paths,
+            path,
+            method,
+            responses,
+            status,
+            content,
+            m,
+            schema,
+            rest @ ..,
+        ] if paths == "paths" && responses == "responses" && content == "content" => {
+            let response = operation(spec, path, method).and_then(|op| op.responses.get(status));
+            (media(response.map(|r| &r.content), m, schema)?, rest)
+        }
+        [paths, path, method, body, content, m, schema, rest @ ..]
+            if paths == "paths" && body == "requestBody" && content == "content" =>
+        {
+            let body = operation(spec, path, method).and_then(|op| op.request_body.as_ref());
+            (media(body.map(|b| &b.content), m, schema)?, rest)
+        }
+        [paths, path, parameters, i, schema, rest @ ..]
+            if paths == "paths" && parameters == "parameters" && schema == "schema" =>
+        {
+            let list = spec.paths.get(path).map(|item| &item.parameters);
+            (parameter(list, i), rest)
+        }
+        [paths, path, method, parameters, i, schema, rest @ ..]
+            if paths == "paths" && parameters == "parameters" && schema == "schema" =>
+        {
+            let list = operation(spec, path, method).map(|op| &op.parameters);
+            (parameter(list, i), rest)
+        }
+        [components, section, name, content, m, schema, rest @ ..]
+            if components == "components" && content == "content" =>
+        {
+            let content = match section.as_str() {
+                "responses" => spec.components.responses.get(name).map(|r| &r.content),
+                "requestBodies" => spec.components.request_bodies.get(name).map(|b| &b.content),
+                _ => return None,
+            };
+            (media(content, m, schema)?, rest)
+        }
+        [components, section, name, schema, rest @ ..]
+            if components == "components" && section == "parameters" && schema == "schema" =>
+        {
+            let p = spec.components.parameters.get(name);
+            (p.and_then(|p| p.schema.as_ref()), rest)
+        }
+        _ => return None,
+    };
+    Some((schema, rest))
+}
+
+/// The schema at `rest` (decoded tokens) inside `schema` (`schema` itself for no tokens).
 fn inside<'s>(schema: Option<&'s Schema>, rest: &[String]) -> Option<&'s Schema> {
     let mut schema = schema?;
     let mut rest = rest;
@@ -535,6 +611,54 @@ mod tests {
         assert_eq!(tag.pointer, "/components/schemas/Pet/properties/tag");
         // The name is the last component passed, not the property's.
         assert_eq!(tag.name, None);
+    }
+
+    #[test]
+    fn a_schema_is_read_wherever_one_sits() {
+        let spec: OpenApi = serde_json::from_value(json!({
+            "openapi": "3.1.0",
+            "info": {"title": "t", "version": "1"},
+            "paths": {
+                "/a": {
+                    "parameters": [{"name": "q", "in": "query", "schema": {"type": "integer"}}],
+                    "get": {
+                        "parameters": [{"name": "k", "in": "query", "schema": {"type": "boolean"}}],
+                        "requestBody": {"content": {"application/json": {"schema": {"type": "array", "items": {"type": "number"}}}}},
+                        "responses": {"200": {"description": "ok", "content": {"application/json": {
+                            "schema": {"type": "object", "properties": {"time": {"type": "string", "format": "date-time"}}}
+                        }}}}
+                    }
+                }
+            },
+            "components": {
+                "parameters": {"P": {"name": "p", "in": "query", "schema": {"type": "string", "enum": ["x"]}}},
+                "responses": {"R": {"description": "r", "content": {"text/plain": {"schema": {"type": "string", "maxLength": 3}}}}},
+                "requestBodies": {"B": {"content": {"application/json": {"schema": {"type": "object", "required": ["n"]}}}}}
+            }
+        }))
+        .unwrap();
+        let at = |r: &str| lookup::<Schema>(&spec, r).map(|t| (t.pointer, t.name));
+        let answer = "#/paths/~1a/get/responses/200/content/application~1json/schema";
+        assert_eq!(
+            at(&format!("{answer}/properties/time")).unwrap().0,
+            "/paths/~1a/get/responses/200/content/application~1json/schema/properties/time"
+        );
+        assert_eq!(at(answer).unwrap().1, None);
+        for r in [
+            "#/paths/~1a/get/requestBody/content/application~1json/schema/items",
+            "#/paths/~1a/parameters/0/schema",
+            "#/paths/~1a/get/parameters/0/schema",
+            "#/components/parameters/P/schema",
+            "#/components/responses/R/content/text~1plain/schema",
+            "#/components/requestBodies/B/content/application~1json/schema",
+        ] {
+            assert!(at(r).is_ok(), "{r}: {:?}", at(r));
+        }
+        // The right form, nothing there: dangling; another form: not read.
+        let missing = "#/paths/~1a/get/responses/404/content/application~1json/schema";
+        assert!(lookup::<Schema>(&spec, missing).unwrap_err().is_dangling());
+        let elsewhere = lookup::<Schema>(&spec, "#/paths/~1a/get/summary");
+        assert!(matches!(elsewhere, Err(RefError::Unsupported { .. })));
     }
 
     #[test]

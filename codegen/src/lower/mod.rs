@@ -74,6 +74,7 @@ fn lower_resolved(
         inline_types: std::collections::HashMap::new(),
         inline_in_progress: std::collections::HashMap::new(),
         inline_titles: std::collections::HashMap::new(),
+        refs_in_progress: std::collections::HashSet::new(),
         merged: std::collections::BTreeMap::new(),
         left_out: Vec::new(),
         string_formats: options.string_formats,
@@ -233,6 +234,9 @@ struct Lowerer<'a> {
     /// ([`schema::inline_key`]): an identical inline schema met again is that type, so a
     /// value read in one place can be written in the other.
     inline_types: std::collections::HashMap<String, (crate::ir::Ty, bool)>,
+    /// The pointers of the schemas reached by a `$ref` to no component (see `ref_ty`)
+    /// being lowered: one met again is a cycle.
+    refs_in_progress: std::collections::HashSet<String>,
     /// The `title` of the inline schema each inline type was made from, by type name: a
     /// merged type's name (see `merged`).
     inline_titles: std::collections::HashMap<String, Option<String>>,

@@ -336,7 +336,7 @@ impl<'a> Lowerer<'a> {
     fn ty_uncached(&mut self, s: &Schema, ptr: &str, hint: &str) -> Result<(Ty, bool), Located> {
         self.inspect(s, ptr);
         if let Some(r) = &s.reference {
-            return self.ref_ty(r, ptr, s.nullable);
+            return self.ref_ty(r, ptr, s.nullable, hint);
         }
         if let Some(found) = self.all_of_alias_ty(s, ptr, hint)? {
             return Ok(found);
@@ -353,7 +353,37 @@ impl<'a> Lowerer<'a> {
 
     /// A `$ref`: the component's own type, never a copy, so nullability is the one thing
     /// the place of use can add.
-    fn ref_ty(&mut self, r: &str, ptr: &str, nullable: bool) -> Result<(Ty, bool), Located> {
+    ///
+    /// A reference to a schema that is no component (a property of one, another
+    /// operation's body or answer) is that schema lowered where it is used, as if written
+    /// there: several uses of it are identical inline schemas, one type (see [`ty`](Self::ty)).
+    /// A chain of such references that comes back to a schema being lowered is any JSON,
+    /// with a warning, rather than a type without end.
+    fn ref_ty(
+        &mut self,
+        r: &str,
+        ptr: &str,
+        nullable: bool,
+        hint: &str,
+    ) -> Result<(Ty, bool), Located> {
+        let target = self.resolved(r, ptr)?;
+        if target.name.is_none() {
+            if !self.refs_in_progress.insert(target.pointer.clone()) {
+                self.warn(
+                    WarningKind::UntypedSchema,
+                    push_pointer(ptr, "$ref"),
+                    format!(
+                        "`$ref` `{r}` leads back into the schema it is part of, which is no \
+                         component to name: read as any JSON value (`serde_json::Value`)"
+                    ),
+                );
+                return Ok((Ty::Json, nullable));
+            }
+            let lowered = self.ty(target.node, &target.pointer, hint);
+            self.refs_in_progress.remove(&target.pointer);
+            let (ty, target_null) = lowered?;
+            return Ok((ty, nullable || target_null));
+        }
         let key = self.ref_key(r, ptr)?;
         // A component that admits `null` makes every use of it nullable (3.0's
         // `nullable: true` or 3.1's `"null"` on the component itself).

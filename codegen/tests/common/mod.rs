@@ -144,7 +144,12 @@ pub fn check_crates(specs: &[Spec], inspect: impl FnOnce(&Path)) {
     .unwrap();
 
     inspect(dir.path());
+    check_workspace(dir.path(), &wired);
+}
 
+/// Fetches the dependencies of the workspace at `dir`, checks it with clippy `-D warnings`
+/// and runs the `cargo test` of the `wired` crates.
+fn check_workspace(dir: &Path, wired: &[String]) {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest().join("../target"))
@@ -167,7 +172,7 @@ pub fn check_crates(specs: &[Spec], inspect: impl FnOnce(&Path)) {
     // fetched first, as `cargo xtask test` fetches its tools on first use.
     let fetch = Command::new(&cargo)
         .arg("fetch")
-        .current_dir(dir.path())
+        .current_dir(dir)
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .output()
         .unwrap();
@@ -186,7 +191,7 @@ pub fn check_crates(specs: &[Spec], inspect: impl FnOnce(&Path)) {
             "--message-format",
             "short",
         ])
-        .current_dir(dir.path())
+        .current_dir(dir)
         .env("CARGO_TARGET_DIR", &target)
         .env("RUSTFLAGS", "-Dwarnings")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
@@ -200,12 +205,12 @@ pub fn check_crates(specs: &[Spec], inspect: impl FnOnce(&Path)) {
     assert!(!stderr.contains("warning"), "warnings:\n{stderr}");
 
     let mut args = vec!["test", "--offline"];
-    for package in &wired {
+    for package in wired {
         args.extend(["--package", package]);
     }
     let output = Command::new(&cargo)
         .args(&args)
-        .current_dir(dir.path())
+        .current_dir(dir)
         .env("CARGO_TARGET_DIR", &target)
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .output()

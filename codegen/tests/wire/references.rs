@@ -72,3 +72,24 @@ fn a_body_shared_through_another_path_and_a_repeated_path_parameter() {
     );
     assert_eq!(seen[2].0, "GET /mirror/a%20b/of/a%20b HTTP/1.1");
 }
+
+/// Schemas reached by a `$ref` into another operation's answer (and into a component
+/// response, a component schema's property, a component parameter) are those schemas:
+/// the notification's `about` is the announcement's own type, under both names.
+#[test]
+fn a_schema_named_by_a_ref_into_another_answer_is_that_answer() {
+    use gen_references::models::{
+        GetAnnouncementKind, GetAnnouncementOkBody, GetNotificationOkBody,
+        GetNotificationOkBodyAbout,
+    };
+    let n: GetNotificationOkBody = serde_json::from_str(
+        r#"{"created":"2026-11-29","about":{"time":"09:00","text":"hello"},"pet_name":"Rex"}"#,
+    )
+    .unwrap();
+    let about: GetNotificationOkBodyAbout = n.about;
+    let same: GetAnnouncementOkBody = about;
+    assert_eq!((same.time.as_str(), same.text.as_str()), ("09:00", "hello"));
+    assert_eq!(n.created, "2026-11-29");
+    assert_eq!(n.pet_name.as_deref(), Some("Rex"));
+    assert_eq!(GetAnnouncementKind::Alert.to_string(), "alert");
+}
