@@ -7,9 +7,9 @@
 //! belongs to none of them:
 //!
 //! 1. the schema's `title`, where it has one (`title: ValidationError`);
-//! 2. else, for an object, its first two property names and `Body` when every place
-//!    that uses it is a request or answer body (`MessageBody` for `{message: string}`),
-//!    `Object` otherwise (`LatLngObject`);
+//! 2. else, for an object, its first two property names and `Body` when every place's
+//!    own name ends in `Body`, as the names of request and answer bodies do
+//!    (`MessageBody` for `{message: string}`), `Object` otherwise (`LatLngObject`);
 //! 3. else, for a union of two or three branches or an enum of two or three values,
 //!    their names joined by `Or` (`StringOrInteger`, `AscOrDesc`);
 //! 4. else the first place's name stays.
