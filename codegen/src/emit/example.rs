@@ -4,8 +4,8 @@
 //! The example builds the client, sets the credential of every security scheme the client
 //! sends (read from the environment, never a literal secret), calls one operation and
 //! matches its documented error. The operation is the first, in this order, whose every
-//! argument the example can write as a literal: a `GET` before other methods, no body
-//! before a body, fewer arguments before more, then spec order. A deprecated operation,
+//! argument the example can write as a literal: a `GET` before other methods, no
+//! required body before one, fewer arguments before more, then spec order. A deprecated operation,
 //! one called through a request builder and one needing a value with no literal form (a
 //! date-time, a union, a byte stream) is never chosen. When no operation qualifies the
 //! example stops after the credentials.
