@@ -387,8 +387,11 @@ impl<'a> Lowerer<'a> {
                 rank,
                 Variant {
                     doc: doc_of(b, || {
+                        // An empty description (`description: ""`) is no doc:
+                        // rustdoc's `missing_docs` counts the variant undocumented.
                         target_doc
                             .map(|d| d.trim().to_owned())
+                            .filter(|d| !d.is_empty())
                             .unwrap_or_else(|| format!("Branch {i} of the `{key}`."))
                     }),
                     name: vname,
