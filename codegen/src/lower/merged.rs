@@ -27,13 +27,6 @@ use crate::names::pascal;
 /// The most branches of a union (values of an enum) a name lists (`StringOrInteger`).
 const MAX_WORDS: usize = 3;
 
-/// The other places an inline type was met at, by the names they would have given it.
-#[derive(Debug, Default)]
-pub(super) struct Uses {
-    /// Names claimed for the aliases, in spec order.
-    pub(super) uses: Vec<String>,
-}
-
 /// Renames every merged type in `types` and rewrites its references in `types` and
 /// `operations` (see the module doc); names are claimed in `lowerer`'s scope.
 pub(super) fn name(
@@ -54,7 +47,7 @@ pub(super) fn name(
         .filter(|n| merged.contains_key(n))
         .collect();
     for first in order {
-        let uses = &merged[&first].uses;
+        let uses = &merged[&first];
         let title = lowerer.inline_titles.get(&first).cloned().flatten();
         let def = types.iter().find(|t| t.name() == first);
         let shared = match (title.as_deref().map(pascal), def) {

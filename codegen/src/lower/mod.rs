@@ -241,8 +241,9 @@ struct Lowerer<'a> {
     /// merged type's name (see `merged`).
     inline_titles: std::collections::HashMap<String, Option<String>>,
     /// The inline types met again as an identical schema elsewhere, by type name, with
-    /// the names those other places would have given their own type ([`merged::Uses`]).
-    merged: std::collections::BTreeMap<String, merged::Uses>,
+    /// the names those other places would have given their own type (claimed for the
+    /// aliases, in spec order; see `merged`).
+    merged: std::collections::BTreeMap<String, Vec<String>>,
     /// The inline structs whose fields are being lowered, by their place: an inline schema
     /// that holds itself again (through a `$ref` in its `allOf`) is met at the same place.
     inline_in_progress: std::collections::HashMap<String, String>,

@@ -305,11 +305,7 @@ impl<'a> Lowerer<'a> {
                 && self.inline_titles.contains_key(shared)
             {
                 let own = self.type_names.claim(own.clone());
-                self.merged
-                    .entry(shared.clone())
-                    .or_default()
-                    .uses
-                    .push(own);
+                self.merged.entry(shared.clone()).or_default().push(own);
             }
             return Ok(hit);
         }
