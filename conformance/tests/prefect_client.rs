@@ -132,6 +132,8 @@ fn the_client_generated_from_prefects_spec_works_against_prefect() {
         ])
         .current_dir(&workspace)
         .env("CARGO_TARGET_DIR", &target)
+        // Throwaway builds: no debug information, which is most of their size on disk.
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .env("PREFECT_API", &prefect.api)
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .output()
@@ -155,6 +157,8 @@ fn the_client_generated_from_prefects_spec_works_against_prefect() {
         .args(["test", "--offline", "--doc"])
         .current_dir(&workspace)
         .env("CARGO_TARGET_DIR", &target)
+        // Throwaway builds: no debug information, which is most of their size on disk.
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .output()
         .expect("run the generated crate's doctests");
