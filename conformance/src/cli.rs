@@ -232,7 +232,7 @@ pub struct Args {
     /// Print the plan (operation, method, case, what it does to the target, and why a
     /// case would be skipped) and send nothing, not even to discover or log in (a --spec
     /// URL is still fetched: the plan is made from it). It ends with how many requests the
-    /// first pass sends and what the target's answers may add (a second pass, removals,
+    /// first pass sends and what the target's answers may add (later passes, removals,
     /// restores, session-ending cases).
     #[arg(long)]
     pub dry_run: bool,

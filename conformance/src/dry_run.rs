@@ -4,7 +4,8 @@
 //! and a code per step that needs one, discovery, the credential pre-flight (a request
 //! the plan may not hold: the canary with a made-up token) and every step of every case
 //! the gate lets through. What the target's answers may add is said apart, each kind with
-//! the most it can be where that is known: the second pass, one delete per record the
+//! the most it can be where that is known: the later passes (the dependency graph
+//! printed last says which operation each can reach), one delete per record the
 //! run creates, the restore requests, the session-ending cases with their logins, and a
 //! re-check of the credentials after a 401/403. A discovery step that iterates sends
 //! between one request and its `max`, so the count is a range where the contract files
@@ -173,7 +174,7 @@ impl Tally {
         let mut more = Vec::new();
         if self.waiting > 0 {
             more.push(format!(
-                "a second pass for the {} operation(s) waiting for a path value, and for cases whose generated references may then name the target's records",
+                "later passes, one per layer of the dependency graph, for the {} operation(s) waiting for a path value, and for cases whose generated references may then name the target's records",
                 self.waiting
             ));
         }

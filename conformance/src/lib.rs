@@ -41,6 +41,7 @@ mod exchange;
 mod fixtures;
 mod flow;
 mod header;
+mod identity;
 mod inputs;
 mod known;
 pub mod merge;

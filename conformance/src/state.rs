@@ -1,38 +1,41 @@
 //! Real state from the target: the ids (and names) its own answers hold, for the path
 //! parameters the spec gives no example of. A read of one flow needs a flow that exists;
-//! a made-up id only ever gets a 404, which says nothing about the operation. So after the
-//! run's first pass every 2xx JSON answer is mined for records, and an operation that was
-//! skipped for want of a path value is planned again with a value from a record of the
-//! same collection.
+//! a made-up id only ever gets a 404, which says nothing about the operation. So after
+//! each pass of the run every 2xx JSON answer is mined for records, and an operation that
+//! was skipped for want of a path value is planned again with values from them, by the
+//! rules of [`crate::identity`] (collections, own fields, pointed-at collections, scope).
 //!
-//! A record belongs to the collection its answering operation names: the literal segments
-//! of its path, parameters left out, a trailing question verb (`/flows/filter`,
-//! `/flows/count`) dropped: `POST /flows/filter` and `GET /flows/{id}` both answer records
-//! of `/flows`. A path parameter `{id}` of `/flows/{id}` takes the `id` of a record of
-//! `/flows`; `{name}` its `name`; `{flow_id}` the `id` of a record of a collection whose
-//! last segment is `flows` or `flow`, else a `flow_id` field of any record. The value must
-//! fit the parameter's schema type. Only the run's own answers are read; nothing is sent
-//! for this.
+//! The records of an answer are the answer itself when it is an object, the objects of a
+//! top-level array, and those of an array under any key of a top-level object (an
+//! envelope: `{"items": [...], "count": 2}`, `{"widgets": [...], "total_entries": 2}`); an
+//! `ids` array of scalars beside them gives one record `{"id": …}` per value. The value
+//! must fit the parameter's schema type. Only the run's own answers are read; nothing is
+//! sent for this.
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::exchange::Exchange;
-use crate::spec::{Location, Operation, Param, Spec};
-
-/// Segments that end a path as a question about its collection rather than a member.
-const QUESTION_SEGMENTS: &[&str] = &[
-    "filter", "paginate", "count", "search", "list", "query", "find", "history",
-];
+use crate::identity::{collection, is_generic, names_thing, own_fields, owner, pointed, scope_of};
+use crate::spec::{Operation, Param, Spec};
 
 /// Most records kept from one answer: enough to find an id, not a copy of the target.
 const RECORDS_PER_ANSWER: usize = 50;
 
+/// One record an answer held, with the path values of the request that got it.
+#[derive(Debug, Clone, PartialEq)]
+struct Record {
+    fields: Map<String, Value>,
+    /// The request's path values by the collection each names a member of (parts listed
+    /// by `GET /widgets/7/parts`: `{"widgets": "7"}`).
+    scope: BTreeMap<String, String>,
+}
+
 /// Records the target's answers held, by collection (`flows`, `work_pools/queues`).
 #[derive(Debug, Default, Clone)]
 pub struct Pool {
-    records: BTreeMap<String, Vec<serde_json::Map<String, Value>>>,
+    records: BTreeMap<String, Vec<Record>>,
 }
 
 impl Pool {
@@ -41,7 +44,7 @@ impl Pool {
         let mut pool = Pool::default();
         for e in exchanges {
             // A chain's resource may be deleted by the chain itself: its id would name
-            // nothing by the time a second pass sends it.
+            // nothing by the time a later pass sends it.
             if !e.status.is_some_and(|s| (200..300).contains(&s)) || e.case.contains("/chain/") {
                 continue;
             }
@@ -55,8 +58,13 @@ impl Pool {
             if key.is_empty() {
                 continue;
             }
+            let scope = scope_of(&op.path, &e.path);
             let records = pool.records.entry(key).or_default();
-            for r in records_in(&e.response).into_iter().take(RECORDS_PER_ANSWER) {
+            for fields in records_in(&e.response).into_iter().take(RECORDS_PER_ANSWER) {
+                let r = Record {
+                    fields,
+                    scope: scope.clone(),
+                };
                 if !records.contains(&r) {
                     records.push(r);
                 }
@@ -70,56 +78,122 @@ impl Pool {
         self.records.values().all(Vec::is_empty)
     }
 
-    /// A value for path parameter `param` of `op` from the mined records, if one fits.
-    pub fn value_for(&self, op: &Operation, param: &Param) -> Option<Value> {
-        if param.location != Location::Path {
-            return None;
+    /// Values for the path parameters `wanted` of `op`, from the mined records, or none.
+    /// `held` are the other path values of the request that name a record (given by the
+    /// spec or the user). With one path parameter any record that gives it will do; with
+    /// more, the values must name one resource together: the innermost wanted
+    /// parameter's record gives every other value from its scope or its own fields, and
+    /// agrees with every held one.
+    pub fn path_values(
+        &self,
+        op: &Operation,
+        wanted: &[&Param],
+        held: &[(&Param, Value)],
+    ) -> Vec<(String, Value)> {
+        let Some(inner) = wanted
+            .iter()
+            .max_by_key(|p| op.path.find(&format!("{{{}}}", p.name)))
+        else {
+            return Vec::new();
+        };
+        let candidates = self.candidates(op, inner);
+        if wanted.len() == 1 && held.is_empty() {
+            return candidates
+                .into_iter()
+                .next()
+                .map(|(_, v)| vec![(inner.name.clone(), v)])
+                .unwrap_or_default();
         }
-        let (prefix, _) = op.path.split_once(&format!("{{{}}}", param.name))?;
-        let owner = collection(prefix);
-        let name = param.name.as_str();
-        let fits = |v: &Value| fits(v, &param.schema);
-        // `{id}` or `{name}` of the collection the path names before it.
-        if let Some(v) = self.field_of(&owner, name).filter(fits) {
-            return Some(v);
+        'record: for (record, value) in candidates {
+            let mut out = vec![(inner.name.clone(), value)];
+            for q in wanted.iter().filter(|q| q.name != inner.name) {
+                match vouched(op, record, q) {
+                    Some(v) => out.push((q.name.clone(), v)),
+                    None => continue 'record,
+                }
+            }
+            for (q, v) in held {
+                if vouched(op, record, q).is_none_or(|w| text(&w) != text(v)) {
+                    continue 'record;
+                }
+            }
+            return out;
         }
-        self.value_named(name, &param.schema)
+        Vec::new()
+    }
+
+    /// The records that can give path parameter `p` of `op`, each with the value, most
+    /// telling first: its owner's records by their own fields, then records of the
+    /// collection its name points at, then (for a name that is not generic) any record
+    /// with a field of that name.
+    fn candidates(&self, op: &Operation, p: &Param) -> Vec<(&Record, Value)> {
+        let owner = owner(&op.path, &p.name).unwrap_or_default();
+        let fits = |v: &Value| fits(v, &p.schema);
+        let mut out: Vec<(&Record, Value)> = Vec::new();
+        for r in self.records.get(&owner).into_iter().flatten() {
+            if let Some(v) = own_fields(&p.name, &owner)
+                .iter()
+                .find_map(|f| scalar(r, f).filter(fits))
+            {
+                out.push((r, v));
+            }
+        }
+        if let Some((thing, field)) = pointed(&p.name) {
+            for (key, records) in &self.records {
+                if *key == owner || !names_thing(key, &thing) {
+                    continue;
+                }
+                for r in records {
+                    if let Some(v) = scalar(r, &p.name).or_else(|| scalar(r, field)).filter(fits) {
+                        out.push((r, v));
+                    }
+                }
+            }
+        }
+        if !is_generic(&p.name) {
+            for (key, records) in &self.records {
+                if *key == owner {
+                    continue;
+                }
+                for r in records {
+                    if let Some(v) = scalar(r, &p.name).filter(fits) {
+                        out.push((r, v));
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// A value for a reference named `name` (`flow_id`: the `id` of a record of `flows`;
     /// `work_pool_name`: a work pool's `name`; else a field of that very name in any
-    /// record, as a flow run's `flow_id`) that fits `schema`. Never for a bare `id` or
-    /// `name`, which every collection has.
+    /// record, as a flow run's `flow_id`) that fits `schema`. Never for a generic name
+    /// (`id`, `name`, …), which every collection has.
     pub fn value_named(&self, name: &str, schema: &Value) -> Option<Value> {
         let fits = |v: &Value| fits(v, schema);
-        if let Some((thing, field)) = name.rsplit_once('_') {
-            let plural = [thing.to_string(), format!("{thing}s"), format!("{thing}es")];
-            for (key, _) in self.records.iter() {
-                let last = key.rsplit('/').next().unwrap_or(key);
-                if plural.iter().any(|p| p == last)
-                    && let Some(v) = self.field_of(key, field).filter(fits)
+        if let Some((thing, field)) = pointed(name) {
+            for (key, records) in &self.records {
+                if names_thing(key, &thing)
+                    && let Some(v) = records.iter().find_map(|r| scalar(r, field).filter(fits))
                 {
                     return Some(v);
                 }
             }
         }
-        if matches!(name, "id" | "name") {
+        if is_generic(name) {
             return None;
         }
         self.records
-            .keys()
-            .find_map(|k| self.field_of(k, name).filter(fits))
+            .values()
+            .flatten()
+            .find_map(|r| scalar(r, name).filter(fits))
     }
 
     /// Points a generated body's references at records the target holds: each top-level
     /// `…_id` field takes a mined value where one fits, and an optional one with none is
     /// left out (a made-up id names nothing, and the target's 404 or 409 for it would say
     /// nothing about the operation). Returns whether a mined value went in.
-    pub fn fill_references(
-        &self,
-        body: &mut serde_json::Map<String, Value>,
-        schema: &Value,
-    ) -> bool {
+    pub fn fill_references(&self, body: &mut Map<String, Value>, schema: &Value) -> bool {
         let required: Vec<&str> = schema
             .get("required")
             .and_then(Value::as_array)
@@ -152,36 +226,53 @@ impl Pool {
         }
         mined
     }
+}
 
-    fn field_of(&self, key: &str, field: &str) -> Option<Value> {
-        self.records.get(key)?.iter().find_map(|r| {
-            r.get(field)
-                .filter(|v| v.is_string() || v.is_number())
-                .cloned()
-        })
+/// What `record` says path parameter `q` of `op` is: the value its request named the
+/// collection `q` belongs to with, else its own field of `q`'s name, fitting `q`'s schema.
+fn vouched(op: &Operation, record: &Record, q: &Param) -> Option<Value> {
+    let fits = |v: &Value| fits(v, &q.schema);
+    let owner = owner(&op.path, &q.name)?;
+    record
+        .scope
+        .get(&owner)
+        .map(|s| typed(s, &q.schema))
+        .filter(fits)
+        .or_else(|| scalar(record, &q.name).filter(fits))
+}
+
+/// A path segment's text as the parameter's schema types it (an integer as a number).
+fn typed(text: &str, schema: &Value) -> Value {
+    match schema.get("type").and_then(Value::as_str) {
+        Some("integer") => text
+            .parse::<i64>()
+            .map(Value::from)
+            .unwrap_or_else(|_| Value::String(text.into())),
+        _ => Value::String(text.into()),
     }
 }
 
-/// The collection a path names: its literal segments, parameters left out, a trailing
-/// question segment dropped (`/flows/filter` → `flows`).
-fn collection(path: &str) -> String {
-    let mut segments: Vec<&str> = path
-        .split('/')
-        .filter(|s| !s.is_empty() && !s.starts_with('{'))
-        .collect();
-    if segments
-        .last()
-        .is_some_and(|s| QUESTION_SEGMENTS.contains(&s.to_ascii_lowercase().as_str()))
-    {
-        segments.pop();
+/// A value as a path segment writes it.
+fn text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
     }
-    segments.join("/")
 }
 
-/// The records of an answer: the object itself, the objects of a top-level array, and
-/// those of an array field of a top-level object (`{"results": [...]}`).
-fn records_in(body: &Value) -> Vec<serde_json::Map<String, Value>> {
-    let objects = |v: &Value| -> Vec<serde_json::Map<String, Value>> {
+/// A record's field `name` when it is a string or a number.
+fn scalar(r: &Record, name: &str) -> Option<Value> {
+    r.fields
+        .get(name)
+        .filter(|v| v.is_string() || v.is_number())
+        .cloned()
+}
+
+/// The records of an answer: the object itself, the objects of a top-level array, those
+/// of an array under any key of a top-level object, and `{"id": …}` for each scalar of an
+/// `ids` array.
+fn records_in(body: &Value) -> Vec<Map<String, Value>> {
+    let objects = |v: &Value| -> Vec<Map<String, Value>> {
         v.as_array()
             .into_iter()
             .flatten()
@@ -194,6 +285,13 @@ fn records_in(body: &Value) -> Vec<serde_json::Map<String, Value>> {
             let mut out = vec![map.clone()];
             for v in map.values() {
                 out.extend(objects(v));
+            }
+            if let Some(Value::Array(ids)) = map.get("ids") {
+                out.extend(
+                    ids.iter()
+                        .filter(|v| v.is_string() || v.is_number())
+                        .map(|v| Map::from_iter([("id".to_string(), v.clone())])),
+                );
             }
             out
         }
@@ -291,6 +389,13 @@ paths:
         }
     }
 
+    /// The one path value `op` gets for its parameter `name`, nothing else held.
+    fn one(pool: &Pool, op: &Operation, name: &str) -> Option<Value> {
+        let p = op.param(name).unwrap();
+        let got = pool.path_values(op, &[p], &[]);
+        got.into_iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
     const FLOW: &str = "0b6d0a31-2f4a-4c6e-9a47-7b1f0e2d9c11";
 
     #[test]
@@ -323,23 +428,13 @@ paths:
                 ),
             ],
         );
-        let op = |id: &str| spec.operation(id).unwrap();
-        let param = |o: &str, p: &str| op(o).param(p).unwrap().clone();
-        assert_eq!(
-            pool.value_for(op("read_flow"), &param("read_flow", "id")),
-            Some(json!(FLOW))
-        );
+        let value = |o: &str, p: &str| one(&pool, spec.operation(o).unwrap(), p);
+        assert_eq!(value("read_flow", "id"), Some(json!(FLOW)));
         // `{flow_id}`: the id of a record of `flows`.
-        assert_eq!(
-            pool.value_for(op("runs_of_flow"), &param("runs_of_flow", "flow_id")),
-            Some(json!(FLOW))
-        );
+        assert_eq!(value("runs_of_flow", "flow_id"), Some(json!(FLOW)));
         // Nothing of `pools` was seen.
-        assert_eq!(
-            pool.value_for(op("read_pool"), &param("read_pool", "pool_name")),
-            None
-        );
-        assert_eq!(pool.value_for(op("count_n"), &param("count_n", "n")), None);
+        assert_eq!(value("read_pool", "pool_name"), None);
+        assert_eq!(value("count_n", "n"), None);
     }
 
     #[test]
@@ -355,19 +450,7 @@ paths:
                 json!([{"id": "not-a-uuid"}]),
             )],
         );
-        let op = spec.operation("read_flow").unwrap();
-        assert_eq!(pool.value_for(op, op.param("id").unwrap()), None);
+        assert_eq!(one(&pool, spec.operation("read_flow").unwrap(), "id"), None);
         assert!(!pool.is_empty());
-    }
-
-    #[test]
-    fn collections_drop_parameters_and_question_segments() {
-        assert_eq!(collection("/flows/filter"), "flows");
-        assert_eq!(collection("/flows/"), "flows");
-        assert_eq!(
-            collection("/work_pools/{name}/queues/filter"),
-            "work_pools/queues"
-        );
-        assert_eq!(collection("/flows/{id}"), "flows");
     }
 }

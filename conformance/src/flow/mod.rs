@@ -91,6 +91,11 @@ fn dry_run_text(config: &Config, session: &runner::Session<'_>) -> Outcome {
         ..dry_run::Tally::of(spec, &cases, &allowed, config.max_requests, &credentials)
     };
     text.push_str(&tally.render());
+    let graph = crate::plan::graph::build(spec, session.contracts, session.permissions.writes);
+    if !graph.nodes.is_empty() {
+        text.push('\n');
+        text.push_str(&graph.render());
+    }
     Outcome {
         exit_code: 0,
         results: Vec::new(),

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::case::{AuthMode, BodyTemplate, Case, Expect, RequestTemplate, Step};
 use crate::contracts::Contracts;
 use crate::registry::Check;
-use crate::spec::{Level, Location, Operation, Spec};
+use crate::spec::{Level, Location, Operation, Param, Spec};
 
 /// A small deterministic generator (SplitMix64): enough to vary test strings by seed
 /// without a dependency.
@@ -75,6 +75,32 @@ fn enumerated(schema: &Value) -> bool {
         || schema.get("type").and_then(Value::as_str) == Some("boolean")
 }
 
+/// The path parameters of `op` that name a record (see [`enumerated`]): those neither
+/// the contract files' `defaults` nor the spec's examples give (wanted from the target's
+/// answers), and those they give, with the value.
+pub(crate) fn naming_params<'o>(
+    op: &'o Operation,
+    contracts: &Contracts,
+) -> (Vec<&'o Param>, Vec<(&'o Param, Value)>) {
+    let dflt = contracts.defaults.get(&op.id);
+    let mut wanted = Vec::new();
+    let mut held = Vec::new();
+    for p in &op.params {
+        if p.location != Location::Path || enumerated(&p.schema) {
+            continue;
+        }
+        let given = dflt
+            .and_then(|d| d.params.get(&p.name))
+            .cloned()
+            .or_else(|| p.example.clone());
+        match given {
+            Some(v) => held.push((p, v)),
+            None => wanted.push(p),
+        }
+    }
+    (wanted, held)
+}
+
 pub(crate) fn base(
     op: &Operation,
     contracts: &Contracts,
@@ -86,24 +112,6 @@ pub(crate) fn base(
         dflt.and_then(|d| d.params.get(&p.name))
             .cloned()
             .or_else(|| p.example.clone())
-    };
-    // A value from the target's answers only where it is the one path value missing: two
-    // values mined apart (a block type's slug, a block document's name) need not name
-    // one resource together, and the 404 that gets would be the harness's own.
-    let in_path = op
-        .params
-        .iter()
-        .filter(|p| p.location == Location::Path)
-        .count();
-    // Only for a path with one parameter: a mined value beside a given one need not name
-    // a resource that belongs to it either.
-    let unfilled = if in_path == 1 {
-        op.params
-            .iter()
-            .filter(|p| p.location == Location::Path && given(p).is_none())
-            .count()
-    } else {
-        0
     };
     let mut b = Base {
         params: Vec::new(),
@@ -118,10 +126,7 @@ pub(crate) fn base(
             continue;
         }
         if p.location == Location::Path && !enumerated(&p.schema) {
-            if let Some(v) = (unfilled == 1).then(|| pool.value_for(op, p)).flatten() {
-                b.params.push((p.name.clone(), v));
-                b.mined = true;
-            }
+            // From the target's answers below, all together.
             continue;
         }
         if !p.required {
@@ -135,6 +140,13 @@ pub(crate) fn base(
             }
             Err(why) => b.unmakeable.push(why),
         }
+    }
+    // The path values that name a record and that nothing above gave come from the
+    // target's answers, together, so that they name one resource (see `crate::identity`).
+    let (wanted, held) = naming_params(op, contracts);
+    for (name, v) in pool.path_values(op, &wanted, &held) {
+        b.params.push((name, v));
+        b.mined = true;
     }
     let decl = op
         .body

@@ -16,6 +16,7 @@
 pub(crate) use crate::checks::CHAIN_CREATED;
 
 pub(crate) mod builder;
+pub(crate) mod graph;
 
 pub(crate) use builder::*;
 

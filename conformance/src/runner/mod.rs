@@ -1,5 +1,5 @@
 //! Running cases against a target: [`run`] (the [`Session`] built once where the run
-//! starts, the plan, the first and second passes, the put-back and the session's last
+//! starts, the plan, the first and later passes, the put-back and the session's last
 //! cases), [`schedule`] (which case runs when), [`discovery`] (binding variables first),
 //! [`step`] (build, send, then every registered judge), [`restore`] and [`cleanup`] (the
 //! target put back as it was found) and [`record`].

@@ -1,6 +1,7 @@
 //! A run's cases from plan to put-back: the [`Session`] (what the run may send, built once
 //! where the run starts), the plan narrowed and gated, discovery, the first pass, the
-//! second pass with what the target's answers gave, the restore and removal of what the
+//! later passes with what the target's answers gave (one per layer of the spec's
+//! dependency graph), the restore and removal of what the
 //! run changed, and last the cases that end a session. Progress goes out through a
 //! [`Watcher`], so this floor knows nothing of the reports above it.
 
@@ -116,10 +117,10 @@ impl<'a> Session<'a> {
         cases
     }
 
-    /// The second pass (`state`): the plan made again with what the target's own answers
-    /// gave, keeping the cases that change because of it. An operation the first pass
-    /// skipped for want of a path value runs with a value from a record of the same
-    /// collection; a case whose request now differs (a generated body's reference points
+    /// A later pass (`state`): the plan made again with what the target's own answers
+    /// gave so far, keeping the cases that change because of it. An operation the passes
+    /// before (`first`: the latest version of every case planned so far) skipped for want
+    /// of a path value runs with values from the records of [`crate::state`]; a case whose request now differs (a generated body's reference points
     /// at a record the target holds) runs again as `…+state`; a chain that could not start
     /// runs. A mined id names a record the run did not create, so apart from chains (whose
     /// later steps address only what their own create made; the gate checks that step by
@@ -211,7 +212,7 @@ pub trait Watcher: Sync {
 /// cases are planned, read if a signal stops the run.
 pub type Planned = OnceLock<(Vec<String>, usize)>;
 
-/// Runs discovery, the planned cases, the second pass, the put-back and the session's
+/// Runs discovery, the planned cases, the later passes, the put-back and the session's
 /// last cases, in that order, and gives every result and exchange in case order
 /// (discovery's first, and before them what the harness sent outside any case).
 pub async fn run_all(
@@ -265,23 +266,28 @@ pub async fn run_all(
     )
     .await;
     reports.extend(verified.reports);
-    // Real state: operations skipped for want of a path value run again with one from the
-    // target's own answers.
-    let second = {
+    // Real state, in layers: operations skipped for want of a path value run again with
+    // values from the target's answers so far, pass after pass, each pass's answers
+    // feeding the next (a sub-resource's list after its parent's, its member after
+    // that), until a pass adds nothing or the depth bound is met.
+    let mut known = cases.clone();
+    let mut offset = cases.len();
+    for _ in 0..MAX_LATER_PASSES {
         let exchanges: Vec<Exchange> = discovery
             .exchanges
             .iter()
             .chain(reports.iter().flat_map(|r| &r.exchanges))
             .cloned()
             .collect();
-        session.second_pass(&cases, &exchanges, verified.refusal)
-    };
-    if !second.is_empty() {
+        let next = session.second_pass(&known, &exchanges, verified.refusal);
+        if next.is_empty() {
+            break;
+        }
         let more = run_second(
             ctx,
             workers,
-            &cases,
-            second,
+            offset,
+            next.clone(),
             &mut reports,
             &mut written,
             &vars,
@@ -289,6 +295,13 @@ pub async fn run_all(
         )
         .await;
         reports.extend(more);
+        offset += next.len();
+        for c in next {
+            match known.iter_mut().find(|k| k.id == c.id) {
+                Some(k) => *k = c,
+                None => known.push(c),
+            }
+        }
     }
     let after_cases = (cases.len() + 1).max(reports.iter().map(|r| r.index).max().unwrap_or(0) + 1);
     reports.sort_by_key(|r| r.index);
@@ -338,14 +351,19 @@ fn session_cases(session: &Session<'_>, cases: &[Case]) -> Vec<(usize, Case)> {
         .collect()
 }
 
-/// Runs the second pass's cases after the first pass's `first`: each replaces the first
-/// pass's report of the same case in `reports`, adds what it writes through to `written`,
-/// and is numbered after the first pass. Gives its reports.
+/// How many passes may follow the first: one per level of the deepest path a spec is
+/// likely to have (a sub-resource of a sub-resource of a sub-resource and their lists),
+/// so that a target whose every answer names something new cannot keep the run going.
+const MAX_LATER_PASSES: usize = 8;
+
+/// Runs a later pass's cases after the `offset` cases planned before it: each replaces an
+/// earlier pass's report of the same case in `reports`, adds what it writes through to
+/// `written`, and is numbered after them. Gives its reports.
 #[allow(clippy::too_many_arguments)]
 async fn run_second(
     ctx: &Arc<Context>,
     workers: usize,
-    first: &[Case],
+    offset: usize,
     second: Vec<Case>,
     reports: &mut Vec<CaseReport>,
     written: &mut Vec<String>,
@@ -359,7 +377,6 @@ async fn run_second(
             written.push(op);
         }
     }
-    let offset = first.len();
     let shift = |r: &CaseReport| -> CaseReport {
         let mut r = r.clone();
         r.index += offset;

@@ -231,7 +231,7 @@ pub(super) async fn run_step(
         || ctx.created.note(&ctx.spec, &ctx.secrets, op, &resp);
     // A chain goes on only with a record of its own: a target that creates by name or
     // content may answer a chain's create with a record another case made (and reads, or
-    // the second pass, rely on), which the chain's update or delete must not touch.
+    // a later pass, rely on), which the chain's update or delete must not touch.
     if !fresh && checks::is_chain_setup(step) {
         return (
             vec![skipped(

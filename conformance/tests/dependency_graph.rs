@@ -1,0 +1,128 @@
+//! The run reaches members of collections no example names, through values the target's
+//! own answers give, layer after layer: `tests/specs/layers.yaml` (a synthetic spec whose
+//! rules are stated in the harness's `identity` module) against an in-process stub on
+//! 127.0.0.1:0 that answers 404 to any value it does not hold, so only a value taken from
+//! its answers, in the right scope, gets a 200.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::http::{StatusCode, Uri};
+use axum::response::IntoResponse;
+use conformance::outcome::Verdict;
+use conformance::{Args, execute};
+use serde_json::json;
+
+const SPEC: &str = include_str!("specs/layers.yaml");
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+/// The storeroom: shelf `s-1` holds box 7 (labelled `fragile`); shelf `s-2` holds box 8;
+/// chart 3; board 4 (`main`).
+fn answer(path: &str) -> Option<serde_json::Value> {
+    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    Some(match segments.as_slice() {
+        ["shelves"] => json!({
+            "shelves": [{"shelf_id": "s-1", "label": "A"}, {"shelf_id": "s-2", "label": "B"}],
+            "total_entries": 2
+        }),
+        ["shelves", s @ ("s-1" | "s-2")] => json!({"shelf_id": s, "label": "A"}),
+        ["shelves", "s-1", "boxes"] => json!({"items": [{"id": 7, "size": 3}], "count": 1}),
+        ["shelves", "s-2", "boxes"] => json!({"items": [{"id": 8, "size": 1}], "count": 1}),
+        ["shelves", "s-1", "boxes", "7"] => json!({"id": 7, "size": 3}),
+        ["shelves", "s-2", "boxes", "8"] => json!({"id": 8, "size": 1}),
+        ["shelves", "s-1", "boxes", "7", "labels"] => json!([{"key": "fragile"}]),
+        ["shelves", "s-2", "boxes", "8", "labels"] => json!([]),
+        ["shelves", "s-1", "boxes", "7", "labels", "fragile"] => json!({"key": "fragile"}),
+        ["charts"] => json!({"ids": [3], "result": [{"title": "sales"}], "count": 1}),
+        ["charts", "3"] => json!({"title": "sales"}),
+        ["boards"] => json!({"result": [{"id": 4, "slug": "main"}]}),
+        ["boards", "4" | "main"] => json!({"id": 4, "slug": "main"}),
+        _ => return None,
+    })
+}
+
+async fn start() -> (String, Log) {
+    let log: Log = Arc::default();
+    let seen = log.clone();
+    let app = Router::new().fallback(move |uri: Uri| {
+        let seen = seen.clone();
+        async move {
+            seen.lock().unwrap().push(uri.path().to_string());
+            match answer(uri.path()) {
+                Some(body) => axum::Json(body).into_response(),
+                None => StatusCode::NOT_FOUND.into_response(),
+            }
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, app).await.ok();
+    });
+    (format!("http://{addr}"), log)
+}
+
+fn args(dir: &std::path::Path, base: &str) -> Args {
+    let file = dir.join("spec.yaml");
+    std::fs::write(&file, SPEC).unwrap();
+    let contracts = dir.join("no-contracts");
+    std::fs::create_dir_all(&contracts).unwrap();
+    let mut a = common::embedded_args();
+    a.spec = Some(file);
+    a.contracts = Some(contracts);
+    a.base_url = Some(base.to_string());
+    a.allow_incomplete = true;
+    a
+}
+
+fn positive(out: &conformance::Outcome, op: &str) -> Verdict {
+    out.results
+        .iter()
+        .find(|r| {
+            r.operation == op
+                && r.check.as_str() == "positive_data_acceptance"
+                && r.case.starts_with(&format!("{op}/positive"))
+                && r.verdict != Verdict::Skipped
+        })
+        .map(|r| r.verdict)
+        .unwrap_or(Verdict::Skipped)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_member_is_reached_through_the_answers_of_the_layer_above() {
+    let (base, log) = start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = execute(&args(dir.path(), &base), Default::default())
+        .await
+        .expect("the run completes");
+    for op in [
+        "list_shelves",
+        "read_shelf",
+        "list_boxes",
+        "read_box",
+        "list_labels",
+        "read_label",
+        "list_charts",
+        "read_chart",
+        "list_boards",
+        "read_board",
+    ] {
+        assert_eq!(positive(&out, op), Verdict::Passed, "{op}\n{}", out.summary);
+    }
+    let log = log.lock().unwrap();
+    // Two levels below the top, with the box of the shelf that listed it.
+    assert!(
+        log.iter()
+            .any(|p| p == "/shelves/s-1/boxes/7/labels/fragile"),
+        "{log:#?}"
+    );
+    // Never a box of one shelf under the other.
+    assert!(
+        !log.iter().any(|p| p.starts_with("/shelves/s-2/boxes/7")
+            || p.starts_with("/shelves/s-1/boxes/8")),
+        "{log:#?}"
+    );
+}
