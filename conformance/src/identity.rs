@@ -18,7 +18,8 @@
 //! - **Pointed-at collections.** `{thing_field}` (`{work_pool_name}`, `{flow_id}`) also
 //!   takes `field` of a record of any collection whose last segment is `thing` or a plural
 //!   of it, wherever that collection sits; and a name that is not generic (not a bare
-//!   `id`, `name`, …) the field of that very name in any record (a run's `flow_id`).
+//!   `id`, `pk`, `name` or `id_or_…`) the field of that very name in any record (a run's
+//!   `flow_id`, a block type's `slug`).
 //! - **Scope.** A record answered to a request with path values is a member of what those
 //!   values named: parts listed by `GET /widgets/7/parts` belong to widget `7`. Two path
 //!   values of one request must name one resource together, so a second value comes from
@@ -84,11 +85,12 @@ fn identifying(word: &str) -> Option<&'static str> {
     IDENTIFYING.iter().find(|f| **f == word).copied()
 }
 
-/// Whether a parameter's name says nothing of what it names (`id`, `pk`, `name`, …):
-/// such a name is looked up only in its owner's records.
+/// Whether a parameter's name says nothing of what it names (`id`, `pk`, `name`,
+/// `id_or_…`: every collection has one): such a name is looked up only in its owner's
+/// records. A `slug`, `key`, `uuid` or `code` is rarer, and may be looked up anywhere.
 pub fn is_generic(name: &str) -> bool {
     let n = snake(name);
-    identifying(&n).is_some() || n.starts_with("id_or_")
+    matches!(n.as_str(), "id" | "pk" | "name") || n.starts_with("id_or_")
 }
 
 /// `name` split as `<thing>_<identifying field>` (`work_pool_name` → (`work_pool`,
@@ -229,6 +231,7 @@ mod tests {
         assert_eq!(pointed("chart_pk"), Some(("chart".into(), "id")));
         assert_eq!(pointed("page_size"), None);
         assert!(is_generic("pk") && is_generic("id_or_slug") && !is_generic("dag_id"));
+        assert!(!is_generic("slug") && !is_generic("key"));
     }
 
     #[test]

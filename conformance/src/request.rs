@@ -325,6 +325,7 @@ paths:
                 seed: 1,
                 auth_refusal: None,
                 max_examples: 4,
+                made_up: false,
             },
         );
         let positive = cases.iter().find(|c| c.id == "list_dags/positive").unwrap();

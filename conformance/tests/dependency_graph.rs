@@ -126,3 +126,104 @@ async fn every_member_is_reached_through_the_answers_of_the_layer_above() {
         "{log:#?}"
     );
 }
+
+/// Three members no answer names: a gadget whose integer id the target does hold (1),
+/// a token whose uuid it cannot hold, and a crate whose read crashes.
+const NO_PRODUCER: &str = r#"
+openapi: 3.1.0
+info: {title: Unlisted, version: "1.0"}
+paths:
+  /gadgets/{gadget_id}:
+    get:
+      operationId: read_gadget
+      parameters: [{name: gadget_id, in: path, required: true, schema: {type: integer}}]
+      responses:
+        "200": {description: one gadget, content: {application/json: {schema: {type: object}}}}
+  /tokens/{token}:
+    get:
+      operationId: read_token
+      parameters: [{name: token, in: path, required: true, schema: {type: string, format: uuid}}]
+      responses:
+        "200": {description: one token, content: {application/json: {schema: {type: object}}}}
+  /crates/{crate_id}:
+    get:
+      operationId: read_crate
+      parameters: [{name: crate_id, in: path, required: true, schema: {type: integer, minimum: 10}}]
+      responses:
+        "200": {description: one crate, content: {application/json: {schema: {type: object}}}}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_no_producer_a_made_up_value_is_sent_and_only_its_404_is_forgiven() {
+    let log: Log = Arc::default();
+    let seen = log.clone();
+    let app = Router::new().fallback(move |uri: Uri| {
+        let seen = seen.clone();
+        async move {
+            let path = uri.path().to_string();
+            seen.lock().unwrap().push(path.clone());
+            if path == "/gadgets/1" {
+                axum::Json(json!({"id": 1})).into_response()
+            } else if path.starts_with("/crates/") {
+                StatusCode::INTERNAL_SERVER_ERROR.into_response()
+            } else {
+                StatusCode::NOT_FOUND.into_response()
+            }
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, app).await.ok();
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args(dir.path(), &format!("http://{addr}"));
+    std::fs::write(a.spec.as_ref().unwrap(), NO_PRODUCER).unwrap();
+    a.allow_incomplete = true;
+    let out = execute(&a, Default::default())
+        .await
+        .expect("the run completes");
+    let log = log.lock().unwrap().clone();
+    // Integers from 1 (or the schema's minimum); a uuid for a uuid.
+    assert!(log.iter().any(|p| p == "/gadgets/1"), "{log:#?}");
+    assert!(log.iter().any(|p| p == "/crates/10"), "{log:#?}");
+    assert!(
+        log.iter()
+            .any(|p| p.strip_prefix("/tokens/").is_some_and(|t| t.len() == 36)),
+        "{log:#?}"
+    );
+    let results = |op: &str, check: &str| -> Vec<Verdict> {
+        out.results
+            .iter()
+            .filter(|r| r.operation == op && r.check.as_str() == check)
+            .filter(|r| r.case.ends_with("/positive+made-up"))
+            .map(|r| r.verdict)
+            .collect()
+    };
+    assert_eq!(
+        results("read_gadget", "status_code_conformance"),
+        [Verdict::Passed]
+    );
+    // The undeclared 404 says the made-up token names nothing: not a finding.
+    assert_eq!(
+        results("read_token", "status_code_conformance"),
+        [Verdict::Skipped]
+    );
+    assert_eq!(
+        results("read_token", "not_a_server_error"),
+        [Verdict::Passed]
+    );
+    // A crash is a crash, whatever the value.
+    assert_eq!(
+        results("read_crate", "not_a_server_error"),
+        [Verdict::Failed]
+    );
+    // The skip of the first pass is replaced, not kept beside the case that ran.
+    assert!(
+        !out.results
+            .iter()
+            .any(|r| r.case == "read_gadget/positive" && r.verdict == Verdict::Skipped),
+        "{}",
+        out.summary
+    );
+}

@@ -325,6 +325,8 @@ paths:
     get:
       operationId: read_one
       parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      # A made-up id would do; a body in this media type the harness cannot make.
+      requestBody: {required: true, content: {image/png: {schema: {type: string, format: binary}}}}
       responses:
         "200": {description: ok, content: {application/json: {schema: {type: object}}}}
 "#;

@@ -261,7 +261,7 @@ impl<'a> Chains<'a> {
             // accept, and what it sets must then read back; a generated one may be
             // refused for reasons of the target's own, so its answer is only observed,
             // and what it set must read back only where the target took it.
-            let given = !base(update, self.contracts, self.pool, self.inputs).generated;
+            let given = !base(update, self.contracts, self.pool, self.inputs, false).generated;
             let expect = if given {
                 Expect::Success
             } else {
@@ -479,7 +479,7 @@ fn created_base(
     param: &str,
     inputs: &Inputs<'_>,
 ) -> (Vec<(String, Value)>, Option<Value>) {
-    let mut b = base(op, contracts, pool, inputs);
+    let mut b = base(op, contracts, pool, inputs, false);
     b.params.retain(|(n, _)| n != param);
     b.params
         .push((param.to_string(), Value::String(format!("${{{CREATED}}}"))));
@@ -609,6 +609,7 @@ mod tests {
                 seed,
                 auth_refusal: None,
                 max_examples,
+                made_up: false,
             },
         )
     }

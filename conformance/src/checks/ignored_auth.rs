@@ -282,6 +282,7 @@ mod tests {
                 seed: 1,
                 auth_refusal: Some(422),
                 max_examples: 0,
+                made_up: false,
             },
         );
         let auth: Vec<&Case> = cases

@@ -20,6 +20,10 @@ pub enum Sent {
     /// For a resource the run has just deleted (`use_after_free`): a 404 or 410 is the
     /// answer asked for, whether the operation declares it or not.
     ForGone,
+    /// With a path value the harness made up (`+made-up` cases, see
+    /// `plan::builder::made_up`): a 404 or 410 says the value names nothing, which is
+    /// the target's right, declared or not.
+    MadeUp,
 }
 
 use crate::spec::is_json_media_type;
@@ -58,6 +62,18 @@ pub fn generic(
                 expected_status,
                 format!(
                     "{} answers a read of a resource the run deleted; {} need not declare it",
+                    resp.status, op.id
+                ),
+            ));
+            return out;
+        }
+        if sent == Sent::MadeUp && matches!(resp.status, 404 | 410) {
+            out.push(Finding::skipped(
+                Check::StatusCodeConformance,
+                decisions.undeclared_status,
+                expected_status,
+                format!(
+                    "{} answers a path value the harness made up (no example, default or answer gave one); {} need not declare it",
                     resp.status, op.id
                 ),
             ));
@@ -233,8 +249,8 @@ fn judge(a: &Answer<'_>, _: &CheckOptions) -> Vec<Finding> {
 
 impl Sent {
     /// Why `step` of `case` was sent: without the run's credentials, for a resource the
-    /// run has just deleted (a chain's read after its delete, or a cleanup's check), or as
-    /// the operation declares.
+    /// run has just deleted (a chain's read after its delete, or a cleanup's check), with
+    /// a made-up path value, or as the operation declares.
     pub fn of(case: &Case, step: &Step) -> Sent {
         if step.request.auth != AuthMode::Token {
             Sent::WithoutCredentials
@@ -243,6 +259,8 @@ impl Sent {
             || (case.check == Check::StateRestored && case.id.starts_with("cleanup/"))
         {
             Sent::ForGone
+        } else if case.id.ends_with(crate::plan::MADE_UP) {
+            Sent::MadeUp
         } else {
             Sent::AsDeclared
         }

@@ -118,6 +118,7 @@ mod tests {
                 seed: 1,
                 auth_refusal: None,
                 max_examples: 0,
+                made_up: false,
             },
         );
         let unknown: Vec<_> = cases

@@ -51,7 +51,16 @@ pub struct PlanOptions {
     /// Generated requests per operation, for valid and for invalid inputs each
     /// (`--max-examples`).
     pub max_examples: usize,
+    /// Path values that neither the spec, the contract files nor the target's answers
+    /// give are made up (see [`made_up`]): the run's last pass, for the operations no
+    /// producer reached.
+    pub made_up: bool,
 }
+
+/// What a case id planned on made-up path values ends with: its answer is judged for
+/// what it is, a request naming a record that may not exist (a 404 need not be
+/// declared; see `checks::schema_status`).
+pub const MADE_UP: &str = "+made-up";
 
 pub(crate) struct Base {
     pub(crate) params: Vec<(String, Value)>,
@@ -62,6 +71,8 @@ pub(crate) struct Base {
     pub(crate) generated: bool,
     /// Whether a value came from the target's own answers ([`Pool`]).
     pub(crate) mined: bool,
+    /// Whether a path value was made up ([`made_up`]).
+    pub(crate) made_up: bool,
     /// Inputs the generator could not make, with the schema node and why.
     pub(crate) unmakeable: Vec<String>,
 }
@@ -106,6 +117,7 @@ pub(crate) fn base(
     contracts: &Contracts,
     pool: &Pool,
     inputs: &Inputs<'_>,
+    make_up: bool,
 ) -> Base {
     let dflt = contracts.defaults.get(&op.id);
     let given = |p: &crate::spec::Param| {
@@ -118,6 +130,7 @@ pub(crate) fn base(
         body: None,
         generated: false,
         mined: false,
+        made_up: false,
         unmakeable: Vec::new(),
     };
     for p in &op.params {
@@ -144,7 +157,17 @@ pub(crate) fn base(
     // The path values that name a record and that nothing above gave come from the
     // target's answers, together, so that they name one resource (see `crate::identity`).
     let (wanted, held) = naming_params(op, contracts);
-    for (name, v) in pool.path_values(op, &wanted, &held) {
+    let mined = pool.path_values(op, &wanted, &held);
+    if mined.is_empty() && make_up {
+        for p in &wanted {
+            if let Some(v) = made_up(op, p, inputs) {
+                b.params.push((p.name.clone(), v));
+                b.generated = true;
+                b.made_up = true;
+            }
+        }
+    }
+    for (name, v) in mined {
         b.params.push((name, v));
         b.mined = true;
     }
@@ -172,6 +195,19 @@ pub(crate) fn base(
         }
     }
     b
+}
+
+/// A path value no one gave, made to fit the schema: an integer id is the first a
+/// table hands out (`1`, or the schema's `minimum` above it), anything else the
+/// generator's value (a fresh uuid for `format: uuid`, a string its `pattern` admits).
+/// Such a value may name nothing, so its cases observe the answer: a 5xx, an undeclared
+/// status other than 404/410 or a body off its schema is a finding, a 404 is not.
+pub(crate) fn made_up(op: &Operation, p: &Param, inputs: &Inputs<'_>) -> Option<Value> {
+    if p.schema.get("type").and_then(Value::as_str) == Some("integer") {
+        let min = p.schema.get("minimum").and_then(Value::as_i64).unwrap_or(1);
+        return Some(json!(min.max(1)));
+    }
+    inputs.param(&op.id, p).ok()
 }
 
 impl Base {

@@ -43,7 +43,7 @@ pub fn derive_with(
     let inputs = Inputs::new(&spec.doc, opts.seed, opts.max_examples);
     let mut out = Vec::new();
     for op in &spec.operations {
-        let base = base(op, contracts, pool, &inputs);
+        let base = base(op, contracts, pool, &inputs, opts.made_up);
         let missing = base.missing(op);
         let mut b = Builder {
             spec,
@@ -72,6 +72,11 @@ pub fn derive_with(
                 }
             }
         }
+        if base.made_up {
+            for c in &mut b.cases {
+                c.id.push_str(MADE_UP);
+            }
+        }
         out.extend(b.cases);
     }
     out
@@ -98,6 +103,7 @@ mod tests {
             seed: 7,
             auth_refusal: None,
             max_examples: 1,
+            made_up: false,
         };
         let a: Vec<String> = derive(&spec, &c, o)
             .iter()
@@ -165,6 +171,7 @@ mod tests {
                 seed: 1,
                 auth_refusal: None,
                 max_examples: 0,
+                made_up: false,
             },
         );
         let gate = crate::safety::Gate::new(
@@ -226,6 +233,7 @@ mod tests {
                 seed: 1,
                 auth_refusal: None,
                 max_examples: 0,
+                made_up: false,
             },
         )
     }
@@ -252,6 +260,7 @@ mod tests {
                 seed: 1,
                 auth_refusal: None,
                 max_examples: 0,
+                made_up: false,
             },
         );
         let c = builtin

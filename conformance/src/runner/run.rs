@@ -93,11 +93,12 @@ impl<'a> Session<'a> {
         }
     }
 
-    fn plan_options(&self, auth_refusal: Option<u16>) -> plan::PlanOptions {
+    fn plan_options(&self, auth_refusal: Option<u16>, made_up: bool) -> plan::PlanOptions {
         plan::PlanOptions {
             seed: self.settings.seed,
             auth_refusal,
             max_examples: self.settings.max_examples,
+            made_up,
         }
     }
 
@@ -105,7 +106,11 @@ impl<'a> Session<'a> {
     /// contract files', narrowed to the selection, each passed through the gate (a case it
     /// refuses is kept, skipped with the reason, so it is counted and shown).
     pub fn planned_cases(&self, auth_refusal: Option<u16>) -> Vec<Case> {
-        let mut cases = plan::derive(self.spec, self.contracts, self.plan_options(auth_refusal));
+        let mut cases = plan::derive(
+            self.spec,
+            self.contracts,
+            self.plan_options(auth_refusal, false),
+        );
         cases.extend(self.contracts.cases.iter().cloned());
         cases.retain(|c| {
             self.selection.operation(&c.operation) && self.selection.runs_case_of(&c.check)
@@ -127,14 +132,17 @@ impl<'a> Session<'a> {
     /// step) only cases that read, ask or create go: an update or delete of a mined record
     /// would change the user's data, and a delete racing the reads of the same record
     /// would make their 404s the harness's own. Empty when the answers gave nothing new.
+    /// `made_up`: the last pass, where the operations still waiting get path values made
+    /// up (`plan::builder::made_up`), read, asked or created only, never changed.
     fn second_pass(
         &self,
         first: &[Case],
         exchanges: &[Exchange],
         auth_refusal: Option<u16>,
+        made_up: bool,
     ) -> Vec<Case> {
         let pool = crate::state::Pool::mine(self.spec, exchanges);
-        if pool.is_empty() {
+        if pool.is_empty() && !made_up {
             return Vec::new();
         }
         let missing = |c: &Case| c.skip.as_deref().is_some_and(case::is_missing_input);
@@ -151,7 +159,7 @@ impl<'a> Session<'a> {
         let mut cases = plan::derive_with(
             self.spec,
             self.contracts,
-            self.plan_options(auth_refusal),
+            self.plan_options(auth_refusal, made_up),
             &pool,
         );
         // What each case of the first pass sent, to tell a case the answers changed (a
@@ -269,20 +277,30 @@ pub async fn run_all(
     // Real state, in layers: operations skipped for want of a path value run again with
     // values from the target's answers so far, pass after pass, each pass's answers
     // feeding the next (a sub-resource's list after its parent's, its member after
-    // that), until a pass adds nothing or the depth bound is met.
+    // that), until a pass adds nothing or the depth bound is met; last, one pass with
+    // made-up values for what is still waiting.
     let mut known = cases.clone();
     let mut offset = cases.len();
-    for _ in 0..MAX_LATER_PASSES {
+    let mut passes = 0;
+    loop {
         let exchanges: Vec<Exchange> = discovery
             .exchanges
             .iter()
             .chain(reports.iter().flat_map(|r| &r.exchanges))
             .cloned()
             .collect();
-        let next = session.second_pass(&known, &exchanges, verified.refusal);
-        if next.is_empty() {
-            break;
+        let mut next = Vec::new();
+        if passes < MAX_LATER_PASSES {
+            next = session.second_pass(&known, &exchanges, verified.refusal, false);
         }
+        let made_up = next.is_empty();
+        if made_up {
+            next = session.second_pass(&known, &exchanges, verified.refusal, true);
+            if next.is_empty() {
+                break;
+            }
+        }
+        passes += 1;
         let more = run_second(
             ctx,
             workers,
@@ -296,6 +314,9 @@ pub async fn run_all(
         .await;
         reports.extend(more);
         offset += next.len();
+        if made_up {
+            break;
+        }
         for c in next {
             match known.iter_mut().find(|k| k.id == c.id) {
                 Some(k) => *k = c,
@@ -370,7 +391,12 @@ async fn run_second(
     vars: &Vars,
     watcher: &dyn Watcher,
 ) -> Vec<CaseReport> {
-    let replaced: BTreeSet<String> = second.iter().map(|c| c.id.clone()).collect();
+    // A case on made-up values replaces the skip of the same case before it.
+    let replaced: BTreeSet<String> = second
+        .iter()
+        .map(|c| c.id.trim_end_matches(crate::plan::MADE_UP).to_string())
+        .chain(second.iter().map(|c| c.id.clone()))
+        .collect();
     reports.retain(|r| !r.results.iter().any(|x| replaced.contains(&x.case)));
     for op in super::written(&ctx.spec, &second) {
         if !written.contains(&op) {
