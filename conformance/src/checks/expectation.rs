@@ -38,6 +38,7 @@ pub fn expectation(
     let success = is_success(op, resp);
     Some(match expect {
         Expect::Observe => return None,
+        Expect::Success if !success && let Some(f) = declared_meaning(op, check, level, resp) => f,
         Expect::Success => Finding::new(
             check,
             level,
@@ -83,6 +84,84 @@ pub fn expectation(
     })
 }
 
+/// Statuses whose declared answer, with a reason in its body, says the target refused a
+/// valid request for a reason of its own (not signed in as it wants, not allowed, no such
+/// record, a conflict with what it holds): evidence neither way about the request.
+const REASONED_REFUSALS: &[u16] = &[401, 403, 404, 409];
+
+/// A success expected and something else declared came: a redirect the operation
+/// declares (by its exact code) is what the spec says it does, so it passes; a declared
+/// 401/403/404/409 whose body gives a reason is inconclusive, skipped with the status and
+/// the reason. `None` for any other answer, which the caller fails.
+fn declared_meaning(
+    op: &Operation,
+    check: &CheckId,
+    level: Level,
+    resp: &Response,
+) -> Option<Finding> {
+    let exact = resp.status.to_string();
+    if !op.responses.iter().any(|r| r.status == exact) {
+        return None;
+    }
+    let expected = "a success (2xx, no error reported in the body)";
+    if (300..400).contains(&resp.status) {
+        let mut f = Finding::new(check, level, expected, Ok(()));
+        f.message = format!(
+            "answered the declared redirect {}{}: what the spec says the operation does",
+            resp.status,
+            resp.header("location")
+                .map(|l| format!(" to {l}"))
+                .unwrap_or_default()
+        );
+        return Some(f);
+    }
+    if !REASONED_REFUSALS.contains(&resp.status) {
+        return None;
+    }
+    let reason = reason(resp)?;
+    Some(Finding::skipped(
+        check,
+        level,
+        expected,
+        format!(
+            "inconclusive: answered the declared {} with a reason of its own ({reason}), not a verdict on the request",
+            resp.status
+        ),
+    ))
+}
+
+/// The reason an error body gives: a non-empty `detail`, `message`, `error`, `title` or
+/// `reason` text (at the top, or in an `error` object), or a short text body; cut to 200
+/// characters.
+fn reason(resp: &Response) -> Option<String> {
+    const KEYS: &[&str] = &[
+        "detail",
+        "message",
+        "error",
+        "title",
+        "reason",
+        "error_description",
+    ];
+    let text = match &resp.json {
+        Some(Value::Object(map)) => KEYS.iter().find_map(|k| match map.get(*k) {
+            Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+            Some(Value::Object(inner)) => KEYS.iter().find_map(|k| {
+                inner
+                    .get(*k)
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.trim().is_empty())
+                    .map(String::from)
+            }),
+            _ => None,
+        }),
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+        Some(_) => None,
+        None => Some(String::from_utf8_lossy(&resp.body).trim().to_string())
+            .filter(|s| !s.is_empty() && !s.starts_with('<')),
+    }?;
+    Some(text.chars().take(200).collect())
+}
+
 /// A rejection, with the status and body fields the decisions fix: a success or a 5xx
 /// fails at the case's level, another status or a missing field at its own.
 fn rejected(
@@ -121,6 +200,28 @@ fn rejected(
             } else {
                 format!("status {} is not a rejection (4xx)", resp.status)
             }),
+        );
+    }
+    // A declared 401/403 with a reason of its own (a 403 "disabled by configuration")
+    // refuses before the input is read: no verdict on how the input is validated. (A 404
+    // or 409 is an answer about the input, and judged as one.)
+    if let Some((s, _)) = status
+        && resp.status != *s
+        && matches!(resp.status, 401 | 403)
+        && op
+            .responses
+            .iter()
+            .any(|r| r.status == resp.status.to_string())
+        && let Some(reason) = reason(resp)
+    {
+        return Finding::skipped(
+            check,
+            level,
+            expected,
+            format!(
+                "inconclusive: refused with the declared {} and a reason of its own ({reason}) before status {s} could be judged",
+                resp.status
+            ),
         );
     }
     if let Some((s, l)) = status
@@ -234,6 +335,78 @@ mod tests {
         .unwrap();
         assert_eq!(f.verdict, Verdict::Failed);
         assert!(f.message.contains("errorText"), "{}", f.message);
+    }
+
+    /// A foreign operation declaring a redirect, a 403 and a 404, and 422 for validation.
+    fn declaring() -> crate::spec::Spec {
+        crate::spec::Spec::parse(
+            r#"
+openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /login:
+    get:
+      operationId: login
+      responses:
+        "200": {description: ok}
+        "307": {description: to the identity provider}
+        "403": {description: disabled by configuration}
+        "404": {description: no such thing}
+        "422": {description: invalid}
+"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_declared_redirect_passes_and_a_declared_refusal_with_a_reason_is_inconclusive() {
+        let spec = declaring();
+        let op = spec.operation("login").unwrap();
+        let judge = |r: &Response, e: &Expect| {
+            expectation(op, &Check::PositiveDataAcceptance.into(), Level::Must, e, r).unwrap()
+        };
+        let mut redirect = resp(307, Value::Null);
+        redirect
+            .headers
+            .push(("location".into(), "https://idp.example/".into()));
+        let f = judge(&redirect, &Expect::Success);
+        assert_eq!(f.verdict, Verdict::Passed, "{}", f.message);
+        assert!(
+            f.message.contains("307 to https://idp.example/"),
+            "{}",
+            f.message
+        );
+        let f = judge(
+            &resp(403, json!({"detail": "disabled by configuration"})),
+            &Expect::Success,
+        );
+        assert_eq!(f.verdict, Verdict::Skipped);
+        assert!(f.message.contains("403") && f.message.contains("disabled by configuration"));
+        // No reason given, or a status the operation does not declare: a failure as before.
+        assert_eq!(
+            judge(&resp(403, json!({})), &Expect::Success).verdict,
+            Verdict::Failed
+        );
+        assert_eq!(
+            judge(&resp(409, json!({"detail": "exists"})), &Expect::Success).verdict,
+            Verdict::Failed
+        );
+        assert_eq!(
+            judge(&resp(308, Value::Null), &Expect::Success).verdict,
+            Verdict::Failed
+        );
+        // A boundary case meets the same 403 before its 422 can be judged; a 404 is judged.
+        let boundary = Expect::Rejected {
+            status: Some((422, Level::Must)),
+            body: None,
+        };
+        let f = judge(
+            &resp(403, json!({"message": "disabled by configuration"})),
+            &boundary,
+        );
+        assert_eq!(f.verdict, Verdict::Skipped, "{}", f.message);
+        let f = judge(&resp(404, json!({"detail": "no such thing"})), &boundary);
+        assert_eq!(f.verdict, Verdict::Failed, "{}", f.message);
     }
 
     #[test]
