@@ -13,8 +13,19 @@
 //! The run has credentials when it has a bearer token (given, or obtained through the
 //! fixtures' OAuth client), or a header sent with every request that carries one: an
 //! `Authorization` or `Cookie` header, or the header an `apiKey` scheme of the spec names.
+//!
+//! Credentials serve some schemes and not others, so an operation is sent the run's
+//! credentials only when they meet one of its requirements (every scheme of it): a bearer
+//! token serves the bearer-like schemes (`http bearer`, `oauth2`, `openIdConnect`) that
+//! the document's own `security` names, else those the most operations name (an access
+//! token is not a refresh token, though both are `http bearer`), and an `apiKey` header
+//! named `Authorization`; an `Authorization` header serves every `http` scheme; a
+//! `Cookie` header an `apiKey` in a cookie; a header an `apiKey` of that name. An
+//! operation whose requirements the run meets none of is not sent its credentials: each
+//! such case is skipped naming the schemes it needs ([`leave_out_unmet`]), instead of a
+//! refusal reported as the target's failure.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
@@ -129,6 +140,162 @@ pub fn require(
         chosen.len(),
         schemes_asked(spec, &secured).join(", ")
     )))
+}
+
+/// The credentials a run holds, as far as schemes care.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Held<'a> {
+    /// A bearer token, given or to be obtained through the OAuth fixtures.
+    pub token: bool,
+    /// The headers sent with every request (secret and public).
+    pub headers: &'a [(String, String)],
+    /// The public ones.
+    pub public_headers: &'a [(String, String)],
+}
+
+impl Held<'_> {
+    fn header(&self, name: &str) -> bool {
+        self.headers
+            .iter()
+            .chain(self.public_headers)
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+    }
+}
+
+/// Whether a scheme is bearer-like: a token in `Authorization: Bearer`.
+fn bearer_like(scheme: &Value) -> bool {
+    match scheme.get("type").and_then(Value::as_str) {
+        Some("http") => scheme
+            .get("scheme")
+            .and_then(Value::as_str)
+            .is_some_and(|s| s.eq_ignore_ascii_case("bearer")),
+        Some("oauth2" | "openIdConnect") => true,
+        _ => false,
+    }
+}
+
+fn scheme<'a>(spec: &'a Spec, name: &str) -> Option<&'a Value> {
+    spec.doc
+        .pointer("/components/securitySchemes")
+        .and_then(|s| s.get(name))
+}
+
+/// The bearer-like schemes the run's token serves (see the module's doc).
+fn token_schemes(spec: &Spec) -> BTreeSet<String> {
+    let names_in = |reqs: &Vec<Value>| -> Vec<String> {
+        reqs.iter()
+            .filter_map(Value::as_object)
+            .flat_map(|m| m.keys().cloned())
+            .filter(|n| scheme(spec, n).is_some_and(bearer_like))
+            .collect()
+    };
+    let global: BTreeSet<String> = spec
+        .doc
+        .get("security")
+        .and_then(Value::as_array)
+        .map(names_in)
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    if !global.is_empty() {
+        return global;
+    }
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    for op in &spec.operations {
+        let names: BTreeSet<String> = requirements(spec, op)
+            .map(names_in)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        for n in names {
+            *count.entry(n).or_default() += 1;
+        }
+    }
+    let most = count.values().copied().max().unwrap_or(0);
+    count
+        .into_iter()
+        .filter(|(_, c)| *c == most)
+        .map(|(n, _)| n)
+        .collect()
+}
+
+/// Whether the run's credentials serve scheme `name`.
+fn serves(spec: &Spec, held: &Held<'_>, token_for: &BTreeSet<String>, name: &str) -> bool {
+    let Some(s) = scheme(spec, name) else {
+        // Undeclared: nothing to go by, so no reason to hold the case back.
+        return true;
+    };
+    let field = |k: &str| s.get(k).and_then(Value::as_str).unwrap_or_default();
+    match field("type") {
+        _ if bearer_like(s) => {
+            (held.token && token_for.contains(name)) || held.header("authorization")
+        }
+        "http" => held.header("authorization"),
+        "apiKey" => match field("in") {
+            "header" => {
+                held.header(field("name"))
+                    || (held.token && field("name").eq_ignore_ascii_case("authorization"))
+            }
+            "cookie" => held.header("cookie"),
+            _ => false,
+        },
+        // mutualTLS and what else may come: the transport's own business.
+        _ => true,
+    }
+}
+
+/// Why the run's credentials meet none of `op`'s security requirements, naming the
+/// schemes it asks for; `None` when one is met or none is required.
+pub fn unmet(spec: &Spec, op: &Operation, held: &Held<'_>) -> Option<String> {
+    if !requires_credentials(spec, op) {
+        return None;
+    }
+    let reqs = requirements(spec, op)?;
+    let token_for = token_schemes(spec);
+    let met = reqs
+        .iter()
+        .filter_map(Value::as_object)
+        .any(|r| r.keys().all(|n| serves(spec, held, &token_for, n)));
+    if met {
+        return None;
+    }
+    let asked = schemes_asked(spec, &[op]);
+    let token = if held.token && !token_for.is_empty() {
+        format!(
+            "; the run's token serves {}",
+            token_for.iter().cloned().collect::<Vec<_>>().join(", ")
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{UNMET}{} requires {} and the run holds no credentials for it{token} (give them with --token or -H NAME:VALUE in a run of its own)",
+        op.id,
+        asked.join(" or ")
+    ))
+}
+
+/// How the skip reason of a case [`leave_out_unmet`] held back begins.
+const UNMET: &str = "credentials: ";
+
+/// Marks as not to be sent every case that would send the run's credentials to an
+/// operation whose requirements they meet none of ([`unmet`]), naming the schemes.
+pub fn leave_out_unmet(spec: &Spec, cases: &mut [Case], held: &Held<'_>) {
+    let mut why: BTreeMap<String, Option<String>> = BTreeMap::new();
+    for c in cases.iter_mut().filter(|c| c.skip.is_none()) {
+        let reason = c.steps.iter().find_map(|s| {
+            if s.request.auth != AuthMode::Token {
+                return None;
+            }
+            let op = spec.operation(&s.request.op)?;
+            why.entry(op.id.clone())
+                .or_insert_with(|| unmet(spec, op, held))
+                .clone()
+        });
+        if reason.is_some() {
+            c.skip = reason;
+        }
+    }
 }
 
 /// Under `--anonymous`: marks as not to be sent every case that would send the run's
@@ -314,5 +481,92 @@ paths:
         assert_eq!(folded[0].operation, "closed");
         assert!(folded[0].message.contains("2 case(s) not sent"));
         assert!(!folded[0].missing_input);
+    }
+
+    /// Two bearer schemes (an access and a refresh token), a key in the query, a cookie.
+    const TWO_TOKENS: &str = r#"
+openapi: 3.1.0
+info: {title: t, version: "1"}
+security: [{jwt: []}]
+components:
+  securitySchemes:
+    jwt: {type: http, scheme: bearer}
+    jwt_refresh: {type: http, scheme: bearer}
+    query_key: {type: apiKey, in: query, name: api_key}
+    session: {type: apiKey, in: cookie, name: sid}
+paths:
+  /things:
+    get:
+      operationId: list_things
+      responses: {"200": {description: ok}}
+  /refresh:
+    post:
+      operationId: refresh
+      security: [{jwt_refresh: []}]
+      responses: {"200": {description: ok}}
+  /export:
+    get:
+      operationId: export
+      security: [{query_key: []}, {session: []}]
+      responses: {"200": {description: ok}}
+  /both:
+    get:
+      operationId: both
+      security: [{jwt: [], query_key: []}]
+      responses: {"200": {description: ok}}
+"#;
+
+    #[test]
+    fn credentials_go_only_where_they_meet_a_requirement_and_a_skip_names_the_scheme() {
+        let spec = Spec::parse(TWO_TOKENS).unwrap();
+        let token = Held {
+            token: true,
+            ..Held::default()
+        };
+        let why = |id: &str, held: &Held<'_>| unmet(&spec, spec.operation(id).unwrap(), held);
+        assert_eq!(why("list_things", &token), None);
+        // The access token is not the refresh token, though both are bearer tokens.
+        let refresh = why("refresh", &token).expect("held back");
+        assert!(refresh.contains("jwt_refresh (http bearer)"), "{refresh}");
+        assert!(refresh.contains("the run's token serves jwt"), "{refresh}");
+        // Neither alternative is met by a token; a cookie meets the second.
+        let export = why("export", &token).expect("held back");
+        assert!(
+            export.contains("query_key (apiKey in query api_key) or session"),
+            "{export}"
+        );
+        let cookie = [("Cookie".to_string(), "sid=1".to_string())];
+        let with_cookie = Held {
+            token: true,
+            headers: &cookie,
+            public_headers: &[],
+        };
+        assert_eq!(why("export", &with_cookie), None);
+        // Every scheme of one requirement must be met.
+        assert!(why("both", &with_cookie).is_some());
+        // An Authorization header of the user's own serves any http scheme.
+        let auth = [("Authorization".to_string(), "Bearer r".to_string())];
+        let header = Held {
+            token: false,
+            headers: &auth,
+            public_headers: &[],
+        };
+        assert_eq!(why("refresh", &header), None);
+
+        let mut cases = vec![
+            case("refresh", AuthMode::Token),
+            case("refresh", AuthMode::Missing),
+            case("list_things", AuthMode::Token),
+        ];
+        leave_out_unmet(&spec, &mut cases, &token);
+        assert!(
+            cases[0]
+                .skip
+                .as_deref()
+                .is_some_and(|s| s.starts_with("credentials: refresh requires"))
+        );
+        // Sent without credentials on purpose: it needs none of the run's.
+        assert_eq!(cases[1].skip, None);
+        assert_eq!(cases[2].skip, None);
     }
 }

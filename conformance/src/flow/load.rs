@@ -60,6 +60,14 @@ impl Inputs {
                 anonymous: config.anonymous,
                 quiet: config.quiet,
                 public_headers: &config.transport.public_headers,
+                held: crate::access::Held {
+                    // Given, or to be obtained through the OAuth fixtures.
+                    token: config.credentials.token.is_some()
+                        || self.fixtures.client_id.is_some()
+                        || embedded,
+                    headers: &config.transport.headers,
+                    public_headers: &config.transport.public_headers,
+                },
             },
         )
     }

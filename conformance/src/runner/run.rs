@@ -39,6 +39,9 @@ pub struct Settings<'a> {
     pub quiet: bool,
     /// The headers that are not secret, sent with a throwaway session's requests too.
     pub public_headers: &'a [(String, String)],
+    /// The credentials the run holds: an operation is sent them only where they meet
+    /// its security ([`crate::access::unmet`]).
+    pub held: crate::access::Held<'a>,
 }
 
 /// What a run may send and to which operations and checks, built once where the run
@@ -119,6 +122,7 @@ impl<'a> Session<'a> {
         if self.settings.anonymous {
             crate::access::leave_out_secured(self.spec, &mut cases);
         }
+        crate::access::leave_out_unmet(self.spec, &mut cases, &self.settings.held);
         cases
     }
 
@@ -196,6 +200,7 @@ impl<'a> Session<'a> {
         if self.settings.anonymous {
             crate::access::leave_out_secured(self.spec, &mut cases);
         }
+        crate::access::leave_out_unmet(self.spec, &mut cases, &self.settings.held);
         cases
     }
 }
