@@ -227,3 +227,57 @@ async fn with_no_producer_a_made_up_value_is_sent_and_only_its_404_is_forgiven()
         out.summary
     );
 }
+
+/// A create that crashes, and the read its chain would go on to.
+const CRASHING_CREATE: &str = r#"
+openapi: 3.1.0
+info: {title: Notes, version: "1.0"}
+paths:
+  /notes:
+    post:
+      operationId: create_note
+      requestBody:
+        required: true
+        content: {application/json: {schema: {type: object, required: [text], properties: {text: {type: string}}}}}
+      responses:
+        "201": {description: made, content: {application/json: {schema: {type: object, properties: {id: {type: integer}}}}}}
+  /notes/{id}:
+    get:
+      operationId: read_note
+      parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+      responses:
+        "200": {description: one note, content: {application/json: {schema: {type: object}}}}
+        "404": {description: no such note}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_met_inside_a_chain_is_filed_under_the_create_that_answered_it() {
+    let app = Router::new().fallback(|| async { StatusCode::INTERNAL_SERVER_ERROR });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, app).await.ok();
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args(dir.path(), &format!("http://{addr}"));
+    std::fs::write(a.spec.as_ref().unwrap(), CRASHING_CREATE).unwrap();
+    a.allow_writes = true;
+    let out = execute(&a, Default::default())
+        .await
+        .expect("the run completes");
+    let in_chains: Vec<_> = out
+        .results
+        .iter()
+        .filter(|r| r.case.contains("/chain/") && r.check.as_str() == "not_a_server_error")
+        .collect();
+    assert!(!in_chains.is_empty(), "{}", out.summary);
+    for r in in_chains {
+        assert_eq!(r.verdict, Verdict::Failed);
+        assert_eq!(
+            (r.step, r.operation.as_str()),
+            (0, "create_note"),
+            "{}",
+            r.case
+        );
+    }
+}

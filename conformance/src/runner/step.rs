@@ -319,14 +319,23 @@ struct At<'a> {
 
 impl At<'_> {
     /// A finding attached to the step: the case's level cap applied (never to "not a
-    /// server error"), and what was sent and got shown only where it did not pass.
+    /// server error"), and what was sent and got shown only where it did not pass. A
+    /// chain's create (its setup) is filed under the create, whose answer shows it, not
+    /// under the operation the chain is named after; every other step under its case's.
     fn result(&self, f: Finding, built: Option<&Built>, got: Option<Got>) -> CheckResult {
         let shown = f.verdict != Verdict::Passed;
+        let operation = self
+            .case
+            .steps
+            .get(self.step_no)
+            .filter(|s| crate::checks::is_chain_setup(s) && !s.request.op.is_empty())
+            .map(|s| s.request.op.clone())
+            .unwrap_or_else(|| self.case.operation.clone());
         CheckResult {
             case_index: self.index,
             step: self.step_no,
             case: self.case.id.clone(),
-            operation: self.case.operation.clone(),
+            operation,
             level: match self.case.cap {
                 Some(cap) if f.check != Check::NotAServerError => f.level.max(cap),
                 _ => f.level,
