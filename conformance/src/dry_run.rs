@@ -174,7 +174,7 @@ impl Tally {
         let mut more = Vec::new();
         if self.waiting > 0 {
             more.push(format!(
-                "later passes, one per layer of the dependency graph, for the {} operation(s) waiting for a path value, and for cases whose generated references may then name the target's records; last, one pass with made-up path values (integers from 1, fresh uuids) for what no answer gave, read, asked or created only",
+                "later passes, one per layer of the dependency graph, for the {} operation(s) waiting for a path value, and for cases whose generated references may then name the target's records, then a final pass with made-up path values (integers from 1, fresh uuids) for what no answer gave, read, asked or created only",
                 self.waiting
             ));
         }

@@ -235,6 +235,14 @@ impl<'d> Inputs<'d> {
         out
     }
 
+    /// Whether `body` is valid for the operation's request body `decl`.
+    pub fn body_is_valid(&self, decl: &Body, body: &Value) -> bool {
+        self.at(&decl.schema_ptr, &decl.schema, |node, _| {
+            self.values.validate(node, body)
+        })
+        .is_ok()
+    }
+
     /// Parameter `p` at `edge` where its schema leaves that edge open (see
     /// [`Inputs::extreme_bodies`]), labelled as there.
     pub fn extreme_param(&self, p: &Param, edge: Edge) -> Option<(String, Value)> {

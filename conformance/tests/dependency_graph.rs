@@ -281,3 +281,116 @@ async fn a_crash_met_inside_a_chain_is_filed_under_the_create_that_answered_it()
         );
     }
 }
+
+/// A create whose `name` must be unique, with a pattern and a length limit.
+const UNIQUE_NAMES: &str = r#"
+openapi: 3.1.0
+info: {title: Projects, version: "1.0"}
+paths:
+  /projects:
+    post:
+      operationId: create_project
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [name, owner_email]
+              properties:
+                name: {type: string, pattern: "^[a-z0-9-]+$", maxLength: 16}
+                owner_email: {type: string, format: email}
+                size: {type: integer, minimum: 1, maximum: 9}
+      responses:
+        "201": {description: made, content: {application/json: {schema: {type: object, properties: {id: {type: integer}}}}}}
+        "409": {description: the name is taken}
+  /projects/{id}:
+    get:
+      operationId: read_project
+      parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+      responses:
+        "200": {description: one project, content: {application/json: {schema: {type: object}}}}
+        "404": {description: no such project}
+    delete:
+      operationId: delete_project
+      parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+      responses:
+        "204": {description: gone}
+        "404": {description: no such project}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn creates_of_one_run_do_not_collide_on_a_unique_name() {
+    use axum::extract::State;
+    use axum::http::Method;
+    type Names = Arc<Mutex<Vec<String>>>;
+    let names: Names = Arc::default();
+    let app = Router::new()
+        .fallback(
+            |State(names): State<Names>, method: Method, uri: Uri, body: axum::body::Bytes| async move {
+                let mut names = names.lock().unwrap();
+                let path = uri.path();
+                if method == Method::POST && path == "/projects" {
+                    let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) else {
+                        return StatusCode::UNPROCESSABLE_ENTITY.into_response();
+                    };
+                    // Validated first, as a real service would: only a valid create can
+                    // meet the name taken.
+                    let name = v["name"].as_str().unwrap_or_default().to_string();
+                    let valid = !name.is_empty()
+                        && name.len() <= 16
+                        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                        && v["owner_email"].as_str().is_some_and(|e| e.contains('@'))
+                        && v.get("size").is_none_or(|s| s.as_i64().is_some_and(|n| (1..=9).contains(&n)))
+                        && v.as_object().is_some_and(|o| o.keys().all(|k| ["name", "owner_email", "size"].contains(&k.as_str())));
+                    if !valid {
+                        return StatusCode::UNPROCESSABLE_ENTITY.into_response();
+                    }
+                    if names.contains(&name) {
+                        return (StatusCode::CONFLICT, axum::Json(json!({"detail": "the name is taken"})))
+                            .into_response();
+                    }
+                    names.push(name);
+                    return (StatusCode::CREATED, axum::Json(json!({"id": names.len()}))).into_response();
+                }
+                let id: usize = path.trim_start_matches("/projects/").parse().unwrap_or(0);
+                match (method, id) {
+                    (_, 0) => StatusCode::NOT_FOUND.into_response(),
+                    (_, n) if n > names.len() => StatusCode::NOT_FOUND.into_response(),
+                    (Method::DELETE, _) => StatusCode::NO_CONTENT.into_response(),
+                    _ => axum::Json(json!({"id": id})).into_response(),
+                }
+            },
+        )
+        .with_state(names.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, app).await.ok();
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args(dir.path(), &format!("http://{addr}"));
+    std::fs::write(a.spec.as_ref().unwrap(), UNIQUE_NAMES).unwrap();
+    a.allow_writes = true;
+    let out = execute(&a, Default::default())
+        .await
+        .expect("the run completes");
+    let conflicts: Vec<_> = out
+        .exchanges
+        .iter()
+        .filter(|e| e.method == "POST" && e.status == Some(409))
+        .map(|e| (&e.case, &e.body))
+        .collect();
+    assert!(conflicts.is_empty(), "{conflicts:#?}");
+    let names = names.lock().unwrap().clone();
+    assert!(names.len() >= 3, "{names:?}");
+    // Each within the pattern and the length limit.
+    for n in &names {
+        assert!(
+            n.len() <= 16
+                && n.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+            "{n}"
+        );
+    }
+}

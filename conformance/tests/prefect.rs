@@ -706,16 +706,26 @@ fn recheck(run: &Run, api: &Api, result: &Value, why: Why) -> Result<Confirmed, 
     }
     // Sent again where the answer does not hang on what the run's writes left: a read or
     // a question (`/filter`, `/count` …) that is the first step of a case that is not a
-    // chain, and any 5xx (a server error is judged by its class: a create that crashed may
-    // meet a conflict the second time). A create's 201, 409 or 404 depends on what was
+    // chain and names no record the run created, and any 5xx (a server error is judged
+    // by its class: a create that crashed may meet a conflict the second time). A create's 201, 409 or 404 depends on what was
     // there at the time, so it is judged from the record and the spec alone. A 503 is
     // Prefect busy (its SQLite database locked): real, but not one a resend can expect to
     // meet again, so it too is judged from the record.
     let question = ["/filter", "/count", "/paginate", "/history", "/lateness"]
         .iter()
         .any(|q| path.split('?').next().unwrap_or(path).ends_with(q));
+    // A path naming a record the run created (a value mined from a create's answer) names
+    // nothing once the run has removed it: judged from the record too.
+    let run_made = run.removed_by_run().iter().any(|id| {
+        path.split('?')
+            .next()
+            .unwrap_or(path)
+            .split('/')
+            .any(|s| s == id)
+    });
     let resend = step == 0
         && !case.contains("/chain/")
+        && !run_made
         && reported != 503
         && (method == "GET" || question || reported >= 500);
     let mut confirmed = Confirmed::FromRecord;

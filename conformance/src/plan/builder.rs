@@ -73,6 +73,9 @@ pub(crate) struct Base {
     pub(crate) mined: bool,
     /// Whether a path value was made up ([`made_up`]).
     pub(crate) made_up: bool,
+    /// Whether the body is the generator's (not the contract files' or the spec's
+    /// example, which may name what the target expects, as a login's user does).
+    pub(crate) body_generated: bool,
     /// Inputs the generator could not make, with the schema node and why.
     pub(crate) unmakeable: Vec<String>,
 }
@@ -131,6 +134,7 @@ pub(crate) fn base(
         generated: false,
         mined: false,
         made_up: false,
+        body_generated: false,
         unmakeable: Vec::new(),
     };
     for p in &op.params {
@@ -186,6 +190,7 @@ pub(crate) fn base(
             Ok(v) => {
                 b.body = Some(v);
                 b.generated = true;
+                b.body_generated = true;
             }
             Err(why) if decl.required => b.unmakeable.push(why),
             Err(_) => {}

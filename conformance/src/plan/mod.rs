@@ -17,11 +17,13 @@ pub(crate) use crate::checks::CHAIN_CREATED;
 
 pub(crate) mod builder;
 pub(crate) mod graph;
+mod unique;
 
 pub(crate) use builder::*;
 
 use crate::case::Case;
 use crate::contracts::Contracts;
+use crate::effect::Effect;
 use crate::inputs::Inputs;
 use crate::spec::Spec;
 use crate::state::Pool;
@@ -76,6 +78,9 @@ pub fn derive_with(
             for c in &mut b.cases {
                 c.id.push_str(MADE_UP);
             }
+        }
+        if let (Effect::Create, Some(decl), true) = (op.effect, &op.body, base.body_generated) {
+            unique::apply(&mut b.cases, op, decl, &inputs, opts.seed);
         }
         out.extend(b.cases);
     }

@@ -256,9 +256,19 @@ impl Api {
     }
 
     /// Sends `method path` (path relative to the API's base, query included) with an
-    /// optional body: a JSON value, or text with its content type.
+    /// optional body: a JSON value, or text with its content type. A `503` is Prefect
+    /// busy (its SQLite database locked by another writer), not an answer to the request:
+    /// the test's own requests wait and send again, at most four times in all.
     pub fn send(&self, method: &str, path: &str, body: Option<(&str, &Value)>) -> Answer {
-        self.send_with(method, path, &[], body)
+        let mut answer = self.send_with(method, path, &[], body);
+        for wait in [250, 500, 1000] {
+            if answer.0 != 503 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(wait));
+            answer = self.send_with(method, path, &[], body);
+        }
+        answer
     }
 
     /// [`Api::send`] with these header fields too.
@@ -619,6 +629,24 @@ impl Run {
         self.record
             .iter()
             .find(|x| x["case"] == case && x["step"].as_u64() == Some(step))
+    }
+
+    /// The ids (last path segments) of the records the run removed at its end because it
+    /// had created them: a request naming one cannot be sent again after the run.
+    pub fn removed_by_run(&self) -> std::collections::BTreeSet<String> {
+        self.record
+            .iter()
+            .filter(|x| x["method"] == "DELETE")
+            .filter(|x| {
+                x["case"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with("cleanup/"))
+            })
+            .filter_map(|x| x["path"].as_str())
+            .filter_map(|p| p.split('?').next()?.rsplit('/').next())
+            .filter(|id| !id.is_empty())
+            .map(String::from)
+            .collect()
     }
 
     /// Every exchange whose method may change state (anything but GET, HEAD, OPTIONS).
