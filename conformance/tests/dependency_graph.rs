@@ -394,3 +394,85 @@ async fn creates_of_one_run_do_not_collide_on_a_unique_name() {
         );
     }
 }
+
+/// A create, and a read whose answer breaks its schema.
+const BROKEN_READ: &str = r#"
+openapi: 3.1.0
+info: {title: Gizmos, version: "1.0"}
+paths:
+  /gizmos:
+    post:
+      operationId: create_gizmo
+      requestBody:
+        required: true
+        content: {application/json: {schema: {type: object, properties: {size: {type: integer}}}}}
+      responses:
+        "201": {description: made, content: {application/json: {schema: {type: object, required: [id], properties: {id: {type: integer}}}}}}
+  /gizmos/{id}:
+    get:
+      operationId: read_gizmo
+      parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+      responses:
+        "200": {description: one gizmo, content: {application/json: {schema: {type: object, required: [id], properties: {id: {type: integer}}}}}}
+        "404": {description: no such gizmo}
+    delete:
+      operationId: delete_gizmo
+      parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+      responses:
+        "204": {description: gone}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failure_on_a_record_the_run_created_names_the_request_that_made_it() {
+    use axum::http::Method;
+    let made = Arc::new(Mutex::new(0u32));
+    let app = Router::new().fallback(move |method: Method, uri: Uri| {
+        let made = made.clone();
+        async move {
+            let mut made = made.lock().unwrap();
+            match (method, uri.path()) {
+                (Method::POST, "/gizmos") => {
+                    *made += 1;
+                    (StatusCode::CREATED, axum::Json(json!({"id": *made + 40}))).into_response()
+                }
+                (Method::DELETE, _) => StatusCode::NO_CONTENT.into_response(),
+                // Every read breaks its schema: the id is text.
+                (Method::GET, p) if p.starts_with("/gizmos/4") => {
+                    axum::Json(json!({"id": "forty-one"})).into_response()
+                }
+                _ => StatusCode::NOT_FOUND.into_response(),
+            }
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, app).await.ok();
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args(dir.path(), &format!("http://{addr}"));
+    std::fs::write(a.spec.as_ref().unwrap(), BROKEN_READ).unwrap();
+    a.allow_writes = true;
+    let out = execute(&a, Default::default())
+        .await
+        .expect("the run completes");
+    let read = out
+        .results
+        .iter()
+        .find(|r| {
+            r.case.starts_with("read_gizmo/positive")
+                && r.check.as_str() == "response_schema_conformance"
+                && r.verdict == Verdict::Failed
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "the read reached with the created id fails\n{}",
+                out.summary
+            )
+        });
+    let curl = read.curl.as_deref().unwrap_or_default();
+    assert!(
+        curl.contains("names a record the run created first") && curl.contains("-X POST"),
+        "{curl}"
+    );
+}

@@ -79,6 +79,9 @@ pub struct Created {
     pub status: u16,
     /// A short excerpt of the answer, secrets redacted: what is known of what it made.
     pub answer: String,
+    /// The curl line of the request that made it (secrets redacted), for a failure of a
+    /// later request that names the record to say what it needs first.
+    pub curl: String,
 }
 
 impl Created {
@@ -127,7 +130,15 @@ impl Ledger {
     /// that makes records it does not name. Negative cases count too: a request the
     /// target should have refused but took created something all the same. Returns
     /// `false` when the answer names a record the ledger holds already (see below).
-    pub fn note(&self, spec: &Spec, secrets: &Secrets, op: &Operation, resp: &Response) -> bool {
+    /// `curl` is the request's curl line.
+    pub fn note(
+        &self,
+        spec: &Spec,
+        secrets: &Secrets,
+        op: &Operation,
+        resp: &Response,
+        curl: &str,
+    ) -> bool {
         if !(200..300).contains(&resp.status) {
             return true;
         }
@@ -184,8 +195,32 @@ impl Ledger {
             made,
             status: resp.status,
             answer: excerpt(secrets, resp),
+            curl: curl.to_string(),
         });
         true
+    }
+
+    /// The record the run created that a request to `path` names (a whole path segment
+    /// equal to its key), unless `curl` made it: its key and the curl line that made it.
+    pub fn maker_of(&self, path: &str, curl: &str) -> Option<(String, String)> {
+        let segments: Vec<String> = path
+            .split('?')
+            .next()
+            .unwrap_or(path)
+            .split('/')
+            .map(|s| {
+                percent_encoding::percent_decode_str(s)
+                    .decode_utf8_lossy()
+                    .into_owned()
+            })
+            .collect();
+        let guard = self.0.lock().ok()?;
+        guard.1.iter().find_map(|c| match &c.made {
+            Made::Record(key) if c.curl != curl && segments.contains(key) => {
+                Some((key.clone(), c.curl.clone()))
+            }
+            _ => None,
+        })
     }
 
     /// How many entries the ledger holds now.
@@ -571,18 +606,20 @@ paths:
             &spec,
             &secrets,
             create,
-            &answer(201, r#"{"thing_key": "k1"}"#)
+            &answer(201, r#"{"thing_key": "k1"}"#),
+            ""
         ));
         // The same record answered again is noted once.
         assert!(!ledger.note(
             &spec,
             &secrets,
             create,
-            &answer(200, r#"{"thing_key": "k1"}"#)
+            &answer(200, r#"{"thing_key": "k1"}"#),
+            ""
         ));
-        assert!(ledger.note(&spec, &secrets, create, &answer(201, "{}")));
-        assert!(ledger.note(&spec, &secrets, create, &answer(201, "{}")));
-        assert!(ledger.note(&spec, &secrets, defaults, &answer(204, "")));
+        assert!(ledger.note(&spec, &secrets, create, &answer(201, "{}"), ""));
+        assert!(ledger.note(&spec, &secrets, create, &answer(201, "{}"), ""));
+        assert!(ledger.note(&spec, &secrets, defaults, &answer(204, ""), ""));
         // A PUT to a collection: removed when it says it created (201), else only named.
         let spec_put = Spec::parse(
             r##"
@@ -599,8 +636,20 @@ paths:
         .unwrap();
         let put = spec_put.operation("put_search").unwrap();
         let puts = Ledger::default();
-        assert!(puts.note(&spec_put, &secrets, put, &answer(201, r#"{"id": "s1"}"#)));
-        assert!(puts.note(&spec_put, &secrets, put, &answer(200, r#"{"id": "s2"}"#)));
+        assert!(puts.note(
+            &spec_put,
+            &secrets,
+            put,
+            &answer(201, r#"{"id": "s1"}"#),
+            ""
+        ));
+        assert!(puts.note(
+            &spec_put,
+            &secrets,
+            put,
+            &answer(200, r#"{"id": "s2"}"#),
+            ""
+        ));
         let made: Vec<Made> = puts
             .0
             .lock()
@@ -631,11 +680,12 @@ paths:
             &spec_token,
             &secrets,
             token,
-            &answer(200, r#"{"access_token": "t"}"#)
+            &answer(200, r#"{"access_token": "t"}"#),
+            ""
         ));
         assert_eq!(ledger.len(), before);
         // A refusal made nothing.
-        assert!(ledger.note(&spec, &secrets, create, &answer(422, "{}")));
+        assert!(ledger.note(&spec, &secrets, create, &answer(422, "{}"), ""));
         let all = ledger.0.lock().unwrap().1.clone();
         let made: Vec<&Made> = all.iter().map(|c| &c.made).collect();
         assert_eq!(

@@ -228,7 +228,9 @@ pub(super) async fn run_step(
     }
     let fresh = step.request.method.is_some()
         || step.request.path.is_some()
-        || ctx.created.note(&ctx.spec, &ctx.secrets, op, &resp);
+        || ctx
+            .created
+            .note(&ctx.spec, &ctx.secrets, op, &resp, &built.curl);
     // A chain goes on only with a record of its own: a target that creates by name or
     // content may answer a chain's create with a record another case made (and reads, or
     // a later pass, rely on), which the chain's update or delete must not touch.
@@ -263,11 +265,27 @@ pub(super) async fn run_step(
         }
     }
     let got = Some(got_of(ctx, &resp));
+    // A request naming a record the run created cannot be sent again alone once the run
+    // has removed it: its curl line says which request made the record.
+    let needs = ctx
+        .created
+        .maker_of(built.request.url.path(), &built.curl)
+        .map(|(key, curl)| {
+            format!(
+                "\n# {key} names a record the run created first (and removed at its end); make it again with:\n{curl}"
+            )
+        });
     let results = findings
         .into_iter()
-        .map(|f| CheckResult {
-            elapsed: Some(resp.elapsed),
-            ..at.result(f, Some(&built), got.clone())
+        .map(|f| {
+            let mut r = CheckResult {
+                elapsed: Some(resp.elapsed),
+                ..at.result(f, Some(&built), got.clone())
+            };
+            if let (Some(curl), Some(needs)) = (&mut r.curl, &needs) {
+                curl.push_str(needs);
+            }
+            r
         })
         .collect();
     (results, exchange, Some(resp))
