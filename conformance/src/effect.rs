@@ -177,6 +177,12 @@ pub fn judge(method: &str, path: &str, words: &str, paths: &PathsIndex) -> Effec
         {
             Effect::Query
         }
+        // A POST to a collection under a named resource whose members the spec addresses
+        // one by one (`/buckets/{bucket_id}/collections` beside `…/collections/{id}`)
+        // makes a member, as a POST to a top-level collection does.
+        "POST" if !names_one && paths.has_members(path) && !has(UPDATE_WORDS, &tokens) => {
+            Effect::Create
+        }
         // A POST that acts on a named resource (`/flow_runs/{id}/set_state`) changes it.
         _ if has_parameter(path) => Effect::Update,
         _ if has(UPDATE_WORDS, &tokens) => Effect::Update,
@@ -276,23 +282,47 @@ fn has_parameter(path: &str) -> bool {
     path.contains('{')
 }
 
-/// Which paths of the spec answer a list to `GET`: a `PUT` or `PATCH` there changes every
-/// item at once.
+/// Which paths of the spec answer a list to `GET` (a `PUT` or `PATCH` there changes every
+/// item at once), and which paths it has at all (a `POST` to a path whose members the
+/// spec addresses one by one makes a member).
 #[derive(Debug, Default, Clone)]
 pub struct PathsIndex {
     listing: std::collections::BTreeSet<String>,
+    /// Every path of the spec, each parameter written `{}`, without a trailing `/`.
+    shapes: std::collections::BTreeSet<String>,
 }
 
 impl PathsIndex {
-    /// The index of these paths (without a trailing `/`), whose `GET` answers a list;
-    /// the spec reads them off its operations (`spec::paths_index`).
-    pub fn new(listing: std::collections::BTreeSet<String>) -> PathsIndex {
-        PathsIndex { listing }
+    /// The index of `paths` (every path of the spec), of which `listing` answer a list
+    /// to `GET` (both without a trailing `/`); the spec reads them off its operations
+    /// (`spec::paths_index`).
+    pub fn new(
+        listing: std::collections::BTreeSet<String>,
+        paths: impl IntoIterator<Item = String>,
+    ) -> PathsIndex {
+        PathsIndex {
+            listing,
+            shapes: paths.into_iter().map(|p| shape(&p)).collect(),
+        }
     }
 
     fn lists(&self, path: &str) -> bool {
         self.listing.contains(path.trim_end_matches('/'))
     }
+
+    /// Whether the spec addresses members of `path` one by one (`path/{id}`).
+    fn has_members(&self, path: &str) -> bool {
+        self.shapes.contains(&format!("{}/{{}}", shape(path)))
+    }
+}
+
+/// A path with each parameter written `{}`, without a trailing `/`.
+fn shape(path: &str) -> String {
+    path.trim_end_matches('/')
+        .split('/')
+        .map(|s| if s.starts_with('{') { "{}" } else { s })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// What the user allowed the run to do to the target.

@@ -4,6 +4,10 @@
 //! [`schema_values`]'s mutations), so that an operation of a spec nobody wrote examples for
 //! is still reached with complete, valid requests, and its validation is still tried.
 //!
+//! A generated body leaves out the optional fields that say who may do what with the
+//! record (`permissions`, `acl`, `owners`, …): made-up principals there could lock the run
+//! out of what it creates, and it could not remove it at the end.
+//!
 //! What is made here is the harness's invention, and the plan judges it so: a request
 //! built from generated values need not succeed (a generated id in a body names nothing
 //! the target holds), so its positive cases observe the answer instead of expecting a
@@ -18,6 +22,21 @@ use schema_values::{Generator, Mutation, MutationKind, Shape};
 use serde_json::Value;
 
 use crate::spec::{Body, Level, Location, Param};
+
+/// Body fields that say who may read, change or delete a record: a generated value there
+/// (made-up principals) could lock the run out of what it made.
+const ACCESS_FIELDS: &[&str] = &[
+    "permissions",
+    "permission",
+    "acl",
+    "acls",
+    "access_control",
+    "owners",
+    "principals",
+    "grants",
+    "shared_with",
+    "collaborators",
+];
 
 /// How many generated requests an operation gets by default for each of its valid and
 /// its invalid inputs (`--max-examples`): enough to reach both sides of a `oneOf`, an
@@ -174,7 +193,7 @@ impl<'d> Inputs<'d> {
                 })
                 .map_err(|e| format!("request body: {e}"))?;
             if !holds_placeholder(&made) {
-                return Ok(made);
+                return Ok(self.without_access(decl, made));
             }
         }
         Err(format!(
@@ -196,7 +215,32 @@ impl<'d> Inputs<'d> {
         .unwrap_or_default()
         .into_iter()
         .filter(|v| !holds_placeholder(v))
+        .map(|v| self.without_access(decl, v))
         .collect()
+    }
+
+    /// `body` without the optional top-level fields that say who may do what with the
+    /// record (`permissions`, `acl`, `owners`, …; see [`ACCESS_FIELDS`]) where it still
+    /// validates without them: made-up principals there would take the run's own access
+    /// to what it creates or updates, and the record could not be removed at the end.
+    fn without_access(&self, decl: &Body, body: Value) -> Value {
+        let Value::Object(fields) = &body else {
+            return body;
+        };
+        let required = decl.required();
+        let mut kept = fields.clone();
+        kept.retain(|k, _| {
+            required.contains(k) || !ACCESS_FIELDS.contains(&crate::identity::snake(k).as_str())
+        });
+        if kept.len() == fields.len() {
+            return body;
+        }
+        let kept = Value::Object(kept);
+        if self.body_is_valid(decl, &kept) {
+            kept
+        } else {
+            body
+        }
     }
 
     /// Copies of `body`, each with one top-level field at an edge of what its schema

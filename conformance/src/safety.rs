@@ -131,8 +131,11 @@ fn harm(e: Effect) -> u8 {
     }
 }
 
-/// Whether step `i` of `case` names, in each of its path parameters, a value an earlier
-/// step of the same case captured from a create (a resource the run itself made).
+/// Whether step `i` of `case` names a resource the run itself made: each of its path
+/// parameters is a value an earlier step of the same case captured from a create, or
+/// the very value that create was sent with for the parameter of that name (the parent
+/// of a member of a sub-collection: `/buckets/{bucket_id}/collections/{id}` after `POST
+/// /buckets/{bucket_id}/collections`), and at least one is captured.
 pub(crate) fn own_target(
     spec: &Spec,
     case: &Case,
@@ -152,22 +155,41 @@ pub(crate) fn own_target(
     if path_params.is_empty() || step.request.path.is_some() {
         return false;
     }
-    let created: BTreeSet<&str> = case.steps[..i]
+    let creates: Vec<&Step> = case.steps[..i].iter().filter(|s| is_create(s)).collect();
+    let created: BTreeSet<&str> = creates
         .iter()
-        .filter(|s| is_create(s))
         .flat_map(|s| s.capture.iter().map(|(name, _)| name.as_str()))
         .collect();
-    path_params.iter().all(|name| {
+    let value_of = |name: &str| {
         step.request
             .params
             .iter()
             .find(|(n, _)| n == name)
-            .and_then(|(_, v)| match v {
+            .map(|(_, v)| v)
+    };
+    let captured = |name: &str| {
+        value_of(name)
+            .and_then(|v| match v {
                 Value::String(s) => s.strip_prefix("${").and_then(|r| r.strip_suffix('}')),
                 _ => None,
             })
             .is_some_and(|var| created.contains(var))
-    })
+    };
+    let parent = |name: &str| {
+        value_of(name).is_some_and(|v| {
+            creates.iter().any(|c| {
+                spec.operation(&c.request.op).is_some_and(|o| {
+                    o.params
+                        .iter()
+                        .any(|p| p.location == Location::Path && p.name == name)
+                }) && c.request.params.iter().any(|(n, w)| n == name && w == v)
+            })
+        })
+    };
+    path_params.iter().any(|name| captured(name))
+        && path_params
+            .iter()
+            .all(|name| captured(name) || parent(name))
 }
 
 #[cfg(test)]

@@ -1137,7 +1137,7 @@ pub fn paths_index(operations: &[Operation], doc: &Value) -> crate::effect::Path
             listing.insert(op.path.trim_end_matches('/').to_string());
         }
     }
-    crate::effect::PathsIndex::new(listing)
+    crate::effect::PathsIndex::new(listing, operations.iter().map(|o| o.path.clone()))
 }
 
 #[cfg(test)]

@@ -6,8 +6,9 @@
 //! rules of [`crate::identity`] (collections, own fields, pointed-at collections, scope).
 //!
 //! The records of an answer are the answer itself when it is an object, the objects of a
-//! top-level array, and those of an array under any key of a top-level object (an
-//! envelope: `{"items": [...], "count": 2}`, `{"widgets": [...], "total_entries": 2}`); an
+//! top-level array, and an object or the objects of an array under any key of a
+//! top-level object (an envelope: `{"data": {...}}`, `{"items": [...], "count": 2}`,
+//! `{"widgets": [...], "total_entries": 2}`); an
 //! `ids` array of scalars beside them gives one record `{"id": …}` per value. The value
 //! must fit the parameter's schema type. Only the run's own answers are read; nothing is
 //! sent for this.
@@ -268,9 +269,10 @@ fn scalar(r: &Record, name: &str) -> Option<Value> {
         .cloned()
 }
 
-/// The records of an answer: the object itself, the objects of a top-level array, those
-/// of an array under any key of a top-level object, and `{"id": …}` for each scalar of an
-/// `ids` array.
+/// The records of an answer: the object itself, the objects of a top-level array, the
+/// objects of an array under any key of a top-level object (`{"items": […]}`), an object
+/// under a key of one that names nothing itself (an envelope: `{"data": {…}}`), and
+/// `{"id": …}` for each scalar of an `ids` array.
 fn records_in(body: &Value) -> Vec<Map<String, Value>> {
     let objects = |v: &Value| -> Vec<Map<String, Value>> {
         v.as_array()
@@ -283,8 +285,17 @@ fn records_in(body: &Value) -> Vec<Map<String, Value>> {
         Value::Array(_) => objects(body),
         Value::Object(map) => {
             let mut out = vec![map.clone()];
+            // An object under a key is the record only where the answer is an envelope
+            // (it names nothing itself): a record's own nested objects (a document's
+            // `block_type`) are not records of its collection.
+            let envelope = !["id", "name", "key", "uuid", "slug"]
+                .iter()
+                .any(|k| map.get(*k).is_some_and(|v| v.is_string() || v.is_number()));
             for v in map.values() {
-                out.extend(objects(v));
+                match v {
+                    Value::Object(inner) if envelope => out.push(inner.clone()),
+                    other => out.extend(objects(other)),
+                }
             }
             if let Some(Value::Array(ids)) = map.get("ids") {
                 out.extend(
@@ -452,5 +463,15 @@ paths:
         );
         assert_eq!(one(&pool, spec.operation("read_flow").unwrap(), "id"), None);
         assert!(!pool.is_empty());
+    }
+
+    #[test]
+    fn an_envelope_holds_its_record_and_a_records_own_objects_are_not_records() {
+        let wrapped = records_in(&json!({"data": {"id": "b1"}, "permissions": {"write": ["x"]}}));
+        assert!(wrapped.iter().any(|r| r.get("id") == Some(&json!("b1"))));
+        let document = records_in(&json!({"id": "d1", "name": "doc", "block_type": {"name": "T"}}));
+        assert!(!document.iter().any(|r| r.get("name") == Some(&json!("T"))));
+        let ids = records_in(&json!({"ids": [3, 4], "result": [{"title": "x"}]}));
+        assert!(ids.iter().any(|r| r.get("id") == Some(&json!(4))));
     }
 }

@@ -476,3 +476,182 @@ async fn a_failure_on_a_record_the_run_created_names_the_request_that_made_it() 
         "{curl}"
     );
 }
+
+/// Folders and their notes, every record wrapped as `{"data": …}` with schemas that do
+/// not name the `id`; a deleted folder takes its notes with it and is hidden behind 403.
+const ENVELOPES: &str = r##"
+openapi: 3.1.0
+info: {title: Folders, version: "1.0"}
+components:
+  schemas:
+    One: {type: object, properties: {data: {type: object}}}
+    Many: {type: object, properties: {data: {type: array, items: {type: object}}}}
+    Write: {type: object, properties: {data: {type: object, properties: {title: {type: string}}}}}
+paths:
+  /folders:
+    get:
+      operationId: list_folders
+      responses: {"200": {description: all, content: {application/json: {schema: {$ref: "#/components/schemas/Many"}}}}}
+    post:
+      operationId: create_folder
+      requestBody: {content: {application/json: {schema: {$ref: "#/components/schemas/Write"}}}}
+      responses: {"201": {description: made, content: {application/json: {schema: {$ref: "#/components/schemas/One"}}}}}
+  /folders/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+    get:
+      operationId: get_folder
+      responses:
+        "200": {description: one, content: {application/json: {schema: {$ref: "#/components/schemas/One"}}}}
+        "403": {description: not yours, or gone}
+    delete:
+      operationId: delete_folder
+      responses:
+        "200": {description: gone, content: {application/json: {schema: {$ref: "#/components/schemas/One"}}}}
+        "403": {description: not yours, or gone}
+  /folders/{folder_id}/notes:
+    parameters: [{name: folder_id, in: path, required: true, schema: {type: string}}]
+    get:
+      operationId: list_notes
+      responses:
+        "200": {description: all, content: {application/json: {schema: {$ref: "#/components/schemas/Many"}}}}
+        "403": {description: not yours, or gone}
+    post:
+      operationId: create_note
+      requestBody: {content: {application/json: {schema: {$ref: "#/components/schemas/Write"}}}}
+      responses:
+        "201": {description: made, content: {application/json: {schema: {$ref: "#/components/schemas/One"}}}}
+        "403": {description: not yours, or gone}
+  /folders/{folder_id}/notes/{id}:
+    parameters:
+      - {name: folder_id, in: path, required: true, schema: {type: string}}
+      - {name: id, in: path, required: true, schema: {type: string}}
+    get:
+      operationId: get_note
+      responses:
+        "200": {description: one, content: {application/json: {schema: {$ref: "#/components/schemas/One"}}}}
+        "403": {description: not yours, or gone}
+        "404": {description: no such note}
+    put:
+      operationId: update_note
+      requestBody: {content: {application/json: {schema: {$ref: "#/components/schemas/Write"}}}}
+      responses:
+        "200": {description: changed, content: {application/json: {schema: {$ref: "#/components/schemas/One"}}}}
+        "403": {description: not yours, or gone}
+        "404": {description: no such note}
+    delete:
+      operationId: delete_note
+      responses:
+        "200": {description: gone, content: {application/json: {schema: {$ref: "#/components/schemas/One"}}}}
+        "403": {description: not yours, or gone}
+        "404": {description: no such note}
+"##;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn records_in_envelopes_and_sub_collections_are_reached_changed_only_when_made_and_all_removed()
+ {
+    use axum::http::Method;
+    /// folder id → note ids.
+    type Store = Arc<Mutex<(u32, BTreeMap<String, Vec<String>>)>>;
+    use std::collections::BTreeMap;
+    let store: Store = Arc::default();
+    // The user's own folder with a note: reached, never changed or removed.
+    store
+        .lock()
+        .unwrap()
+        .1
+        .insert("users".into(), vec!["kept".into()]);
+    let seen = store.clone();
+    let app = Router::new().fallback(move |method: Method, uri: Uri| {
+        let store = seen.clone();
+        async move {
+            let mut guard = store.lock().unwrap();
+            let (next, folders) = &mut *guard;
+            let one = |id: &str| axum::Json(json!({"data": {"id": id, "title": "t"}})).into_response();
+            let hidden = (StatusCode::FORBIDDEN, axum::Json(json!({"message": "not yours, or gone"}))).into_response();
+            let segments: Vec<&str> = uri.path().trim_matches('/').split('/').collect();
+            match (method, segments.as_slice()) {
+                (Method::GET, ["folders"]) => axum::Json(json!({"data": folders.keys().map(|k| json!({"id": k})).collect::<Vec<_>>()})).into_response(),
+                (Method::POST, ["folders"]) => {
+                    *next += 1;
+                    let id = format!("f{next}");
+                    folders.insert(id.clone(), Vec::new());
+                    (StatusCode::CREATED, one(&id)).into_response()
+                }
+                (m, ["folders", f, rest @ ..]) if !folders.contains_key(*f) => {
+                    let _ = (m, rest);
+                    hidden
+                }
+                (Method::GET, ["folders", f]) => one(f),
+                (Method::DELETE, ["folders", f]) => {
+                    folders.remove(*f);
+                    one(f)
+                }
+                (Method::GET, ["folders", f, "notes"]) => axum::Json(json!({"data": folders[*f].iter().map(|n| json!({"id": n})).collect::<Vec<_>>()})).into_response(),
+                (Method::POST, ["folders", f, "notes"]) => {
+                    *next += 1;
+                    let id = format!("n{next}");
+                    folders.get_mut(*f).unwrap().push(id.clone());
+                    (StatusCode::CREATED, one(&id)).into_response()
+                }
+                (m, ["folders", f, "notes", n]) if folders[*f].iter().any(|x| x == n) => match m {
+                    Method::GET | Method::PUT => one(n),
+                    Method::DELETE => {
+                        folders.get_mut(*f).unwrap().retain(|x| x != n);
+                        one(n)
+                    }
+                    _ => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+                },
+                (_, ["folders", _, "notes", _]) => StatusCode::NOT_FOUND.into_response(),
+                _ => StatusCode::NOT_FOUND.into_response(),
+            }
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, app).await.ok();
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args(dir.path(), &format!("http://{addr}"));
+    std::fs::write(a.spec.as_ref().unwrap(), ENVELOPES).unwrap();
+    a.allow_writes = true;
+    let out = execute(&a, Default::default())
+        .await
+        .expect("the run completes");
+    let answered = |op: &str| {
+        out.exchanges
+            .iter()
+            .any(|x| x.operation == op && x.status.is_some_and(|s| (200..300).contains(&s)))
+    };
+    for op in [
+        "get_folder",
+        "list_notes",
+        "create_note",
+        "get_note",
+        "update_note",
+        "delete_note",
+    ] {
+        assert!(answered(op), "{op} never answered 2xx\n{}", out.summary);
+    }
+    // Changed only what the run made: the user's note was read, never written.
+    assert!(
+        !out.exchanges
+            .iter()
+            .any(|x| x.path.contains("/notes/kept") && x.method != "GET"),
+        "{}",
+        out.summary
+    );
+    let left: Vec<&str> = out
+        .results
+        .iter()
+        .filter(|r| r.message.starts_with("NOT REMOVED"))
+        .map(|r| r.message.as_str())
+        .collect();
+    assert!(left.is_empty(), "{left:#?}");
+    let folders = store.lock().unwrap().1.clone();
+    assert_eq!(
+        folders,
+        BTreeMap::from([("users".to_string(), vec!["kept".to_string()])]),
+        "what the run made is removed, the user's folder and note are as they were"
+    );
+}

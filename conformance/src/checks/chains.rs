@@ -107,11 +107,13 @@ fn chains(
         .operations
         .iter()
         .filter(|o| o.path.starts_with(&root))
-        .filter_map(|o| Some((o, single_path_param(o)?)))
+        .filter_map(|o| Some((o, member_param(o, create, &root)?)))
         .filter(|(o, name)| {
             let own = format!("{root}{name}}}");
             (o.path == own || o.path.starts_with(&format!("{own}/")))
-                && (located || answered.contains_key(key_field(name)))
+                && (located
+                    || answered.contains_key(key_field(name))
+                    || enveloped(spec, answered, key_field(name)))
         })
         .collect();
     let mut c = Chains {
@@ -165,6 +167,17 @@ impl<'a> Chains<'a> {
             .map(|(o, name)| (*o, name.as_str()))
     }
 
+    /// The path values the create is sent with: its members are addressed with them.
+    fn parents(&self) -> Vec<(String, Value)> {
+        let own: Vec<&str> = path_params(self.create).collect();
+        self.made
+            .params
+            .iter()
+            .filter(|(n, _)| own.contains(&n.as_str()))
+            .cloned()
+            .collect()
+    }
+
     /// Whether `o` addresses a member itself, not one of its sub-paths.
     fn is_member(&self, o: &Operation, name: &str) -> bool {
         o.path == format!("{}{name}}}", self.root)
@@ -211,6 +224,7 @@ impl<'a> Chains<'a> {
             self.contracts,
             op,
             param,
+            &self.parents(),
             self.inputs,
             expect,
             asserts,
@@ -345,7 +359,9 @@ impl<'a> Chains<'a> {
     /// and the edges find the most server errors.
     fn extremes(&mut self, other: &Operation, param: &str) {
         let inputs = self.inputs;
-        let (params, body) = created_base(self.pool, self.contracts, other, param, inputs);
+        let parents = self.parents();
+        let (params, body) =
+            created_base(self.pool, self.contracts, other, param, &parents, inputs);
         for (at, params, body) in extremes(other, &params, body.as_ref(), inputs)
             .into_iter()
             .take(inputs.max_examples)
@@ -453,16 +469,18 @@ fn links<'s>(spec: &'s Spec, create: &Operation) -> Vec<(&'s Operation, String, 
 
 /// A step of `op` on the resource the chain created (its one path parameter `param`),
 /// with the rest of its request from the same sources as any base request.
+#[allow(clippy::too_many_arguments)]
 fn on_created(
     pool: &Pool,
     contracts: &Contracts,
     op: &Operation,
     param: &str,
+    parents: &[(String, Value)],
     inputs: &Inputs<'_>,
     expect: Expect,
     asserts: Vec<Assertion>,
 ) -> Step {
-    let (params, body) = created_base(pool, contracts, op, param, inputs);
+    let (params, body) = created_base(pool, contracts, op, param, parents, inputs);
     Step {
         request: request(op, params, body, AuthMode::Token),
         expect,
@@ -471,30 +489,76 @@ fn on_created(
     }
 }
 
-/// The parameters and body of a request of `op` on the resource the chain created.
+/// The parameters and body of a request of `op` on the resource the chain created:
+/// `param` names it, and `parents` are the path values its create was sent with.
 fn created_base(
     pool: &Pool,
     contracts: &Contracts,
     op: &Operation,
     param: &str,
+    parents: &[(String, Value)],
     inputs: &Inputs<'_>,
 ) -> (Vec<(String, Value)>, Option<Value>) {
     let mut b = base(op, contracts, pool, inputs, false);
-    b.params.retain(|(n, _)| n != param);
+    b.params
+        .retain(|(n, _)| n != param && !parents.iter().any(|(p, _)| p == n));
+    b.params.extend(parents.iter().cloned());
+    // An update of the resource itself keeps the field it is addressed by: one that
+    // renamed it would leave the chain's later steps, and the removal, addressing
+    // nothing. (A sub-resource's create under it names a record of its own.)
+    let itself = op
+        .path
+        .trim_end_matches('/')
+        .ends_with(&format!("{{{param}}}"));
+    if itself
+        && matches!(op.method.as_str(), "PUT" | "PATCH")
+        && let Some(Value::Object(m)) = &mut b.body
+        && let Some(v) = m.get_mut(key_field(param))
+        && v.is_string()
+    {
+        *v = Value::String(format!("${{{CREATED}}}"));
+    }
     b.params
         .push((param.to_string(), Value::String(format!("${{{CREATED}}}"))));
     (b.params, b.body)
 }
 
-/// The one path parameter of `op`, if it has exactly one.
-fn single_path_param(op: &Operation) -> Option<String> {
-    let mut names = op
-        .params
+/// The path parameter by which `o` addresses a member of `create`'s collection (`root`
+/// is the create's path and `/{`): the one right after it, every other path parameter of
+/// `o` being one of the create's own (a member of a sub-collection,
+/// `/buckets/{bucket_id}/collections/{id}` for `POST /buckets/{bucket_id}/collections`).
+fn member_param(o: &Operation, create: &Operation, root: &str) -> Option<String> {
+    let name = o.path.strip_prefix(root)?.split('}').next()?;
+    let own: Vec<&str> = path_params(create).collect();
+    path_params(o)
+        .all(|p| p == name || own.contains(&p))
+        .then(|| name.to_string())
+}
+
+fn path_params(op: &Operation) -> impl Iterator<Item = &str> {
+    op.params
         .iter()
         .filter(|p| p.location == Location::Path)
-        .map(|p| p.name.clone());
-    let first = names.next()?;
-    names.next().is_none().then_some(first)
+        .map(|p| p.name.as_str())
+}
+
+/// Whether a create's answer wraps its record in an envelope that has (or may have) the
+/// key: a property whose schema is an object naming `key`, or open to properties it does
+/// not name (`{"data": {…}, "permissions": {…}}`). The runner reads the key inside it.
+fn enveloped(spec: &Spec, answered: &serde_json::Map<String, Value>, key: &str) -> bool {
+    answered.values().any(|v| {
+        let Ok(s) = crate::spec::resolve(&spec.doc, v) else {
+            return false;
+        };
+        let object = s.get("type").and_then(Value::as_str) == Some("object")
+            || s.get("properties").is_some();
+        let names = s
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| p.contains_key(key));
+        let open = s.get("additionalProperties") != Some(&Value::Bool(false));
+        object && (names || open)
+    })
 }
 
 /// The success schema of `op` (first 2xx with a JSON schema), `$ref`s at its top followed.

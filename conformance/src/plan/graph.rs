@@ -172,9 +172,10 @@ fn layer(nodes: &mut [Node]) {
 fn gives(r: &Produced<'_>, op: &Operation, p: &Param) -> bool {
     let owner = owner(&op.path, &p.name).unwrap_or_default();
     if r.collection == owner
-        && own_fields(&p.name, &owner)
-            .iter()
-            .any(|f| r.fields.contains(f))
+        && (r.fields.contains(OPEN)
+            || own_fields(&p.name, &owner)
+                .iter()
+                .any(|f| r.fields.contains(f)))
     {
         return true;
     }
@@ -194,16 +195,23 @@ fn vouches(r: &Produced<'_>, op: &Operation, q: &Param) -> bool {
 }
 
 /// The field names of the records an operation's 2xx JSON answers hold: the answer's own
-/// properties, those of a top-level array's items, those of the items of an array under
-/// any property (an envelope), and `id` for an `ids` array.
+/// properties, those of a top-level array's items, those of an object or of the items of
+/// an array under any property (an envelope), and `id` for an `ids` array.
 fn answered_fields(doc: &Value, op: &Operation) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for r in op.responses.iter().filter(|r| r.status.starts_with('2')) {
         for (media, schema) in &r.content {
             let json = media.contains("json");
             if let (true, Some(schema)) = (json, schema) {
+                let top = resolved(doc, schema, 0);
                 for record in records(doc, schema, 0) {
                     out.extend(properties(doc, record, 0).into_iter().map(|(n, _)| n));
+                    // The answer itself is an envelope as often as a record: only a list's
+                    // items and an object under a key count as open records.
+                    let nested = top.is_none_or(|t| !std::ptr::eq(t, record));
+                    if nested && open(doc, record) {
+                        out.insert(OPEN.to_string());
+                    }
                 }
                 for (name, v) in properties(doc, schema, 0) {
                     if name == "ids" && is_array(doc, v) {
@@ -214,6 +222,23 @@ fn answered_fields(doc: &Value, op: &Operation) -> BTreeSet<String> {
         }
     }
     out
+}
+
+/// What [`answered_fields`] holds for a record schema open to properties it does not
+/// name (a list's item, or an object under a key of the answer): such a record may carry
+/// its own collection's identifying field (`id`), and is taken to, by the operations of
+/// that collection only.
+const OPEN: &str = "*";
+
+/// Whether a record schema admits properties it does not name (`additionalProperties`
+/// absent, `true` or a schema).
+fn open(doc: &Value, record: &Value) -> bool {
+    resolved(doc, record, 0).is_some_and(|s| {
+        s.get("additionalProperties") != Some(&Value::Bool(false))
+            && s.get("type")
+                .and_then(Value::as_str)
+                .is_none_or(|t| t == "object")
+    })
 }
 
 /// The schemas of the records an answer of `schema` holds (see [`answered_fields`]).
@@ -231,8 +256,10 @@ fn records<'d>(doc: &'d Value, schema: &'d Value, depth: usize) -> Vec<&'d Value
     if s.get("properties").is_some() {
         out.push(s);
         for (_, v) in properties(doc, s, depth) {
-            if let Some(items) = resolved(doc, v, depth).and_then(|v| v.get("items")) {
-                out.push(items);
+            match resolved(doc, v, depth) {
+                Some(inner) if inner.get("items").is_some() => out.extend(inner.get("items")),
+                Some(inner) if inner.get("properties").is_some() => out.push(inner),
+                _ => {}
             }
         }
     }

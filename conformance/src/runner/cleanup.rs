@@ -82,6 +82,9 @@ pub struct Created {
     /// The curl line of the request that made it (secrets redacted), for a failure of a
     /// later request that names the record to say what it needs first.
     pub curl: String,
+    /// The path values the create was sent with (`bucket_id` of `POST
+    /// /buckets/{bucket_id}/collections`): its delete names the record with them too.
+    pub parents: Vec<(String, Value)>,
 }
 
 impl Created {
@@ -130,15 +133,16 @@ impl Ledger {
     /// that makes records it does not name. Negative cases count too: a request the
     /// target should have refused but took created something all the same. Returns
     /// `false` when the answer names a record the ledger holds already (see below).
-    /// `curl` is the request's curl line.
+    /// `sent` is the request's URL path and `curl` its curl line.
     pub fn note(
         &self,
         spec: &Spec,
         secrets: &Secrets,
         op: &Operation,
         resp: &Response,
-        curl: &str,
+        sent: (&str, &str),
     ) -> bool {
+        let (sent_path, curl) = sent;
         if !(200..300).contains(&resp.status) {
             return true;
         }
@@ -183,8 +187,11 @@ impl Ledger {
         let (seq, all) = &mut *guard;
         // A create answered with a record the run made before (a target that creates by
         // name or content answers the same record again) is removed once.
+        let parents = path_values(&op.path, sent_path);
         if matches!(made, Made::Record(_) | Made::Unclaimed(_))
-            && all.iter().any(|c| c.op == op.id && c.made == made)
+            && all
+                .iter()
+                .any(|c| c.op == op.id && c.made == made && c.parents == parents)
         {
             return false;
         }
@@ -196,8 +203,30 @@ impl Ledger {
             status: resp.status,
             answer: excerpt(secrets, resp),
             curl: curl.to_string(),
+            parents,
         });
         true
+    }
+
+    /// Forgets the record a `DELETE` of `path` through `delete` answered 2xx for: one
+    /// whose create that very operation deletes, keyed by the path's last segment. A case
+    /// of the run removed it already, and a target that hides what is gone behind a 403
+    /// would otherwise have it reported as left behind.
+    pub fn deleted(&self, spec: &Spec, delete: &Operation, path: &str) {
+        let Some(last) = path.split('?').next().unwrap_or(path).rsplit('/').next() else {
+            return;
+        };
+        let last = percent_encoding::percent_decode_str(last).decode_utf8_lossy();
+        let deletes = |c: &Created| {
+            spec.operation(&c.op)
+                .and_then(|create| delete_for(spec, create))
+                .is_some_and(|(d, _)| d.id == delete.id)
+        };
+        if let Ok(mut guard) = self.0.lock() {
+            guard
+                .1
+                .retain(|c| !(matches!(&c.made, Made::Record(key) if *key == last) && deletes(c)));
+        }
     }
 
     /// The record the run created that a request to `path` names (a whole path segment
@@ -233,6 +262,11 @@ impl Ledger {
         self.0.lock().ok()?.1.first().cloned()
     }
 
+    /// The newest entry not yet removed (nor given up on).
+    fn newest(&self) -> Option<Created> {
+        self.0.lock().ok()?.1.last().cloned()
+    }
+
     /// Drops `c` once its removal was tried: what a signal finds left in the ledger is
     /// what no removal has been tried for yet.
     fn forget(&self, c: &Created) {
@@ -247,14 +281,28 @@ impl Ledger {
 /// The key a created record is removed by, through a delete whose path parameter is
 /// `param` (the rule is the module's): the answer's field `param`; when `param` is
 /// name-like, the answer's field of that kind; its `id`; the last segment of `location`.
-/// `None` when none gives a string or a number.
+/// An answer that wraps its record in an envelope (`{"data": {…}, "permissions": …}`:
+/// no such field at the top, exactly one object-valued field that has one) is read
+/// inside it. `None` when none gives a string or a number.
 pub fn key_of(param: &str, answer: Option<&Value>, location: Option<&str>) -> Option<String> {
-    let field = |name: &str| -> Option<String> {
-        match answer?.get(name)? {
+    let at = |v: &Value, name: &str| -> Option<String> {
+        match v.get(name)? {
             Value::String(s) if !s.is_empty() => Some(s.clone()),
             Value::Number(n) => Some(n.to_string()),
             _ => None,
         }
+    };
+    let field = |name: &str| -> Option<String> {
+        let answer = answer?;
+        at(answer, name).or_else(|| {
+            let mut inner = answer
+                .as_object()?
+                .values()
+                .filter(|v| v.is_object())
+                .filter_map(|v| at(v, name));
+            let one = inner.next()?;
+            inner.next().is_none().then_some(one)
+        })
     };
     // A parameter that also takes an id (`id_or_name`) is not name-like: the id names
     // the record surely, a name may be one the target cannot take back in a path.
@@ -277,6 +325,28 @@ pub fn key_of(param: &str, answer: Option<&Value>, location: Option<&str>) -> Op
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned)
         })
+}
+
+/// The path values of a request to `template` sent to the URL path `sent` (which may
+/// begin with the base URL's own path: the two are lined up from their ends), by
+/// parameter name.
+fn path_values(template: &str, sent: &str) -> Vec<(String, Value)> {
+    let t: Vec<&str> = template.trim_end_matches('/').split('/').collect();
+    let s: Vec<&str> = sent.trim_end_matches('/').split('/').collect();
+    if s.len() < t.len() {
+        return Vec::new();
+    }
+    let s = &s[s.len() - t.len()..];
+    t.iter()
+        .zip(s)
+        .filter_map(|(t, s)| {
+            let name = t.strip_prefix('{')?.strip_suffix('}')?;
+            let value = percent_encoding::percent_decode_str(s)
+                .decode_utf8_lossy()
+                .into_owned();
+            Some((name.to_string(), Value::String(value)))
+        })
+        .collect()
 }
 
 /// How much of an answer a `NOT REMOVED` entry quotes.
@@ -322,11 +392,19 @@ pub fn delete_for<'s>(spec: &'s Spec, create: &Operation) -> Option<(&'s Operati
     };
     let base = create.path.trim_end_matches('/');
     let deletes = spec.operations.iter().filter(|o| o.method == "DELETE");
+    // The delete at the create's own path plus one parameter segment: its other path
+    // parameters are the create's own (a member of a sub-collection).
     for d in deletes.clone() {
-        if let Some(name) = single_param(d)
+        let last = d
+            .path
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or_default();
+        if let Some(name) = last.strip_prefix('{').and_then(|l| l.strip_suffix('}'))
             && d.path.trim_end_matches('/') == format!("{base}/{{{name}}}")
         {
-            return Some((d, name));
+            return Some((d, name.to_string()));
         }
     }
     let answers = |o: &Operation| -> Option<String> {
@@ -347,11 +425,14 @@ pub fn delete_for<'s>(spec: &'s Spec, create: &Operation) -> Option<(&'s Operati
 }
 
 /// Deletes everything the ledger holds, and lists what it cannot; reports are numbered
-/// from `first_index` on.
+/// from `first_index` on. The newest first: what was made inside something the run made
+/// (a collection in a bucket) goes before it, as a target that removes a parent with
+/// its children, and then hides them behind a 403, would otherwise have the child
+/// reported as left behind.
 pub async fn remove_created(ctx: &Context, first_index: usize) -> Vec<CaseReport> {
     let mut reports = Vec::new();
     let mut index = first_index;
-    while let Some(created) = ctx.created.first() {
+    while let Some(created) = ctx.created.newest() {
         let report = match created.unknowable() {
             Some(why) => not_removed(ctx, index, &created, why),
             None => remove_one(ctx, index, &created).await,
@@ -435,7 +516,12 @@ async fn remove_one(ctx: &Context, index: usize, created: &Created) -> Option<Ca
     case.steps.push(Step {
         request: RequestTemplate {
             op: delete.id.clone(),
-            params: vec![(param.clone(), Value::String(key.clone()))],
+            params: created
+                .parents
+                .iter()
+                .cloned()
+                .chain([(param.clone(), Value::String(key.clone()))])
+                .collect(),
             body: None,
             auth: AuthMode::Token,
             explode: None,
@@ -476,6 +562,15 @@ async fn remove_one(ctx: &Context, index: usize, created: &Created) -> Option<Ca
         // Gone already (a case of the run deleted it) is as good as removed.
         Some(s) if (200..300).contains(&s) || s == 404 || s == 410 => {
             r.verdict = Verdict::Passed;
+        }
+        // The target refuses the run's credentials on its own record: no verdict on the
+        // delete (an update the run sent may have changed who may delete it, as a body's
+        // `permissions` or `owner` can), but the record is left behind all the same.
+        Some(s @ (401 | 403)) => {
+            r.message = format!(
+                "NOT REMOVED: {} {} answered {s}: the target refuses the run's credentials on the record it created (an update of the run's may have changed who may delete it); remove {} {key} by hand",
+                delete.method, delete.path, created.op,
+            );
         }
         other => {
             r.verdict = Verdict::Failed;
@@ -518,6 +613,65 @@ pub fn note(results: &[crate::outcome::CheckResult]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_member_of_a_sub_collection_is_removed_with_the_path_values_its_create_was_sent_with() {
+        let spec = Spec::parse(
+            r#"
+openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /buckets/{bucket_id}/collections:
+    post:
+      operationId: create_collection
+      parameters: [{name: bucket_id, in: path, required: true, schema: {type: string}}]
+      responses: {"201": {description: made}}
+  /buckets/{bucket_id}/collections/{id}:
+    delete:
+      operationId: delete_collection
+      parameters:
+        - {name: bucket_id, in: path, required: true, schema: {type: string}}
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses: {"200": {description: gone}}
+"#,
+        )
+        .unwrap();
+        let create = spec.operation("create_collection").unwrap();
+        let (delete, param) = delete_for(&spec, create).expect("the member's delete");
+        assert_eq!(
+            (delete.id.as_str(), param.as_str()),
+            ("delete_collection", "id")
+        );
+        assert_eq!(
+            path_values(&create.path, "/v1/buckets/b%201/collections"),
+            [("bucket_id".to_string(), Value::String("b 1".into()))]
+        );
+        let ledger = Ledger::default();
+        let secrets = Secrets::new(Default::default());
+        let answer = answer(201, r#"{"data": {"id": "c1"}, "permissions": {}}"#);
+        assert!(ledger.note(
+            &spec,
+            &secrets,
+            create,
+            &answer,
+            ("/v1/buckets/b1/collections", "curl")
+        ));
+        // The same key under another bucket is another record.
+        assert!(ledger.note(
+            &spec,
+            &secrets,
+            create,
+            &answer,
+            ("/v1/buckets/b2/collections", "curl")
+        ));
+        let first = ledger.first().unwrap();
+        assert_eq!(first.made, Made::Record("c1".into()));
+        assert_eq!(
+            first.parents,
+            [("bucket_id".to_string(), Value::String("b1".into()))]
+        );
+        assert_eq!(ledger.len(), 2);
+    }
 
     #[test]
     fn the_key_is_the_field_named_like_the_delete_parameter_else_id_else_location() {
@@ -607,7 +761,7 @@ paths:
             &secrets,
             create,
             &answer(201, r#"{"thing_key": "k1"}"#),
-            ""
+            ("", "")
         ));
         // The same record answered again is noted once.
         assert!(!ledger.note(
@@ -615,11 +769,11 @@ paths:
             &secrets,
             create,
             &answer(200, r#"{"thing_key": "k1"}"#),
-            ""
+            ("", "")
         ));
-        assert!(ledger.note(&spec, &secrets, create, &answer(201, "{}"), ""));
-        assert!(ledger.note(&spec, &secrets, create, &answer(201, "{}"), ""));
-        assert!(ledger.note(&spec, &secrets, defaults, &answer(204, ""), ""));
+        assert!(ledger.note(&spec, &secrets, create, &answer(201, "{}"), ("", "")));
+        assert!(ledger.note(&spec, &secrets, create, &answer(201, "{}"), ("", "")));
+        assert!(ledger.note(&spec, &secrets, defaults, &answer(204, ""), ("", "")));
         // A PUT to a collection: removed when it says it created (201), else only named.
         let spec_put = Spec::parse(
             r##"
@@ -641,14 +795,14 @@ paths:
             &secrets,
             put,
             &answer(201, r#"{"id": "s1"}"#),
-            ""
+            ("", "")
         ));
         assert!(puts.note(
             &spec_put,
             &secrets,
             put,
             &answer(200, r#"{"id": "s2"}"#),
-            ""
+            ("", "")
         ));
         let made: Vec<Made> = puts
             .0
@@ -681,11 +835,11 @@ paths:
             &secrets,
             token,
             &answer(200, r#"{"access_token": "t"}"#),
-            ""
+            ("", "")
         ));
         assert_eq!(ledger.len(), before);
         // A refusal made nothing.
-        assert!(ledger.note(&spec, &secrets, create, &answer(422, "{}"), ""));
+        assert!(ledger.note(&spec, &secrets, create, &answer(422, "{}"), ("", "")));
         let all = ledger.0.lock().unwrap().1.clone();
         let made: Vec<&Made> = all.iter().map(|c| &c.made).collect();
         assert_eq!(

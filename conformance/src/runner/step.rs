@@ -226,11 +226,22 @@ pub(super) async fn run_step(
         let why = ctx.credentials.dead().unwrap_or_default();
         return (vec![skipped(case, index, why)], exchange, None);
     }
+    if step.request.method.is_none()
+        && step.request.path.is_none()
+        && op.method.eq_ignore_ascii_case("DELETE")
+        && (200..300).contains(&resp.status)
+    {
+        ctx.created.deleted(&ctx.spec, op, built.request.url.path());
+    }
     let fresh = step.request.method.is_some()
         || step.request.path.is_some()
-        || ctx
-            .created
-            .note(&ctx.spec, &ctx.secrets, op, &resp, &built.curl);
+        || ctx.created.note(
+            &ctx.spec,
+            &ctx.secrets,
+            op,
+            &resp,
+            (built.request.url.path(), &built.curl),
+        );
     // A chain goes on only with a record of its own: a target that creates by name or
     // content may answer a chain's create with a record another case made (and reads, or
     // a later pass, rely on), which the chain's update or delete must not touch.
@@ -484,12 +495,25 @@ impl At<'_> {
 }
 
 /// The value a step captures as `name`: the answer's field at `ptr`, or for a chain's
-/// create that answers no such field, the last segment of its `Location` header (a
-/// `201 Created` that names the new resource only there).
+/// create that answers no such field, the field at `ptr` of the one object in its
+/// envelope that has it (`{"data": {"id": …}}`), else the last segment of its `Location`
+/// header (a `201 Created` that names the new resource only there).
 fn captured(resp: &Response, name: &str, ptr: &str) -> Option<Value> {
+    let chain = name == crate::plan::CHAIN_CREATED;
     resp.json
         .as_ref()
         .and_then(|body| pointer(body, ptr))
+        .or_else(|| {
+            // A created record wrapped in an envelope (`{"data": {…}, "permissions": …}`):
+            // the one object-valued field that holds the key.
+            let body = resp.json.as_ref().filter(|_| chain)?.as_object()?;
+            let mut inner = body
+                .values()
+                .filter(|v| v.is_object())
+                .filter_map(|v| pointer(v, ptr));
+            let one = inner.next()?;
+            inner.next().is_none().then_some(one)
+        })
         .or_else(|| {
             let location = resp.header("location")?;
             let path = location.split(['?', '#']).next().unwrap_or(location);
