@@ -11,6 +11,7 @@ mod codegen;
 mod conformance;
 mod diff;
 mod directory;
+mod kinto;
 mod prefect;
 mod prism;
 mod schemathesis;
@@ -59,6 +60,9 @@ enum Command {
     /// Install Prefect server 3.9.1 (PyPI) and run the conformance crate's tests against it: a
     /// real application no one here wrote, which the harness must leave as it found it.
     Prefect,
+    /// Install Kinto 26.5.0 (PyPI) and run the conformance crate's test against it: a second
+    /// real application, of another stack, reached through its own answers.
+    Kinto,
     /// Install Chromium and run the conformance crate's headless-browser test of the HTML
     /// report.
     Browser,
@@ -66,7 +70,7 @@ enum Command {
     /// every document of it, compiling a seeded sample.
     Directory,
     /// Run the whole test suite: cargo tests, spec validation, Schemathesis, Prism, Prefect,
-    /// the browser test, the spec diff's cross-check, the APIs.guru directory.
+    /// Kinto, the browser test, the spec diff's cross-check, the APIs.guru directory.
     Test(test::Args),
     /// Benchmarks whose figures go into BENCHMARKS.md.
     Bench(bench::Args),
@@ -84,6 +88,7 @@ fn main() -> ExitCode {
         Command::Schemathesis(args) => schemathesis::run(args),
         Command::Prism(args) => prism::run(args),
         Command::Prefect => prefect::run(),
+        Command::Kinto => kinto::run(),
         Command::Browser => browser::run(),
         Command::Directory => directory::run(),
         Command::Test(args) => test::run(args),

@@ -8,7 +8,7 @@ use std::process::{Command, ExitCode};
 #[derive(clap::Args)]
 pub struct Args {
     /// Run only the Rust test suite (skip the spec validator, Schemathesis, Prism, Prefect,
-    /// the browser test, the spec diff's cross-check and the APIs.guru directory).
+    /// Kinto, the browser test, the spec diff's cross-check and the APIs.guru directory).
     #[arg(long)]
     pub rust_only: bool,
 }
@@ -94,6 +94,10 @@ pub fn run(args: Args) -> ExitCode {
         steps.push(Step {
             name: "prefect",
             command: xtask(&["prefect"]),
+        });
+        steps.push(Step {
+            name: "kinto",
+            command: xtask(&["kinto"]),
         });
         steps.push(Step {
             name: "browser",
