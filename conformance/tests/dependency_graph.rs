@@ -57,12 +57,30 @@ async fn start() -> (String, Log) {
             }
         }
     });
+    (serve(app).await, log)
+}
+
+/// Serves `app` on a loopback port the OS picks; its base URL.
+async fn serve(app: Router) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
         axum::serve(listener, app).await.ok();
     });
-    (format!("http://{addr}"), log)
+    format!("http://{addr}")
+}
+
+/// Serves `app` and runs the harness on it with `spec` (`--allow-writes` where
+/// `writes`, incomplete allowed).
+async fn run_on(app: Router, spec: &str, writes: bool) -> conformance::Outcome {
+    let base = serve(app).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args(dir.path(), &base);
+    std::fs::write(a.spec.as_ref().unwrap(), spec).unwrap();
+    a.allow_writes = writes;
+    execute(&a, Default::default())
+        .await
+        .expect("the run completes")
 }
 
 fn args(dir: &std::path::Path, base: &str) -> Args {
@@ -171,18 +189,7 @@ async fn with_no_producer_a_made_up_value_is_sent_and_only_its_404_is_forgiven()
             }
         }
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        axum::serve(listener, app).await.ok();
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let mut a = args(dir.path(), &format!("http://{addr}"));
-    std::fs::write(a.spec.as_ref().unwrap(), NO_PRODUCER).unwrap();
-    a.allow_incomplete = true;
-    let out = execute(&a, Default::default())
-        .await
-        .expect("the run completes");
+    let out = run_on(app, NO_PRODUCER, false).await;
     let log = log.lock().unwrap().clone();
     // Integers from 1 (or the schema's minimum); a uuid for a uuid.
     assert!(log.iter().any(|p| p == "/gadgets/1"), "{log:#?}");
@@ -253,18 +260,7 @@ paths:
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crash_met_inside_a_chain_is_filed_under_the_create_that_answered_it() {
     let app = Router::new().fallback(|| async { StatusCode::INTERNAL_SERVER_ERROR });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        axum::serve(listener, app).await.ok();
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let mut a = args(dir.path(), &format!("http://{addr}"));
-    std::fs::write(a.spec.as_ref().unwrap(), CRASHING_CREATE).unwrap();
-    a.allow_writes = true;
-    let out = execute(&a, Default::default())
-        .await
-        .expect("the run completes");
+    let out = run_on(app, CRASHING_CREATE, true).await;
     let in_chains: Vec<_> = out
         .results
         .iter()
@@ -363,18 +359,7 @@ async fn creates_of_one_run_do_not_collide_on_a_unique_name() {
             },
         )
         .with_state(names.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        axum::serve(listener, app).await.ok();
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let mut a = args(dir.path(), &format!("http://{addr}"));
-    std::fs::write(a.spec.as_ref().unwrap(), UNIQUE_NAMES).unwrap();
-    a.allow_writes = true;
-    let out = execute(&a, Default::default())
-        .await
-        .expect("the run completes");
+    let out = run_on(app, UNIQUE_NAMES, true).await;
     let conflicts: Vec<_> = out
         .exchanges
         .iter()
@@ -444,18 +429,7 @@ async fn a_failure_on_a_record_the_run_created_names_the_request_that_made_it() 
             }
         }
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        axum::serve(listener, app).await.ok();
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let mut a = args(dir.path(), &format!("http://{addr}"));
-    std::fs::write(a.spec.as_ref().unwrap(), BROKEN_READ).unwrap();
-    a.allow_writes = true;
-    let out = execute(&a, Default::default())
-        .await
-        .expect("the run completes");
+    let out = run_on(app, BROKEN_READ, true).await;
     let read = out
         .results
         .iter()
@@ -606,18 +580,7 @@ async fn records_in_envelopes_and_sub_collections_are_reached_changed_only_when_
             }
         }
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        axum::serve(listener, app).await.ok();
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let mut a = args(dir.path(), &format!("http://{addr}"));
-    std::fs::write(a.spec.as_ref().unwrap(), ENVELOPES).unwrap();
-    a.allow_writes = true;
-    let out = execute(&a, Default::default())
-        .await
-        .expect("the run completes");
+    let out = run_on(app, ENVELOPES, true).await;
     let answered = |op: &str| {
         out.exchanges
             .iter()
