@@ -55,40 +55,24 @@ pub fn generic(
     let declared: Vec<&str> = op.responses.iter().map(|r| r.status.as_str()).collect();
     let expected_status = format!("one of the declared statuses {}", declared.join(", "));
     let Some(decl) = op.response(resp.status) else {
-        if sent == Sent::ForGone && matches!(resp.status, 404 | 410) {
+        // An answer the request was sent to get, which the operation need not declare.
+        let asked_for = match (sent, resp.status) {
+            (Sent::ForGone, 404 | 410) => Some("answers a read of a resource the run deleted"),
+            (Sent::MadeUp, 404 | 410) => Some(
+                "answers a path value the harness made up (no example, default or answer gave one)",
+            ),
+            // The refusal `ignored_auth` asks for.
+            (Sent::WithoutCredentials, 401 | 403) => {
+                Some("refuses a request sent without valid credentials on purpose")
+            }
+            _ => None,
+        };
+        if let Some(what) = asked_for {
             out.push(Finding::skipped(
                 Check::StatusCodeConformance,
                 decisions.undeclared_status,
                 expected_status,
-                format!(
-                    "{} answers a read of a resource the run deleted; {} need not declare it",
-                    resp.status, op.id
-                ),
-            ));
-            return out;
-        }
-        if sent == Sent::MadeUp && matches!(resp.status, 404 | 410) {
-            out.push(Finding::skipped(
-                Check::StatusCodeConformance,
-                decisions.undeclared_status,
-                expected_status,
-                format!(
-                    "{} answers a path value the harness made up (no example, default or answer gave one); {} need not declare it",
-                    resp.status, op.id
-                ),
-            ));
-            return out;
-        }
-        if sent == Sent::WithoutCredentials && matches!(resp.status, 401 | 403) {
-            // The refusal `ignored_auth` asks for: the operation need not declare it.
-            out.push(Finding::skipped(
-                Check::StatusCodeConformance,
-                decisions.undeclared_status,
-                expected_status,
-                format!(
-                    "{} refuses a request sent without valid credentials on purpose; {} need not declare it",
-                    resp.status, op.id
-                ),
+                format!("{} {what}; {} need not declare it", resp.status, op.id),
             ));
             return out;
         }
@@ -259,7 +243,7 @@ impl Sent {
             || (case.check == Check::StateRestored && case.id.starts_with("cleanup/"))
         {
             Sent::ForGone
-        } else if case.id.ends_with(crate::plan::MADE_UP) {
+        } else if case.id.ends_with(crate::plan::builder::MADE_UP) {
             Sent::MadeUp
         } else {
             Sent::AsDeclared
