@@ -10,8 +10,10 @@
 //!
 //! It asserts what the run reaches, that every MUST failure is one of the pinned
 //! departures of Kinto's (each re-checked: a read is sent again and must answer the same
-//! status; the rest is judged from the record), and that what the run created is removed
-//! or named.
+//! status; the rest is judged from the record), that everything the run created is
+//! removed (the newest first: a collection before the bucket it is in), that no
+//! collection-wide delete was sent without `--allow-destructive`, and that the account's
+//! credentials still work after the run.
 
 mod common;
 
@@ -305,4 +307,26 @@ async fn the_harness_reaches_kinto_through_its_answers_and_every_failure_is_kint
         .map(|r| r.message.as_str())
         .collect();
     assert!(left.is_empty(), "records left behind: {left:#?}");
+
+    // Nothing it was not allowed: no collection-wide delete without --allow-destructive.
+    let destructive: Vec<String> = out
+        .exchanges
+        .iter()
+        .filter(|x| {
+            x.method == "DELETE" && x.operation.starts_with("delete_") && x.operation.ends_with('s')
+        })
+        .map(|x| format!("{} {} ({})", x.method, x.path, x.case))
+        .collect();
+    assert!(destructive.is_empty(), "{destructive:#?}");
+    // The credentials the run was given still work, and are still the admin's.
+    let me: serde_json::Value = http
+        .get(format!("{}/", kinto.base))
+        .header("authorization", &auth)
+        .send()
+        .await
+        .expect("the server after the run")
+        .json()
+        .await
+        .expect("its JSON");
+    assert_eq!(me["user"]["id"], "account:admin", "{me}");
 }
