@@ -36,6 +36,10 @@ pub struct Exchange {
     pub content_type: Option<String>,
     /// The answer's body (JSON value or text), secrets redacted.
     pub response: Value,
+    /// The answer's `Location` header, where it had one: a `201 Created` may name the
+    /// new resource only there, so the target's state is mined from it too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
     /// How many more times the same request went on the wire before this answer (a
     /// `429` or penalty answer waited out, a connection lost before any answer), so the
     /// record accounts for every request the target saw.
@@ -83,6 +87,7 @@ impl Exchange {
             error: sent.as_ref().err().map(|e| e.to_string()),
             content_type: sent.as_ref().ok().and_then(|r| r.media_type()),
             response: Value::Null,
+            location: None,
             resent: sent.as_ref().map_or(0, |r| r.retries),
             harness: Some(harness),
             case_index: 0,

@@ -5,9 +5,12 @@
 //! response schemas). They hold for any spec and name none:
 //!
 //! - **Collections.** A path names the collection of its literal segments, parameters left
-//!   out, a trailing question verb (`filter`, `count`, `search`, …) dropped: `GET /widgets/`,
-//!   `POST /widgets/filter` and `GET /widgets/{id}` all answer records of `widgets`, and
-//!   `GET /widgets/{widget_id}/parts` records of `widgets/parts`. A path parameter belongs
+//!   out, a trailing question verb (`filter`, `count`, `search`, …) dropped, and so is a
+//!   qualifier: an identifying word (`name`, `slug`, `id`, …), or the parameter's own name,
+//!   right before a parameter, which says what the value is matched on
+//!   (`/limits/tag/{tag}` names `limits`): `GET /widgets/`, `POST /widgets/filter`,
+//!   `GET /widgets/{id}` and `GET /widgets/name/{name}` all answer records of `widgets`,
+//!   and `GET /widgets/{widget_id}/parts` records of `widgets/parts`. A path parameter belongs
 //!   to the collection its literal segments before it name (its *owner*): `{part_id}` of
 //!   `/widgets/{widget_id}/parts/{part_id}` to `widgets/parts`, `{widget_id}` to `widgets`.
 //! - **Own fields.** A parameter takes, from a record of its owner, the field of its own
@@ -21,7 +24,10 @@
 //!   `id`, `pk`, `name` or `id_or_…`) the field of that very name in any record (a run's
 //!   `flow_id`, a block type's `slug`).
 //! - **Scope.** A record answered to a request with path values is a member of what those
-//!   values named: parts listed by `GET /widgets/7/parts` belong to widget `7`. Two path
+//!   values named: parts listed by `GET /widgets/7/parts` belong to widget `7`. Where two
+//!   values follow one qualifier, the one whose name points at a thing their owner does
+//!   not name (`{flow_name}` in `/deployments/name/{flow_name}/{deployment_name}`) is no
+//!   member of the owner, and takes no scope. Two path
 //!   values of one request must name one resource together, so a second value comes from
 //!   the same record's scope or its own fields, never from a record found apart.
 
@@ -38,10 +44,34 @@ const IDENTIFYING: &[&str] = &["id", "uuid", "name", "key", "slug", "code"];
 /// The collection a path names: its literal segments, parameters left out, a trailing
 /// question segment dropped (`/flows/filter` → `flows`).
 pub fn collection(path: &str) -> String {
+    named(path, None)
+}
+
+/// The collection of the literal segments of `path`; `then` names the parameter that
+/// follows its end (the prefix of a path before one), so that a trailing qualifier is
+/// dropped too.
+fn named(path: &str, then: Option<&str>) -> String {
     let path = path.split('?').next().unwrap_or(path);
-    let mut segments: Vec<&str> = path
-        .split('/')
-        .filter(|s| !s.is_empty() && !s.starts_with('{'))
+    let all: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let param = |s: &str| {
+        s.strip_prefix('{')
+            .map(|p| p.trim_end_matches('}').to_string())
+    };
+    let mut segments: Vec<&str> = all
+        .iter()
+        .enumerate()
+        .filter(|(i, s)| {
+            let next = match all.get(i + 1) {
+                Some(n) => param(n),
+                None => then.map(str::to_string),
+            };
+            let qualifier = next.is_some_and(|n| {
+                let word = snake(s);
+                identifying(&word).is_some() || word == snake(&n)
+            });
+            param(s).is_none() && !qualifier
+        })
+        .map(|(_, s)| *s)
         .collect();
     if segments
         .last()
@@ -56,7 +86,29 @@ pub fn collection(path: &str) -> String {
 /// segments before it name. `None` when `path` has no such parameter.
 pub fn owner(path: &str, name: &str) -> Option<String> {
     let (prefix, _) = path.split_once(&format!("{{{name}}}"))?;
-    Some(collection(prefix))
+    Some(named(prefix, Some(name)))
+}
+
+/// The collection whose member path parameter `name` of `path` names, as a request's
+/// scope records it: its owner; but where two parameters share one owner (two values
+/// after one qualifier), the one whose name points at a thing the owner does not name is
+/// no member of it (`{flow_name}` in `/deployments/name/{flow_name}/{deployment_name}` is
+/// a flow's name, not a deployment's).
+pub fn member_of(path: &str, name: &str) -> Option<String> {
+    let owner = owner(path, name)?;
+    let shared = path
+        .split('/')
+        .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+        .filter(|other| *other != name)
+        .any(|other| owner_is(path, other, &owner));
+    match pointed(name) {
+        Some((thing, _)) if shared && !names_thing(&owner, &thing) => None,
+        _ => Some(owner),
+    }
+}
+
+fn owner_is(path: &str, name: &str, collection: &str) -> bool {
+    owner(path, name).is_some_and(|o| o == collection)
 }
 
 /// `camelCase` and `kebab-case` as `snake_case`, lower-cased.
@@ -113,6 +165,10 @@ pub fn names_thing(collection: &str, thing: &str) -> bool {
         format!("{thing}s"),
         format!("{thing}es"),
         thing
+            .strip_suffix('f')
+            .map(|t| format!("{t}ves"))
+            .unwrap_or_default(),
+        thing
             .strip_suffix('y')
             .map(|t| format!("{t}ies"))
             .unwrap_or_default(),
@@ -167,7 +223,8 @@ pub fn scope_of(template: &str, path: &str) -> BTreeMap<String, String> {
             let value = percent_encoding::percent_decode_str(ps)
                 .decode_utf8_lossy()
                 .into_owned();
-            scope.insert(collection(&t[..i].join("/")), value);
+            let name = ts.trim_start_matches('{').trim_end_matches('}');
+            scope.insert(named(&t[..i].join("/"), Some(name)), value);
         }
     }
     scope
@@ -192,6 +249,24 @@ mod tests {
             Some("widgets/parts")
         );
         assert_eq!(owner("/widgets/{widget_id}", "other"), None);
+        // A qualifier before a parameter says what it is matched on, not a collection.
+        assert_eq!(collection("/widgets/name/{name}"), "widgets");
+        assert_eq!(
+            owner("/widgets/name/{name}", "name").as_deref(),
+            Some("widgets")
+        );
+        assert_eq!(
+            owner("/widgets/slug/{slug}/parts/{part_id}", "part_id").as_deref(),
+            Some("widgets/parts")
+        );
+        assert_eq!(
+            scope_of("/widgets/name/{name}/parts", "/widgets/name/a/parts"),
+            BTreeMap::from([("widgets".to_string(), "a".to_string())])
+        );
+        assert_eq!(owner("/limits/tag/{tag}", "tag").as_deref(), Some("limits"));
+        assert_eq!(collection("/limits/tag/{tag}/reset"), "limits/reset");
+        // Not before a parameter, the word is a collection of its own.
+        assert_eq!(collection("/widgets/{id}/name"), "widgets/name");
     }
 
     #[test]
@@ -221,6 +296,7 @@ mod tests {
         assert!(names_thing("api/v1/widgets", "widget"));
         assert!(names_thing("boxes", "box"));
         assert!(names_thing("categories", "category"));
+        assert!(names_thing("shelves", "shelf"));
         assert!(names_thing("flow-runs", "run"));
         assert!(!names_thing("widgets", "gadget"));
         assert_eq!(
@@ -248,5 +324,17 @@ mod tests {
             ])
         );
         assert!(scope_of("/widgets/{id}", "/other/7/x").is_empty());
+        // Two values after one qualifier: the one whose name points elsewhere is not a
+        // member of the collection before them.
+        let path = "/deployments/name/{flow_name}/{deployment_name}";
+        assert_eq!(member_of(path, "flow_name"), None);
+        assert_eq!(
+            member_of(path, "deployment_name").as_deref(),
+            Some("deployments")
+        );
+        assert_eq!(
+            member_of("/widgets/{widget_id}/parts", "widget_id").as_deref(),
+            Some("widgets")
+        );
     }
 }

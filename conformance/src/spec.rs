@@ -118,6 +118,24 @@ pub struct ResponseSpec {
     pub level: Level,
     /// Content types with their schemas.
     pub content: Vec<(String, Option<Value>)>,
+    /// Whether it declares a `Location` header: the URL of the resource it names.
+    pub location: bool,
+    /// Its OpenAPI `links`: how its answer's values feed other operations.
+    pub links: Vec<Link>,
+}
+
+/// One OpenAPI link of a response: an operation (by `operationId`, or an `operationRef`
+/// to a local path item's method) and the runtime expressions (`$response.body#/id`,
+/// `$request.path.id`, `$response.header.Location`) or constants that give its
+/// parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    /// The target's `operationId`, or `None` when it is named by `operationRef`.
+    pub operation_id: Option<String>,
+    /// The `operationRef`, when the link uses one (`#/paths/~1widgets~1{id}/get`).
+    pub operation_ref: Option<String>,
+    /// Each parameter (its name, an `in.` prefix removed) and its expression or constant.
+    pub parameters: Vec<(String, Value)>,
 }
 
 /// One operation of the spec.
@@ -383,6 +401,21 @@ impl Spec {
     pub fn operation(&self, id: &str) -> Option<&Operation> {
         self.operations.iter().find(|o| o.id == id)
     }
+
+    /// The operation a link points at: by `operationId`, or by an `operationRef` to a
+    /// path item's method in this document (`#/paths/~1widgets~1{id}/get`).
+    pub fn link_target(&self, link: &Link) -> Option<&Operation> {
+        if let Some(id) = &link.operation_id {
+            return self.operation(id);
+        }
+        let pointer = link.operation_ref.as_deref()?.strip_prefix("#/paths/")?;
+        let (path, method) = pointer.rsplit_once('/')?;
+        let path = path.replace("~1", "/").replace("~0", "~");
+        let path = percent_encoding::percent_decode_str(&path).decode_utf8_lossy();
+        self.operations
+            .iter()
+            .find(|o| o.path == path && o.method.eq_ignore_ascii_case(method))
+    }
 }
 
 /// The root decision extensions, as the harness uses them.
@@ -447,6 +480,29 @@ pub fn resolve<'a>(doc: &'a Value, node: &'a Value) -> Result<&'a Value, String>
     refs::follow_value(doc, node, "")
         .map(|(v, _)| v)
         .map_err(|e| e.message)
+}
+
+/// One link object as [`Link`] holds it.
+fn link(l: &Value) -> Link {
+    let text = |k: &str| l.get(k).and_then(Value::as_str).map(String::from);
+    Link {
+        operation_id: text("operationId"),
+        operation_ref: text("operationRef"),
+        parameters: l
+            .get("parameters")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(name, v)| {
+                // `path.id` names the parameter `id` in the path.
+                let bare = ["path.", "query.", "header.", "cookie."]
+                    .iter()
+                    .find_map(|p| name.strip_prefix(p))
+                    .unwrap_or(name);
+                (bare.to_string(), v.clone())
+            })
+            .collect(),
+    }
 }
 
 fn str_list(v: Option<&Value>) -> Vec<String> {
@@ -768,10 +824,25 @@ impl<'a> View<'a> {
                 }
                 content.push((mime.clone(), schema.cloned()));
             }
+            let raw = self.doc.pointer(&target_ptr);
+            let location = raw
+                .and_then(|r| r.get("headers"))
+                .and_then(Value::as_object)
+                .is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case("location")));
+            let links = raw
+                .and_then(|r| r.get("links"))
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .filter_map(|(_, l)| crate::spec::resolve(self.doc, l).ok())
+                .map(link)
+                .collect();
             responses.push(ResponseSpec {
                 status: status.clone(),
                 level: r.level.or(target.level).unwrap_or_default(),
                 content,
+                location,
+                links,
             });
         }
         responses

@@ -10,15 +10,22 @@
 //! top-level object (an envelope: `{"data": {...}}`, `{"items": [...], "count": 2}`,
 //! `{"widgets": [...], "total_entries": 2}`); an
 //! `ids` array of scalars beside them gives one record `{"id": …}` per value. The value
-//! must fit the parameter's schema type. Only the run's own answers are read; nothing is
-//! sent for this.
+//! must fit the parameter's schema type. Two more sources name records directly: a
+//! `Location` header, matched against the spec's path templates (`/v1/widgets/7/parts/3`
+//! is part `3` of widget `7`), and the spec's OpenAPI `links`, whose runtime expressions
+//! (`$response.body#/id`, `$request.path.widget_id`, `$response.header.Location`) are
+//! read off the answer they belong to and give the linked operation its parameters
+//! before any inference does. Only the run's own answers are read; nothing is sent for
+//! this.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
 use crate::exchange::Exchange;
-use crate::identity::{collection, is_generic, names_thing, own_fields, owner, pointed, scope_of};
+use crate::identity::{
+    collection, is_generic, member_of, names_thing, own_fields, owner, pointed, scope_of,
+};
 use crate::spec::{Operation, Param, Spec};
 
 /// Most records kept from one answer: enough to find an id, not a copy of the target.
@@ -37,6 +44,8 @@ struct Record {
 #[derive(Debug, Default, Clone)]
 pub struct Pool {
     records: BTreeMap<String, Vec<Record>>,
+    /// Parameter values the spec's links gave, by the operation linked to.
+    linked: BTreeMap<String, Vec<Map<String, Value>>>,
 }
 
 impl Pool {
@@ -60,18 +69,50 @@ impl Pool {
                 continue;
             }
             let scope = scope_of(&op.path, &e.path);
-            let records = pool.records.entry(key).or_default();
             for fields in records_in(&e.response).into_iter().take(RECORDS_PER_ANSWER) {
-                let r = Record {
-                    fields,
-                    scope: scope.clone(),
-                };
-                if !records.contains(&r) {
-                    records.push(r);
-                }
+                pool.add(
+                    &key,
+                    Record {
+                        fields,
+                        scope: scope.clone(),
+                    },
+                );
             }
+            if let Some((key, record)) = e.location.as_deref().and_then(|l| located(spec, l)) {
+                pool.add(&key, record);
+            }
+            pool.follow_links(spec, op, e);
         }
         pool
+    }
+
+    fn add(&mut self, collection: &str, r: Record) {
+        let records = self.records.entry(collection.to_string()).or_default();
+        if !records.contains(&r) {
+            records.push(r);
+        }
+    }
+
+    /// The values the links of the answer's declared response give their operations.
+    fn follow_links(&mut self, spec: &Spec, op: &Operation, e: &Exchange) {
+        let Some(status) = e.status else { return };
+        let Some(declared) = op.response(status) else {
+            return;
+        };
+        for link in &declared.links {
+            let Some(target) = spec.link_target(link) else {
+                continue;
+            };
+            let values: Map<String, Value> = link
+                .parameters
+                .iter()
+                .filter_map(|(name, expr)| Some((name.clone(), evaluated(op, e, expr)?)))
+                .collect();
+            let known = self.linked.entry(target.id.clone()).or_default();
+            if !values.is_empty() && !known.contains(&values) {
+                known.push(values);
+            }
+        }
     }
 
     /// Whether nothing was mined.
@@ -97,6 +138,9 @@ impl Pool {
         else {
             return Vec::new();
         };
+        if let Some(values) = self.linked_values(op, wanted, held) {
+            return values;
+        }
         let candidates = self.candidates(op, inner);
         if wanted.len() == 1 && held.is_empty() {
             return candidates
@@ -121,6 +165,32 @@ impl Pool {
             return out;
         }
         Vec::new()
+    }
+
+    /// Values a link gave `op` for every wanted parameter, agreeing with the held ones.
+    fn linked_values(
+        &self,
+        op: &Operation,
+        wanted: &[&Param],
+        held: &[(&Param, Value)],
+    ) -> Option<Vec<(String, Value)>> {
+        self.linked.get(&op.id)?.iter().find_map(|values| {
+            let agrees = held
+                .iter()
+                .all(|(q, v)| values.get(&q.name).is_none_or(|w| text(w) == text(v)));
+            let out: Vec<(String, Value)> = wanted
+                .iter()
+                .map(|p| {
+                    let v = values.get(&p.name)?;
+                    let v = match v {
+                        Value::String(s) => typed(s, &p.schema),
+                        other => other.clone(),
+                    };
+                    fits(&v, &p.schema).then(|| (p.name.clone(), v))
+                })
+                .collect::<Option<_>>()?;
+            agrees.then_some(out)
+        })
     }
 
     /// The records that can give path parameter `p` of `op`, each with the value, most
@@ -229,14 +299,117 @@ impl Pool {
     }
 }
 
+/// The record a `Location` header names: its path matched against the spec's path
+/// templates that end in a parameter (the last segments of the URL, so a base path or a
+/// host before them does not matter; the template with the most literal segments wins),
+/// the innermost value a record of that parameter's owner collection, the outer ones its
+/// scope.
+fn located(spec: &Spec, location: &str) -> Option<(String, Record)> {
+    let after_scheme = location.split_once("://").map_or(location, |(_, r)| r);
+    let path = match location.contains("://") {
+        true => after_scheme.find('/').map_or("", |i| &after_scheme[i..]),
+        false => after_scheme,
+    };
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let is_param = |s: &str| s.starts_with('{') && s.ends_with('}');
+    let (template, tail) = spec
+        .operations
+        .iter()
+        .filter_map(|op| {
+            let t: Vec<&str> = op.path.split('/').filter(|s| !s.is_empty()).collect();
+            if t.last().is_none_or(|s| !is_param(s)) || t.len() > segments.len() {
+                return None;
+            }
+            let tail = &segments[segments.len() - t.len()..];
+            t.iter()
+                .zip(tail)
+                .all(|(a, b)| is_param(a) || a == b)
+                .then(|| {
+                    (
+                        op.path.as_str(),
+                        tail,
+                        t.iter().filter(|s| !is_param(s)).count(),
+                    )
+                })
+        })
+        .max_by_key(|(_, _, literals)| *literals)
+        .filter(|(_, _, literals)| *literals > 0)
+        .map(|(t, tail, _)| (t, tail.join("/")))?;
+    let inner = template
+        .rsplit('/')
+        .find(|s| is_param(s))?
+        .trim_matches(['{', '}']);
+    let key = owner(template, inner)?;
+    let mut scope = scope_of(template.trim_start_matches('/'), &tail);
+    let value = Value::String(scope.remove(&key)?);
+    let fields = own_fields(inner, &key)
+        .into_iter()
+        .map(|f| (f, value.clone()))
+        .collect();
+    Some((key, Record { fields, scope }))
+}
+
+/// What a link's parameter is for one exchange: a constant as it stands, or the runtime
+/// expression's value (`$response.body#/…`, `$response.body`, `$request.path.<name>`,
+/// `$request.query.<name>`, `$request.body#/…`, `$response.header.Location`); `None`
+/// where the exchange does not hold it.
+fn evaluated(op: &Operation, e: &Exchange, expr: &Value) -> Option<Value> {
+    let Some(text) = expr.as_str().filter(|t| t.starts_with('$')) else {
+        return Some(expr.clone());
+    };
+    let scalar = |v: &Value| (v.is_string() || v.is_number()).then(|| v.clone());
+    let in_body = |body: &Value, rest: &str| match rest.strip_prefix('#') {
+        Some(ptr) => body.pointer(ptr).and_then(scalar),
+        None if rest.is_empty() => scalar(body),
+        None => None,
+    };
+    if let Some(rest) = text.strip_prefix("$response.body") {
+        return in_body(&e.response, rest);
+    }
+    if let Some(rest) = text.strip_prefix("$request.body") {
+        return in_body(&e.body.as_ref()?.1, rest);
+    }
+    if let Some(name) = text.strip_prefix("$request.path.") {
+        let t: Vec<&str> = op.path.split('/').collect();
+        let p: Vec<&str> = e.path.split('?').next()?.split('/').collect();
+        let at = t.iter().position(|s| *s == format!("{{{name}}}"))?;
+        return (t.len() == p.len()).then(|| {
+            Value::String(
+                percent_encoding::percent_decode_str(p[at])
+                    .decode_utf8_lossy()
+                    .into_owned(),
+            )
+        });
+    }
+    if let Some(name) = text.strip_prefix("$request.query.") {
+        let query = e.path.split_once('?')?.1;
+        return query.split('&').find_map(|kv| {
+            let (k, v) = kv.split_once('=')?;
+            (k == name).then(|| {
+                Value::String(
+                    percent_encoding::percent_decode_str(v)
+                        .decode_utf8_lossy()
+                        .into_owned(),
+                )
+            })
+        });
+    }
+    if let Some(name) = text.strip_prefix("$response.header.") {
+        return name
+            .eq_ignore_ascii_case("location")
+            .then(|| e.location.clone().map(Value::String))
+            .flatten();
+    }
+    None
+}
+
 /// What `record` says path parameter `q` of `op` is: the value its request named the
 /// collection `q` belongs to with, else its own field of `q`'s name, fitting `q`'s schema.
 fn vouched(op: &Operation, record: &Record, q: &Param) -> Option<Value> {
     let fits = |v: &Value| fits(v, &q.schema);
-    let owner = owner(&op.path, &q.name)?;
-    record
-        .scope
-        .get(&owner)
+    member_of(&op.path, &q.name)
+        .and_then(|m| record.scope.get(&m))
         .map(|s| typed(s, &q.schema))
         .filter(fits)
         .or_else(|| scalar(record, &q.name).filter(fits))
@@ -393,6 +566,7 @@ paths:
             error: None,
             content_type: Some("application/json".into()),
             response: body,
+            location: None,
             resent: 0,
             harness: None,
             case_index: 0,
@@ -463,6 +637,22 @@ paths:
         );
         assert_eq!(one(&pool, spec.operation("read_flow").unwrap(), "id"), None);
         assert!(!pool.is_empty());
+    }
+
+    #[test]
+    fn a_location_header_names_a_record_by_the_template_it_matches() {
+        let spec = Spec::parse(SPEC).unwrap();
+        let mut made = answer("read_flows", "POST", "/flows/filter", 201, Value::Null);
+        // Behind a base path and a host: the template's segments match the URL's last.
+        made.location = Some(format!("http://h:1/api/v2/flows/{FLOW}?x=1"));
+        let pool = Pool::mine(&spec, &[made]);
+        let value = |o: &str, p: &str| one(&pool, spec.operation(o).unwrap(), p);
+        assert_eq!(value("read_flow", "id"), Some(json!(FLOW)));
+        assert_eq!(value("runs_of_flow", "flow_id"), Some(json!(FLOW)));
+        // A URL no template ending in a parameter matches names nothing.
+        let mut other = answer("read_flows", "POST", "/flows/filter", 201, Value::Null);
+        other.location = Some("/elsewhere/7".into());
+        assert!(Pool::mine(&spec, &[other]).is_empty());
     }
 
     #[test]

@@ -145,6 +145,157 @@ async fn every_member_is_reached_through_the_answers_of_the_layer_above() {
     );
 }
 
+const LINKS: &str = include_str!("specs/links.yaml");
+
+/// The depot of `specs/links.yaml`: locker `blue`, read by name; parcels named only by
+/// the `Location` of their create; order `o-5` and its line 2, named only by links.
+fn depot(method: &axum::http::Method, path: &str, body: &[u8]) -> axum::response::Response {
+    use axum::http::Method;
+    let json = |v: serde_json::Value| axum::Json(v).into_response();
+    let weighed = serde_json::from_slice::<serde_json::Value>(body).is_ok_and(|v| {
+        v.as_object().is_some_and(|o| o.len() == 1)
+            && v["weight"].as_i64().is_some_and(|w| (1..=9).contains(&w))
+    });
+    match (method.clone(), path) {
+        (Method::GET, "/lockers/") => json(json!([{"name": "blue"}])),
+        (Method::GET, "/lockers/name/blue") => json(json!({"name": "blue", "size": 3})),
+        (Method::POST, "/parcels") if !weighed => StatusCode::UNPROCESSABLE_ENTITY.into_response(),
+        (Method::POST, "/parcels") => (
+            StatusCode::CREATED,
+            [(axum::http::header::LOCATION, "/parcels/p-9")],
+        )
+            .into_response(),
+        (Method::GET, "/parcels/p-9") => json(json!({"weight": 2})),
+        (Method::DELETE, "/parcels/p-9") => StatusCode::NO_CONTENT.into_response(),
+        (Method::GET, "/orders") => json(json!({"latest": {"ref": "o-5"}})),
+        (Method::GET, "/orders/o-5") => json(json!({"first": 2})),
+        (Method::GET, "/orders/o-5/lines/2") => json(json!({"sku": "x"})),
+        _ => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn qualifiers_location_headers_and_links_give_what_no_field_name_does() {
+    use axum::http::Method;
+    let log: Log = Arc::default();
+    let seen = log.clone();
+    let app = Router::new().fallback(move |method: Method, uri: Uri, body: axum::body::Bytes| {
+        let seen = seen.clone();
+        async move {
+            seen.lock()
+                .unwrap()
+                .push(format!("{method} {}", uri.path()));
+            depot(&method, uri.path(), &body)
+        }
+    });
+    let out = run_on(app, LINKS, true).await;
+    for op in [
+        "read_locker_by_name",
+        "track_parcel",
+        "get_order",
+        "get_order_line",
+    ] {
+        assert_eq!(positive(&out, op), Verdict::Passed, "{op}\n{}", out.summary);
+    }
+    let log = log.lock().unwrap().clone();
+    for sent in [
+        "GET /lockers/name/blue",
+        "GET /parcels/p-9",
+        "GET /orders/o-5",
+        "GET /orders/o-5/lines/2",
+    ] {
+        assert!(log.iter().any(|l| l == sent), "{sent}: {log:#?}");
+    }
+    // What the run made it removed.
+    assert!(log.iter().any(|l| l == "DELETE /parcels/p-9"), "{log:#?}");
+}
+
+/// Two tokens, both `http bearer` (a user's access token, and a reporting service's
+/// token that one read asks for): the run holds the first only.
+const TWO_TOKENS: &str = r#"
+openapi: 3.1.0
+info: {title: Session, version: "1.0"}
+security: [{access: []}]
+components:
+  securitySchemes:
+    access: {type: http, scheme: bearer}
+    reports_token: {type: http, scheme: bearer}
+paths:
+  /me:
+    get:
+      operationId: who_am_i
+      responses:
+        "200": {description: me, content: {application/json: {schema: {type: object}}}}
+        "401": {description: not signed in}
+  /reports/nightly:
+    get:
+      operationId: nightly_report
+      security: [{reports_token: []}]
+      responses:
+        "200": {description: the report, content: {application/json: {schema: {type: object}}}}
+        "401": {description: not a reporting token}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_operation_needing_a_scheme_the_run_has_no_credentials_for_is_skipped_naming_it() {
+    use axum::http::HeaderMap;
+    let log: Log = Arc::default();
+    let seen = log.clone();
+    // Logs the paths the access token went to.
+    let app = Router::new().fallback(move |uri: Uri, headers: HeaderMap| {
+        let seen = seen.clone();
+        async move {
+            let access = headers
+                .get("authorization")
+                .is_some_and(|v| v == "Bearer access-1");
+            if access {
+                seen.lock().unwrap().push(uri.path().to_string());
+            }
+            match (uri.path(), access) {
+                ("/me", true) => axum::Json(json!({"user": "ada"})).into_response(),
+                _ => StatusCode::UNAUTHORIZED.into_response(),
+            }
+        }
+    });
+    let base = serve(app).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args(dir.path(), &base);
+    std::fs::write(a.spec.as_ref().unwrap(), TWO_TOKENS).unwrap();
+    a.token = Some("access-1".into());
+    let out = execute(&a, Default::default())
+        .await
+        .expect("the run completes");
+    assert_eq!(
+        positive(&out, "who_am_i"),
+        Verdict::Passed,
+        "{}",
+        out.summary
+    );
+    // The access token never went where the other token is asked for (requests without
+    // credentials may: that is the authentication checks' probe), and the skip says which
+    // scheme was missing.
+    let log = log.lock().unwrap().clone();
+    assert!(log.iter().any(|p| p == "/me"), "{log:#?}");
+    assert!(!log.iter().any(|p| p == "/reports/nightly"), "{log:#?}");
+    let skipped = out
+        .results
+        .iter()
+        .find(|r| r.operation == "nightly_report" && r.verdict == Verdict::Skipped)
+        .unwrap_or_else(|| panic!("no skip for nightly_report\n{}", out.summary));
+    assert!(
+        skipped.message.contains("reports_token"),
+        "{}",
+        skipped.message
+    );
+    assert!(
+        !out.results
+            .iter()
+            .any(|r| r.operation == "nightly_report" && r.verdict == Verdict::Failed),
+        "{}",
+        out.summary
+    );
+}
+
 /// Three members no answer names: a gadget whose integer id the target does hold (1),
 /// a token whose uuid it cannot hold, and a crate whose read crashes.
 const NO_PRODUCER: &str = r#"

@@ -1,7 +1,9 @@
 //! The spec's dependency graph, producer → consumer as RESTler builds it: for every path
 //! value an operation needs that no example or contract default gives, the operations
-//! whose answers can give it, read off their 2xx JSON response schemas by the rules of
-//! [`crate::identity`]; and the layer at which the run's passes can reach each operation
+//! whose answers can give it: those whose OpenAPI `links` give it (first), those that
+//! declare a `Location` header on a 2xx (a member of their own collection), and those
+//! whose 2xx JSON response schemas hold it by the rules of [`crate::identity`]; and the
+//! layer at which the run's passes can reach each operation
 //! (layer 0 needs nothing; layer n + 1 needs only values of producers at layer n or
 //! less). Reads produce without permission; queries and creates only where writes are
 //! allowed.
@@ -18,7 +20,7 @@ use serde_json::Value;
 use super::builder::naming_params;
 use crate::contracts::Contracts;
 use crate::effect::Effect;
-use crate::identity::{collection, is_generic, names_thing, own_fields, owner, pointed};
+use crate::identity::{collection, is_generic, member_of, names_thing, own_fields, owner, pointed};
 use crate::spec::{Operation, Param, Spec};
 
 /// Producers named per need in the printed graph: the first few say where to look.
@@ -64,6 +66,8 @@ struct Produced<'s> {
     fields: BTreeSet<String>,
     /// The collections its own path values name members of (its answers' scope).
     scope: BTreeSet<String>,
+    /// The parameters its 2xx answers' links give, by the operation linked to.
+    links: Vec<(String, BTreeSet<String>)>,
 }
 
 /// Builds the graph of `spec`: `writes` says whether queries and creates may produce.
@@ -85,8 +89,19 @@ pub fn build(spec: &Spec, contracts: &Contracts, writes: bool) -> Graph {
                 .iter()
                 .filter_map(|p| owner(&op.path, &p.name))
                 .collect(),
+            links: op
+                .responses
+                .iter()
+                .filter(|r| r.status.starts_with('2'))
+                .flat_map(|r| &r.links)
+                .filter_map(|l| {
+                    let target = spec.link_target(l)?;
+                    let params = l.parameters.iter().map(|(n, _)| n.clone()).collect();
+                    Some((target.id.clone(), params))
+                })
+                .collect(),
         })
-        .filter(|p| !p.collection.is_empty() && !p.fields.is_empty())
+        .filter(|p| !p.links.is_empty() || (!p.collection.is_empty() && !p.fields.is_empty()))
         .collect();
     let mut nodes: Vec<Node> = spec
         .operations
@@ -106,15 +121,21 @@ pub fn build(spec: &Spec, contracts: &Contracts, writes: bool) -> Graph {
                 .max_by_key(|p| op.path.find(&format!("{{{}}}", p.name)))?;
             // One value: any producer of it. Several: the innermost one's producer must
             // also give (or agree with) every other, as the run requires.
-            let producers: Vec<String> = produced
-                .iter()
-                .filter(|r| r.op.id != op.id && gives(r, op, inner))
-                .filter(|r| {
-                    others
+            let linked = |r: &Produced<'_>| {
+                r.links.iter().any(|(target, params)| {
+                    *target == op.id && wanted.iter().all(|p| params.contains(&p.name))
+                })
+            };
+            let inferred = |r: &Produced<'_>| {
+                gives(r, op, inner)
+                    && others
                         .iter()
                         .filter(|q| q.name != inner.name)
                         .all(|q| vouches(r, op, q))
-                })
+            };
+            let producers: Vec<String> = produced
+                .iter()
+                .filter(|r| r.op.id != op.id && (linked(r) || inferred(r)))
                 .map(|r| r.op.id.clone())
                 .collect();
             let needs = wanted
@@ -173,6 +194,7 @@ fn gives(r: &Produced<'_>, op: &Operation, p: &Param) -> bool {
     let owner = owner(&op.path, &p.name).unwrap_or_default();
     if r.collection == owner
         && (r.fields.contains(OPEN)
+            || r.fields.contains(LOCATION)
             || own_fields(&p.name, &owner)
                 .iter()
                 .any(|f| r.fields.contains(f)))
@@ -191,7 +213,7 @@ fn gives(r: &Produced<'_>, op: &Operation, p: &Param) -> bool {
 /// Whether `r`'s records say which member path parameter `q` of `op` names: by their
 /// request's own path value for the same collection, or by a field of `q`'s name.
 fn vouches(r: &Produced<'_>, op: &Operation, q: &Param) -> bool {
-    owner(&op.path, &q.name).is_some_and(|o| r.scope.contains(&o)) || r.fields.contains(&q.name)
+    member_of(&op.path, &q.name).is_some_and(|o| r.scope.contains(&o)) || r.fields.contains(&q.name)
 }
 
 /// The field names of the records an operation's 2xx JSON answers hold: the answer's own
@@ -200,6 +222,9 @@ fn vouches(r: &Produced<'_>, op: &Operation, q: &Param) -> bool {
 fn answered_fields(doc: &Value, op: &Operation) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for r in op.responses.iter().filter(|r| r.status.starts_with('2')) {
+        if r.location {
+            out.insert(LOCATION.to_string());
+        }
         for (media, schema) in &r.content {
             let json = media.contains("json");
             if let (true, Some(schema)) = (json, schema) {
@@ -229,6 +254,10 @@ fn answered_fields(doc: &Value, op: &Operation) -> BTreeSet<String> {
 /// its own collection's identifying field (`id`), and is taken to, by the operations of
 /// that collection only.
 const OPEN: &str = "*";
+
+/// What [`answered_fields`] holds for an answer that declares a `Location` header: it
+/// names a member of the answering operation's own collection.
+const LOCATION: &str = "Location:";
 
 /// Whether a record schema admits properties it does not name (`additionalProperties`
 /// absent, `true` or a schema).
@@ -324,38 +353,7 @@ impl Graph {
         let mut ordered: Vec<&Node> = self.nodes.iter().collect();
         ordered.sort_by_key(|n| n.layer.unwrap_or(usize::MAX));
         let width = ordered.iter().map(|n| n.op.len()).max().unwrap_or(0);
-        let reachable = |id: &String| {
-            self.nodes
-                .iter()
-                .find(|n| n.op == *id)
-                .is_none_or(|n| n.layer.is_some())
-        };
         for n in ordered {
-            let needs: Vec<String> = n
-                .needs
-                .iter()
-                .map(|need| match need.producers.as_slice() {
-                    p if n.layer.is_none() && !p.is_empty() && !p.iter().any(reachable) => {
-                        format!(
-                            "{} ← {} (none of them reached)",
-                            need.param,
-                            p.iter()
-                                .take(SHOWN_PRODUCERS)
-                                .cloned()
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )
-                    }
-                    [] => format!("{}: no answer in the spec carries it", need.param),
-                    p if p.len() > SHOWN_PRODUCERS => format!(
-                        "{} ← {} and {} more",
-                        need.param,
-                        p[..SHOWN_PRODUCERS].join(", "),
-                        p.len() - SHOWN_PRODUCERS
-                    ),
-                    p => format!("{} ← {}", need.param, p.join(", ")),
-                })
-                .collect();
             let at = match n.layer {
                 Some(l) => format!("pass {}", l + 1),
                 None => "never".to_string(),
@@ -363,10 +361,64 @@ impl Graph {
             text.push_str(&format!(
                 "  {at:<7} {:<width$}  {}\n",
                 n.op,
-                needs.join("; ")
+                self.needs_text(n)
             ));
         }
         text
+    }
+
+    /// The operations no chain of producers reaches, each with why (as `--dry-run`
+    /// prints it), for the coverage's measure of reach.
+    pub fn unreachable(&self) -> Vec<(String, String)> {
+        self.nodes
+            .iter()
+            .filter(|n| n.layer.is_none())
+            .map(|n| (n.op.clone(), self.needs_text(n)))
+            .collect()
+    }
+
+    /// What a node needs and who gives it, or why nobody does.
+    fn needs_text(&self, n: &Node) -> String {
+        let reachable = |id: &String| {
+            self.nodes
+                .iter()
+                .find(|n| n.op == *id)
+                .is_none_or(|n| n.layer.is_some())
+        };
+        if n.needs.len() > 1 && n.needs.iter().all(|need| need.producers.is_empty()) {
+            // One producer must give every value of one request together.
+            let names: Vec<&str> = n.needs.iter().map(|need| need.param.as_str()).collect();
+            return format!(
+                "{}: no answer in the spec carries them together",
+                names.join(", ")
+            );
+        }
+        let needs: Vec<String> = n
+            .needs
+            .iter()
+            .map(|need| match need.producers.as_slice() {
+                p if n.layer.is_none() && !p.is_empty() && !p.iter().any(reachable) => {
+                    format!(
+                        "{} ← {} (none of them reached)",
+                        need.param,
+                        p.iter()
+                            .take(SHOWN_PRODUCERS)
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
+                [] => format!("{}: no answer in the spec carries it", need.param),
+                p if p.len() > SHOWN_PRODUCERS => format!(
+                    "{} ← {} and {} more",
+                    need.param,
+                    p[..SHOWN_PRODUCERS].join(", "),
+                    p.len() - SHOWN_PRODUCERS
+                ),
+                p => format!("{} ← {}", need.param, p.join(", ")),
+            })
+            .collect();
+        needs.join("; ")
     }
 }
 
@@ -399,6 +451,34 @@ mod tests {
         let text = g.render();
         assert!(text.contains("in 3 later pass(es)"), "{text}");
         assert!(text.contains("box_id ← list_boxes"), "{text}");
+    }
+
+    #[test]
+    fn qualifiers_location_headers_and_links_are_producers() {
+        let spec = Spec::parse(include_str!("../../tests/specs/links.yaml")).unwrap();
+        let reads = build(&spec, &Contracts::default(), false);
+        assert_eq!(
+            node(&reads, "read_locker_by_name").needs[0].producers,
+            ["list_lockers"]
+        );
+        // By `operationId`, then by `operationRef` with both path values.
+        assert_eq!(
+            node(&reads, "get_order").needs[0].producers,
+            ["latest_orders"]
+        );
+        assert_eq!(
+            node(&reads, "get_order_line").needs[0].producers,
+            ["get_order"]
+        );
+        assert_eq!(node(&reads, "get_order_line").layer, Some(2));
+        // The create's `Location` produces only where writes are allowed.
+        assert_eq!(node(&reads, "track_parcel").layer, None);
+        let writes = build(&spec, &Contracts::default(), true);
+        assert_eq!(
+            node(&writes, "track_parcel").needs[0].producers,
+            ["send_parcel"]
+        );
+        assert_eq!(node(&writes, "track_parcel").layer, Some(1));
     }
 
     #[test]

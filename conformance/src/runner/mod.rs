@@ -148,6 +148,7 @@ impl Context {
                 error: s.outcome.err(),
                 content_type: None,
                 response: Value::Null,
+                location: None,
                 resent: s.resent,
                 harness: Some(s.purpose.to_string()),
                 case_index: index,

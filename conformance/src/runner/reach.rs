@@ -115,6 +115,7 @@ async fn probe(
         content_type,
         // Only the answer's head is read: whether anything answers is the question.
         response: serde_json::Value::Null,
+        location: None,
         resent: 0,
         harness: Some("whether the target answers at all".into()),
         case_index: 0,

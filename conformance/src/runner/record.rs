@@ -193,6 +193,11 @@ pub(super) fn exchange_of(
         error,
         content_type,
         response,
+        location: sent
+            .as_ref()
+            .ok()
+            .and_then(|r| r.header("location"))
+            .map(|l| ctx.secrets.redact_in_url(l)),
         resent: sent.as_ref().map_or(0, |r| r.retries),
         harness: None,
         case_index: 0,

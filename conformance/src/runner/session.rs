@@ -344,6 +344,7 @@ fn failed_exchange(case: &Case, op: &Operation, index: usize, why: String) -> Ex
         error: Some(why),
         content_type: None,
         response: Value::Null,
+        location: None,
         resent: 0,
         harness: Some("the throwaway account's login, which could not be sent".into()),
         case_index: index,
