@@ -206,6 +206,62 @@ impl<'d> Inputs<'d> {
         ))
     }
 
+    /// A fresh body (see [`Inputs::body`]) for a create that must make a record the
+    /// steps after it work on: a list body holds one item (an empty list makes nothing),
+    /// and an optional top-level `name` the schema declares is given, as clients name
+    /// what they create (a target may refuse an unnamed record where its spec lets the name
+    /// be left out): the schema's example, else a plain `conformance` (letters a target
+    /// that restricts names beyond its spec still takes), else a value generated for it,
+    /// the first with which the body still validates.
+    pub fn creating_body(&self, op_id: &str, decl: &Body) -> Result<Value, String> {
+        let mut body = self.body(op_id, decl, true)?;
+        let seed = self.seed_for(op_id);
+        let made = |key: &str, part: &str| -> Option<Value> {
+            let copy = decl.schema.get(key)?;
+            let copy = if key == "properties" {
+                copy.get(part)?
+            } else {
+                copy
+            };
+            let ptr = match key {
+                "items" => format!("{}/items", decl.schema_ptr),
+                _ => format!("{}/properties/{part}", decl.schema_ptr),
+            };
+            self.at(&ptr, copy, |node, ptr| {
+                self.values.generate_at(node, ptr, seed)
+            })
+            .ok()
+            .filter(|v| !holds_placeholder(v))
+        };
+        match &mut body {
+            Value::Array(items) if items.is_empty() => items.extend(made("items", "")),
+            Value::Object(fields) if !fields.contains_key("name") => {
+                let schema = decl.schema.pointer("/properties/name");
+                let example = schema.and_then(|s| {
+                    s.get("examples")
+                        .and_then(|e| e.get(0))
+                        .or_else(|| s.get("example"))
+                        .filter(|v| v.is_string())
+                        .cloned()
+                });
+                let candidates = [
+                    example,
+                    schema.map(|_| Value::String("conformance".into())),
+                    made("properties", "name"),
+                ];
+                for name in candidates.into_iter().flatten().filter(Value::is_string) {
+                    fields.insert("name".into(), name);
+                    if self.body_is_valid(decl, &Value::Object(fields.clone())) {
+                        break;
+                    }
+                    fields.remove("name");
+                }
+            }
+            _ => {}
+        }
+        Ok(body)
+    }
+
     /// Up to `n` valid bodies: the one [`Inputs::body`] gives first, then others reaching
     /// other branches, enum values and optional parts.
     pub fn body_variants(&self, op_id: &str, decl: &Body, n: usize) -> Vec<Value> {

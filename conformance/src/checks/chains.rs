@@ -1,10 +1,15 @@
 //! `ensure_resource_availability` and `use_after_free`, the stateful chains: a create
-//! followed by the read, updates, delete and other operations of the resource it made, each case with a resource of its own. A create is a `POST` whose
-//! path, with one parameter segment added, is the path of the resource's other operations
-//! (`POST /flows/` → `GET|PATCH|DELETE /flows/{id}`, `POST /flows/{id}/set_state`); the
-//! new resource's id is read from the create's answer (`/id`) and goes into that one path
-//! parameter, so every later step addresses only what the same case created (the safety
-//! gate checks exactly that) and the end-of-run cleanup removes what a chain leaves.
+//! followed by the read, updates, deletes and other operations of the resource it made,
+//! each case with a resource of its own. A create is a `POST`; the operations on its
+//! resource are those with one path parameter more than the create, owned by the create's
+//! collection by the rules of [`crate::identity`] (`POST /flows/` → `GET|PATCH|DELETE
+//! /flows/{id}`, `POST /flows/{id}/set_state`, and `GET|DELETE /flows/name/{name}` behind
+//! a qualifier); the new resource's key (the field of the create's answer that parameter
+//! names: `id`, `name`, …; in an envelope, or the first record of a list answer) goes into
+//! that one path parameter, so every later step addresses only what the same case created
+//! (the safety gate checks exactly that) and the end-of-run cleanup removes what a chain
+//! leaves. A create that answers only a `Location` header chains to the operations right
+//! under its own path, whose parameter the URL's last segment gives.
 //!
 //! Chains carry checks of their own: what a create set reads back, and the resource is
 //! still there after an update ([`Check::ResourceAvailability`]); after a delete the
@@ -19,6 +24,7 @@ use super::{Def, RunFacts};
 use crate::case::{AssertKind, Assertion, AuthMode, Case, Expect, Step};
 use crate::contracts::Contracts;
 use crate::effect::Effect;
+use crate::identity::{collection, member_of, own_fields};
 use crate::inputs::Inputs;
 use crate::plan::builder::{Base, Builder, base, extremes, request};
 use crate::registry::{Check, Family, row};
@@ -91,11 +97,20 @@ fn chains(
     if create.effect != Effect::Create || create.method != "POST" {
         return Vec::new();
     }
-    // The new resource's key comes from the answer's field, or from the `Location` header
-    // where the create declares one (the runner reads its last segment).
-    let located = declares_location(spec, create);
+    // The new resource's key comes from the answer's field (of its first record, where it
+    // answers a list), or from the `Location` header where the create declares one (the
+    // runner reads its last segment).
+    let located = create
+        .responses
+        .iter()
+        .any(|r| r.status.starts_with('2') && r.location);
     let empty = serde_json::Map::new();
-    let Some(answered) = success_schema(spec, create)
+    let success = success_schema(spec, create);
+    let listed = success
+        .and_then(|s| s.get("items"))
+        .and_then(|i| crate::spec::resolve(&spec.doc, i).ok());
+    let Some(answered) = listed
+        .or(success)
         .and_then(|s| s.get("properties"))
         .and_then(Value::as_object)
         .or(located.then_some(&empty))
@@ -103,17 +118,31 @@ fn chains(
         return Vec::new();
     };
     let root = format!("{}/{{", create.path.trim_end_matches('/'));
-    let member: Vec<(&Operation, String)> = spec
+    let owned = collection(&create.path);
+    // A field the answer names itself first; else the identifying field an envelope may
+    // hold (`{"data": {"id": …}}` for `{bucket_id}`).
+    let key = |name: &str| -> Option<String> {
+        let fields = own_fields(name, &owned);
+        let named = fields.iter().find(|f| answered.contains_key(*f)).cloned();
+        named.or_else(|| {
+            let plain = key_field(name);
+            (fields.iter().any(|f| f == plain) && enveloped(spec, answered, plain))
+                .then(|| plain.to_string())
+        })
+    };
+    let member: Vec<(&Operation, String, String)> = spec
         .operations
         .iter()
-        .filter(|o| o.path.starts_with(&root))
-        .filter_map(|o| Some((o, member_param(o, create, &root)?)))
-        .filter(|(o, name)| {
+        .filter(|o| o.id != create.id && !owned.is_empty())
+        .filter_map(|o| {
+            let name = member_param(o, create, &owned)?;
+            // Under its own path, the `Location`'s last segment names it; anywhere else
+            // (behind a qualifier) only a field of the answer does.
             let own = format!("{root}{name}}}");
-            (o.path == own || o.path.starts_with(&format!("{own}/")))
-                && (located
-                    || answered.contains_key(key_field(name))
-                    || enveloped(spec, answered, key_field(name)))
+            let under = o.path == own || o.path.starts_with(&format!("{own}/"));
+            let field =
+                key(&name).or_else(|| (located && under).then(|| key_field(&name).to_string()))?;
+            Some((o, name, field))
         })
         .collect();
     let mut c = Chains {
@@ -125,15 +154,21 @@ fn chains(
         pool,
         root: &root,
         member: &member,
+        listed: listed.is_some(),
         out: Vec::new(),
     };
-    let read = c.at("GET");
+    let read = c.at("GET").into_iter().next();
     if let Some((get, param)) = read {
         c.read(get, param);
     }
     c.updates(read);
-    if let Some((delete, param)) = c.at("DELETE") {
-        c.delete(delete, param, read);
+    for (i, (delete, param)) in c.at("DELETE").into_iter().enumerate() {
+        // The first (the one under the create's own path) keeps the plain name.
+        let name = match i {
+            0 => "delete".to_string(),
+            _ => format!("delete/{}", delete.id),
+        };
+        c.delete(name, delete, param, read);
     }
     c.others();
     c.linked();
@@ -153,18 +188,26 @@ struct Chains<'a> {
     pool: &'a Pool,
     /// The create's path with the start of a member's parameter (`/items/{`).
     root: &'a str,
-    /// The operations on a member of the collection, each with its one path parameter.
-    member: &'a [(&'a Operation, String)],
+    /// The operations on a member of the collection, each with its one path parameter
+    /// and the field of the create's answer that gives it.
+    member: &'a [(&'a Operation, String, String)],
+    /// Whether the create answers a list, the new resource its first record.
+    listed: bool,
     out: Vec<Case>,
 }
 
 impl<'a> Chains<'a> {
-    /// The operation with `method` on a member itself (`/items/{id}`).
-    fn at(&self, method: &str) -> Option<Member<'a>> {
-        self.member
+    /// The operations with `method` on a member itself, the one under the create's own
+    /// path (`/items/{id}`) first, then those behind a qualifier (`/items/name/{name}`).
+    fn at(&self, method: &str) -> Vec<Member<'a>> {
+        let mut found: Vec<Member<'a>> = self
+            .member
             .iter()
-            .find(|(o, name)| o.method == method && self.is_member(o, name))
-            .map(|(o, name)| (*o, name.as_str()))
+            .filter(|(o, name, _)| o.method == method && self.is_member(o, name))
+            .map(|(o, name, _)| (*o, name.as_str()))
+            .collect();
+        found.sort_by_key(|(o, name)| o.path != format!("{}{name}}}", self.root));
+        found
     }
 
     /// The path values the create is sent with: its members are addressed with them.
@@ -180,7 +223,17 @@ impl<'a> Chains<'a> {
 
     /// Whether `o` addresses a member itself, not one of its sub-paths.
     fn is_member(&self, o: &Operation, name: &str) -> bool {
-        o.path == format!("{}{name}}}", self.root)
+        o.path
+            .trim_end_matches('/')
+            .ends_with(&format!("{{{name}}}"))
+    }
+
+    /// The field of the create's answer that gives path parameter `param`.
+    fn key(&self, param: &str) -> String {
+        self.member
+            .iter()
+            .find(|(_, name, _)| name == param)
+            .map_or_else(|| key_field(param).to_string(), |(_, _, f)| f.clone())
     }
 
     /// A chain's create, capturing the new resource's key at `pointer`. Each chain makes a
@@ -191,7 +244,7 @@ impl<'a> Chains<'a> {
         let body = match (&create.body, made.generated) {
             (Some(decl), true) => self
                 .inputs
-                .body(&format!("{}/{salt}", create.id), decl, true)
+                .creating_body(&format!("{}/{salt}", create.id), decl)
                 .ok(),
             _ => None,
         }
@@ -214,20 +267,30 @@ impl<'a> Chains<'a> {
 
     /// A chain's create, capturing the key of the member parameter `param`.
     fn setup(&self, salt: &str, param: &str) -> Step {
-        self.setup_at(salt, format!("/{}", key_field(param)))
+        let first = if self.listed { "/0" } else { "" };
+        self.setup_at(salt, format!("{first}/{}", self.key(param)))
     }
 
     /// A step of `op` on the chain's resource (bound as `param`).
     fn on(&self, op: &Operation, param: &str, expect: Expect, asserts: Vec<Assertion>) -> Step {
-        on_created(
+        let (params, body) = self.created_base(op, param);
+        Step {
+            request: request(op, params, body, AuthMode::Token),
+            expect,
+            capture: Vec::new(),
+            asserts,
+        }
+    }
+
+    /// The parameters and body of a request of `op` on the resource the chain created.
+    fn created_base(&self, op: &Operation, param: &str) -> (Vec<(String, Value)>, Option<Value>) {
+        created_base(
             self.pool,
             self.contracts,
             op,
-            param,
+            (param, &self.key(param)),
             &self.parents(),
             self.inputs,
-            expect,
-            asserts,
         )
     }
 
@@ -265,10 +328,10 @@ impl<'a> Chains<'a> {
         let updates: Vec<Member<'a>> = self
             .member
             .iter()
-            .filter(|(o, name)| {
+            .filter(|(o, name, _)| {
                 matches!(o.method.as_str(), "PATCH" | "PUT") && self.is_member(o, name)
             })
-            .map(|(o, name)| (*o, name.as_str()))
+            .map(|(o, name, _)| (*o, name.as_str()))
             .collect();
         for (update, param) in updates {
             // A body the spec's example or a contract file gives is one the update must
@@ -317,7 +380,7 @@ impl<'a> Chains<'a> {
     }
 
     /// A delete, and where the member can be read, a read after it that must be refused.
-    fn delete(&mut self, delete: &Operation, param: &str, read: Option<Member<'a>>) {
+    fn delete(&mut self, name: String, delete: &Operation, param: &str, read: Option<Member<'a>>) {
         let mut steps = vec![
             self.setup("delete", param),
             self.on(delete, param, Expect::Success, Vec::new()),
@@ -329,7 +392,7 @@ impl<'a> Chains<'a> {
             };
             steps.push(self.on(get, get_param, gone, Vec::new()));
         }
-        self.push("delete".into(), delete, Check::UseAfterFree, steps);
+        self.push(name, delete, Check::UseAfterFree, steps);
     }
 
     /// The resource's other operations (`/flows/{id}/set_state`, `/flows/{id}/graph`):
@@ -338,8 +401,8 @@ impl<'a> Chains<'a> {
         let others: Vec<Member<'a>> = self
             .member
             .iter()
-            .filter(|(o, name)| !self.is_member(o, name))
-            .map(|(o, name)| (*o, name.as_str()))
+            .filter(|(o, name, _)| !self.is_member(o, name))
+            .map(|(o, name, _)| (*o, name.as_str()))
             .collect();
         for (other, param) in others {
             let step = self.on(other, param, Expect::Observe, Vec::new());
@@ -359,9 +422,7 @@ impl<'a> Chains<'a> {
     /// and the edges find the most server errors.
     fn extremes(&mut self, other: &Operation, param: &str) {
         let inputs = self.inputs;
-        let parents = self.parents();
-        let (params, body) =
-            created_base(self.pool, self.contracts, other, param, &parents, inputs);
+        let (params, body) = self.created_base(other, param);
         for (at, params, body) in extremes(other, &params, body.as_ref(), inputs)
             .into_iter()
             .take(inputs.max_examples)
@@ -388,7 +449,7 @@ impl<'a> Chains<'a> {
     /// path does not sit under the create's.
     fn linked(&mut self) {
         for (linked, param, pointer) in links(self.spec, self.create) {
-            if self.member.iter().any(|(o, _)| o.id == linked.id) {
+            if self.member.iter().any(|(o, _, _)| o.id == linked.id) {
                 continue;
             }
             let step = self.on(linked, &param, Expect::Observe, Vec::new());
@@ -412,90 +473,44 @@ fn json_of(step: &Step) -> Option<Value> {
     }
 }
 
-/// The operations the 2xx answers of `create` link to (OpenAPI `links` by `operationId`),
-/// each with the one parameter a `$response.body#/…` expression fills and that pointer.
-/// A link that fills no parameter from the body, or names no operation of the spec, adds
-/// nothing.
+/// The operations the 2xx answers of `create` link to (OpenAPI `links`, by `operationId`
+/// or `operationRef`), each with the one path parameter a `$response.body#/…` expression
+/// fills and that pointer. A link that fills no path parameter from the body, or names
+/// no operation of the spec, adds nothing.
 fn links<'s>(spec: &'s Spec, create: &Operation) -> Vec<(&'s Operation, String, String)> {
-    let Some(responses) = spec.doc["paths"][create.path.as_str()]
-        [create.method.to_ascii_lowercase()]["responses"]
-        .as_object()
-    else {
-        return Vec::new();
-    };
     let mut out = Vec::new();
-    for (_, response) in responses.iter().filter(|(s, _)| s.starts_with('2')) {
-        let Ok(response) = crate::spec::resolve(&spec.doc, response) else {
+    for link in create
+        .responses
+        .iter()
+        .filter(|r| r.status.starts_with('2'))
+        .flat_map(|r| &r.links)
+    {
+        let Some(target) = spec.link_target(link) else {
             continue;
         };
-        for link in response
-            .get("links")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flat_map(|l| l.values())
-        {
-            let Ok(link) = crate::spec::resolve(&spec.doc, link) else {
-                continue;
-            };
-            let Some(target) = link
-                .get("operationId")
-                .and_then(Value::as_str)
-                .and_then(|id| spec.operations.iter().find(|o| o.id == id))
-            else {
-                continue;
-            };
-            let filled = link
-                .get("parameters")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-                .find_map(|(name, expr)| {
-                    let pointer = expr.as_str()?.strip_prefix("$response.body#")?;
-                    // `path.id` and `id` both name the parameter `id`.
-                    let name = name.rsplit('.').next().unwrap_or(name);
-                    target
-                        .params
-                        .iter()
-                        .any(|p| p.name == name && p.location == Location::Path)
-                        .then(|| (name.to_string(), pointer.to_string()))
-                });
-            if let Some((param, pointer)) = filled {
-                out.push((target, param, pointer));
-            }
+        let filled = link.parameters.iter().find_map(|(name, expr)| {
+            let pointer = expr.as_str()?.strip_prefix("$response.body#")?;
+            target
+                .params
+                .iter()
+                .any(|p| p.name == *name && p.location == Location::Path)
+                .then(|| (name.clone(), pointer.to_string()))
+        });
+        if let Some((param, pointer)) = filled {
+            out.push((target, param, pointer));
         }
     }
     out
 }
 
-/// A step of `op` on the resource the chain created (its one path parameter `param`),
-/// with the rest of its request from the same sources as any base request.
-#[allow(clippy::too_many_arguments)]
-fn on_created(
-    pool: &Pool,
-    contracts: &Contracts,
-    op: &Operation,
-    param: &str,
-    parents: &[(String, Value)],
-    inputs: &Inputs<'_>,
-    expect: Expect,
-    asserts: Vec<Assertion>,
-) -> Step {
-    let (params, body) = created_base(pool, contracts, op, param, parents, inputs);
-    Step {
-        request: request(op, params, body, AuthMode::Token),
-        expect,
-        capture: Vec::new(),
-        asserts,
-    }
-}
-
 /// The parameters and body of a request of `op` on the resource the chain created:
-/// `param` names it, and `parents` are the path values its create was sent with.
+/// `param` names it (by the answer's field `key`), and `parents` are the path values its
+/// create was sent with.
 fn created_base(
     pool: &Pool,
     contracts: &Contracts,
     op: &Operation,
-    param: &str,
+    (param, key): (&str, &str),
     parents: &[(String, Value)],
     inputs: &Inputs<'_>,
 ) -> (Vec<(String, Value)>, Option<Value>) {
@@ -513,7 +528,7 @@ fn created_base(
     if itself
         && matches!(op.method.as_str(), "PUT" | "PATCH")
         && let Some(Value::Object(m)) = &mut b.body
-        && let Some(v) = m.get_mut(key_field(param))
+        && let Some(v) = m.get_mut(key)
         && v.is_string()
     {
         *v = Value::String(format!("${{{CREATED}}}"));
@@ -523,16 +538,19 @@ fn created_base(
     (b.params, b.body)
 }
 
-/// The path parameter by which `o` addresses a member of `create`'s collection (`root`
-/// is the create's path and `/{`): the one right after it, every other path parameter of
-/// `o` being one of the create's own (a member of a sub-collection,
-/// `/buckets/{bucket_id}/collections/{id}` for `POST /buckets/{bucket_id}/collections`).
-fn member_param(o: &Operation, create: &Operation, root: &str) -> Option<String> {
-    let name = o.path.strip_prefix(root)?.split('}').next()?;
+/// The path parameter by which `o` addresses a member of `create`'s collection `owned`:
+/// its one path parameter that is not one of the create's own (a member of a
+/// sub-collection, `/buckets/{bucket_id}/collections/{id}` for `POST
+/// /buckets/{bucket_id}/collections`), a member of `owned` by the rules of
+/// [`crate::identity`] (`/flows/{id}`, `/flows/name/{name}`, `/flows/{id}/set_state`).
+fn member_param(o: &Operation, create: &Operation, owned: &str) -> Option<String> {
     let own: Vec<&str> = path_params(create).collect();
-    path_params(o)
-        .all(|p| p == name || own.contains(&p))
-        .then(|| name.to_string())
+    let mut more = path_params(o).filter(|p| !own.contains(p));
+    let name = more.next()?;
+    if more.next().is_some() || own.iter().any(|p| !o.path.contains(&format!("{{{p}}}"))) {
+        return None;
+    }
+    (member_of(&o.path, name)? == owned).then(|| name.to_string())
 }
 
 fn path_params(op: &Operation) -> impl Iterator<Item = &str> {
@@ -569,23 +587,6 @@ fn success_schema<'s>(spec: &'s Spec, op: &'s Operation) -> Option<&'s Value> {
         .flat_map(|r| r.content.iter())
         .find_map(|(_, s)| s.as_ref())
         .and_then(|s| crate::spec::resolve(&spec.doc, s).ok())
-}
-
-/// Whether a 2xx answer of `op` declares a `Location` header (`201 Created` with the new
-/// resource's URL, as RFC 9110 has it).
-fn declares_location(spec: &Spec, op: &Operation) -> bool {
-    let Some(responses) =
-        spec.doc["paths"][op.path.as_str()][op.method.to_ascii_lowercase()]["responses"]
-            .as_object()
-    else {
-        return false;
-    };
-    responses
-        .iter()
-        .filter(|(status, _)| status.starts_with('2'))
-        .filter_map(|(_, r)| crate::spec::resolve(&spec.doc, r).ok())
-        .filter_map(|r| r.get("headers").and_then(Value::as_object))
-        .any(|h| h.keys().any(|k| k.eq_ignore_ascii_case("location")))
 }
 
 /// The field of a created resource that a path parameter names it by: `{id}`,
@@ -728,6 +729,125 @@ components:
         count: {type: integer}
         at: {type: string, format: date-time}
 "##;
+
+    #[test]
+    fn members_behind_a_qualifier_and_under_a_list_answer_chain_too() {
+        const NAMED: &str = r##"
+openapi: 3.1.0
+info: {title: named, version: "1"}
+components:
+  schemas:
+    Var: {type: object, properties: {id: {type: string}, name: {type: string}}}
+    Slot: {type: object, properties: {id: {type: string}}}
+paths:
+  /vars/:
+    post:
+      operationId: create_var
+      requestBody:
+        required: true
+        content: {application/json: {schema: {type: object, properties: {name: {type: string}, value: {type: integer}}}}}
+      responses: {"201": {description: made, content: {application/json: {schema: {$ref: "#/components/schemas/Var"}}}}}
+  /vars/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+    get: {operationId: read_var, responses: {"200": {description: ok}}}
+    delete: {operationId: delete_var, responses: {"204": {description: gone}}}
+  /vars/name/{name}:
+    parameters: [{name: name, in: path, required: true, schema: {type: string}}]
+    patch:
+      operationId: update_var_by_name
+      requestBody: {content: {application/json: {schema: {type: object, properties: {value: {type: string}}}}}}
+      responses: {"200": {description: ok}}
+    delete: {operationId: delete_var_by_name, responses: {"204": {description: gone}}}
+  /vars/{id}/slots:
+    parameters: [{name: id, in: path, required: true, schema: {type: string}, example: v1}]
+    post:
+      operationId: create_slots
+      requestBody:
+        required: true
+        content: {application/json: {schema: {type: array, items: {type: object, properties: {at: {type: integer}}}}}}
+      responses:
+        "201": {description: made, content: {application/json: {schema: {type: array, items: {$ref: "#/components/schemas/Slot"}}}}}
+  /vars/{id}/slots/{slot_id}:
+    parameters:
+      - {name: id, in: path, required: true, schema: {type: string}}
+      - {name: slot_id, in: path, required: true, schema: {type: string}}
+    delete: {operationId: delete_slot, responses: {"204": {description: gone}}}
+"##;
+        let spec = Spec::parse(NAMED).unwrap();
+        let cases = plan(&spec, 1, 1);
+        let chain = |id: &str| {
+            cases
+                .iter()
+                .find(|c| c.id == id)
+                .unwrap_or_else(|| panic!("no {id}"))
+        };
+        // The one under the create's own path keeps the plain name.
+        assert_eq!(chain("create_var/chain/delete").operation, "delete_var");
+        let by_name = chain("create_var/chain/delete/delete_var_by_name");
+        // Addressed by the `name` the create answered, which its create gave though the
+        // schema lets it out.
+        assert_eq!(by_name.steps[0].capture[0].1, "/name");
+        let sent = super::json_of(&by_name.steps[0]).unwrap();
+        assert!(sent["name"].is_string(), "{sent}");
+        assert!(
+            cases
+                .iter()
+                .any(|c| c.id == "create_var/chain/update/update_var_by_name")
+        );
+        // A create answering a list: its first record's key.
+        let slot = chain("create_slots/chain/delete");
+        assert_eq!(slot.steps[0].capture[0].1, "/0/id");
+        // An empty list would make nothing to go on with.
+        let sent = super::json_of(&slot.steps[0]).unwrap();
+        assert_eq!(sent.as_array().map(Vec::len), Some(1), "{sent}");
+    }
+
+    #[test]
+    fn an_update_setting_the_name_the_create_had_is_read_back_with_it() {
+        const RENAMED: &str = r##"
+openapi: 3.1.0
+info: {title: renamed, version: "1"}
+components:
+  schemas:
+    Run: {type: object, properties: {id: {type: string}, name: {type: string}}}
+paths:
+  /runs/:
+    post:
+      operationId: create_run
+      requestBody:
+        required: true
+        content: {application/json: {schema: {type: object, required: [size], properties: {size: {type: integer}, name: {type: string, examples: [my-run]}}}}}
+      responses: {"201": {description: made, content: {application/json: {schema: {$ref: "#/components/schemas/Run"}}}}}
+  /runs/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+    get:
+      operationId: read_run
+      responses: {"200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Run"}}}}}
+    patch:
+      operationId: update_run
+      requestBody:
+        content: {application/json: {schema: {type: object, properties: {name: {type: string, examples: [my-run]}}}}}
+      responses: {"204": {description: done}}
+"##;
+        let spec = Spec::parse(RENAMED).unwrap();
+        let cases = plan(&spec, 1, 1);
+        let update = cases
+            .iter()
+            .find(|c| c.id == "create_run/chain/update/update_run")
+            .expect("the update chain");
+        let created = super::json_of(&update.steps[0]).unwrap();
+        let set = super::json_of(&update.steps[1]).unwrap();
+        // The create's name (the schema's example, given though optional) is the case's
+        // own; the update sets the plain one, and the read after it expects what the
+        // update set.
+        assert_ne!(created["name"], set["name"], "{created} {set}");
+        let read = &update.steps[2].asserts;
+        assert!(
+            read.iter().any(|a| a.pointer == "/name"
+                && matches!(&a.kind, crate::case::AssertKind::Equals(v) if *v == set["name"])),
+            "{read:?}"
+        );
+    }
 
     #[test]
     fn a_create_that_answers_only_a_location_header_still_chains() {

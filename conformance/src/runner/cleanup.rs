@@ -283,7 +283,8 @@ impl Ledger {
 /// name-like, the answer's field of that kind; its `id`; the last segment of `location`.
 /// An answer that wraps its record in an envelope (`{"data": {…}, "permissions": …}`:
 /// no such field at the top, exactly one object-valued field that has one) is read
-/// inside it. `None` when none gives a string or a number.
+/// inside it, and so is the one record of a list answer. `None` when none gives a string
+/// or a number.
 pub fn key_of(param: &str, answer: Option<&Value>, location: Option<&str>) -> Option<String> {
     let at = |v: &Value, name: &str| -> Option<String> {
         match v.get(name)? {
@@ -291,6 +292,11 @@ pub fn key_of(param: &str, answer: Option<&Value>, location: Option<&str>) -> Op
             Value::Number(n) => Some(n.to_string()),
             _ => None,
         }
+    };
+    // A create that answers a list of the one record it made: that record.
+    let answer = match answer {
+        Some(Value::Array(items)) if items.len() == 1 => items.first(),
+        other => other,
     };
     let field = |name: &str| -> Option<String> {
         let answer = answer?;
@@ -722,6 +728,9 @@ paths:
         assert_eq!(key("id", json!({"id": ""}), None), None);
         assert_eq!(key("id", json!({"id": {"a": 1}}), None), None);
         assert_eq!(key_of("id", None, None), None);
+        // A list of the one record made is that record; a longer list names none.
+        assert_eq!(key("id", json!([{"id": 4}]), None).as_deref(), Some("4"));
+        assert_eq!(key("id", json!([{"id": 4}, {"id": 5}]), None), None);
     }
 
     fn answer(status: u16, body: &str) -> Response {
