@@ -10,6 +10,8 @@
 //! it, run with `--no-schemathesis`. `cargo bench` builds this optimised; it parses its own
 //! arguments (`harness = false`).
 
+mod bounded;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -225,23 +227,12 @@ fn run_schemathesis(
         .env("NO_COLOR", "1")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    let started = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start Schemathesis: {e}"))?;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if started.elapsed() > ST_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("Schemathesis did not finish in time".into());
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => return Err(format!("cannot wait for Schemathesis: {e}")),
-        }
-    }
-    Ok(started.elapsed())
+    bounded::run(
+        &mut cmd,
+        ST_TIMEOUT,
+        Duration::from_millis(50),
+        "Schemathesis",
+    )
 }
 
 /// The workspace root: this crate's manifest directory's parent.

@@ -5,6 +5,13 @@
 //! run that judged too little of the API to mean anything: a run that never got past the
 //! target's 404s or 422s is not a pass.
 //!
+//! Reach is measured against what the run could have sent: an operation whose path
+//! values no example, no answer and no schema can give (the dependency graph's `never`,
+//! with its reason), or that the run's permissions refuse even on a record of its own (a
+//! bulk delete without `--allow-destructive`), is counted apart, so "requested 180 of the
+//! 183 operations whose inputs something can give and the permissions allow" says how
+//! much of the reachable API the run reached.
+//!
 //! Only the requests an operation's own cases sent to its own method and path count: the
 //! generic probes (an unknown path, an undeclared method) reach no operation. Parameters
 //! count wherever they go (path, query, a header, a cookie), and top-level body fields.
@@ -35,6 +42,10 @@ struct Declaration {
     params: Vec<(String, Location)>,
     /// Top-level properties of the request body.
     fields: Vec<String>,
+    /// Why no example, answer or schema can give its path values, where none can.
+    unreachable: Option<String>,
+    /// Why the run's permissions refuse it, where they do whatever it addresses.
+    withheld: Option<String>,
 }
 
 impl Declared {
@@ -66,11 +77,33 @@ impl Declared {
                             .as_ref()
                             .map(|b| b.properties().into_iter().map(|(n, _)| n).collect())
                             .unwrap_or_default(),
+                        unreachable: None,
+                        withheld: None,
                     };
                     (o.id.clone(), d)
                 })
                 .collect(),
         )
+    }
+}
+
+impl Declared {
+    /// Marks the operations the dependency graph cannot reach, each with why.
+    pub fn mark_unreachable(&mut self, unreachable: Vec<(String, String)>) {
+        for (op, why) in unreachable {
+            if let Some(d) = self.0.get_mut(&op) {
+                d.unreachable = Some(why);
+            }
+        }
+    }
+
+    /// Marks the operations the run's permissions refuse, each with why.
+    pub fn mark_withheld(&mut self, withheld: Vec<(String, String)>) {
+        for (op, why) in withheld {
+            if let Some(d) = self.0.get_mut(&op) {
+                d.withheld = Some(why);
+            }
+        }
     }
 }
 
@@ -136,6 +169,14 @@ pub struct OperationCoverage {
     pub fields_exercised: Vec<String>,
     /// Top-level body fields no request carried.
     pub fields_unexercised: Vec<String>,
+    /// Why no example, answer or schema can give its path values, where none can (the
+    /// dependency graph's reason).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreachable: Option<String>,
+    /// Why the run's permissions refuse it whatever it addresses (`--allow-destructive`
+    /// would send it), where they do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withheld: Option<String>,
 }
 
 /// The run's coverage: the totals, then every selected operation.
@@ -147,12 +188,26 @@ pub struct Coverage {
     pub requested: usize,
     /// Operations with a 2xx answer.
     pub reached_2xx: usize,
+    /// Operations whose path values an example, an answer or the schema can give, and
+    /// that the run's permissions allow.
+    #[serde(default)]
+    pub reachable: usize,
+    /// Of those, the ones that got at least one request.
+    #[serde(default)]
+    pub requested_reachable: usize,
     /// Response keys the selected operations declare.
     pub declared_statuses: usize,
     /// Of those, the ones some answer matched.
     pub declared_seen: usize,
     /// Per operation, in the order of their ids.
     pub per_operation: Vec<OperationCoverage>,
+}
+
+impl OperationCoverage {
+    /// Whether something can give its inputs and the run's permissions allow it.
+    pub fn within_reach(&self) -> bool {
+        self.unreachable.is_none() && self.withheld.is_none()
+    }
 }
 
 impl Coverage {
@@ -203,6 +258,8 @@ impl Coverage {
                 params_unexercised,
                 fields_exercised,
                 fields_unexercised,
+                unreachable: d.unreachable.clone(),
+                withheld: d.withheld.clone(),
             });
         }
         Coverage::of_operations(per_operation)
@@ -215,6 +272,11 @@ impl Coverage {
             operations: per_operation.len(),
             requested: per_operation.iter().filter(|o| o.requests > 0).count(),
             reached_2xx: per_operation.iter().filter(|o| o.reached_2xx).count(),
+            reachable: per_operation.iter().filter(|o| o.within_reach()).count(),
+            requested_reachable: per_operation
+                .iter()
+                .filter(|o| o.within_reach() && o.requests > 0)
+                .count(),
             declared_statuses: per_operation
                 .iter()
                 .map(|o| o.declared_seen.len() + o.declared_unseen.len())
@@ -234,13 +296,28 @@ impl Coverage {
         }
     }
 
-    /// `2xx reached on 131 of 188 operations (69.7%); 412 of 640 declared statuses seen`.
+    /// The share of the operations whose inputs something can give that got a request,
+    /// in percent (100 when there is none such).
+    pub fn reach_percent(&self) -> f64 {
+        if self.reachable == 0 {
+            100.0
+        } else {
+            100.0 * self.requested_reachable as f64 / self.reachable as f64
+        }
+    }
+
+    /// `2xx reached on 131 of 188 operations (69.7%); requested 170 of the 173 whose
+    /// inputs something can give and the permissions allow (98.3%); 412 of 640 declared
+    /// statuses seen`.
     pub fn line(&self) -> String {
         format!(
-            "2xx reached on {} of {} operations ({:.1}%); {} of {} declared statuses seen",
+            "2xx reached on {} of {} operations ({:.1}%); requested {} of the {} whose inputs something can give and the permissions allow ({:.1}%); {} of {} declared statuses seen",
             self.reached_2xx,
             self.operations,
             self.percent(),
+            self.requested_reachable,
+            self.reachable,
+            self.reach_percent(),
             self.declared_seen,
             self.declared_statuses
         )
@@ -426,6 +503,7 @@ paths:
             error: None,
             content_type: None,
             response: serde_json::Value::Null,
+            location: None,
             resent: 0,
             harness: None,
             case_index: 0,
@@ -476,7 +554,37 @@ paths:
         assert!(!by("read").reached_2xx);
         assert_eq!(
             c.line(),
-            "2xx reached on 2 of 3 operations (66.7%); 3 of 6 declared statuses seen"
+            "2xx reached on 2 of 3 operations (66.7%); requested 3 of the 3 whose inputs something can give and the permissions allow (100.0%); 3 of 6 declared statuses seen"
+        );
+    }
+
+    #[test]
+    fn reach_is_measured_against_what_something_can_give() {
+        let spec = Spec::parse(SPEC).unwrap();
+        let mut declared = Declared::of(&spec, |_| true);
+        declared.mark_unreachable(vec![("read".into(), "id: no answer carries it".into())]);
+        // `read` was requested all the same (a made-up value); `create` was not.
+        let c = Coverage::measure(
+            &declared,
+            &[
+                exchange("list", "GET", "/things", 200, None),
+                exchange("read", "GET", "/things/1", 404, None),
+            ],
+        );
+        assert_eq!((c.reachable, c.requested_reachable, c.requested), (2, 1, 2));
+        assert_eq!(c.reach_percent(), 50.0);
+        // One the permissions refuse is left out too.
+        declared.mark_withheld(vec![("create".into(), "needs --allow-writes".into())]);
+        let c = Coverage::measure(&declared, &[exchange("list", "GET", "/things", 200, None)]);
+        assert_eq!((c.reachable, c.requested_reachable), (1, 1));
+        let read = c
+            .per_operation
+            .iter()
+            .find(|o| o.operation == "read")
+            .unwrap();
+        assert_eq!(
+            read.unreachable.as_deref(),
+            Some("id: no answer carries it")
         );
     }
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::case::{Case, Step};
 use crate::effect::{self, Effect, PathsIndex, Permissions};
-use crate::spec::{Location, Spec};
+use crate::spec::{Location, Operation, Spec};
 
 /// What the run may send, and how to tell requests apart.
 pub struct Gate<'a> {
@@ -97,6 +97,16 @@ impl<'a> Gate<'a> {
             }
         }
         None
+    }
+
+    /// What the permissions refuse `op` even where it addresses a record the run made
+    /// (possible only through a path parameter): its plain request's effect is judged, so
+    /// an update of a member is withheld only when no record of the run's could make it
+    /// allowed. The coverage's measure of reach leaves such an operation out.
+    pub fn withheld(&self, op: &Operation) -> Option<String> {
+        let own = op.params.iter().any(|p| p.location == Location::Path);
+        self.permissions
+            .refusal(op.effect, self.restorable.contains(&op.id), own)
     }
 
     /// Applies the gate: a case it refuses is skipped with the reason (a reason it had

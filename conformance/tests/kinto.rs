@@ -16,20 +16,14 @@
 //! credentials still work after the run.
 
 mod common;
+mod kinto_support;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use conformance::outcome::Verdict;
 use conformance::{Exchange, execute};
-
-const NEEDS_KINTO: &str = "needs Kinto: run `cargo xtask kinto`";
-
-/// The admin account the test makes (in the server's memory, gone when it stops).
-const ADMIN: &str = "admin";
+use kinto_support::Kinto;
 
 /// (case, check, why): every MUST failure the run reports on Kinto 26.5.0, a departure of
 /// Kinto's from the document it serves, each read through by hand against the spec.
@@ -49,123 +43,6 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ("get_permissionss/example/headers", "not_a_server_error", "answered 500 to optional headers of values the spec allows"),
     ("get_permissionss/positive", "response_schema_conformance", "answered 200 with entries (an account's, the bucket list's) without the `bucket_id` its schema requires"),
 ];
-
-/// A Kinto server in its own process group, stopped with the group when dropped.
-struct Kinto {
-    child: Child,
-    /// `http://127.0.0.1:PORT/v1`.
-    base: String,
-    log: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl Kinto {
-    /// `kinto init` (memory backends, the accounts plugin) and `kinto start`, then waits
-    /// (bounded) for `/__heartbeat__`.
-    fn start() -> Kinto {
-        let exe = PathBuf::from(
-            std::env::var_os("KINTO_BIN")
-                .unwrap_or_else(|| panic!("KINTO_BIN is not set: {NEEDS_KINTO}")),
-        );
-        let dir = tempfile::tempdir().expect("a temp dir for Kinto");
-        let ini = dir.path().join("kinto.ini");
-        let init = Command::new(&exe)
-            .args([
-                "init",
-                "--backend",
-                "memory",
-                "--cache-backend",
-                "memory",
-                "--ini",
-            ])
-            .arg(&ini)
-            .current_dir(dir.path())
-            .output()
-            .expect("run `kinto init`");
-        assert!(
-            init.status.success(),
-            "kinto init: {}",
-            String::from_utf8_lossy(&init.stderr)
-        );
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port");
-        let log = dir.path().join("kinto.log");
-        let log_file = std::fs::File::create(&log).expect("create the log");
-        let child = Command::new(&exe)
-            .args(["start", "--ini"])
-            .arg(&ini)
-            .args(["--port", &port.to_string()])
-            .current_dir(dir.path())
-            .stdin(Stdio::null())
-            .stdout(log_file.try_clone().expect("clone the log handle"))
-            .stderr(log_file)
-            .process_group(0)
-            .spawn()
-            .expect("start `kinto start`");
-        let mut kinto = Kinto {
-            child,
-            base: format!("http://127.0.0.1:{port}/v1"),
-            log,
-            _dir: dir,
-        };
-        let started = Instant::now();
-        loop {
-            if let Ok(Some(status)) = kinto.child.try_wait() {
-                panic!("Kinto exited with {status}:\n{}", kinto.log_tail());
-            }
-            if status_of(&format!("{}/__heartbeat__", kinto.base)) == Some(200) {
-                return kinto;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "Kinto did not answer within 60 s:\n{}",
-                kinto.log_tail()
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
-
-    fn log_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(30)..].join("\n")
-    }
-}
-
-impl Drop for Kinto {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-s", "KILL", "--", &format!("-{}", self.child.id())])
-            .stderr(Stdio::null())
-            .status();
-        let _ = self.child.wait();
-    }
-}
-
-/// The status of a plain `GET` of `url` (`http://host:port/path`), for the readiness
-/// loop, which runs before any async runtime of the test's is needed.
-fn status_of(url: &str) -> Option<u16> {
-    use std::io::{Read, Write};
-    let url = url.strip_prefix("http://")?;
-    let (host, path) = url.split_once('/')?;
-    let mut s = std::net::TcpStream::connect(host).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
-    write!(
-        s,
-        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )
-    .ok()?;
-    let mut head = [0u8; 32];
-    let n = s.read(&mut head).ok()?;
-    std::str::from_utf8(&head[..n])
-        .ok()?
-        .split(' ')
-        .nth(1)?
-        .parse()
-        .ok()
-}
 
 /// Sends one request as the harness recorded it, with the run's credentials; its status.
 async fn resend(http: &reqwest::Client, base: &str, auth: &str, x: &Exchange) -> Option<u16> {
@@ -191,20 +68,10 @@ async fn the_harness_reaches_kinto_through_its_answers_and_every_failure_is_kint
     let kinto = tokio::task::spawn_blocking(Kinto::start).await.unwrap();
     let http = reqwest::Client::new();
     let password = format!("pw-{}", std::process::id());
-    let made = http
-        .put(format!("{}/accounts/{ADMIN}", kinto.base))
-        .json(&serde_json::json!({"data": {"password": password}}))
-        .send()
-        .await
-        .expect("make the admin account");
-    assert_eq!(made.status().as_u16(), 201, "the admin account");
-    let auth = format!(
-        "Basic {}",
-        base64::Engine::encode(
-            &base64::engine::general_purpose::STANDARD,
-            format!("{ADMIN}:{password}")
-        )
-    );
+    let auth = {
+        let kinto = &kinto;
+        tokio::task::block_in_place(|| kinto.make_admin(&password))
+    };
 
     // Reports and the record kept for a look after the run (`target/tmp/kinto/`).
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("kinto");

@@ -39,9 +39,10 @@ enum What {
     /// Conformance run wall time, and requests per second beside Schemathesis
     /// (`cargo bench -p conformance --bench conformance`).
     Conformance(PassThrough),
-    /// The harness and Schemathesis on a live Prefect server: findings, operations
-    /// reached, wall time and requests/s (`cargo bench -p conformance --bench prefect`).
-    Prefect(PassThrough),
+    /// The harness and Schemathesis on live Prefect and Kinto servers: findings,
+    /// operations reached, wall time and requests/s (`cargo bench -p conformance --bench
+    /// apps`; `-- --app prefect|kinto` for one).
+    Apps(PassThrough),
 }
 
 /// Dispatches to the chosen benchmark.
@@ -69,25 +70,38 @@ pub fn run(args: Args) -> ExitCode {
             };
             bench("conformance", "conformance", a, &env)
         }
-        What::Prefect(a) => {
-            let tools = python_venv("schemathesis", &[crate::schemathesis::SCHEMATHESIS])
-                .map(|bin| bin.join("st"))
-                .and_then(|st| {
-                    python_venv(crate::prefect::VENV, &[crate::prefect::PREFECT])
-                        .map(|bin| (st, bin.join("prefect")))
-                });
-            match tools {
-                Ok((st, prefect)) => bench(
-                    "conformance",
-                    "prefect",
-                    a,
-                    &[("SCHEMATHESIS_BIN", st), ("PREFECT_BIN", prefect)],
+        What::Apps(a) => {
+            let tools = [
+                (
+                    "SCHEMATHESIS_BIN",
+                    "schemathesis",
+                    crate::schemathesis::SCHEMATHESIS,
+                    "st",
                 ),
-                Err(e) => {
-                    eprintln!("cargo xtask bench prefect: {e}");
-                    ExitCode::from(2)
+                (
+                    "PREFECT_BIN",
+                    crate::prefect::VENV,
+                    crate::prefect::PREFECT,
+                    "prefect",
+                ),
+                (
+                    "KINTO_BIN",
+                    crate::kinto::VENV,
+                    crate::kinto::KINTO,
+                    "kinto",
+                ),
+            ];
+            let mut env = Vec::new();
+            for (var, venv, package, exe) in tools {
+                match python_venv(venv, &[package]) {
+                    Ok(bin) => env.push((var, bin.join(exe))),
+                    Err(e) => {
+                        eprintln!("cargo xtask bench apps: {e}");
+                        return ExitCode::from(2);
+                    }
                 }
             }
+            bench("conformance", "apps", a, &env)
         }
     }
 }

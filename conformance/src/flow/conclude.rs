@@ -34,8 +34,19 @@ pub(super) async fn run_and_report(
     if !config.quiet {
         out::line(&header.render());
     }
-    let declared = coverage::Declared::of(&ctx.spec, |id| inputs.selection.operation(id));
+    let mut declared = coverage::Declared::of(&ctx.spec, |id| inputs.selection.operation(id));
     let session = inputs.session(config, &ctx.spec, embedded);
+    declared.mark_unreachable(
+        crate::plan::graph::build(&ctx.spec, session.contracts, session.permissions.writes)
+            .unreachable(),
+    );
+    declared.mark_withheld(
+        ctx.spec
+            .operations
+            .iter()
+            .filter_map(|op| Some((op.id.clone(), session.gate.withheld(op)?)))
+            .collect(),
+    );
     let (state, results, exchanges) =
         run_watched(config, inputs, &session, &ctx, vars, &header, &declared).await?;
     // The spec's fetch and the probes of the target's presence are the run's requests
@@ -136,6 +147,7 @@ pub(super) fn spec_fetch(config: &Config) -> Vec<Exchange> {
             error: None,
             content_type: None,
             response: Value::Null,
+            location: None,
             resent: *resent,
             harness: Some("the spec fetched from its --spec URL".into()),
             case_index: 0,

@@ -1,16 +1,21 @@
-//! The harness and Schemathesis on the same real application, Prefect server 3.9.1 (188
-//! operations), in one run: what each finds (operations answering a 5xx, operations
-//! answering a status their spec does not declare), how much of the API each reaches
-//! (operations that answered a 2xx), wall time and requests per second, each as a ratio of
-//! the harness's to Schemathesis's. Each tool gets a fresh server (SQLite in a temp dir)
-//! and the spec the server serves; the harness may write (`--allow-writes`, what it
-//! creates it removes), Schemathesis runs its default phases and checks with
-//! `--max-examples 20`, the budget of the issue's comparison.
+//! The harness and Schemathesis on the same real applications, in one run: Prefect server
+//! 3.9.1 (FastAPI, OpenAPI 3.1, 188 operations) and Kinto 26.5.0 (Pyramid and Cornice,
+//! Swagger 2.0, 44 operations, HTTP basic accounts). Per application: what each finds
+//! (operations answering a 5xx, operations answering a status their spec does not
+//! declare), how much of the API each reaches (operations requested at all, operations
+//! that answered a 2xx), wall time and requests per second, each as a ratio of the
+//! harness's to Schemathesis's; and the harness's own measure of reach, the share of the
+//! operations whose inputs an example, an answer or the schema can give that it requested
+//! (its JSON report's coverage). Each tool gets a fresh server in the same state (SQLite
+//! in a temp dir for Prefect; Kinto's memory backend with one admin account, whose
+//! credentials both tools are given) and the spec the server serves; the harness may
+//! write (`--allow-writes`, what it creates it removes), Schemathesis runs its default
+//! phases and checks with `--max-examples 20`, the budget of the issue's comparison.
 //!
-//! Run through xtask, which installs Prefect and Schemathesis into `target/tools/`:
+//! Run through xtask, which installs Prefect, Kinto and Schemathesis into `target/tools/`:
 //!
 //! ```sh
-//! cargo xtask bench prefect [--max-examples N] [--st-max-examples N]
+//! cargo xtask bench apps [--app prefect|kinto] [--max-examples N] [--st-max-examples N]
 //! ```
 //!
 //! Both tools' answers are read back from their own records (the harness's `--record`,
@@ -24,12 +29,22 @@
 #[path = "../tests/prefect_support/mod.rs"]
 mod prefect_support;
 
+#[allow(
+    dead_code,
+    reason = "the tests' Kinto support; the bench uses part of it"
+)]
+#[path = "../tests/kinto_support/mod.rs"]
+mod kinto_support;
+
+mod bounded;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use prefect_support::{Prefect, run_harness};
+use kinto_support::Kinto;
+use prefect_support::{Api, Prefect};
 use serde_json::Value;
 
 /// Longest a Schemathesis run may take before the bench gives up on it.
@@ -42,6 +57,7 @@ type Answered = (String, String, u16);
 struct Tally {
     wall: Duration,
     requests: usize,
+    requested: BTreeSet<String>,
     reached: BTreeSet<String>,
     server_errors: BTreeSet<String>,
     /// Operations with a 5xx other than 503: Prefect answers 503 "Service Unavailable"
@@ -49,6 +65,44 @@ struct Tally {
     /// a 503 says how busy the server was, a 500 that a request crashed it.
     crashes: BTreeSet<String>,
     undeclared: BTreeSet<String>,
+}
+
+/// A server of one application, ready, stopped when dropped.
+struct Server {
+    /// Its API's base URL.
+    base: String,
+    /// Where it serves its spec, relative to `base`.
+    spec_path: &'static str,
+    /// The `Authorization` both tools send, where the application needs one.
+    auth: Option<String>,
+    _running: Box<dyn std::any::Any>,
+}
+
+/// The applications, by the name `--app` takes.
+const APPS: &[&str] = &["prefect", "kinto"];
+
+fn start(app: &str, dir: &Path) -> Server {
+    match app {
+        "prefect" => {
+            let p = Prefect::start(dir);
+            Server {
+                base: p.api.clone(),
+                spec_path: "/openapi.json",
+                auth: None,
+                _running: Box::new(p),
+            }
+        }
+        _ => {
+            let k = Kinto::start();
+            let auth = k.make_admin(&format!("pw-{}", std::process::id()));
+            Server {
+                base: k.base.clone(),
+                spec_path: "/__api__",
+                auth: Some(auth),
+                _running: Box::new(k),
+            }
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -62,37 +116,53 @@ fn main() -> ExitCode {
     };
     let max_examples = value("--max-examples", "4");
     let st_max_examples = value("--st-max-examples", "20");
-    match run(&max_examples, &st_max_examples) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("bench prefect: {e}");
-            ExitCode::from(2)
+    let only = value("--app", "all");
+    if only != "all" && !APPS.contains(&only.as_str()) {
+        eprintln!("bench apps: --app takes one of {APPS:?}, not `{only}`");
+        return ExitCode::from(2);
+    }
+    for app in APPS.iter().filter(|a| only == "all" || only == **a) {
+        if let Err(e) = run(app, &max_examples, &st_max_examples) {
+            eprintln!("bench apps ({app}): {e}");
+            return ExitCode::from(2);
         }
     }
+    ExitCode::SUCCESS
 }
 
-fn run(max_examples: &str, st_max_examples: &str) -> Result<(), String> {
+fn run(app: &str, max_examples: &str, st_max_examples: &str) -> Result<(), String> {
     let st = PathBuf::from(
         std::env::var_os("SCHEMATHESIS_BIN")
-            .ok_or("SCHEMATHESIS_BIN is not set: run `cargo xtask bench prefect`")?,
+            .ok_or("SCHEMATHESIS_BIN is not set: run `cargo xtask bench apps`")?,
     );
     let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
 
     let dir = scratch.path().join("harness");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let prefect = Prefect::start(&dir);
+    let server = start(app, &dir);
+    let (status, spec) = Api::new(&server.base).get(server.spec_path);
+    if status != 200 {
+        return Err(format!("GET {}: {status}", server.spec_path));
+    }
+    let spec_path = dir.join("openapi.json");
+    std::fs::write(
+        &spec_path,
+        serde_json::to_vec(&spec).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?;
     let started = Instant::now();
-    let run = run_harness(
-        &prefect,
-        &dir,
-        &["--allow-writes", "--max-examples", max_examples],
-    );
+    let (record, report) = harness(&server, &spec_path, &dir, max_examples)?;
     let harness_wall = started.elapsed();
-    drop(prefect);
-    let spec = run.spec.clone();
-    let exchanges: Vec<Answered> = run
-        .record
+    drop(server);
+    // The harness's own probes (the pre-flight `GET` of the base URL) are no case's.
+    let exchanges: Vec<Answered> = record
         .iter()
+        .filter(|x| {
+            x["harness"].is_null()
+                && !x["case"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with("preflight/"))
+        })
         .filter_map(|x| {
             Some((
                 x["method"].as_str()?.to_string(),
@@ -101,25 +171,89 @@ fn run(max_examples: &str, st_max_examples: &str) -> Result<(), String> {
             ))
         })
         .collect();
-    let harness = tally(&spec, harness_wall, run.record.len(), &exchanges);
+    let ours = tally(&spec, harness_wall, record.len(), &exchanges);
 
     let dir = scratch.path().join("schemathesis");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let prefect = Prefect::start(&dir);
-    let spec_path = dir.join("openapi.json");
-    std::fs::write(
-        &spec_path,
-        serde_json::to_vec(&spec).map_err(|e| e.to_string())?,
-    )
-    .map_err(|e| e.to_string())?;
+    let server = start(app, &dir);
     let har = dir.join("schemathesis.har");
-    let (st_wall, st_exchanges, st_requests) =
-        schemathesis(&st, &spec_path, &prefect.api, st_max_examples, &har)?;
-    drop(prefect);
+    let (st_wall, st_exchanges, st_requests) = schemathesis(
+        &st,
+        &spec_path,
+        &server.base,
+        server.auth.as_deref(),
+        st_max_examples,
+        &har,
+    )?;
+    drop(server);
     let theirs = tally(&spec, st_wall, st_requests, &st_exchanges);
 
-    print_table(&harness, &theirs, max_examples, st_max_examples);
+    print_table(
+        app,
+        &spec,
+        &ours,
+        &theirs,
+        &report,
+        max_examples,
+        st_max_examples,
+    );
     Ok(())
+}
+
+/// Runs the harness (this build's `conformance` binary) on `server`; its record and JSON
+/// report.
+fn harness(
+    server: &Server,
+    spec: &Path,
+    dir: &Path,
+    max_examples: &str,
+) -> Result<(Vec<Value>, Value), String> {
+    let record = dir.join("record.json");
+    let report = dir.join("report.json");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_conformance"));
+    for var in [
+        "CONFORMANCE_BASE_URL",
+        "CONFORMANCE_TOKEN",
+        "CONFORMANCE_CLIENT_ID",
+        "CONFORMANCE_CLIENT_SECRET",
+        "CONFORMANCE_REDIRECT_URI",
+        "CONFORMANCE_AUTH_CODE",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.arg("--spec")
+        .arg(spec)
+        .args(["--base-url", &server.base])
+        .arg("--record")
+        .arg(&record)
+        .arg("--json")
+        .arg(&report)
+        .args(["--timeout", "30", "--quiet", "--allow-writes"])
+        .args(["--max-examples", max_examples]);
+    if let Some(auth) = &server.auth {
+        cmd.args(["-H", &format!("Authorization:{auth}")]);
+    }
+    let out = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run the harness: {e}"))?;
+    if !matches!(out.status.code(), Some(0..=3)) {
+        return Err(format!(
+            "the harness ended with {}:\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let read = |p: &Path| -> Result<Value, String> {
+        let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let record = read(&record)?
+        .as_array()
+        .cloned()
+        .ok_or("the record is not a list")?;
+    Ok((record, read(&report)?))
 }
 
 /// Runs Schemathesis and reads its HAR report back: (wall time, (method, path, status) of
@@ -128,35 +262,28 @@ fn schemathesis(
     st: &Path,
     spec: &Path,
     api: &str,
+    auth: Option<&str>,
     max_examples: &str,
     har: &Path,
 ) -> Result<(Duration, Vec<Answered>, usize), String> {
     let mut cmd = Command::new(st);
     cmd.arg("run")
         .arg(spec)
-        .args(["--url", api, "--max-examples", max_examples, "--seed", "1"])
-        .args(["--report", "har", "--report-har-path"])
+        .args(["--url", api, "--max-examples", max_examples, "--seed", "1"]);
+    if let Some(auth) = auth {
+        cmd.args(["-H", &format!("Authorization: {auth}")]);
+    }
+    cmd.args(["--report", "har", "--report-har-path"])
         .arg(har)
         .env("NO_COLOR", "1")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    let started = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start Schemathesis: {e}"))?;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if started.elapsed() > ST_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("Schemathesis did not finish within 30 minutes".into());
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(200)),
-            Err(e) => return Err(format!("cannot wait for Schemathesis: {e}")),
-        }
-    }
-    let wall = started.elapsed();
+    let wall = bounded::run(
+        &mut cmd,
+        ST_TIMEOUT,
+        Duration::from_millis(200),
+        "Schemathesis",
+    )?;
     let text = std::fs::read_to_string(har)
         .map_err(|e| format!("Schemathesis wrote no HAR file ({e})"))?;
     let doc: Value = serde_json::from_str(&text).map_err(|e| format!("bad HAR file: {e}"))?;
@@ -210,6 +337,7 @@ fn tally(spec: &Value, wall: Duration, requests: usize, exchanges: &[Answered]) 
     let mut t = Tally {
         wall,
         requests,
+        requested: BTreeSet::new(),
         reached: BTreeSet::new(),
         server_errors: BTreeSet::new(),
         crashes: BTreeSet::new(),
@@ -238,6 +366,7 @@ fn tally(spec: &Value, wall: Duration, requests: usize, exchanges: &[Answered]) 
         });
         let Some(id) = id else { continue };
         let declared = &ops.iter().find(|o| o.2 == id).expect("found above").3;
+        t.requested.insert(id.clone());
         if (200..300).contains(status) {
             t.reached.insert(id.clone());
         }
@@ -258,7 +387,15 @@ fn tally(spec: &Value, wall: Duration, requests: usize, exchanges: &[Answered]) 
     t
 }
 
-fn print_table(ours: &Tally, theirs: &Tally, max_examples: &str, st_max_examples: &str) {
+fn print_table(
+    app: &str,
+    spec: &Value,
+    ours: &Tally,
+    theirs: &Tally,
+    report: &Value,
+    max_examples: &str,
+    st_max_examples: &str,
+) {
     let ratio = |a: f64, b: f64| {
         if b > 0.0 {
             format!("{:.2}x", a / b)
@@ -267,14 +404,23 @@ fn print_table(ours: &Tally, theirs: &Tally, max_examples: &str, st_max_examples
         }
     };
     let rps = |t: &Tally| t.requests as f64 / t.wall.as_secs_f64().max(1e-9);
+    let coverage = &report["coverage"];
     println!(
-        "Prefect 3.9.1, 188 operations; harness --allow-writes --max-examples {max_examples}; Schemathesis --max-examples {st_max_examples} (default phases and checks)"
+        "\n{app}: {} {}, {} operations; harness --allow-writes --max-examples {max_examples}; Schemathesis --max-examples {st_max_examples} (default phases and checks)",
+        spec["info"]["title"].as_str().unwrap_or("?"),
+        spec["info"]["version"].as_str().unwrap_or("?"),
+        coverage["operations"]
     );
     println!("| | harness | Schemathesis | harness / Schemathesis |");
     println!("|---|---|---|---|");
     let count = |name: &str, a: usize, b: usize| {
         println!("| {name} | {a} | {b} | {} |", ratio(a as f64, b as f64));
     };
+    count(
+        "operations requested at all",
+        ours.requested.len(),
+        theirs.requested.len(),
+    );
     count(
         "operations that answered a 2xx",
         ours.reached.len(),
@@ -307,6 +453,46 @@ fn print_table(ours: &Tally, theirs: &Tally, max_examples: &str, st_max_examples
         rps(ours),
         rps(theirs),
         ratio(rps(ours), rps(theirs))
+    );
+    // The harness's own measure, from its report: the graph's `never` counted apart.
+    let ops = coverage["per_operation"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let names = |keep: &dyn Fn(&Value) -> bool| -> Vec<String> {
+        ops.iter()
+            .filter(|o| keep(o))
+            .map(|o| {
+                let why = o["unreachable"]
+                    .as_str()
+                    .or(o["withheld"].as_str())
+                    .map(|w| format!(" ({w})"));
+                format!(
+                    "{}{}",
+                    o["operation"].as_str().unwrap_or("?"),
+                    why.unwrap_or_default()
+                )
+            })
+            .collect()
+    };
+    let reachable = coverage["reachable"].as_u64().unwrap_or(0);
+    let requested = coverage["requested_reachable"].as_u64().unwrap_or(0);
+    println!(
+        "harness reach: requested {requested} of the {reachable} operations whose inputs an example, an answer or the schema can give and the run's permissions allow ({:.1}%)",
+        100.0 * requested as f64 / (reachable.max(1)) as f64
+    );
+    println!(
+        "  of those, not requested: {}",
+        names(&|o| o["unreachable"].is_null() && o["withheld"].is_null() && o["requests"] == 0)
+            .join(", ")
+    );
+    println!(
+        "  left out, nothing can give their inputs: {}",
+        names(&|o| !o["unreachable"].is_null()).join(", ")
+    );
+    println!(
+        "  left out, the permissions refuse them: {}",
+        names(&|o| o["unreachable"].is_null() && !o["withheld"].is_null()).join(", ")
     );
     let only = |a: &BTreeSet<String>, b: &BTreeSet<String>| {
         a.difference(b).cloned().collect::<Vec<_>>().join(", ")
