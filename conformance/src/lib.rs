@@ -48,6 +48,7 @@ pub mod merge;
 mod oauth_client;
 mod plan;
 mod redact;
+mod refusal;
 mod replay;
 mod report;
 mod request;

@@ -46,6 +46,9 @@ pub struct Pool {
     records: BTreeMap<String, Vec<Record>>,
     /// Parameter values the spec's links gave, by the operation linked to.
     linked: BTreeMap<String, Vec<Map<String, Value>>>,
+    /// Body fields the target refused a create for lacking, by operation (see
+    /// [`crate::refusal`]).
+    required: BTreeMap<String, Vec<Vec<String>>>,
 }
 
 impl Pool {
@@ -53,6 +56,7 @@ impl Pool {
     pub fn mine(spec: &Spec, exchanges: &[Exchange]) -> Pool {
         let mut pool = Pool::default();
         for e in exchanges {
+            pool.learn_refusal(spec, e);
             // A chain's resource may be deleted by the chain itself: its id would name
             // nothing by the time a later pass sends it.
             if !e.status.is_some_and(|s| (200..300).contains(&s)) || e.case.contains("/chain/") {
@@ -84,6 +88,46 @@ impl Pool {
             pool.follow_links(spec, op, e);
         }
         pool
+    }
+
+    /// Learns from a create meant to be valid (a positive or example case, a chain's
+    /// create) that the target refused with a 400 or 422 naming body fields it lacked.
+    fn learn_refusal(&mut self, spec: &Spec, e: &Exchange) {
+        let meant_valid = e.case.contains("/positive")
+            || e.case.contains("/example/")
+            || (e.case.contains("/chain/") && e.step == 0);
+        if !matches!(e.status, Some(400 | 422)) || !meant_valid {
+            return;
+        }
+        let Some(op) = spec.operation(&e.operation) else {
+            return;
+        };
+        if op.effect != crate::effect::Effect::Create || !e.method.eq_ignore_ascii_case(&op.method)
+        {
+            return;
+        }
+        // Only a field of an object the request sent, and missing from it: a path into
+        // what the request did not send (a branch of a union the target tried) says
+        // nothing sure of what it wants.
+        let Some((_, sent)) = e.body.as_ref() else {
+            return;
+        };
+        for path in crate::refusal::missing_fields(&e.response) {
+            let Some((last, parents)) = path.split_last() else {
+                continue;
+            };
+            let parent = parents.iter().try_fold(sent, |v, k| v.get(k));
+            let absent = parent.is_some_and(|p| p.is_object() && p.get(last).is_none());
+            let known = self.required.entry(op.id.clone()).or_default();
+            if absent && !known.contains(&path) {
+                known.push(path);
+            }
+        }
+    }
+
+    /// The body fields the target refused `op` for lacking, each as its path.
+    pub fn required_by_target(&self, op: &str) -> &[Vec<String>] {
+        self.required.get(op).map_or(&[], Vec::as_slice)
     }
 
     fn add(&mut self, collection: &str, r: Record) {
@@ -118,6 +162,8 @@ impl Pool {
     /// Whether nothing was mined.
     pub fn is_empty(&self) -> bool {
         self.records.values().all(Vec::is_empty)
+            && self.linked.is_empty()
+            && self.required.is_empty()
     }
 
     /// Values for the path parameters `wanted` of `op`, from the mined records, or none.
@@ -653,6 +699,34 @@ paths:
         let mut other = answer("read_flows", "POST", "/flows/filter", 201, Value::Null);
         other.location = Some("/elsewhere/7".into());
         assert!(Pool::mine(&spec, &[other]).is_empty());
+    }
+
+    #[test]
+    fn a_refusal_teaches_only_fields_missing_from_an_object_the_create_sent() {
+        let spec = Spec::parse(
+            "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /accounts:\n    post:\n      operationId: create_account\n      requestBody: {content: {application/json: {schema: {type: object}}}}\n      responses: {'201': {description: made}}\n",
+        )
+        .unwrap();
+        let mut refused = answer(
+            "create_account",
+            "POST",
+            "/accounts",
+            400,
+            json!({"details": [
+                {"location": "body", "name": "data.id", "description": "data.id in body: Required"},
+                {"location": "body", "name": "plan.tier", "description": "Required"}
+            ]}),
+        );
+        refused.body = Some((
+            "application/json".into(),
+            json!({"data": {"password": "x"}}),
+        ));
+        let pool = Pool::mine(&spec, &[refused]);
+        // `plan` was never sent: what the target wants inside it is a guess.
+        assert_eq!(
+            pool.required_by_target("create_account"),
+            [vec!["data".to_string(), "id".to_string()]]
+        );
     }
 
     #[test]

@@ -296,6 +296,100 @@ async fn an_operation_needing_a_scheme_the_run_has_no_credentials_for_is_skipped
     );
 }
 
+/// Widgets whose create the target refuses without a `code` the schema does not name.
+const UNDECLARED_FIELD: &str = r#"
+openapi: 3.1.0
+info: {title: Widgets, version: "1.0"}
+paths:
+  /widgets:
+    post:
+      operationId: create_widget
+      requestBody:
+        required: true
+        content: {application/json: {schema: {type: object, required: [size], properties: {size: {type: integer, minimum: 1, maximum: 9}}}}}
+      responses:
+        "201": {description: made, content: {application/json: {schema: {type: object, properties: {id: {type: integer}}}}}}
+        "422": {description: not a widget}
+  /widgets/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+    get:
+      operationId: read_widget
+      responses:
+        "200": {description: one, content: {application/json: {schema: {type: object}}}}
+        "404": {description: no such widget}
+    delete:
+      operationId: delete_widget
+      responses:
+        "204": {description: gone}
+        "404": {description: no such widget}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_field_the_target_refused_a_create_for_lacking_is_given_to_the_chains_after() {
+    use axum::http::Method;
+    type Made = Arc<Mutex<Vec<(u64, serde_json::Value)>>>;
+    let made: Made = Arc::default();
+    let log: Log = Arc::default();
+    let (seen, store) = (log.clone(), made.clone());
+    let app = Router::new().fallback(
+        move |method: Method, uri: Uri, body: axum::body::Bytes| {
+            let (seen, store) = (seen.clone(), store.clone());
+            async move {
+                seen.lock().unwrap().push(format!("{method} {}", uri.path()));
+                let mut made = store.lock().unwrap();
+                if method == Method::POST {
+                    let v: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+                    let size_ok = v["size"].as_i64().is_some_and(|n| (1..=9).contains(&n));
+                    if !size_ok {
+                        return StatusCode::UNPROCESSABLE_ENTITY.into_response();
+                    }
+                    // FastAPI's shape for a field the model requires.
+                    if v["code"].as_str().is_none() {
+                        let detail = json!({"detail": [{"type": "missing", "loc": ["body", "code"], "msg": "Field required"}]});
+                        return (StatusCode::UNPROCESSABLE_ENTITY, axum::Json(detail)).into_response();
+                    }
+                    let id = 100 + made.len() as u64;
+                    made.push((id, v));
+                    return (StatusCode::CREATED, axum::Json(json!({"id": id}))).into_response();
+                }
+                let id: u64 = uri.path().trim_start_matches("/widgets/").parse().unwrap_or(0);
+                match (method, made.iter().position(|(i, _)| *i == id)) {
+                    (Method::GET, Some(_)) => axum::Json(json!({"id": id})).into_response(),
+                    (Method::DELETE, Some(at)) => {
+                        made.remove(at);
+                        StatusCode::NO_CONTENT.into_response()
+                    }
+                    _ => StatusCode::NOT_FOUND.into_response(),
+                }
+            }
+        },
+    );
+    let out = run_on(app, UNDECLARED_FIELD, true).await;
+    let log = log.lock().unwrap().clone();
+    // The chains after the refusal made widgets with a code of their own, and the delete
+    // of one was sent (and everything made was removed).
+    let codes: Vec<String> = out
+        .exchanges
+        .iter()
+        .filter(|e| e.method == "POST" && e.status == Some(201))
+        .filter_map(|e| e.body.as_ref()?.1["code"].as_str().map(str::to_string))
+        .collect();
+    assert!(!codes.is_empty(), "{log:#?}");
+    let distinct: std::collections::BTreeSet<&String> = codes.iter().collect();
+    assert_eq!(distinct.len(), codes.len(), "{codes:?}");
+    assert!(
+        out.exchanges.iter().any(|e| e.operation == "delete_widget"
+            && e.status == Some(204)
+            && e.case.contains("/chain/")),
+        "{log:#?}"
+    );
+    assert!(
+        made.lock().unwrap().is_empty(),
+        "left: {:?}",
+        made.lock().unwrap()
+    );
+}
+
 /// Three members no answer names: a gadget whose integer id the target does hold (1),
 /// a token whose uuid it cannot hold, and a crate whose read crashes.
 const NO_PRODUCER: &str = r#"

@@ -112,13 +112,14 @@ async fn the_harness_reaches_kinto_through_its_answers_and_every_failure_is_kint
         sent.len(),
         out.exchanges.len()
     );
-    // Measured on 26.5.0: 36 requested and 33 answered 2xx (of the 8 never sent, 5 are
-    // collection-wide deletes that need --allow-destructive, the others updates or
-    // deletes of records the run did not make). Before the dependency graph, envelopes,
+    // Measured on 26.5.0: 39 requested and 37 answered 2xx; the 5 never sent are the
+    // collection-wide deletes that need --allow-destructive. The account operations are
+    // reached on accounts the run makes itself, once Kinto's refusal has said the create
+    // needs a `data.id` its schema does not name. Before the dependency graph, envelopes,
     // sub-collection chains and made-up values: 11 answered 2xx.
     assert!(
-        ok >= 33 && sent.len() >= 36,
-        "{} operations requested (fewer than 36) or 2xx on {ok} (fewer than 33)\n{}",
+        ok >= 37 && sent.len() >= 39,
+        "{} operations requested (fewer than 39) or 2xx on {ok} (fewer than 37)\n{}",
         sent.len(),
         out.summary
     );

@@ -251,9 +251,18 @@ impl<'a> Chains<'a> {
         .or_else(|| made.body.clone());
         // Its references point at records the target holds, as the create's own cases'
         // do: a made-up `flow_id` would have the create refused and the chain end there.
+        // A field the target refused an earlier create for lacking gets a value of the
+        // chain's own (an id or a name the target wants given).
         let body = body.map(|mut v| {
             if let (Value::Object(m), Some(decl)) = (&mut v, &create.body) {
                 self.pool.fill_references(m, &decl.schema);
+            }
+            for path in self.pool.required_by_target(&create.id) {
+                let own = crate::plan::unique::tag(
+                    &format!("{}/{salt}", create.id),
+                    self.inputs.seed_for(&create.id),
+                );
+                set_if_absent(&mut v, path, Value::String(format!("conformance-{own}")));
             }
             v
         });
@@ -462,6 +471,18 @@ impl<'a> Chains<'a> {
                 vec![setup, step],
             );
         }
+    }
+}
+
+/// Sets the field at `path` of `body` to `value` where its parent object is there and
+/// the field is not.
+fn set_if_absent(body: &mut Value, path: &[String], value: Value) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let parent = parents.iter().try_fold(body, |v, k| v.get_mut(k));
+    if let Some(Value::Object(m)) = parent {
+        m.entry(last.clone()).or_insert(value);
     }
 }
 
