@@ -351,6 +351,21 @@ impl<'d> Inputs<'d> {
             .then(|| (edge.label(&p.name), v))
     }
 
+    /// Parameter `p` (a string with a `pattern`) with text around a value its pattern
+    /// admits, where the pattern does not anchor that branch at both ends (`^"[0-9]+"$|\*`
+    /// admits `*~x`): valid by the spec, and where a server that reads the value as if
+    /// the pattern were anchored most often breaks. `None` where every branch is anchored.
+    pub fn loose_param(&self, p: &Param) -> Option<Value> {
+        p.schema.get("pattern")?;
+        let seed = self.seed_for(&p.name);
+        let made = self.values.variants(&p.schema, seed, 4).ok()?;
+        made.iter()
+            .filter_map(Value::as_str)
+            .flat_map(|v| [format!("{v}~x"), format!("x~{v}")])
+            .map(Value::String)
+            .find(|v| self.values.validate(&p.schema, v).is_ok() && travels(p, v).is_ok())
+    }
+
     /// The value of a schema (or of the first `oneOf`/`anyOf` branch that has one) at
     /// `edge`, where the schema sets no bound there.
     fn edge(&self, schema: &Value, edge: Edge) -> Option<Value> {
@@ -670,6 +685,21 @@ mod tests {
         let v = inputs.param("list", &p).unwrap();
         assert!(v.as_i64().is_some_and(|n| (1..=200).contains(&n)), "{v}");
         assert_eq!(inputs.param("list", &p).unwrap(), v);
+    }
+
+    #[test]
+    fn a_pattern_not_anchored_at_both_ends_admits_text_around_its_match() {
+        let d = doc();
+        let inputs = Inputs::new(&d, 7, 4);
+        let etag = |pattern: &str| {
+            let schema = json!({"type": "string", "pattern": pattern});
+            inputs.loose_param(&param("If-Match", Location::Header, schema))
+        };
+        let loose = etag(r#"^"([0-9]+?)"$|\*"#).expect("the `*` branch is not anchored");
+        let text = loose.as_str().unwrap();
+        assert!(text.contains('*') && text.len() > 1, "{text}");
+        assert_eq!(etag(r#"^"([0-9]+?)"$|^\*$"#), None);
+        assert_eq!(etag("^[a-z]+$"), None);
     }
 
     #[test]

@@ -38,10 +38,25 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ("create_account/mistyped-field/data", "negative_data_rejection", "answered 500 to `data: true`, not a 4xx"),
     ("create_account/mistyped-field/data", "not_a_server_error", "answered 500 to `data: true`"),
     ("create_account/unsupported-media-type", "unsupported_media_type", "answered 400 to a body in a media type it does not take, not 415 (RFC 9110 §15.5.16)"),
+    ("create_bucket/example/extreme/loose", "not_a_server_error", "answered 500 to If-Match and If-None-Match `*~x`, which the spec's pattern `^\"([0-9]+?)\"$|\\*` admits (its `*` branch is not anchored)"),
+    ("create_collection/example/extreme/loose", "not_a_server_error", "answered 500 to If-Match and If-None-Match `*~x`, which the spec's pattern `^\"([0-9]+?)\"$|\\*` admits (its `*` branch is not anchored)"),
+    ("create_group/example/extreme/loose", "not_a_server_error", "answered 500 to If-Match and If-None-Match `*~x`, which the spec's pattern `^\"([0-9]+?)\"$|\\*` admits (its `*` branch is not anchored)"),
+    ("create_record/example/extreme/loose", "not_a_server_error", "answered 500 to If-Match and If-None-Match `*~x`, which the spec's pattern `^\"([0-9]+?)\"$|\\*` admits (its `*` branch is not anchored)"),
     ("get_account/example/1", "response_schema_conformance", "answered 200 without the `password` its schema requires"),
     ("get_account/example/3", "response_schema_conformance", "answered 200 without the `password` its schema requires"),
+    ("get_account/example/extreme/loose", "not_a_server_error", "answered 500 to If-Match and If-None-Match `*~x`, which the spec's pattern `^\"([0-9]+?)\"$|\\*` admits (its `*` branch is not anchored)"),
+    ("get_accounts/example/extreme/loose", "not_a_server_error", "answered 500 to If-Match and If-None-Match `*~x`, which the spec's pattern `^\"([0-9]+?)\"$|\\*` admits (its `*` branch is not anchored)"),
+    ("get_bucket/example/extreme/loose", "not_a_server_error", "answered 500 to If-Match and If-None-Match `*~x`, which the spec's pattern `^\"([0-9]+?)\"$|\\*` admits (its `*` branch is not anchored)"),
+    ("get_buckets/example/extreme/loose", "not_a_server_error", "answered 500 to If-Match and If-None-Match `*~x`, which the spec's pattern `^\"([0-9]+?)\"$|\\*` admits (its `*` branch is not anchored)"),
+    ("get_collection/example/extreme/loose", "not_a_server_error", "answered 500 to If-Match and If-None-Match `*~x`, which the spec's pattern `^\"([0-9]+?)\"$|\\*` admits (its `*` branch is not anchored)"),
+    ("get_collections/example/extreme/loose", "not_a_server_error", "answered 500 to If-Match and If-None-Match `*~x`, which the spec's pattern `^\"([0-9]+?)\"$|\\*` admits (its `*` branch is not anchored)"),
+    ("get_group/example/extreme/loose", "not_a_server_error", "answered 500 to If-Match and If-None-Match `*~x`, which the spec's pattern `^\"([0-9]+?)\"$|\\*` admits (its `*` branch is not anchored)"),
+    ("get_groups/example/extreme/loose", "not_a_server_error", "answered 500 to If-Match and If-None-Match `*~x`, which the spec's pattern `^\"([0-9]+?)\"$|\\*` admits (its `*` branch is not anchored)"),
+    ("get_permissionss/example/extreme/loose", "not_a_server_error", "answered 500 to If-Match and If-None-Match `*~x`, which the spec's pattern `^\"([0-9]+?)\"$|\\*` admits (its `*` branch is not anchored)"),
     ("get_permissionss/example/headers", "not_a_server_error", "answered 500 to optional headers of values the spec allows"),
     ("get_permissionss/positive", "response_schema_conformance", "answered 200 with entries (an account's, the bucket list's) without the `bucket_id` its schema requires"),
+    ("get_record/example/extreme/loose", "not_a_server_error", "answered 500 to If-Match and If-None-Match `*~x`, which the spec's pattern `^\"([0-9]+?)\"$|\\*` admits (its `*` branch is not anchored)"),
+    ("get_records/example/extreme/loose", "not_a_server_error", "answered 500 to If-Match and If-None-Match `*~x`, which the spec's pattern `^\"([0-9]+?)\"$|\\*` admits (its `*` branch is not anchored)"),
 ];
 
 /// Sends one request as the harness recorded it, with the run's credentials; its status.
@@ -144,7 +159,8 @@ async fn the_harness_reaches_kinto_through_its_answers_and_every_failure_is_kint
     );
 
     // Each re-checked: a first-step read that is no chain and names no record the run
-    // made is sent again and must answer as it did; the rest stands on the record.
+    // made (and removed) is sent again and must answer as it did; the rest stands on the
+    // record.
     let mut resent = 0;
     for (case, check, why) in EXPECTED {
         let x = out
@@ -159,7 +175,14 @@ async fn the_harness_reaches_kinto_through_its_answers_and_every_failure_is_kint
             why.contains(&status.to_string()) || !why.contains("answered"),
             "{case} {check}: recorded {status}, pinned as {why}"
         );
-        if x.method == "GET" && !case.contains("/chain/") {
+        // A read of a record the run made and removed at its end cannot be sent again.
+        let removed = out.exchanges.iter().any(|c| {
+            c.case.starts_with("cleanup/")
+                && c.method == "DELETE"
+                && x.path
+                    .starts_with(c.path.split('?').next().unwrap_or_default())
+        });
+        if x.method == "GET" && !case.contains("/chain/") && !removed {
             let again = resend(&http, &kinto.base, &auth, x).await;
             assert_eq!(again, Some(status), "{case} {check} sent again");
             resent += 1;

@@ -115,6 +115,26 @@ fn examples(b: &mut Builder<'_>, op: &Operation, base: &Base, inputs: &Inputs<'_
             Expect::Observe,
         );
     }
+    // Strings around what an unanchored `pattern` matches, every such parameter at once
+    // (one request: they cost no budget of the edges above).
+    let loose: Vec<(String, Value)> = op
+        .params
+        .iter()
+        .filter(|p| p.location != Location::Path)
+        .filter_map(|p| Some((p.name.clone(), inputs.loose_param(p)?)))
+        .collect();
+    if !loose.is_empty() {
+        let mut params = base.params.clone();
+        params.retain(|(n, _)| !loose.iter().any(|(l, _)| l == n));
+        params.extend(loose);
+        b.push(
+            "example/extreme/loose".to_string(),
+            Check::PositiveDataAcceptance,
+            Level::Must,
+            request(op, params, base.body.clone(), AuthMode::Token),
+            Expect::Observe,
+        );
+    }
     for k in 0..n {
         let mut params = base.params.clone();
         for (p, values) in &optional {
