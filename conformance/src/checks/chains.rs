@@ -258,11 +258,10 @@ impl<'a> Chains<'a> {
                 self.pool.fill_references(m, &decl.schema);
             }
             for path in self.pool.required_by_target(&create.id) {
-                let own = crate::plan::unique::tag(
-                    &format!("{}/{salt}", create.id),
-                    self.inputs.seed_for(&create.id),
-                );
-                set_if_absent(&mut v, path, Value::String(format!("conformance-{own}")));
+                // The chain's own: its salt and the run's seed (FNV-1a in `seed_for`).
+                let own = self.inputs.seed_for(&format!("{}/{salt}", create.id));
+                let own = format!("conformance-{:08x}", own & 0xffff_ffff);
+                set_if_absent(&mut v, path, Value::String(own));
             }
             v
         });

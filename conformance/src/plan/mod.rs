@@ -17,7 +17,7 @@ pub(crate) use crate::checks::CHAIN_CREATED;
 
 pub(crate) mod builder;
 pub(crate) mod graph;
-pub(crate) mod unique;
+mod unique;
 
 pub(crate) use builder::*;
 

@@ -132,7 +132,7 @@ fn looks_unique(name: &str) -> bool {
 }
 
 /// A tag: six characters from `what` and `salt` (FNV-1a, then SplitMix64).
-pub(crate) fn tag(what: &str, salt: u64) -> String {
+fn tag(what: &str, salt: u64) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in what.bytes() {
         h ^= u64::from(b);
