@@ -16,7 +16,12 @@
 //!
 //! ```sh
 //! cargo xtask bench apps [--app prefect|kinto] [--max-examples N] [--st-max-examples N]
+//!                        [--allow-destructive]
 //! ```
+//!
+//! `--allow-destructive` gives the harness that permission too (the servers are the bench's
+//! own, and Schemathesis sends its bulk deletes regardless), so both tools may send every
+//! operation.
 //!
 //! Both tools' answers are read back from their own records (the harness's `--record`,
 //! Schemathesis's HAR report) and judged here by one rule, so the counts compare: a
@@ -116,13 +121,16 @@ fn main() -> ExitCode {
     };
     let max_examples = value("--max-examples", "4");
     let st_max_examples = value("--st-max-examples", "20");
+    // The bench's servers are its own: the harness may be given what Schemathesis takes
+    // for granted, deletes and changes of records it did not make.
+    let destructive = args.iter().any(|a| a == "--allow-destructive");
     let only = value("--app", "all");
     if only != "all" && !APPS.contains(&only.as_str()) {
         eprintln!("bench apps: --app takes one of {APPS:?}, not `{only}`");
         return ExitCode::from(2);
     }
     for app in APPS.iter().filter(|a| only == "all" || only == **a) {
-        if let Err(e) = run(app, &max_examples, &st_max_examples) {
+        if let Err(e) = run(app, &max_examples, &st_max_examples, destructive) {
             eprintln!("bench apps ({app}): {e}");
             return ExitCode::from(2);
         }
@@ -130,7 +138,12 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn run(app: &str, max_examples: &str, st_max_examples: &str) -> Result<(), String> {
+fn run(
+    app: &str,
+    max_examples: &str,
+    st_max_examples: &str,
+    destructive: bool,
+) -> Result<(), String> {
     let st = PathBuf::from(
         std::env::var_os("SCHEMATHESIS_BIN")
             .ok_or("SCHEMATHESIS_BIN is not set: run `cargo xtask bench apps`")?,
@@ -151,7 +164,7 @@ fn run(app: &str, max_examples: &str, st_max_examples: &str) -> Result<(), Strin
     )
     .map_err(|e| e.to_string())?;
     let started = Instant::now();
-    let (record, report) = harness(&server, &spec_path, &dir, max_examples)?;
+    let (record, report) = harness(&server, &spec_path, &dir, max_examples, destructive)?;
     let harness_wall = started.elapsed();
     drop(server);
     // The harness's own probes (the pre-flight `GET` of the base URL) are no case's.
@@ -196,6 +209,7 @@ fn run(app: &str, max_examples: &str, st_max_examples: &str) -> Result<(), Strin
         &report,
         max_examples,
         st_max_examples,
+        destructive,
     );
     Ok(())
 }
@@ -207,6 +221,7 @@ fn harness(
     spec: &Path,
     dir: &Path,
     max_examples: &str,
+    destructive: bool,
 ) -> Result<(Vec<Value>, Value), String> {
     let record = dir.join("record.json");
     let report = dir.join("report.json");
@@ -230,6 +245,9 @@ fn harness(
         .arg(&report)
         .args(["--timeout", "30", "--quiet", "--allow-writes"])
         .args(["--max-examples", max_examples]);
+    if destructive {
+        cmd.arg("--allow-destructive");
+    }
     if let Some(auth) = &server.auth {
         cmd.args(["-H", &format!("Authorization:{auth}")]);
     }
@@ -395,6 +413,7 @@ fn print_table(
     report: &Value,
     max_examples: &str,
     st_max_examples: &str,
+    destructive: bool,
 ) {
     let ratio = |a: f64, b: f64| {
         if b > 0.0 {
@@ -406,10 +425,15 @@ fn print_table(
     let rps = |t: &Tally| t.requests as f64 / t.wall.as_secs_f64().max(1e-9);
     let coverage = &report["coverage"];
     println!(
-        "\n{app}: {} {}, {} operations; harness --allow-writes --max-examples {max_examples}; Schemathesis --max-examples {st_max_examples} (default phases and checks)",
+        "\n{app}: {} {}, {} operations; harness --allow-writes{} --max-examples {max_examples}; Schemathesis --max-examples {st_max_examples} (default phases and checks)",
         spec["info"]["title"].as_str().unwrap_or("?"),
         spec["info"]["version"].as_str().unwrap_or("?"),
-        coverage["operations"]
+        coverage["operations"],
+        if destructive {
+            " --allow-destructive"
+        } else {
+            ""
+        }
     );
     println!("| | harness | Schemathesis | harness / Schemathesis |");
     println!("|---|---|---|---|");
