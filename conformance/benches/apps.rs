@@ -201,16 +201,15 @@ fn run(
     drop(server);
     let theirs = tally(&spec, st_wall, st_requests, &st_exchanges);
 
-    print_table(
-        app,
-        &spec,
-        &ours,
-        &theirs,
-        &report,
-        max_examples,
-        st_max_examples,
-        destructive,
+    let setup = format!(
+        "harness --allow-writes{} --max-examples {max_examples}; Schemathesis --max-examples {st_max_examples} (default phases and checks)",
+        if destructive {
+            " --allow-destructive"
+        } else {
+            ""
+        }
     );
+    print_table(app, &spec, &ours, &theirs, &report, &setup);
     Ok(())
 }
 
@@ -405,16 +404,7 @@ fn tally(spec: &Value, wall: Duration, requests: usize, exchanges: &[Answered]) 
     t
 }
 
-fn print_table(
-    app: &str,
-    spec: &Value,
-    ours: &Tally,
-    theirs: &Tally,
-    report: &Value,
-    max_examples: &str,
-    st_max_examples: &str,
-    destructive: bool,
-) {
+fn print_table(app: &str, spec: &Value, ours: &Tally, theirs: &Tally, report: &Value, setup: &str) {
     let ratio = |a: f64, b: f64| {
         if b > 0.0 {
             format!("{:.2}x", a / b)
@@ -425,15 +415,10 @@ fn print_table(
     let rps = |t: &Tally| t.requests as f64 / t.wall.as_secs_f64().max(1e-9);
     let coverage = &report["coverage"];
     println!(
-        "\n{app}: {} {}, {} operations; harness --allow-writes{} --max-examples {max_examples}; Schemathesis --max-examples {st_max_examples} (default phases and checks)",
+        "\n{app}: {} {}, {} operations; {setup}",
         spec["info"]["title"].as_str().unwrap_or("?"),
         spec["info"]["version"].as_str().unwrap_or("?"),
         coverage["operations"],
-        if destructive {
-            " --allow-destructive"
-        } else {
-            ""
-        }
     );
     println!("| | harness | Schemathesis | harness / Schemathesis |");
     println!("|---|---|---|---|");
