@@ -211,23 +211,49 @@ pub fn own_fields(name: &str, owner: &str) -> Vec<String> {
 /// base URL, query allowed), by the collection each value names a member of: `GET
 /// /widgets/7/parts` → `{"widgets": "7"}`. Empty when the two do not line up.
 pub fn scope_of(template: &str, path: &str) -> BTreeMap<String, String> {
+    let t: Vec<&str> = template.split('/').collect();
+    aligned(template, path)
+        .into_iter()
+        .map(|(i, name, value)| (named(&t[..i].join("/"), Some(name)), value))
+        .collect()
+}
+
+/// The same path values by parameter name (`{"widget_id": "7"}`).
+pub fn path_values(template: &str, path: &str) -> BTreeMap<String, String> {
+    aligned(template, path)
+        .into_iter()
+        .map(|(_, name, value)| (name.to_string(), value))
+        .collect()
+}
+
+/// Each parameter segment of `template` with its position and the decoded segment of
+/// `path` in its place; empty when the two do not line up.
+fn aligned<'t>(template: &'t str, path: &str) -> Vec<(usize, &'t str, String)> {
     let path = path.split('?').next().unwrap_or(path);
     let t: Vec<&str> = template.split('/').collect();
     let p: Vec<&str> = path.split('/').collect();
-    let mut scope = BTreeMap::new();
     if t.len() != p.len() {
-        return scope;
+        return Vec::new();
     }
-    for (i, (ts, ps)) in t.iter().zip(&p).enumerate() {
-        if ts.starts_with('{') && ts.ends_with('}') && !ps.is_empty() {
-            let value = percent_encoding::percent_decode_str(ps)
-                .decode_utf8_lossy()
-                .into_owned();
-            let name = ts.trim_start_matches('{').trim_end_matches('}');
-            scope.insert(named(&t[..i].join("/"), Some(name)), value);
-        }
-    }
-    scope
+    t.iter()
+        .zip(&p)
+        .enumerate()
+        .filter(|(_, (ts, ps))| ts.starts_with('{') && ts.ends_with('}') && !ps.is_empty())
+        .map(|(i, (ts, ps))| {
+            (
+                i,
+                ts.trim_start_matches('{').trim_end_matches('}'),
+                decoded(ps),
+            )
+        })
+        .collect()
+}
+
+/// `text` with its `%XX` escapes decoded (invalid UTF-8 replaced).
+pub fn decoded(text: &str) -> String {
+    percent_encoding::percent_decode_str(text)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 #[cfg(test)]

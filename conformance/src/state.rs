@@ -24,7 +24,8 @@ use serde_json::{Map, Value};
 
 use crate::exchange::Exchange;
 use crate::identity::{
-    collection, is_generic, member_of, names_thing, own_fields, owner, pointed, scope_of,
+    collection, decoded, is_generic, member_of, names_thing, own_fields, owner, path_values,
+    pointed, scope_of,
 };
 use crate::spec::{Operation, Param, Spec};
 
@@ -417,28 +418,15 @@ fn evaluated(op: &Operation, e: &Exchange, expr: &Value) -> Option<Value> {
         return in_body(&e.body.as_ref()?.1, rest);
     }
     if let Some(name) = text.strip_prefix("$request.path.") {
-        let t: Vec<&str> = op.path.split('/').collect();
-        let p: Vec<&str> = e.path.split('?').next()?.split('/').collect();
-        let at = t.iter().position(|s| *s == format!("{{{name}}}"))?;
-        return (t.len() == p.len()).then(|| {
-            Value::String(
-                percent_encoding::percent_decode_str(p[at])
-                    .decode_utf8_lossy()
-                    .into_owned(),
-            )
-        });
+        return path_values(&op.path, &e.path)
+            .remove(name)
+            .map(Value::String);
     }
     if let Some(name) = text.strip_prefix("$request.query.") {
         let query = e.path.split_once('?')?.1;
         return query.split('&').find_map(|kv| {
             let (k, v) = kv.split_once('=')?;
-            (k == name).then(|| {
-                Value::String(
-                    percent_encoding::percent_decode_str(v)
-                        .decode_utf8_lossy()
-                        .into_owned(),
-                )
-            })
+            (k == name).then(|| Value::String(decoded(v)))
         });
     }
     if let Some(name) = text.strip_prefix("$response.header.") {
