@@ -381,7 +381,10 @@ impl Permissions {
                 "sent (--allow-writes); destructive ones not sent; --allow-destructive to send"
                     .to_string()
             }
-            (true, true) => "sent, destructive ones included (--allow-destructive)".to_string(),
+            (true, true) => {
+                "sent, destructive ones included, after every other case (--allow-destructive)"
+                    .to_string()
+            }
         };
         if !session_ops {
             return line;

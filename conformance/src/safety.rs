@@ -66,13 +66,28 @@ impl<'a> Gate<'a> {
 
     /// Why a case may not be sent, or `None` when every step may.
     pub fn refusal(&self, case: &Case) -> Option<String> {
+        self.refusal_under(case, self.permissions)
+    }
+
+    /// Whether a case goes only because of `--allow-destructive` (or the embedded
+    /// server's leave): it may delete or overwrite data the run did not create, so the
+    /// run holds it back until every case that may need that data has run.
+    pub fn only_destructive_sends(&self, case: &Case) -> bool {
+        let without = Permissions {
+            destructive: false,
+            ..self.permissions
+        };
+        self.refusal(case).is_none() && self.refusal_under(case, without).is_some()
+    }
+
+    fn refusal_under(&self, case: &Case, permissions: Permissions) -> Option<String> {
         for (i, step) in case.steps.iter().enumerate() {
             let effect = self.effect(step);
             let own = own_target(self.spec, case, i, |s| self.effect(s) == Effect::Create);
             let restorable = self.restorable.contains(&step.request.op)
                 && step.request.method.is_none()
                 && step.request.path.is_none();
-            if let Some(why) = self.permissions.refusal(effect, restorable, own) {
+            if let Some(why) = permissions.refusal(effect, restorable, own) {
                 let method = step
                     .request
                     .method

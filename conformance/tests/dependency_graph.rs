@@ -863,3 +863,117 @@ async fn records_in_envelopes_and_sub_collections_are_reached_changed_only_when_
         "what the run made is removed, the user's folder and note are as they were"
     );
 }
+
+/// A collection with a member that has an example, a delete of that member, and a delete
+/// of the whole collection.
+const WIPEABLE: &str = r#"
+openapi: 3.1.0
+info: {title: Widgets, version: "1.0"}
+paths:
+  /widgets:
+    get:
+      operationId: list_widgets
+      responses:
+        "200": {description: all, content: {application/json: {schema: {type: array, items: {type: object, properties: {widget_id: {type: string}}}}}}}
+    delete:
+      operationId: delete_widgets
+      responses:
+        "204": {description: every widget is gone}
+  /widgets/{widget_id}:
+    parameters: [{name: widget_id, in: path, required: true, schema: {type: string}, example: w-1}]
+    get:
+      operationId: read_widget
+      responses:
+        "200": {description: one, content: {application/json: {schema: {type: object, properties: {widget_id: {type: string}}}}}}
+        "404": {description: no such widget}
+    put:
+      operationId: replace_widget
+      requestBody:
+        required: true
+        content: {application/json: {schema: {type: object, properties: {colour: {type: string}}}}}
+      responses:
+        "200": {description: replaced, content: {application/json: {schema: {type: object}}}}
+        "404": {description: no such widget}
+    delete:
+      operationId: delete_widget
+      responses:
+        "204": {description: gone}
+        "404": {description: no such widget}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_only_allow_destructive_sends_goes_after_every_case_that_needs_the_data() {
+    use axum::http::Method;
+    type Store = Arc<Mutex<(Vec<String>, Vec<String>)>>;
+    let store: Store = Arc::new(Mutex::new((vec!["w-1".into(), "w-2".into()], Vec::new())));
+    let seen = store.clone();
+    let app = Router::new().fallback(move |method: Method, uri: Uri| {
+        let store = seen.clone();
+        async move {
+            let mut guard = store.lock().unwrap();
+            let (widgets, log) = &mut *guard;
+            log.push(format!("{method} {}", uri.path()));
+            let segments: Vec<&str> = uri.path().trim_matches('/').split('/').collect();
+            match (method, segments.as_slice()) {
+                (Method::GET, ["widgets"]) => axum::Json(
+                    widgets
+                        .iter()
+                        .map(|w| json!({"widget_id": w}))
+                        .collect::<Vec<_>>(),
+                )
+                .into_response(),
+                (Method::DELETE, ["widgets"]) => {
+                    widgets.clear();
+                    StatusCode::NO_CONTENT.into_response()
+                }
+                (m, ["widgets", w]) if widgets.iter().any(|x| x == w) => match m {
+                    Method::GET | Method::PUT => {
+                        axum::Json(json!({"widget_id": w})).into_response()
+                    }
+                    Method::DELETE => {
+                        widgets.retain(|x| x != w);
+                        StatusCode::NO_CONTENT.into_response()
+                    }
+                    _ => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+                },
+                _ => StatusCode::NOT_FOUND.into_response(),
+            }
+        }
+    });
+    let base = serve(app).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args(dir.path(), &base);
+    std::fs::write(a.spec.as_ref().unwrap(), WIPEABLE).unwrap();
+    a.allow_writes = true;
+    a.allow_destructive = true;
+    let out = execute(&a, Default::default())
+        .await
+        .expect("the run completes");
+    // Each answered 2xx: none found the widgets gone.
+    for op in [
+        "list_widgets",
+        "read_widget",
+        "replace_widget",
+        "delete_widget",
+    ] {
+        assert!(
+            out.exchanges
+                .iter()
+                .any(|x| x.operation == op && x.status.is_some_and(|s| (200..300).contains(&s))),
+            "{op} never answered 2xx\n{}",
+            out.summary
+        );
+    }
+    assert_eq!(positive(&out, "read_widget"), Verdict::Passed);
+    let log = store.lock().unwrap().1.clone();
+    let first = |pred: &dyn Fn(&str) -> bool| log.iter().position(|l| pred(l));
+    let last = |pred: &dyn Fn(&str) -> bool| log.iter().rposition(|l| pred(l));
+    let wipe = first(&|l| l == "DELETE /widgets").expect("the collection-wide delete is sent");
+    let delete_one = first(&|l| l.starts_with("DELETE /widgets/")).expect("a member is deleted");
+    let last_read = last(&|l| l.starts_with("GET ")).unwrap();
+    let last_change = last(&|l| l.starts_with("PUT /widgets/")).unwrap();
+    assert!(
+        last_read < delete_one && last_change < delete_one && delete_one < wipe,
+        "reads, then changes, then deletes of one record, then the collection-wide delete:\n{log:#?}"
+    );
+}

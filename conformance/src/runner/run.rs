@@ -1,8 +1,9 @@
 //! A run's cases from plan to put-back: the [`Session`] (what the run may send, built once
 //! where the run starts), the plan narrowed and gated, discovery, the first pass, the
 //! later passes with what the target's answers gave (one per layer of the spec's
-//! dependency graph), the restore and removal of what the
-//! run changed, and last the cases that end a session. Progress goes out through a
+//! dependency graph), what only `--allow-destructive` sends (held until nothing else
+//! needs the target's data), the restore and removal of what the run changed, and last
+//! the cases that end a session. Progress goes out through a
 //! [`Watcher`], so this floor knows nothing of the reports above it.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -262,10 +263,12 @@ pub async fn run_all(
     let mut written = super::written(session.spec, &cases);
     let _ = planned.set((written.clone(), cases.len() + 1));
     let last = session_cases(session, &cases);
+    let held = destructive_cases(session, &cases);
     let not_now: Vec<usize> = verified
         .done
         .iter()
         .chain(last.iter().map(|(i, _)| i))
+        .chain(held.iter().flatten())
         .copied()
         .collect();
     let workers = session.settings.workers;
@@ -329,6 +332,27 @@ pub async fn run_all(
             }
         }
     }
+    // Then what only `--allow-destructive` sends, once nothing else needs the target's
+    // data: updates of records the run did not make, their deletes, and last whatever may
+    // take more than one record (a bulk or collection-wide delete).
+    for group in &held {
+        if group.is_empty() {
+            continue;
+        }
+        let others: Vec<usize> = (1..=cases.len())
+            .filter(|i| !group.contains(i) || verified.done.contains(i))
+            .collect();
+        let more = super::run_cases(
+            ctx.clone(),
+            cases.clone(),
+            &others,
+            vars.clone(),
+            workers,
+            |r| watcher.case_done(r),
+        )
+        .await;
+        reports.extend(more);
+    }
     let after_cases = (cases.len() + 1).max(reports.iter().map(|r| r.index).max().unwrap_or(0) + 1);
     reports.sort_by_key(|r| r.index);
     // Before anything else can stop the run: the target is put back as it was found,
@@ -375,6 +399,37 @@ fn session_cases(session: &Session<'_>, cases: &[Case]) -> Vec<(usize, Case)> {
         .filter(|(_, c)| c.skip.is_none() && session.gate.case_effect(c) == Effect::Session)
         .map(|(i, c)| (i + 1, c.clone()))
         .collect()
+}
+
+/// The 1-based indexes of the cases only `--allow-destructive` sends (see
+/// [`Gate::only_destructive_sends`]), in the three groups they run in after every other
+/// case and pass: changes of one record, deletes of one record, then what may take more.
+/// Sent among the others, a bulk delete empties the target while later cases still need
+/// its records, and a delete makes the reads of its record fail for the harness's own
+/// reason.
+fn destructive_cases(session: &Session<'_>, cases: &[Case]) -> [Vec<usize>; 3] {
+    let mut groups: [Vec<usize>; 3] = Default::default();
+    for (i, c) in cases.iter().enumerate() {
+        if c.skip.is_some() || !session.gate.only_destructive_sends(c) {
+            continue;
+        }
+        let deletes = c.steps.iter().any(|s| {
+            let method = s.request.method.clone().or_else(|| {
+                session
+                    .spec
+                    .operation(&s.request.op)
+                    .map(|o| o.method.clone())
+            });
+            method.is_some_and(|m| m.eq_ignore_ascii_case("DELETE"))
+        });
+        let group = match session.gate.case_effect(c) {
+            Effect::Destructive => 2,
+            _ if deletes => 1,
+            _ => 0,
+        };
+        groups[group].push(i + 1);
+    }
+    groups
 }
 
 /// How many passes may follow the first: one per level of the deepest path a spec is
