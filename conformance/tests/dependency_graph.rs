@@ -865,11 +865,24 @@ async fn records_in_envelopes_and_sub_collections_are_reached_changed_only_when_
 }
 
 /// A collection with a member that has an example, a delete of that member, and a delete
-/// of the whole collection.
+/// of the whole collection; a sub-collection whose parent only a list answer names, and
+/// its collection-wide delete.
 const WIPEABLE: &str = r#"
 openapi: 3.1.0
 info: {title: Widgets, version: "1.0"}
 paths:
+  /shelves:
+    get:
+      operationId: list_shelves
+      responses:
+        "200": {description: all, content: {application/json: {schema: {type: array, items: {type: object, properties: {shelf_id: {type: string}}}}}}}
+  /shelves/{shelf_id}/items:
+    parameters: [{name: shelf_id, in: path, required: true, schema: {type: string}}]
+    delete:
+      operationId: clear_shelf
+      responses:
+        "204": {description: the shelf is empty}
+        "404": {description: no such shelf}
   /widgets:
     get:
       operationId: list_widgets
@@ -915,6 +928,12 @@ async fn what_only_allow_destructive_sends_goes_after_every_case_that_needs_the_
             log.push(format!("{method} {}", uri.path()));
             let segments: Vec<&str> = uri.path().trim_matches('/').split('/').collect();
             match (method, segments.as_slice()) {
+                (Method::GET, ["shelves"]) => {
+                    axum::Json(json!([{"shelf_id": "s-1"}])).into_response()
+                }
+                (Method::DELETE, ["shelves", "s-1", "items"]) => {
+                    StatusCode::NO_CONTENT.into_response()
+                }
                 (Method::GET, ["widgets"]) => axum::Json(
                     widgets
                         .iter()
@@ -955,6 +974,7 @@ async fn what_only_allow_destructive_sends_goes_after_every_case_that_needs_the_
         "read_widget",
         "replace_widget",
         "delete_widget",
+        "clear_shelf",
     ] {
         assert!(
             out.exchanges
@@ -976,4 +996,7 @@ async fn what_only_allow_destructive_sends_goes_after_every_case_that_needs_the_
         last_read < delete_one && last_change < delete_one && delete_one < wipe,
         "reads, then changes, then deletes of one record, then the collection-wide delete:\n{log:#?}"
     );
+    // The shelf only an answer named is cleared too, last, with the other wide deletes.
+    let clear = first(&|l| l == "DELETE /shelves/s-1/items").expect("the shelf is cleared");
+    assert!(last_read < clear && delete_one < clear, "{log:#?}");
 }

@@ -137,15 +137,19 @@ impl<'a> Session<'a> {
     /// step) only cases that read, ask or create go: an update or delete of a mined record
     /// would change the user's data, and a delete racing the reads of the same record
     /// would make their 404s the harness's own. Empty when the answers gave nothing new.
-    /// `made_up`: the last pass, where the operations still waiting get path values made
-    /// up (`plan::builder::made_up`), read, asked or created only, never changed.
+    /// [`Pass::MadeUp`]: the pass after those, where the operations still waiting get
+    /// path values made up (`plan::builder::made_up`), read, asked or created only, never
+    /// changed. [`Pass::Destructive`]: with `--allow-destructive`, last, the operations
+    /// still waiting whose cases only that flag sends (an update or delete of a record the
+    /// target already held, a delete of a sub-collection), on the answers' values.
     fn second_pass(
         &self,
         first: &[Case],
         exchanges: &[Exchange],
         auth_refusal: Option<u16>,
-        made_up: bool,
+        pass: Pass,
     ) -> Vec<Case> {
+        let made_up = pass == Pass::MadeUp;
         let pool = crate::state::Pool::mine(self.spec, exchanges);
         if pool.is_empty() && !made_up {
             return Vec::new();
@@ -174,7 +178,21 @@ impl<'a> Session<'a> {
             .filter(|c| !missing(c))
             .map(|c| (c.id.as_str(), format!("{:?}", c.steps)))
             .collect();
+        if pass == Pass::Destructive {
+            cases.retain(|c| {
+                waiting.contains(c.operation.as_str())
+                    && !sent_before.contains_key(c.id.as_str())
+                    && !c.id.contains("/chain/")
+                    && c.skip.is_none()
+                    && self.selection.operation(&c.operation)
+                    && self.selection.runs_case_of(&c.check)
+                    && self.gate.only_destructive_sends(c)
+            });
+        }
         cases.retain_mut(|c| {
+            if pass == Pass::Destructive {
+                return true;
+            }
             let changed = match sent_before.get(c.id.as_str()) {
                 None => waiting.contains(c.operation.as_str()) || c.id.contains("/chain/"),
                 Some(before) if *before != format!("{:?}", c.steps) => {
@@ -299,11 +317,11 @@ pub async fn run_all(
             .collect();
         let mut next = Vec::new();
         if passes < MAX_LATER_PASSES {
-            next = session.second_pass(&known, &exchanges, verified.refusal, false);
+            next = session.second_pass(&known, &exchanges, verified.refusal, Pass::State);
         }
         let made_up = next.is_empty();
         if made_up {
-            next = session.second_pass(&known, &exchanges, verified.refusal, true);
+            next = session.second_pass(&known, &exchanges, verified.refusal, Pass::MadeUp);
             if next.is_empty() {
                 break;
             }
@@ -334,24 +352,53 @@ pub async fn run_all(
     }
     // Then what only `--allow-destructive` sends, once nothing else needs the target's
     // data: updates of records the run did not make, their deletes, and last whatever may
-    // take more than one record (a bulk or collection-wide delete).
-    for group in &held {
-        if group.is_empty() {
-            continue;
-        }
-        let others: Vec<usize> = (1..=cases.len())
-            .filter(|i| !group.contains(i) || verified.done.contains(i))
+    // take more than one record (a bulk or collection-wide delete); in each group the
+    // first pass's cases, then those of operations that waited for a value the answers
+    // gave.
+    let mut late: [Vec<Case>; 3] = Default::default();
+    if session.permissions.destructive {
+        let exchanges: Vec<Exchange> = discovery
+            .exchanges
+            .iter()
+            .chain(reports.iter().flat_map(|r| &r.exchanges))
+            .cloned()
             .collect();
-        let more = super::run_cases(
-            ctx.clone(),
-            cases.clone(),
-            &others,
-            vars.clone(),
-            workers,
-            |r| watcher.case_done(r),
-        )
-        .await;
-        reports.extend(more);
+        for c in session.second_pass(&known, &exchanges, verified.refusal, Pass::Destructive) {
+            late[destructive_group(session, &c)].push(c);
+        }
+    }
+    for (group, late) in held.iter().zip(late) {
+        if !group.is_empty() {
+            let others: Vec<usize> = (1..=cases.len())
+                .filter(|i| !group.contains(i) || verified.done.contains(i))
+                .collect();
+            let more = super::run_cases(
+                ctx.clone(),
+                cases.clone(),
+                &others,
+                vars.clone(),
+                workers,
+                |r| watcher.case_done(r),
+            )
+            .await;
+            reports.extend(more);
+        }
+        if !late.is_empty() {
+            let count = late.len();
+            let more = run_second(
+                ctx,
+                workers,
+                offset,
+                late,
+                &mut reports,
+                &mut written,
+                &vars,
+                watcher,
+            )
+            .await;
+            reports.extend(more);
+            offset += count;
+        }
     }
     let after_cases = (cases.len() + 1).max(reports.iter().map(|r| r.index).max().unwrap_or(0) + 1);
     reports.sort_by_key(|r| r.index);
@@ -410,26 +457,41 @@ fn session_cases(session: &Session<'_>, cases: &[Case]) -> Vec<(usize, Case)> {
 fn destructive_cases(session: &Session<'_>, cases: &[Case]) -> [Vec<usize>; 3] {
     let mut groups: [Vec<usize>; 3] = Default::default();
     for (i, c) in cases.iter().enumerate() {
-        if c.skip.is_some() || !session.gate.only_destructive_sends(c) {
-            continue;
+        if c.skip.is_none() && session.gate.only_destructive_sends(c) {
+            groups[destructive_group(session, c)].push(i + 1);
         }
-        let deletes = c.steps.iter().any(|s| {
-            let method = s.request.method.clone().or_else(|| {
-                session
-                    .spec
-                    .operation(&s.request.op)
-                    .map(|o| o.method.clone())
-            });
-            method.is_some_and(|m| m.eq_ignore_ascii_case("DELETE"))
-        });
-        let group = match session.gate.case_effect(c) {
-            Effect::Destructive => 2,
-            _ if deletes => 1,
-            _ => 0,
-        };
-        groups[group].push(i + 1);
     }
     groups
+}
+
+/// Which of [`destructive_cases`]' groups a case runs in: 0 changes one record, 1 deletes
+/// one, 2 may take more.
+fn destructive_group(session: &Session<'_>, case: &Case) -> usize {
+    let deletes = case.steps.iter().any(|s| {
+        let method = s.request.method.clone().or_else(|| {
+            session
+                .spec
+                .operation(&s.request.op)
+                .map(|o| o.method.clone())
+        });
+        method.is_some_and(|m| m.eq_ignore_ascii_case("DELETE"))
+    });
+    match session.gate.case_effect(case) {
+        Effect::Destructive => 2,
+        _ if deletes => 1,
+        _ => 0,
+    }
+}
+
+/// Which cases a later pass plans, of those the answers so far make possible.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Reads, questions and creates (and chains) the answers gave a value or a new body.
+    State,
+    /// The operations still waiting, on made-up path values; never a change.
+    MadeUp,
+    /// With `--allow-destructive`, the operations still waiting that only it sends.
+    Destructive,
 }
 
 /// How many passes may follow the first: one per level of the deepest path a spec is
