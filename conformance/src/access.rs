@@ -298,6 +298,58 @@ pub fn leave_out_unmet(spec: &Spec, cases: &mut [Case], held: &Held<'_>) {
     }
 }
 
+/// The account the run's credentials belong to, where they name it: the user name of an
+/// `Authorization: Basic` header the run sends with every request.
+pub fn own_account(held: &Held<'_>) -> Option<String> {
+    use base64::Engine;
+    let (_, value) = held
+        .headers
+        .iter()
+        .chain(held.public_headers)
+        .find(|(n, _)| n.eq_ignore_ascii_case("authorization"))?;
+    let (scheme, encoded) = value.trim().split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded.trim())
+        .ok()?;
+    let text = String::from_utf8(decoded).ok()?;
+    let (user, _) = text.split_once(':')?;
+    (!user.is_empty()).then(|| user.to_string())
+}
+
+/// Marks as not to be sent every case that would, with the run's own credentials, change
+/// or delete the account those credentials belong to ([`own_account`]): a write (any
+/// effect but a read) with a path value equal to its name (`PUT /accounts/admin` sent as
+/// `admin`). Whatever else the permissions allow, such a request ends the run's session
+/// (a new password, a deleted account) and every later answer would be the harness's own
+/// 401.
+pub fn leave_out_own_account(spec: &Spec, cases: &mut [Case], held: &Held<'_>) {
+    let Some(account) = own_account(held) else {
+        return;
+    };
+    for c in cases.iter_mut().filter(|c| c.skip.is_none()) {
+        let hits = c.steps.iter().any(|s| {
+            s.request.auth == AuthMode::Token
+                && spec.operation(&s.request.op).is_some_and(|op| {
+                    op.effect != crate::effect::Effect::Read
+                        && op.params.iter().any(|p| {
+                            p.location == crate::spec::Location::Path
+                                && s.request.params.iter().any(|(n, v)| {
+                                    n == &p.name && v.as_str() == Some(account.as_str())
+                                })
+                        })
+                })
+        });
+        if hits {
+            c.skip = Some(format!(
+                "not sent: it changes the account `{account}` the run's own credentials belong to, and would end the run's session"
+            ));
+        }
+    }
+}
+
 /// Under `--anonymous`: marks as not to be sent every case that would send the run's
 /// credentials to an operation that requires them. Cases sending none or bad credentials
 /// on purpose are left as they are.
@@ -568,5 +620,60 @@ paths:
         // Sent without credentials on purpose: it needs none of the run's.
         assert_eq!(cases[1].skip, None);
         assert_eq!(cases[2].skip, None);
+    }
+
+    #[test]
+    fn a_write_to_the_account_the_basic_credentials_name_is_never_sent() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spec.yaml");
+        std::fs::write(
+            &path,
+            r#"
+openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /accounts/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+    get: {operationId: read_account, responses: {"200": {description: ok}}}
+    put: {operationId: replace_account, responses: {"200": {description: ok}}}
+    delete: {operationId: delete_account, responses: {"204": {description: gone}}}
+"#,
+        )
+        .unwrap();
+        let spec = Spec::load(&path).unwrap();
+        let on = |op: &str, id: &str| {
+            let mut c = case(op, AuthMode::Token);
+            c.steps[0].request.params = vec![("id".into(), Value::String(id.into()))];
+            c
+        };
+        let mut cases = vec![
+            on("read_account", "admin"),
+            on("replace_account", "admin"),
+            on("delete_account", "admin"),
+            on("delete_account", "someone"),
+        ];
+        // `admin:pw`, as a header the run sends with every request.
+        let headers = [(
+            "Authorization".to_string(),
+            "Basic YWRtaW46cHc=".to_string(),
+        )];
+        let held = Held {
+            token: false,
+            headers: &headers,
+            public_headers: &[],
+        };
+        assert_eq!(own_account(&held).as_deref(), Some("admin"));
+        leave_out_own_account(&spec, &mut cases, &held);
+        let sent: Vec<bool> = cases.iter().map(|c| c.skip.is_none()).collect();
+        assert_eq!(sent, [true, false, false, true], "{cases:#?}");
+        assert!(cases[1].skip.as_deref().unwrap().contains("`admin`"));
+        // A bearer token names no account the harness can read.
+        let bearer = [("Authorization".to_string(), "Bearer abc".to_string())];
+        let held = Held {
+            token: true,
+            headers: &bearer,
+            public_headers: &[],
+        };
+        assert_eq!(own_account(&held), None);
     }
 }

@@ -59,7 +59,9 @@ pub fn check_values(spec: &Spec, values: &RestoreValues) -> Result<(), String> {
 /// The operations the cases update a record through with the run's token (in case order,
 /// once each): those whose records the run may change. A create makes something new
 /// (removed at the end where the spec has a way to), and an update of what the same case
-/// created changes nothing that was there before.
+/// created changes nothing that was there before. A `DELETE` is no write to put back:
+/// sending it again restores nothing, and the gate sends one on a record the run did not
+/// make only under `--allow-destructive`, where the user accepted the loss.
 pub fn written(spec: &Spec, cases: &[Case]) -> Vec<String> {
     let mut ops: Vec<String> = Vec::new();
     let is_create = |s: &Step| {
@@ -72,9 +74,10 @@ pub fn written(spec: &Spec, cases: &[Case]) -> Vec<String> {
                 && !crate::safety::own_target(spec, c, i, is_create)
                 && s.request.method.is_none()
                 && s.request.path.is_none()
-                && spec
-                    .operation(&s.request.op)
-                    .is_some_and(|o| o.effect == crate::effect::Effect::Update)
+                && spec.operation(&s.request.op).is_some_and(|o| {
+                    o.effect == crate::effect::Effect::Update
+                        && !o.method.eq_ignore_ascii_case("DELETE")
+                })
                 && !ops.contains(&s.request.op)
             {
                 ops.push(s.request.op.clone());

@@ -124,6 +124,7 @@ impl<'a> Session<'a> {
             crate::access::leave_out_secured(self.spec, &mut cases);
         }
         crate::access::leave_out_unmet(self.spec, &mut cases, &self.settings.held);
+        crate::access::leave_out_own_account(self.spec, &mut cases, &self.settings.held);
         cases
     }
 
@@ -220,6 +221,7 @@ impl<'a> Session<'a> {
             crate::access::leave_out_secured(self.spec, &mut cases);
         }
         crate::access::leave_out_unmet(self.spec, &mut cases, &self.settings.held);
+        crate::access::leave_out_own_account(self.spec, &mut cases, &self.settings.held);
         cases
     }
 }
