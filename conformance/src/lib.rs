@@ -18,10 +18,12 @@
 pub mod cli;
 pub mod embedded;
 pub mod error;
+pub mod in_process;
 pub mod out;
 pub mod outcome;
 pub mod registry;
 pub mod spec;
+mod suite;
 pub mod transport;
 
 // The harness's own rooms.
@@ -67,7 +69,9 @@ pub use checks::TABLE;
 pub use cli::Args;
 pub use error::HarnessError;
 pub use exchange::Exchange;
+pub use in_process::InProcess;
 pub use outcome::{EXIT_INCOMPLETE, Outcome};
+pub use suite::Suite;
 
 use contracts::Contracts;
 use run_config::Config;

@@ -145,6 +145,9 @@ pub struct TransportConfig {
     pub proxy: Option<String>,
     /// Most requests started per second.
     pub rate_limit: Option<f64>,
+    /// An app in this process that takes every request instead of the network
+    /// ([`crate::Suite::run_service`]); never set from the command line.
+    pub in_process: Option<crate::in_process::InProcess>,
 }
 
 /// The report files to write (`--junit`, `--json`, `--html`, `--record`).
@@ -219,6 +222,7 @@ impl Config {
                 insecure: args.insecure,
                 proxy: args.proxy.clone(),
                 rate_limit: args.rate_limit,
+                in_process: None,
             },
             strict: args.strict,
             allow_incomplete: args.allow_incomplete,

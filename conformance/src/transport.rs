@@ -135,6 +135,8 @@ pub struct Transport {
     headers: Arc<Vec<(String, String)>>,
     /// `--rate-limit`, shared by every clone.
     pacer: Option<Arc<Pacer>>,
+    /// An app in this process that takes every request in place of the network.
+    in_process: Option<crate::in_process::InProcess>,
 }
 
 /// How the run reaches the target beyond the defaults: headers on every request, TLS
@@ -227,7 +229,17 @@ impl Transport {
                     next: tokio::sync::Mutex::new(tokio::time::Instant::now()),
                 })
             }),
+            in_process: None,
         })
+    }
+
+    /// The same transport handing every request to `app` in this process instead of the
+    /// network (its bounds, headers, wait budget and pace unchanged).
+    pub fn with_in_process(self, app: crate::in_process::InProcess) -> Transport {
+        Transport {
+            in_process: Some(app),
+            ..self
+        }
     }
 
     /// Sets the run-wide budget of time spent waiting for `429` and penalty answers; once
@@ -315,6 +327,13 @@ impl Transport {
     /// answer once its head has come, its body left unread (a target that trickles its
     /// body is there all the same). A pace set by `--rate-limit` applies; no retry.
     pub async fn head_of(&self, req: &Request) -> Result<(u16, Option<String>), TransportError> {
+        if let Some(app) = &self.in_process {
+            if let Some(p) = &self.pacer {
+                p.wait_turn().await;
+            }
+            let r = self.call_in_process(app, req).await?;
+            return Ok((r.status, r.media_type()));
+        }
         if let Some(p) = &self.pacer {
             p.wait_turn().await;
         }
@@ -352,6 +371,12 @@ impl Transport {
     /// that fails before any answer arrives is sent once more on a new connection, as Go's
     /// and browsers' clients do. A target that drops connections fails both times.
     async fn send_once(&self, req: &Request) -> Result<Response, TransportError> {
+        if let Some(app) = &self.in_process {
+            if let Some(p) = &self.pacer {
+                p.wait_turn().await;
+            }
+            return self.call_in_process(app, req).await;
+        }
         if !req.method.is_idempotent() {
             return self.exchange(&self.fresh, req).await.map_err(Into::into);
         }
@@ -363,6 +388,45 @@ impl Transport {
             other => other,
         }
         .map_err(TransportError::from)
+    }
+
+    /// One exchange with an app in this process: the run's headers where the request
+    /// does not set them, and the transport's bounds.
+    async fn call_in_process(
+        &self,
+        app: &crate::in_process::InProcess,
+        req: &Request,
+    ) -> Result<Response, TransportError> {
+        use crate::in_process::{Call, Failure};
+        let mut headers: Vec<(&str, &str)> = req
+            .headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        for (k, v) in self.headers.iter() {
+            if !req.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(k)) {
+                headers.push((k, v));
+            }
+        }
+        let call = Call {
+            method: req.method.as_str(),
+            url: &req.url,
+            headers,
+            body: req.body.as_ref().map(|(t, b)| (t.as_str(), b.as_slice())),
+        };
+        match app.send(call, self.timeout, self.max_body).await {
+            Ok(a) => Ok(Response {
+                status: a.status,
+                json: serde_json::from_slice(&a.body).ok(),
+                headers: a.headers,
+                body: a.body,
+                elapsed: a.elapsed,
+                retries: 0,
+            }),
+            Err(Failure::Timeout) => Err(TransportError::Timeout(self.timeout)),
+            Err(Failure::TooLarge) => Err(TransportError::BodyTooLarge(self.max_body)),
+            Err(Failure::Broken(why)) => Err(TransportError::Connection(why)),
+        }
     }
 
     async fn exchange(

@@ -50,6 +50,10 @@ pub(super) async fn connect(
         &config::transport_options(&config.transport)?,
     )?
     .with_wait_budget(config.transport.max_wait);
+    let transport = match &config.transport.in_process {
+        Some(app) => transport.with_in_process(app.clone()),
+        None => transport,
+    };
     let mut secrets = Secrets::new(spec.secret_fields.clone());
     for (name, value) in &config.transport.headers {
         secrets.add_header(name, value, true);
