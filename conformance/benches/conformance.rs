@@ -20,6 +20,8 @@ use clap::Parser;
 
 /// Wall-time target of the default run.
 const WALL_TARGET: Duration = Duration::from_secs(3);
+/// How much faster the default run is with the server in process than over loopback.
+const IN_PROCESS_TARGET: f64 = 2.0;
 /// Throughput ratio target against Schemathesis.
 const RATIO_TARGET: f64 = 10.0;
 /// Hard bound on the Schemathesis run.
@@ -175,22 +177,41 @@ fn time_default_runs(
     profile: &str,
 ) -> Result<bool, String> {
     let mut walls = Vec::new();
+    let mut in_process_walls = Vec::new();
     let mut checks = 0;
+    // Paired: each loopback run is followed by the same run with the server in process
+    // (`--in-process`), so both see the same machine.
     for _ in 0..args.runs.max(1) {
-        let started = Instant::now();
-        let out = runtime
-            .block_on(conformance::execute(&harness_args(), Default::default()))
-            .map_err(|e| e.to_string())?;
-        walls.push(started.elapsed());
-        checks = out.results.len();
-        if out.exit_code != 0 {
-            return Err(format!(
-                "the default run failed against the reference server:\n{}",
-                out.summary
-            ));
+        for in_process in [false, true] {
+            let mut a = harness_args();
+            a.in_process = in_process;
+            let started = Instant::now();
+            let out = runtime
+                .block_on(conformance::execute(&a, Default::default()))
+                .map_err(|e| e.to_string())?;
+            let took = started.elapsed();
+            if out.exit_code != 0 {
+                return Err(format!(
+                    "the default run failed against the reference server{}:\n{}",
+                    if in_process { " in process" } else { "" },
+                    out.summary
+                ));
+            }
+            if in_process {
+                in_process_walls.push(took);
+            } else {
+                walls.push(took);
+                checks = out.results.len();
+            }
         }
     }
     let wall = median(walls);
+    let in_process = median(in_process_walls);
+    println!(
+        "default run in process (--in-process, no socket): median {:.3} s; loopback / in process = {:.2}x (target >= {IN_PROCESS_TARGET}x)",
+        in_process.as_secs_f64(),
+        wall.as_secs_f64() / in_process.as_secs_f64()
+    );
     println!(
         "default run ({profile} build): median {:.3} s over {} runs, {checks} checks (target < {} s)",
         wall.as_secs_f64(),

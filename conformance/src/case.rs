@@ -21,7 +21,7 @@ pub enum AuthMode {
 }
 
 /// A request body before variables are substituted.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum BodyTemplate {
     /// A JSON document, sent as `application/json`.
     Json(Value),
@@ -45,7 +45,7 @@ pub enum BodyTemplate {
 }
 
 /// A request before variables are substituted.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RequestTemplate {
     /// `operationId`.
     pub op: String,
@@ -67,7 +67,7 @@ pub struct RequestTemplate {
 }
 
 /// What the answer to a step must be.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Expect {
     /// 2xx, and no business error reported in the body.
     Success,
@@ -124,7 +124,7 @@ impl Expect {
 }
 
 /// A check on a JSON answer written in a contract file or derived by a chain.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Assertion {
     /// JSON Pointer into the answer (`""` is the whole body).
     pub pointer: String,
@@ -137,7 +137,7 @@ pub struct Assertion {
 }
 
 /// The kinds of contract-file assertions.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum AssertKind {
     /// Equal to a value (variables allowed).
     Equals(Value),
@@ -164,7 +164,7 @@ pub enum AssertKind {
 }
 
 /// One request of a case.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Step {
     /// The request.
     pub request: RequestTemplate,

@@ -222,6 +222,10 @@ pub struct Args {
     /// deletes of resources named by the spec's examples.
     #[arg(long, requires = "allow_writes")]
     pub allow_destructive: bool,
+    /// Run the embedded reference server in this process with no socket: each request
+    /// goes straight to its router (no --base-url).
+    #[arg(long, conflicts_with = "base_url")]
+    pub in_process: bool,
     /// Test only what needs no credentials: with no --token, -H or OAuth fixtures, a spec
     /// whose selected operations require credentials is otherwise a configuration error
     /// (exit 2). Cases that would send credentials to such an operation are reported not

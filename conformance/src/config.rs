@@ -83,5 +83,6 @@ pub fn transport_options(
         insecure: transport.insecure,
         proxy: transport.proxy.clone(),
         rate: transport.rate_limit,
+        no_tls_roots: transport.in_process.is_some(),
     })
 }

@@ -76,25 +76,32 @@ impl std::fmt::Debug for InProcess {
     }
 }
 
-impl InProcess {
-    /// Wraps `service`: it is called with each request's method, URI (path and query),
-    /// headers and whole body, and its answer's body is read to its end.
-    pub fn new<S, B>(service: S) -> InProcess
-    where
-        S: Service<http::Request<Full<Bytes>>, Response = http::Response<B>>
-            + Clone
-            + Send
-            + Sync
-            + 'static,
-        S::Future: Send + 'static,
-        S::Error: Into<BoxError>,
-        B: http_body::Body<Data = Bytes> + Send + 'static,
-        B::Error: Into<BoxError>,
-    {
+/// What can be a target in process: any `tower::Service` over `http::Request`, cloneable
+/// and sendable, whose answers' bodies give bytes (an `axum::Router` is one). Implemented
+/// for every such service; [`crate::Suite::run_service`] and the per-operation tests take
+/// it.
+pub trait IntoInProcess {
+    /// The app, ready to be called from any task.
+    fn into_in_process(self) -> InProcess;
+}
+
+impl<S, B> IntoInProcess for S
+where
+    S: Service<http::Request<Full<Bytes>>, Response = http::Response<B>>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    fn into_in_process(self) -> InProcess {
         fn boxed<E: Into<BoxError>>(e: E) -> BoxError {
             e.into()
         }
-        let service = service
+        let service = self
             .map_err(boxed::<S::Error>)
             .map_response(|r: http::Response<B>| {
                 r.map(|b| b.map_err(boxed::<B::Error>).boxed_unsync())
@@ -102,6 +109,14 @@ impl InProcess {
         InProcess {
             service: BoxCloneSyncService::new(service),
         }
+    }
+}
+
+impl InProcess {
+    /// Wraps `service`: it is called with each request's method, URI (path and query),
+    /// headers and whole body, and its answer's body is read to its end.
+    pub fn new(service: impl IntoInProcess) -> InProcess {
+        service.into_in_process()
     }
 
     /// Hands `call` to the app and reads the answer within `timeout` and `max_body` bytes.

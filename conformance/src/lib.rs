@@ -25,6 +25,7 @@ pub mod registry;
 pub mod spec;
 mod suite;
 pub mod transport;
+mod trials;
 
 // The harness's own rooms.
 mod access;
@@ -69,9 +70,10 @@ pub use checks::TABLE;
 pub use cli::Args;
 pub use error::HarnessError;
 pub use exchange::Exchange;
-pub use in_process::InProcess;
+pub use in_process::{InProcess, IntoInProcess};
 pub use outcome::{EXIT_INCOMPLETE, Outcome};
 pub use suite::Suite;
+pub use trials::WHOLE_RUN;
 
 use contracts::Contracts;
 use run_config::Config;

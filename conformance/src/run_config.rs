@@ -55,6 +55,8 @@ pub struct Config {
     pub dry_run: bool,
     /// Test only what needs no credentials (see [`crate::access`]).
     pub anonymous: bool,
+    /// The embedded reference server runs in this process, called with no socket.
+    pub in_process: bool,
 }
 
 /// The files a run reads (`--spec`, `--contracts`, `--fixtures`, `--known-failures`,
@@ -240,6 +242,7 @@ impl Config {
             verbose: args.verbose,
             dry_run: args.dry_run,
             anonymous: args.anonymous,
+            in_process: args.in_process,
         })
     }
 }

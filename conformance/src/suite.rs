@@ -39,7 +39,7 @@ use std::time::Duration;
 
 use crate::cli::Args;
 use crate::error::HarnessError;
-use crate::in_process::{InProcess, ORIGIN};
+use crate::in_process::{InProcess, IntoInProcess, ORIGIN};
 use crate::outcome::{EXIT_INCOMPLETE, Outcome};
 use crate::run_config::Config;
 use crate::spec_source;
@@ -77,6 +77,13 @@ impl Suite {
             args,
             spec_text: None,
         }
+    }
+
+    /// A run of the built-in spec and contracts (the trading platform's six operations),
+    /// as `conformance` with no `--spec` makes it; [`Suite::run_embedded`] runs it against
+    /// the reference server.
+    pub fn builtin() -> Suite {
+        Suite::new()
     }
 
     /// A run over the OpenAPI document (YAML or JSON) in `path`.
@@ -244,21 +251,22 @@ impl Suite {
     /// port. Its requests' URLs are `http://in-process` and the path of the spec's first
     /// server (`servers: [{url: /api}]` → `/api/things`), which is where the app's routes
     /// must be.
-    pub async fn run_service<S, B>(self, service: S) -> Result<Outcome, HarnessError>
-    where
-        S: tower::Service<
-                http::Request<http_body_util::Full<bytes::Bytes>>,
-                Response = http::Response<B>,
-            > + Clone
-            + Send
-            + Sync
-            + 'static,
-        S::Future: Send + 'static,
-        S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-        B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
-        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-    {
-        self.run_in_process(InProcess::new(service)).await
+    pub async fn run_service(self, service: impl IntoInProcess) -> Result<Outcome, HarnessError> {
+        self.run_in_process(service.into_in_process()).await
+    }
+
+    /// Runs against the embedded reference server started with `server` (its faults, its
+    /// data): on a loopback port, or with `in_process` called in this process with no
+    /// socket, as `conformance --in-process` does.
+    pub async fn run_embedded(
+        mut self,
+        server: crate::embedded::ServerConfig,
+        in_process: bool,
+    ) -> Result<Outcome, HarnessError> {
+        self.args.in_process = in_process;
+        let mut config = self.config()?;
+        spec_source::prepare(&mut config).await?;
+        crate::flow::run(&config, server).await
     }
 
     /// [`Suite::run_service`] with the app already wrapped.
@@ -284,6 +292,22 @@ impl Suite {
         ))?);
         config.transport.in_process = Some(app);
         crate::flow::run(&config, Default::default()).await
+    }
+
+    /// Whether the suite's selection keeps operation `id`.
+    pub(crate) fn selects(&self, id: &str) -> bool {
+        (self.args.operation.is_empty() || self.args.operation.iter().any(|o| o == id))
+            && !self.args.exclude_operation.iter().any(|o| o == id)
+    }
+
+    /// Whether SHOULD breaches fail.
+    pub(crate) fn is_strict(&self) -> bool {
+        self.args.strict
+    }
+
+    /// Whether MUST checks that could not run are accepted.
+    pub(crate) fn takes_incomplete(&self) -> bool {
+        self.args.allow_incomplete
     }
 
     fn config(&self) -> Result<Config, HarnessError> {

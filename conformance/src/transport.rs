@@ -154,6 +154,9 @@ pub struct Options {
     pub proxy: Option<String>,
     /// Most requests started per second.
     pub rate: Option<f64>,
+    /// No request will meet TLS (an in-process target): the system's root certificates
+    /// are not loaded, a start-up cost of every client otherwise.
+    pub no_tls_roots: bool,
 }
 
 /// Spaces request starts evenly: each takes the next free slot, so no burst ever exceeds
@@ -209,8 +212,12 @@ impl Transport {
                 .redirect(reqwest::redirect::Policy::none())
                 .connect_timeout(timeout)
                 .pool_max_idle_per_host(idle)
-                .tls_certs_merge(certs.clone())
                 .tls_danger_accept_invalid_certs(options.insecure);
+            b = if options.no_tls_roots {
+                b.tls_certs_only(certs.clone())
+            } else {
+                b.tls_certs_merge(certs.clone())
+            };
             if let Some(p) = &proxy {
                 b = b.proxy(p.clone());
             }

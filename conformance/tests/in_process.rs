@@ -2,153 +2,11 @@
 //! port. A handler that breaks its spec fails the run with the check's words and a curl
 //! line; the same app fixed passes.
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+mod notes_app;
 
-use axum::extract::{Path, State};
-use axum::http::StatusCode;
-use axum::response::IntoResponse;
-use axum::routing::get;
-use axum::{Json, Router};
 use conformance::Suite;
 use conformance::outcome::Verdict;
-use serde_json::{Value, json};
-
-const SPEC: &str = r##"
-openapi: 3.1.0
-info: {title: Notes, version: "1.0"}
-servers: [{url: /api}]
-paths:
-  /notes:
-    get:
-      operationId: list_notes
-      responses:
-        "200":
-          description: every note
-          content: {application/json: {schema: {type: array, items: {$ref: "#/components/schemas/Note"}}}}
-    post:
-      operationId: create_note
-      requestBody:
-        required: true
-        content: {application/json: {schema: {$ref: "#/components/schemas/NewNote"}}}
-      responses:
-        "201": {description: made, content: {application/json: {schema: {$ref: "#/components/schemas/Note"}}}}
-        "415": {description: not JSON}
-        "422": {description: not a note}
-  /notes/{id}:
-    parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
-    get:
-      operationId: read_note
-      responses:
-        "200": {description: one note, content: {application/json: {schema: {$ref: "#/components/schemas/Note"}}}}
-        "404": {description: no such note}
-        "422": {description: not a note id}
-    delete:
-      operationId: delete_note
-      responses:
-        "204": {description: gone}
-        "404": {description: no such note}
-        "422": {description: not a note id}
-components:
-  schemas:
-    NewNote:
-      type: object
-      required: [text]
-      properties: {text: {type: string, maxLength: 100}}
-    Note:
-      type: object
-      required: [id, text]
-      properties: {id: {type: integer}, text: {type: string}}
-"##;
-
-#[derive(Default)]
-struct Notes {
-    next: i64,
-    notes: BTreeMap<i64, String>,
-    /// The deliberate bug: answers carry `text` as a number.
-    broken: bool,
-}
-
-type Shared = Arc<Mutex<Notes>>;
-
-fn note(id: i64, text: &str, broken: bool) -> Value {
-    if broken {
-        json!({"id": id, "text": text.len()})
-    } else {
-        json!({"id": id, "text": text})
-    }
-}
-
-fn not_an_id() -> axum::response::Response {
-    (
-        StatusCode::UNPROCESSABLE_ENTITY,
-        Json(json!({"detail": "id: not an integer"})),
-    )
-        .into_response()
-}
-
-fn app(broken: bool) -> (Router, Shared) {
-    let state: Shared = Arc::new(Mutex::new(Notes {
-        broken,
-        ..Notes::default()
-    }));
-    let router = Router::new()
-        .route(
-            "/api/notes",
-            get(|State(s): State<Shared>| async move {
-                let s = s.lock().unwrap();
-                Json(
-                    s.notes
-                        .iter()
-                        .map(|(id, t)| note(*id, t, s.broken))
-                        .collect::<Vec<_>>(),
-                )
-            })
-            .post(|State(s): State<Shared>, body: Result<Json<Value>, axum::extract::rejection::JsonRejection>| async move {
-                let text = match body {
-                    Ok(Json(v)) => match v.get("text").and_then(Value::as_str) {
-                        Some(t) if t.chars().count() <= 100 && v.is_object() => t.to_string(),
-                        _ => return (StatusCode::UNPROCESSABLE_ENTITY, Json(json!({"detail": "text: a string of at most 100 characters"}))).into_response(),
-                    },
-                    // A body that is not JSON at all is not a note either; the wrong
-                    // media type is its own answer.
-                    Err(axum::extract::rejection::JsonRejection::MissingJsonContentType(e)) => {
-                        return (e.status(), e.body_text()).into_response();
-                    }
-                    Err(e) => return (StatusCode::UNPROCESSABLE_ENTITY, e.body_text()).into_response(),
-                };
-                let mut s = s.lock().unwrap();
-                s.next += 1;
-                let id = s.next;
-                s.notes.insert(id, text.clone());
-                (StatusCode::CREATED, Json(note(id, &text, s.broken))).into_response()
-            }),
-        )
-        .route(
-            "/api/notes/{id}",
-            get(|State(s): State<Shared>, Path(id): Path<String>| async move {
-                let Ok(id) = id.parse::<i64>() else {
-                    return not_an_id();
-                };
-                let s = s.lock().unwrap();
-                match s.notes.get(&id) {
-                    Some(t) => Json(note(id, t, s.broken)).into_response(),
-                    None => (StatusCode::NOT_FOUND, Json(json!({"detail": "no such note"}))).into_response(),
-                }
-            })
-            .delete(|State(s): State<Shared>, Path(id): Path<String>| async move {
-                let Ok(id) = id.parse::<i64>() else {
-                    return not_an_id();
-                };
-                match s.lock().unwrap().notes.remove(&id) {
-                    Some(_) => StatusCode::NO_CONTENT.into_response(),
-                    None => (StatusCode::NOT_FOUND, Json(json!({"detail": "no such note"}))).into_response(),
-                }
-            }),
-        )
-        .with_state(state.clone());
-    (router, state)
-}
+use notes_app::{SPEC, app};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_broken_handler_fails_with_the_checks_words_and_the_fixed_app_passes() {
@@ -217,4 +75,83 @@ async fn without_allow_writes_nothing_that_writes_reaches_the_app() {
         out.summary
     );
     assert_eq!(state.lock().unwrap().next, 0, "no note was made");
+}
+
+#[test]
+fn one_test_per_operation_and_a_filter_runs_one() {
+    use libtest_mimic::{Arguments, run};
+    let suite = Suite::spec_text("notes.yaml", SPEC).allow_destructive();
+    let (fixed, _) = app(false);
+    let trials = suite.trials(fixed).expect("the spec reads");
+    let names: Vec<&str> = trials.iter().map(|t| t.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "list_notes",
+            "create_note",
+            "read_note",
+            "delete_note",
+            conformance::WHOLE_RUN
+        ]
+    );
+    let one = Arguments {
+        filter: Some("read_note".into()),
+        exact: true,
+        test_threads: Some(1),
+        ..Arguments::default()
+    };
+    let c = run(&one, trials);
+    assert_eq!((c.num_passed, c.num_failed, c.num_filtered_out), (1, 0, 4));
+
+    // The broken app fails the tests of the operations whose answers show the bug, and
+    // only those.
+    let (broken, _) = app(true);
+    let all = Arguments {
+        test_threads: Some(2),
+        ..Arguments::default()
+    };
+    let c = run(&all, suite.trials(broken).expect("the spec reads"));
+    assert_eq!((c.num_passed, c.num_failed), (2, 3), "{c:?}");
+}
+
+/// What a run judged, without the parts that differ between transports (timings, the
+/// origin in curl lines).
+fn verdicts(out: &conformance::Outcome) -> Vec<(String, String, String, String)> {
+    let mut v: Vec<_> = out
+        .results
+        .iter()
+        .map(|r| {
+            (
+                r.case.clone(),
+                r.check.to_string(),
+                format!("{:?}", r.verdict),
+                r.message.replace(&out.base_url, "BASE"),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_server_in_process_gives_the_loopback_runs_verdicts() {
+    let served = Suite::builtin()
+        .run_embedded(Default::default(), false)
+        .await
+        .expect("the loopback run completes");
+    let in_process = Suite::builtin()
+        .run_embedded(Default::default(), true)
+        .await
+        .expect("the in-process run completes");
+    assert!(in_process.base_url.starts_with("http://in-process"));
+    assert_eq!(served.exit_code, 0, "{}", served.summary);
+    assert_eq!(in_process.exit_code, 0, "{}", in_process.summary);
+    let (a, b) = (verdicts(&served), verdicts(&in_process));
+    let only_served: Vec<_> = a.iter().filter(|x| !b.contains(x)).collect();
+    let only_in_process: Vec<_> = b.iter().filter(|x| !a.contains(x)).collect();
+    assert!(
+        only_served.is_empty() && only_in_process.is_empty(),
+        "over loopback only: {only_served:#?}\nin process only: {only_in_process:#?}"
+    );
+    assert_eq!(served.totals(false).passed, in_process.totals(false).passed);
 }

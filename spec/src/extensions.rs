@@ -225,7 +225,7 @@ pub enum Rule {
 }
 
 /// How a business-rule breach is answered (`rejection:` of `x-combined-max-length`).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RejectionShape {
     /// Status of the rejection.

@@ -115,8 +115,65 @@ impl fmt::Debug for DemoClient {
 /// [`RunningServer::shutdown`] also waits for it.
 pub struct RunningServer {
     addr: SocketAddr,
-    state: Arc<AppState>,
+    handle: Handle,
     task: Option<JoinHandle<std::io::Result<()>>>,
+}
+
+/// The server's state as its tests reach it, the same whether the app serves on a port
+/// ([`RunningServer`]) or is called in process ([`InProcessServer`]).
+#[derive(Clone)]
+pub struct Handle {
+    state: Arc<AppState>,
+}
+
+/// The server's app without a socket: its router, with every layer a served request
+/// passes (penalties included) but the connection's own (the read timeout, closing a
+/// connection whose body was not read), for a caller that hands it requests directly
+/// (`conformance::Suite::run_service`, the embedded run in process).
+pub struct InProcessServer {
+    handle: Handle,
+    router: axum::Router,
+}
+
+impl fmt::Debug for InProcessServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InProcessServer").finish_non_exhaustive()
+    }
+}
+
+/// The app `config` describes: its data (and state) loaded, its router built.
+fn build(config: &Config) -> Result<(Handle, axum::Router), ServerError> {
+    let data = match &config.data {
+        Some(path) => data::DataSet::load(path)?,
+        None => data::DataSet::embedded()?,
+    };
+    let state = AppState::new(
+        data,
+        config.state.clone(),
+        &config.faults,
+        config.read_timeout,
+    )?;
+    let router = penalty::layer(app::router(Arc::clone(&state)), config.penalties.as_ref());
+    Ok((Handle { state }, router))
+}
+
+/// The app without a socket: loads the data (and state) file and builds the router;
+/// nothing listens. `config.addr` and `config.read_timeout` (a connection's) do not apply.
+pub fn in_process(config: Config) -> Result<InProcessServer, ServerError> {
+    let (handle, router) = build(&config)?;
+    Ok(InProcessServer { handle, router })
+}
+
+impl InProcessServer {
+    /// The router to hand requests to (a clone: every clone serves the same state).
+    pub fn router(&self) -> axum::Router {
+        self.router.clone()
+    }
+
+    /// The server's state, as its tests reach it.
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
 }
 
 impl fmt::Debug for RunningServer {
@@ -129,16 +186,7 @@ impl fmt::Debug for RunningServer {
 
 /// Starts the server: loads the data (and state) file, binds, and serves in a task.
 pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
-    let data = match &config.data {
-        Some(path) => data::DataSet::load(path)?,
-        None => data::DataSet::embedded()?,
-    };
-    let state = AppState::new(
-        data,
-        config.state.clone(),
-        &config.faults,
-        config.read_timeout,
-    )?;
+    let (handle, app) = build(&config)?;
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await
         .map_err(|source| ServerError::Bind {
@@ -149,8 +197,7 @@ pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
         addr: config.addr,
         source,
     })?;
-    let stopped = state.stopped();
-    let app = penalty::layer(app::router(Arc::clone(&state)), config.penalties.as_ref());
+    let stopped = handle.state.stopped();
     let task =
         tokio::spawn(
             async move { serve::serve(listener, app, config.read_timeout, stopped).await },
@@ -158,7 +205,7 @@ pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
     tracing::info!(%addr, faults = ?config.faults, "reference server listening");
     Ok(RunningServer {
         addr,
-        state,
+        handle,
         task: Some(task),
     })
 }
@@ -179,6 +226,52 @@ impl RunningServer {
         self.addr
     }
 
+    /// The server's state, as its tests reach it.
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
+
+    /// The demo OAuth client.
+    pub fn demo_client(&self) -> DemoClient {
+        self.handle.demo_client()
+    }
+
+    /// A fresh bearer token for the demo client's user ([`Handle::issue_token`]).
+    pub fn issue_token(&self) -> String {
+        self.handle.issue_token()
+    }
+
+    /// Test hook: the stored contact record of a user ([`Handle::contact_record`]).
+    pub fn contact_record(&self, user_id: i64) -> Option<ContactInfo> {
+        self.handle.contact_record(user_id)
+    }
+
+    /// Test hook: moves the server's clock forward ([`Handle::advance_clock`]).
+    pub fn advance_clock(&self, by: Duration) {
+        self.handle.advance_clock(by)
+    }
+
+    /// Stops accepting connections and waits (at most 5 s, then aborts) for the
+    /// requests in flight.
+    pub async fn shutdown(mut self) {
+        self.handle.state.stop();
+        if let Some(mut task) = self.task.take()
+            && tokio::time::timeout(Duration::from_secs(5), &mut task)
+                .await
+                .is_err()
+        {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        self.handle.state.stop();
+    }
+}
+
+impl Handle {
     /// The demo OAuth client.
     pub fn demo_client(&self) -> DemoClient {
         let c = self.state.demo_client();
@@ -214,24 +307,5 @@ impl RunningServer {
     /// Test hook: moves the server's clock forward, to expire tokens and codes.
     pub fn advance_clock(&self, by: Duration) {
         self.state.clock.advance(by.as_secs());
-    }
-
-    /// Stops accepting connections and waits (at most 5 s, then aborts) for the
-    /// requests in flight.
-    pub async fn shutdown(mut self) {
-        self.state.stop();
-        if let Some(mut task) = self.task.take()
-            && tokio::time::timeout(Duration::from_secs(5), &mut task)
-                .await
-                .is_err()
-        {
-            task.abort();
-        }
-    }
-}
-
-impl Drop for RunningServer {
-    fn drop(&mut self) {
-        self.state.stop();
     }
 }

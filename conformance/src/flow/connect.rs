@@ -45,13 +45,17 @@ pub(super) async fn connect(
             ));
         }
     };
-    let transport = Transport::with_options(
-        config.transport.timeout,
-        &config::transport_options(&config.transport)?,
-    )?
-    .with_wait_budget(config.transport.max_wait);
-    let transport = match &config.transport.in_process {
-        Some(app) => transport.with_in_process(app.clone()),
+    let in_process = config
+        .transport
+        .in_process
+        .clone()
+        .or_else(|| embedded.and_then(embedded::Embedded::app));
+    let mut options = config::transport_options(&config.transport)?;
+    options.no_tls_roots = in_process.is_some();
+    let transport = Transport::with_options(config.transport.timeout, &options)?
+        .with_wait_budget(config.transport.max_wait);
+    let transport = match in_process {
+        Some(app) => transport.with_in_process(app),
         None => transport,
     };
     let mut secrets = Secrets::new(spec.secret_fields.clone());

@@ -42,6 +42,7 @@ pub(crate) async fn run(
     }
     let embedded = match &config.base_url {
         Some(_) => None,
+        None if config.in_process => Some(embedded::Embedded::in_process(server)?),
         None => Some(embedded::Embedded::spawn(server).await?),
     };
     let connected = connect::connect(config, spec, validators, &inputs, embedded.as_ref()).await?;

@@ -174,10 +174,10 @@ impl<'a> Session<'a> {
         );
         // What each case of the first pass sent, to tell a case the answers changed (a
         // body's reference now names a record the target holds) from one sent already.
-        let sent_before: BTreeMap<&str, String> = first
+        let sent_before: BTreeMap<&str, &[crate::case::Step]> = first
             .iter()
             .filter(|c| !missing(c))
-            .map(|c| (c.id.as_str(), format!("{:?}", c.steps)))
+            .map(|c| (c.id.as_str(), c.steps.as_slice()))
             .collect();
         if pass == Pass::Destructive {
             cases.retain(|c| {
@@ -196,7 +196,7 @@ impl<'a> Session<'a> {
             }
             let changed = match sent_before.get(c.id.as_str()) {
                 None => waiting.contains(c.operation.as_str()) || c.id.contains("/chain/"),
-                Some(before) if *before != format!("{:?}", c.steps) => {
+                Some(before) if *before != c.steps.as_slice() => {
                     c.id.push_str("+state");
                     true
                 }
