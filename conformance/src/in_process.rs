@@ -7,13 +7,15 @@
 //!
 //! The bounds of the network transport hold here too: the run's timeout covers the call
 //! and the reading of the body, a body over the cap fails the request, and a handler that
-//! panics fails its request (the call runs on its own task) instead of the run.
+//! panics fails its request (the panic is caught where the call is awaited) instead of
+//! the run.
 
 #[cfg(test)]
 use std::convert::Infallible;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use futures_util::FutureExt;
 use http_body_util::{BodyExt, Full};
 use tower::util::BoxCloneSyncService;
 use tower::{Service, ServiceExt};
@@ -129,8 +131,7 @@ impl InProcess {
         let started = Instant::now();
         let request = build(call)?;
         let service = self.service.clone();
-        // Its own task: a handler that panics fails this request, not the run.
-        let call = tokio::spawn(async move {
+        let call = std::panic::AssertUnwindSafe(async move {
             let answer = service
                 .oneshot(request)
                 .await
@@ -148,21 +149,15 @@ impl InProcess {
                     read.extend_from_slice(&data);
                 }
             }
-            let body = read;
-            Ok::<_, Failure>((parts, body))
+            Ok::<_, Failure>((parts, read))
         });
-        let abort = call.abort_handle();
-        let (parts, body) = match tokio::time::timeout(timeout, call).await {
-            Err(_) => {
-                abort.abort();
-                return Err(Failure::Timeout);
-            }
-            Ok(Err(joined)) => {
-                return Err(Failure::Broken(if joined.is_panic() {
-                    "the in-process app panicked while answering".to_string()
-                } else {
-                    "the in-process app's call was cancelled".to_string()
-                }));
+        // A handler that panics fails this request, not the run.
+        let (parts, body) = match tokio::time::timeout(timeout, call.catch_unwind()).await {
+            Err(_) => return Err(Failure::Timeout),
+            Ok(Err(_)) => {
+                return Err(Failure::Broken(
+                    "the in-process app panicked while answering".to_string(),
+                ));
             }
             Ok(Ok(answer)) => answer?,
         };

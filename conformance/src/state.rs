@@ -54,7 +54,7 @@ pub struct Pool {
 
 impl Pool {
     /// Mines every 2xx JSON answer of `exchanges` that went to an operation's own path.
-    pub fn mine(spec: &Spec, exchanges: &[Exchange]) -> Pool {
+    pub fn mine<'a>(spec: &Spec, exchanges: impl IntoIterator<Item = &'a Exchange>) -> Pool {
         let mut pool = Pool::default();
         for e in exchanges {
             pool.learn_refusal(spec, e);

@@ -146,12 +146,12 @@ impl<'a> Session<'a> {
     fn second_pass(
         &self,
         first: &[Case],
-        exchanges: &[Exchange],
+        exchanges: &[&Exchange],
         auth_refusal: Option<u16>,
         pass: Pass,
     ) -> Vec<Case> {
         let made_up = pass == Pass::MadeUp;
-        let pool = crate::state::Pool::mine(self.spec, exchanges);
+        let pool = crate::state::Pool::mine(self.spec, exchanges.iter().copied());
         if pool.is_empty() && !made_up {
             return Vec::new();
         }
@@ -311,11 +311,10 @@ pub async fn run_all(
     let mut offset = cases.len();
     let mut passes = 0;
     loop {
-        let exchanges: Vec<Exchange> = discovery
+        let exchanges: Vec<&Exchange> = discovery
             .exchanges
             .iter()
             .chain(reports.iter().flat_map(|r| &r.exchanges))
-            .cloned()
             .collect();
         let mut next = Vec::new();
         if passes < MAX_LATER_PASSES {
@@ -359,11 +358,10 @@ pub async fn run_all(
     // gave.
     let mut late: [Vec<Case>; 3] = Default::default();
     if session.permissions.destructive {
-        let exchanges: Vec<Exchange> = discovery
+        let exchanges: Vec<&Exchange> = discovery
             .exchanges
             .iter()
             .chain(reports.iter().flat_map(|r| &r.exchanges))
-            .cloned()
             .collect();
         for c in session.second_pass(&known, &exchanges, verified.refusal, Pass::Destructive) {
             late[destructive_group(session, &c)].push(c);
