@@ -36,13 +36,21 @@ pub struct RunHeader {
 impl RunHeader {
     /// The header's lines for the terminal.
     pub fn render(&self) -> String {
-        let target = if self.embedded {
-            format!(
+        let in_process = self.target.starts_with(crate::in_process::ORIGIN);
+        let target = match (self.embedded, in_process) {
+            (true, true) => format!(
+                "embedded reference server in this process, no socket (--in-process; requests as {})",
+                self.target
+            ),
+            (true, false) => format!(
                 "embedded reference server at {} (no --base-url given)",
                 self.target
-            )
-        } else {
-            self.target.clone()
+            ),
+            (false, true) => format!(
+                "an app in this process, no socket (requests as {})",
+                self.target
+            ),
+            (false, false) => self.target.clone(),
         };
         let credentials = if self.credentials.is_empty() {
             "none".to_string()

@@ -61,6 +61,8 @@ fn shape(v: &Value) -> Value {
 async fn same_seed_same_cases_and_snapshots() {
     let dir = tempfile::tempdir().unwrap();
     let mut a = args();
+    // The snapshot shows what a user sees by default: the server on a loopback port.
+    a.in_process = false;
     a.json = Some(dir.path().join("r.json"));
     a.junit = Some(dir.path().join("r.xml"));
     a.record = Some(dir.path().join("rec.json"));

@@ -100,6 +100,8 @@ async fn embedded_run_names_itself_in_the_header() {
     let out = execute(
         &Args {
             operation: vec!["suggestRiskCategories".into()],
+            // The binary's default: the server on a loopback port.
+            in_process: false,
             ..common::embedded_args()
         },
         Default::default(),

@@ -30,6 +30,10 @@ async fn a_broken_handler_fails_with_the_checks_words_and_the_fixed_app_passes()
     let panic = std::panic::catch_unwind(|| out.assert_conforms()).expect_err("it panics");
     let text = panic.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(text.contains("FAIL [MUST]"), "{text}");
+    assert!(
+        text.contains("an app in this process, no socket (requests as http://in-process/api)"),
+        "{text}"
+    );
     assert!(text.contains("response_schema_conformance"), "{text}");
     assert!(
         text.contains("curl -sS -X POST 'http://in-process/api/notes'"),
@@ -144,6 +148,13 @@ async fn the_reference_server_in_process_gives_the_loopback_runs_verdicts() {
         .await
         .expect("the in-process run completes");
     assert!(in_process.base_url.starts_with("http://in-process"));
+    assert!(
+        in_process
+            .summary
+            .contains("embedded reference server in this process, no socket"),
+        "the header says where the server runs: {}",
+        in_process.summary
+    );
     assert_eq!(served.exit_code, 0, "{}", served.summary);
     assert_eq!(in_process.exit_code, 0, "{}", in_process.summary);
     let (a, b) = (verdicts(&served), verdicts(&in_process));

@@ -64,12 +64,16 @@ pub async fn read_request_text(s: &mut TcpStream) -> String {
 }
 
 /// Arguments of a quiet run against the embedded reference server, whatever
-/// `CONFORMANCE_*` variables the environment holds.
+/// `CONFORMANCE_*` variables the environment holds: in this process with no socket
+/// (`--in-process`), so the many runs of the tests cost no port and no connection; the
+/// run over loopback is the binary's default, and `tests/in_process.rs` holds the two to
+/// the same verdicts. A test that sets `base_url` runs against that URL instead.
 pub fn embedded_args() -> Args {
     let mut a = Args::defaults();
     a.base_url = None;
     a.token = None;
     a.quiet = true;
+    a.in_process = true;
     a
 }
 
