@@ -129,6 +129,13 @@ async fn fetch(url: &Url, config: &Config) -> Result<(String, u16, usize), Harne
         &config::transport_options(&config.transport)?,
     )?
     .with_max_body(MAX_SPEC_BYTES);
+    // An app in this process serves its own spec at `http://in-process/…`.
+    let transport = match &config.transport.in_process {
+        Some(app) if url.as_str().starts_with(crate::in_process::ORIGIN) => {
+            transport.with_in_process(app.clone())
+        }
+        _ => transport,
+    };
     let mut headers = vec![(
         "accept".to_string(),
         "application/json, application/yaml;q=0.9, */*;q=0.5".to_string(),

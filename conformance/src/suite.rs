@@ -94,7 +94,9 @@ impl Suite {
     }
 
     /// A run over the document at an `http(s)` URL, fetched with the suite's headers and
-    /// token when the run starts.
+    /// token when the run starts. For [`Suite::run_service`], a URL under
+    /// `http://in-process` is fetched from the app itself (`http://in-process/openapi.json`
+    /// for an app that serves its spec at `/openapi.json`).
     pub fn spec_url(url: &str) -> Suite {
         Suite::spec_file(url)
     }
@@ -272,6 +274,7 @@ impl Suite {
     /// [`Suite::run_service`] with the app already wrapped.
     pub async fn run_in_process(self, app: InProcess) -> Result<Outcome, HarnessError> {
         let mut config = self.config()?;
+        config.transport.in_process = Some(app);
         spec_source::prepare(&mut config).await?;
         let text = match &config.files.spec_text {
             Some((_, text)) => Some(text.clone()),
@@ -290,7 +293,6 @@ impl Suite {
             "{ORIGIN}{}",
             server.path()
         ))?);
-        config.transport.in_process = Some(app);
         crate::flow::run(&config, Default::default()).await
     }
 

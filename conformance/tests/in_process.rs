@@ -166,3 +166,20 @@ async fn the_reference_server_in_process_gives_the_loopback_runs_verdicts() {
     );
     assert_eq!(served.totals(false).passed, in_process.totals(false).passed);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_app_that_serves_its_own_spec_is_tested_against_it() {
+    let (notes, _) = app(false);
+    let served = notes.route(
+        "/openapi.yaml",
+        axum::routing::get(|| async { ([("content-type", "application/yaml")], SPEC) }),
+    );
+    let out = Suite::spec_url("http://in-process/openapi.yaml")
+        .allow_destructive()
+        .run_service(served)
+        .await
+        .expect("the spec is fetched from the app and the run completes");
+    out.assert_conforms();
+    assert!(out.summary.contains("Notes 1.0"), "{}", out.summary);
+    assert_eq!(out.base_url, "http://in-process/api");
+}
