@@ -280,7 +280,7 @@ pub async fn run_all(
         watcher.case_done(r);
     }
     // The gate has skipped every write the user did not allow: what is left is put back.
-    let mut written = super::written(session.spec, &cases);
+    let written = super::written(session.spec, &cases);
     let _ = planned.set((written.clone(), cases.len() + 1));
     let last = session_cases(session, &cases);
     let held = destructive_cases(session, &cases);
@@ -291,115 +291,32 @@ pub async fn run_all(
         .chain(held.iter().flatten())
         .copied()
         .collect();
-    let workers = session.settings.workers;
-    let mut reports: Vec<CaseReport> = super::run_cases(
-        ctx.clone(),
-        cases.clone(),
-        &not_now,
-        vars.clone(),
-        workers,
-        |r| watcher.case_done(r),
+    let mut sent = Sent {
+        ctx,
+        vars: &vars,
+        watcher,
+        workers: session.settings.workers,
+        reports: Vec::new(),
+        written,
+        offset: cases.len(),
+    };
+    sent.run_planned(&cases, &not_now).await;
+    sent.reports.extend(verified.reports);
+    let known = later_passes(session, &mut sent, &discovery, &cases, verified.refusal).await;
+    destructive_passes(
+        session,
+        &mut sent,
+        &discovery,
+        (&cases, &held, &verified.done),
+        &known,
+        verified.refusal,
     )
     .await;
-    reports.extend(verified.reports);
-    // Real state, in layers: operations skipped for want of a path value run again with
-    // values from the target's answers so far, pass after pass, each pass's answers
-    // feeding the next (a sub-resource's list after its parent's, its member after
-    // that), until a pass adds nothing or the depth bound is met; last, one pass with
-    // made-up values for what is still waiting.
-    let mut known = cases.clone();
-    let mut offset = cases.len();
-    let mut passes = 0;
-    loop {
-        let exchanges: Vec<&Exchange> = discovery
-            .exchanges
-            .iter()
-            .chain(reports.iter().flat_map(|r| &r.exchanges))
-            .collect();
-        let mut next = Vec::new();
-        if passes < MAX_LATER_PASSES {
-            next = session.second_pass(&known, &exchanges, verified.refusal, Pass::State);
-        }
-        let made_up = next.is_empty();
-        if made_up {
-            next = session.second_pass(&known, &exchanges, verified.refusal, Pass::MadeUp);
-            if next.is_empty() {
-                break;
-            }
-        }
-        passes += 1;
-        let more = run_second(
-            ctx,
-            workers,
-            offset,
-            next.clone(),
-            &mut reports,
-            &mut written,
-            &vars,
-            watcher,
-        )
-        .await;
-        reports.extend(more);
-        offset += next.len();
-        if made_up {
-            break;
-        }
-        for c in next {
-            match known.iter_mut().find(|k| k.id == c.id) {
-                Some(k) => *k = c,
-                None => known.push(c),
-            }
-        }
-    }
-    // Then what only `--allow-destructive` sends, once nothing else needs the target's
-    // data: updates of records the run did not make, their deletes, and last whatever may
-    // take more than one record (a bulk or collection-wide delete); in each group the
-    // first pass's cases, then those of operations that waited for a value the answers
-    // gave.
-    let mut late: [Vec<Case>; 3] = Default::default();
-    if session.permissions.destructive {
-        let exchanges: Vec<&Exchange> = discovery
-            .exchanges
-            .iter()
-            .chain(reports.iter().flat_map(|r| &r.exchanges))
-            .collect();
-        for c in session.second_pass(&known, &exchanges, verified.refusal, Pass::Destructive) {
-            late[destructive_group(session, &c)].push(c);
-        }
-    }
-    for (group, late) in held.iter().zip(late) {
-        if !group.is_empty() {
-            let others: Vec<usize> = (1..=cases.len())
-                .filter(|i| !group.contains(i) || verified.done.contains(i))
-                .collect();
-            let more = super::run_cases(
-                ctx.clone(),
-                cases.clone(),
-                &others,
-                vars.clone(),
-                workers,
-                |r| watcher.case_done(r),
-            )
-            .await;
-            reports.extend(more);
-        }
-        if !late.is_empty() {
-            let count = late.len();
-            let more = run_second(
-                ctx,
-                workers,
-                offset,
-                late,
-                &mut reports,
-                &mut written,
-                &vars,
-                watcher,
-            )
-            .await;
-            reports.extend(more);
-            offset += count;
-        }
-    }
+    let Sent {
+        mut reports,
+        written,
+        ..
+    } = sent;
     let after_cases = (cases.len() + 1).max(reports.iter().map(|r| r.index).max().unwrap_or(0) + 1);
     reports.sort_by_key(|r| r.index);
     // Before anything else can stop the run: the target is put back as it was found,
@@ -499,44 +416,159 @@ enum Pass {
 /// so that a target whose every answer names something new cannot keep the run going.
 const MAX_LATER_PASSES: usize = 8;
 
-/// Runs a later pass's cases after the `offset` cases planned before it: each replaces an
-/// earlier pass's report of the same case in `reports`, adds what it writes through to
-/// `written`, and is numbered after them. Gives its reports.
-#[allow(clippy::too_many_arguments)]
-async fn run_second(
-    ctx: &Arc<Context>,
+/// What the run has sent so far, and what each further pass sends through.
+struct Sent<'s> {
+    ctx: &'s Arc<Context>,
+    vars: &'s Vars,
+    watcher: &'s dyn Watcher,
     workers: usize,
+    /// Every case's report so far.
+    reports: Vec<CaseReport>,
+    /// The operations the run wrote through, to put back.
+    written: Vec<String>,
+    /// How many cases are numbered so far: a later pass's cases come after them.
     offset: usize,
-    second: Vec<Case>,
-    reports: &mut Vec<CaseReport>,
-    written: &mut Vec<String>,
-    vars: &Vars,
-    watcher: &dyn Watcher,
-) -> Vec<CaseReport> {
-    // A case on made-up values replaces the skip of the same case before it.
-    let replaced: BTreeSet<String> = second
-        .iter()
-        .map(|c| c.id.trim_end_matches(crate::plan::MADE_UP).to_string())
-        .chain(second.iter().map(|c| c.id.clone()))
-        .collect();
-    reports.retain(|r| !r.results.iter().any(|x| replaced.contains(&x.case)));
-    for op in super::written(&ctx.spec, &second) {
-        if !written.contains(&op) {
-            written.push(op);
+}
+
+impl Sent<'_> {
+    /// Every exchange so far, discovery's first.
+    fn exchanges<'x>(&'x self, discovery: &'x CaseReport) -> Vec<&'x Exchange> {
+        discovery
+            .exchanges
+            .iter()
+            .chain(self.reports.iter().flat_map(|r| &r.exchanges))
+            .collect()
+    }
+
+    /// Runs the planned `cases` but those whose (1-based) index is in `not_now`.
+    async fn run_planned(&mut self, cases: &[Case], not_now: &[usize]) {
+        let watcher = self.watcher;
+        let more = super::run_cases(
+            self.ctx.clone(),
+            cases.to_vec(),
+            not_now,
+            self.vars.clone(),
+            self.workers,
+            |r| watcher.case_done(r),
+        )
+        .await;
+        self.reports.extend(more);
+    }
+
+    /// Runs a later pass's cases after the cases numbered so far: each replaces an
+    /// earlier pass's report of the same case, adds what it writes through to `written`,
+    /// and is numbered after them.
+    async fn run_later(&mut self, second: Vec<Case>) {
+        // A case on made-up values replaces the skip of the same case before it.
+        let replaced: BTreeSet<String> = second
+            .iter()
+            .map(|c| c.id.trim_end_matches(crate::plan::MADE_UP).to_string())
+            .chain(second.iter().map(|c| c.id.clone()))
+            .collect();
+        self.reports
+            .retain(|r| !r.results.iter().any(|x| replaced.contains(&x.case)));
+        for op in super::written(&self.ctx.spec, &second) {
+            if !self.written.contains(&op) {
+                self.written.push(op);
+            }
+        }
+        let offset = self.offset;
+        self.offset += second.len();
+        let shift = |r: &CaseReport| -> CaseReport {
+            let mut r = r.clone();
+            r.index += offset;
+            r.results.iter_mut().for_each(|x| x.case_index += offset);
+            r.exchanges.iter_mut().for_each(|x| x.case_index += offset);
+            r
+        };
+        let watcher = self.watcher;
+        let more = super::run_cases(
+            self.ctx.clone(),
+            second,
+            &[],
+            self.vars.clone(),
+            self.workers,
+            |r| watcher.case_done(&shift(r)),
+        )
+        .await;
+        self.reports.extend(more.iter().map(shift));
+    }
+}
+
+/// Real state, in layers: operations skipped for want of a path value run again with
+/// values from the target's answers so far, pass after pass, each pass's answers feeding
+/// the next (a sub-resource's list after its parent's, its member after that), until a
+/// pass adds nothing or the depth bound is met; last, one pass with made-up values for
+/// what is still waiting. Gives the latest version of every case planned.
+async fn later_passes(
+    session: &Session<'_>,
+    sent: &mut Sent<'_>,
+    discovery: &CaseReport,
+    cases: &[Case],
+    refusal: Option<u16>,
+) -> Vec<Case> {
+    let mut known = cases.to_vec();
+    let mut passes = 0;
+    loop {
+        let exchanges = sent.exchanges(discovery);
+        let mut next = Vec::new();
+        if passes < MAX_LATER_PASSES {
+            next = session.second_pass(&known, &exchanges, refusal, Pass::State);
+        }
+        let made_up = next.is_empty();
+        if made_up {
+            next = session.second_pass(&known, &exchanges, refusal, Pass::MadeUp);
+            if next.is_empty() {
+                return known;
+            }
+        }
+        passes += 1;
+        sent.run_later(next.clone()).await;
+        if made_up {
+            return known;
+        }
+        for c in next {
+            match known.iter_mut().find(|k| k.id == c.id) {
+                Some(k) => *k = c,
+                None => known.push(c),
+            }
         }
     }
-    let shift = |r: &CaseReport| -> CaseReport {
-        let mut r = r.clone();
-        r.index += offset;
-        r.results.iter_mut().for_each(|x| x.case_index += offset);
-        r.exchanges.iter_mut().for_each(|x| x.case_index += offset);
-        r
-    };
-    let more = super::run_cases(ctx.clone(), second, &[], vars.clone(), workers, |r| {
-        watcher.case_done(&shift(r))
-    })
-    .await;
-    more.iter().map(shift).collect()
+}
+
+/// Then what only `--allow-destructive` sends, once nothing else needs the target's data
+/// (`first`: the planned cases, [`destructive_cases`]' groups of them, and those
+/// pre-flight already ran): updates of records the run did not make, their deletes, and
+/// last whatever may take more than one record (a bulk or collection-wide delete); in each
+/// group the first pass's cases, then those of operations that waited for a value the
+/// answers gave.
+async fn destructive_passes(
+    session: &Session<'_>,
+    sent: &mut Sent<'_>,
+    discovery: &CaseReport,
+    first: (&[Case], &[Vec<usize>; 3], &[usize]),
+    known: &[Case],
+    refusal: Option<u16>,
+) {
+    let (cases, held, done) = first;
+    let mut late: [Vec<Case>; 3] = Default::default();
+    if session.permissions.destructive {
+        let exchanges = sent.exchanges(discovery);
+        for c in session.second_pass(known, &exchanges, refusal, Pass::Destructive) {
+            late[destructive_group(session, &c)].push(c);
+        }
+    }
+    for (group, late) in held.iter().zip(late) {
+        if !group.is_empty() {
+            let others: Vec<usize> = (1..=cases.len())
+                .filter(|i| !group.contains(i) || done.contains(i))
+                .collect();
+            sent.run_planned(cases, &others).await;
+        }
+        if !late.is_empty() {
+            sent.run_later(late).await;
+        }
+    }
 }
 
 /// Puts back every record in `written` to the values `restore` gives, then removes what
