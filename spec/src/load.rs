@@ -183,12 +183,22 @@ fn raw_value(source: &Source) -> Result<Value, SpecError> {
         return serde_json::from_str(&source.text)
             .map_err(|e| syntax(Some(e.line()), format!("invalid JSON: {e}")));
     }
-    crate::yaml::to_json(&source.text).map_err(|e| match e {
+    let value = crate::yaml::to_json(&source.text).map_err(|e| match e {
         crate::yaml::YamlError::Syntax { line, message } => {
             syntax(line, format!("invalid YAML: {message}"))
         }
         crate::yaml::YamlError::At(located) => source.error(located),
-    })
+    })?;
+    // Said in words before any reader asks the top level for fields ("invalid type: null,
+    // expected struct OpenApi" is what serde would say of an empty file).
+    let kind = match &value {
+        Value::Object(_) => return Ok(value),
+        Value::Null => "the file is empty (or holds only comments)",
+        Value::Array(_) => "its top level is a list, not a mapping",
+        Value::String(_) => "its top level is a string, not a mapping",
+        Value::Number(_) | Value::Bool(_) => "its top level is a scalar, not a mapping",
+    };
+    Err(syntax(None, format!("not an OpenAPI document: {kind}")))
 }
 
 /// The JSON pointer of a `serde_path_to_error` path.
@@ -214,6 +224,24 @@ mod tests {
         Source {
             name: "t.yaml".into(),
             text: text.into(),
+        }
+    }
+
+    #[test]
+    fn a_file_that_is_no_openapi_document_says_so_in_words() {
+        for (text, words) in [
+            ("", "the file is empty"),
+            ("# only a comment\n", "the file is empty"),
+            ("- a\n- b\n", "top level is a list"),
+            ("just words\n", "top level is a string"),
+            ("info: {title: t, version: '1'}\n", "no `openapi` field"),
+        ] {
+            let err = parse(&src(text)).unwrap_err().to_string();
+            assert!(
+                err.contains("not an OpenAPI document") && err.contains(words),
+                "{text:?}: {err}"
+            );
+            assert!(!err.contains("invalid type"), "{err}");
         }
     }
 

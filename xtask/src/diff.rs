@@ -35,8 +35,9 @@ pub struct Args {
     /// `reason`).
     #[arg(long, value_name = "FILE")]
     ignore: Option<PathBuf>,
-    /// The version of the crate generated from OLD, for the version it should get.
-    #[arg(long, default_value = "0.1.0")]
+    /// The version of the crate generated from OLD, for the version it should get (a
+    /// semver version: MAJOR.MINOR.PATCH).
+    #[arg(long, default_value = "0.1.0", value_parser = crate_version)]
     crate_version: String,
     /// Print the rules and exit.
     #[arg(long)]
@@ -63,6 +64,14 @@ enum Fail {
     Major,
     Minor,
     Decision,
+}
+
+/// `--crate-version` as cargo reads a package's version; anything else is refused before
+/// a spec is read (the suggested next version is computed from it).
+fn crate_version(given: &str) -> Result<String, String> {
+    semver::Version::parse(given)
+        .map(|v| v.to_string())
+        .map_err(|e| format!("not a semver version (MAJOR.MINOR.PATCH, e.g. 0.1.0): {e}"))
 }
 
 /// Reads a spec argument: a file, or `git:REV:path` through `git show`.
@@ -239,6 +248,16 @@ mod tests {
         with_ignore.ignore = Some(bad.clone());
         assert_eq!(run(with_ignore), ExitCode::SUCCESS);
         std::fs::remove_file(&bad).unwrap();
+    }
+
+    #[test]
+    fn the_crate_version_is_a_semver_version() {
+        assert_eq!(crate_version("1.4.2").as_deref(), Ok("1.4.2"));
+        assert_eq!(crate_version("0.1.0-beta.1").as_deref(), Ok("0.1.0-beta.1"));
+        for bad in ["banana", "1.4", "v1.4.2", ""] {
+            let e = crate_version(bad).unwrap_err();
+            assert!(e.contains("not a semver version"), "{bad}: {e}");
+        }
     }
 
     /// A committed version is read through git: the spec at HEAD against itself has no

@@ -75,6 +75,9 @@ enum Command {
     /// Benchmarks whose figures go into BENCHMARKS.md.
     Bench(bench::Args),
     /// What changed between two versions of a spec: wire, generated crate, decisions.
+    #[command(
+        override_usage = "cargo xtask diff [OPTIONS] <OLD> <NEW>\n       cargo xtask diff --list-rules\n       cargo xtask diff --cross-check [--only <NAME>]"
+    )]
     Diff(diff::Args),
 }
 
