@@ -91,9 +91,60 @@ fn rust_line(report: &Report) -> String {
     }
 }
 
-/// The report for a terminal.
+/// Operations named after a finding's first in the text report before the rest are
+/// counted (`--verbose` names them all): one change of a schema forty operations share
+/// is one finding, not a line of forty names.
+const ALSO_IN: usize = 5;
+/// The longest line of the text report; a longer one is wrapped (`--verbose` keeps every
+/// line whole).
+const TEXT_WIDTH: usize = 200;
+/// The most characters of the Markdown report: a pull-request comment takes 65,536 on
+/// GitHub, and the rest of the comment needs room.
+const MARKDOWN_LIMIT: usize = 60_000;
+
+/// The report for a terminal: lines wrapped at 200 characters, and a finding's other
+/// operations named up to five; [`text_with`] `verbose` names them all, lines unwrapped.
 pub fn text(report: &Report) -> String {
-    let mut out = String::new();
+    text_with(report, false)
+}
+
+/// `line` wrapped at spaces into lines of at most [`TEXT_WIDTH`] characters, each after
+/// the first indented four more than it (a word longer than that is broken where it
+/// must be): nothing is cut.
+fn wrap(line: &str) -> Vec<String> {
+    if line.chars().count() <= TEXT_WIDTH {
+        return vec![line.to_owned()];
+    }
+    let indent = line.len() - line.trim_start().len();
+    let more = " ".repeat(indent + 4);
+    let mut lines = Vec::new();
+    let mut current = line[..indent].to_owned();
+    for word in line.trim_start().split(' ') {
+        let fresh = current.trim().is_empty();
+        let extra = if fresh { 0 } else { 1 };
+        if !fresh && current.chars().count() + extra + word.chars().count() > TEXT_WIDTH {
+            lines.push(std::mem::replace(&mut current, more.clone()));
+        }
+        if !current.trim().is_empty() {
+            current.push(' ');
+        }
+        current.push_str(word);
+        while current.chars().count() > TEXT_WIDTH {
+            let head: String = current.chars().take(TEXT_WIDTH).collect();
+            let tail: String = current.chars().skip(TEXT_WIDTH).collect();
+            lines.push(head);
+            current = format!("{more}{tail}");
+        }
+    }
+    lines.push(current);
+    lines
+}
+
+/// The report for a terminal; `verbose`: every operation of every finding, and lines as
+/// long as they are.
+pub fn text_with(report: &Report, verbose: bool) -> String {
+    let mut body = String::new();
+    let out = &mut body;
     let _ = writeln!(out, "old: {}", side(&report.old));
     let _ = writeln!(out, "new: {}", side(&report.new));
     let [we, ww, wi] = counts(report, Kind::Wire);
@@ -117,8 +168,16 @@ pub fn text(report: &Report) -> String {
                 let _ = writeln!(out, "    [{}] {}  {}", kind(f.kind), f.rule, f.pointer);
                 let _ = writeln!(out, "        {}", f.message);
                 let _ = writeln!(out, "        {}", impact(f));
-                if f.operations.len() > 1 {
-                    let _ = writeln!(out, "        also in {}", f.operations[1..].join(", "));
+                let others = f.operations.get(1..).unwrap_or_default();
+                if others.len() > ALSO_IN && !verbose {
+                    let _ = writeln!(
+                        out,
+                        "        also in {} and {} more operations (--verbose names them)",
+                        others[..ALSO_IN].join(", "),
+                        others.len() - ALSO_IN
+                    );
+                } else if !others.is_empty() {
+                    let _ = writeln!(out, "        also in {}", others.join(", "));
                 }
             }
         }
@@ -150,15 +209,23 @@ pub fn text(report: &Report) -> String {
     if report.findings.is_empty() {
         let _ = writeln!(out, "\nno changes");
     }
-    out
+    if verbose {
+        return body;
+    }
+    body.lines().flat_map(wrap).map(|l| l + "\n").collect()
 }
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-/// The report as Markdown for a pull-request comment.
+/// The report as Markdown for a pull-request comment: the summary first, then a table per
+/// level; past 60,000 characters the rows that do not fit are counted, not shown, and the
+/// report says so.
 pub fn markdown(report: &Report) -> String {
+    // Room kept for the closing lines (what was cut, the ignored findings' summary).
+    let budget = MARKDOWN_LIMIT - 1_000;
+    let mut cut = 0;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -195,9 +262,8 @@ pub fn markdown(report: &Report) -> String {
         let _ = writeln!(out, "|---|---|---|---|---|");
         for (key, list) in groups {
             for f in list {
-                let _ = writeln!(
-                    out,
-                    "| {} `{}` | {} | `{}` | {} | {} |",
+                let row = format!(
+                    "| {} `{}` | {} | `{}` | {} | {} |\n",
                     cell(&key),
                     cell(&f.pointer),
                     kind(f.kind),
@@ -205,6 +271,11 @@ pub fn markdown(report: &Report) -> String {
                     cell(&f.message),
                     cell(&impact(f))
                 );
+                if out.len() + row.len() > budget {
+                    cut += 1;
+                } else {
+                    out.push_str(&row);
+                }
             }
         }
     }
@@ -221,15 +292,25 @@ pub fn markdown(report: &Report) -> String {
         );
         let _ = writeln!(out, "| Rule | Where | Reason |\n|---|---|---|");
         for f in ignored {
-            let _ = writeln!(
-                out,
-                "| `{}` | `{}` | {} |",
+            let row = format!(
+                "| `{}` | `{}` | {} |\n",
                 f.rule,
                 cell(&f.pointer),
                 cell(f.ignored.as_deref().unwrap_or_default())
             );
+            if out.len() + row.len() > budget {
+                cut += 1;
+            } else {
+                out.push_str(&row);
+            }
         }
         let _ = writeln!(out, "\n</details>");
+    }
+    if cut > 0 {
+        let _ = writeln!(
+            out,
+            "\n**{cut} more finding(s) not shown**: a pull-request comment holds {MARKDOWN_LIMIT} characters; the text (`--format text --verbose`) and JSON reports have them all."
+        );
     }
     if report.findings.is_empty() {
         let _ = writeln!(out, "\nNo changes.");

@@ -193,3 +193,72 @@ fn levels_sort_errors_first_in_text() {
     assert!(err < warn, "{text}");
     assert!(report.findings.iter().any(|f| f.level == Level::Err));
 }
+
+/// A spec of the first `n` (at most `removed_from`) of a list of operations, each
+/// answering the shared schema `Thing` whose `size` is `size_type`.
+fn many(n: usize, size_type: &str, removed_from: usize) -> spec_model::Source {
+    let mut text = String::from("openapi: 3.0.3\ninfo: {title: many, version: '1'}\n");
+    text.push_str(if n.min(removed_from) == 0 {
+        "paths: {}\n"
+    } else {
+        "paths:\n"
+    });
+    for i in 0..n.min(removed_from) {
+        text.push_str(&format!(
+            "  /things{i}:\n    get:\n      operationId: get_things_{i}\n      parameters:\n        - {{name: filter_with_a_rather_long_name_{i}, in: query, schema: {{type: string}}}}\n      responses:\n        '200': {{description: ok, content: {{application/json: {{schema: {{$ref: '#/components/schemas/Thing'}}}}}}}}\n"
+        ));
+    }
+    text.push_str(&format!(
+        "components:\n  schemas:\n    Thing:\n      type: object\n      required: [size]\n      properties:\n        size: {{type: {size_type}}}\n"
+    ));
+    spec_model::Source {
+        name: "many.yaml".into(),
+        text,
+    }
+}
+
+#[test]
+fn one_change_of_a_shared_schema_is_one_finding_and_the_text_fits_a_terminal() {
+    let report = spec_diff::diff(
+        &many(40, "integer", usize::MAX),
+        &many(40, "string", usize::MAX),
+        &Options::default(),
+    )
+    .expect("both read");
+    let shared: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.operations.len() == 40)
+        .collect();
+    assert!(!shared.is_empty(), "{:#?}", report.findings);
+    let text = render::text(&report);
+    assert!(
+        text.contains("and 34 more operations (--verbose names them)"),
+        "{text}"
+    );
+    let widest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(widest <= 200, "a line of {widest} characters:\n{text}");
+    let verbose = render::text_with(&report, true);
+    assert!(verbose.contains("GET /things39"), "{verbose}");
+    assert!(!verbose.contains("more operations"), "{verbose}");
+}
+
+#[test]
+fn a_markdown_report_fits_a_pull_request_comment_and_says_what_it_cut() {
+    // 1,500 operations removed: one finding each, far beyond one comment.
+    let report = spec_diff::diff(
+        &many(1_500, "integer", usize::MAX),
+        &many(1_500, "integer", 0),
+        &Options::default(),
+    )
+    .expect("both read");
+    assert!(report.findings.len() >= 1_500);
+    let md = render::markdown(&report);
+    assert!(md.len() <= 60_000, "{} characters", md.len());
+    assert!(md.starts_with("## API changes"), "the summary comes first");
+    assert!(
+        md.contains("more finding(s) not shown"),
+        "{}",
+        &md[md.len() - 400..]
+    );
+}

@@ -25,6 +25,10 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
+    /// Text: every operation of a finding and every line whole (by default a finding
+    /// names five of its other operations and lines stop at 200 characters).
+    #[arg(long)]
+    verbose: bool,
     /// Exit 1 when a finding of this kind is present (repeatable): `wire` (a wire change
     /// at level ERR), `major` (a major change of the generated crate), `minor` (major or
     /// minor), `decision` (a project decision loosened, tightened or changed, or an x- rule
@@ -166,7 +170,7 @@ pub fn run(args: Args) -> ExitCode {
     print!(
         "{}",
         match args.format {
-            Format::Text => render::text(&report),
+            Format::Text => render::text_with(&report, args.verbose),
             Format::Json => render::json(&report) + "\n",
             Format::Markdown => render::markdown(&report),
         }
@@ -207,6 +211,7 @@ mod tests {
             old: Some(old.to_owned()),
             new: Some(new.to_owned()),
             format: Format::Text,
+            verbose: false,
             fail_on: fail_on.to_vec(),
             ignore: None,
             crate_version: "0.1.0".to_owned(),
