@@ -92,6 +92,10 @@ pub struct RustVerdict {
     pub current: String,
     /// The version it should get.
     pub next: String,
+    /// Why the generated crates could not be compared (a spec the generator refuses): the
+    /// wire and the decisions are still judged, the Rust side is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unjudged: Option<String>,
 }
 
 /// Everything found.
@@ -210,11 +214,25 @@ pub fn diff(old: &Source, new: &Source, options: &Options) -> Result<Report, Err
     });
     let (old_spec, old_value, old_crate) = old_side?;
     let (new_spec, new_value, new_crate) = new_side?;
+    let unjudged = match (&old_crate, &new_crate) {
+        (Err(e), _) => Some(format!(
+            "the crate of {} cannot be generated: {e}",
+            old.name
+        )),
+        (_, Err(e)) => Some(format!(
+            "the crate of {} cannot be generated: {e}",
+            new.name
+        )),
+        _ => None,
+    };
     // The Rust comparison reads the crates, the others the specs: they run side by side,
     // and the crates are dropped on the Rust comparison's thread when it is done. Each
     // kind of finding has rules of its own, so the three lists are joined as found.
     let (rust, wire, decisions) = std::thread::scope(|scope| {
-        let rust = scope.spawn(|| rust_changes(old_crate, new_crate));
+        let rust = scope.spawn(|| match (old_crate, new_crate) {
+            (Ok(a), Ok(b)) => rust_changes(a, b),
+            _ => Ok(finding::Findings::default()),
+        });
         let mut wire = finding::Findings::default();
         wire::diff(&old_spec, &new_spec, &old_value, &new_value, &mut wire);
         let mut decisions = finding::Findings::default();
@@ -242,6 +260,7 @@ pub fn diff(old: &Source, new: &Source, options: &Options) -> Result<Report, Err
         bump,
         next: next_version(&options.crate_version, bump),
         current: options.crate_version.clone(),
+        unjudged,
     };
     Ok(Report {
         old: old_side,
@@ -252,12 +271,21 @@ pub fn diff(old: &Source, new: &Source, options: &Options) -> Result<Report, Err
     })
 }
 
-type Read = (spec_model::model::OpenApi, serde_json::Value, Crate);
+/// A side as read: its model, its tree, and its crate or why the generator refused it
+/// (the wire needs only the document).
+type Read = (
+    spec_model::model::OpenApi,
+    serde_json::Value,
+    Result<Crate, String>,
+);
 
 fn read(source: &Source) -> Result<Read, Error> {
     let spec = spec_model::parse(source).map_err(Error::Spec)?;
     let value = spec_model::to_value(source).map_err(Error::Spec)?;
-    let generated = generate(source, &spec)?;
+    let generated = generate(source, &spec).map_err(|e| match e {
+        Error::Generate(why) => why,
+        other => other.to_string(),
+    });
     Ok((spec, value, generated))
 }
 

@@ -80,6 +80,9 @@ fn side(s: &crate::Side) -> String {
 }
 
 fn rust_line(report: &Report) -> String {
+    if let Some(why) = &report.rust.unjudged {
+        return format!("not judged ({why})");
+    }
     match report.rust.bump {
         None => format!("unchanged, crate stays {}", report.rust.current),
         Some(b) => format!(

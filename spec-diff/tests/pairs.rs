@@ -262,3 +262,39 @@ fn a_markdown_report_fits_a_pull_request_comment_and_says_what_it_cut() {
         &md[md.len() - 400..]
     );
 }
+
+#[test]
+fn a_spec_the_generator_refuses_still_gets_its_wire_report() {
+    // The old spec answers a schema that does not exist: the generator refuses it, the
+    // wire can still be compared.
+    let side = |schema: &str, extra: &str| spec_model::Source {
+        name: format!("{schema}.yaml"),
+        text: format!(
+            "openapi: 3.0.3\ninfo: {{title: t, version: '1'}}\npaths:\n  /pets:\n    get:\n      operationId: list_pets\n      responses:\n        '200': {{description: ok, content: {{application/json: {{schema: {{$ref: '#/components/schemas/{schema}'}}}}}}}}\n{extra}components:\n  schemas:\n    Pet: {{type: object, properties: {{id: {{type: integer}}}}}}\n"
+        ),
+    };
+    let removed = "  /pets/{id}:\n    get:\n      operationId: get_pet\n      parameters: [{name: id, in: path, required: true, schema: {type: integer}}]\n      responses:\n        '200': {description: ok}\n";
+    let report = spec_diff::diff(
+        &side("Missing", removed),
+        &side("Pet", ""),
+        &Options::default(),
+    )
+    .expect("the wire is compared although the old crate cannot be generated");
+    let why = report
+        .rust
+        .unjudged
+        .as_deref()
+        .expect("the Rust side says why it is not judged");
+    assert!(why.contains("Missing.yaml"), "{why}");
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.rule == "api-removed-without-deprecation"),
+        "{:#?}",
+        report.findings
+    );
+    assert!(report.findings.iter().all(|f| f.kind != Kind::Rust));
+    let text = render::text(&report);
+    assert!(text.contains("rust: not judged"), "{text}");
+}

@@ -175,6 +175,17 @@ pub fn run(args: Args) -> ExitCode {
             Format::Markdown => render::markdown(&report),
         }
     );
+    if let Some(why) = &report.rust.unjudged
+        && args
+            .fail_on
+            .iter()
+            .any(|f| matches!(f, Fail::Major | Fail::Minor))
+    {
+        // The gate asked about the crate, and the crate could not be judged: neither
+        // green nor red.
+        eprintln!("diff: --fail-on major/minor cannot be judged: {why}");
+        return ExitCode::from(2);
+    }
     let mut failing = 0;
     for fail in &args.fail_on {
         let on = match fail {
