@@ -28,6 +28,10 @@ pub struct Api {
     /// The URL of the spec's first server when it is absolute and has no variables: the
     /// base URL the usage example builds its client with.
     pub server_url: Option<String>,
+    /// Each component schema's key with the Rust name of its model, in spec order (a
+    /// component inlined where it is used keeps its claimed name, with no model of it):
+    /// what tools reading the IR against the spec (the spec diff) look types up by.
+    pub components: Vec<(String, String)>,
     /// The package name the crate is built under ([`crate::Options::crate_name`]): the
     /// usage example in the root rustdoc names the crate by it. `None`: no example there.
     pub crate_name: Option<String>,

@@ -27,13 +27,31 @@ pub struct Finding {
     pub message: String,
     /// Who it breaks on the wire.
     pub wire: Wire,
-    /// Whether the generated clients read through it.
-    pub ours_tolerate: bool,
+    /// Whether the clients generated from the old spec read through it, as judged from
+    /// that crate's own decoding rules (answers only).
+    pub ours: Ours,
     /// Its effect on the generated crate (Rust findings).
     pub rust: Option<Semver>,
     /// The reason from the `--ignore` file that accepts it, if one does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ignored: Option<String>,
+}
+
+/// What a wire change does to the clients generated from the old spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ours {
+    /// Nothing: the change is compatible, or not about the wire.
+    Unaffected,
+    /// They read the new answers: the old crate's types decode them (an open enum, a
+    /// union's fallback, an `Option`, unknown fields skipped).
+    ReadsThrough,
+    /// They are broken too: a request they send may be refused, or an answer may not
+    /// decode into the old crate's type.
+    Breaks,
+    /// Not judged: the old crate could not be generated, or the place of the change has
+    /// no type of its own in it.
+    NotJudged,
 }
 
 /// Findings in the order made; a second report of the same rule at the same pointer only
@@ -42,6 +60,9 @@ pub struct Finding {
 pub struct Findings {
     list: Vec<Finding>,
     seen: HashMap<(&'static str, String), usize>,
+    /// For each finding, the place in the old document the change is judged at (the
+    /// node whose old type decides whether old clients read the new answer).
+    olds: Vec<Option<String>>,
 }
 
 impl Findings {
@@ -68,13 +89,39 @@ impl Findings {
             pointer: pointer.to_owned(),
             message,
             wire: r.wire,
-            ours_tolerate: r.ours_tolerate,
+            ours: match r.wire {
+                // Judged later from the old crate's types; until then nothing is claimed.
+                Wire::Answers => Ours::NotJudged,
+                Wire::Requests => Ours::Breaks,
+                Wire::None => Ours::Unaffected,
+            },
             rust: r.rust,
             ignored: None,
         });
+        self.olds.push(None);
         let i = self.list.len() - 1;
         self.seen.insert((name, pointer.to_owned()), i);
         i
+    }
+
+    /// Records where in the old document finding `i` is judged, unless already known.
+    pub fn old_at(&mut self, i: usize, pointer: &str) {
+        self.olds[i].get_or_insert_with(|| pointer.to_owned());
+    }
+
+    /// Decides what each answer finding does to the old spec's clients, from the place
+    /// in the old document it is judged at.
+    pub fn judge(&mut self, reads: impl Fn(&Finding, &str) -> Option<bool>) {
+        for (f, old) in self.list.iter_mut().zip(&self.olds) {
+            if f.wire != Wire::Answers {
+                continue;
+            }
+            f.ours = match old.as_deref().and_then(|at| reads(f, at)) {
+                Some(true) => Ours::ReadsThrough,
+                Some(false) => Ours::Breaks,
+                None => Ours::NotJudged,
+            };
+        }
     }
 
     /// Notes that one more operation reaches finding `i`.

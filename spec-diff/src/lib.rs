@@ -20,8 +20,10 @@ mod decisions;
 pub mod finding;
 pub mod ignore;
 mod pieces;
+mod reads;
 pub mod render;
 pub mod rules;
+mod shape;
 pub mod surface;
 mod wire;
 
@@ -157,6 +159,9 @@ struct Crate {
     owners: HashMap<String, String>,
     /// Rust type name to component schema key.
     schemas: HashMap<String, String>,
+    /// The IR the files were emitted from: the old crate's types decide whether its
+    /// clients read the new answers ([`reads`]).
+    api: codegen::ir::Api,
 }
 
 fn generate(source: &Source, spec: &spec_model::model::OpenApi) -> Result<Crate, Error> {
@@ -201,6 +206,7 @@ fn generate(source: &Source, spec: &spec_model::model::OpenApi) -> Result<Crate,
         files,
         owners,
         schemas,
+        api,
     })
 }
 
@@ -229,12 +235,16 @@ pub fn diff(old: &Source, new: &Source, options: &Options) -> Result<Report, Err
     // and the crates are dropped on the Rust comparison's thread when it is done. Each
     // kind of finding has rules of its own, so the three lists are joined as found.
     let (rust, wire, decisions) = std::thread::scope(|scope| {
-        let rust = scope.spawn(|| match (old_crate, new_crate) {
+        let rust = scope.spawn(|| match (&old_crate, &new_crate) {
             (Ok(a), Ok(b)) => rust_changes(a, b),
             _ => Ok(finding::Findings::default()),
         });
         let mut wire = finding::Findings::default();
         wire::diff(&old_spec, &new_spec, &old_value, &new_value, &mut wire);
+        if let Ok(old) = &old_crate {
+            let reader = reads::Reader::new(&old.api);
+            wire.judge(|f, at| reader.reads_through(f, at));
+        }
         let mut decisions = finding::Findings::default();
         decisions::diff(&old_value, &new_value, &mut decisions);
         let rust = rust.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
@@ -290,8 +300,8 @@ fn read(source: &Source) -> Result<Read, Error> {
 }
 
 /// The Rust findings: the public items of what differs between the two crates
-/// ([`pieces::surfaces`]), compared. Takes the crates to drop them on its own thread.
-fn rust_changes(old: Crate, new: Crate) -> Result<finding::Findings, Error> {
+/// ([`pieces::surfaces`]), compared.
+fn rust_changes(old: &Crate, new: &Crate) -> Result<finding::Findings, Error> {
     let (a, b) = pieces::surfaces(&old.files, &new.files)
         .map_err(|e| Error::Generate(format!("emitted code does not parse: {e}")))?;
     let mut findings = finding::Findings::default();
@@ -309,8 +319,8 @@ fn rust_changes(old: Crate, new: Crate) -> Result<finding::Findings, Error> {
         return Ok(findings);
     }
     for (rule, path, message) in changes {
-        let (operation, schema) = owner(&path, &new)
-            .or_else(|| owner(&path, &old))
+        let (operation, schema) = owner(&path, new)
+            .or_else(|| owner(&path, old))
             .unwrap_or_default();
         let subject = schema.unwrap_or_else(|| item_type(&path));
         findings.add(rule, operation.as_deref(), Some(&subject), &path, message);

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use crate::finding::Ours;
 use crate::rules::{Kind, Level, RULES, Wire};
 use crate::{Finding, Report};
 
@@ -25,14 +26,15 @@ fn kind(k: Kind) -> &'static str {
 fn impact(f: &Finding) -> String {
     match (f.kind, f.rust) {
         (_, Some(semver)) => format!("Rust API: {}", semver.as_str()),
-        (Kind::Wire, _) if f.wire == Wire::None => f.wire.describe().to_owned(),
-        (Kind::Wire, _) if f.ours_tolerate => {
-            format!(
-                "{}; the generated clients read through it",
-                f.wire.describe()
-            )
+        (Kind::Wire, _) => {
+            let ours = match f.ours {
+                Ours::Unaffected => return f.wire.describe().to_owned(),
+                Ours::ReadsThrough => "the old spec's generated clients read through it",
+                Ours::Breaks => "the generated clients too",
+                Ours::NotJudged => "not judged for the generated clients",
+            };
+            format!("{}; {ours}", f.wire.describe())
         }
-        (Kind::Wire, _) => format!("{}; the generated clients too", f.wire.describe()),
         (Kind::Decision, _) => "the project's decisions".to_owned(),
         _ => "release".to_owned(),
     }
@@ -255,32 +257,68 @@ pub fn markdown(report: &Report) -> String {
     if ignored > 0 {
         let _ = writeln!(out, "| Ignored | {ignored} |");
     }
-    for level in [Level::Err, Level::Warn, Level::Info] {
-        let groups = grouped(report, level);
-        if groups.is_empty() {
-            continue;
-        }
-        let _ = writeln!(out, "\n### {}\n", level.as_str());
-        let _ = writeln!(out, "| Where | Kind | Rule | Change | Impact |");
-        let _ = writeln!(out, "|---|---|---|---|---|");
-        for (key, list) in groups {
-            for f in list {
-                let row = format!(
-                    "| {} `{}` | {} | `{}` | {} | {} |\n",
-                    cell(&key),
-                    cell(&f.pointer),
-                    kind(f.kind),
-                    f.rule,
-                    cell(&f.message),
-                    cell(&impact(f))
-                );
-                if out.len() + row.len() > budget {
-                    cut += 1;
+    // Rows of every level, then the ones that fit: the wire, decision and version rows
+    // first (what a reviewer decides on), the Rust rows in the room left.
+    let levels = [Level::Err, Level::Warn, Level::Info];
+    let rows: Vec<Vec<(bool, String)>> = levels
+        .iter()
+        .map(|&level| {
+            grouped(report, level)
+                .into_iter()
+                .flat_map(|(key, list)| list.into_iter().map(move |f| (key.clone(), f)))
+                .map(|(key, f)| {
+                    let row = format!(
+                        "| {} `{}` | {} | `{}` | {} | {} |\n",
+                        cell(&key),
+                        cell(&f.pointer),
+                        kind(f.kind),
+                        f.rule,
+                        cell(&f.message),
+                        cell(&impact(f))
+                    );
+                    (f.kind == Kind::Rust, row)
+                })
+                .collect()
+        })
+        .collect();
+    // Each level's block costs its heading and table head besides its rows.
+    let mut room = budget.saturating_sub(out.len() + 400 * levels.len());
+    let mut shown: Vec<Vec<bool>> = rows.iter().map(|r| vec![false; r.len()]).collect();
+    for rust in [false, true] {
+        for (l, level_rows) in rows.iter().enumerate() {
+            for (i, (is_rust, row)) in level_rows.iter().enumerate() {
+                if *is_rust != rust {
+                    continue;
+                }
+                if row.len() <= room {
+                    room -= row.len();
+                    shown[l][i] = true;
                 } else {
-                    out.push_str(&row);
+                    cut += 1;
                 }
             }
         }
+    }
+    for (l, level) in levels.iter().enumerate() {
+        if rows[l].is_empty() {
+            continue;
+        }
+        // Breaking changes open, the rest folded: the summary above says how many.
+        let open = if *level == Level::Err { " open" } else { "" };
+        let _ = writeln!(
+            out,
+            "\n<details{open}><summary><b>{}</b> ({} finding(s))</summary>\n",
+            level.as_str(),
+            rows[l].len()
+        );
+        let _ = writeln!(out, "| Where | Kind | Rule | Change | Impact |");
+        let _ = writeln!(out, "|---|---|---|---|---|");
+        for (i, (_, row)) in rows[l].iter().enumerate() {
+            if shown[l][i] {
+                out.push_str(row);
+            }
+        }
+        let _ = writeln!(out, "\n</details>");
     }
     let ignored: Vec<&Finding> = report
         .findings
@@ -312,13 +350,87 @@ pub fn markdown(report: &Report) -> String {
     if cut > 0 {
         let _ = writeln!(
             out,
-            "\n**{cut} more finding(s) not shown**: a pull-request comment holds {MARKDOWN_LIMIT} characters; the text (`--format text --verbose`) and JSON reports have them all."
+            "\n**{cut} more finding(s) not shown** (Rust ones first): a pull-request comment holds {MARKDOWN_LIMIT} characters; the text (`--format text --verbose`) and JSON reports have them all."
         );
     }
     if report.findings.is_empty() {
         let _ = writeln!(out, "\nNo changes.");
     }
     out
+}
+
+/// The report as GitHub Actions workflow commands: one annotation per wire, decision
+/// and version finding (`::error` for ERR, `::warning` for WARN, `::notice` for INFO) on
+/// the line of the spec it points at (the new spec's, or the old one's for what was
+/// removed), and one notice summing up the Rust crate's verdict, whose findings name
+/// items of generated code rather than lines of the spec. `old`/`new` are the two
+/// documents as read.
+pub fn github(report: &Report, old: &spec_model::Source, new: &spec_model::Source) -> String {
+    let tree = |s: &spec_model::Source| spec_model::to_value(s).unwrap_or_default();
+    let (old_tree, new_tree) = (tree(old), tree(new));
+    let mut out = String::new();
+    let levels = [Level::Err, Level::Warn, Level::Info];
+    let ordered = levels
+        .iter()
+        .flat_map(|&level| report.active().filter(move |f| f.level == level));
+    for f in ordered {
+        if f.kind == Kind::Rust {
+            continue;
+        }
+        let command = match f.level {
+            Level::Err => "error",
+            Level::Warn => "warning",
+            Level::Info => "notice",
+        };
+        // What was removed is shown where it was: in the old document.
+        let (file, text) =
+            if new_tree.pointer(&f.pointer).is_none() && old_tree.pointer(&f.pointer).is_some() {
+                (&report.old.name, &old.text)
+            } else {
+                (&report.new.name, &new.text)
+            };
+        let place = spec_model::line_of(text, &f.pointer).map(|line| (file, line));
+        let mut properties = Vec::new();
+        if let Some((file, line)) = place {
+            properties.push(format!("file={}", property(file)));
+            properties.push(format!("line={line}"));
+        }
+        properties.push(format!("title={}", property(f.rule)));
+        let operations = match f.operations.as_slice() {
+            [] => String::new(),
+            [one] => format!(" ({one})"),
+            [one, rest @ ..] => format!(" ({one} and {} more)", rest.len()),
+        };
+        let message = format!("{}{operations}: {}", f.message, impact(f));
+        let _ = writeln!(
+            out,
+            "::{command} {}::{}",
+            properties.join(","),
+            escape(&message)
+        );
+    }
+    let rust = report.active().filter(|f| f.kind == Kind::Rust).count();
+    let _ = writeln!(
+        out,
+        "::notice title=generated crate::{}",
+        escape(&format!(
+            "rust: {} ({rust} finding(s) in the generated crate's public API)",
+            rust_line(report)
+        ))
+    );
+    out
+}
+
+/// A workflow command's message, with the characters GitHub reads as syntax encoded.
+fn escape(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A workflow command's property value: the message's encoding, and `:` and `,` too.
+fn property(s: &str) -> String {
+    escape(s).replace(':', "%3A").replace(',', "%2C")
 }
 
 /// The rules table (`--list-rules`).

@@ -104,9 +104,10 @@ pub struct Rule {
     pub description: &'static str,
     /// Who it breaks on the wire (`Wire::None` for Rust and decision rules).
     pub wire: Wire,
-    /// Whether the clients this generator emits read through it (open enums with a
-    /// fallback, unions with a fallback, unknown fields ignored), so it breaks other
-    /// clients but not ours.
+    /// Whether the clients this generator emits are built to read through it (open enums
+    /// with a fallback, unions with a fallback, unknown fields ignored), so it breaks
+    /// other clients but not ours. A claim, not a verdict: each finding is judged against
+    /// the old crate's own types ([`crate::finding::Ours`]).
     pub ours_tolerate: bool,
     /// Its effect on the generated crate, for Rust rules.
     pub rust: Option<Semver>,
@@ -182,6 +183,7 @@ pub const RULES: &[Rule] = &[
     wire("request-parameter-encoding-changed", Err, Requests, false, "a parameter's style or explode changed, so its value is written differently"),
     // Request bodies.
     wire("new-required-request-body", Err, Requests, false, "a required request body was added"),
+    wire("new-optional-request-body", Info, Wire::None, true, "an optional request body was added"),
     wire("request-body-became-required", Err, Requests, false, "an optional request body became required"),
     wire("request-body-removed", Warn, Requests, false, "the request body was removed"),
     wire("request-body-media-type-removed", Err, Requests, false, "a media type the request body could be sent as was removed"),

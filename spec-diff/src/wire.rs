@@ -21,6 +21,7 @@ use spec_model::push_pointer;
 use spec_model::refs::{self, Component};
 
 use crate::finding::Findings;
+use crate::shape::{self, Shape};
 
 /// Compares the wire contract of two specs; `old_raw` and `new_raw` are the same documents
 /// as JSON trees, for the keywords the model leaves out.
@@ -39,6 +40,7 @@ pub fn diff(
         findings,
         cache: HashMap::new(),
         op: None,
+        old_at: String::new(),
     };
     d.operations();
     d.security_schemes();
@@ -72,6 +74,9 @@ struct Differ<'a, 'f> {
     cache: HashMap<(Dir, String, String), Vec<usize>>,
     /// The operation being compared (`GET /pets`).
     op: Option<String>,
+    /// The node of the old document the next findings are judged at (whether the old
+    /// crate's type there reads what the new spec allows).
+    old_at: String,
 }
 
 /// A path with its parameter names blanked, so `/pets/{id}` and `/pets/{petId}` match.
@@ -120,8 +125,10 @@ fn op_pointer(path: &str, method: &str) -> String {
 impl<'a> Differ<'a, '_> {
     fn add(&mut self, rule: &'static str, subject: Option<&str>, pointer: &str, message: String) {
         let op = self.op.clone();
-        self.findings
+        let i = self
+            .findings
             .add(rule, op.as_deref(), subject, pointer, message);
+        self.findings.old_at(i, &self.old_at);
     }
 
     fn operations(&mut self) {
@@ -168,6 +175,7 @@ impl<'a> Differ<'a, '_> {
         new: &'a Operation,
     ) {
         let pointer = op_pointer(new_path, method);
+        self.old_at = op_pointer(old_path, method);
         if new.deprecated && !old.deprecated {
             self.add(
                 "api-deprecated",
@@ -334,6 +342,9 @@ impl<'a> Differ<'a, '_> {
                 if b.required {
                     let message = "a required request body was added".into();
                     self.add("new-required-request-body", None, &ptr, message);
+                } else {
+                    let message = "an optional request body was added".into();
+                    self.add("new-optional-request-body", None, &ptr, message);
                 }
             }
             (Some((_, ptr)), None) => {
@@ -441,18 +452,55 @@ impl<'a> Differ<'a, '_> {
         new_ptr: &str,
         component: Option<&str>,
     ) -> Vec<usize> {
-        let refs::Target {
+        // Findings about nullability are judged at the node that admits null (the
+        // property), the others at the schema the references and wrappers lead to.
+        let caller = std::mem::replace(&mut self.old_at, old_ptr.to_owned());
+        let made = self.schema_at(dir, (old, new), (old_ptr, new_ptr), component);
+        self.old_at = caller;
+        made
+    }
+
+    fn schema_at(
+        &mut self,
+        dir: Dir,
+        (old, new): (&'a Schema, &'a Schema),
+        (old_ptr, new_ptr): (&str, &str),
+        component: Option<&str>,
+    ) -> Vec<usize> {
+        let outer_new_ptr = new_ptr;
+        let End {
             node: old,
             pointer: old_ptr,
             name: old_comp,
-        } = followed(self.old, old, old_ptr);
-        let refs::Target {
+            null: old_null,
+        } = End::of(self.old, old, old_ptr);
+        let End {
             node: new,
             pointer: new_ptr,
             name: new_comp,
-        } = followed(self.new, new, new_ptr);
-        let (old_comp, new_comp) = (old_comp.map(str::to_owned), new_comp.map(str::to_owned));
-        let subject = new_comp.clone().or(old_comp.clone());
+            null: new_null,
+        } = End::of(self.new, new, new_ptr);
+        // Findings are about the component they sit in: where a union meets a single
+        // schema (a branch set shrunk to one), the branches sit in the union's component.
+        let union_side = match (
+            shape::union(self.old, old).is_some(),
+            shape::union(self.new, new).is_some(),
+        ) {
+            (true, false) => Some(old_comp.clone().or(component.map(str::to_owned))),
+            (false, true) => Some(new_comp.clone().or(component.map(str::to_owned))),
+            _ => None,
+        };
+        let subject = union_side.unwrap_or_else(|| new_comp.clone().or(old_comp.clone()));
+        let mut made = Vec::new();
+        let shown = subject.clone().or(component.map(str::to_owned));
+        self.null_change(
+            dir,
+            (old_null, new_null),
+            outer_new_ptr,
+            shown.as_deref(),
+            &mut made,
+        );
+        self.old_at = old_ptr.clone();
         if let (Some(a), Some(b)) = (&old_comp, &new_comp) {
             let key = (dir, a.clone(), b.clone());
             if let Some(done) = self.cache.get(&key).cloned() {
@@ -460,16 +508,41 @@ impl<'a> Differ<'a, '_> {
                 for &i in &done {
                     self.findings.touch(i, op.as_deref());
                 }
-                return done;
+                made.extend(done);
+                return made;
             }
             // In progress: a cycle back to this pair adds nothing.
             self.cache.insert(key.clone(), Vec::new());
-            let made = self.schema_body(dir, old, new, &old_ptr, &new_ptr, subject.as_deref());
-            self.cache.insert(key, made.clone());
+            let body = self.schema_body(dir, old, new, &old_ptr, &new_ptr, subject.as_deref());
+            self.cache.insert(key, body.clone());
+            made.extend(body);
             return made;
         }
-        let subject = subject.or(component.map(str::to_owned));
-        self.schema_body(dir, old, new, &old_ptr, &new_ptr, subject.as_deref())
+        made.extend(self.schema_body(dir, old, new, &old_ptr, &new_ptr, shown.as_deref()));
+        made
+    }
+
+    /// Null allowed where it was not (an answer old clients may not read), or no longer
+    /// allowed (a request refused); allowing it in a request is a widening.
+    fn null_change(
+        &mut self,
+        dir: Dir,
+        (old, new): (bool, bool),
+        new_ptr: &str,
+        subject: Option<&str>,
+        made: &mut Vec<usize>,
+    ) {
+        let (rule, message) = match (old, new, dir) {
+            (true, false, Dir::Request) => {
+                ("request-nullable-removed", "null is no longer allowed")
+            }
+            (false, true, Dir::Response) => {
+                ("response-became-nullable", "the value may now be null")
+            }
+            (false, true, Dir::Request) => ("request-type-widened", "null is now allowed too"),
+            _ => return,
+        };
+        self.note(made, subject, rule, new_ptr, message.into());
     }
 
     /// What changed between two schemas met at the same place, and then within them.
@@ -491,7 +564,35 @@ impl<'a> Differ<'a, '_> {
             subject,
         };
         let mut made = Vec::new();
-        self.type_and_null(&at, &mut made);
+        if self.any_value(&at, &mut made) {
+            return made;
+        }
+        let old_union = shape::union(self.old, old);
+        let new_union = shape::union(self.new, new);
+        if old_union.is_some() || new_union.is_some() {
+            let keyword = new_union
+                .as_ref()
+                .or(old_union.as_ref())
+                .map_or("anyOf", |u| u.keyword);
+            let side = |u: Option<shape::Union<'a>>, s: &'a Schema, ptr: &str| match u {
+                Some(u) => u
+                    .branches
+                    .iter()
+                    .map(|(i, b)| {
+                        (
+                            push_pointer(&push_pointer(ptr, u.keyword), &i.to_string()),
+                            *b,
+                        )
+                    })
+                    .collect(),
+                None => vec![(ptr.to_owned(), s)],
+            };
+            let a = side(old_union, old, old_ptr);
+            let b = side(new_union, new, new_ptr);
+            made.extend(self.branches(dir, keyword, a, b, subject));
+            return made;
+        }
+        self.types(&at, &mut made);
         self.enum_values(&at, &mut made);
         let raw = (self.old_raw.pointer(old_ptr), self.new_raw.pointer(new_ptr));
         for (rule, message) in limits(dir, old, new, raw) {
@@ -502,8 +603,32 @@ impl<'a> Differ<'a, '_> {
         made
     }
 
-    /// Types and formats, then whether null is allowed.
-    fn type_and_null(&mut self, at: &Met<'_, 'a>, made: &mut Vec<usize>) {
+    /// A schema that accepts any value on one side only: in a request, typing it refuses
+    /// what was sent; in an answer, untyping it may bring what clients cannot read.
+    /// Returns whether that was the case (nothing more to compare).
+    fn any_value(&mut self, at: &Met<'_, 'a>, made: &mut Vec<usize>) -> bool {
+        let (old_any, new_any) = (shape::any(at.old), shape::any(at.new));
+        if old_any == new_any {
+            return false;
+        }
+        let describe = |spec, raw, s, ptr| Shape::of(spec, raw, s, ptr).describe();
+        let before = describe(self.old, self.old_raw, at.old, at.old_ptr);
+        let after = describe(self.new, self.new_raw, at.new, at.new_ptr);
+        let message = format!("{before} became {after}");
+        let rule = match (at.dir, new_any) {
+            (Dir::Request, false) => Some("request-type-changed"),
+            (Dir::Request, true) => Some("request-type-widened"),
+            (Dir::Response, true) => Some("response-type-changed"),
+            (Dir::Response, false) => None,
+        };
+        if let Some(rule) = rule {
+            self.note(made, at.subject, rule, at.new_ptr, message);
+        }
+        true
+    }
+
+    /// Types and formats.
+    fn types(&mut self, at: &Met<'_, 'a>, made: &mut Vec<usize>) {
         let Met {
             dir,
             old,
@@ -512,7 +637,7 @@ impl<'a> Differ<'a, '_> {
             subject,
             ..
         } = *at;
-        let (ta, tb) = (types(old), types(new));
+        let (ta, tb) = (shape::types(old), shape::types(new));
         if let (Some(ta), Some(tb)) = (&ta, &tb) {
             let fa = old.format.as_deref();
             let fb = new.format.as_deref();
@@ -530,23 +655,6 @@ impl<'a> Differ<'a, '_> {
                 }
             }
         }
-        match (nullable(old), nullable(new), dir) {
-            (true, false, Dir::Request) => self.note(
-                made,
-                subject,
-                "request-nullable-removed",
-                new_ptr,
-                "null is no longer allowed".into(),
-            ),
-            (false, true, Dir::Response) => self.note(
-                made,
-                subject,
-                "response-became-nullable",
-                new_ptr,
-                "the value may now be null".into(),
-            ),
-            _ => {}
-        }
     }
 
     /// Enumerations (`const` is an enumeration of one): values removed or added, an
@@ -560,7 +668,7 @@ impl<'a> Differ<'a, '_> {
             subject,
             ..
         } = *at;
-        match (values(old), values(new)) {
+        match (shape::values(old), shape::values(new)) {
             (Some(a), Some(b)) => {
                 let removed: Vec<&Value> = a.iter().filter(|v| !b.contains(v)).collect();
                 let added: Vec<&Value> = b.iter().filter(|v| !a.contains(v)).collect();
@@ -633,6 +741,7 @@ impl<'a> Differ<'a, '_> {
                     (Dir::Response, true) => "response-required-property-removed",
                     (Dir::Response, false) => "response-optional-property-removed",
                 };
+                let node = std::mem::replace(&mut self.old_at, pa.clone());
                 self.note(
                     made,
                     subject,
@@ -640,6 +749,7 @@ impl<'a> Differ<'a, '_> {
                     &pa,
                     format!("property `{name}` was removed"),
                 );
+                self.old_at = node;
                 continue;
             };
             let pb = push_pointer(&push_pointer(new_ptr, "properties"), name);
@@ -734,7 +844,23 @@ impl<'a> Differ<'a, '_> {
             } else {
                 (&old.any_of, &new.any_of)
             };
-            made.extend(self.branches(dir, keyword, a, b, old_ptr, new_ptr, subject));
+            let listed = |list: &'a [Schema], ptr: &str| -> Vec<(String, &'a Schema)> {
+                let at = push_pointer(ptr, keyword);
+                list.iter()
+                    .enumerate()
+                    .map(|(i, s)| (push_pointer(&at, &i.to_string()), s))
+                    .collect()
+            };
+            let (mut a, mut b) = (listed(a, old_ptr), listed(b, new_ptr));
+            // A typed schema on one side and branches on the other (`type: number`
+            // became `anyOf: [number, string]` beside a `minimum`): the typed one is the
+            // branch the others grew from.
+            match (a.is_empty(), b.is_empty()) {
+                (true, false) if shape::types(old).is_some() => a.push((old_ptr.to_owned(), old)),
+                (false, true) if shape::types(new).is_some() => b.push((new_ptr.to_owned(), new)),
+                _ => {}
+            }
+            made.extend(self.branches(dir, keyword, a, b, subject));
         }
     }
 
@@ -747,64 +873,63 @@ impl<'a> Differ<'a, '_> {
         message: String,
     ) {
         let op = self.op.clone();
-        made.push(
-            self.findings
-                .add(rule, op.as_deref(), subject, pointer, message),
-        );
+        let i = self
+            .findings
+            .add(rule, op.as_deref(), subject, pointer, message);
+        self.findings.old_at(i, &self.old_at);
+        made.push(i);
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// `oneOf`/`anyOf` branches (each with its pointer), paired by what they accept:
+    /// the pairs compared, the old ones left removed, the new ones left added.
     fn branches(
         &mut self,
         dir: Dir,
         keyword: &str,
-        old: &'a [Schema],
-        new: &'a [Schema],
-        old_ptr: &str,
-        new_ptr: &str,
+        old: Vec<(String, &'a Schema)>,
+        new: Vec<(String, &'a Schema)>,
         subject: Option<&str>,
     ) -> Vec<usize> {
         let mut made = Vec::new();
         if old.is_empty() && new.is_empty() {
             return made;
         }
-        let key = |i: usize, s: &Schema| s.reference.clone().unwrap_or_else(|| format!("#{i}"));
-        let old_keys: Vec<String> = old.iter().enumerate().map(|(i, s)| key(i, s)).collect();
-        let new_keys: Vec<String> = new.iter().enumerate().map(|(i, s)| key(i, s)).collect();
-        let op = self.op.clone();
-        for (i, a) in old.iter().enumerate() {
-            let pa = push_pointer(&push_pointer(old_ptr, keyword), &i.to_string());
-            match new_keys.iter().position(|k| *k == old_keys[i]) {
-                Some(j) => {
-                    let pb = push_pointer(&push_pointer(new_ptr, keyword), &j.to_string());
-                    made.extend(self.schema(dir, a, &new[j], &pa, &pb, subject));
-                }
-                None => {
-                    let rule = dir.pick(
-                        "request-one-of-branch-removed",
-                        "response-one-of-branch-removed",
-                    );
-                    let message = format!("{keyword} branch {} was removed", old_keys[i]);
-                    made.push(
-                        self.findings
-                            .add(rule, op.as_deref(), subject, &pa, message),
-                    );
-                }
-            }
+        let shapes = |spec, raw, list: &[(String, &Schema)]| -> Vec<Shape> {
+            list.iter()
+                .map(|(ptr, s)| Shape::of(spec, raw, s, ptr))
+                .collect()
+        };
+        let old_shapes = shapes(self.old, self.old_raw, &old);
+        let new_shapes = shapes(self.new, self.new_raw, &new);
+        let (pairs, removed, added) = shape::pair(&old_shapes, &new_shapes);
+        for (i, j) in pairs {
+            let ((pa, a), (pb, b)) = (&old[i], &new[j]);
+            made.extend(self.schema(dir, a, b, pa, pb, subject));
         }
-        for (j, k) in new_keys.iter().enumerate() {
-            if !old_keys.contains(k) {
-                let pb = push_pointer(&push_pointer(new_ptr, keyword), &j.to_string());
-                let rule = dir.pick(
-                    "request-one-of-branch-added",
-                    "response-one-of-branch-added",
-                );
-                let message = format!("{keyword} branch {k} was added");
-                made.push(
-                    self.findings
-                        .add(rule, op.as_deref(), subject, &pb, message),
-                );
-            }
+        // A branch that repeats one of the other side (a component and its inline copy)
+        // neither adds nor takes away a value.
+        let removed = removed
+            .into_iter()
+            .filter(|&i| !new_shapes.iter().any(|b| old_shapes[i].same(b)));
+        let added: Vec<usize> = added
+            .into_iter()
+            .filter(|&j| !old_shapes.iter().any(|a| new_shapes[j].same(a)))
+            .collect();
+        for i in removed {
+            let rule = dir.pick(
+                "request-one-of-branch-removed",
+                "response-one-of-branch-removed",
+            );
+            let message = format!("{keyword} branch {} was removed", old_shapes[i].describe());
+            self.note(&mut made, subject, rule, &old[i].0, message);
+        }
+        for j in added {
+            let rule = dir.pick(
+                "request-one-of-branch-added",
+                "response-one-of-branch-added",
+            );
+            let message = format!("{keyword} branch {} was added", new_shapes[j].describe());
+            self.note(&mut made, subject, rule, &new[j].0, message);
         }
         made
     }
@@ -1007,29 +1132,10 @@ fn list(values: &[&Value]) -> String {
         .join(", ")
 }
 
-/// The non-null JSON types a schema names, when it names any.
-fn types(s: &Schema) -> Option<BTreeSet<String>> {
-    let set: BTreeSet<String> = match s.kind.as_ref()? {
-        SchemaType::One(t) => [t.clone()].into(),
-        SchemaType::Many(ts) => ts.iter().cloned().collect(),
-    };
-    let set: BTreeSet<String> = set.into_iter().filter(|t| t != "null").collect();
-    (!set.is_empty()).then_some(set)
-}
-
 fn nullable(s: &Schema) -> bool {
     s.nullable
         || matches!(&s.kind, Some(SchemaType::Many(ts)) if ts.iter().any(|t| t == "null"))
         || matches!(&s.kind, Some(SchemaType::One(t)) if t == "null")
-}
-
-fn values(s: &Schema) -> Option<Vec<Value>> {
-    if let Some(c) = &s.constant {
-        return Some(vec![c.clone()]);
-    }
-    s.enumeration
-        .as_ref()
-        .map(|e| e.iter().filter(|v| !v.is_null()).cloned().collect())
 }
 
 /// Whether a value of types `wide`/format `wf` accepts everything of `narrow`/`nf`.
@@ -1108,6 +1214,50 @@ fn followed<'s, T: Component>(spec: &'s OpenApi, item: &'s T, ptr: &str) -> refs
         pointer: ptr.to_owned(),
         name: None,
     })
+}
+
+/// Where a schema leads once its `$ref`s are followed and its wrappers (`anyOf: [X,
+/// null]`, `allOf: [X]`) opened: the schema that says what the value is, its pointer, the
+/// last component passed, and whether null is allowed on the way.
+struct End<'s> {
+    node: &'s Schema,
+    pointer: String,
+    name: Option<String>,
+    null: bool,
+}
+
+impl<'s> End<'s> {
+    fn of(spec: &'s OpenApi, s: &'s Schema, at: &str) -> End<'s> {
+        let mut end = End {
+            node: s,
+            pointer: at.to_owned(),
+            name: None,
+            null: false,
+        };
+        // Each step opens one reference chain and one wrapper; a document whose wrappers
+        // come back to themselves stops where it came back.
+        for _ in 0..32 {
+            let t = followed(spec, end.node, &end.pointer);
+            end.node = t.node;
+            end.pointer = t.pointer;
+            end.name = t.name.map(str::to_owned).or(end.name);
+            end.null |= nullable(end.node);
+            let Some((keyword, i, null)) = shape::wrapped(spec, end.node) else {
+                break;
+            };
+            end.null |= null;
+            end.node = match keyword {
+                "allOf" => &end.node.all_of[i],
+                "anyOf" => &end.node.any_of[i],
+                _ => &end.node.one_of[i],
+            };
+            end.pointer = push_pointer(&push_pointer(&end.pointer, keyword), &i.to_string());
+        }
+        if let Some(u) = shape::union(spec, end.node) {
+            end.null |= u.null;
+        }
+        end
+    }
 }
 
 /// Two schemas met at the same place of the old and the new document, and what their

@@ -161,6 +161,8 @@ PAIRS = {
         set_(P + ["/pets", "get", "parameters", 1, "explode"], False))),
     "new-required-request-body": (None, set_(P + ["/pets/{id}", "get", "requestBody"], {
         "required": True, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/NewPet"}}}})),
+    "new-optional-request-body": (None, set_(P + ["/pets/{id}", "get", "requestBody"], {
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/NewPet"}}}})),
     "request-body-became-required": (set_(P + ["/pets", "post", "requestBody", "required"], False), None),
     "request-body-removed": (None, delete(P + ["/pets", "post", "requestBody"])),
     "request-body-media-type-removed": (

@@ -60,6 +60,8 @@ enum Format {
     Text,
     Json,
     Markdown,
+    /// GitHub Actions annotations (workflow commands), each on its line of the spec.
+    Github,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -173,6 +175,7 @@ pub fn run(args: Args) -> ExitCode {
             Format::Text => render::text_with(&report, args.verbose),
             Format::Json => render::json(&report) + "\n",
             Format::Markdown => render::markdown(&report),
+            Format::Github => render::github(&report, &old, &new),
         }
     );
     if let Some(why) = &report.rust.unjudged

@@ -1,0 +1,244 @@
+//! Schemas compared by what they accept, not by where they sit or what they are called:
+//! nullable wrappers, reordered and grown unions, renamed models, `{}` narrowed to a
+//! type; and each answer finding judged by the old crate's own types. Each case is a
+//! small spec of its own, written the way generators write it (Pydantic's `anyOf: [X,
+//! null]`, its `X` → `X-Input` split), naming no real API.
+
+use serde_json::{Value, json};
+use spec_diff::finding::Ours;
+use spec_diff::{Finding, Options};
+
+/// A spec with one `GET /things` answering `Thing` and one `POST /things` taking `New`,
+/// plus the given component schemas.
+fn spec(schemas: Value) -> String {
+    let mut all = json!({
+        "Thing": {"$ref": "#/components/schemas/Body"},
+        "New": {"$ref": "#/components/schemas/Body"},
+    });
+    for (k, v) in schemas.as_object().expect("schemas") {
+        all[k] = v.clone();
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {"title": "Things", "version": "1.0.0"},
+        "paths": {"/things": {
+            "get": {"operationId": "list", "responses": {"200": {"description": "ok",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}}}}},
+            "post": {"operationId": "create", "requestBody": {"required": true,
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/New"}}}},
+                "responses": {"204": {"description": "done"}}},
+        }},
+        "components": {"schemas": all},
+    })
+    .to_string()
+}
+
+fn wire(old: Value, new: Value) -> Vec<Finding> {
+    let source = |name: &str, text: String| spec_model::Source {
+        name: name.into(),
+        text,
+    };
+    let report = spec_diff::diff(
+        &source("old.json", spec(old)),
+        &source("new.json", spec(new)),
+        &Options::default(),
+    )
+    .expect("both read");
+    report
+        .findings
+        .into_iter()
+        .filter(|f| f.kind == spec_diff::rules::Kind::Wire)
+        .collect()
+}
+
+fn rules(found: &[Finding]) -> Vec<&'static str> {
+    found.iter().map(|f| f.rule).collect()
+}
+
+fn object(properties: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
+#[test]
+fn a_ref_that_became_nullable_breaks_answers_only_where_the_old_field_cannot_hold_null() {
+    let old = json!({
+        "Body": object(json!({"when": {"$ref": "#/components/schemas/Stamp"},
+                              "seen": {"$ref": "#/components/schemas/Stamp"}}), &["when"]),
+        "Stamp": {"type": "string", "format": "date-time"},
+    });
+    let nullable = json!({"anyOf": [{"$ref": "#/components/schemas/Stamp"}, {"type": "null"}]});
+    let mut new = old.clone();
+    new["Body"]["properties"]["when"] = nullable.clone();
+    new["Body"]["properties"]["seen"] = nullable;
+    let found = wire(old, new);
+    let answers: Vec<(&str, &str, Ours)> = found
+        .iter()
+        .filter(|f| f.rule.starts_with("response"))
+        .map(|f| (f.rule, f.pointer.as_str(), f.ours))
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            (
+                "response-became-nullable",
+                "/components/schemas/Body/properties/when",
+                Ours::Breaks
+            ),
+            (
+                "response-became-nullable",
+                "/components/schemas/Body/properties/seen",
+                Ours::ReadsThrough
+            ),
+        ],
+        "{found:#?}"
+    );
+    // The same change in what clients send admits more: a widening.
+    let requests: Vec<&str> = rules(&found)
+        .into_iter()
+        .filter(|r| r.starts_with("request"))
+        .collect();
+    assert_eq!(requests, ["request-type-widened", "request-type-widened"]);
+}
+
+#[test]
+fn a_union_that_only_grows_is_a_widening_whatever_the_order() {
+    let old = json!({"Body": object(json!({"delay": {"anyOf": [
+        {"type": "integer"}, {"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}}), &[])});
+    let new = json!({"Body": object(json!({"delay": {"anyOf": [
+        {"type": "integer"}, {"type": "number"}, {"type": "array", "items": {"type": "integer"}},
+        {"type": "array", "items": {"type": "number"}}, {"type": "null"}]}}), &[])});
+    let found = wire(old, new);
+    let mut got = rules(&found);
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        [
+            "request-one-of-branch-added",
+            "request-one-of-branch-added",
+            "response-one-of-branch-added",
+            "response-one-of-branch-added",
+        ],
+        "{found:#?}"
+    );
+    let messages: Vec<&str> = found.iter().map(|f| f.message.as_str()).collect();
+    assert!(messages.contains(&"anyOf branch array of number was added"));
+    // The old crate reads the delay as a union with a fallback: the new branches land there.
+    assert!(
+        found
+            .iter()
+            .filter(|f| f.rule.starts_with("response"))
+            .all(|f| f.ours == Ours::ReadsThrough)
+    );
+}
+
+#[test]
+fn a_renamed_model_is_compared_with_its_old_self_and_its_real_change_named() {
+    let schedule = |name: &str, bound: Option<f64>| {
+        let mut interval = json!({"type": "number"});
+        if let Some(b) = bound {
+            interval["exclusiveMinimum"] = json!(b);
+        }
+        (
+            name.to_owned(),
+            object(
+                json!({"interval": interval, "zone": {"type": "string"}}),
+                &["interval"],
+            ),
+        )
+    };
+    let build = |(name, model): (String, Value)| {
+        let mut schemas = json!({"Body": object(json!({"schedule": {"anyOf": [
+            {"$ref": format!("#/components/schemas/{name}")}, {"type": "string"}]}}), &[])});
+        schemas[name] = model;
+        schemas
+    };
+    let found = wire(
+        build(schedule("Schedule", None)),
+        build(schedule("Schedule-Input", Some(0.0))),
+    );
+    let got: Vec<(&str, &str)> = found
+        .iter()
+        .map(|f| (f.rule, f.subject.as_deref().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        got,
+        [("request-exclusive-minimum-increased", "Schedule-Input")],
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn items_of_any_value_narrowed_to_a_type_refuse_what_clients_sent() {
+    let keys = |items: Value| json!({"Body": object(json!({"keys": {"type": "array", "items": items}}), &[])});
+    let found = wire(keys(json!({})), keys(json!({"type": "string"})));
+    let got: Vec<(&str, &str)> = found.iter().map(|f| (f.rule, f.message.as_str())).collect();
+    assert_eq!(
+        got,
+        [("request-type-changed", "any value became string")],
+        "{found:#?}"
+    );
+    // The other way round, an answer may now hold anything.
+    let found = wire(keys(json!({"type": "string"})), keys(json!({})));
+    let got: Vec<&str> = rules(&found);
+    assert_eq!(got, ["response-type-changed", "request-type-widened"]);
+}
+
+#[test]
+fn a_branch_that_repeats_another_is_no_new_branch() {
+    let labels = json!({"type": "object", "additionalProperties": {"type": "string"}});
+    let old = json!({
+        "Labels": labels,
+        "Body": object(json!({"match": {"$ref": "#/components/schemas/Labels"}}), &[]),
+    });
+    let mut new = old.clone();
+    new["Body"]["properties"]["match"] =
+        json!({"anyOf": [{"$ref": "#/components/schemas/Labels"}, labels]});
+    assert!(wire(old, new).is_empty());
+}
+
+#[test]
+fn a_new_answer_shape_the_old_struct_cannot_hold_breaks_our_clients_too() {
+    let old = json!({
+        "Labels": object(json!({"name": {"type": "string"}}), &["name"]),
+        "Body": object(json!({"match": {"$ref": "#/components/schemas/Labels"}}), &[]),
+    });
+    let mut new = old.clone();
+    new["Body"]["properties"]["match"] = json!({"anyOf": [
+        {"$ref": "#/components/schemas/Labels"},
+        {"type": "array", "items": {"$ref": "#/components/schemas/Labels"}}]});
+    let found = wire(old, new);
+    let answer = found
+        .iter()
+        .find(|f| f.rule == "response-one-of-branch-added")
+        .expect("the list branch is new in answers");
+    assert_eq!(answer.ours, Ours::Breaks, "{found:#?}");
+    assert_eq!(answer.message, "anyOf branch array of `Labels` was added");
+}
+
+#[test]
+fn an_enum_value_added_to_an_answer_is_kept_by_the_generated_enum() {
+    let kind = |values: Value| {
+        json!({"Kind": {"type": "string", "enum": values},
+               "Body": object(json!({"kind": {"$ref": "#/components/schemas/Kind"}}), &["kind"])})
+    };
+    let found = wire(kind(json!(["a", "b"])), kind(json!(["a", "b", "c"])));
+    let answer = found
+        .iter()
+        .find(|f| f.rule == "response-enum-value-added")
+        .expect("found");
+    assert_eq!(answer.ours, Ours::ReadsThrough);
+}
+
+#[test]
+fn an_old_spec_the_generator_refuses_leaves_answers_not_judged() {
+    let old = json!({"Body": object(json!({"a": {"$ref": "#/components/schemas/Missing"},
+                                           "b": {"type": "string"}}), &[])});
+    let mut new = old.clone();
+    new["Body"]["properties"]["c"] = json!({"type": "string"});
+    let found = wire(old, new);
+    let added = found
+        .iter()
+        .find(|f| f.rule == "response-property-added")
+        .expect("found");
+    assert_eq!(added.ours, Ours::NotJudged);
+}
