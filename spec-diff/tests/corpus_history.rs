@@ -12,10 +12,14 @@
 //! contents API, the `pre_receive_hook_id` path parameter of GitHub Enterprise Server
 //! becoming a string) touch nothing this document types: the contents answer's `type` is
 //! a free string, and the pre-receive hook operations are not in api.github.com.
+//!
+//! And two real releases of a hand-written Swagger 2.0 description: jupyter_server's
+//! `api.yaml` from its 1.24.0 wheel (`tests/history/`) and its 2.21.1 wheel (the corpus).
 
 use serde_json::Value;
 use spec_diff::Options;
-use spec_diff::rules::{Kind, Semver};
+use spec_diff::finding::Ours;
+use spec_diff::rules::{Kind, Level, Semver};
 
 fn github() -> (String, Value) {
     let path = concat!(
@@ -108,4 +112,81 @@ fn github_rest_2026_03_10_changes() {
             .iter()
             .any(|f| f.rule == "api-version-not-bumped")
     );
+}
+
+/// jupyter_server 1.24.0 -> 2.21.1, both Swagger 2.0, read as their OpenAPI 3.0
+/// equivalents. Checked by hand against `diff` of the two files: between the releases
+/// the API only grew (`GET /api/`, `GET /api/me` with a `permissions` parameter,
+/// `GET /api/resolvePath`, a `hash` query parameter on `GET /api/contents/{path}`, `hash`
+/// and `hash_algorithm` on the `Contents` model) and descriptions were reworded, so
+/// there is no ERR and no WARN on the wire; the crate is major because the contents
+/// method gained an optional argument (it is now a request builder).
+#[test]
+fn jupyter_server_1_24_to_2_21_only_grew() {
+    let read = |path: &str, name: &str| spec_model::Source {
+        name: name.into(),
+        text: std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR")))
+            .expect("fixture"),
+    };
+    let report = spec_diff::diff(
+        &read(
+            "tests/history/jupyter-server-1.24.0-api.yaml",
+            "jupyter-server-1.24.0-api.yaml",
+        ),
+        &read(
+            "../codegen/tests/corpus/jupyter-server-2.21.1-api.yaml",
+            "jupyter-server-2.21.1-api.yaml",
+        ),
+        &Options::default(),
+    )
+    .expect("both read");
+    let wire: Vec<(Level, &str, &str, Ours)> = report
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::Wire)
+        .map(|f| (f.level, f.rule, f.pointer.as_str(), f.ours))
+        .collect();
+    let contents = "/components/schemas/Contents/properties";
+    assert_eq!(
+        wire,
+        [
+            (
+                Level::Info,
+                "new-optional-request-parameter",
+                "/paths/~1api~1contents~1{path}/get/parameters/3",
+                Ours::Unaffected
+            ),
+            (
+                Level::Info,
+                "response-property-added",
+                &*format!("{contents}/hash"),
+                Ours::ReadsThrough
+            ),
+            (
+                Level::Info,
+                "response-property-added",
+                &*format!("{contents}/hash_algorithm"),
+                Ours::ReadsThrough
+            ),
+            (
+                Level::Info,
+                "api-added",
+                "/paths/~1api~1/get",
+                Ours::Unaffected
+            ),
+            (
+                Level::Info,
+                "api-added",
+                "/paths/~1api~1resolvePath/get",
+                Ours::Unaffected
+            ),
+            (
+                Level::Info,
+                "api-added",
+                "/paths/~1api~1me/get",
+                Ours::Unaffected
+            ),
+        ]
+    );
+    assert_eq!(report.rust.bump, Some(Semver::Major));
 }
