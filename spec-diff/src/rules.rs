@@ -208,7 +208,8 @@ pub const RULES: &[Rule] = &[
     wire("request-min-properties-increased", Err, Requests, false, "minProperties of an object clients send was raised or set"),
     wire("request-pattern-added", Err, Requests, false, "a string clients send must now match a pattern"),
     wire("request-pattern-changed", Warn, Requests, false, "the pattern of a string clients send changed (values it matched may be refused)"),
-    wire("request-limits-relaxed", Info, Wire::None, true, "a length, range, item, property-count, multipleOf, uniqueItems or pattern limit of a value clients send was relaxed or dropped"),
+    wire("request-additional-properties-restricted", Err, Requests, false, "an object clients send may no longer carry properties its schema does not name (additionalProperties: false)"),
+    wire("request-limits-relaxed", Info, Wire::None, true, "a length, range, item, property-count, multipleOf, uniqueItems, pattern or additionalProperties limit of a value clients send was relaxed or dropped"),
     wire("new-required-request-property", Err, Requests, false, "a required property was added to what clients send"),
     wire("new-optional-request-property", Info, Wire::None, true, "an optional property was added to what clients send"),
     wire("request-property-became-required", Err, Requests, false, "an optional property clients send became required"),
@@ -232,7 +233,7 @@ pub const RULES: &[Rule] = &[
     wire("response-property-added", Info, Answers, true, "a property was added to an answer (unknown fields are ignored)"),
     wire("response-one-of-branch-added", Warn, Answers, true, "an answer may be one more oneOf/anyOf branch (our unions keep it in their fallback)"),
     wire("response-one-of-branch-removed", Info, Wire::None, true, "an answer will no longer be one of its oneOf/anyOf branches"),
-    wire("response-limits-widened", Warn, Answers, true, "a length, range, item, property-count, multipleOf, uniqueItems or pattern limit of a value clients read was relaxed or changed (ours do not check answers' limits)"),
+    wire("response-limits-widened", Warn, Answers, true, "a length, range, item, property-count, multipleOf, uniqueItems, pattern or additionalProperties limit of a value clients read was relaxed or changed (ours do not check answers' limits)"),
     // The generated crate, from the code codegen emits.
     rust("rust-item-removed", Semver::Major, "a public type, function, method, constant or trait impl was removed"),
     rust("rust-item-added", Semver::Minor, "a public item was added"),

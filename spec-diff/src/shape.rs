@@ -129,6 +129,8 @@ pub struct Shape {
     pub properties: BTreeSet<String>,
     /// What its items are, for an array.
     pub items: Option<Box<Shape>>,
+    /// Its branches, for a union.
+    pub alternatives: Vec<Shape>,
     /// The node as written, without the words that do not change what it accepts.
     pub canonical: Value,
 }
@@ -136,6 +138,13 @@ pub struct Shape {
 impl Shape {
     /// The shape of `s` (a branch at `ptr` of `spec`, whose JSON tree is `raw`).
     pub fn of(spec: &OpenApi, raw: &Value, s: &Schema, ptr: &str) -> Shape {
+        Shape::within(spec, raw, s, ptr, DEPTH)
+    }
+
+    /// [`Shape::of`], looking `depth` levels of items and branches deep: a recursive
+    /// schema (a JSON value as a union of lists of itself) ends there.
+    fn within(spec: &OpenApi, raw: &Value, s: &Schema, ptr: &str, depth: usize) -> Shape {
+        let deeper = depth.saturating_sub(1);
         let (node, name, at) = match refs::follow(spec, s, ptr) {
             Ok(t) => (t.node, t.name.map(str::to_owned), t.pointer),
             Err(_) => (s, None, ptr.to_owned()),
@@ -148,7 +157,7 @@ impl Shape {
                     _ => &node.one_of[i],
                 };
                 let at = push_pointer(&push_pointer(&at, keyword), &i.to_string());
-                let inner = Shape::of(spec, raw, part, &at);
+                let inner = Shape::within(spec, raw, part, &at, deeper);
                 return Shape {
                     name: inner.name.clone().or(name),
                     ..inner
@@ -156,10 +165,27 @@ impl Shape {
             }
             None => (node, at),
         };
-        let items = node
-            .items
-            .as_ref()
-            .map(|i| Box::new(Shape::of(spec, raw, i, &push_pointer(&at, "items"))));
+        let items = node.items.as_ref().filter(|_| depth > 0).map(|i| {
+            Box::new(Shape::within(
+                spec,
+                raw,
+                i,
+                &push_pointer(&at, "items"),
+                deeper,
+            ))
+        });
+        let alternatives = union(spec, node)
+            .filter(|_| depth > 0)
+            .map(|u| {
+                u.branches
+                    .iter()
+                    .map(|(i, b)| {
+                        let ptr = push_pointer(&push_pointer(&at, u.keyword), &i.to_string());
+                        Shape::within(spec, raw, b, &ptr, deeper)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         let mut canonical = raw.pointer(&at).cloned().unwrap_or(Value::Null);
         strip_words(&mut canonical);
         Shape {
@@ -169,6 +195,7 @@ impl Shape {
             values: values(node),
             properties: node.properties.keys().cloned().collect(),
             items,
+            alternatives,
             canonical,
         }
     }
@@ -233,6 +260,10 @@ impl Shape {
             };
         }
         let Some(types) = &self.types else {
+            if !self.alternatives.is_empty() {
+                let each: Vec<String> = self.alternatives.iter().map(Shape::describe).collect();
+                return format!("({})", each.join(" or "));
+            }
             return "any value".to_owned();
         };
         let mut out = types.iter().cloned().collect::<Vec<_>>().join(" or ");
@@ -245,6 +276,9 @@ impl Shape {
         out
     }
 }
+
+/// How many levels of items and branches a shape looks into.
+const DEPTH: usize = 4;
 
 /// Pairs the branches of an old union with those of a new one: each old branch with the
 /// first unpaired new branch most like it, the likest pairs first. Returns the pairs
@@ -349,6 +383,23 @@ mod tests {
         assert!(removed.is_empty());
         assert_eq!(added, [1, 3]);
         assert_eq!(new[3].describe(), "array of number");
+    }
+
+    #[test]
+    fn a_recursive_union_is_described_to_a_depth_and_ends() {
+        let (s, raw) = spec(json!({
+            "Json": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"$ref": "#/components/schemas/Json"}}]},
+            "Tree": {"type": "array", "items": {"$ref": "#/components/schemas/Tree"}},
+        }));
+        let tree = Shape::of(
+            &s,
+            &raw,
+            &s.components.schemas["Tree"],
+            "/components/schemas/Tree",
+        );
+        assert_eq!(tree.describe(), "array of `Tree`");
+        let json = shapes(&s, &raw, "Json");
+        assert_eq!(json[1].describe(), "array of `Json`");
     }
 
     #[test]

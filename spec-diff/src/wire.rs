@@ -939,8 +939,9 @@ impl<'a> Differ<'a, '_> {
 /// request rule of tightening it.
 type Limit = (&'static str, Option<f64>, Option<f64>, bool, &'static str);
 
-/// Length, range, item, property-count, `multipleOf`, `uniqueItems` and `pattern` limits
-/// that changed, as findings of the direction. `raw` is the JSON of the two schema nodes.
+/// Length, range, item, property-count, `multipleOf`, `uniqueItems`, `additionalProperties`
+/// and `pattern` limits that changed, as findings of the direction. `raw` is the JSON of
+/// the two schema nodes.
 fn limits(
     dir: Dir,
     old: &Schema,
@@ -1026,6 +1027,26 @@ fn limits(
     if flag(ra) != flag(rb) {
         let message = format!("uniqueItems {} became {}", flag(ra), flag(rb));
         judge(flag(rb), "request-unique-items-set", message);
+    }
+    // additionalProperties: false refuses the properties a schema does not name; absent,
+    // `true` or a schema admits them (a schema's own changes are compared as a schema).
+    let closed = |node: Option<&Value>| {
+        node.and_then(|n| n.get("additionalProperties"))
+            .and_then(Value::as_bool)
+            == Some(false)
+    };
+    if closed(ra) != closed(rb) {
+        let shown = |c: bool| if c { "false" } else { "allowed" };
+        let message = format!(
+            "additionalProperties {} became {}",
+            shown(closed(ra)),
+            shown(closed(rb))
+        );
+        judge(
+            closed(rb),
+            "request-additional-properties-restricted",
+            message,
+        );
     }
     // pattern: set is tighter, dropped is looser; a changed pattern may refuse values the
     // old one accepted (whether it does is not worked out), and may admit others.

@@ -191,6 +191,7 @@ PAIRS = {
     "request-pattern-added": (None, set_(S + ["NewPet", "properties", "name", "pattern"], "^[a-z]+$")),
     "request-pattern-changed": (set_(S + ["NewPet", "properties", "name", "pattern"], "^[a-z]+$"),
                                 set_(S + ["NewPet", "properties", "name", "pattern"], "^[A-Za-z]+$")),
+    "request-additional-properties-restricted": (None, set_(S + ["NewPet", "additionalProperties"], False)),
     "request-limits-relaxed": (None, delete(S + ["NewPet", "properties", "name", "maxLength"])),
     "new-required-request-property": (None, both(
         set_(S + ["NewPet", "properties", "colour"], {"type": "string"}),

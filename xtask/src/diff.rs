@@ -7,6 +7,7 @@
 //! spec (or the ignore file) cannot be read.
 
 mod crosscheck;
+mod history;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -17,10 +18,10 @@ use spec_diff::{FailOn, Ignore, Options, render};
 #[derive(clap::Args)]
 pub struct Args {
     /// The old spec: a file, or `git:REV:path`.
-    #[arg(required_unless_present_any = ["list_rules", "cross_check"])]
+    #[arg(required_unless_present_any = ["list_rules", "cross_check", "github_history"])]
     old: Option<String>,
     /// The new spec: a file, or `git:REV:path`.
-    #[arg(required_unless_present_any = ["list_rules", "cross_check"])]
+    #[arg(required_unless_present_any = ["list_rules", "cross_check", "github_history"])]
     new: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
@@ -50,6 +51,10 @@ pub struct Args {
     /// Redocly CLI (installed into target/tools/); exit 1 on an unexplained difference.
     #[arg(long, conflicts_with_all = ["old", "new", "list_rules"])]
     cross_check: bool,
+    /// Fetch two releases of GitHub's REST description (npm `@octokit/openapi`, into
+    /// target/tools/) and run the test that pins the diff's findings on them.
+    #[arg(long, conflicts_with_all = ["old", "new", "list_rules", "cross_check"])]
+    github_history: bool,
     /// With --cross-check: only the pairs whose name contains this.
     #[arg(long, requires = "cross_check")]
     only: Option<String>,
@@ -122,6 +127,9 @@ pub fn run(args: Args) -> ExitCode {
     if args.list_rules {
         print!("{}", render::rules());
         return ExitCode::SUCCESS;
+    }
+    if args.github_history {
+        return history::run();
     }
     if args.cross_check {
         return match crosscheck::run(args.only.as_deref()) {
@@ -231,6 +239,7 @@ mod tests {
             crate_version: "0.1.0".to_owned(),
             list_rules: false,
             cross_check: false,
+            github_history: false,
             only: None,
         }
     }

@@ -8,7 +8,8 @@ use std::process::{Command, ExitCode};
 #[derive(clap::Args)]
 pub struct Args {
     /// Run only the Rust test suite (skip the spec validator, Schemathesis, Prism, Prefect,
-    /// Kinto, the browser test, the spec diff's cross-check and the APIs.guru directory).
+    /// Kinto, the browser test, the spec diff on GitHub's releases and its cross-check, and
+    /// the APIs.guru directory).
     #[arg(long)]
     pub rust_only: bool,
 }
@@ -106,6 +107,10 @@ pub fn run(args: Args) -> ExitCode {
         steps.push(Step {
             name: "APIs.guru directory",
             command: xtask(&["directory"]),
+        });
+        steps.push(Step {
+            name: "spec diff on GitHub's REST releases",
+            command: xtask(&["diff", "--github-history"]),
         });
         steps.push(Step {
             name: "spec diff cross-check (cargo-semver-checks, Redocly)",

