@@ -38,7 +38,7 @@ pub struct Finding {
 }
 
 /// What a wire change does to the clients generated from the old spec.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Ours {
     /// Nothing: the change is compatible, or not about the wire.

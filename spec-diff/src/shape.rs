@@ -114,6 +114,55 @@ pub fn wrapped<'a>(spec: &'a OpenApi, s: &'a Schema) -> Option<(&'static str, us
     }
 }
 
+/// An object's properties with those of its `allOf` parts merged in (each with the
+/// pointer of the node that defines it), and every name its parts require: what a value
+/// must look like whichever way the document composes it. `{$ref: X}` and `allOf:
+/// [{$ref: X}, {properties: {extra: …}}]` have the same properties but one.
+pub struct Object<'a> {
+    /// Property name to its schema and pointer, own properties first.
+    pub properties: indexmap::IndexMap<String, (&'a Schema, String)>,
+    /// Names required by the schema or any of its parts.
+    pub required: BTreeSet<String>,
+}
+
+/// [`Object`] of `s` (at `ptr`), following `$ref`s into `allOf` parts, eight levels deep.
+pub fn object<'a>(spec: &'a OpenApi, s: &'a Schema, ptr: &str) -> Object<'a> {
+    let mut out = Object {
+        properties: indexmap::IndexMap::new(),
+        required: BTreeSet::new(),
+    };
+    gather(spec, s, ptr, 8, &mut out);
+    out
+}
+
+fn gather<'a>(spec: &'a OpenApi, s: &'a Schema, ptr: &str, depth: usize, out: &mut Object<'a>) {
+    let props = push_pointer(ptr, "properties");
+    for (name, p) in &s.properties {
+        out.properties
+            .entry(name.clone())
+            .or_insert_with(|| (p, push_pointer(&props, name)));
+    }
+    out.required.extend(s.required.iter().cloned());
+    if depth == 0 {
+        return;
+    }
+    for (i, part) in s.all_of.iter().enumerate() {
+        let at = push_pointer(&push_pointer(ptr, "allOf"), &i.to_string());
+        let (node, at) = match refs::follow(spec, part, &at) {
+            Ok(t) => (t.node, t.pointer),
+            Err(_) => (part, at),
+        };
+        gather(spec, node, &at, depth - 1, out);
+    }
+}
+
+/// Whether an `allOf` part speaks of properties (its own or its parts'): those are
+/// compared in the merged [`Object`], not part by part.
+pub fn has_properties(spec: &OpenApi, s: &Schema) -> bool {
+    let node = refs::follow(spec, s, "").map(|t| t.node).unwrap_or(s);
+    !node.properties.is_empty() || !node.required.is_empty() || !node.all_of.is_empty()
+}
+
 /// What a branch accepts, for pairing and for naming it in a report.
 #[derive(Debug, Clone)]
 pub struct Shape {
@@ -127,6 +176,9 @@ pub struct Shape {
     pub values: Option<Vec<Value>>,
     /// Property names.
     pub properties: BTreeSet<String>,
+    /// The values of the properties that list them (a tag like `type: {const: "a"}`):
+    /// two objects whose tags share no value are different kinds of object.
+    pub tags: std::collections::BTreeMap<String, Vec<Value>>,
     /// What its items are, for an array.
     pub items: Option<Box<Shape>>,
     /// Its branches, for a union.
@@ -186,6 +238,7 @@ impl Shape {
                     .collect()
             })
             .unwrap_or_default();
+        let merged = object(spec, node, &at);
         let mut canonical = raw.pointer(&at).cloned().unwrap_or(Value::Null);
         strip_words(&mut canonical);
         Shape {
@@ -193,7 +246,15 @@ impl Shape {
             types: types(node),
             format: node.format.clone(),
             values: values(node),
-            properties: node.properties.keys().cloned().collect(),
+            properties: merged.properties.keys().cloned().collect(),
+            tags: merged
+                .properties
+                .iter()
+                .filter_map(|(name, (p, _))| {
+                    let p = refs::follow(spec, *p, "").map(|t| t.node).unwrap_or(p);
+                    enumeration(spec, p).map(|v| (name.clone(), v))
+                })
+                .collect(),
             items,
             alternatives,
             canonical,
@@ -208,7 +269,8 @@ impl Shape {
 
     /// How alike two branches are: 0 the same schema (same component, or identical as
     /// written), 1 the same types, format and values (and items alike), 2 the same types
-    /// with objects sharing most of their properties (a renamed or reworked model), or
+    /// with objects sharing at least half the properties of the smaller (a renamed or
+    /// reworked model) and no tag property (`type: {const: …}`) of disjoint values, or
     /// `None` for branches that accept different kinds of value.
     pub fn likeness(&self, other: &Shape) -> Option<u8> {
         if (self.name.is_some() && self.name == other.name)
@@ -232,9 +294,21 @@ impl Shape {
             (None, None) => Some(0),
             _ => Some(2),
         };
+        let tags_differ = self.tags.iter().any(|(k, a)| {
+            other
+                .tags
+                .get(k)
+                .is_some_and(|b| !a.iter().any(|v| b.contains(v)))
+        });
+        if tags_differ {
+            return None;
+        }
+        // Objects of one kind share most of the properties of the smaller: a model that
+        // grew optional properties is still itself, one with none in common is not.
         let shared = self.properties.intersection(&other.properties).count();
-        let total = self.properties.union(&other.properties).count();
-        if total > 0 && shared * 2 < total {
+        let smaller = self.properties.len().min(other.properties.len());
+        let larger = self.properties.len().max(other.properties.len());
+        if larger > 0 && (smaller == 0 || shared * 2 < smaller) {
             return None;
         }
         match items {
@@ -303,7 +377,35 @@ pub fn pair(old: &[Shape], new: &[Shape]) -> (Vec<(usize, usize)>, Vec<usize>, V
             }
         }
     }
+    // An inline branch left over that is like one already paired (two old branches
+    // merged into one, or one split in two) is compared with it rather than called
+    // removed or added. Two components are each their own branch: a new component beside
+    // the old ones (one more event type of a union of events) is an added branch.
+    let likest = |a: &Shape, others: &[Shape]| {
+        (0..=2u8).find_map(|class| {
+            others.iter().position(|b| {
+                (a.name.is_none() || b.name.is_none()) && a.likeness(b) == Some(class)
+            })
+        })
+    };
+    for (i, a) in old.iter().enumerate() {
+        if old_left[i]
+            && let Some(j) = likest(a, new)
+        {
+            old_left[i] = false;
+            pairs.push((i, j));
+        }
+    }
+    for (j, b) in new.iter().enumerate() {
+        if new_left[j]
+            && let Some(i) = likest(b, old)
+        {
+            new_left[j] = false;
+            pairs.push((i, j));
+        }
+    }
     pairs.sort_unstable();
+    pairs.dedup();
     let removed = (0..old.len()).filter(|&i| old_left[i]).collect();
     let added = (0..new.len()).filter(|&j| new_left[j]).collect();
     (pairs, removed, added)
@@ -317,6 +419,45 @@ pub fn types(s: &Schema) -> Option<BTreeSet<String>> {
     };
     let set: BTreeSet<String> = set.into_iter().filter(|t| t != "null").collect();
     (!set.is_empty()).then_some(set)
+}
+
+/// The values a schema allows when it lists them: its own `enum`/`const`, or, for a
+/// union whose every branch lists values, all of theirs (`oneOf: [{const: a}, {const:
+/// b}]` is `enum: [a, b]`).
+pub fn enumeration(spec: &OpenApi, s: &Schema) -> Option<Vec<Value>> {
+    if let Some(v) = values(s) {
+        return Some(v);
+    }
+    let u = union(spec, s)?;
+    let mut all = Vec::new();
+    for (_, b) in &u.branches {
+        let node = refs::follow(spec, *b, "").map(|t| t.node).unwrap_or(b);
+        if !node.properties.is_empty() {
+            return None;
+        }
+        for v in values(node)? {
+            if !all.contains(&v) {
+                all.push(v);
+            }
+        }
+    }
+    (!u.branches.is_empty()).then_some(all)
+}
+
+/// Whether a branch only constrains the value around it (`{required: [a]}`): no type,
+/// reference, properties, items, values or branches of its own.
+pub fn constraint_only(spec: &OpenApi, s: &Schema) -> bool {
+    let node = refs::follow(spec, s, "").map(|t| t.node).unwrap_or(s);
+    node.reference.is_none()
+        && node.kind.is_none()
+        && node.properties.is_empty()
+        && node.items.is_none()
+        && node.enumeration.is_none()
+        && node.constant.is_none()
+        && node.all_of.is_empty()
+        && node.any_of.is_empty()
+        && node.one_of.is_empty()
+        && !node.required.is_empty()
 }
 
 /// `const` as an enumeration of one, else the non-null `enum` values.

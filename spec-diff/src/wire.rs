@@ -569,6 +569,14 @@ impl<'a> Differ<'a, '_> {
         }
         let old_union = shape::union(self.old, old);
         let new_union = shape::union(self.new, new);
+        let enumerations = shape::enumeration(self.old, old).is_some()
+            && shape::enumeration(self.new, new).is_some();
+        if enumerations && (old_union.is_some() || new_union.is_some()) {
+            // `enum: [a, b]` written as `oneOf: [{const: a}, {const: b}]`: the values
+            // are what is compared.
+            self.enum_values(&at, &mut made);
+            return made;
+        }
         if old_union.is_some() || new_union.is_some() {
             let keyword = new_union
                 .as_ref()
@@ -668,7 +676,11 @@ impl<'a> Differ<'a, '_> {
             subject,
             ..
         } = *at;
-        match (shape::values(old), shape::values(new)) {
+        let (a, b) = (
+            shape::enumeration(self.old, old),
+            shape::enumeration(self.new, new),
+        );
+        match (a, b) {
             (Some(a), Some(b)) => {
                 let removed: Vec<&Value> = a.iter().filter(|v| !b.contains(v)).collect();
                 let added: Vec<&Value> = b.iter().filter(|v| !a.contains(v)).collect();
@@ -729,10 +741,13 @@ impl<'a> Differ<'a, '_> {
             Dir::Request => s.read_only,
             Dir::Response => s.write_only,
         };
-        for (name, a) in &old.properties {
-            let pa = push_pointer(&push_pointer(old_ptr, "properties"), name);
-            let was_required = old.required.contains(name);
-            let Some(b) = new.properties.get(name) else {
+        let (before, after) = (
+            shape::object(self.old, old, old_ptr),
+            shape::object(self.new, new, new_ptr),
+        );
+        for (name, (a, pa)) in &before.properties {
+            let was_required = before.required.contains(name);
+            let Some((b, pb)) = after.properties.get(name) else {
                 if skip(a) {
                     continue;
                 }
@@ -746,41 +761,39 @@ impl<'a> Differ<'a, '_> {
                     made,
                     subject,
                     rule,
-                    &pa,
+                    pa,
                     format!("property `{name}` was removed"),
                 );
                 self.old_at = node;
                 continue;
             };
-            let pb = push_pointer(&push_pointer(new_ptr, "properties"), name);
-            let is_required = new.required.contains(name);
+            let is_required = after.required.contains(name);
             if !skip(b) {
                 match (dir, was_required, is_required) {
                     (Dir::Request, false, true) => self.note(
                         made,
                         subject,
                         "request-property-became-required",
-                        &pb,
+                        pb,
                         format!("property `{name}` became required"),
                     ),
                     (Dir::Response, true, false) => self.note(
                         made,
                         subject,
                         "response-property-became-optional",
-                        &pb,
+                        pb,
                         format!("property `{name}` became optional"),
                     ),
                     _ => {}
                 }
             }
-            made.extend(self.schema(dir, a, b, &pa, &pb, subject));
+            made.extend(self.schema(dir, a, b, pa, pb, subject));
         }
-        for (name, b) in &new.properties {
-            if old.properties.contains_key(name) || skip(b) {
+        for (name, (b, pb)) in &after.properties {
+            if before.properties.contains_key(name) || skip(b) {
                 continue;
             }
-            let pb = push_pointer(&push_pointer(new_ptr, "properties"), name);
-            let rule = match (dir, new.required.contains(name)) {
+            let rule = match (dir, after.required.contains(name)) {
                 (Dir::Request, true) => "new-required-request-property",
                 (Dir::Request, false) => "new-optional-request-property",
                 (Dir::Response, _) => "response-property-added",
@@ -789,16 +802,16 @@ impl<'a> Differ<'a, '_> {
                 made,
                 subject,
                 rule,
-                &pb,
+                pb,
                 format!("property `{name}` was added"),
             );
         }
-        // Required properties named without a property schema of their own (allOf parts).
+        // Required names without a property schema on either side.
         if dir == Dir::Request {
-            for name in &new.required {
-                if !old.required.contains(name)
-                    && !old.properties.contains_key(name)
-                    && !new.properties.contains_key(name)
+            for name in &after.required {
+                if !before.required.contains(name)
+                    && !before.properties.contains_key(name)
+                    && !after.properties.contains_key(name)
                 {
                     let message = format!("property `{name}` became required");
                     let rule = "request-property-became-required";
@@ -833,7 +846,12 @@ impl<'a> Differ<'a, '_> {
             let pb = push_pointer(new_ptr, "additionalProperties");
             made.extend(self.schema(dir, a, b, &pa, &pb, subject));
         }
+        // `allOf` parts by position, those of properties aside: they are compared in
+        // the merged object.
         for (i, (a, b)) in old.all_of.iter().zip(&new.all_of).enumerate() {
+            if shape::has_properties(self.old, a) || shape::has_properties(self.new, b) {
+                continue;
+            }
             let pa = push_pointer(&push_pointer(old_ptr, "allOf"), &i.to_string());
             let pb = push_pointer(&push_pointer(new_ptr, "allOf"), &i.to_string());
             made.extend(self.schema(dir, a, b, &pa, &pb, subject));
@@ -851,6 +869,17 @@ impl<'a> Differ<'a, '_> {
                     .map(|(i, s)| (push_pointer(&at, &i.to_string()), s))
                     .collect()
             };
+            // Branches that only list required properties (`anyOf: [{required: [a]},
+            // {required: [b]}]` beside `properties`) say which sets must be present.
+            let only = |spec, list: &[Schema]| {
+                !list.is_empty() && list.iter().all(|b| shape::constraint_only(spec, b))
+            };
+            if only(self.old, a) || only(self.new, b) {
+                if dir == Dir::Request {
+                    self.required_sets(at, keyword, made);
+                }
+                continue;
+            }
             let (mut a, mut b) = (listed(a, old_ptr), listed(b, new_ptr));
             // A typed schema on one side and branches on the other (`type: number`
             // became `anyOf: [number, string]` beside a `minimum`): the typed one is the
@@ -861,6 +890,54 @@ impl<'a> Differ<'a, '_> {
                 _ => {}
             }
             made.extend(self.branches(dir, keyword, a, b, subject));
+        }
+    }
+
+    /// Sets of properties a request must carry (one of them), before and after: a body
+    /// that met one of the old sets is still sent as it was, so the change refuses it
+    /// unless one of the new sets is within that old set.
+    fn required_sets(&mut self, at: &Met<'_, 'a>, keyword: &str, made: &mut Vec<usize>) {
+        let sets = |spec, s: &'a Schema, ptr: &str| -> Vec<BTreeSet<String>> {
+            let base = shape::object(spec, s, ptr).required;
+            let list = if keyword == "oneOf" {
+                &s.one_of
+            } else {
+                &s.any_of
+            };
+            let branches: Vec<BTreeSet<String>> = list
+                .iter()
+                .filter(|b| shape::constraint_only(spec, b))
+                .map(|b| {
+                    let node = refs::follow(spec, b, "").map(|t| t.node).unwrap_or(b);
+                    base.iter().chain(&node.required).cloned().collect()
+                })
+                .collect();
+            if branches.is_empty() {
+                vec![base]
+            } else {
+                branches
+            }
+        };
+        let before = sets(self.old, at.old, at.old_ptr);
+        let after = sets(self.new, at.new, at.new_ptr);
+        for old_set in &before {
+            if after.iter().any(|new_set| new_set.is_subset(old_set)) {
+                continue;
+            }
+            let shown: Vec<String> = after.iter().map(|s| format!("[{}]", join(s))).collect();
+            let message = format!(
+                "a body with only [{}] is refused: one of {} is required",
+                join(old_set),
+                shown.join(", ")
+            );
+            let pointer = push_pointer(at.new_ptr, keyword);
+            self.note(
+                made,
+                at.subject,
+                "request-property-became-required",
+                &pointer,
+                message,
+            );
         }
     }
 
@@ -1169,10 +1246,14 @@ fn accepts(
     let types_ok = narrow
         .iter()
         .all(|t| wide.contains(t) || (t == "integer" && wide.contains("number")));
+    // int64 and double hold every integer and number a JSON parser reads, so they
+    // narrow nothing in practice; float or double take the integers of `integer`.
+    let only_integers = narrow.iter().all(|t| t == "integer");
     let format_ok = match (wf, nf) {
         (None, _) => true,
         (Some(a), Some(b)) if a == b => true,
-        (Some("int64"), Some("int32")) | (Some("double"), Some("float")) => true,
+        (Some("int64"), Some("int32") | None) | (Some("double"), Some("float") | None) => true,
+        (Some("float" | "double"), _) if only_integers => true,
         _ => false,
     };
     types_ok && format_ok

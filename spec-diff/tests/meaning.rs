@@ -242,3 +242,122 @@ fn an_old_spec_the_generator_refuses_leaves_answers_not_judged() {
         .expect("found");
     assert_eq!(added.ours, Ours::NotJudged);
 }
+
+#[test]
+fn a_model_wrapped_in_all_of_keeps_its_properties() {
+    let repo = object(
+        json!({"id": {"type": "integer"}, "name": {"type": "string"}}),
+        &["id", "name"],
+    );
+    let old = json!({"Repo": repo, "Body": {"$ref": "#/components/schemas/Repo"}});
+    let mut new = old.clone();
+    new["Body"] = json!({"allOf": [{"$ref": "#/components/schemas/Repo"},
+        {"type": "object", "properties": {"extra": {"type": "string"}}}]});
+    let found = wire(old, new);
+    let got: Vec<(&str, &str)> = found.iter().map(|f| (f.rule, f.pointer.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "response-property-added",
+                "/components/schemas/Body/allOf/1/properties/extra"
+            ),
+            (
+                "new-optional-request-property",
+                "/components/schemas/Body/allOf/1/properties/extra"
+            ),
+        ],
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn an_enum_rewritten_as_one_of_consts_is_compared_by_its_values() {
+    let kind = |schema: Value| json!({"Body": object(json!({"kind": schema}), &["kind"])});
+    let old = kind(json!({"type": "string", "enum": ["a", "b"]}));
+    let same = kind(
+        json!({"oneOf": [{"type": "string", "enum": ["a"]}, {"type": "string", "const": "b"}]}),
+    );
+    assert!(wire(old.clone(), same).is_empty());
+    let grown = kind(json!({"oneOf": [{"const": "a"}, {"const": "b"}, {"const": "c"}]}));
+    let mut got = rules(&wire(old, grown));
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        ["request-enum-value-added", "response-enum-value-added"]
+    );
+}
+
+#[test]
+fn required_property_sets_refuse_only_bodies_no_new_set_is_within() {
+    let props = json!({"state": {"type": "string"}, "assignees": {"type": "array", "items": {"type": "string"}}});
+    let old = json!({"Body": object(props.clone(), &["state"])});
+    let mut either = json!({"Body": object(props.clone(), &[])});
+    either["Body"]["anyOf"] = json!([{"required": ["state"]}, {"required": ["assignees"]}]);
+    // A body with `state` still meets the first set: nothing is refused.
+    let found = wire(old.clone(), either);
+    assert!(
+        !rules(&found).contains(&"request-property-became-required"),
+        "{found:#?}"
+    );
+    let mut both = json!({"Body": object(props, &[])});
+    both["Body"]["anyOf"] = json!([{"required": ["state", "assignees"]}]);
+    let found = wire(old, both);
+    let refused: Vec<&str> = found
+        .iter()
+        .filter(|f| f.rule == "request-property-became-required")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(
+        refused,
+        ["a body with only [state] is refused: one of [assignees, state] is required"]
+    );
+}
+
+#[test]
+fn two_inline_branches_merged_into_one_that_takes_both_remove_nothing() {
+    let labels = |items: Value| json!({"type": "object", "properties": {"labels": {"type": "array", "items": items}}});
+    let named =
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+    let old =
+        json!({"Body": {"oneOf": [labels(json!({"type": "string"})), labels(named.clone())]}});
+    let mut richer = named;
+    richer["properties"]["rationale"] = json!({"type": "string"});
+    richer["properties"]["confidence"] = json!({"type": "string"});
+    let new = json!({"Body": {"oneOf": [labels(json!({"oneOf": [{"type": "string"}, richer]}))]}});
+    let found = wire(old, new);
+    assert!(
+        !rules(&found).iter().any(|r| r.ends_with("branch-removed")),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn a_new_component_in_a_union_of_components_is_an_added_branch() {
+    let event = |name: &str| {
+        object(
+            json!({"id": {"type": "integer"}, "event": {"type": "string"}, name: {"type": "string"}}),
+            &["id", "event"],
+        )
+    };
+    let union = |names: &[&str]| json!({"anyOf": names.iter().map(|n| json!({"$ref": format!("#/components/schemas/{n}")})).collect::<Vec<_>>()});
+    let old = json!({"Labeled": event("label"), "Closed": event("commit"), "Body": union(&["Labeled", "Closed"])});
+    let mut new = old.clone();
+    new["Renamed"] = event("rename");
+    new["Body"] = union(&["Labeled", "Closed", "Renamed"]);
+    let found = wire(old, new);
+    let got: Vec<(&str, &str)> = found.iter().map(|f| (f.rule, f.message.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "response-one-of-branch-added",
+                "anyOf branch `Renamed` was added"
+            ),
+            (
+                "request-one-of-branch-added",
+                "anyOf branch `Renamed` was added"
+            ),
+        ]
+    );
+}
