@@ -237,6 +237,7 @@ pub const RULES: &[Rule] = &[
     // The generated crate, from the code codegen emits.
     rust("rust-item-removed", Semver::Major, "a public type, function, method, constant or trait impl was removed"),
     rust("rust-item-added", Semver::Minor, "a public item was added"),
+    rust("rust-item-renamed", Semver::Major, "a public type was renamed: the same fields or variants under another name"),
     rust("rust-item-kind-changed", Semver::Major, "a public item changed kind (a struct became an enum or an alias)"),
     rust("rust-fn-signature-changed", Semver::Major, "a public function's or method's arguments or return type changed"),
     rust("rust-alias-changed", Semver::Major, "a public type alias points at another type"),

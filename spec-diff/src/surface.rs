@@ -400,7 +400,56 @@ pub fn compare(old: &Surface, new: &Surface) -> Vec<Change> {
         }
     }
     drop_what_types_took(old, new, &mut out);
+    renames(old, new, &mut out);
     out
+}
+
+/// A type removed and another added with exactly its fields or variants (a schema `X`
+/// renamed `X-Input`, an enum renamed with the same values) is one rename: users change
+/// the name they write and nothing else. Only a removed type with one such twin is paired.
+fn renames(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
+    let is_type = |p: &Public| matches!(p, Public::Struct { .. } | Public::Enum { .. });
+    let of_rule = |rule: &str, out: &[Change], side: &Surface| -> Vec<(String, Public)> {
+        out.iter()
+            .filter(|(r, path, _)| *r == rule && !path.starts_with("impl"))
+            .filter_map(|(_, path, _)| side.get(path).map(|p| (path.clone(), p.clone())))
+            .filter(|(_, p)| is_type(p))
+            .collect()
+    };
+    let removed = of_rule("rust-item-removed", out, old);
+    let added = of_rule("rust-item-added", out, new);
+    for (from, a) in &removed {
+        let twins: Vec<&String> = added
+            .iter()
+            .filter(|(_, b)| b == a)
+            .map(|(path, _)| path)
+            .collect();
+        let [to] = twins.as_slice() else {
+            continue;
+        };
+        let twin_of_other = removed.iter().filter(|(_, other)| other == a).count() > 1;
+        if twin_of_other {
+            continue;
+        }
+        out.retain(|(rule, path, _)| !(*rule == "rust-item-added" && path == *to));
+        for change in out.iter_mut() {
+            if change.0 == "rust-item-removed" && change.1 == *from {
+                *change = (
+                    "rust-item-renamed",
+                    from.clone(),
+                    format!(
+                        "{} `{from}` was renamed `{to}` (the same {})",
+                        a.kind(),
+                        if matches!(a, Public::Enum { .. }) {
+                            "variants"
+                        } else {
+                            "fields"
+                        }
+                    ),
+                );
+            }
+        }
+    }
 }
 
 /// What changed in one item found in both surfaces, and not equal there.

@@ -231,6 +231,9 @@ PAIRS = {
     # show the rest, each with the spec change that causes it.
     "rust-item-removed": (None, delete(P + ["/pets/{id}"])),
     "rust-item-added": (None, set_(S + ["Extra"], {"type": "object", "properties": {"a": {"type": "string"}}})),
+    "rust-item-renamed": (None, both(
+        lambda s: schemas(s).__setitem__("Apartment", schemas(s).pop("Flat")),
+        set_(S + ["NewPet", "properties", "home", "oneOf", 0], {"$ref": "#/components/schemas/Apartment"}))),
     "rust-item-kind-changed": (None, set_(S + ["Kind"], {"type": "object", "properties": {"a": {"type": "string"}}})),
     "rust-fn-signature-changed": (None, lambda s: op(s, *ONE)["parameters"].append(
         {"name": "fields", "in": "query", "schema": {"type": "string"}})),
