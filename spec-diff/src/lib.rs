@@ -20,6 +20,7 @@ mod decisions;
 pub mod finding;
 pub mod ignore;
 mod pieces;
+mod probe;
 mod reads;
 pub mod render;
 pub mod rules;

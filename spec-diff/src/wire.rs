@@ -1136,10 +1136,28 @@ fn limits(
         match (&a, &b) {
             (None, Some(_)) => judge(true, "request-pattern-added", message),
             (Some(_), None) => judge(false, "request-pattern-added", message),
-            _ => match dir {
-                Dir::Request => out.push(("request-pattern-changed", message)),
+            (Some(pa), Some(pb)) => match dir {
+                Dir::Request => {
+                    let (na, nb) = (ra.unwrap_or(&Value::Null), rb.unwrap_or(&Value::Null));
+                    match crate::probe::refused_by_new_pattern(na, nb, pa, pb) {
+                        Ok(Some(value)) => out.push((
+                            "request-pattern-changed",
+                            format!("{message}: {value:?} matched before and is refused now"),
+                        )),
+                        Ok(None) => out.push((
+                            "request-pattern-rewritten",
+                            format!(
+                                "{message}: none of the strings generated from the old \
+                                 pattern is refused (evidence, not proof)"
+                            ),
+                        )),
+                        // No string could be made from the old pattern: nothing is known.
+                        Err(_) => out.push(("request-pattern-changed", message)),
+                    }
+                }
                 Dir::Response => out.push(("response-limits-widened", message)),
             },
+            _ => {}
         }
     }
     out

@@ -86,6 +86,7 @@ fn github_rest_22_to_23_every_err_and_warn_is_pinned_and_right() {
         ("request-enum-value-added", 7),
         ("request-limits-relaxed", 9),
         ("request-one-of-branch-added", 6),
+        ("request-pattern-rewritten", 1),
         ("request-type-widened", 3),
         ("response-enum-value-removed", 1),
         ("response-media-type-added", 6),

@@ -189,8 +189,10 @@ PAIRS = {
     "request-max-properties-decreased": (None, set_(S + ["NewPet", "maxProperties"], 4)),
     "request-min-properties-increased": (None, set_(S + ["NewPet", "minProperties"], 2)),
     "request-pattern-added": (None, set_(S + ["NewPet", "properties", "name", "pattern"], "^[a-z]+$")),
-    "request-pattern-changed": (set_(S + ["NewPet", "properties", "name", "pattern"], "^[a-z]+$"),
-                                set_(S + ["NewPet", "properties", "name", "pattern"], "^[A-Za-z]+$")),
+    "request-pattern-changed": (set_(S + ["NewPet", "properties", "name", "pattern"], "^[A-Za-z]+$"),
+                                set_(S + ["NewPet", "properties", "name", "pattern"], "^[a-z]+$")),
+    "request-pattern-rewritten": (set_(S + ["NewPet", "properties", "name", "pattern"], "^[a-z]+$"),
+                                  set_(S + ["NewPet", "properties", "name", "pattern"], "^[A-Za-z]+$")),
     "request-additional-properties-restricted": (None, set_(S + ["NewPet", "additionalProperties"], False)),
     "request-limits-relaxed": (None, delete(S + ["NewPet", "properties", "name", "maxLength"])),
     "new-required-request-property": (None, both(
