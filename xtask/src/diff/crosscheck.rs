@@ -71,6 +71,13 @@ const KNOWN: &[(&str, Tool, &str)] = &[
          refuses them, as oasdiff's new-required-request-body says",
     ),
     (
+        "request-pattern-rewritten",
+        Tool::Redocly,
+        "Redocly rates every changed pattern major; here `^[a-z]+$` became `^[A-Za-z]+$`, \
+         which takes every string the old one took (the strings generated from the old \
+         pattern all match the new one), so no request is refused",
+    ),
+    (
         "request-property-removed",
         Tool::Redocly,
         "Redocly rates it patch: the schema still admits the property as an additional one; \
