@@ -76,7 +76,7 @@ enum Command {
     Bench(bench::Args),
     /// What changed between two versions of a spec: wire, generated crate, decisions.
     #[command(
-        override_usage = "cargo xtask diff [OPTIONS] <OLD> <NEW>\n       cargo xtask diff --list-rules\n       cargo xtask diff --cross-check [--only <NAME>]"
+        override_usage = "cargo xtask diff [OPTIONS] <OLD> <NEW>\n       cargo xtask diff --list-rules\n       cargo xtask diff --cross-check [--only <NAME>]\n       cargo xtask diff --github-history"
     )]
     Diff(diff::Args),
 }
