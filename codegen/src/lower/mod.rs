@@ -234,7 +234,7 @@ struct Lowerer<'a> {
     /// The type each inline schema that makes a named type became, by its structure
     /// ([`schema::inline_key`]): an identical inline schema met again is that type, so a
     /// value read in one place can be written in the other.
-    inline_types: std::collections::HashMap<String, (crate::ir::Ty, bool)>,
+    inline_types: std::collections::HashMap<schema::InlineKey, (crate::ir::Ty, bool)>,
     /// The pointers of the schemas reached by a `$ref` to no component (see `ref_ty`)
     /// being lowered: one met again is a cycle.
     refs_in_progress: std::collections::HashSet<String>,
