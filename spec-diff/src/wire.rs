@@ -32,6 +32,9 @@ pub fn diff(
     new_raw: &Value,
     findings: &mut Findings,
 ) {
+    // Webhooks are read here, not by the spec model (the generator emits nothing for
+    // them): OpenAPI 3.1's `webhooks`, and `x-webhooks` where 3.0 documents keep them.
+    let hooks = (webhooks(old_raw), webhooks(new_raw));
     let mut d = Differ {
         old,
         new,
@@ -43,7 +46,27 @@ pub fn diff(
         old_at: String::new(),
     };
     d.operations();
+    d.webhooks(&hooks.0, &hooks.1);
     d.security_schemes();
+}
+
+/// A document's webhooks: the keyword each sits under, its name, and its path item.
+type Hooks = Vec<(&'static str, String, spec_model::model::PathItem)>;
+
+fn webhooks(raw: &Value) -> Hooks {
+    let mut out = Vec::new();
+    for keyword in ["webhooks", "x-webhooks"] {
+        let Some(map) = raw.get(keyword).and_then(Value::as_object) else {
+            continue;
+        };
+        for (name, item) in map {
+            // A webhook the model cannot read is left out rather than guessed at.
+            if let Ok(item) = serde_json::from_value(item.clone()) {
+                out.push((keyword, name.clone(), item));
+            }
+        }
+    }
+    out
 }
 
 /// Which way a value travels.
@@ -161,6 +184,50 @@ impl<'a> Differ<'a, '_> {
                 self.op = Some(label(method, path));
                 let message = format!("operation {} was added", label(method, path));
                 self.add("api-added", None, &op_pointer(path, method), message);
+            }
+        }
+        self.op = None;
+    }
+
+    /// Webhooks: requests the API's server sends to its clients. Their payloads are what
+    /// clients read (compared as answers are); a webhook added or removed changes what
+    /// arrives, not what a client must accept, so only the payloads of the ones kept are
+    /// compared, media type by media type.
+    fn webhooks(&mut self, old: &'a Hooks, new: &'a Hooks) {
+        for (keyword, name, a) in old {
+            let Some((new_keyword, _, b)) = new.iter().find(|(_, n, _)| n == name) else {
+                continue;
+            };
+            for (method, oa) in a.operations() {
+                let Some((_, ob)) = b.operations().into_iter().find(|(m, _)| *m == method) else {
+                    continue;
+                };
+                self.op = Some(format!("WEBHOOK {name}"));
+                let at = |keyword: &str| {
+                    push_pointer(
+                        &push_pointer(&push_pointer(&format!("/{keyword}"), name), method),
+                        "requestBody",
+                    )
+                };
+                let (old_at, new_at) = (at(keyword), at(new_keyword));
+                self.old_at = old_at.clone();
+                let (Some(ba), Some(bb)) = (&oa.request_body, &ob.request_body) else {
+                    continue;
+                };
+                let (ba, pa) = followed(self.old, ba, &old_at).into_parts();
+                let (bb, pb) = followed(self.new, bb, &new_at).into_parts();
+                for (media, ma) in &ba.content {
+                    let (Some(mb), Some(sa)) = (bb.content.get(media), &ma.schema) else {
+                        continue;
+                    };
+                    let Some(sb) = &mb.schema else {
+                        continue;
+                    };
+                    let media_at = |p: &str| {
+                        push_pointer(&push_pointer(&push_pointer(p, "content"), media), "schema")
+                    };
+                    self.schema(Dir::Response, sa, sb, &media_at(&pa), &media_at(&pb), None);
+                }
             }
         }
         self.op = None;

@@ -361,3 +361,54 @@ fn a_new_component_in_a_union_of_components_is_an_added_branch() {
         ]
     );
 }
+
+/// Webhooks (3.1's `webhooks`, 3.0's `x-webhooks`) are requests the server sends: their
+/// payloads are what clients read, compared as answers are.
+#[test]
+fn webhook_payloads_are_read_by_clients() {
+    for keyword in ["webhooks", "x-webhooks"] {
+        let doc = |required: &[&str]| {
+            let mut doc = json!({
+                "openapi": "3.1.0",
+                "info": {"title": "Hooks", "version": "1"},
+                "paths": {},
+                "components": {"schemas": {"Event": object(
+                    json!({"id": {"type": "integer"}, "kind": {"type": "string", "enum": ["a"]}}),
+                    required,
+                )}},
+            });
+            doc[keyword] = json!({"event": {"post": {
+                "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Event"}}}},
+                "responses": {"200": {"description": "received"}},
+            }}});
+            doc
+        };
+        let mut new = doc(&[]);
+        new["components"]["schemas"]["Event"]["properties"]["kind"]["enum"] = json!(["a", "b"]);
+        let source = |name: &str, v: Value| spec_model::Source {
+            name: name.into(),
+            text: v.to_string(),
+        };
+        let report = spec_diff::diff(
+            &source("old.json", doc(&["id"])),
+            &source("new.json", new),
+            &Options::default(),
+        )
+        .expect("both read");
+        let got: Vec<(&str, &[String])> = report
+            .findings
+            .iter()
+            .filter(|f| f.kind == spec_diff::rules::Kind::Wire)
+            .map(|f| (f.rule, f.operations.as_slice()))
+            .collect();
+        let hook = ["WEBHOOK event".to_owned()];
+        assert_eq!(
+            got,
+            [
+                ("response-property-became-optional", &hook[..]),
+                ("response-enum-value-added", &hook[..]),
+            ],
+            "{keyword}"
+        );
+    }
+}
