@@ -241,7 +241,7 @@ pub fn diff(old: &Source, new: &Source, options: &Options) -> Result<Report, Err
             _ => Ok(finding::Findings::default()),
         });
         let mut wire = finding::Findings::default();
-        wire::diff(&old_spec, &new_spec, &old_value, &new_value, &mut wire);
+        let renames = wire::diff(&old_spec, &new_spec, &old_value, &new_value, &mut wire);
         if let Ok(old) = &old_crate {
             let reader = reads::Reader::new(&old.api);
             wire.judge(|f, at| reader.reads_through(f, at));
@@ -249,10 +249,15 @@ pub fn diff(old: &Source, new: &Source, options: &Options) -> Result<Report, Err
         let mut decisions = finding::Findings::default();
         decisions::diff(&old_value, &new_value, &mut decisions);
         let rust = rust.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        (rust, wire, decisions)
+        (rust.map(|r| (r, renames)), wire, decisions)
     });
+    let (rust, renames) = rust?;
+    let mut rust = rust.into_vec();
+    if let (Ok(a), Ok(b)) = (&old_crate, &new_crate) {
+        renamed_models(&mut rust, &renames, a, b);
+    }
     let mut list = wire.into_vec();
-    list.extend(rust?.into_vec());
+    list.extend(rust);
     list.extend(decisions.into_vec());
     let unused_ignores = options.ignore.apply(&mut list);
     let side = |source: &Source, spec: &spec_model::model::OpenApi| Side {
@@ -327,6 +332,51 @@ fn rust_changes(old: &Crate, new: &Crate) -> Result<finding::Findings, Error> {
         findings.add(rule, operation.as_deref(), Some(&subject), &path, message);
     }
     Ok(findings)
+}
+
+/// A model removed and one added whose schemas the wire comparison paired (a component
+/// renamed: `X` met where `X-Input` now is) is one rename, whatever changed inside it (the
+/// wire findings name that). Identical twins are already renames ([`surface`]); this
+/// pairs the compatible ones.
+fn renamed_models(
+    list: &mut Vec<Finding>,
+    renames: &std::collections::BTreeSet<(String, String)>,
+    old: &Crate,
+    new: &Crate,
+) {
+    let model = |c: &Crate, key: &str| {
+        c.api
+            .components
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, name)| format!("models::{name}"))
+    };
+    for (a, b) in renames {
+        let (Some(from), Some(to)) = (model(old, a), model(new, b)) else {
+            continue;
+        };
+        let removed = list
+            .iter()
+            .position(|f| f.rule == "rust-item-removed" && f.pointer == from);
+        let added = list
+            .iter()
+            .position(|f| f.rule == "rust-item-added" && f.pointer == to);
+        let (Some(r), Some(_)) = (removed, added) else {
+            continue;
+        };
+        let kind = list[r]
+            .message
+            .split(' ')
+            .next()
+            .unwrap_or("type")
+            .to_owned();
+        let rule = rules::rule("rust-item-renamed");
+        list[r].rule = rule.name;
+        list[r].message = format!(
+            "{kind} `{from}` was renamed `{to}` (schema `{a}` became `{b}`; the wire findings say what changed in it)"
+        );
+        list.retain(|f| !(f.rule == "rust-item-added" && f.pointer == to));
+    }
 }
 
 /// The type an item path is about (`models::Pet` for `models::Pet::name` and for

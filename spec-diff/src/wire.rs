@@ -24,14 +24,15 @@ use crate::finding::Findings;
 use crate::shape::{self, Shape};
 
 /// Compares the wire contract of two specs; `old_raw` and `new_raw` are the same documents
-/// as JSON trees, for the keywords the model leaves out.
+/// as JSON trees, for the keywords the model leaves out. Returns the pairs of differently
+/// named component schemas compared as one (renames: `X` met where `X-Input` now is).
 pub fn diff(
     old: &OpenApi,
     new: &OpenApi,
     old_raw: &Value,
     new_raw: &Value,
     findings: &mut Findings,
-) {
+) -> BTreeSet<(String, String)> {
     // Webhooks are read here, not by the spec model (the generator emits nothing for
     // them): OpenAPI 3.1's `webhooks`, and `x-webhooks` where 3.0 documents keep them.
     let hooks = (webhooks(old_raw), webhooks(new_raw));
@@ -48,6 +49,11 @@ pub fn diff(
     d.operations();
     d.webhooks(&hooks.0, &hooks.1);
     d.security_schemes();
+    d.cache
+        .into_keys()
+        .filter(|(_, a, b)| a != b)
+        .map(|(_, a, b)| (a, b))
+        .collect()
 }
 
 /// A document's webhooks: the keyword each sits under, its name, and its path item.

@@ -412,3 +412,48 @@ fn webhook_payloads_are_read_by_clients() {
         );
     }
 }
+
+/// On the crate side a model whose schema was renamed and changed is one rename (the wire
+/// findings say what changed), not a type removed and an unrelated one added.
+#[test]
+fn a_renamed_and_changed_model_is_a_rust_rename() {
+    let build = |name: &str, bound: Option<f64>| {
+        // The new one has a field more: not a twin of the old one in Rust.
+        let mut properties = json!({"interval": {"type": "number"}, "zone": {"type": "string"}});
+        if let Some(b) = bound {
+            properties["interval"]["exclusiveMinimum"] = json!(b);
+            properties["every"] = json!({"type": "integer"});
+        }
+        let mut schemas = json!({"Body": object(json!({"schedule": {"$ref": format!("#/components/schemas/{name}")}}), &[])});
+        schemas[name] = object(properties, &["interval"]);
+        spec(schemas)
+    };
+    let source = |name: &str, text: String| spec_model::Source {
+        name: name.into(),
+        text,
+    };
+    let report = spec_diff::diff(
+        &source("old.json", build("Schedule", None)),
+        &source("new.json", build("Schedule-Input", Some(0.0))),
+        &Options::default(),
+    )
+    .expect("both read");
+    let renamed: Vec<&str> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule == "rust-item-renamed")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(
+        renamed,
+        [
+            "struct `models::Schedule` was renamed `models::ScheduleInput` (schema `Schedule` became `Schedule-Input`; the wire findings say what changed in it)"
+        ]
+    );
+    assert!(
+        !report
+            .findings
+            .iter()
+            .any(|f| f.rule == "rust-item-added" && f.pointer == "models::ScheduleInput")
+    );
+}
