@@ -17,10 +17,11 @@ use spec_diff::{FailOn, Ignore, Options, render};
 /// Arguments of `cargo xtask diff`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The old spec: a file, or `git:REV:path`.
+    /// The old spec: a file, or `git:REV:path`. Required, except with `--list-rules`,
+    /// `--cross-check` or `--github-history`.
     #[arg(required_unless_present_any = ["list_rules", "cross_check", "github_history"])]
     old: Option<String>,
-    /// The new spec: a file, or `git:REV:path`.
+    /// The new spec: a file, or `git:REV:path`. Required, as OLD is.
     #[arg(required_unless_present_any = ["list_rules", "cross_check", "github_history"])]
     new: Option<String>,
     /// Output format.
