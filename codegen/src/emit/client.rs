@@ -41,57 +41,170 @@ struct Uses {
     json_text: bool,
 }
 
+/// The parts of the runtime's `encode.rs` the operations may call, in the order
+/// [`Uses::runtime_parts`] names them.
+pub(super) const RUNTIME_PARTS: [&str; 10] = [
+    "path",
+    "joined_query",
+    "deep_list",
+    "object_pairs",
+    "object_query",
+    "label",
+    "matrix",
+    "object_style",
+    "dots",
+    "json_text",
+];
+
 impl Uses {
     /// The parts of the runtime's `encode.rs` that the operations call (see
-    /// `runtime::Needs`).
+    /// `runtime::Needs`), in the order of [`RUNTIME_PARTS`].
     fn runtime_parts(&self) -> Vec<&'static str> {
-        [
-            ("path", self.path),
-            ("joined_query", self.joined_query),
-            ("deep_list", self.deep_list),
-            ("object_pairs", self.object_pairs),
-            ("object_query", self.object_query),
-            ("label", self.label),
-            ("matrix", self.matrix),
-            ("object_style", self.object_style),
-            ("dots", self.dots),
-            ("json_text", self.json_text),
-        ]
-        .into_iter()
-        .filter_map(|(name, used)| used.then_some(name))
-        .collect()
+        let used = [
+            self.path,
+            self.joined_query,
+            self.deep_list,
+            self.object_pairs,
+            self.object_query,
+            self.label,
+            self.matrix,
+            self.object_style,
+            self.dots,
+            self.json_text,
+        ];
+        RUNTIME_PARTS
+            .into_iter()
+            .zip(used)
+            .filter_map(|(name, used)| used.then_some(name))
+            .collect()
     }
 }
 
 /// The tokens of `client.rs`, and the parts of the runtime's `encode.rs` they call.
 pub fn emit(api: &Api) -> (TokenStream, Vec<&'static str>) {
-    let models = quote!(crate::models::);
-    let validating: Vec<&str> = api
-        .types
-        .iter()
-        .filter_map(|t| match t {
-            TypeDef::Struct(s) if s.validates => Some(s.name.as_str()),
-            _ => None,
-        })
-        .collect();
+    let context = Context::of(api);
+    let ops = operations(api, &context, 0..api.operations.len());
+    let parts = ops.uses.runtime_parts();
+    let head = head(api, &parts);
+    let credential_methods = credential_methods(api);
+    let tail = tail_items(api, &context);
+    let (methods, items) = (ops.members, ops.items);
+    // The `Client` itself, its send path and its token sources follow this text: the
+    // runtime's `client.rs`, appended by `emit::emit` (see `emit::runtime`).
+    let tokens = quote! {
+        #head
+
+        impl Client {
+            #credential_methods
+
+            #methods
+        }
+
+        #tail
+
+        #items
+    };
+    (tokens, parts)
+}
+
+/// What every part of `client.rs` reads of the whole spec. It holds identifiers, which
+/// cannot cross threads, so each thread that emits a part builds its own (the same, since
+/// it is made in spec order).
+pub(super) struct Context<'a> {
+    models: TokenStream,
+    validating: Vec<&'a str>,
+    boxed: Boxed<'a>,
+    shapes: ErrorShapes,
+    builders: requests::Builders,
+    /// Some operation has `x-penalty`: `execute` takes each operation's penalty shape.
+    penalty: bool,
+}
+
+impl<'a> Context<'a> {
+    pub(super) fn of(api: &'a Api) -> Self {
+        Context {
+            models: quote!(crate::models::),
+            validating: api
+                .types
+                .iter()
+                .filter_map(|t| match t {
+                    TypeDef::Struct(s) if s.validates => Some(s.name.as_str()),
+                    _ => None,
+                })
+                .collect(),
+            boxed: Boxed::of(api),
+            shapes: ErrorShapes::of(&api.operations),
+            builders: request_builders(api),
+            penalty: api.operations.iter().any(|op| op.penalty.is_some()),
+        }
+    }
+}
+
+/// Some operations' part of `client.rs`: their methods (members of `impl Client`), the
+/// items beside them (answer enums, request builders), and what of the runtime's
+/// encoders they call.
+pub(super) struct Operations {
+    pub(super) members: TokenStream,
+    pub(super) items: TokenStream,
+    uses: Uses,
+}
+
+impl Operations {
+    /// The parts of the runtime's `encode.rs` these operations call.
+    pub(super) fn runtime_parts(&self) -> Vec<&'static str> {
+        self.uses.runtime_parts()
+    }
+}
+
+/// The part of `client.rs` of the operations in `range` (spec order), as [`emit`] lays it
+/// out; parts of consecutive ranges put together are the whole.
+pub(super) fn operations(
+    api: &Api,
+    context: &Context<'_>,
+    range: std::ops::Range<usize>,
+) -> Operations {
     let mut uses = Uses {
-        penalty: api.operations.iter().any(|op| op.penalty.is_some()),
+        penalty: context.penalty,
         ..Uses::default()
     };
-    let boxed = Boxed::of(api);
-    let shapes = ErrorShapes::of(&api.operations);
-    let builders = request_builders(api);
-    let mut all_methods = Vec::new();
-    let mut enums = Vec::new();
-    for (i, op) in api.operations.iter().enumerate() {
+    let (mut members, mut items) = (TokenStream::new(), TokenStream::new());
+    for (i, op) in api
+        .operations
+        .iter()
+        .enumerate()
+        .take(range.end)
+        .skip(range.start)
+    {
         // Lowering named the operation around the client's own methods, printed here.
         debug_assert!(!crate::names::CLIENT_METHODS.contains(&op.name.as_str()));
-        let (inside, beside) = methods(op, api, &models, &validating, &mut uses, &builders);
-        all_methods.push(inside);
-        enums.push(beside);
-        enums.push(op_enums(op, &models, &boxed, &shapes, i));
+        let (inside, beside) = methods(
+            op,
+            api,
+            &context.models,
+            &context.validating,
+            &mut uses,
+            &context.builders,
+        );
+        members.extend(inside);
+        items.extend(beside);
+        items.extend(op_enums(
+            op,
+            &context.models,
+            &context.boxed,
+            &context.shapes,
+            i,
+        ));
     }
-    let parts = uses.runtime_parts();
+    Operations {
+        members,
+        items,
+        uses,
+    }
+}
+
+/// The top of `client.rs`: its module doc, the import of the runtime's encoders when
+/// `parts` (what the operations call of them) is not empty, and the server path.
+pub(super) fn head(api: &Api, parts: &[&str]) -> TokenStream {
     // The encoders live in the runtime's `encode.rs` (copied when some operation calls
     // one); a glob import, since which of them this file calls depends on the spec.
     let encoders = (!parts.is_empty()).then(|| {
@@ -99,32 +212,31 @@ pub fn emit(api: &Api) -> (TokenStream, Vec<&'static str>) {
             use crate::encode::*;
         )
     });
-    let credential_methods = auth::client_methods(api);
     let server_const = server_const(api);
-    let credential_items = auth::items(api);
-    let form_items = multipart::items(api, &models);
-    // The `Client` itself, its send path and its token sources follow this text: the
-    // runtime's `client.rs`, appended by `emit::emit` (see `emit::runtime`).
-    let tokens = quote! {
+    quote! {
         //! The async client: one method per operation of the spec.
 
         #encoders
 
         #server_const
+    }
+}
 
-        impl Client {
-            #credential_methods
+/// The credential setters, the first members of `impl Client`.
+pub(super) fn credential_methods(api: &Api) -> TokenStream {
+    auth::client_methods(api)
+}
 
-            #(#all_methods)*
-        }
-
+/// The items after `impl Client` that do not belong to one operation: credential types
+/// and multipart forms.
+pub(super) fn tail_items(api: &Api, context: &Context<'_>) -> TokenStream {
+    let credential_items = auth::items(api);
+    let form_items = multipart::items(api, &context.models);
+    quote! {
         #credential_items
 
         #form_items
-
-        #(#enums)*
-    };
-    (tokens, parts)
+    }
 }
 
 /// The request builders of the operations with many optional parameters, named around

@@ -29,33 +29,103 @@ const MIXED_FALLBACK_DOC: &str =
 
 /// The tokens of `models.rs`.
 pub fn emit(api: &Api) -> TokenStream {
-    let validating: BTreeSet<&str> = api
-        .types
-        .iter()
-        .filter_map(|t| match t {
-            TypeDef::Struct(s) if s.validates => Some(s.name.as_str()),
-            _ => None,
-        })
-        .collect();
+    let context = Context::of(api);
+    let head = head(api);
+    let items = types(api, &context, 0..api.types.len());
+    let tail = tail(api, &context);
+    quote! {
+        #head
+
+        #items
+
+        #tail
+    }
+}
+
+/// What every part of `models.rs` reads of the whole spec.
+pub(super) struct Context<'a> {
+    validating: BTreeSet<&'a str>,
+    enums: BTreeMap<&'a str, &'a EnumDef>,
+    decoded: BTreeSet<String>,
+}
+
+impl<'a> Context<'a> {
+    pub(super) fn of(api: &'a Api) -> Self {
+        Context {
+            validating: api
+                .types
+                .iter()
+                .filter_map(|t| match t {
+                    TypeDef::Struct(s) if s.validates => Some(s.name.as_str()),
+                    _ => None,
+                })
+                .collect(),
+            enums: api
+                .types
+                .iter()
+                .filter_map(|t| match t {
+                    TypeDef::Enum(e) => Some((e.name.as_str(), e)),
+                    _ => None,
+                })
+                .collect(),
+            decoded: decoded_types(api),
+        }
+    }
+}
+
+/// The types in `range` (spec order) of `models.rs`; parts of consecutive ranges put
+/// together are the whole.
+pub(super) fn types(
+    api: &Api,
+    context: &Context<'_>,
+    range: std::ops::Range<usize>,
+) -> TokenStream {
+    let Context {
+        validating,
+        enums,
+        decoded,
+    } = context;
+    let items = api.types[range].iter().map(|t| match t {
+        TypeDef::Struct(s) => structure(s, validating, enums, decoded, api.tolerant),
+        TypeDef::Enum(e) => enumeration(e),
+        TypeDef::Alias(a) => alias(a),
+        TypeDef::Union(u) => union(u, decoded),
+    });
+    quote!(#(#items)*)
+}
+
+/// The module doc of `models.rs`.
+pub(super) fn head(api: &Api) -> TokenStream {
+    let tolerant_doc = api.tolerant.then(|| {
+        quote! {
+            //!
+            //! Generated with `--tolerant`: the models an answer holds read the scalar
+            //! mismatches servers commonly make into the declared type where no data is
+            //! lost. A string field takes a number as its decimal text (`7` is `"7"`); an
+            //! integer field takes a string that is exactly an integer's decimal text
+            //! (`"12"`, not `"012"` or `"1.0"`), a number field a string holding a finite
+            //! number; a list of such scalars reads each item so (`[7, "8"]` in a list of
+            //! strings is `["7", "8"]`); `null` in a field with the spec's `default` is
+            //! that default (and in an optional field `None`, as always). Anything else
+            //! fails to decode, naming the field. Models only requests hold stay strict.
+        }
+    });
+    quote! {
+        //! The API's models: one type per schema, with the wire names of the spec.
+        //!
+        //! Unknown fields in a response are ignored and unknown enum values are kept in a
+        //! fallback variant, so a newer server never breaks this client.
+        #tolerant_doc
+    }
+}
+
+/// The items after the types: the private helpers some types call, and the request
+/// models' builders.
+pub(super) fn tail(api: &Api, context: &Context<'_>) -> TokenStream {
     let any_secret = api
         .types
         .iter()
         .any(|t| matches!(t, TypeDef::Struct(s) if s.fields.iter().any(|f| f.secret)));
-    let enums: BTreeMap<&str, &EnumDef> = api
-        .types
-        .iter()
-        .filter_map(|t| match t {
-            TypeDef::Enum(e) => Some((e.name.as_str(), e)),
-            _ => None,
-        })
-        .collect();
-    let decoded = decoded_types(api);
-    let items = api.types.iter().map(|t| match t {
-        TypeDef::Struct(s) => structure(s, &validating, &enums, &decoded, api.tolerant),
-        TypeDef::Enum(e) => enumeration(e),
-        TypeDef::Alias(a) => alias(a),
-        TypeDef::Union(u) => union(u, &decoded),
-    });
     let any_scalar_union = api
         .types
         .iter()
@@ -89,30 +159,8 @@ pub fn emit(api: &Api) -> TokenStream {
         }
     });
     let builders = super::builders::emit(api);
-    let null_or_value = null_or_value(api, &decoded);
-    let tolerant_doc = api.tolerant.then(|| {
-        quote! {
-            //!
-            //! Generated with `--tolerant`: the models an answer holds read the scalar
-            //! mismatches servers commonly make into the declared type where no data is
-            //! lost. A string field takes a number as its decimal text (`7` is `"7"`); an
-            //! integer field takes a string that is exactly an integer's decimal text
-            //! (`"12"`, not `"012"` or `"1.0"`), a number field a string holding a finite
-            //! number; a list of such scalars reads each item so (`[7, "8"]` in a list of
-            //! strings is `["7", "8"]`); `null` in a field with the spec's `default` is
-            //! that default (and in an optional field `None`, as always). Anything else
-            //! fails to decode, naming the field. Models only requests hold stay strict.
-        }
-    });
+    let null_or_value = null_or_value(api, &context.decoded);
     quote! {
-        //! The API's models: one type per schema, with the wire names of the spec.
-        //!
-        //! Unknown fields in a response are ignored and unknown enum values are kept in a
-        //! fallback variant, so a newer server never breaks this client.
-        #tolerant_doc
-
-        #(#items)*
-
         #redacted
         #write_scalar
         #null_or_value

@@ -21,19 +21,87 @@ const MEMBERS_PER_PIECE: usize = 16;
 
 /// Parses and pretty-prints one file's tokens.
 pub(super) fn render(path: &str, tokens: TokenStream) -> Result<String, Error> {
-    let internal = |e: syn::Error| Error::Internal {
-        file: path.to_owned(),
-        message: e.to_string(),
-    };
+    Ok(space(&unspaced(path, tokens)?))
+}
+
+/// [`render`] without the blank lines between items: what a part of a file prints as, so
+/// that parts printed apart (on other threads) and put together, then given to [`space`],
+/// are the text [`render`] gives of the whole.
+pub(super) fn unspaced(path: &str, tokens: TokenStream) -> Result<String, Error> {
     let mut text = String::new();
     for item in split_items(tokens) {
         let printed = match print_impl_in_pieces(&item) {
             Some(printed) => printed,
-            None => print(item.into_iter().collect()).map_err(internal)?,
+            None => print(item.into_iter().collect()).map_err(|e| internal(path, e))?,
         };
         text.push_str(&printed);
     }
-    Ok(space_items(&text))
+    Ok(text)
+}
+
+/// The printed members of the block `header { members }`, without its header line and
+/// its closing brace (an `impl` printed in parts: the header's line, the parts' members
+/// in order, and `}`); empty when there are none.
+pub(super) fn members(
+    path: &str,
+    header: &TokenStream,
+    members: TokenStream,
+) -> Result<String, Error> {
+    let header: Vec<TokenTree> = header.clone().into_iter().collect();
+    let members = split_items(members);
+    if members.is_empty() {
+        return Ok(String::new());
+    }
+    let mut text = String::new();
+    for group in members.chunks(MEMBERS_PER_PIECE) {
+        let printed = print_members(&header, group).map_err(|e| internal(path, e))?;
+        let body = header_len(&printed)
+            .and_then(|at| printed[at..].strip_suffix("}\n"))
+            .ok_or_else(|| Error::Internal {
+                file: path.to_owned(),
+                message: format!("a block's members printed unlike a block: {printed}"),
+            })?;
+        text.push_str(body);
+    }
+    Ok(text)
+}
+
+/// The block `header { … }` printed from its members' printed parts (see [`members`]),
+/// as a whole print of it would be.
+pub(super) fn block(path: &str, header: &TokenStream, parts: &[&str]) -> Result<String, Error> {
+    let header: Vec<TokenTree> = header.clone().into_iter().collect();
+    let empty = print_members(&header, &[]).map_err(|e| internal(path, e))?;
+    if parts.iter().all(|p| p.is_empty()) {
+        return Ok(empty);
+    }
+    let open = empty.strip_suffix("}\n").ok_or_else(|| Error::Internal {
+        file: path.to_owned(),
+        message: format!("an empty block printed unlike one: {empty}"),
+    })?;
+    let mut text = format!("{open}\n");
+    parts.iter().for_each(|p| text.push_str(p));
+    text.push_str("}\n");
+    Ok(text)
+}
+
+/// Puts the blank lines between items (see [`space_items`]).
+pub(super) fn space(text: &str) -> String {
+    space_items(text)
+}
+
+fn internal(path: &str, e: syn::Error) -> Error {
+    Error::Internal {
+        file: path.to_owned(),
+        message: e.to_string(),
+    }
+}
+
+/// Prints `header { members }`.
+fn print_members(header: &[TokenTree], members: &[Vec<TokenTree>]) -> syn::Result<String> {
+    let inner: TokenStream = members.iter().flatten().cloned().collect();
+    let mut tokens: TokenStream = header.iter().cloned().collect();
+    tokens.extend([TokenTree::Group(Group::new(Delimiter::Brace, inner))]);
+    print(tokens)
 }
 
 /// One file's tokens as unformatted text, in pieces that each parse as a file: every
@@ -168,10 +236,7 @@ fn print_impl_in_pieces(item: &[TokenTree]) -> Option<String> {
     }
     let mut pieces = Vec::new();
     for group in members.chunks(MEMBERS_PER_PIECE) {
-        let inner: TokenStream = group.iter().flatten().cloned().collect();
-        let mut tokens: TokenStream = header.iter().cloned().collect();
-        tokens.extend([TokenTree::Group(Group::new(Delimiter::Brace, inner))]);
-        pieces.push(print(tokens).ok()?);
+        pieces.push(print_members(header, group).ok()?);
     }
     // Each piece prints as the header's lines, its members indented, and a last `}`.
     let head_len = header_len(&pieces[0])?;

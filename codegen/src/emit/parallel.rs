@@ -1,0 +1,272 @@
+//! Printing `models.rs` and `client.rs` on every core.
+//!
+//! Parsing and printing the emitted tokens is most of the generator's time, and on a
+//! large spec `client.rs` alone is two or three times `models.rs`: one thread per file
+//! left a core idle for most of the run. Both files are cut into parts (runs of types, of
+//! operations, and the pieces that are not one type's or one operation's), and the
+//! threads take parts from one queue until none is left. Tokens cannot cross threads, so
+//! a part is emitted from the IR on the thread that prints it. Each part prints as the
+//! text it is in the whole (see `render::unspaced` and `render::members`); the parts are
+//! put together in spec order and spaced once, so the files are byte for byte those of
+//! printing each file whole (a test below compares the two).
+
+use std::ops::Range;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{client, models, render};
+use crate::error::Error;
+use crate::ir::Api;
+
+/// Types in one part of `models.rs`: large enough that a part's own cost (a thread's
+/// turn at the queue, a printer started) is small beside it, small enough that the two
+/// threads end close together.
+const TYPES_PER_PART: usize = 48;
+/// Operations in one part of `client.rs` (an operation prints to several times the text
+/// of a type: its method, its answer enums, their decoders).
+const OPERATIONS_PER_PART: usize = 12;
+
+/// The two printed files, and what `client.rs` calls of the runtime's encoders.
+pub(super) struct Printed {
+    pub(super) models: String,
+    pub(super) client: String,
+    pub(super) client_runtime: Vec<&'static str>,
+}
+
+/// One part of a file.
+enum Part {
+    ModelsHead,
+    Types(Range<usize>),
+    ModelsTail,
+    CredentialMethods,
+    Operations(Range<usize>),
+    ClientTail,
+}
+
+/// What a part printed as.
+enum Text {
+    Plain(String),
+    /// Operations: members of `impl Client`, the items beside it, and the encoders they
+    /// call.
+    Operations {
+        members: String,
+        items: String,
+        runtime: Vec<&'static str>,
+    },
+}
+
+/// The parts of both files, the costly ones first so that the last parts to be taken
+/// are small.
+fn parts(api: &Api) -> Vec<Part> {
+    let chunks = |len: usize, size: usize| -> Vec<Range<usize>> {
+        (0..len.div_ceil(size))
+            .map(|i| i * size..((i + 1) * size).min(len))
+            .collect()
+    };
+    let mut parts = vec![Part::ClientTail, Part::ModelsTail];
+    let mut operations = chunks(api.operations.len(), OPERATIONS_PER_PART).into_iter();
+    let mut types = chunks(api.types.len(), TYPES_PER_PART).into_iter();
+    loop {
+        let (op, ty) = (operations.next(), types.next());
+        if op.is_none() && ty.is_none() {
+            break;
+        }
+        parts.extend(op.map(Part::Operations));
+        parts.extend(ty.map(Part::Types));
+    }
+    parts.extend([Part::CredentialMethods, Part::ModelsHead]);
+    parts
+}
+
+/// The header of the client's `impl` block, which its members are printed inside.
+fn client_impl() -> TokenStream {
+    quote!(impl Client)
+}
+
+/// Emits and prints one part. `client_context` is this thread's, made on its first
+/// client part.
+fn print_part<'a>(
+    api: &'a Api,
+    part: &Part,
+    models_context: &models::Context<'_>,
+    client_context: &mut Option<client::Context<'a>>,
+) -> Result<Text, Error> {
+    let plain = |path: &str, tokens| render::unspaced(path, tokens).map(Text::Plain);
+    match part {
+        Part::ModelsHead => plain("models.rs", models::head(api)),
+        Part::Types(range) => plain(
+            "models.rs",
+            models::types(api, models_context, range.clone()),
+        ),
+        Part::ModelsTail => plain("models.rs", models::tail(api, models_context)),
+        Part::CredentialMethods => Ok(Text::Plain(render::members(
+            "client.rs",
+            &client_impl(),
+            client::credential_methods(api),
+        )?)),
+        Part::Operations(range) => {
+            let context = client_context.get_or_insert_with(|| client::Context::of(api));
+            let ops = client::operations(api, context, range.clone());
+            Ok(Text::Operations {
+                runtime: ops.runtime_parts(),
+                members: render::members("client.rs", &client_impl(), ops.members)?,
+                items: render::unspaced("client.rs", ops.items)?,
+            })
+        }
+        Part::ClientTail => {
+            let context = client_context.get_or_insert_with(|| client::Context::of(api));
+            plain("client.rs", client::tail_items(api, context))
+        }
+    }
+}
+
+/// Prints `models.rs` and `client.rs` (the client without the runtime's text, which the
+/// caller appends), on as many threads as there are cores.
+pub(super) fn print(api: &Api) -> Result<Printed, Error> {
+    let parts = parts(api);
+    let models_context = models::Context::of(api);
+    let next = AtomicUsize::new(0);
+    let printed: Vec<Mutex<Option<Result<Text, Error>>>> =
+        parts.iter().map(|_| Mutex::new(None)).collect();
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(parts.len());
+    let worker = || {
+        let mut client_context = None;
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(part) = parts.get(i) else { break };
+            let text = print_part(api, part, &models_context, &mut client_context);
+            *printed[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+        }
+    };
+    let panicked = std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..workers).map(|_| scope.spawn(worker)).collect();
+        let here = std::panic::catch_unwind(std::panic::AssertUnwindSafe(worker)).is_err();
+        let there = handles.into_iter().any(|h| h.join().is_err());
+        here || there
+    });
+    if panicked {
+        return Err(Error::Internal {
+            file: "client.rs".to_owned(),
+            message: "emitter panicked".into(),
+        });
+    }
+    let mut texts = Vec::with_capacity(parts.len());
+    for cell in printed {
+        let text = cell.into_inner().unwrap_or_else(|e| e.into_inner());
+        texts.push(text.unwrap_or_else(|| {
+            Err(Error::Internal {
+                file: "client.rs".to_owned(),
+                message: "a part was not printed".into(),
+            })
+        })?);
+    }
+    assemble(api, &parts, texts)
+}
+
+/// Puts the printed parts together in each file's order and spaces the files.
+fn assemble(api: &Api, parts: &[Part], texts: Vec<Text>) -> Result<Printed, Error> {
+    let (mut models_head, mut models_tail, mut credentials, mut client_tail) =
+        (String::new(), String::new(), String::new(), String::new());
+    let mut types: Vec<(usize, String)> = Vec::new();
+    let mut operations: Vec<(usize, String, String)> = Vec::new();
+    let mut runtime: Vec<&'static str> = Vec::new();
+    for (part, text) in parts.iter().zip(texts) {
+        match (part, text) {
+            (Part::ModelsHead, Text::Plain(t)) => models_head = t,
+            (Part::Types(r), Text::Plain(t)) => types.push((r.start, t)),
+            (Part::ModelsTail, Text::Plain(t)) => models_tail = t,
+            (Part::CredentialMethods, Text::Plain(t)) => credentials = t,
+            (Part::ClientTail, Text::Plain(t)) => client_tail = t,
+            (
+                Part::Operations(r),
+                Text::Operations {
+                    members,
+                    items,
+                    runtime: used,
+                },
+            ) => {
+                for name in used {
+                    if !runtime.contains(&name) {
+                        runtime.push(name);
+                    }
+                }
+                operations.push((r.start, members, items));
+            }
+            _ => unreachable!("each part prints as its kind of text"),
+        }
+    }
+    types.sort_by_key(|(start, _)| *start);
+    operations.sort_by_key(|(start, ..)| *start);
+    // The same order `client::emit` gives the runtime's parts: the order it names them in.
+    runtime.sort_by_key(|name| client::RUNTIME_PARTS.iter().position(|n| n == name));
+    let mut models = models_head;
+    types.iter().for_each(|(_, t)| models.push_str(t));
+    models.push_str(&models_tail);
+    let mut client = render::unspaced("client.rs", client::head(api, &runtime))?;
+    let members: Vec<&str> = std::iter::once(credentials.as_str())
+        .chain(operations.iter().map(|(_, m, _)| m.as_str()))
+        .collect();
+    client.push_str(&render::block("client.rs", &client_impl(), &members)?);
+    client.push_str(&client_tail);
+    operations
+        .iter()
+        .for_each(|(_, _, items)| client.push_str(items));
+    Ok(Printed {
+        models: render::space(&models),
+        client: render::space(&client),
+        client_runtime: runtime,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(path: &str) -> Api {
+        let text =
+            std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
+                .unwrap();
+        let source = spec_model::Source {
+            name: path.into(),
+            text,
+        };
+        crate::lower::lower(&spec_model::parse(&source).unwrap())
+            .unwrap()
+            .0
+    }
+
+    /// The parts printed apart and put together are the files printed whole.
+    #[test]
+    fn the_parts_put_together_are_the_files_printed_whole() {
+        for path in [
+            "tests/specs/security.yaml",
+            "tests/specs/hygiene.yaml",
+            "tests/corpus/nexus.json",
+            "tests/corpus/kinto-26.5.0-api.json",
+        ] {
+            let api = api(path);
+            let printed = print(&api).unwrap();
+            let (client, runtime) = client::emit(&api);
+            assert_eq!(
+                printed.models,
+                render::render("models.rs", models::emit(&api)).unwrap(),
+                "{path}: models.rs"
+            );
+            assert_eq!(
+                printed.client,
+                render::render("client.rs", client).unwrap(),
+                "{path}: client.rs"
+            );
+            assert_eq!(printed.client_runtime, runtime, "{path}");
+            assert!(
+                parts(&api).len() > 2 || api.operations.len() <= OPERATIONS_PER_PART,
+                "{path}: cut into parts"
+            );
+        }
+    }
+}
