@@ -10,9 +10,15 @@
 //!   last token of its pointer (the file's stem when the pointer is empty), numbered when
 //!   the name is taken; the reference points at it. Schemas that refer to each other
 //!   across files (a cycle) are fine: each is brought in once.
+//!   A component schema of the root file that is wholly a `$ref` to a file
+//!   (`components.schemas.Pet: {$ref: 'schemas/Pet.yaml'}`, how split specs list their
+//!   schemas) is that file's schema under the root's name, and every other reference to
+//!   the file points at it. Keywords beside a schema's `$ref` (a 3.1 `description` or
+//!   `default`) stay beside the local reference.
 //! - Any other reference (a parameter, a response, a path item) is replaced by what it
-//!   points at, brought in the same way; a cycle among those is an error naming each
-//!   reference on it.
+//!   points at, brought in the same way, a `summary` or `description` beside it
+//!   overriding the target's (3.1's Reference Object); a cycle among those is an error
+//!   naming each reference on it.
 //! - A local reference (`#/...`) inside another file means that file's node.
 //! - URLs are refused: this reader opens files only.
 //! - Examples, defaults, enums, constants and `x-` extensions are data: a `$ref` key in
@@ -77,6 +83,7 @@ pub fn bundle(path: &Path, source: Source) -> Result<Source, SpecError> {
     if let Some(Value::Object(existing)) = root.pointer("/components/schemas") {
         bundler.taken.extend(existing.keys().cloned());
     }
+    bundler.claim_root_components(&root);
     let mut out = root.clone();
     bundler.walk(&mut out, &base, "", false)?;
     if !bundler.schemas.is_empty() {
@@ -242,23 +249,14 @@ impl Bundler {
         at: &str,
         in_schema: bool,
     ) -> Result<(), SpecError> {
-        let (target_file, pointer) = match reference.split_once('#') {
-            Some((f, p)) => (f, p.to_owned()),
-            None => (reference, String::new()),
-        };
-        if target_file.contains("://") {
+        if reference.split('#').next().unwrap_or("").contains("://") {
             return Err(self.error(
                 file,
                 at,
                 format!("$ref `{reference}` is a URL; only files are read"),
             ));
         }
-        let target = if target_file.is_empty() {
-            file.to_owned()
-        } else {
-            file.parent().unwrap_or(Path::new("")).join(target_file)
-        };
-        let target = normalize(&target);
+        let (target, pointer) = target_of(file, reference);
         if !self.files.contains_key(&target) {
             let text = std::fs::read_to_string(&target).map_err(|e| {
                 self.error(
@@ -289,6 +287,20 @@ impl Bundler {
                 )
             })?;
         let key = (target.clone(), pointer.clone());
+        if let Some(name) = self.own_component(file, at)
+            && self.named.get(&key) == Some(&name)
+        {
+            // `components.schemas.Pet: {$ref: 'schemas/Pet.yaml'}` in the root file, the
+            // way split specs list their schemas: the file's schema is that component,
+            // under the name the root gives it (claimed before the walk, see
+            // `claim_root_components`), not a second component it points to.
+            let mut content = content;
+            self.walk(&mut content, &target, &pointer, true)?;
+            let siblings = siblings(node, |_| true);
+            *node = content;
+            self.overlay(node, siblings, file, at, true)?;
+            return Ok(());
+        }
         if in_schema {
             let name = match self.named.get(&key) {
                 Some(name) => name.clone(),
@@ -325,9 +337,17 @@ impl Bundler {
                     name
                 }
             };
-            *node = serde_json::json!({
-                "$ref": format!("#{}", push_pointer("/components/schemas", &name))
-            });
+            // Keywords beside the `$ref` (3.1 reads a `description` or `default` there)
+            // stay beside the local reference that replaces it.
+            let local = Value::String(format!("#{}", push_pointer("/components/schemas", &name)));
+            if let Value::Object(object) = node {
+                object.insert("$ref".to_owned(), local);
+                for (key, child) in object.iter_mut() {
+                    if key != "$ref" && !is_data(at, key) {
+                        self.walk(child, file, &push_pointer(at, key), true)?;
+                    }
+                }
+            }
             return Ok(());
         }
         if let Some(i) = self.stack.iter().position(|k| *k == key) {
@@ -346,9 +366,92 @@ impl Bundler {
         let mut content = content;
         self.walk(&mut content, &target, &pointer, false)?;
         self.stack.pop();
+        // 3.1's Reference Object: a `summary` or `description` beside the `$ref`
+        // overrides the one of what it points at; other keys there mean nothing.
+        let siblings = siblings(node, |key| matches!(key, "summary" | "description"));
         *node = content;
+        self.overlay(node, siblings, file, at, false)?;
         Ok(())
     }
+}
+
+impl Bundler {
+    /// The name of the root file's component schema at `at`, when the `$ref` there is the
+    /// whole component (`/components/schemas/Pet`).
+    fn own_component(&self, file: &Path, at: &str) -> Option<String> {
+        let name = at.strip_prefix("/components/schemas/")?;
+        (file == self.root && !name.contains('/'))
+            .then(|| name.replace("~1", "/").replace("~0", "~"))
+    }
+
+    /// Names after themselves the files the root's component schemas are wholly a `$ref`
+    /// to, before anything is brought in, so that a reference to one of those files met
+    /// first, from another file, points at the component and does not bring the schema
+    /// in a second time under another name.
+    fn claim_root_components(&mut self, root: &Value) {
+        let Some(Value::Object(schemas)) = root.pointer("/components/schemas") else {
+            return;
+        };
+        for (name, schema) in schemas {
+            let Some(reference) = schema.get("$ref").and_then(Value::as_str) else {
+                continue;
+            };
+            if reference.starts_with('#') || reference.contains("://") {
+                continue;
+            }
+            let (target, pointer) = target_of(&self.root, reference);
+            self.named.entry((target, pointer)).or_insert(name.clone());
+        }
+    }
+}
+
+/// The keys beside the `$ref` of `node` that `keep` accepts.
+fn siblings(node: &Value, keep: impl Fn(&str) -> bool) -> Map<String, Value> {
+    match node {
+        Value::Object(object) => object
+            .iter()
+            .filter(|(key, _)| *key != "$ref" && keep(key))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect(),
+        _ => Map::new(),
+    }
+}
+
+impl Bundler {
+    /// Puts the keys that sat beside a `$ref` (at `at` in `file`) over what replaced it.
+    fn overlay(
+        &mut self,
+        node: &mut Value,
+        siblings: Map<String, Value>,
+        file: &Path,
+        at: &str,
+        in_schema: bool,
+    ) -> Result<(), SpecError> {
+        let Value::Object(object) = node else {
+            return Ok(());
+        };
+        for (key, mut value) in siblings {
+            if !is_data(at, &key) {
+                self.walk(&mut value, file, &push_pointer(at, &key), in_schema)?;
+            }
+            object.insert(key, value);
+        }
+        Ok(())
+    }
+}
+
+/// The file and pointer a `$ref` in `file` names.
+fn target_of(file: &Path, reference: &str) -> (PathBuf, String) {
+    let (target_file, pointer) = match reference.split_once('#') {
+        Some((f, p)) => (f, p.to_owned()),
+        None => (reference, String::new()),
+    };
+    let target = if target_file.is_empty() {
+        file.to_owned()
+    } else {
+        file.parent().unwrap_or(Path::new("")).join(target_file)
+    };
+    (normalize(&target), pointer)
 }
 
 /// `a/./b/../c` as `a/c`, so one file read twice under two spellings is one file.
@@ -501,6 +604,56 @@ mod tests {
         let d = dir("data", &[("a.yaml", text)]);
         let source = load(&d.join("a.yaml")).unwrap();
         assert_eq!(source.text, text, "read as a single file, unchanged");
+        let _ = std::fs::remove_dir_all(d);
+    }
+
+    #[test]
+    fn a_root_component_that_is_a_file_keeps_its_name_and_is_brought_in_once() {
+        let d = dir(
+            "components",
+            &[
+                (
+                    "root.yaml",
+                    "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /owners:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {$ref: 'schemas/Owner.yaml'}\ncomponents:\n  schemas:\n    Owner: {$ref: 'schemas/Owner.yaml'}\n    Pet: {$ref: 'schemas/Pet.yaml'}\n",
+                ),
+                (
+                    "schemas/Owner.yaml",
+                    "type: object\nproperties:\n  pets: {type: array, items: {$ref: 'Pet.yaml'}}\n",
+                ),
+                (
+                    "schemas/Pet.yaml",
+                    "type: object\nproperties:\n  kind:\n    $ref: 'Kind.yaml'\n    description: What the pet is.\n    default: cat\n",
+                ),
+                ("schemas/Kind.yaml", "type: string\nenum: [cat, dog]\n"),
+            ],
+        );
+        let doc: Value = serde_json::from_str(&load(&d.join("root.yaml")).unwrap().text).unwrap();
+        let schemas = doc["components"]["schemas"].as_object().unwrap();
+        assert_eq!(
+            schemas.keys().collect::<Vec<_>>(),
+            ["Owner", "Pet", "Kind"],
+            "no second Owner or Pet: {schemas:#?}"
+        );
+        assert_eq!(
+            schemas["Owner"]["type"], "object",
+            "the component is the file's schema"
+        );
+        assert_eq!(
+            schemas["Owner"]["properties"]["pets"]["items"]["$ref"],
+            "#/components/schemas/Pet"
+        );
+        let kind = &schemas["Pet"]["properties"]["kind"];
+        assert_eq!(kind["$ref"], "#/components/schemas/Kind");
+        assert_eq!(
+            kind["description"], "What the pet is.",
+            "keywords beside a $ref stay"
+        );
+        assert_eq!(kind["default"], "cat");
+        let answer = &doc["paths"]["/owners"]["get"]["responses"]["200"]["content"];
+        assert_eq!(
+            answer["application/json"]["schema"]["$ref"],
+            "#/components/schemas/Owner"
+        );
         let _ = std::fs::remove_dir_all(d);
     }
 
