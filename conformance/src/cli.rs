@@ -140,6 +140,11 @@ pub struct Args {
     /// with where and why [default: the spec built into the binary, spec/openapi.yaml].
     #[arg(long, value_name = "FILE|URL|-")]
     pub spec: Option<PathBuf>,
+    /// Fetch each `$ref` of the spec to an `http(s)` URL (and a relative `$ref` of a spec
+    /// read from a URL, against that URL) instead of refusing it. Those documents are
+    /// fetched without the run's headers or token, which are the target's.
+    #[arg(long)]
+    pub url_refs: bool,
     /// Directory of your own contract files (`*.yaml`, loaded in file-name order): cases,
     /// sequences and discovery steps beyond what the spec says. They are added to the
     /// built-in contract files where those apply (the built-in spec, or a spec that has

@@ -69,6 +69,8 @@ pub struct Files {
     /// The spec's name and text once read from a URL or stdin
     /// ([`crate::spec_source::prepare`]).
     pub spec_text: Option<(String, String)>,
+    /// `--url-refs`: a `$ref` to a URL is fetched ([`crate::spec_source::fetch_ref`]).
+    pub url_refs: bool,
     /// The request that fetched a `--spec` URL, for the record: the URL as shown, the
     /// status, and how many times it was sent again.
     pub spec_fetched: Option<(String, u16, usize)>,
@@ -189,6 +191,7 @@ impl Config {
             files: Files {
                 spec: args.spec.clone(),
                 spec_text: None,
+                url_refs: args.url_refs,
                 spec_fetched: None,
                 contracts: args.contracts.clone(),
                 fixtures: args.fixtures.clone(),

@@ -307,14 +307,24 @@ impl Spec {
     /// Loads and parses a spec file, with every other file its `$ref`s name brought in
     /// (`spec_model::bundle`).
     pub fn load(path: &Path) -> Result<Spec, HarnessError> {
+        Spec::load_with(path, None)
+    }
+
+    /// [`Spec::load`], fetching each `$ref` to a URL with `fetch` when there is one
+    /// (`--url-refs`).
+    pub fn load_with(
+        path: &Path,
+        fetch: Option<spec_model::bundle::Fetch<'_>>,
+    ) -> Result<Spec, HarnessError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| HarnessError::Config(format!("cannot read {}: {e}", path.display())))?;
-        let source = spec_model::bundle::bundle(
+        let source = spec_model::bundle::bundle_with(
             path,
             Source {
                 name: path.display().to_string(),
                 text,
             },
+            fetch,
         )?;
         Ok(Spec::from_source(&source)?)
     }

@@ -83,6 +83,20 @@ pub async fn prepare(config: &mut Config) -> Result<(), HarnessError> {
         }
         Location::Url(url) => {
             let (text, status, resent) = fetch(&url, config).await?;
+            // With `--url-refs` a spec served over HTTP may be split over documents beside
+            // it: its relative `$ref`s resolve against its URL.
+            let text = if config.files.url_refs {
+                let source = spec_model::Source {
+                    name: hide(&redacted(url.as_str()), config),
+                    text,
+                };
+                let fetch: spec_model::bundle::Fetch<'_> = &fetch_ref;
+                spec_model::bundle::bundle_with(Path::new(url.as_str()), source, Some(fetch))
+                    .map_err(|e| HarnessError::Config(hide(&e.to_string(), config)))?
+                    .text
+            } else {
+                text
+            };
             config.files.spec_fetched =
                 Some((hide(&redacted(url.as_str()), config), status, resent));
             if config.base_url.is_none() {
@@ -110,6 +124,7 @@ pub fn load(files: &Files) -> Result<Spec, HarnessError> {
             Ok(spec)
         }
         (None, Some(path)) => match location(path)? {
+            Location::File if files.url_refs => Spec::load_with(path, Some(&fetch_ref)),
             Location::File => Spec::load(path),
             // `prepare` reads these; a caller that skipped it gets told, not a file error.
             _ => Err(HarnessError::Config(format!(
@@ -119,6 +134,49 @@ pub fn load(files: &Files) -> Result<Spec, HarnessError> {
         },
         (None, None) => Spec::load_builtin(),
     }
+}
+
+/// Fetches a document a `$ref` names by URL (`--url-refs`), for spec-model's bundler: a
+/// plain GET on a thread of its own (the bundler is synchronous, and this may be called
+/// inside the run's runtime), 30 seconds, at most [`MAX_SPEC_BYTES`], without the run's
+/// headers or token (those are the target's, and the URL may be anyone's).
+pub fn fetch_ref(url: &Url) -> Result<String, String> {
+    let url = url.clone();
+    let fetch = move || -> Result<String, String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        runtime.block_on(async {
+            let client = reqwest::Client::builder()
+                .timeout(std::time::Duration::from_secs(30))
+                .build()
+                .map_err(|e| e.to_string())?;
+            let mut answer = client
+                .get(url.as_str())
+                .send()
+                .await
+                .map_err(|e| e.without_url().to_string())?;
+            if !answer.status().is_success() {
+                return Err(format!("status {}", answer.status()));
+            }
+            let mut body = Vec::new();
+            while let Some(chunk) = answer
+                .chunk()
+                .await
+                .map_err(|e| e.without_url().to_string())?
+            {
+                body.extend_from_slice(&chunk);
+                if body.len() > MAX_SPEC_BYTES {
+                    return Err(format!("more than {} MiB", MAX_SPEC_BYTES >> 20));
+                }
+            }
+            String::from_utf8(body).map_err(|_| "not UTF-8 text".to_owned())
+        })
+    };
+    std::thread::spawn(fetch)
+        .join()
+        .unwrap_or_else(|_| Err("the fetch panicked".to_owned()))
 }
 
 /// Fetches the spec at `url` with the run's headers, token and transport options.
@@ -248,6 +306,54 @@ mod tests {
 
     fn url(s: &str) -> Url {
         Url::parse(s).unwrap()
+    }
+
+    /// A spec file whose schema is a `$ref` to a URL (a server on a loopback port) is
+    /// read with `--url-refs`, and refused without it, naming the flag.
+    #[test]
+    fn a_url_ref_is_fetched_only_with_url_refs() {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            if let Some(Ok(mut socket)) = listener.incoming().next() {
+                let mut buf = [0u8; 4096];
+                let _ = socket.read(&mut buf);
+                let body = "type: object\nproperties:\n  name: {type: string}\n";
+                let answer = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                socket.write_all(answer.as_bytes()).unwrap();
+            }
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spec.yaml");
+        std::fs::write(
+            &path,
+            format!(
+                "openapi: 3.0.3\ninfo: {{title: t, version: '1'}}\npaths:\n  /pets:\n    get:\n      operationId: getPet\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {{$ref: 'http://{addr}/Pet.yaml'}}\n"
+            ),
+        )
+        .unwrap();
+        let mut files = Files {
+            spec: Some(path),
+            ..Files::default()
+        };
+        let spec = match load(&files) {
+            Ok(spec) => panic!("read without --url-refs: {:?}", spec.identity),
+            Err(e) => e.to_string(),
+        };
+        assert!(spec.contains("--url-refs"), "{spec}");
+        files.url_refs = true;
+        let spec = load(&files).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            spec.doc
+                .pointer("/components/schemas/Pet/properties/name")
+                .is_some(),
+            "the fetched schema is a component: {:?}",
+            spec.doc.get("components")
+        );
     }
 
     #[test]

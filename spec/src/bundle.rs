@@ -20,7 +20,11 @@
 //!   overriding the target's (3.1's Reference Object); a cycle among those is an error
 //!   naming each reference on it.
 //! - A local reference (`#/...`) inside another file means that file's node.
-//! - URLs are refused: this reader opens files only.
+//! - URLs are refused unless the caller hands [`bundle_with`] a [`Fetch`] (the command
+//!   lines' `--url-refs`): a spec that names a URL then reads what the network says at
+//!   each run, which its author must choose. With one, a `$ref` to an `http` or `https`
+//!   URL is fetched, and a relative `$ref` inside a fetched document is resolved against
+//!   its URL (RFC 3986), as a file's is against its folder.
 //! - Examples, defaults, enums, constants and `x-` extensions are data: a `$ref` key in
 //!   there is a value, not a reference, and is left alone (GitHub's description has
 //!   URL-valued `$ref`s in its examples). An example given by a `$ref` to a file is
@@ -56,12 +60,25 @@ pub fn load(path: &Path) -> Result<Source, SpecError> {
     )
 }
 
+/// Reads the document at a URL (`http` or `https`): its text, or why it could not be
+/// read. Given by the caller, so this crate opens no connection of its own.
+pub type Fetch<'a> = &'a dyn Fn(&url::Url) -> Result<String, String>;
+
 /// `source`, the text of the file at `path`, with every other file it refers to brought
 /// in. A single-file spec comes back unchanged; a bundled one as JSON text under the
-/// root file's name.
+/// root file's name. A `$ref` to a URL is an error (see [`bundle_with`]).
 pub fn bundle(path: &Path, source: Source) -> Result<Source, SpecError> {
+    bundle_with(path, source, None)
+}
+
+/// [`bundle`], fetching each `$ref` to a URL with `fetch` when there is one.
+pub fn bundle_with(
+    path: &Path,
+    source: Source,
+    fetch: Option<Fetch<'_>>,
+) -> Result<Source, SpecError> {
     // Most specs are one file: told from the text alone, without parsing it again.
-    if !mentions_a_file(&source.text) {
+    if !mentions_a_file(&source.text, fetch.is_some()) {
         return Ok(source);
     }
     let root = crate::load::to_raw_value(&source)?;
@@ -70,6 +87,7 @@ pub fn bundle(path: &Path, source: Source) -> Result<Source, SpecError> {
     }
     let base = normalize(path);
     let mut bundler = Bundler {
+        fetch,
         root: base.clone(),
         files: HashMap::new(),
         named: HashMap::new(),
@@ -106,14 +124,14 @@ pub fn bundle(path: &Path, source: Source) -> Result<Source, SpecError> {
     })
 }
 
-/// Whether some `$ref` of the text (YAML or JSON) may name a file: its value neither a
-/// local pointer (`#...`) nor a URL (which the readers after this one refuse as they
-/// refuse any reference they cannot follow).
-fn mentions_a_file(text: &str) -> bool {
+/// Whether some `$ref` of the text (YAML or JSON) may name a file: its value not a local
+/// pointer (`#...`), and not a URL unless `urls` (without a fetcher a URL is left to the
+/// readers after this one, which refuse it as any reference they cannot follow).
+fn mentions_a_file(text: &str, urls: bool) -> bool {
     text.match_indices("$ref").any(|(i, _)| {
         let rest = text[i + 4..].trim_start_matches(['"', '\'', ' ', ':', '\t']);
         let value = rest.split(['"', '\'', '\n', ',', '}']).next().unwrap_or("");
-        !value.starts_with('#') && !value.contains("://")
+        !value.starts_with('#') && (urls || !value.contains("://"))
     })
 }
 
@@ -168,7 +186,9 @@ fn is_data(at: &str, key: &str) -> bool {
     }
     matches!(key, "example" | "examples" | "default" | "enum" | "const") || key.starts_with("x-")
 }
-struct Bundler {
+struct Bundler<'f> {
+    /// Reads a URL, when the caller allows URLs.
+    fetch: Option<Fetch<'f>>,
     /// The root file: its local references stay as they are.
     root: PathBuf,
     /// Every file read, by path: its text (for lines) and value.
@@ -183,7 +203,7 @@ struct Bundler {
     stack: Vec<(PathBuf, String)>,
 }
 
-impl Bundler {
+impl Bundler<'_> {
     /// Brings in every reference inside `node` (at `at` in `file`); `in_schema` says the
     /// node is a schema or inside one.
     fn walk(
@@ -249,21 +269,11 @@ impl Bundler {
         at: &str,
         in_schema: bool,
     ) -> Result<(), SpecError> {
-        if reference.split('#').next().unwrap_or("").contains("://") {
-            return Err(self.error(
-                file,
-                at,
-                format!("$ref `{reference}` is a URL; only files are read"),
-            ));
-        }
-        let (target, pointer) = target_of(file, reference);
+        let (target, pointer) = target_of(file, reference)
+            .map_err(|message| self.error(file, at, format!("$ref `{reference}`: {message}")))?;
         if !self.files.contains_key(&target) {
-            let text = std::fs::read_to_string(&target).map_err(|e| {
-                self.error(
-                    file,
-                    at,
-                    format!("$ref `{reference}`: cannot read {}: {e}", target.display()),
-                )
+            let text = self.read(&target).map_err(|message| {
+                self.error(file, at, format!("$ref `{reference}`: {message}"))
             })?;
             let source = Source {
                 name: target.display().to_string(),
@@ -375,7 +385,7 @@ impl Bundler {
     }
 }
 
-impl Bundler {
+impl Bundler<'_> {
     /// The name of the root file's component schema at `at`, when the `$ref` there is the
     /// whole component (`/components/schemas/Pet`).
     fn own_component(&self, file: &Path, at: &str) -> Option<String> {
@@ -399,8 +409,9 @@ impl Bundler {
             if reference.starts_with('#') || reference.contains("://") {
                 continue;
             }
-            let (target, pointer) = target_of(&self.root, reference);
-            self.named.entry((target, pointer)).or_insert(name.clone());
+            if let Ok(key) = target_of(&self.root, reference) {
+                self.named.entry(key).or_insert(name.clone());
+            }
         }
     }
 }
@@ -417,7 +428,7 @@ fn siblings(node: &Value, keep: impl Fn(&str) -> bool) -> Map<String, Value> {
     }
 }
 
-impl Bundler {
+impl Bundler<'_> {
     /// Puts the keys that sat beside a `$ref` (at `at` in `file`) over what replaced it.
     fn overlay(
         &mut self,
@@ -440,18 +451,55 @@ impl Bundler {
     }
 }
 
-/// The file and pointer a `$ref` in `file` names.
-fn target_of(file: &Path, reference: &str) -> (PathBuf, String) {
+impl Bundler<'_> {
+    /// The text of a file, or of a URL when the caller gave a fetcher.
+    fn read(&self, target: &Path) -> Result<String, String> {
+        let Some(url) = as_url(target) else {
+            return std::fs::read_to_string(target)
+                .map_err(|e| format!("cannot read {}: {e}", target.display()));
+        };
+        let Some(fetch) = self.fetch else {
+            return Err(format!(
+                "`{url}` is a URL, and URLs are read only when asked (`--url-refs`)"
+            ));
+        };
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(format!("`{url}`: only http and https URLs are fetched"));
+        }
+        fetch(&url).map_err(|e| format!("cannot fetch {url}: {e}"))
+    }
+}
+
+/// A place the bundler reads from held as a URL (see [`target_of`]).
+fn as_url(place: &Path) -> Option<url::Url> {
+    let text = place.to_str()?;
+    text.contains("://").then(|| url::Url::parse(text).ok())?
+}
+
+/// The file (or URL, kept as the path's text) and pointer a `$ref` in `file` names.
+fn target_of(file: &Path, reference: &str) -> Result<(PathBuf, String), String> {
     let (target_file, pointer) = match reference.split_once('#') {
         Some((f, p)) => (f, p.to_owned()),
         None => (reference, String::new()),
     };
-    let target = if target_file.is_empty() {
-        file.to_owned()
+    if target_file.is_empty() {
+        return Ok((file.to_owned(), pointer));
+    }
+    let url = if target_file.contains("://") {
+        Some(url::Url::parse(target_file).map_err(|e| format!("not a URL: {e}"))?)
+    } else if let Some(base) = as_url(file) {
+        Some(
+            base.join(target_file)
+                .map_err(|e| format!("not a URL: {e}"))?,
+        )
     } else {
-        file.parent().unwrap_or(Path::new("")).join(target_file)
+        None
     };
-    (normalize(&target), pointer)
+    if let Some(url) = url {
+        return Ok((PathBuf::from(url.as_str()), pointer));
+    }
+    let target = file.parent().unwrap_or(Path::new("")).join(target_file);
+    Ok((normalize(&target), pointer))
 }
 
 /// `a/./b/../c` as `a/c`, so one file read twice under two spellings is one file.
@@ -653,6 +701,66 @@ mod tests {
         assert_eq!(
             answer["application/json"]["schema"]["$ref"],
             "#/components/schemas/Owner"
+        );
+        let _ = std::fs::remove_dir_all(d);
+    }
+
+    #[test]
+    fn urls_are_fetched_with_a_fetcher_and_relative_refs_there_resolve_against_the_url() {
+        let root = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /pets:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {$ref: 'https://schemas.example.test/v1/pet.yaml#/Pet'}\n";
+        let d = dir("urls", &[("root.yaml", root)]);
+        let asked = std::cell::RefCell::new(Vec::new());
+        let fetch = |url: &url::Url| -> Result<String, String> {
+            asked.borrow_mut().push(url.to_string());
+            match url.as_str() {
+                "https://schemas.example.test/v1/pet.yaml" => Ok(
+                    "Pet:\n  type: object\n  properties:\n    tag: {$ref: '../common/tag.yaml'}\n"
+                        .into(),
+                ),
+                "https://schemas.example.test/common/tag.yaml" => Ok("type: string\n".into()),
+                _ => Err("404 Not Found".into()),
+            }
+        };
+        let source = Source {
+            name: "root.yaml".into(),
+            text: root.into(),
+        };
+        let bundled = bundle_with(&d.join("root.yaml"), source.clone(), Some(&fetch)).unwrap();
+        let doc: Value = serde_json::from_str(&bundled.text).unwrap();
+        let schemas = doc["components"]["schemas"].as_object().unwrap();
+        assert_eq!(schemas.keys().collect::<Vec<_>>(), ["Pet", "tag"]);
+        assert_eq!(
+            schemas["Pet"]["properties"]["tag"]["$ref"],
+            "#/components/schemas/tag"
+        );
+        assert_eq!(
+            *asked.borrow(),
+            [
+                "https://schemas.example.test/v1/pet.yaml",
+                "https://schemas.example.test/common/tag.yaml"
+            ],
+            "each URL fetched once"
+        );
+        let unread = bundle(&d.join("root.yaml"), source.clone()).unwrap();
+        assert_eq!(
+            unread.text, root,
+            "without a fetcher a URL is left to the reader"
+        );
+        let spec = crate::parse(&unread).unwrap();
+        let err = crate::refs::lookup::<crate::model::Schema>(
+            &spec,
+            "https://schemas.example.test/v1/pet.yaml#/Pet",
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("--url-refs"),
+            "the reader names the flag: {err}"
+        );
+        let failing = |_: &url::Url| -> Result<String, String> { Err("404 Not Found".into()) };
+        let err = bundle_with(&d.join("root.yaml"), source, Some(&failing)).unwrap_err();
+        assert!(
+            err.message.contains("404 Not Found") && err.line == Some(11),
+            "{err}"
         );
         let _ = std::fs::remove_dir_all(d);
     }

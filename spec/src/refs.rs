@@ -394,7 +394,11 @@ pub fn lookup<'s, T: Component>(
 ) -> Result<Target<'s, T>, RefError> {
     let unsupported = || RefError::Unsupported {
         reference: reference.to_owned(),
-        expected: format!("`#/components/{}/<name>`{}", T::SECTION, T::ELSEWHERE),
+        expected: if reference.contains("://") {
+            URL_LEFT.to_owned()
+        } else {
+            format!("`#/components/{}/<name>`{}", T::SECTION, T::ELSEWHERE)
+        },
     };
     let tokens = tokens(reference).ok_or_else(unsupported)?;
     if let [components, section, name] = tokens.as_slice()
@@ -462,6 +466,10 @@ pub fn follow<'s, T: Component>(
     Ok(current)
 }
 
+/// What a `$ref` to a URL should have been, once the bundler (which reads URLs only when
+/// asked) has left it.
+const URL_LEFT: &str = "a local pointer or a file; a URL is read only when asked (`--url-refs`)";
+
 /// The node one reference names in an untyped tree, with its pointer, without following
 /// the target's own `$ref`. Any local pointer is read.
 ///
@@ -471,7 +479,12 @@ pub fn follow<'s, T: Component>(
 pub fn lookup_value<'a>(doc: &'a Value, reference: &str) -> Result<(&'a Value, String), RefError> {
     let tokens = tokens(reference).ok_or_else(|| RefError::Unsupported {
         reference: reference.to_owned(),
-        expected: "a local reference (`#/...`)".to_owned(),
+        expected: if reference.contains("://") {
+            URL_LEFT
+        } else {
+            "a local reference (`#/...`)"
+        }
+        .to_owned(),
     })?;
     let ptr = pointer(&tokens);
     let node = doc.pointer(&ptr).ok_or_else(|| RefError::Dangling {

@@ -46,6 +46,10 @@ pub struct Args {
     /// file its `$ref`s name brought in, and exit without generating (as `redocly bundle`).
     #[arg(long, value_name = "OUT", conflicts_with_all = ["check", "crate_dir"])]
     bundle: Option<PathBuf>,
+    /// Fetch a `$ref` to an `http(s)` URL (and the relative ones inside what it fetches)
+    /// instead of refusing it: the spec then reads what the network says at each run.
+    #[arg(long)]
+    url_refs: bool,
     /// Read a schema `$ref` that points at nothing as any JSON value
     /// (`serde_json::Value`), with a warning each, instead of refusing the spec.
     #[arg(long)]
@@ -170,7 +174,7 @@ pub fn run(args: Args) -> ExitCode {
     let root = root();
     let spec = root.join(&args.spec);
     let header_name = args.spec.display().to_string();
-    let text = match bundled_text(&spec, &header_name) {
+    let text = match bundled_text(&spec, &header_name, args.url_refs) {
         Ok(text) => text,
         Err(code) => return code,
     };
@@ -225,7 +229,7 @@ fn allowed_kinds(args: &Args) -> Result<Vec<codegen::WarningKind>, ExitCode> {
 
 /// The text of the spec at `spec`, with the files its `$ref`s name brought in (a spec
 /// split over files is read as one); unreadable or unbundlable is an error (exit 2).
-fn bundled_text(spec: &Path, header_name: &str) -> Result<String, ExitCode> {
+fn bundled_text(spec: &Path, header_name: &str, url_refs: bool) -> Result<String, ExitCode> {
     let text = match std::fs::read_to_string(spec) {
         Ok(text) => text,
         Err(e) => {
@@ -238,7 +242,8 @@ fn bundled_text(spec: &Path, header_name: &str) -> Result<String, ExitCode> {
         name: header_name.to_string(),
         text,
     };
-    match spec_model::bundle::bundle(spec, source) {
+    let fetch: Option<spec_model::bundle::Fetch<'_>> = url_refs.then_some(&crate::fetch::url);
+    match spec_model::bundle::bundle_with(spec, source, fetch) {
         Ok(bundled) => Ok(bundled.text),
         Err(e) => {
             eprintln!("error: {e}");
@@ -433,6 +438,7 @@ mod tests {
             allow_warning: Vec::new(),
             list_warning_kinds: false,
             bundle: None,
+            url_refs: false,
             dangling_refs_as_any: false,
             string_formats: false,
             tolerant: false,
@@ -543,6 +549,49 @@ mod tests {
             one.files.iter().map(|f| &f.contents).collect::<Vec<_>>(),
             split.files.iter().map(|f| &f.contents).collect::<Vec<_>>()
         );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// `--url-refs` fetches a `$ref` to a URL (here a server on a loopback port) and
+    /// generates; without it the spec is refused naming the flag, and nothing is written.
+    #[test]
+    fn url_refs_fetches_a_schema_from_a_url_only_when_asked() {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            for socket in listener.incoming().take(2) {
+                let mut socket = socket.unwrap();
+                let mut buf = [0u8; 4096];
+                let _ = socket.read(&mut buf);
+                let body = "type: object\nproperties:\n  name: {type: string}\n";
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    body.len()
+                );
+                socket
+                    .write_all(format!("{head}{body}").as_bytes())
+                    .unwrap();
+            }
+        });
+        let dir = scratch("url-refs");
+        let spec = dir.join("spec.yaml");
+        std::fs::write(
+            &spec,
+            format!(
+                "openapi: 3.0.3\ninfo: {{title: t, version: '1'}}\npaths:\n  /pets:\n    get:\n      operationId: getPet\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {{$ref: 'http://{addr}/schemas/Pet.yaml'}}\n"
+            ),
+        )
+        .unwrap();
+        let out = dir.join("src");
+        let refused = run(args(spec.to_str().unwrap(), &out, false));
+        assert_eq!(refused, ExitCode::from(2));
+        assert!(!out.exists(), "nothing written");
+        let mut asked = args(spec.to_str().unwrap(), &out, false);
+        asked.url_refs = true;
+        assert_eq!(run(asked), ExitCode::SUCCESS);
+        let models = std::fs::read_to_string(out.join("models.rs")).unwrap();
+        assert!(models.contains("pub struct Pet"), "{models}");
         let _ = std::fs::remove_dir_all(dir);
     }
 

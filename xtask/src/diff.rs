@@ -45,6 +45,9 @@ pub struct Args {
     /// semver version: MAJOR.MINOR.PATCH).
     #[arg(long, default_value = "0.1.0", value_parser = crate_version)]
     crate_version: String,
+    /// Fetch a `$ref` to an `http(s)` URL in either spec instead of refusing it.
+    #[arg(long)]
+    url_refs: bool,
     /// Print the rules and exit.
     #[arg(long)]
     list_rules: bool,
@@ -87,7 +90,7 @@ fn crate_version(given: &str) -> Result<String, String> {
 }
 
 /// Reads a spec argument: a file, or `git:REV:path` through `git show`.
-fn load(arg: &str) -> Result<spec_model::Source, String> {
+fn load(arg: &str, url_refs: bool) -> Result<spec_model::Source, String> {
     let text = match arg.strip_prefix("git:") {
         Some(rest) => {
             let (rev, path) = rest
@@ -113,7 +116,9 @@ fn load(arg: &str) -> Result<spec_model::Source, String> {
                 name: arg.to_owned(),
                 text,
             };
-            return spec_model::bundle::bundle(std::path::Path::new(arg), source)
+            let fetch: Option<spec_model::bundle::Fetch<'_>> =
+                url_refs.then_some(&crate::fetch::url);
+            return spec_model::bundle::bundle_with(std::path::Path::new(arg), source, fetch)
                 .map_err(|e| e.to_string());
         }
     };
@@ -159,7 +164,7 @@ pub fn run(args: Args) -> ExitCode {
             }
         },
     };
-    let sources = load(old).and_then(|o| load(new).map(|n| (o, n)));
+    let sources = load(old, args.url_refs).and_then(|o| load(new, args.url_refs).map(|n| (o, n)));
     let (old, new) = match sources {
         Ok(pair) => pair,
         Err(e) => {
@@ -238,6 +243,7 @@ mod tests {
             fail_on: fail_on.to_vec(),
             ignore: None,
             crate_version: "0.1.0".to_owned(),
+            url_refs: false,
             list_rules: false,
             cross_check: false,
             github_history: false,
@@ -293,7 +299,8 @@ mod tests {
     /// finding that fails anything.
     #[test]
     fn git_revisions_are_read() {
-        let spec = load("git:HEAD:spec/openapi.yaml").expect("git show HEAD:spec/openapi.yaml");
+        let spec =
+            load("git:HEAD:spec/openapi.yaml", false).expect("git show HEAD:spec/openapi.yaml");
         assert!(spec.text.contains("openapi:"));
         assert_eq!(
             run(args(

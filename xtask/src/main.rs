@@ -11,6 +11,7 @@ mod codegen;
 mod conformance;
 mod diff;
 mod directory;
+mod fetch;
 mod kinto;
 mod prefect;
 mod prism;
