@@ -69,7 +69,7 @@ pub struct Files {
     /// The spec's name and text once read from a URL or stdin
     /// ([`crate::spec_source::prepare`]).
     pub spec_text: Option<(String, String)>,
-    /// `--url-refs`: a `$ref` to a URL is fetched ([`crate::spec_source::fetch_ref`]).
+    /// `--url-refs`: a `$ref` to a URL is fetched (`spec_model::fetch::url`).
     pub url_refs: bool,
     /// The request that fetched a `--spec` URL, for the record: the URL as shown, the
     /// status, and how many times it was sent again.

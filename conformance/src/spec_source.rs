@@ -90,7 +90,7 @@ pub async fn prepare(config: &mut Config) -> Result<(), HarnessError> {
                     name: hide(&redacted(url.as_str()), config),
                     text,
                 };
-                let fetch: spec_model::bundle::Fetch<'_> = &fetch_ref;
+                let fetch: spec_model::bundle::Fetch<'_> = &spec_model::fetch::url;
                 spec_model::bundle::bundle_with(Path::new(url.as_str()), source, Some(fetch))
                     .map_err(|e| HarnessError::Config(hide(&e.to_string(), config)))?
                     .text
@@ -124,7 +124,9 @@ pub fn load(files: &Files) -> Result<Spec, HarnessError> {
             Ok(spec)
         }
         (None, Some(path)) => match location(path)? {
-            Location::File if files.url_refs => Spec::load_with(path, Some(&fetch_ref)),
+            Location::File if files.url_refs => {
+                Spec::load_with(path, Some(&spec_model::fetch::url))
+            }
             Location::File => Spec::load(path),
             // `prepare` reads these; a caller that skipped it gets told, not a file error.
             _ => Err(HarnessError::Config(format!(
@@ -134,49 +136,6 @@ pub fn load(files: &Files) -> Result<Spec, HarnessError> {
         },
         (None, None) => Spec::load_builtin(),
     }
-}
-
-/// Fetches a document a `$ref` names by URL (`--url-refs`), for spec-model's bundler: a
-/// plain GET on a thread of its own (the bundler is synchronous, and this may be called
-/// inside the run's runtime), 30 seconds, at most [`MAX_SPEC_BYTES`], without the run's
-/// headers or token (those are the target's, and the URL may be anyone's).
-pub fn fetch_ref(url: &Url) -> Result<String, String> {
-    let url = url.clone();
-    let fetch = move || -> Result<String, String> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
-        runtime.block_on(async {
-            let client = reqwest::Client::builder()
-                .timeout(std::time::Duration::from_secs(30))
-                .build()
-                .map_err(|e| e.to_string())?;
-            let mut answer = client
-                .get(url.as_str())
-                .send()
-                .await
-                .map_err(|e| e.without_url().to_string())?;
-            if !answer.status().is_success() {
-                return Err(format!("status {}", answer.status()));
-            }
-            let mut body = Vec::new();
-            while let Some(chunk) = answer
-                .chunk()
-                .await
-                .map_err(|e| e.without_url().to_string())?
-            {
-                body.extend_from_slice(&chunk);
-                if body.len() > MAX_SPEC_BYTES {
-                    return Err(format!("more than {} MiB", MAX_SPEC_BYTES >> 20));
-                }
-            }
-            String::from_utf8(body).map_err(|_| "not UTF-8 text".to_owned())
-        })
-    };
-    std::thread::spawn(fetch)
-        .join()
-        .unwrap_or_else(|_| Err("the fetch panicked".to_owned()))
 }
 
 /// Fetches the spec at `url` with the run's headers, token and transport options.

@@ -15,6 +15,8 @@ pub mod bundle;
 pub mod encode;
 mod error;
 pub mod extensions;
+#[cfg(feature = "fetch")]
+pub mod fetch;
 mod load;
 mod locate;
 pub mod model;

@@ -242,7 +242,7 @@ fn bundled_text(spec: &Path, header_name: &str, url_refs: bool) -> Result<String
         name: header_name.to_string(),
         text,
     };
-    let fetch: Option<spec_model::bundle::Fetch<'_>> = url_refs.then_some(&crate::fetch::url);
+    let fetch: Option<spec_model::bundle::Fetch<'_>> = url_refs.then_some(&spec_model::fetch::url);
     match spec_model::bundle::bundle_with(spec, source, fetch) {
         Ok(bundled) => Ok(bundled.text),
         Err(e) => {

@@ -117,7 +117,7 @@ fn load(arg: &str, url_refs: bool) -> Result<spec_model::Source, String> {
                 text,
             };
             let fetch: Option<spec_model::bundle::Fetch<'_>> =
-                url_refs.then_some(&crate::fetch::url);
+                url_refs.then_some(&spec_model::fetch::url);
             return spec_model::bundle::bundle_with(std::path::Path::new(arg), source, fetch)
                 .map_err(|e| e.to_string());
         }

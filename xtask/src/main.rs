@@ -11,7 +11,6 @@ mod codegen;
 mod conformance;
 mod diff;
 mod directory;
-mod fetch;
 mod kinto;
 mod prefect;
 mod prism;

@@ -1,14 +1,25 @@
-//! `--url-refs`: what reads a `$ref` to a URL for spec-model's bundler, which opens no
-//! connection of its own. Only `http` and `https` (the bundler checks), 30 seconds a
-//! document, at most [`MAX_BYTES`] of text, and the status must be a success.
+//! What reads a `$ref` to a URL for spec-model's bundler ([`crate::bundle::Fetch`]), for
+//! the command lines' `--url-refs` (the generator's, the diff's and the harness's), behind
+//! the `fetch` feature so that the reader opens no connection unless asked. Only `http`
+//! and `https` (the bundler checks), 30 seconds a document, at most [`MAX_BYTES`] of
+//! text, and the status must be a success. No header is sent beyond reqwest's own: a
+//! harness's credentials are its target's, and the URL may be anyone's.
 
 use std::time::Duration;
 
 /// The largest document fetched: a spec, not a download.
 const MAX_BYTES: usize = 64 << 20;
 
-/// Fetches one document's text.
+/// Fetches one document's text, on a thread of its own: the bundler is synchronous, and
+/// a caller may already be inside an async runtime, where another cannot be started.
 pub fn url(url: &url::Url) -> Result<String, String> {
+    let url = url.clone();
+    std::thread::spawn(move || fetch(&url))
+        .join()
+        .unwrap_or_else(|_| Err("the fetch panicked".to_owned()))
+}
+
+fn fetch(url: &url::Url) -> Result<String, String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
