@@ -89,6 +89,13 @@ pub enum WarningKind {
     /// Several bearer-token schemes in one security requirement, met by one token: the
     /// client sends whichever the caller set.
     SharedBearerToken,
+    /// Schemes of several kinds that all send the `Authorization` header (`basic` beside a
+    /// bearer token) in one security requirement, which no request can meet: the client
+    /// sends whichever the caller set.
+    SharedAuthorization,
+    /// A `{name}` of a path template that no parameter declares, taken as a required
+    /// string parameter.
+    UndeclaredPathParameter,
     /// A list in `deepObject` style, which OpenAPI defines for objects only: each item
     /// goes as `name[]=item`.
     DeepObjectList,
@@ -126,6 +133,8 @@ impl WarningKind {
         WarningKind::DuplicateOperationId,
         WarningKind::Swagger2,
         WarningKind::SharedBearerToken,
+        WarningKind::SharedAuthorization,
+        WarningKind::UndeclaredPathParameter,
         WarningKind::DeepObjectList,
         WarningKind::DeepObjectValue,
         WarningKind::QueryJsonList,
@@ -157,6 +166,8 @@ impl WarningKind {
             WarningKind::DuplicateOperationId => "duplicate-operation-id",
             WarningKind::Swagger2 => "swagger2",
             WarningKind::SharedBearerToken => "shared-bearer-token",
+            WarningKind::SharedAuthorization => "shared-authorization",
+            WarningKind::UndeclaredPathParameter => "undeclared-path-parameter",
             WarningKind::DeepObjectList => "deep-object-list",
             WarningKind::QueryJsonList => "query-json-list",
             WarningKind::DeepObjectValue => "deep-object-value",
@@ -211,6 +222,12 @@ impl WarningKind {
             }
             WarningKind::SharedBearerToken => {
                 "bearer-token schemes required together are met by one token"
+            }
+            WarningKind::SharedAuthorization => {
+                "schemes required together that all send `Authorization` are met by whichever credential is set"
+            }
+            WarningKind::UndeclaredPathParameter => {
+                "a path template's `{name}` that no parameter declares is taken as a required string"
             }
             WarningKind::DeepObjectValue => {
                 "a `deepObject` parameter that is not an object goes as `name=value` (or pairs when its value is one)"

@@ -80,7 +80,7 @@ const WARN: &[(&str, usize)] = &[
     ("invalid_schemes.yaml", 4),
     ("prose.yaml", 22),
     ("schema_warts.yaml", 5),
-    ("two_authorizations.yaml", 3),
+    ("two_authorizations.yaml", 2),
     ("undeclared_path_param.yaml", 1),
     ("unknown_format.yaml", 1),
     ("warts.yaml", 7),

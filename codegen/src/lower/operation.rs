@@ -154,7 +154,8 @@ impl Lowerer<'_> {
         let name = method_names.claim(snake(&id));
         let type_prefix = prefixes.claim(pascal(&id));
         let mut security = self.requirements(op, ptr)?;
-        let raw = self.merged_parameters(op, item, ptr)?;
+        let mut raw = self.merged_parameters(op, item, ptr)?;
+        self.undeclared_path_parameters(path, &mut raw);
         let (params, accept_param) = self.params(path, &raw, &type_prefix, &mut security)?;
 
         // A template naming an undeclared parameter (or malformed) cannot be called
@@ -221,6 +222,47 @@ impl Lowerer<'_> {
             raw.push(resolved);
         }
         Ok(raw)
+    }
+
+    /// A `{name}` of the path template that no parameter declares (a spec error servers
+    /// still answer to) becomes a required string parameter, with a warning: what
+    /// OpenAPI says every path parameter is at least, and the value the caller means goes
+    /// where the template puts it.
+    fn undeclared_path_parameters(&mut self, path: &str, raw: &mut Vec<(Parameter, String)>) {
+        let at = push_pointer("/paths", path);
+        let mut rest = path;
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}').map(|c| open + c) else {
+                return; // Malformed: `split_path` says so.
+            };
+            let wire = rest[open + 1..close].to_owned();
+            rest = &rest[close + 1..];
+            let declared = raw.iter().any(|(p, _)| {
+                p.location.as_deref() == Some("path") && p.name.as_deref() == Some(wire.as_str())
+            });
+            if declared || wire.is_empty() {
+                continue;
+            }
+            self.warn(
+                WarningKind::UndeclaredPathParameter,
+                at.clone(),
+                format!(
+                    "path parameter `{wire}` of the template is not declared: it is taken as \
+                     a required string"
+                ),
+            );
+            let parameter = Parameter {
+                name: Some(wire),
+                location: Some("path".to_owned()),
+                required: true,
+                schema: Some(spec::Schema {
+                    kind: Some(spec::SchemaType::One("string".to_owned())),
+                    ..spec::Schema::default()
+                }),
+                ..Parameter::default()
+            };
+            raw.push((parameter, at.clone()));
+        }
     }
 
     /// The method's arguments, and the `Accept` header parameter if there is one (which

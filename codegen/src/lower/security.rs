@@ -161,24 +161,43 @@ impl Lowerer<'_> {
                     }
                 }
             }
-            if authorization.len() > 1 && authorization.iter().all(|(_, bearer)| *bearer) {
-                // Every one is a bearer token (two OAuth2 flows listed together, say): one
-                // token in the one header is all a request can carry, and the server takes
-                // it for each, so whichever of them the caller set satisfies the whole.
+            if authorization.len() > 1 {
+                // HTTP has one `Authorization` header with one credential (RFC 9110
+                // §11.6.2), so no request can carry two. Bearer tokens only (two OAuth2
+                // flows listed together, say): one token is taken for each. Mixed
+                // (`basic` beside a bearer token): the author meant either, as no client
+                // could send both. Either way whichever of them the caller set is sent.
                 let names: Vec<String> = authorization
                     .iter()
                     .map(|(k, _)| format!("`{k}`"))
                     .collect();
+                let all_bearer = authorization.iter().all(|(_, bearer)| *bearer);
+                let (kind, message) = if all_bearer {
+                    (
+                        WarningKind::SharedBearerToken,
+                        format!(
+                            "a security requirement combines {}, which all send a bearer \
+                             token in the `Authorization` header: one token meets them all, \
+                             so the client sends whichever of them the caller set",
+                            names.join(" and ")
+                        ),
+                    )
+                } else {
+                    (
+                        WarningKind::SharedAuthorization,
+                        format!(
+                            "a security requirement combines {}, which all send the \
+                             `Authorization` header, and a request carries one credential \
+                             there: the client sends whichever of them the caller set",
+                            names.join(" and ")
+                        ),
+                    )
+                };
                 // Once per set of schemes, at the first of them, not once per operation.
                 self.warn(
-                    WarningKind::SharedBearerToken,
+                    kind,
                     push_pointer("/components/securitySchemes", authorization[0].0),
-                    format!(
-                        "a security requirement combines {}, which all send a bearer token \
-                         in the `Authorization` header: one token meets them all, so the \
-                         client sends whichever of them the caller set",
-                        names.join(" and ")
-                    ),
+                    message,
                 );
                 if sendable {
                     for (kept, _) in &authorization {
@@ -194,18 +213,6 @@ impl Lowerer<'_> {
                     }
                 }
                 continue;
-            }
-            if let [(first, _), (second, _), ..] = authorization.as_slice() {
-                // HTTP has one `Authorization` header with one credential (RFC 9110
-                // §11.6.2): sending two would be read as one malformed value or rejected.
-                sendable = false;
-                left_out.push((
-                    entry_ptr.clone(),
-                    format!(
-                        "a security requirement combines `{first}` and `{second}`, which both \
-                         send the `Authorization` header; a request carries one"
-                    ),
-                ));
             }
             if sendable {
                 alternatives.push(schemes);
