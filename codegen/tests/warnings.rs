@@ -66,6 +66,38 @@ fn schemes_that_all_send_authorization_in_one_requirement_are_met_by_whichever_i
     );
 }
 
+/// Operations real documents describe loosely are generated, each with a warning: a
+/// path parameter described by `content` of any media type (sent as text), a body
+/// naming no media type (none sent), a path item given by `$ref` to another (its
+/// operations under the second path, numbered as repeats).
+#[test]
+fn loosely_described_operations_are_generated_with_a_warning() {
+    let name = "tests/specs/warn/loose_operations.yaml";
+    let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name))
+        .unwrap();
+    let generated = codegen::generate_str(name, &text, name).unwrap();
+    assert!(generated.left_out.is_empty(), "{:?}", generated.left_out);
+    let client = &generated
+        .files
+        .iter()
+        .find(|f| f.path == "client.rs")
+        .unwrap()
+        .contents;
+    for method in ["get_report", "delete_report", "get_status", "get_status2"] {
+        assert!(
+            client.contains(&format!("pub async fn {method}(")),
+            "{method}"
+        );
+    }
+    assert!(
+        client.contains("\"/support/status\""),
+        "the second path is called"
+    );
+    let delete = client.split("pub async fn delete_report(").nth(1).unwrap();
+    let delete = delete.split("pub async fn").next().unwrap();
+    assert!(!delete.contains("body"), "no body argument: {delete}");
+}
+
 /// Every reused `operationId` is named in one run, each at its node, and no operation is
 /// lost: later ones take the next free number of the first one's method name, in
 /// document order; `--deny-warnings` still refuses the spec unless the kind is allowed.
@@ -227,6 +259,8 @@ fn every_warning_of_the_test_specs_has_its_kind() {
         "specs/warn/http_digest.yaml operation-left-out 1",
         "specs/warn/invalid_schemes.yaml operation-left-out 1",
         "specs/warn/invalid_schemes.yaml unsupported-security 3",
+        "specs/warn/loose_operations.yaml duplicate-operation-id 1",
+        "specs/warn/loose_operations.yaml unsupported-media-type 2",
         "specs/warn/prose.yaml prose 22",
         "specs/warn/schema_warts.yaml example-mismatch 3",
         "specs/warn/schema_warts.yaml ref-siblings 2",

@@ -18,7 +18,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use crate::model::{
-    AdditionalProperties, Components, OpenApi, Parameter, RequestBody, Response, Schema,
+    AdditionalProperties, Components, OpenApi, Parameter, PathItem, RequestBody, Response, Schema,
 };
 use crate::{Located, push_pointer};
 
@@ -517,6 +517,28 @@ pub fn follow_value<'a>(
         current = lookup_value(doc, reference).map_err(|e| e.at(&current.1))?;
     }
     Ok(current)
+}
+
+/// The path item a `$ref` of one names: another entry of `paths` (`#/paths/~1ip-address`,
+/// how specs give one operation two paths), followed through such entries to one that is
+/// not a reference; `None` for any other reference, a missing entry or a cycle.
+pub fn path_item<'s>(spec: &'s OpenApi, reference: &str) -> Option<(&'s str, &'s PathItem)> {
+    let mut reference = reference.to_owned();
+    for _ in 0..=spec.paths.len() {
+        let tokens = tokens(&reference)?;
+        let [paths, path] = tokens.as_slice() else {
+            return None;
+        };
+        if paths != "paths" {
+            return None;
+        }
+        let (path, item) = spec.paths.get_key_value(path)?;
+        match &item.reference {
+            Some(next) => reference = next.clone(),
+            None => return Some((path.as_str(), item)),
+        }
+    }
+    None
 }
 
 /// The decoded tokens of a local reference, `None` for one that is not local.

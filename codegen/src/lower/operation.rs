@@ -36,18 +36,39 @@ impl Lowerer<'_> {
         let mut out = Vec::new();
         // operationId → client method, for extensions that name an operation.
         let mut methods_by_id: Vec<(String, String)> = Vec::new();
-        for (path, item) in &self.spec.paths {
-            let item_ptr = push_pointer("/paths", path);
-            if item.reference.is_some() {
-                self.warn(
-                    WarningKind::OperationLeftOut,
-                    push_pointer(&item_ptr, "$ref"),
-                    format!("path `{path}` is left out of the client: path items given by $ref are not supported"),
-                );
-                self.left_out
-                    .push(format!("every operation of {path} (a $ref path item)"));
-                continue;
-            }
+        let spec = self.spec;
+        for (path, item) in &spec.paths {
+            let mut item_ptr = push_pointer("/paths", path);
+            // Where a path item given by `$ref` says so: its repeated operationIds are
+            // named there, not at the operations it repeats.
+            let reference_at = item
+                .reference
+                .as_ref()
+                .map(|_| push_pointer(&item_ptr, "$ref"));
+            let item = match &item.reference {
+                None => item,
+                // Another entry of `paths`: the same operations under a second path (their
+                // operationIds repeat, and the second of each is numbered as any repeat).
+                Some(reference) => match refs::path_item(spec, reference) {
+                    Some((target, item)) => {
+                        item_ptr = push_pointer("/paths", target);
+                        item
+                    }
+                    None => {
+                        self.warn(
+                            WarningKind::OperationLeftOut,
+                            push_pointer(&item_ptr, "$ref"),
+                            format!(
+                                "path `{path}` is left out of the client: its `$ref` names no \
+                                 other entry of `paths` (the path items read by reference)"
+                            ),
+                        );
+                        self.left_out
+                            .push(format!("every operation of {path} (a $ref path item)"));
+                        continue;
+                    }
+                },
+            };
             // Path-level prose documents no method; only checked, so a wrong type warns.
             for (field, value) in [
                 ("summary", &item.summary),
@@ -63,7 +84,8 @@ impl Lowerer<'_> {
                     .as_deref()
                     .filter(|id| !id.trim().is_empty())
                 {
-                    let here = push_pointer(&ptr, "operationId");
+                    let here =
+                        (reference_at.clone()).unwrap_or_else(|| push_pointer(&ptr, "operationId"));
                     match ids.get(id) {
                         Some(first) => duplicate = Some((id, here, first.clone())),
                         None => {
@@ -651,6 +673,30 @@ impl Lowerer<'_> {
             ));
         };
         let media_ptr = push_pointer(&content_ptr, media);
+        let essence = media
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        if !is_json(media) && (essence == "*/*" || essence.starts_with("text/")) {
+            // Any media type, or text: the value as text, which is what a parameter
+            // described by `schema` sends; so it is lowered as one.
+            self.warn(
+                WarningKind::UnsupportedMediaType,
+                &media_ptr,
+                format!(
+                    "parameter `{wire}` is described as `{media}`: its value is sent as plain \
+                     text, as a parameter described by `schema` is"
+                ),
+            );
+            let plain = Parameter {
+                content: None,
+                schema: media_type.schema.clone(),
+                ..p.clone()
+            };
+            return self.schema_param(&plain, &media_ptr, wire.to_owned(), location, type_prefix);
+        }
         if !is_json(media) {
             return Err(Problem::skip(
                 media_ptr,
@@ -934,6 +980,16 @@ impl Lowerer<'_> {
             .text(body.description.as_ref(), &push_pointer(&at, "description"))
             .filter(|d| !d.is_empty())
             .unwrap_or_else(|| "The request body.".to_owned());
+        if body.content.is_empty() {
+            // A body that names no media type describes nothing a client could send; the
+            // operation is still one the caller may want (its answers are described).
+            self.warn(
+                WarningKind::UnsupportedMediaType,
+                content_ptr,
+                "the request body names no media type: the operation is generated without a body",
+            );
+            return Ok(Vec::new());
+        }
         let mut out = Vec::new();
         let mut refused = Vec::new();
         for (media, media_type) in &body.content {
