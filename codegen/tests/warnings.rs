@@ -83,7 +83,13 @@ fn loosely_described_operations_are_generated_with_a_warning() {
         .find(|f| f.path == "client.rs")
         .unwrap()
         .contents;
-    for method in ["get_report", "delete_report", "get_status", "get_status2"] {
+    for method in [
+        "get_report",
+        "delete_report",
+        "get_status",
+        "get_status2",
+        "list_payments",
+    ] {
         assert!(
             client.contains(&format!("pub async fn {method}(")),
             "{method}"
@@ -261,6 +267,7 @@ fn every_warning_of_the_test_specs_has_its_kind() {
         "specs/warn/invalid_schemes.yaml unsupported-security 3",
         "specs/warn/loose_operations.yaml duplicate-operation-id 1",
         "specs/warn/loose_operations.yaml unsupported-media-type 2",
+        "specs/warn/loose_operations.yaml unsupported-security 1",
         "specs/warn/prose.yaml prose 22",
         "specs/warn/schema_warts.yaml example-mismatch 3",
         "specs/warn/schema_warts.yaml ref-siblings 2",

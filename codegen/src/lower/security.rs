@@ -39,6 +39,15 @@ enum Support {
     Unsupported(String),
 }
 
+/// The name of an HTTP scheme other than `bearer` and `basic`, whose whole
+/// `Authorization` value the caller gives.
+fn other_http_scheme(scheme: &spec::SecurityScheme) -> Option<&str> {
+    let name = scheme.scheme.as_deref()?;
+    (scheme.kind.as_deref() == Some("http")
+        && !["bearer", "basic", "digest"].contains(&name.to_ascii_lowercase().as_str()))
+    .then_some(name)
+}
+
 /// Whether a scheme's credential goes in the `Authorization` header.
 fn sends_authorization(kind: &SchemeKind) -> bool {
     match kind {
@@ -73,9 +82,20 @@ impl Lowerer<'_> {
                 match name.to_ascii_lowercase().as_str() {
                     "bearer" => Support::Sent(SchemeKind::Bearer("HTTP bearer".to_owned())),
                     "basic" => Support::Sent(SchemeKind::Basic),
-                    other => Support::Unsupported(format!(
-                        "security scheme `{key}` uses HTTP scheme `{other}`; the client sends `bearer` and `basic` only"
+                    // Digest answers a server's challenge (a nonce from a `401`): no value
+                    // set beforehand can meet it.
+                    "digest" => Support::Unsupported(format!(
+                        "security scheme `{key}` uses HTTP scheme `digest`, which answers a \
+                         challenge of the server; the client sends `bearer`, `basic` and \
+                         whole `Authorization` values only"
                     )),
+                    // Any other scheme (`hoba`, a vendor's signature scheme): the caller
+                    // gives the whole header value, as an API key in `Authorization`
+                    // (`requirements` warns that it must start with the scheme's name).
+                    _ => Support::Sent(SchemeKind::ApiKey {
+                        location: ApiKeyLocation::Header,
+                        name: "Authorization".to_owned(),
+                    }),
                 }
             }
             "oauth2" => Support::Sent(SchemeKind::Bearer("OAuth 2".to_owned())),
@@ -141,6 +161,18 @@ impl Lowerer<'_> {
                 };
                 match self.support(key, scheme) {
                     Support::Sent(kind) => {
+                        if let Some(other) = other_http_scheme(scheme) {
+                            self.warn(
+                                WarningKind::UnsupportedSecurity,
+                                push_pointer("/components/securitySchemes", key),
+                                format!(
+                                    "security scheme `{key}` uses HTTP scheme `{other}`, which \
+                                     the client has no code for: its setter takes the whole \
+                                     `Authorization` value (`{other} <credentials>`), which \
+                                     the caller computes (a `Hook` can sign each request)"
+                                ),
+                            );
+                        }
                         if sends_authorization(&kind) {
                             authorization.push((key, matches!(kind, SchemeKind::Bearer(_))));
                         }
