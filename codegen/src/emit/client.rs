@@ -1544,7 +1544,7 @@ fn body_type(b: &Body, models: &TokenStream) -> TokenStream {
         (BodyKind::Binary, true) => quote!(impl Into<reqwest::Body>),
         (BodyKind::Binary, false) => quote!(Option<reqwest::Body>),
         (BodyKind::Multipart, required) => {
-            let name = ident(b.form.as_ref().map_or("FilePart", |f| f.name.as_str()));
+            let name = multipart::form_type(b);
             if required {
                 quote!(#name)
             } else {

@@ -38,8 +38,8 @@ pub fn runtime_parts(api: &Api) -> Vec<&'static str> {
     let mut file = false;
     let mut json = false;
     for body in bodies.filter(|b| b.kind == BodyKind::Multipart) {
+        // A form the caller builds (`reqwest::multipart::Form`) needs nothing of ours.
         let Some(form) = &body.form else {
-            file = true;
             continue;
         };
         for part in &form.parts {
@@ -95,10 +95,22 @@ pub fn items(api: &Api, models: &TokenStream) -> TokenStream {
     out
 }
 
+/// The argument type of a multipart body: its form struct, or the `reqwest` form the
+/// caller builds when the spec names no parts.
+pub fn form_type(b: &Body) -> TokenStream {
+    match &b.form {
+        Some(form) => {
+            let name = ident(&form.name);
+            quote!(#name)
+        }
+        None => quote!(reqwest::multipart::Form),
+    }
+}
+
 /// Statements putting a form (`body`) on `request`.
 pub fn add_form(b: &Body) -> TokenStream {
     let Some(form) = &b.form else {
-        return TokenStream::new();
+        return quote!(request = request.multipart(body););
     };
     let adds = form.parts.iter().map(|p| {
         let n = ident(&p.name);

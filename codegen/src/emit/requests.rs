@@ -183,7 +183,7 @@ fn body_parts(
             TokenStream::new(),
         ),
         BodyKind::Multipart => {
-            let name = ident(b.form.as_ref().map_or("FilePart", |f| f.name.as_str()));
+            let name = super::multipart::form_type(b);
             (quote!(#name), quote!(#name), None, TokenStream::new())
         }
         BodyKind::Json | BodyKind::Form => {

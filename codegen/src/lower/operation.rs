@@ -1004,10 +1004,17 @@ impl Lowerer<'_> {
                 (BodyKind::Multipart, schema) => {
                     match self.form(schema.as_ref(), &schema_ptr, prefix)? {
                         Ok(f) => form = Some(f),
-                        Err(why) => {
-                            refused.push((media_ptr, media.clone(), format!(" ({why})")));
-                            continue;
-                        }
+                        // No parts the spec names (a lone file, a string, parts in an
+                        // `allOf`): the caller builds the form, which `reqwest` sends.
+                        Err(why) => self.warn(
+                            WarningKind::UnsupportedMediaType,
+                            &media_ptr,
+                            format!(
+                                "a `{media}` body whose parts the generator cannot read \
+                                 ({why}): the method takes a `reqwest::multipart::Form` the \
+                                 caller builds"
+                            ),
+                        ),
                     }
                     Ty::Json
                 }

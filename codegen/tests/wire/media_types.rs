@@ -199,3 +199,23 @@ fn a_text_answer_that_is_not_utf8_is_a_decode_error_not_a_lossy_string() {
     });
     server.join().unwrap();
 }
+
+#[test]
+fn a_multipart_body_whose_parts_the_spec_does_not_name_sends_the_callers_form() {
+    let (base, server) = serve(vec![(204, "", Vec::new())]);
+    let client = gen_media_types::Client::new(base).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let form = reqwest::multipart::Form::new().text("title", "My recipe");
+        client.only_multipart(Some(form)).await.unwrap();
+    });
+    let seen = server.join().unwrap();
+    assert_eq!(seen[0].line, "POST /forms HTTP/1.1");
+    let content_type = seen[0].header("content-type").unwrap();
+    assert!(content_type.starts_with("multipart/form-data; boundary="), "{content_type}");
+    let body = String::from_utf8_lossy(&seen[0].body);
+    assert!(
+        body.contains("name=\"title\"") && body.contains("My recipe"),
+        "{body}"
+    );
+}
