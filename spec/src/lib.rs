@@ -11,6 +11,7 @@
 
 #![warn(missing_docs)]
 
+mod boolean_schemas;
 pub mod bundle;
 pub mod encode;
 mod error;

@@ -90,18 +90,27 @@ pub fn parse(source: &Source) -> Result<OpenApi, SpecError> {
             }
             Err(e) => {
                 // A 2.0 document need not fit the 3.0 model: read it converted.
-                return match raw_value(source) {
-                    Ok(value) if crate::swagger2::is_swagger(&value) => {
-                        from_swagger(source, &value)
-                    }
-                    _ => Err(located(e)),
+                let Ok(mut value) = raw_value(source) else {
+                    return Err(located(e));
                 };
+                if crate::swagger2::is_swagger(&value) {
+                    return from_swagger(source, &value);
+                }
+                // A 3.1 document may hold boolean schemas, which the model reads
+                // rewritten: only such documents pay for the second pass.
+                if !(is_3_1(&value) && crate::boolean_schemas::rewrite(&mut value) > 0) {
+                    return Err(located(e));
+                }
+                serde_path_to_error::deserialize(&value).map_err(located)?
             }
         }
     } else {
-        let value = raw_value(source)?;
+        let mut value = raw_value(source)?;
         if crate::swagger2::is_swagger(&value) {
             return from_swagger(source, &value);
+        }
+        if is_3_1(&value) {
+            crate::boolean_schemas::rewrite(&mut value);
         }
         serde_path_to_error::deserialize(&value).map_err(located)?
     };
@@ -124,6 +133,14 @@ fn from_swagger(source: &Source, value: &Value) -> Result<OpenApi, SpecError> {
     spec.notes = converted.notes;
     check_version(&spec).map_err(|l| source.error(l))?;
     Ok(spec)
+}
+
+/// Whether a document says it is OpenAPI 3.1 (whose schemas may be booleans).
+fn is_3_1(document: &Value) -> bool {
+    document
+        .get("openapi")
+        .and_then(Value::as_str)
+        .is_some_and(|v| v.starts_with("3.1"))
 }
 
 /// Rejects documents that are not OpenAPI 3.0 or 3.1.
