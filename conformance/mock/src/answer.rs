@@ -1,8 +1,8 @@
 //! What the mock answers: the status, the body and the headers, from the spec alone.
 //!
 //! - **Status**: the one `Prefer: code=` names when the operation declares it (exactly,
-//!   by class or as `default`), else the lowest declared 2xx (`2XX` is 200, a lone
-//!   `default` is 200).
+//!   by class or as `default`), else the lowest declared 2xx; without one, 200 where
+//!   `2XX` or `default` is declared, else the lowest declared status.
 //! - **Media type**: the first declared one the `Accept` header takes, else the first
 //!   declared JSON one, else the first declared.
 //! - **Body**: the named example of `Prefer: example=`; with `Prefer: dynamic=true` a

@@ -11,22 +11,21 @@
 //! ```
 //!
 //! **Routing.** The path of the spec's first `servers` URL (`/api`, or the path of an
-//! absolute URL) is the base: a request path under it is matched with the base removed.
-//! A path not under it, or one that matches nothing once it is removed, is matched as it
-//! is, so `/flows/` and `/api/flows/` both reach `/flows/` of a spec served at `/api`
-//! (where the spec itself declares a path beginning with the base, that path wins
-//! under the base as written). Literal segments rank above parameters (see
-//! [`routes`](crate::routes)'s rules). An unknown path is a 404 and a method the path
-//! does not take a 405 with `Allow`, both as RFC 9457 problem details.
+//! absolute URL, its variables at their defaults) is the base. A request path under it
+//! is matched with the base removed first; a path not under it, or one that matches
+//! nothing once the base is removed, is matched as it is. So `/api/flows/` and `/flows/`
+//! both reach `/flows/` of a spec served at `/api`, and a spec that itself declares
+//! `/api/x` is still answered at `/api/x` when it declares no `/x`. Literal segments rank
+//! above parameters (`routes`' rules). An unknown path is a 404 and a method the path does
+//! not take a 405 with `Allow`, both as RFC 9457 problem details.
 //!
 //! **Requests** are judged in this order: body size (413 past [`Mock::body_limit`], 1 MiB
 //! by default), credentials (401 when no alternative of the operation's security is
 //! present; a bearer token must equal [`Mock::accept_token`]'s when one is set), the
 //! body's media type (415), then every parameter, decoded by its `style` and `explode`
 //! as `spec_model::encode` lays it out, and the body, against their schemas (see
-//! [`answer`](crate::answer) for which status a refusal takes). Answers and `Prefer`
-//! are described in [`answer`](crate::answer), stateful inference in
-//! [`records`](crate::records).
+//! `answer` for which status a refusal takes). Answers and `Prefer` are described in the
+//! `answer` module, stateful inference in `records` (and both in the crate's README).
 
 #![warn(missing_docs)]
 
