@@ -215,7 +215,7 @@ pub(crate) fn declared(
         Err(e) if matches!(source, Source::Example(_)) => return Reply::problem(404, &e, &[]),
         Err(e) => return Reply::problem(500, &format!("the mock cannot answer: {e}"), &[]),
     };
-    let value = match (record, &media.schema) {
+    let mut value = match (record, &media.schema) {
         (Some(r), Some(s)) => Some(crate::records::fit(
             &api.responses,
             s,
@@ -224,6 +224,15 @@ pub(crate) fn declared(
         )),
         _ => value,
     };
+    // An example asked for by name is sent as written; anything else without what the
+    // schema marks write-only.
+    if let (Some(v), Some(s), false) = (
+        &mut value,
+        &media.schema,
+        matches!(source, Source::Example(_)),
+    ) {
+        crate::write_only::scrub(&api.responses, api.doc, s.value, v);
+    }
     reply.content_type = Some(media.mime.clone());
     if let Some(v) = value {
         reply.body = encode(&media.mime, &v);

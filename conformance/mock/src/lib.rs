@@ -43,6 +43,7 @@ mod routes;
 mod service;
 mod stateful;
 mod validate;
+mod write_only;
 
 use std::io::Write;
 use std::net::SocketAddr;

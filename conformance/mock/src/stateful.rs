@@ -105,10 +105,11 @@ fn list(api: &Api, store: &Store, r: &Request<'_>) -> Option<Reply> {
     let mut reply = declared(api, r.op, status, r.headers, Source::Static, None);
     let generated: Value = serde_json::from_slice(&reply.body).ok()?;
     let records = Value::Array(store.list(r.path));
-    let body = match slot {
+    let mut body = match slot {
         None => records,
         Some(name) => merge(generated, &serde_json::json!({ name: records })),
     };
+    crate::write_only::scrub(&api.responses, api.doc, schema.value, &mut body);
     // Kept records answered only where the answer's schema takes them.
     if api.responses.validate(schema.value, &body).is_ok() {
         reply.body = serde_json::to_vec(&body).unwrap_or_default();

@@ -10,9 +10,20 @@ use serde_json::json;
 #[tokio::test]
 async fn create_read_list_update_delete_then_404() {
     let app = mock("stateful.yaml").stateful(true).router();
-    let made = json(&app, "POST", "/pets", &json!({"name": "Rex", "tag": "dog"})).await;
+    let made = json(
+        &app,
+        "POST",
+        "/pets",
+        &json!({"name": "Rex", "tag": "dog", "password": "pw", "token": "t0k"}),
+    )
+    .await;
     assert_eq!(made.status, 201, "{}", made.text);
     let pet = made.json();
+    assert!(
+        !made.text.contains("pw") && !made.text.contains("t0k"),
+        "write-only values are not answered: {}",
+        made.text
+    );
     assert_eq!((&pet["name"], &pet["tag"]), (&json!("Rex"), &json!("dog")));
     let id = pet["id"].as_str().expect("a generated key").to_owned();
     assert_eq!(
