@@ -216,7 +216,10 @@ fn read_params(
     Ok(out)
 }
 
-/// One parameter; `None` for the headers OpenAPI says a parameter cannot describe.
+/// One parameter; `None` for an `Accept` or `Content-Type` header parameter, which the
+/// request's own negotiation carries. A declared `Authorization` header parameter is
+/// kept (OpenAPI says to ignore it): its author asked for the header, and a request
+/// without it is refused.
 fn read_param(
     doc: &'static Value,
     p: &'static Value,
