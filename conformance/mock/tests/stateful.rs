@@ -96,6 +96,20 @@ async fn an_envelope_lists_what_was_kept_and_a_name_parameter_finds_by_name() {
     assert_eq!(one.json(), json!({"name": "ada", "city": "London"}));
     // Not kept, and no 404 declared: answered from the schema, never an undeclared status.
     assert_eq!(get(&app, "/owners/bob").await.status, 200);
+    // A PUT to a member keeps the record under the path's key.
+    let put = json(&app, "PUT", "/owners/carl", &json!({"city": "Paris"})).await;
+    assert_eq!(put.json()["name"], json!("carl"), "{}", put.text);
+    assert_eq!(
+        get(&app, "/owners/carl").await.json()["city"],
+        json!("Paris")
+    );
+    assert_eq!(
+        get(&app, "/owners").await.json()["items"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
 }
 
 #[tokio::test]
