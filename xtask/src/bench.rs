@@ -43,6 +43,9 @@ enum What {
     /// operations reached, wall time and requests/s (`cargo bench -p conformance --bench
     /// apps`; `-- --app prefect|kinto` for one).
     Apps(PassThrough),
+    /// `conformance mock` beside Stoplight Prism's mock: requests per second on the same
+    /// spec and request (`cargo bench -p conformance --bench mock`).
+    Mock(PassThrough),
 }
 
 /// Dispatches to the chosen benchmark.
@@ -70,6 +73,13 @@ pub fn run(args: Args) -> ExitCode {
             };
             bench("conformance", "conformance", a, &env)
         }
+        What::Mock(a) => match crate::tools::npm_tool(crate::prism::PRISM, "prism") {
+            Ok(exe) => bench("conformance", "mock", a, &[("PRISM_BIN", exe)]),
+            Err(e) => {
+                eprintln!("cargo xtask bench mock: {e}");
+                ExitCode::from(2)
+            }
+        },
         What::Apps(a) => {
             let tools = [
                 (

@@ -12,6 +12,7 @@ mod conformance;
 mod diff;
 mod directory;
 mod kinto;
+mod mock;
 mod prefect;
 mod prism;
 mod schemathesis;
@@ -51,6 +52,9 @@ enum Command {
     /// Run the conformance harness (the `conformance` binary) against a server, the
     /// embedded reference server by default.
     Conformance(conformance::Args),
+    /// Serve a mock of any OpenAPI document (`conformance mock`): answers from its
+    /// examples or schemas, requests judged against it, `--stateful` to keep creates.
+    Mock(mock::Args),
     /// Validate `spec/openapi.yaml` with the independent `openapi-spec-validator`.
     ValidateSpec(validate_spec::Args),
     /// Run Schemathesis against the reference server.
@@ -87,6 +91,7 @@ fn main() -> ExitCode {
         Command::Codegen(args) => codegen::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Conformance(args) => conformance::run(args),
+        Command::Mock(args) => mock::run(args),
         Command::ValidateSpec(args) => validate_spec::run(args),
         Command::Schemathesis(args) => schemathesis::run(args),
         Command::Prism(args) => prism::run(args),

@@ -9,7 +9,7 @@ use crate::child::{ignored_tests, run_forwarding};
 use crate::tools::npm_tool;
 
 /// The Prism release this project is checked with.
-const PRISM: &str = "@stoplight/prism-cli@5.16.0";
+pub const PRISM: &str = "@stoplight/prism-cli@5.16.0";
 
 /// Arguments of `cargo xtask prism`.
 #[derive(clap::Args)]

@@ -3,6 +3,10 @@
 //! port the OS picks (reading the base URL and a token from its banner), runs every check
 //! over the examples, coverage and fuzzing phases with a fixed seed and bounded examples,
 //! stops the server, and exits with Schemathesis's code.
+//!
+//! `--mock SPEC` runs the same against `conformance mock --spec SPEC` instead (its URL
+//! read from the line it prints), with no configuration file: the mock of a spec must
+//! pass every check on that spec as written.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdout, Command, ExitCode, Stdio};
@@ -31,6 +35,9 @@ pub struct Args {
     /// depth mismatch") inside Hypothesis, an error of the tool, not of the server.
     #[arg(long, default_value_t = 1)]
     workers: u32,
+    /// Check the mock of this spec (`conformance mock`) instead of the reference server.
+    #[arg(long, value_name = "SPEC")]
+    mock: Option<std::path::PathBuf>,
 }
 
 /// Runs Schemathesis against the in-process reference server.
@@ -47,23 +54,35 @@ pub fn run(args: Args) -> ExitCode {
 fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let bin = python_venv("schemathesis", &[SCHEMATHESIS])?;
     let root = project_root();
-    let server = Server::start()?;
-    let (base, token) = (server.base_url.clone(), server.token.clone());
-    let config = root.join("conformance/reference-server/schemathesis.toml");
     let mut cmd = Command::new(bin.join("st"));
-    cmd.current_dir(&root)
-        .arg("--config-file")
-        .arg(&config)
-        .arg("run")
-        .arg(root.join("spec/openapi.yaml"))
-        .args(["--url", &base])
+    cmd.current_dir(&root);
+    let (server, base) = match &args.mock {
+        None => {
+            let server = Server::start()?;
+            let base = server.base_url.clone();
+            let config = root.join("conformance/reference-server/schemathesis.toml");
+            cmd.arg("--config-file")
+                .arg(&config)
+                .arg("run")
+                .arg(root.join("spec/openapi.yaml"));
+            cmd.arg("--header")
+                .arg(format!("Authorization: Bearer {}", server.token));
+            (server, base)
+        }
+        Some(spec) => {
+            let spec = root.join(spec);
+            let server = Server::start_mock(&spec)?;
+            let base = server.base_url.clone();
+            cmd.arg("run").arg(&spec);
+            (server, base)
+        }
+    };
+    cmd.args(["--url", &base])
         .args(["--checks", "all"])
         .args(["--phases", "examples,coverage,fuzzing"])
         .args(["--seed", &args.seed.to_string()])
         .args(["--max-examples", &args.max_examples.to_string()])
         .args(["--workers", &args.workers.to_string()])
-        .arg("--header")
-        .arg(format!("Authorization: Bearer {token}"))
         .env("NO_COLOR", "1");
     eprintln!(
         "running Schemathesis against {base} (seed {}, max {} examples; token redacted)",
@@ -152,6 +171,52 @@ impl Server {
         }
         if server.base_url.is_empty() {
             return Err("the reference server's banner names no base URL".into());
+        }
+        Ok(server)
+    }
+}
+
+impl Server {
+    /// Builds and starts `conformance mock` of `spec` on a free port, then reads the URL
+    /// from the line it prints.
+    fn start_mock(spec: &std::path::Path) -> Result<Server, String> {
+        std::fs::create_dir_all(tools_dir())
+            .map_err(|e| format!("cannot create tools dir: {e}"))?;
+        let log_path = tools_dir().join("schemathesis-mock.log");
+        let log = std::fs::File::create(&log_path)
+            .map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
+        let args = [
+            "mock".into(),
+            "--port".into(),
+            "0".into(),
+            "--spec".into(),
+            spec.display().to_string(),
+        ];
+        let mut cmd = cargo_run("conformance", &args);
+        cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(log);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot start the mock: {e}"))?;
+        let Some(stdout) = child.stdout.take() else {
+            let _ = child.kill();
+            return Err("the mock's stdout is not piped".into());
+        };
+        let mut server = Server {
+            child,
+            stdout: BufReader::new(stdout),
+            base_url: String::new(),
+            token: String::new(),
+        };
+        let mut line = String::new();
+        let read = server.stdout.read_line(&mut line).unwrap_or(0);
+        match line.split_whitespace().find(|w| w.starts_with("http://")) {
+            Some(url) if read > 0 => server.base_url = url.to_owned(),
+            _ => {
+                return Err(format!(
+                    "the mock printed no URL (see {})",
+                    log_path.display()
+                ));
+            }
         }
         Ok(server)
     }

@@ -7,7 +7,8 @@ use std::process::{Command, ExitCode};
 /// Arguments of `cargo xtask test`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Run only the Rust test suite (skip the spec validator, Schemathesis, Prism, Prefect,
+    /// Run only the Rust test suite (skip the spec validator, Schemathesis (against the
+    /// reference server and the mock of Prefect's spec), Prism, Prefect,
     /// Kinto, the browser test, the spec diff on GitHub's releases and its cross-check, and
     /// the APIs.guru directory).
     #[arg(long)]
@@ -87,6 +88,16 @@ pub fn run(args: Args) -> ExitCode {
         steps.push(Step {
             name: "schemathesis",
             command: xtask(&["schemathesis"]),
+        });
+        steps.push(Step {
+            name: "schemathesis against the mock of Prefect's spec",
+            command: xtask(&[
+                "schemathesis",
+                "--mock",
+                "conformance/values/tests/specs/prefect-3.9.1-openapi.json",
+                "--max-examples",
+                "20",
+            ]),
         });
         steps.push(Step {
             name: "prism",

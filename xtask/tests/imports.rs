@@ -34,6 +34,7 @@ const CRATES: &[&str] = &[
     "conformance",
     "conformance/reference-server",
     "conformance/values",
+    "conformance/mock",
     "xtask",
 ];
 

@@ -1,0 +1,181 @@
+//! A request judged against its operation: every declared parameter (present when
+//! required, its decoded value valid for its schema) and the body (present when
+//! required, parsed as its media type, valid for its schema). Values are judged by
+//! `schema_values::Generator::failures` for requests, the validators the harness and the
+//! value generator use, so a 3.0 `nullable` or a `readOnly` property means here what it
+//! means there.
+
+use schema_values::Generator;
+use serde_json::Value;
+use spec_model::encode::Location;
+
+use crate::coerce::object;
+use crate::operations::{Media, Op};
+use crate::params::{Wire, query_pairs, read};
+
+/// One way a request breaks its operation.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Violation {
+    /// `path`, `query`, `header`, `cookie` or `body`.
+    pub location: &'static str,
+    /// The parameter's name; `None` for the body.
+    pub name: Option<String>,
+    /// JSON pointer, in the value, of the part at fault (`""`: the whole value).
+    pub pointer: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+fn location_name(l: Location) -> &'static str {
+    match l {
+        Location::Path => "path",
+        Location::Query => "query",
+        Location::Header => "header",
+        Location::Cookie => "cookie",
+    }
+}
+
+/// The parameters' violations.
+pub(crate) fn parameters(
+    g: &Generator<'static>,
+    doc: &Value,
+    op: &Op,
+    wire: &Wire<'_>,
+) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for p in &op.params {
+        let location = location_name(p.location);
+        let name = Some(p.name.clone());
+        let Some(value) = read(doc, p, wire) else {
+            if p.required {
+                out.push(Violation {
+                    location,
+                    name,
+                    pointer: String::new(),
+                    message: format!("the required {location} parameter `{}` is missing", p.name),
+                });
+            }
+            continue;
+        };
+        if let Some(schema) = &p.schema {
+            out.extend(judge(g, schema.value, &value, location, name));
+        }
+    }
+    out
+}
+
+fn judge(
+    g: &Generator<'static>,
+    schema: &Value,
+    value: &Value,
+    location: &'static str,
+    name: Option<String>,
+) -> Vec<Violation> {
+    match g.failures(schema, value) {
+        Ok(failures) => failures
+            .into_iter()
+            .map(|f| Violation {
+                location,
+                name: name.clone(),
+                pointer: f.instance_path,
+                message: f.message,
+            })
+            .collect(),
+        // A schema the validator cannot compile judges nothing: the mock is no stricter
+        // than its spec can be read.
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Whether a media type is read as JSON (`application/json`, `…+json`).
+pub(crate) fn is_json(mime: &str) -> bool {
+    let m = mime
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    m == "application/json" || m.ends_with("+json") || m == "text/json"
+}
+
+/// The body read as `media` says (`Err`: it cannot be read), `None` for a media type
+/// whose bytes are not judged (binary, multipart).
+pub(crate) fn parse_body(
+    doc: &Value,
+    media: &Media,
+    bytes: &[u8],
+) -> Option<Result<Value, Violation>> {
+    let mime = media.mime.to_ascii_lowercase();
+    let violation = |message: String| Violation {
+        location: "body",
+        name: None,
+        pointer: String::new(),
+        message,
+    };
+    if is_json(&mime) || mime == "*/*" && serde_json::from_slice::<Value>(bytes).is_ok() {
+        return Some(
+            serde_json::from_slice(bytes)
+                .map_err(|e| violation(format!("the body is not JSON: {e}"))),
+        );
+    }
+    if mime.starts_with("application/x-www-form-urlencoded") {
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return Some(Err(violation("the form body is not UTF-8".to_owned())));
+        };
+        let pairs = query_pairs(text)
+            .into_iter()
+            .map(|(k, v)| {
+                (
+                    k,
+                    percent_encoding::percent_decode_str(&v.replace('+', " "))
+                        .decode_utf8_lossy()
+                        .into_owned(),
+                )
+            })
+            .collect();
+        let schema = media.schema.as_ref().map_or(&Value::Null, |s| s.value);
+        return Some(Ok(object(doc, schema, pairs)));
+    }
+    if mime.starts_with("text/") {
+        return Some(match std::str::from_utf8(bytes) {
+            Ok(t) => Ok(Value::String(t.to_owned())),
+            Err(_) => Err(violation("the text body is not UTF-8".to_owned())),
+        });
+    }
+    None
+}
+
+/// The body's violations: missing when required, unreadable, or invalid for its schema.
+pub(crate) fn body(
+    g: &Generator<'static>,
+    doc: &Value,
+    op: &Op,
+    media: Option<&Media>,
+    bytes: &[u8],
+) -> Vec<Violation> {
+    let Some(decl) = &op.body else {
+        return Vec::new();
+    };
+    if bytes.is_empty() {
+        return match decl.required {
+            true => vec![Violation {
+                location: "body",
+                name: None,
+                pointer: String::new(),
+                message: "the required request body is missing".to_owned(),
+            }],
+            false => Vec::new(),
+        };
+    }
+    let Some(media) = media else {
+        return Vec::new();
+    };
+    match parse_body(doc, media, bytes) {
+        None => Vec::new(),
+        Some(Err(v)) => vec![v],
+        Some(Ok(value)) => match &media.schema {
+            Some(s) => judge(g, s.value, &value, "body", None),
+            None => Vec::new(),
+        },
+    }
+}

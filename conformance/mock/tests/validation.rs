@@ -1,0 +1,189 @@
+//! Requests that break their operation: each kind of violation is refused with the
+//! operation's declared 400 or 422 (a body from its schema where it declares one),
+//! else with RFC 9457 problem details listing each error and where it is. Valid inputs
+//! in every style are taken; no input makes a 5xx.
+
+mod common;
+
+use common::{get, json, mock, send};
+use serde_json::json;
+
+const UUID: &str = "1b4e28ba-2fa1-11d2-883f-0016d3cca427";
+
+async fn item(app: &axum::Router, uri: &str, request_id: &str, cookie: &str) -> common::Answer {
+    send(
+        app,
+        "GET",
+        uri,
+        &[("x-request-id", request_id), ("cookie", cookie)],
+        "",
+    )
+    .await
+}
+
+#[tokio::test]
+async fn parameters_in_every_location_are_decoded_and_taken() {
+    let app = mock("validation.yaml").router();
+    let a = item(
+        &app,
+        "/items/5?limit=100&tags=a,b%2Cc,d",
+        UUID,
+        "other=1; session=abc",
+    )
+    .await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    let search = get(
+        &app,
+        "/search?q=x&filter[size]=3&filter[color]=red&ids=1&ids=2&pipes=1|2",
+    )
+    .await;
+    assert_eq!(search.status, 200, "{}", search.text);
+    assert_eq!(get(&app, "/label/.1.2").await.status, 204);
+}
+
+#[tokio::test]
+async fn each_broken_parameter_gets_the_declared_400_with_its_own_body() {
+    let app = mock("validation.yaml").router();
+    for (uri, request_id, cookie) in [
+        ("/items/0", UUID, "session=abc"), // path below its minimum
+        ("/items/x", UUID, "session=abc"), // path not an integer
+        ("/items/5?limit=101", UUID, "session=abc"), // query over its maximum
+        ("/items/5?tags=a,b,c", UUID, "session=abc"), // `b` is no item: `b,c` is one
+        ("/items/5", "not-a-uuid", "session=abc"), // header format
+        ("/items/5", UUID, "session=ab"),  // cookie too short
+        ("/items/5", UUID, "other=abc"),   // required cookie missing
+    ] {
+        let a = item(&app, uri, request_id, cookie).await;
+        assert_eq!(a.status, 400, "{uri} {request_id} {cookie}: {}", a.text);
+        assert_eq!(a.json(), json!({"error": "invalid"}), "the declared body");
+    }
+    let no_header = send(&app, "GET", "/items/5", &[("cookie", "session=abc")], "").await;
+    assert_eq!(no_header.status, 400);
+}
+
+#[tokio::test]
+async fn a_broken_body_gets_the_declared_422() {
+    let app = mock("validation.yaml").router();
+    let ok = json(
+        &app,
+        "POST",
+        "/items",
+        &json!({"name": "abcde", "count": 1}),
+    )
+    .await;
+    assert_eq!(ok.status, 201, "{}", ok.text);
+    for body in [json!({"name": "abcdef"}), json!({"count": 1}), json!([1])] {
+        let a = json(&app, "POST", "/items", &body).await;
+        assert_eq!(a.status, 422, "{body}");
+        assert_eq!(
+            a.header("content-type"),
+            Some("application/problem+json"),
+            "no declared body"
+        );
+    }
+    let truncated = send(
+        &app,
+        "POST",
+        "/items",
+        &[("content-type", "application/json")],
+        "{\"name\":",
+    )
+    .await;
+    assert_eq!(truncated.status, 422);
+    let missing = send(
+        &app,
+        "POST",
+        "/items",
+        &[("content-type", "application/json")],
+        "",
+    )
+    .await;
+    assert_eq!(missing.status, 422);
+}
+
+#[tokio::test]
+async fn problem_details_list_each_error_with_its_location() {
+    let app = mock("validation.yaml").router();
+    let a = get(&app, "/search?ids=one&filter[size]=big").await;
+    assert_eq!(a.status, 400);
+    assert_eq!(a.header("content-type"), Some("application/problem+json"));
+    insta::assert_yaml_snapshot!(a.json());
+}
+
+#[tokio::test]
+async fn a_form_body_is_read_by_its_schema() {
+    let app = mock("validation.yaml").router();
+    let form = [("content-type", "application/x-www-form-urlencoded")];
+    assert_eq!(
+        send(&app, "POST", "/form", &form, "age=30").await.status,
+        204
+    );
+    assert_eq!(
+        send(&app, "POST", "/form", &form, "age=-1").await.status,
+        400
+    );
+    assert_eq!(
+        send(&app, "POST", "/form", &form, "age=old").await.status,
+        400
+    );
+}
+
+#[tokio::test]
+async fn an_undeclared_media_type_is_415_and_a_body_over_the_limit_413() {
+    let app = mock("validation.yaml").router();
+    let text = [("content-type", "text/plain")];
+    let a = send(&app, "POST", "/form", &text, "age=1").await;
+    assert_eq!(a.status, 415, "{}", a.text);
+    assert_eq!(a.header("content-type"), Some("application/problem+json"));
+    // An operation that declares how it refuses input refuses with that.
+    assert_eq!(send(&app, "POST", "/items", &text, "x").await.status, 422);
+    let small = mock("validation.yaml").body_limit(16).router();
+    let form = [("content-type", "application/x-www-form-urlencoded")];
+    let big = send(&small, "POST", "/form", &form, "age=1234567890123456789").await;
+    assert_eq!(big.status, 413, "{}", big.text);
+    assert_eq!(big.header("content-type"), Some("application/problem+json"));
+    let items = json(
+        &small,
+        "POST",
+        "/items",
+        &json!({"name": "abcde", "count": 123456789}),
+    )
+    .await;
+    assert_eq!(items.status, 422);
+}
+
+#[tokio::test]
+async fn malformed_input_never_makes_a_server_error() {
+    let app = mock("validation.yaml").router();
+    for (method, uri, ct, body) in [
+        ("GET", "/items/%FF%FE?limit=%ZZ", "", ""),
+        ("POST", "/items", "application/json", "\u{0}\u{1}"),
+        (
+            "POST",
+            "/items",
+            "application/json; charset=latin1",
+            "{\"name\": 1e999}",
+        ),
+        (
+            "POST",
+            "/form",
+            "application/x-www-form-urlencoded",
+            "%%%=&&==",
+        ),
+        ("GET", "/search?filter[=1&filter]]=2&ids=1.5", "", ""),
+        ("GET", "/label/....", "", ""),
+        ("POST", "/items", "nonsense", "x"),
+    ] {
+        let headers: Vec<(&str, &str)> = match ct {
+            "" => vec![("cookie", "session"), ("x-request-id", "%%% not a uuid")],
+            ct => vec![("content-type", ct)],
+        };
+        let a = send(&app, method, uri, &headers, body).await;
+        assert!(
+            (400..500).contains(&a.status),
+            "{method} {uri} {body:?}: {} {}",
+            a.status,
+            a.text
+        );
+    }
+}
