@@ -124,14 +124,7 @@ impl<'a> Context<'a> {
     pub(super) fn of(api: &'a Api) -> Self {
         Context {
             models: quote!(crate::models::),
-            validating: api
-                .types
-                .iter()
-                .filter_map(|t| match t {
-                    TypeDef::Struct(s) if s.validates => Some(s.name.as_str()),
-                    _ => None,
-                })
-                .collect(),
+            validating: super::types::validating(api).collect(),
             boxed: Boxed::of(api),
             shapes: ErrorShapes::of(&api.operations),
             builders: request_builders(api),

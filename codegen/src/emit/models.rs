@@ -52,14 +52,7 @@ pub(super) struct Context<'a> {
 impl<'a> Context<'a> {
     pub(super) fn of(api: &'a Api) -> Self {
         Context {
-            validating: api
-                .types
-                .iter()
-                .filter_map(|t| match t {
-                    TypeDef::Struct(s) if s.validates => Some(s.name.as_str()),
-                    _ => None,
-                })
-                .collect(),
+            validating: super::types::validating(api).collect(),
             enums: api
                 .types
                 .iter()

@@ -72,3 +72,12 @@ pub fn argument(ty: &Ty, models: &TokenStream) -> TokenStream {
 pub fn is_copy(ty: &Ty) -> bool {
     matches!(ty, Ty::Bool | Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64)
 }
+
+/// The names of the models that have a `validate()` (checks of their own or of a field's
+/// type), in spec order.
+pub fn validating(api: &crate::ir::Api) -> impl Iterator<Item = &str> {
+    api.types.iter().filter_map(|t| match t {
+        crate::ir::TypeDef::Struct(s) if s.validates => Some(s.name.as_str()),
+        _ => None,
+    })
+}
