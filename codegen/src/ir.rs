@@ -35,6 +35,9 @@ pub struct Api {
     /// The package name the crate is built under ([`crate::Options::crate_name`]): the
     /// usage example in the root rustdoc names the crate by it. `None`: no example there.
     pub crate_name: Option<String>,
+    /// The spec as JSON Schema 2020-12 (JSON text) that a generated server judges
+    /// requests against ([`crate::Options::server`]); `None`: no server is generated.
+    pub server_document: Option<String>,
 }
 
 /// A security scheme whose credential the client holds and sends.
@@ -616,6 +619,9 @@ pub struct Param {
     pub list: ListEncoding,
     /// Validation keywords.
     pub checks: Checks,
+    /// JSON pointer of the parameter's schema in the document (`None` for a parameter
+    /// the spec does not declare): what a generated server judges its value against.
+    pub schema: Option<String>,
 }
 
 /// Media type of a request body.
@@ -687,6 +693,9 @@ pub struct Body {
     pub doc: String,
     /// The parts of a `multipart/form-data` body (`None` for other kinds).
     pub form: Option<Form>,
+    /// JSON pointer of the body's schema in the document, when it has one: what a
+    /// generated server judges it against.
+    pub schema: Option<String>,
 }
 
 /// Which statuses a documented response covers.
@@ -734,4 +743,9 @@ pub struct ResponseDef {
     pub payload: Payload,
     /// Every media type the spec lists for this answer, in spec order (for `Accept`).
     pub media: Vec<String>,
+    /// JSON pointer of the schema of the JSON body, when there is one.
+    pub schema: Option<String>,
+    /// Whether the spec declares this answer (`false`: one the client adds, the catch-all
+    /// of undocumented successes), so a server sends only declared ones.
+    pub declared: bool,
 }

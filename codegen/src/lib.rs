@@ -34,6 +34,7 @@ pub mod emit;
 mod error;
 pub mod ir;
 pub mod lower;
+mod server_document;
 pub mod warning;
 mod write;
 
@@ -129,6 +130,10 @@ pub struct Options {
     /// doctest naming another crate would not compile (`cargo xtask codegen` always
     /// gives the name).
     pub crate_name: Option<String>,
+    /// Generate the server half too (`--server`): a `server` module, behind the crate
+    /// feature of that name, with a typed request and answer per operation, a
+    /// `trait Api` and an axum `router` that judges every request against the spec.
+    pub server: bool,
 }
 
 /// Generates the crate's source files from spec text. `source_name` names the file in
@@ -162,13 +167,16 @@ pub fn generate_str_with(
     } else {
         Default::default()
     };
-    let (api, mut warnings) = lower::lower_with(&spec, options).map_err(|mut problems| {
+    let (mut api, mut warnings) = lower::lower_with(&spec, options).map_err(|mut problems| {
         if problems.len() == 1 {
             Error::Spec(source.error(problems.remove(0)))
         } else {
             Error::Specs(source.errors(problems))
         }
     })?;
+    if options.server {
+        api.server_document = Some(server_document::text(&source)?.to_string());
+    }
     if !freed.is_empty() {
         // The freed schema's own warning (untyped: nothing but its description is left)
         // says less than the reference's.

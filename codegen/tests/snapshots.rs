@@ -62,9 +62,13 @@ fn generation_is_deterministic() {
 fn checked_in_crate_is_current() {
     let text = std::fs::read_to_string(manifest().join("../spec/openapi.yaml")).unwrap();
     // As `cargo xtask codegen` generates it: named after `generated/Cargo.toml`'s package,
-    // which the usage example of the root rustdoc names.
+    // which the usage example of the root rustdoc names, with the server half its
+    // `server` feature declares.
+    let manifest_text =
+        std::fs::read_to_string(manifest().join("../generated/Cargo.toml")).unwrap();
     let options = codegen::Options {
         crate_name: Some("trading-api".to_owned()),
+        server: manifest_text.lines().any(|l| l.starts_with("server = [")),
         ..codegen::Options::default()
     };
     let files =

@@ -66,6 +66,19 @@ mod penalty;
 #[rustfmt::skip]
 pub mod models;
 
+#[cfg(feature = "server")]
+#[rustfmt::skip]
+pub mod server;
+
+#[cfg(feature = "server")]
+#[rustfmt::skip]
+mod server_document;
+
+#[cfg(feature = "server")]
+#[rustfmt::skip]
+#[allow(dead_code)]
+mod server_runtime;
+
 pub use client::{Client, ClientBuilder};
 
 pub use error::{Constraint, ConstraintViolation, Error, Response, RetryPolicy};

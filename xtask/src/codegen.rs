@@ -63,6 +63,13 @@ pub struct Args {
     /// date-time without its UTC offset (read as UTC).
     #[arg(long)]
     tolerant: bool,
+    /// Generate the server half too: a `server` module (behind the crate feature
+    /// `server`) with a typed request and answer per operation, `trait Api` and an axum
+    /// `router(api)` that judges every request against the spec. With `--out`, also
+    /// when the `Cargo.toml` beside the directory declares a `server` feature: the crate
+    /// says what it holds, so a plain regeneration keeps its server.
+    #[arg(long)]
+    server: bool,
 }
 
 /// The repository root: xtask's manifest directory's parent.
@@ -107,6 +114,36 @@ fn package_name(args: &Args, root: &Path) -> Result<Option<String>, String> {
         )),
         name => Ok(name),
     }
+}
+
+/// Whether the manifest beside `--out` (no `--crate`) declares a `server` feature in its
+/// `[features]` table.
+fn out_declares_server(args: &Args, root: &Path) -> bool {
+    if args.crate_dir.is_some() {
+        return false;
+    }
+    let Some(manifest) = root
+        .join(&args.out)
+        .parent()
+        .and_then(|dir| std::fs::read_to_string(dir.join("Cargo.toml")).ok())
+    else {
+        return false;
+    };
+    let mut in_features = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_features = line == "[features]";
+            continue;
+        }
+        if in_features
+            && line
+                .strip_prefix("server")
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// The `name` of a manifest's `[package]` table, as written on one line
@@ -281,6 +318,7 @@ fn generate(
         string_formats: args.string_formats,
         tolerant: args.tolerant,
         crate_name,
+        server: args.server || out_declares_server(args, &root()),
     };
     let generated = match codegen::generate_str_with(header_name, text, header_name, &options) {
         Ok(generated) => generated,
@@ -442,6 +480,7 @@ mod tests {
             dangling_refs_as_any: false,
             string_formats: false,
             tolerant: false,
+            server: false,
         }
     }
 

@@ -23,6 +23,7 @@ mod client;
 mod encode;
 mod error;
 mod penalty;
+pub mod server;
 #[cfg(test)]
 mod tests;
 

@@ -913,6 +913,8 @@ fn rejected_variant(op: &Operation) -> Option<ResponseDef> {
         ),
         payload: first.payload.clone(),
         media: Vec::new(),
+        schema: None,
+        declared: false,
     })
 }
 
@@ -1510,6 +1512,8 @@ pub(super) fn twins(op: &Operation) -> Vec<Operation> {
                 doc: format!("A success in {media}."),
                 payload: n.payload.clone(),
                 media: n.media.clone(),
+                schema: None,
+                declared: false,
             });
             Operation {
                 name: n.name.clone(),

@@ -40,6 +40,22 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
             #(pub use client::#grants;)*
         }
     });
+    let server_modules = api.server_document.is_some().then(|| {
+        quote! {
+            #[cfg(feature = "server")]
+            #[rustfmt::skip]
+            pub mod server;
+            #[cfg(feature = "server")]
+            #[rustfmt::skip]
+            mod server_document;
+            // The server runtime is the same text in every crate; the parts the spec's
+            // operations do not call (cookie parameters, Basic credentials) stay unused.
+            #[cfg(feature = "server")]
+            #[rustfmt::skip]
+            #[allow(dead_code)]
+            mod server_runtime;
+        }
+    });
     let secret_fields = secret_fields(api);
     let offsetless = offsetless(api);
     // Lines as they are (an example's indentation is its layout), each with the space
@@ -84,6 +100,7 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
         #(#[rustfmt::skip] mod #runtime;)*
         #[rustfmt::skip]
         pub mod models;
+        #server_modules
 
         pub use client::{Client, ClientBuilder};
         pub use error::{Constraint, ConstraintViolation, Error, Response, RetryPolicy};

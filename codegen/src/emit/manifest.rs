@@ -51,6 +51,27 @@ pub const CHRONO: &str = "0.4";
 pub const REGEX: &str = "1";
 /// `uuid` version requirement of the emitted code (`format: uuid`).
 pub const UUID: &str = "1";
+/// `axum` version requirement of the emitted server (feature `server`).
+pub const AXUM: &str = "0.8";
+/// `jsonschema` version requirement of the emitted server (feature `server`).
+pub const JSONSCHEMA: &str = "0.60";
+/// `form_urlencoded` version requirement of the emitted server (feature `server`).
+pub const FORM_URLENCODED: &str = "1.2";
+/// `http-body-util` version requirement of the emitted server (feature `server`).
+pub const HTTP_BODY_UTIL: &str = "0.1";
+
+/// The crate feature that compiles the server half (`--server`).
+pub const SERVER_FEATURE: &str = "server";
+
+/// The optional dependencies the `server` feature turns on (rather than a feature each).
+const SERVER_DEPENDENCIES: &[&str] = &[
+    "axum",
+    "jsonschema",
+    "form_urlencoded",
+    "http-body-util",
+    "percent-encoding",
+    "serde_path_to_error",
+];
 
 /// Whether some type the emitted code spells (a model's field or variant, an alias, an
 /// argument, a body, a decoded answer) is or holds a type `wanted` accepts.
@@ -278,6 +299,30 @@ fn wanted(api: &Api, files: &[File]) -> Vec<Dependency> {
             optional: false,
         });
     }
+    // The server half, behind the crate's `server` feature: its router, the validator
+    // its runtime judges requests with, and what the runtime reads requests with
+    // (optional twins of the client's own where the client does not have them).
+    if files.iter().any(|f| f.path == "server.rs") {
+        for (name, version, default_features) in [
+            ("axum", AXUM, true),
+            ("jsonschema", JSONSCHEMA, false),
+            ("form_urlencoded", FORM_URLENCODED, true),
+            ("http-body-util", HTTP_BODY_UTIL, true),
+            ("percent-encoding", PERCENT_ENCODING, true),
+            ("serde_path_to_error", SERDE_PATH_TO_ERROR, true),
+        ] {
+            if wanted.iter().any(|d: &Dependency| d.name == name) {
+                continue;
+            }
+            wanted.push(Dependency {
+                name,
+                version,
+                default_features,
+                features: Vec::new(),
+                optional: true,
+            });
+        }
+    }
     wanted
 }
 
@@ -335,11 +380,22 @@ fn cargo_toml(dependencies: &[Dependency], info: &CrateInfo) -> String {
         out.push_str(&format!("{} = {{ {} }}\n", dep.name, fields.join(", ")));
     }
     let optional: Vec<&Dependency> = dependencies.iter().filter(|d| d.optional).collect();
+    let (server, own): (Vec<&Dependency>, Vec<&Dependency>) = optional
+        .iter()
+        .partition(|d| SERVER_DEPENDENCIES.contains(&d.name));
     if !optional.is_empty() {
         out.push_str("\n[features]\n");
-        for dep in &optional {
+        for dep in &own {
             out.push_str(&format!("{0} = [\"dep:{0}\"]\n", dep.name));
         }
+    }
+    if !server.is_empty() {
+        // The server decodes requests into the models: it needs their `Deserialize`.
+        let deps: Vec<String> =
+            std::iter::once(format!("\"{}\"", crate::emit::models::DESERIALIZE_REQUESTS))
+                .chain(server.iter().map(|d| format!("\"dep:{}\"", d.name)))
+                .collect();
+        out.push_str(&format!("{SERVER_FEATURE} = [{}]\n", deps.join(", ")));
     }
     // `Deserialize` for the models only a request holds (see `emit::models`): off by
     // default, since the client only serializes them.
@@ -450,6 +506,10 @@ mod tests {
             ("regex", REGEX),
             ("percent-encoding", PERCENT_ENCODING),
             ("serde_path_to_error", SERDE_PATH_TO_ERROR),
+            ("axum", AXUM),
+            ("jsonschema", JSONSCHEMA),
+            ("form_urlencoded", FORM_URLENCODED),
+            ("http-body-util", HTTP_BODY_UTIL),
         ] {
             let line = root
                 .lines()

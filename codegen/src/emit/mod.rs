@@ -21,6 +21,7 @@ mod parallel;
 mod render;
 mod requests;
 mod runtime;
+mod server;
 mod types;
 
 pub use models::JSON_FALLBACK_DOCS;
@@ -91,7 +92,55 @@ pub fn emit_pieces(api: &Api) -> Vec<Pieces> {
         pieces: of_text(&f.contents),
         path: f.path,
     }));
+    if let Some(document) = &api.server_document {
+        let has = has_schema(document);
+        out.push(Pieces {
+            path: "server.rs".to_owned(),
+            pieces: render::pieces(server::emit(api, &*has)),
+        });
+        for f in server_files(document, "") {
+            out.push(Pieces {
+                pieces: vec![f.contents],
+                path: f.path,
+            });
+        }
+    }
     out
+}
+
+/// The server runtime, copied as it is written (`codegen/runtime/src/server.rs`).
+const SERVER_RUNTIME: &str = include_str!("../../runtime/src/server.rs");
+
+/// Whether a schema pointer is a node of the server's document.
+fn has_schema(document: &str) -> Box<dyn Fn(&str) -> bool> {
+    let doc: serde_json::Value = serde_json::from_str(document).unwrap_or_default();
+    Box::new(move |pointer: &str| doc.pointer(pointer).is_some())
+}
+
+/// The server's files that are not printed from tokens: its runtime and its document.
+fn server_files(document: &str, header: &str) -> Vec<File> {
+    // As many `#` as the longest run after a `"` in the text, plus one, so the raw string
+    // cannot end early.
+    let mut hashes = 1;
+    for (i, _) in document.match_indices('"') {
+        let run = document[i + 1..].bytes().take_while(|b| *b == b'#').count();
+        hashes = hashes.max(run + 1);
+    }
+    let fence = "#".repeat(hashes);
+    vec![
+        File {
+            path: "server_runtime.rs".to_owned(),
+            contents: format!("{header}{SERVER_RUNTIME}"),
+        },
+        File {
+            path: "server_document.rs".to_owned(),
+            contents: format!(
+                "{header}//! The spec's schemas as JSON Schema 2020-12: what the server judges requests against.\n\n\
+                 /// The document's JSON text.\n\
+                 pub(crate) const DOCUMENT: &str = r{fence}\"{document}\"{fence};\n"
+            ),
+        },
+    ]
 }
 
 /// Prints every file of the generated crate. `spec_name` is how the header names the
@@ -119,6 +168,14 @@ pub fn emit(api: &Api, spec_name: &str) -> Result<Vec<File>, Error> {
         file("client.rs", client),
     ];
     files.extend(runtime::files(&needs, &header));
+    if let Some(document) = &api.server_document {
+        let has = has_schema(document);
+        files.push(file(
+            "server.rs",
+            render::render("server.rs", server::emit(api, &*has))?,
+        ));
+        files.extend(server_files(document, &header));
+    }
     Ok(files)
 }
 

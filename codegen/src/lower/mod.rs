@@ -117,6 +117,7 @@ fn lower_resolved(
         tolerant: options.tolerant,
         server_url: absolute_server(spec),
         crate_name: options.crate_name.clone(),
+        server_document: None,
         components: lowerer.components.into_iter().collect(),
     };
     Ok((api, lowerer.warnings))

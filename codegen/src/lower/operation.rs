@@ -485,6 +485,7 @@ impl Lowerer<'_> {
             required: p.required || location == ParamLocation::Path,
             list,
             checks,
+            schema: p.schema.is_some().then(|| push_pointer(p_ptr, "schema")),
         })
     }
 
@@ -764,6 +765,7 @@ impl Lowerer<'_> {
             required: p.required,
             list: ListEncoding::JsonText,
             checks,
+            schema: media_type.schema.is_some().then_some(schema_ptr),
         })
     }
 
@@ -1044,6 +1046,7 @@ impl Lowerer<'_> {
                 media,
                 doc: doc.clone(),
                 form,
+                schema: media_type.schema.is_some().then_some(schema_ptr),
             });
         }
         if out.is_empty() {
@@ -1097,6 +1100,12 @@ impl Lowerer<'_> {
                 .map(|(m, t)| (response_class(m, t), m, t))
                 .collect();
             let best = classes.iter().min_by_key(|(c, _, _)| *c);
+            let schema = match best {
+                Some((ResponseClass::Json, media, mt)) if mt.schema.is_some() => {
+                    Some(push_pointer(&push_pointer(&content_ptr, media), "schema"))
+                }
+                _ => None,
+            };
             let payload = match best {
                 Some((ResponseClass::Json, media, mt)) => match &mt.schema {
                     Some(s) => {
@@ -1138,6 +1147,8 @@ impl Lowerer<'_> {
                 doc,
                 payload,
                 media: resp.content.keys().cloned().collect(),
+                schema,
+                declared: true,
             });
         }
         Ok(out)
@@ -1173,6 +1184,8 @@ fn with_undeclared_success(mut responses: Vec<ResponseDef>) -> Vec<ResponseDef> 
         doc: doc.to_owned(),
         payload: Payload::Bytes,
         media: Vec::new(),
+        schema: None,
+        declared: false,
     });
     responses
 }

@@ -110,17 +110,28 @@ pub fn check_crates(specs: &[Spec], inspect: impl FnOnce(&Path)) {
         let wire = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/wire")
             .join(format!("{stem}.rs"));
+        if options.server && !wire.is_file() {
+            // The server half is behind its feature: on, so clippy checks it.
+            manifest = manifest.replace("\n[features]\n", "\n[features]\ndefault = [\"server\"]\n");
+        }
         if wire.is_file() {
             // The round trips decode request models too, which derive `Deserialize` only
             // behind the feature; the corpus crates keep it off, so the default build is
             // the one clippy checks there.
+            // A server crate's test serves its router: the `server` feature, and tokio's
+            // listener and test macro.
+            let (default, tokio) = if options.server {
+                ("server", "\"rt\", \"macros\", \"net\"")
+            } else {
+                ("deserialize-requests", "\"rt\"")
+            };
             manifest = manifest.replace(
                 "\n[features]\n",
-                "\n[features]\ndefault = [\"deserialize-requests\"]\n",
+                &format!("\n[features]\ndefault = [\"{default}\"]\n"),
             );
-            manifest.push_str(
-                "\n[dev-dependencies]\ntokio = { version = \"1\", features = [\"rt\"] }\n",
-            );
+            manifest.push_str(&format!(
+                "\n[dev-dependencies]\ntokio = {{ version = \"1\", features = [{tokio}] }}\n"
+            ));
             std::fs::create_dir_all(crate_dir.join("tests")).unwrap();
             std::fs::copy(&wire, crate_dir.join("tests/wire.rs")).unwrap();
             wired.push(name.clone());

@@ -1,0 +1,879 @@
+//! The server half (`--server`): for every operation a typed request and a typed answer
+//! enum, one `trait Api` with a method per operation, and `router(api)`, the axum
+//! router that reads each request as the spec lays it out, judges it against the spec's
+//! schemas and calls the implementation only with a request that fits.
+//!
+//! The request is judged in this order, each step answering before the next: the path
+//! fits no template (404, problem details), a method the path does not take (405 with
+//! `Allow`, from axum's method router), a body over the limit (413), a media type the
+//! operation does not take (415), then every parameter and the body against their schemas
+//! (the operation's declared 422, else its declared 400, else 400; in the body of the
+//! spec's own error schema where the errors fit it, else as RFC 9457 problem details).
+//! Credentials are read, never checked: the implementation decides.
+//!
+//! Routes go to axum with positional parameter names (`/flows/{s1}`): two templates that
+//! name the parameter at one place differently (`/a/{id}` and `/a/{name}/b`) are then
+//! one route to axum, which refuses different names there. A segment with text beside
+//! its parameter (`/files/{name}.json`), which axum cannot match, is a whole-segment
+//! parameter to axum and matched by the runtime; templates that come to the same axum
+//! route and method are tried in order of their literal text, longest first.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::docs;
+use super::types::{ident, owned};
+use crate::ir::{
+    Api, ApiKeyLocation, Body, BodyKind, ListEncoding, Method, ObjectStyle, Operation, Param,
+    ParamLocation, PathPart, Payload, ResponseDef, SchemeKind, StatusMatch,
+};
+
+/// The tokens of `server.rs`. `has_schema(pointer)` says whether a schema pointer of the
+/// IR is in the document the server judges against.
+pub fn emit(api: &Api, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
+    let models = quote!(crate::models::);
+    let credentials = credentials(api);
+    let ops: Vec<TokenStream> = api
+        .operations
+        .iter()
+        .map(|op| operation(op, &models, has_schema))
+        .collect();
+    let methods = api.operations.iter().map(trait_method);
+    let router = router(api);
+    quote! {
+        //! The server side of the spec: implement [`Api`] and serve [`router`].
+        //!
+        //! Each request is read and judged against the spec before the implementation
+        //! sees it: a path no operation has is a 404, a method the path does not take a
+        //! 405 with `Allow`, a body over the limit a 413, a media type the operation does
+        //! not take a 415, and a parameter or body that breaks its schema (every keyword,
+        //! formats included) the operation's declared 422 or 400, its body in the spec's
+        //! error schema where the errors fit it, else RFC 9457 problem details. The
+        //! implementation gets a typed request and answers one of the operation's
+        //! declared responses, or a [`Problem`] for anything else (a method left to its
+        //! default answers 501).
+
+        use std::sync::{Arc, OnceLock};
+
+        use axum::http::StatusCode;
+        use axum::response::{IntoResponse, Response};
+
+        use crate::server_runtime as rt;
+
+        pub use crate::server_runtime::{Basic, Problem, Secret, Violation};
+
+        /// The largest request body the router reads by default: 1 MiB.
+        pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
+
+        /// The spec's schemas, compiled as they are first used.
+        fn schemas() -> &'static rt::Schemas {
+            static SCHEMAS: OnceLock<rt::Schemas> = OnceLock::new();
+            SCHEMAS.get_or_init(|| rt::Schemas::new(crate::server_document::DOCUMENT))
+        }
+
+        #credentials
+
+        #(#ops)*
+
+        /// The operations of the spec, one method each. A method not written answers 501
+        /// (`Problem::not_implemented`), so an implementation can start with a few.
+        pub trait Api: Send + Sync + 'static {
+            #(#methods)*
+        }
+
+        #router
+    }
+}
+
+/// The `Credentials` every request carries: what it sent for each security scheme.
+fn credentials(api: &Api) -> TokenStream {
+    let fields = api.schemes.iter().map(|s| {
+        let name = ident(&s.stem);
+        let (ty, what) = match &s.kind {
+            SchemeKind::Bearer(_) => (
+                quote!(Option<Secret>),
+                "The bearer token sent (`Authorization: Bearer`)".to_owned(),
+            ),
+            SchemeKind::Basic => (
+                quote!(Option<Basic>),
+                "The user and password sent (`Authorization: Basic`)".to_owned(),
+            ),
+            SchemeKind::ApiKey { location, name } => (
+                quote!(Option<Secret>),
+                format!(
+                    "The API key sent in the {} `{name}`",
+                    match location {
+                        ApiKeyLocation::Header => "header",
+                        ApiKeyLocation::Query => "query parameter",
+                        ApiKeyLocation::Cookie => "cookie",
+                    }
+                ),
+            ),
+        };
+        let doc = format!(
+            " {what}, scheme `{}`. Not checked: the implementation decides.",
+            s.key
+        );
+        quote! { #[doc = #doc] pub #name: #ty, }
+    });
+    let reads = api.schemes.iter().map(|s| {
+        let name = ident(&s.stem);
+        let read = match &s.kind {
+            SchemeKind::Bearer(_) => quote!(incoming.bearer()),
+            SchemeKind::Basic => quote!(incoming.basic()),
+            SchemeKind::ApiKey { location, name } => {
+                let location = match location {
+                    ApiKeyLocation::Header => quote!(rt::Location::Header),
+                    ApiKeyLocation::Query => quote!(rt::Location::Query),
+                    ApiKeyLocation::Cookie => quote!(rt::Location::Cookie),
+                };
+                quote!(incoming.key(#location, #name))
+            }
+        };
+        quote! { #name: #read, }
+    });
+    quote! {
+        /// What a request sent for each of the spec's security schemes, read but never
+        /// checked: which credential is good is the implementation's to decide.
+        #[derive(Debug, Clone, Default, PartialEq)]
+        #[non_exhaustive]
+        pub struct Credentials {
+            #(#fields)*
+        }
+
+        impl Credentials {
+            fn read(incoming: &rt::Incoming) -> Credentials {
+                // A spec without schemes reads nothing.
+                let _ = incoming;
+                Credentials { #(#reads)* }
+            }
+        }
+    }
+}
+
+/// The name of a request's field for `p`, and of its local in the handler.
+fn field_name(p: &Param) -> proc_macro2::Ident {
+    ident(&p.name)
+}
+
+/// The Rust type of a body of `kind` and type `ty` as the server holds it.
+fn body_type(b: &Body, models: &TokenStream) -> TokenStream {
+    match b.kind {
+        BodyKind::Json | BodyKind::Form => owned(&b.ty, models),
+        BodyKind::Text => quote!(String),
+        BodyKind::Binary | BodyKind::Multipart => quote!(axum::body::Bytes),
+    }
+}
+
+/// Every body of `op`: its own and those of its other-encoding methods.
+fn bodies(op: &Operation) -> Vec<&Body> {
+    op.body
+        .iter()
+        .chain(op.other_bodies.iter().map(|(_, b)| b))
+        .collect()
+}
+
+/// The variant name of each body of an operation with several, from its media type.
+fn body_variants(bodies: &[&Body]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for b in bodies {
+        let base = match b.kind {
+            BodyKind::Json => "Json",
+            BodyKind::Form => "Form",
+            BodyKind::Text => "Text",
+            BodyKind::Binary => "Binary",
+            BodyKind::Multipart => "Multipart",
+        };
+        let mut name = base.to_owned();
+        let mut n = 2;
+        while out.contains(&name) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        out.push(name);
+    }
+    out
+}
+
+fn credentials_field(op: &Operation) -> proc_macro2::Ident {
+    let mut name = "credentials".to_owned();
+    while op.params.iter().any(|p| p.name == name) {
+        name.push('_');
+    }
+    ident(&name)
+}
+
+fn request_name(op: &Operation) -> proc_macro2::Ident {
+    ident(&format!("{}Request", op.type_prefix))
+}
+
+fn response_name(op: &Operation) -> proc_macro2::Ident {
+    ident(&format!("{}Response", op.type_prefix))
+}
+
+fn body_enum_name(op: &Operation) -> proc_macro2::Ident {
+    ident(&format!("{}Body", op.type_prefix))
+}
+
+fn handler_name(op: &Operation) -> proc_macro2::Ident {
+    ident(&format!("handle_{}", op.name))
+}
+
+fn template_name(op: &Operation) -> proc_macro2::Ident {
+    ident(&format!("TEMPLATE_{}", op.name.to_ascii_uppercase()))
+}
+
+/// The answers a server sends: the declared ones.
+fn declared(op: &Operation) -> impl Iterator<Item = &ResponseDef> {
+    op.responses.iter().filter(|r| r.declared)
+}
+
+/// One operation's request type, body enum, answer enum and handler.
+fn operation(
+    op: &Operation,
+    models: &TokenStream,
+    has_schema: &dyn Fn(&str) -> bool,
+) -> TokenStream {
+    let request = request_name(op);
+    let method = method_word(op.method);
+    let request_doc = format!(
+        " The request of [`Api::{}`] (`{method} {}`), read and judged against the spec.",
+        op.name, op.path_template
+    );
+    let fields = op.params.iter().map(|p| {
+        let name = field_name(p);
+        let ty = owned(&p.ty, models);
+        let ty = if p.required { ty } else { quote!(Option<#ty>) };
+        let doc = docs::outer(&p.doc);
+        quote! { #doc pub #name: #ty, }
+    });
+    let bodies = bodies(op);
+    let body_enum = (bodies.len() > 1).then(|| {
+        let name = body_enum_name(op);
+        let variants = body_variants(&bodies);
+        let items = bodies.iter().zip(&variants).map(|(b, v)| {
+            let v = ident(v);
+            let ty = body_type(b, models);
+            let doc = format!(" A `{}` body.", b.media);
+            quote! { #[doc = #doc] #v(#ty), }
+        });
+        let doc = format!(" The body of [`{request}`], in whichever media type it came.");
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone, PartialEq)]
+            pub enum #name { #(#items)* }
+        }
+    });
+    let body_field = bodies.first().map(|b| {
+        let ty = if bodies.len() > 1 {
+            let n = body_enum_name(op);
+            quote!(#n)
+        } else {
+            body_type(b, models)
+        };
+        let ty = if b.required { ty } else { quote!(Option<#ty>) };
+        let doc = docs::outer(&b.doc);
+        quote! { #doc pub body: #ty, }
+    });
+    let cred_field = credentials_field(op);
+    let answer_enum = answers(op, models);
+    let handler = handler(op, has_schema);
+    let template = template(op);
+    let template_const = template_name(op);
+    quote! {
+        #[doc = #request_doc]
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub struct #request {
+            #(#fields)*
+            #body_field
+            /// What the request sent for the spec's security schemes (not checked).
+            pub #cred_field: Credentials,
+        }
+
+        #body_enum
+
+        #answer_enum
+
+        /// The operation's path template, segment by segment.
+        const #template_const: &[&[rt::Piece]] = #template;
+
+        #handler
+    }
+}
+
+/// The template as runtime pieces: `&[&[Piece::Literal("flows")], &[Piece::Param("id")]]`.
+fn template(op: &Operation) -> TokenStream {
+    let segments = segments(op);
+    let segs = segments.iter().map(|pieces| {
+        let pieces = pieces.iter().map(|p| match p {
+            Seg::Literal(l) => quote!(rt::Piece::Literal(#l)),
+            Seg::Param(w) => quote!(rt::Piece::Param(#w)),
+        });
+        quote!(&[#(#pieces),*])
+    });
+    quote!(&[#(#segs),*])
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Seg {
+    Literal(String),
+    Param(String),
+}
+
+/// The path's segments (after its leading `/`), each a list of literal and parameter
+/// (wire name) pieces; an empty segment (a trailing slash) has no piece.
+fn segments(op: &Operation) -> Vec<Vec<Seg>> {
+    let mut out: Vec<Vec<Seg>> = vec![Vec::new()];
+    let mut first = true;
+    for part in &op.path {
+        match part {
+            PathPart::Literal(text) => {
+                let text = if first {
+                    text.strip_prefix('/').unwrap_or(text)
+                } else {
+                    text
+                };
+                let mut pieces = text.split('/');
+                if let Some(head) = pieces.next()
+                    && !head.is_empty()
+                {
+                    out.last_mut()
+                        .expect("one segment")
+                        .push(Seg::Literal(head.to_owned()));
+                }
+                for piece in pieces {
+                    out.push(Vec::new());
+                    if !piece.is_empty() {
+                        out.last_mut()
+                            .expect("one segment")
+                            .push(Seg::Literal(piece.to_owned()));
+                    }
+                }
+            }
+            PathPart::Param(name) => {
+                let wire = op
+                    .params
+                    .iter()
+                    .find(|p| p.name == *name && p.location == ParamLocation::Path)
+                    .map_or(name.as_str(), |p| p.wire.as_str());
+                out.last_mut()
+                    .expect("one segment")
+                    .push(Seg::Param(wire.to_owned()));
+            }
+        }
+        first = false;
+    }
+    out
+}
+
+/// The route axum is given for `op`: each segment with a parameter becomes `{s<i>}`.
+fn axum_path(op: &Operation) -> String {
+    let segs = segments(op);
+    let mut out = String::new();
+    for (i, pieces) in segs.iter().enumerate() {
+        out.push('/');
+        if pieces.iter().any(|p| matches!(p, Seg::Param(_))) {
+            out.push_str(&format!("{{s{i}}}"));
+        } else {
+            for p in pieces {
+                if let Seg::Literal(l) = p {
+                    out.push_str(&l.replace('{', "{{").replace('}', "}}"));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn literal_len(op: &Operation) -> usize {
+    segments(op)
+        .iter()
+        .flatten()
+        .map(|p| match p {
+            Seg::Literal(l) => l.len(),
+            Seg::Param(_) => 0,
+        })
+        .sum()
+}
+
+fn method_word(m: Method) -> &'static str {
+    match m {
+        Method::Get => "GET",
+        Method::Put => "PUT",
+        Method::Post => "POST",
+        Method::Delete => "DELETE",
+        Method::Options => "OPTIONS",
+        Method::Head => "HEAD",
+        Method::Patch => "PATCH",
+        Method::Trace => "TRACE",
+    }
+}
+
+fn is_json_media(m: &str) -> bool {
+    let m = m
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    m == "application/json" || m.ends_with("+json")
+}
+
+/// The media types an answer of `payload` is sent in: the declared ones of its kind.
+fn answer_media(r: &ResponseDef) -> Vec<String> {
+    let of_kind: Vec<String> = r
+        .media
+        .iter()
+        .filter(|m| match &r.payload {
+            Payload::Json(_) => is_json_media(m),
+            Payload::Text => m.to_ascii_lowercase().starts_with("text/"),
+            _ => true,
+        })
+        .cloned()
+        .collect();
+    if !of_kind.is_empty() {
+        return of_kind;
+    }
+    match &r.payload {
+        Payload::Json(_) => vec!["application/json".to_owned()],
+        Payload::Text => vec!["text/plain".to_owned()],
+        _ => r
+            .media
+            .first()
+            .cloned()
+            .map_or_else(|| vec!["application/octet-stream".to_owned()], |m| vec![m]),
+    }
+}
+
+/// The operation's answer enum and how each variant goes on the wire.
+fn answers(op: &Operation, models: &TokenStream) -> TokenStream {
+    let name = response_name(op);
+    let doc = format!(
+        " The answers [`Api::{}`] declares, one variant per documented status.",
+        op.name
+    );
+    let mut variants = Vec::new();
+    let mut arms = Vec::new();
+    for r in declared(op) {
+        let v = ident(&r.variant);
+        let vdoc = docs::outer(&format!("`{}`: {}", status_word(&r.status), r.doc));
+        let payload = match &r.payload {
+            Payload::None => None,
+            Payload::Json(ty) => Some(owned(ty, models)),
+            Payload::Text => Some(quote!(String)),
+            Payload::Bytes => Some(quote!(axum::body::Bytes)),
+        };
+        let media = answer_media(r);
+        let write = |body: TokenStream| match &r.payload {
+            Payload::None => quote!(rt::empty(status)),
+            Payload::Json(_) => quote! {
+                rt::json(status, rt::negotiate(accept, &[#(#media),*]), #body)
+            },
+            Payload::Text => quote! {
+                rt::with_body(status, rt::negotiate(accept, &[#(#media),*]), axum::body::Bytes::from(#body))
+            },
+            Payload::Bytes => quote! {
+                rt::with_body(status, rt::negotiate(accept, &[#(#media),*]), #body)
+            },
+        };
+        let code = match &r.status {
+            StatusMatch::Code(c) => Some(proc_macro2::Literal::u16_unsuffixed(*c)),
+            _ => None,
+        };
+        match (code, payload) {
+            (Some(c), None) => {
+                variants.push(quote! { #vdoc #v, });
+                let w = write(quote!());
+                arms.push(quote! { #name::#v => { let status = StatusCode::from_u16(#c).unwrap_or(StatusCode::OK); #w } });
+            }
+            (Some(c), Some(ty)) => {
+                variants.push(quote! { #vdoc #v(#ty), });
+                let w = write(body_expr(&r.payload));
+                arms.push(quote! { #name::#v(body) => { let status = StatusCode::from_u16(#c).unwrap_or(StatusCode::OK); #w } });
+            }
+            (_, None) => {
+                variants.push(quote! {
+                    #vdoc
+                    #v {
+                        /// The status sent (one the declaration covers).
+                        status: StatusCode,
+                    },
+                });
+                let w = write(quote!());
+                arms.push(quote! { #name::#v { status } => { #w } });
+            }
+            (_, Some(ty)) => {
+                variants.push(quote! {
+                    #vdoc
+                    #v {
+                        /// The status sent (one the declaration covers).
+                        status: StatusCode,
+                        /// The body.
+                        body: #ty,
+                    },
+                });
+                let w = write(body_expr(&r.payload));
+                arms.push(quote! { #name::#v { status, body } => { #w } });
+            }
+        }
+    }
+    let respond = if arms.is_empty() {
+        quote! {
+            fn respond(self, accept: &axum::http::HeaderMap) -> Response {
+                let _ = accept;
+                match self {}
+            }
+        }
+    } else {
+        quote! {
+            fn respond(self, accept: &axum::http::HeaderMap) -> Response {
+                let _ = accept;
+                match self { #(#arms)* }
+            }
+        }
+    };
+    quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, PartialEq)]
+        #[allow(clippy::large_enum_variant)]
+        pub enum #name {
+            #(#variants)*
+        }
+
+        impl #name {
+            #respond
+        }
+    }
+}
+
+/// How a variant's body is passed to the runtime's writer: JSON by reference.
+fn body_expr(payload: &Payload) -> TokenStream {
+    match payload {
+        Payload::Json(_) => quote!(&body),
+        _ => quote!(body),
+    }
+}
+
+fn status_word(s: &StatusMatch) -> String {
+    match s {
+        StatusMatch::Code(c) => c.to_string(),
+        StatusMatch::Class(c) => format!("{c}XX"),
+        StatusMatch::Default => "default".to_owned(),
+    }
+}
+
+/// The trait's method of `op`, answering 501 until written.
+fn trait_method(op: &Operation) -> TokenStream {
+    let name = ident(&op.name);
+    let request = request_name(op);
+    let response = response_name(op);
+    let doc = docs::outer(&op.doc);
+    let op_name = &op.name;
+    let deprecated = op.deprecated.then(|| quote!(#[deprecated]));
+    quote! {
+        #doc
+        #deprecated
+        fn #name(
+            &self,
+            request: #request,
+        ) -> impl std::future::Future<Output = Result<#response, Problem>> + Send {
+            let _ = request;
+            async { Err(Problem::not_implemented(#op_name)) }
+        }
+    }
+}
+
+/// The runtime style of a parameter's encoding.
+fn style(p: &Param) -> TokenStream {
+    match &p.list {
+        ListEncoding::Repeat => quote!(rt::Style::Plain),
+        ListEncoding::Join(sep) if p.location == ParamLocation::Query => {
+            let c = sep.chars().next().unwrap_or(',');
+            quote!(rt::Style::Joined(#c))
+        }
+        ListEncoding::Join(_) => quote!(rt::Style::Plain),
+        ListEncoding::Label { explode } => quote!(rt::Style::Label { explode: #explode }),
+        ListEncoding::Matrix { explode } => quote!(rt::Style::Matrix { explode: #explode }),
+        ListEncoding::ObjectForm { explode } => {
+            quote!(rt::Style::ObjectForm { explode: #explode })
+        }
+        ListEncoding::DeepObject => quote!(rt::Style::DeepObject),
+        ListEncoding::DeepList => quote!(rt::Style::DeepList),
+        ListEncoding::JsonText => quote!(rt::Style::JsonText),
+        ListEncoding::ObjectStyled { style, explode } => {
+            let lead = match style {
+                ObjectStyle::Simple => "",
+                ObjectStyle::Label => ".",
+                ObjectStyle::Matrix => ";",
+            };
+            quote!(rt::Style::ObjectPairs { lead: #lead, explode: #explode })
+        }
+    }
+}
+
+fn location(l: ParamLocation) -> (TokenStream, &'static str) {
+    match l {
+        ParamLocation::Path => (quote!(rt::Location::Path), "path"),
+        ParamLocation::Query => (quote!(rt::Location::Query), "query"),
+        ParamLocation::Header => (quote!(rt::Location::Header), "header"),
+        ParamLocation::Cookie => (quote!(rt::Location::Cookie), "cookie"),
+    }
+}
+
+fn pointer(p: &Option<String>, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
+    match p.as_deref().filter(|p| has_schema(p)) {
+        Some(p) => quote!(Some(#p)),
+        None => quote!(None),
+    }
+}
+
+/// The status, media type and schema a refused request of `op` is answered with: its
+/// declared 422, else its declared 400, else 400 as problem details.
+fn refusal(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
+    let declared_code = [422u16, 400]
+        .into_iter()
+        .find_map(|c| declared(op).find(|r| r.status == StatusMatch::Code(c)));
+    let Some(r) = declared_code else {
+        return quote!(rt::refusal(
+            schemas,
+            StatusCode::BAD_REQUEST,
+            None,
+            None,
+            incoming.violations
+        ));
+    };
+    let StatusMatch::Code(code) = r.status else {
+        unreachable!("found by code")
+    };
+    let code = proc_macro2::Literal::u16_unsuffixed(code);
+    let media = r.media.iter().find(|m| is_json_media(m));
+    let media = match (media, &r.payload) {
+        (Some(m), Payload::Json(_)) => quote!(Some(#m)),
+        _ => quote!(None),
+    };
+    let schema = pointer(&r.schema, has_schema);
+    quote! {
+        rt::refusal(
+            schemas,
+            StatusCode::from_u16(#code).unwrap_or(StatusCode::BAD_REQUEST),
+            #media,
+            #schema,
+            incoming.violations,
+        )
+    }
+}
+
+/// The handler of `op`: read, judge, decode, call, answer.
+fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
+    let models = quote!(crate::models::);
+    let name = handler_name(op);
+    let method = ident(&op.name);
+    let request = request_name(op);
+    let template = template_name(op);
+    let reads = op.params.iter().map(|p| {
+        let local = ident(&format!("param_{}", p.name));
+        let wire = &p.wire;
+        let (loc, word) = location(p.location);
+        let style = style(p);
+        let schema = pointer(&p.schema, has_schema);
+        let required = p.required;
+        let ty = owned(&p.ty, &models);
+        quote! {
+            let #local = incoming.param(schemas, &rt::Param {
+                name: #wire,
+                location: #loc,
+                style: #style,
+                schema: #schema,
+                required: #required,
+            });
+            let #local: Option<#ty> = incoming.decode(#local, #word, Some(#wire));
+        }
+    });
+    let bodies = bodies(op);
+    let body_read = (!bodies.is_empty()).then(|| {
+        let media: Vec<&str> = bodies.iter().map(|b| b.media.as_str()).collect();
+        let required = bodies[0].required;
+        let variants = body_variants(&bodies);
+        let several = bodies.len() > 1;
+        let enum_name = body_enum_name(op);
+        let arms = bodies.iter().zip(&variants).enumerate().map(|(i, (b, v))| {
+            let schema = pointer(&b.schema, has_schema);
+            let ty = body_type(b, &models);
+            let read = match b.kind {
+                BodyKind::Json => quote! {{
+                    let value = incoming.json_body(schemas, #schema);
+                    incoming.decode::<#ty>(value, "body", None)
+                }},
+                BodyKind::Form => quote! {{
+                    let value = incoming.form_body(schemas, #schema);
+                    incoming.decode::<#ty>(value, "body", None)
+                }},
+                BodyKind::Text => quote! {{
+                    let value = incoming.text_body(schemas, #schema);
+                    incoming.decode::<#ty>(value, "body", None)
+                }},
+                BodyKind::Binary | BodyKind::Multipart => quote!(Some(incoming.body.clone())),
+            };
+            let read = if several {
+                let v = ident(v);
+                quote!(#read.map(#enum_name::#v))
+            } else {
+                read
+            };
+            quote! { Ok(Some(#i)) => #read, }
+        });
+        quote! {
+            let body = match incoming.body_media(&[#(#media),*], #required) {
+                Err(problem) => return problem.into_response(),
+                #(#arms)*
+                Ok(_) => None,
+            };
+        }
+    });
+    let refuse = refusal(op, has_schema);
+    let cred_field = credentials_field(op);
+    let mut required_binds = Vec::new();
+    let mut field_inits = Vec::new();
+    for p in &op.params {
+        let local = ident(&format!("param_{}", p.name));
+        let field = field_name(p);
+        if p.required {
+            required_binds.push(quote! {
+                let Some(#local) = #local else {
+                    return Problem::internal("a required value was judged present but not read").into_response();
+                };
+            });
+        }
+        field_inits.push(quote!(#field: #local,));
+    }
+    if let Some(b) = bodies.first() {
+        if b.required {
+            required_binds.push(quote! {
+                let Some(body) = body else {
+                    return Problem::internal("a required body was judged present but not read").into_response();
+                };
+            });
+        }
+        field_inits.push(quote!(body,));
+    }
+    quote! {
+        async fn #name<A: Api>(state: Arc<Shared<A>>, request: axum::extract::Request) -> Response {
+            let mut incoming = match rt::Incoming::read(request, #template, state.body_limit).await {
+                Ok(incoming) => incoming,
+                Err(refused) => return refused.problem().into_response(),
+            };
+            let schemas = schemas();
+            #(#reads)*
+            #body_read
+            if !incoming.violations.is_empty() {
+                return #refuse;
+            }
+            #(#required_binds)*
+            let request = #request {
+                #(#field_inits)*
+                #cred_field: Credentials::read(&incoming),
+            };
+            match state.api.#method(request).await {
+                Ok(answer) => answer.respond(&incoming.headers),
+                Err(problem) => problem.into_response(),
+            }
+        }
+    }
+}
+
+/// `router` and `router_with`: every operation's route.
+fn router(api: &Api) -> TokenStream {
+    // axum route → method → operations in the order they are tried.
+    let mut routes: BTreeMap<String, BTreeMap<&'static str, Vec<&Operation>>> = BTreeMap::new();
+    for op in &api.operations {
+        routes
+            .entry(axum_path(op))
+            .or_default()
+            .entry(method_word(op.method))
+            .or_default()
+            .push(op);
+    }
+    let mut registrations = Vec::new();
+    for (path, methods) in &routes {
+        let mut chain = Vec::new();
+        for (word, ops) in methods {
+            let mut ops = ops.clone();
+            ops.sort_by_key(|op| std::cmp::Reverse(literal_len(op)));
+            let filter = ident(match *word {
+                "GET" => "get",
+                "PUT" => "put",
+                "POST" => "post",
+                "DELETE" => "delete",
+                "OPTIONS" => "options",
+                "HEAD" => "head",
+                "PATCH" => "patch",
+                _ => "trace",
+            });
+            let call = if ops.len() == 1 {
+                let h = handler_name(ops[0]);
+                quote! { #h(state, request).await }
+            } else {
+                let tries = ops[..ops.len() - 1].iter().map(|op| {
+                    let h = handler_name(op);
+                    let t = template_name(op);
+                    quote! {
+                        if rt::match_path(#t, request.uri().path()).is_some() {
+                            return #h(state, request).await;
+                        }
+                    }
+                });
+                let last = handler_name(ops[ops.len() - 1]);
+                quote! { #(#tries)* #last(state, request).await }
+            };
+            chain.push((
+                filter,
+                quote! {
+                    |axum::extract::State(state): axum::extract::State<Arc<Shared<A>>>, request: axum::extract::Request| async move { #call }
+                },
+            ));
+        }
+        let (first_filter, first_call) = chain.remove(0);
+        let rest = chain.iter().map(|(f, c)| quote!(.#f(#c)));
+        registrations.push(quote! {
+            .route(#path, axum::routing::#first_filter(#first_call) #(#rest)*)
+        });
+    }
+    let base = api.server_path.as_deref().unwrap_or("");
+    let nest = if base.is_empty() {
+        quote!(routes)
+    } else {
+        quote!(axum::Router::new().nest(#base, routes))
+    };
+    let base_doc = if base.is_empty() {
+        " The paths are the spec's, from the root.".to_owned()
+    } else {
+        format!(" The paths are under `{base}`, the path of the spec's first server.")
+    };
+    quote! {
+        /// What every handler shares: the implementation and the body limit.
+        struct Shared<A> {
+            api: A,
+            body_limit: usize,
+        }
+
+        /// The router of every operation, reading bodies up to [`DEFAULT_BODY_LIMIT`].
+        #[doc = #base_doc]
+        pub fn router<A: Api>(api: A) -> axum::Router {
+            router_with(api, DEFAULT_BODY_LIMIT)
+        }
+
+        /// [`router`] with another limit on request bodies (a larger one is a 413).
+        pub fn router_with<A: Api>(api: A, body_limit: usize) -> axum::Router {
+            let state = Arc::new(Shared { api, body_limit });
+            let routes = axum::Router::new()
+                #(#registrations)*
+                .with_state(state);
+            #nest
+                .fallback(rt::not_found)
+                .layer(axum::middleware::from_fn(rt::protocol))
+        }
+    }
+}
