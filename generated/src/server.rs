@@ -184,7 +184,8 @@ async fn handle_exchange_token<A: Api>(
         body,
         credentials: Credentials::read(&incoming),
     };
-    match state.api.exchange_token(request).await {
+    let answer = state.api.exchange_token(request).await;
+    match answer {
         Ok(answer) => answer.respond(&incoming.headers),
         Err(problem) => problem.into_response(),
     }
@@ -306,7 +307,8 @@ async fn handle_update_contact_info_name<A: Api>(
         body,
         credentials: Credentials::read(&incoming),
     };
-    match state.api.update_contact_info_name(request).await {
+    let answer = state.api.update_contact_info_name(request).await;
+    match answer {
         Ok(answer) => answer.respond(&incoming.headers),
         Err(problem) => problem.into_response(),
     }
@@ -412,7 +414,8 @@ async fn handle_list_category_position_limits<A: Api>(
         masterid: param_masterid,
         credentials: Credentials::read(&incoming),
     };
-    match state.api.list_category_position_limits(request).await {
+    let answer = state.api.list_category_position_limits(request).await;
+    match answer {
         Ok(answer) => answer.respond(&incoming.headers),
         Err(problem) => problem.into_response(),
     }
@@ -525,7 +528,8 @@ async fn handle_get_category_position_limit<A: Api>(
         id: param_id,
         credentials: Credentials::read(&incoming),
     };
-    match state.api.get_category_position_limit(request).await {
+    let answer = state.api.get_category_position_limit(request).await;
+    match answer {
         Ok(answer) => answer.respond(&incoming.headers),
         Err(problem) => problem.into_response(),
     }
@@ -631,7 +635,8 @@ async fn handle_find_exchange_scopes<A: Api>(
         names: param_names,
         credentials: Credentials::read(&incoming),
     };
-    match state.api.find_exchange_scopes(request).await {
+    let answer = state.api.find_exchange_scopes(request).await;
+    match answer {
         Ok(answer) => answer.respond(&incoming.headers),
         Err(problem) => problem.into_response(),
     }
@@ -753,7 +758,8 @@ async fn handle_suggest_risk_categories<A: Api>(
         limit: param_limit,
         credentials: Credentials::read(&incoming),
     };
-    match state.api.suggest_risk_categories(request).await {
+    let answer = state.api.suggest_risk_categories(request).await;
+    match answer {
         Ok(answer) => answer.respond(&incoming.headers),
         Err(problem) => problem.into_response(),
     }

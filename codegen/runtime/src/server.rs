@@ -215,6 +215,24 @@ impl std::fmt::Debug for Schemas {
 /// The URI the document is registered under.
 const DOCUMENT_URI: &str = "urn:openapi:document";
 
+/// What a JSON pointer must have percent-encoded to stand in a URI fragment (RFC 3986:
+/// a fragment takes `pchar`, `/` and `?`).
+const FRAGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'[')
+    .add(b'\\')
+    .add(b']')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
 impl Schemas {
     /// The schemas of the document text the generator wrote. A document that cannot be
     /// read or registered judges nothing (every value passes), since the generator wrote
@@ -256,7 +274,10 @@ impl Schemas {
             return v.clone();
         }
         let built = self.registry.as_ref().ok().and_then(|registry| {
-            let schema = json!({ "$ref": format!("{DOCUMENT_URI}#{pointer}") });
+            // A pointer holds characters a URI fragment may not (`{id}` of a path
+            // template): percent-encoded, as the resolver decodes them.
+            let fragment = percent_encoding::utf8_percent_encode(pointer, FRAGMENT);
+            let schema = json!({ "$ref": format!("{DOCUMENT_URI}#{fragment}") });
             jsonschema::draft202012::options()
                 .should_validate_formats(true)
                 .with_registry(registry)
@@ -1380,4 +1401,34 @@ pub async fn protocol(request: axum::extract::Request, next: axum::middleware::N
 /// The router's answer to a path no operation has.
 pub async fn not_found() -> Response {
     Problem::new(StatusCode::NOT_FOUND, "no operation at this path").into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pointer through a path template (`/items/{id}`) judges as any other: its braces
+    /// must not stop the validator from compiling, which would judge nothing.
+    #[test]
+    fn a_pointer_through_a_path_template_judges() {
+        let doc = json!({"paths": {"/items/{id} x%": {"get": {"parameters": [
+            {"name": "id", "in": "path", "schema": {"type": "integer", "minimum": 1}}
+        ]}}}});
+        let schemas = Schemas::new(&doc.to_string());
+        let mut out = Vec::new();
+        let ptr = "/paths/~1items~1{id} x%/get/parameters/0/schema";
+        schemas.judge(ptr, &json!(0), Location::Path, Some("id"), &mut out);
+        assert_eq!(out.len(), 1, "{out:?}");
+        out.clear();
+        schemas.judge(ptr, &json!(3), Location::Path, Some("id"), &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn query_text_becomes_the_declared_type_and_bad_text_stays_text() {
+        let schemas = Schemas::new(r#"{"s": {"type": ["integer", "null"]}}"#);
+        let node = schemas.node("/s");
+        assert_eq!(schemas.scalar(node, "12"), json!(12));
+        assert_eq!(schemas.scalar(node, "x"), json!("x"));
+    }
 }

@@ -734,6 +734,10 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
         }
     });
     let refuse = refusal(op, has_schema);
+    // Reading a parameter or the body records violations; with neither, nothing does.
+    let mutable = (!op.params.is_empty() || !bodies.is_empty()).then(|| quote!(mut));
+    // A deprecated operation is still served: its implementation is called.
+    let allow_deprecated = op.deprecated.then(|| quote!(#[allow(deprecated)]));
     let cred_field = credentials_field(op);
     let mut required_binds = Vec::new();
     let mut field_inits = Vec::new();
@@ -761,7 +765,7 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
     }
     quote! {
         async fn #name<A: Api>(state: Arc<Shared<A>>, request: axum::extract::Request) -> Response {
-            let mut incoming = match rt::Incoming::read(request, #template, state.body_limit).await {
+            let #mutable incoming = match rt::Incoming::read(request, #template, state.body_limit).await {
                 Ok(incoming) => incoming,
                 Err(refused) => return refused.problem().into_response(),
             };
@@ -776,7 +780,9 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
                 #(#field_inits)*
                 #cred_field: Credentials::read(&incoming),
             };
-            match state.api.#method(request).await {
+            #allow_deprecated
+            let answer = state.api.#method(request).await;
+            match answer {
                 Ok(answer) => answer.respond(&incoming.headers),
                 Err(problem) => problem.into_response(),
             }

@@ -70,8 +70,8 @@ impl Api for Echo {
 
     async fn get_shades(&self, r: GetShadesRequest) -> Result<GetShadesResponse, Problem> {
         self.called();
-        if r.shades.is_empty() {
-            let message = serde_json::from_value(json!({"message": "no shades"})).unwrap();
+        if r.shades.contains(&0) {
+            let message = serde_json::from_value(json!({"message": "no shade 0"})).unwrap();
             return Ok(GetShadesResponse::Default {
                 status: axum::http::StatusCode::IM_A_TEAPOT,
                 body: message,
@@ -122,9 +122,9 @@ async fn every_place_and_style_is_read_back_typed() {
     let r = http.get(format!("{base}/colors/.1.2.3")).send().await.unwrap();
     assert_eq!(r.status(), 200);
     assert_eq!(r.text().await.unwrap(), "6", "label style, exploded");
-    let r = http.get(format!("{base}/colors/.")).send().await.unwrap();
+    let r = http.get(format!("{base}/colors/.0")).send().await.unwrap();
     assert_eq!(r.status(), 418, "a `default` answer sends the status the implementation gives");
-    assert_eq!(r.json::<Value>().await.unwrap()["message"], "no shades");
+    assert_eq!(r.json::<Value>().await.unwrap()["message"], "no shade 0");
 
     let r = http.get(format!("{base}/files/notes.json")).send().await.unwrap();
     assert_eq!(r.status(), 200);
