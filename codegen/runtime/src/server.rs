@@ -661,8 +661,8 @@ impl Incoming {
         self.headers.get(name)?.to_str().ok()
     }
 
-    /// The parameter's value as JSON, judged against its schema (violations kept);
-    /// `None` when it is absent (a violation when it is required).
+    /// The parameter's value as JSON, judged against its schema (violations kept); when
+    /// it is absent, its schema's `default`, else `None` (a violation when required).
     pub fn param(&mut self, schemas: &Schemas, p: &Param) -> Option<Value> {
         let schema = p.schema.and_then(|ptr| schemas.node(ptr));
         let value = self.raw(schemas, p, schema);
@@ -678,8 +678,11 @@ impl Incoming {
                         p.name
                     ),
                 });
+                return None;
             }
-            return None;
+            // An absent parameter with a `default` has that value, as the spec says the
+            // server assumes; not judged: a request that did not send it broke nothing.
+            return schema.and_then(|s| s.get("default")).cloned();
         };
         if let Some(ptr) = p.schema {
             schemas.judge(ptr, &value, p.location, Some(p.name), &mut self.violations);

@@ -112,7 +112,7 @@ async fn every_place_and_style_is_read_back_typed() {
         body["note"],
         format!(
             "color=Some(true) tags=Some([\"x\", \"y\"]) code=Some(\"ABC\") since=Some(\"2026-12-01\") \
-             limit=None trace={TRACE} session=Some(\"abcd\") range=Some((Some(1), Some(5))) bearer=true"
+             limit=Some(10) trace={TRACE} session=Some(\"abcd\") range=Some((Some(1), Some(5))) bearer=true"
         )
     );
 
