@@ -5,7 +5,10 @@
 //! resolver; schemas stay as nodes of the document with their pointers, so that
 //! validation and generation see them exactly as written.
 
+use std::sync::OnceLock;
+
 use http::Method;
+use schema_values::{Compiled, Generator};
 use serde_json::Value;
 use spec_model::encode::{Location, Style};
 use spec_model::push_pointer;
@@ -18,6 +21,20 @@ pub(crate) struct Schema {
     pub value: &'static Value,
     /// Its JSON pointer.
     pub pointer: String,
+    /// Its validator for requests, compiled when a request first needs it and kept:
+    /// looking it up again through the generator costs every request the schema's text.
+    request_check: OnceLock<Result<Compiled, String>>,
+}
+
+impl Schema {
+    /// The schema compiled by `requests`, the mock's one generator for requests
+    /// (`Api::requests`); the first call's generator is the one kept.
+    pub fn request_check(&self, requests: &Generator<'static>) -> Result<&Compiled, &str> {
+        self.request_check
+            .get_or_init(|| requests.compile(self.value))
+            .as_ref()
+            .map_err(String::as_str)
+    }
 }
 
 /// One parameter, with the encoding OpenAPI assumes where the spec names none.
@@ -280,7 +297,11 @@ fn read_param(
 }
 
 fn schema(value: &'static Value, pointer: String) -> Schema {
-    Schema { value, pointer }
+    Schema {
+        value,
+        pointer,
+        request_check: OnceLock::new(),
+    }
 }
 
 fn read_body(doc: &'static Value, b: &'static Value, at: &str) -> Result<Body, (String, String)> {
