@@ -7,6 +7,7 @@
 
 use std::sync::OnceLock;
 
+use bytes::Bytes;
 use http::Method;
 use schema_values::{Compiled, Generator};
 use serde_json::Value;
@@ -59,6 +60,11 @@ pub(crate) struct Media {
     pub example: Option<&'static Value>,
     /// The media type's named `examples`, each's `value`.
     pub examples: Vec<(String, &'static Value)>,
+    /// As a response's media type, the body it answers when nothing in the request
+    /// chooses another (`crate::answer`'s static answer), made on first use and kept:
+    /// it depends on the declaration alone, and making it checks examples against the
+    /// schema and walks it for write-only values.
+    pub static_body: OnceLock<Result<Option<Bytes>, String>>,
 }
 
 /// A request body.
@@ -82,6 +88,9 @@ pub(crate) struct Resp {
     pub status: String,
     pub headers: Vec<Header>,
     pub media: Vec<Media>,
+    /// The values of its required headers in a static answer (seed 0), made on first
+    /// use and kept, as `static_body` is.
+    pub static_headers: OnceLock<Vec<(String, String)>>,
 }
 
 impl Resp {
@@ -341,6 +350,7 @@ fn read_content(
                 .map(|s| schema(s, push_pointer(&at, "schema"))),
             example: m.get("example"),
             examples,
+            static_body: OnceLock::new(),
         });
     }
     Ok(out)
@@ -377,6 +387,7 @@ fn read_response(
         status: status.to_owned(),
         headers,
         media: read_content(doc, r.get("content"), &push_pointer(&at, "content"))?,
+        static_headers: OnceLock::new(),
     })
 }
 
