@@ -49,6 +49,8 @@ pub(crate) struct Param {
     pub schema: Option<Schema>,
     /// Described by `content` (a JSON text) instead of `schema`.
     pub json_content: bool,
+    /// How its texts are read (`crate::params::reading`).
+    pub reading: crate::params::Reading,
 }
 
 /// One media type of a body, with its examples.
@@ -293,7 +295,7 @@ fn read_param(
         },
         _ => (None, false),
     };
-    Ok(Some(Param {
+    let mut param = Param {
         name: name.to_owned(),
         location,
         style,
@@ -302,7 +304,10 @@ fn read_param(
             || p.get("required").and_then(Value::as_bool).unwrap_or(false),
         schema,
         json_content,
-    }))
+        reading: Default::default(),
+    };
+    param.reading = crate::params::reading(doc, &param);
+    Ok(Some(param))
 }
 
 fn schema(value: &'static Value, pointer: String) -> Schema {
