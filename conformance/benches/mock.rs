@@ -4,6 +4,11 @@
 //! fixed time after a warm-up. Prints requests per second of each and the ratio (the
 //! machine drifts; the ratio is what BENCHMARKS.md keeps). xtask installs Prism and names
 //! it in `PRISM_BIN`; `MOCK_BENCH_SECONDS` sets the measured time (10 s).
+//!
+//! `MOCK_BENCH_BASELINE=FILE` measures a second `conformance` binary (an older build) the
+//! same way, between the two, so that a change to the mock is compared within one run
+//! rather than across runs the machine's other load tells apart; `MOCK_BENCH_ROUNDS=N`
+//! repeats the whole sequence N times (1).
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -94,32 +99,58 @@ async fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(10);
+    let rounds: usize = std::env::var("MOCK_BENCH_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let baseline = std::env::var_os("MOCK_BENCH_BASELINE").map(PathBuf::from);
     let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/openapi.yaml");
     let client = reqwest::Client::new();
-    let mut rates = Vec::new();
-    for name in ["conformance mock", "prism mock"] {
-        let port = free_port();
-        let _server = match name {
-            "conformance mock" => start(
-                Command::new(env!("CARGO_BIN_EXE_conformance"))
-                    .args(["mock", "--port", &port.to_string(), "--spec"])
-                    .arg(&spec),
-            ),
-            _ => start(
-                Command::new(&prism)
-                    .args(["mock", "-h", "127.0.0.1", "-p", &port.to_string()])
-                    .arg(&spec),
-            ),
-        };
-        let url = format!("http://127.0.0.1:{port}{PATH}");
-        ready(&client, &url).await;
-        load(&client, &url, 1).await;
-        let (rate, bad) = load(&client, &url, seconds).await;
-        println!("{name:<17} {rate:>9.0} requests/s ({bad} not 200) over {seconds} s");
-        rates.push(rate);
+    let mut servers: Vec<(&str, PathBuf)> = vec![(
+        "conformance mock",
+        PathBuf::from(env!("CARGO_BIN_EXE_conformance")),
+    )];
+    if let Some(old) = baseline {
+        servers.push(("baseline mock", old));
     }
-    println!(
-        "conformance mock / prism mock: {:.1}x the requests per second ({CONCURRENCY} connections, GET {PATH})",
-        rates[0] / rates[1]
-    );
+    servers.push(("prism mock", prism));
+    for round in 1..=rounds {
+        if rounds > 1 {
+            println!("round {round} of {rounds}");
+        }
+        let mut rates = Vec::new();
+        for (name, exe) in &servers {
+            let port = free_port();
+            let _server = match *name {
+                "prism mock" => start(
+                    Command::new(exe)
+                        .args(["mock", "-h", "127.0.0.1", "-p", &port.to_string()])
+                        .arg(&spec),
+                ),
+                _ => start(
+                    Command::new(exe)
+                        .args(["mock", "--port", &port.to_string(), "--spec"])
+                        .arg(&spec),
+                ),
+            };
+            let url = format!("http://127.0.0.1:{port}{PATH}");
+            ready(&client, &url).await;
+            load(&client, &url, 1).await;
+            let (rate, bad) = load(&client, &url, seconds).await;
+            println!("{name:<17} {rate:>9.0} requests/s ({bad} not 200) over {seconds} s");
+            rates.push(rate);
+        }
+        let prism_rate = rates[rates.len() - 1];
+        println!(
+            "conformance mock / prism mock: {:.1}x the requests per second ({CONCURRENCY} connections, GET {PATH})",
+            rates[0] / prism_rate
+        );
+        if servers.len() == 3 {
+            println!(
+                "baseline mock / prism mock: {:.1}x; conformance mock / baseline mock: {:.2}x",
+                rates[1] / prism_rate,
+                rates[0] / rates[1]
+            );
+        }
+    }
 }

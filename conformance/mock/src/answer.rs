@@ -11,9 +11,12 @@
 //!   (through `schema_values::Generator`, which takes one where it validates), else a
 //!   value generated from the schema with a fixed seed, so the same request gets the same
 //!   answer. An example that does not validate against its schema is passed over: the
-//!   mock answers what its spec says, not what the spec's prose got wrong.
+//!   mock answers what its spec says, not what the spec's prose got wrong. That answer,
+//!   with its headers, depends on the declaration alone, so it is made the first time a
+//!   request needs it and its bytes are sent again after.
 //! - **Headers**: each header the response declares `required`, with a generated value.
 
+use bytes::Bytes;
 use http::HeaderMap;
 use schema_values::Generator;
 use serde_json::Value;
@@ -29,7 +32,8 @@ pub(crate) struct Reply {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub content_type: Option<String>,
-    pub body: Vec<u8>,
+    /// Shared, not copied, where the answer was made before.
+    pub body: Bytes,
 }
 
 impl Reply {
@@ -39,7 +43,9 @@ impl Reply {
             status,
             headers: Vec::new(),
             content_type: Some(problem::MEDIA.to_owned()),
-            body: serde_json::to_vec(&problem::body(status, detail, errors)).unwrap_or_default(),
+            body: serde_json::to_vec(&problem::body(status, detail, errors))
+                .unwrap_or_default()
+                .into(),
         }
     }
 }
@@ -194,27 +200,60 @@ pub(crate) fn declared(
             status,
             headers: Vec::new(),
             content_type: None,
-            body: Vec::new(),
+            body: Bytes::new(),
         };
     };
-    let seed = match source {
-        Source::Dynamic(s) => s,
-        _ => 0,
+    // The static answer depends on the declaration alone (and the media type `Accept`
+    // chose), so it is made once per declaration and sent again as made.
+    let fixed = matches!(source, Source::Static) && record.is_none();
+    let headers = match (fixed, source) {
+        (true, _) => static_headers(api, resp).clone(),
+        (false, Source::Dynamic(seed)) => headers(&api.responses, resp, seed),
+        (false, _) => headers(&api.responses, resp, 0),
     };
     let mut reply = Reply {
         status,
-        headers: headers(&api.responses, resp, seed),
+        headers,
         content_type: None,
-        body: Vec::new(),
+        body: Bytes::new(),
     };
     let Some(media) = media(resp, request) else {
         return reply;
     };
-    let value = match value(api, media, source) {
-        Ok(v) => v,
+    let made = match fixed {
+        true => media
+            .static_body
+            .get_or_init(|| body(api, media, source, None))
+            .clone(),
+        false => body(api, media, source, record),
+    };
+    let made = match made {
+        Ok(b) => b,
         Err(e) if matches!(source, Source::Example(_)) => return Reply::problem(404, &e, &[]),
         Err(e) => return Reply::problem(500, &format!("the mock cannot answer: {e}"), &[]),
     };
+    reply.content_type = Some(media.mime.clone());
+    if let Some(b) = made {
+        reply.body = b;
+    }
+    reply
+}
+
+/// The values of `resp`'s required headers in a static answer, made once.
+fn static_headers<'r>(api: &Api, resp: &'r Resp) -> &'r Vec<(String, String)> {
+    resp.static_headers
+        .get_or_init(|| headers(&api.responses, resp, 0))
+}
+
+/// The encoded body of `media` from `source` (or `record`, where it fits the schema):
+/// `Ok(None)` for no body, `Err` when no value can be made.
+fn body(
+    api: &Api,
+    media: &Media,
+    source: Source<'_>,
+    record: Option<&Value>,
+) -> Result<Option<Bytes>, String> {
+    let value = value(api, media, source)?;
     let mut value = match (record, &media.schema) {
         (Some(r), Some(s)) => Some(crate::records::fit(
             &api.responses,
@@ -233,11 +272,7 @@ pub(crate) fn declared(
     ) {
         crate::write_only::scrub(&api.responses, api.doc, s.value, v);
     }
-    reply.content_type = Some(media.mime.clone());
-    if let Some(v) = value {
-        reply.body = encode(&media.mime, &v);
-    }
-    reply
+    Ok(value.map(|v| Bytes::from(encode(&media.mime, &v))))
 }
 
 /// The answer to a request refused with `code`: the operation's own declaration of it
@@ -278,6 +313,6 @@ pub(crate) fn rejection(
         return declared(api, op, status, request, Source::Static, None);
     }
     let mut reply = Reply::problem(status, detail, errors);
-    reply.headers = headers(&api.responses, resp, 0);
+    reply.headers = static_headers(api, resp).clone();
     reply
 }

@@ -179,16 +179,20 @@ pub(crate) fn authorized(
         .get(http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
-    let scheme_of = |a: &str| {
-        a.split_once(' ')
-            .map(|(s, rest)| (s.to_ascii_lowercase(), rest.trim().to_owned()))
-    };
+    /// The scheme and the credential of an `Authorization` value.
+    fn scheme_of(a: &str) -> Option<(&str, &str)> {
+        a.split_once(' ').map(|(s, rest)| (s, rest.trim()))
+    }
     let met = |c: &Credential| match c {
         Credential::Bearer => match scheme_of(auth) {
-            Some((s, t)) if s == "bearer" && !t.is_empty() => token.is_none_or(|want| want == t),
+            Some((s, t)) if s.eq_ignore_ascii_case("bearer") && !t.is_empty() => {
+                token.is_none_or(|want| want == t)
+            }
             _ => false,
         },
-        Credential::Http(name) => scheme_of(auth).is_some_and(|(s, t)| &s == name && !t.is_empty()),
+        Credential::Http(name) => {
+            scheme_of(auth).is_some_and(|(s, t)| s.eq_ignore_ascii_case(name) && !t.is_empty())
+        }
         Credential::ApiKey(Location::Header, name) => headers.get(name.as_str()).is_some(),
         Credential::ApiKey(Location::Query, name) => query.iter().any(|(n, _)| n == name),
         Credential::ApiKey(_, name) => headers
@@ -196,8 +200,11 @@ pub(crate) fn authorized(
             .iter()
             .filter_map(|v| v.to_str().ok())
             .any(|c| {
-                c.split(';')
-                    .any(|p| p.trim().starts_with(&format!("{name}=")))
+                c.split(';').any(|p| {
+                    p.trim()
+                        .strip_prefix(name.as_str())
+                        .is_some_and(|rest| rest.starts_with('='))
+                })
             }),
         Credential::Unchecked => true,
     };

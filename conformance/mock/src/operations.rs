@@ -5,7 +5,11 @@
 //! resolver; schemas stay as nodes of the document with their pointers, so that
 //! validation and generation see them exactly as written.
 
+use std::sync::OnceLock;
+
+use bytes::Bytes;
 use http::Method;
+use schema_values::{Compiled, Generator};
 use serde_json::Value;
 use spec_model::encode::{Location, Style};
 use spec_model::push_pointer;
@@ -18,6 +22,20 @@ pub(crate) struct Schema {
     pub value: &'static Value,
     /// Its JSON pointer.
     pub pointer: String,
+    /// Its validator for requests, compiled when a request first needs it and kept:
+    /// looking it up again through the generator costs every request the schema's text.
+    request_check: OnceLock<Result<Compiled, String>>,
+}
+
+impl Schema {
+    /// The schema compiled by `requests`, the mock's one generator for requests
+    /// (`Api::requests`); the first call's generator is the one kept.
+    pub fn request_check(&self, requests: &Generator<'static>) -> Result<&Compiled, &str> {
+        self.request_check
+            .get_or_init(|| requests.compile(self.value))
+            .as_ref()
+            .map_err(String::as_str)
+    }
 }
 
 /// One parameter, with the encoding OpenAPI assumes where the spec names none.
@@ -31,6 +49,8 @@ pub(crate) struct Param {
     pub schema: Option<Schema>,
     /// Described by `content` (a JSON text) instead of `schema`.
     pub json_content: bool,
+    /// How its texts are read (`crate::params::reading`).
+    pub reading: crate::params::Reading,
 }
 
 /// One media type of a body, with its examples.
@@ -42,6 +62,11 @@ pub(crate) struct Media {
     pub example: Option<&'static Value>,
     /// The media type's named `examples`, each's `value`.
     pub examples: Vec<(String, &'static Value)>,
+    /// As a response's media type, the body it answers when nothing in the request
+    /// chooses another (`crate::answer`'s static answer), made on first use and kept:
+    /// it depends on the declaration alone, and making it checks examples against the
+    /// schema and walks it for write-only values.
+    pub static_body: OnceLock<Result<Option<Bytes>, String>>,
 }
 
 /// A request body.
@@ -65,6 +90,9 @@ pub(crate) struct Resp {
     pub status: String,
     pub headers: Vec<Header>,
     pub media: Vec<Media>,
+    /// The values of its required headers in a static answer (seed 0), made on first
+    /// use and kept, as `static_body` is.
+    pub static_headers: OnceLock<Vec<(String, String)>>,
 }
 
 impl Resp {
@@ -267,7 +295,7 @@ fn read_param(
         },
         _ => (None, false),
     };
-    Ok(Some(Param {
+    let mut param = Param {
         name: name.to_owned(),
         location,
         style,
@@ -276,11 +304,18 @@ fn read_param(
             || p.get("required").and_then(Value::as_bool).unwrap_or(false),
         schema,
         json_content,
-    }))
+        reading: Default::default(),
+    };
+    param.reading = crate::params::reading(doc, &param);
+    Ok(Some(param))
 }
 
 fn schema(value: &'static Value, pointer: String) -> Schema {
-    Schema { value, pointer }
+    Schema {
+        value,
+        pointer,
+        request_check: OnceLock::new(),
+    }
 }
 
 fn read_body(doc: &'static Value, b: &'static Value, at: &str) -> Result<Body, (String, String)> {
@@ -320,6 +355,7 @@ fn read_content(
                 .map(|s| schema(s, push_pointer(&at, "schema"))),
             example: m.get("example"),
             examples,
+            static_body: OnceLock::new(),
         });
     }
     Ok(out)
@@ -356,6 +392,7 @@ fn read_response(
         status: status.to_owned(),
         headers,
         media: read_content(doc, r.get("content"), &push_pointer(&at, "content"))?,
+        static_headers: OnceLock::new(),
     })
 }
 

@@ -13,11 +13,34 @@ use crate::coerce::{items_of, object, properties_of, scalar, types_of};
 use crate::operations::Param;
 
 /// How a parameter's schema is shaped, as far as its encoding is concerned.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 enum Shape {
+    #[default]
     Scalar,
     List,
     Object,
+}
+
+/// What reading a parameter's texts takes from its schema, worked out once when the spec
+/// is read ([`reading`]) rather than through its `$ref`s on every request.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Reading {
+    shape: Shape,
+    /// The types the schema takes ([`types_of`]).
+    types: Vec<String>,
+    /// The types its items take, where it has items.
+    item_types: Vec<String>,
+}
+
+/// How `param`, read from `doc`, is read from the wire.
+pub(crate) fn reading(doc: &Value, param: &Param) -> Reading {
+    let schema = param.schema.as_ref().map(|s| s.value);
+    let types = |s: Option<&Value>| s.map(|s| types_of(doc, s)).unwrap_or_default();
+    Reading {
+        shape: shape(doc, param),
+        types: types(schema),
+        item_types: types(schema.and_then(|s| items_of(doc, s))),
+    }
 }
 
 fn shape(doc: &Value, param: &Param) -> Shape {
@@ -83,7 +106,7 @@ pub(crate) struct Wire<'r> {
 
 /// The value of `param` in the request, `None` when it is absent.
 pub(crate) fn read(doc: &Value, param: &Param, wire: &Wire<'_>) -> Option<Value> {
-    let shape = shape(doc, param);
+    let shape = param.reading.shape;
     let texts = match param.location {
         Location::Path => {
             let raw = wire.path.iter().find(|(n, _)| *n == param.name)?.1.as_str();
@@ -233,19 +256,14 @@ fn query_texts(
 /// The texts read as the schema's types; a `content` parameter's text as JSON.
 fn typed(doc: &Value, param: &Param, shape: Shape, texts: Texts) -> Value {
     let schema = param.schema.as_ref().map(|s| s.value);
-    let types = |s: Option<&Value>| s.map(|s| types_of(doc, s)).unwrap_or_default();
+    let Reading {
+        types, item_types, ..
+    } = &param.reading;
     match texts {
         Texts::One(t) if param.json_content => serde_json::from_str(&t).unwrap_or(Value::String(t)),
-        Texts::One(t) if shape == Shape::List => {
-            let item = schema.and_then(|s| items_of(doc, s));
-            Value::Array(vec![scalar(&t, &types(item))])
-        }
-        Texts::One(t) => scalar(&t, &types(schema)),
-        Texts::List(items) => {
-            let item = schema.and_then(|s| items_of(doc, s));
-            let types = types(item);
-            Value::Array(items.iter().map(|t| scalar(t, &types)).collect())
-        }
+        Texts::One(t) if shape == Shape::List => Value::Array(vec![scalar(&t, item_types)]),
+        Texts::One(t) => scalar(&t, types),
+        Texts::List(items) => Value::Array(items.iter().map(|t| scalar(t, item_types)).collect()),
         Texts::Pairs(pairs) => match schema {
             Some(s) => object(doc, s, pairs),
             None => Value::Object(

@@ -67,21 +67,16 @@ impl Template {
         trimmed.rsplit_once('/').map(|(p, _)| p.to_owned())
     }
 
-    /// The raw (still percent-encoded) parameter texts when `path` matches, with the
-    /// match's rank (more literal segments from the left rank higher).
-    fn matches(&self, path: &str) -> Option<(Vec<u8>, PathParams)> {
-        let parts: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
-        let parts = if path.trim_end_matches('/').is_empty() {
-            Vec::new()
-        } else {
-            parts
-        };
+    /// The raw (still percent-encoded) parameter texts when the path of `parts` (its
+    /// segments, [`segments`]) matches, with the match's rank (more literal segments
+    /// from the left rank higher).
+    fn matches(&self, parts: &[&str]) -> Option<(Vec<u8>, PathParams)> {
         if parts.len() != self.segments.len() {
             return None;
         }
         let mut params = Vec::new();
         let mut rank = Vec::new();
-        for (seg, part) in self.segments.iter().zip(&parts) {
+        for (seg, part) in self.segments.iter().zip(parts) {
             match seg {
                 Segment::Literal(l) if l == part => {}
                 Segment::Literal(_) => return None,
@@ -100,6 +95,15 @@ impl Template {
         }
         Some((rank, params))
     }
+}
+
+/// The `/`-separated segments of a request path, trailing `/`s dropped (none for `/`).
+fn segments(path: &str) -> Vec<&str> {
+    let trimmed = path.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return Vec::new();
+    }
+    trimmed.split('/').skip(1).collect()
 }
 
 fn segment(text: &str) -> Segment {
@@ -132,10 +136,12 @@ fn segment(text: &str) -> Segment {
 /// declares both forms.
 pub(crate) fn find(templates: &[Template], path: &str) -> Option<(usize, PathParams)> {
     let slash = path.len() > 1 && path.ends_with('/');
+    // Split once for every template: most are refused on the count or the first literal.
+    let parts = segments(path);
     templates
         .iter()
         .enumerate()
-        .filter_map(|(i, t)| t.matches(path).map(|(rank, params)| (i, rank, params)))
+        .filter_map(|(i, t)| t.matches(&parts).map(|(rank, params)| (i, rank, params)))
         .max_by(|a, b| {
             let agree = |i: usize| templates[i].trailing_slash == slash;
             a.1.cmp(&b.1)

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use axum::body::Body;
 use axum::response::Response;
-use http::{HeaderMap, HeaderValue, Method, Request};
+use http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
 use serde_json::Value;
 
 use crate::answer::{Reply, Source, declared, rejection, success};
@@ -36,39 +36,36 @@ pub(crate) struct App {
 }
 
 /// A request's route: the template's index, the path parameters and the path matched.
-type Routed = (usize, PathParams, String);
+type Routed<'p> = (usize, PathParams, &'p str);
 
 /// The template and path parameters of `path`: under the server's base path first, then
 /// the path as it is.
-fn route(api: &Api, path: &str) -> Option<Routed> {
+fn route<'p>(api: &Api, path: &'p str) -> Option<Routed<'p>> {
     let under_base = match api.base.as_str() {
         "" => None,
-        base if path == base => Some("/".to_owned()),
-        base => path
-            .strip_prefix(base)
-            .filter(|r| r.starts_with('/'))
-            .map(str::to_owned),
+        base if path == base => Some("/"),
+        base => path.strip_prefix(base).filter(|r| r.starts_with('/')),
     };
     if let Some(rest) = under_base
-        && let Some((i, params)) = find(&api.templates, &rest)
+        && let Some((i, params)) = find(&api.templates, rest)
     {
         return Some((i, params, rest));
     }
-    find(&api.templates, path).map(|(i, params)| (i, params, path.to_owned()))
+    find(&api.templates, path).map(|(i, params)| (i, params, path))
 }
 
 /// Handles one request.
 pub(crate) async fn handle(app: Arc<App>, req: Request<Body>) -> Response {
     let started = Instant::now();
     let (parts, body) = req.into_parts();
-    let path = parts.uri.path().to_owned();
-    let query = parts.uri.query().map(str::to_owned);
+    let path = parts.uri.path();
+    let query = parts.uri.query();
     let mut operation = None;
     let reply = answer(
         &app,
         &parts.method,
-        &path,
-        query.as_deref(),
+        path,
+        query,
         &parts.headers,
         body,
         &mut operation,
@@ -78,10 +75,10 @@ pub(crate) async fn handle(app: Arc<App>, req: Request<Body>) -> Response {
         log.exchange(
             &Exchange {
                 method: parts.method.as_str(),
-                path: &path,
-                query: query.as_deref(),
+                path,
+                query,
                 headers: &parts.headers,
-                operation: operation.as_deref(),
+                operation,
                 status: reply.status,
                 duration: started.elapsed(),
             },
@@ -91,14 +88,14 @@ pub(crate) async fn handle(app: Arc<App>, req: Request<Body>) -> Response {
     to_response(reply, parts.method == Method::HEAD)
 }
 
-async fn answer(
-    app: &App,
+async fn answer<'a>(
+    app: &'a App,
     method: &Method,
     path: &str,
     query: Option<&str>,
     headers: &HeaderMap,
     body: Body,
-    operation: &mut Option<String>,
+    operation: &mut Option<&'a str>,
 ) -> Reply {
     let api = &app.api;
     let Some((index, params, rest)) = route(api, path) else {
@@ -115,7 +112,7 @@ async fn answer(
         reply.headers.push(("allow".to_owned(), allow.join(", ")));
         return reply;
     };
-    *operation = Some(op.id.clone());
+    *operation = Some(&op.id);
     let bytes = match axum::body::to_bytes(body, app.body_limit).await {
         Ok(b) => b,
         Err(_) => {
@@ -253,26 +250,31 @@ fn body_media<'o>(
 }
 
 fn to_response(reply: Reply, head: bool) -> Response {
-    let mut builder = Response::builder().status(reply.status);
+    // What `Response::builder` makes of the same parts, without its per-step `Result`s:
+    // a status `http` refuses gives an empty 200, a header it refuses is left out.
+    let Ok(status) = StatusCode::from_u16(reply.status) else {
+        return Response::new(Body::empty());
+    };
+    let body = if head {
+        Body::empty()
+    } else {
+        Body::from(reply.body)
+    };
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
     if let Some(ct) = &reply.content_type
         && let Ok(v) = HeaderValue::from_str(ct)
     {
-        builder = builder.header(http::header::CONTENT_TYPE, v);
+        headers.append(http::header::CONTENT_TYPE, v);
     }
     for (name, value) in &reply.headers {
         if let (Ok(n), Ok(v)) = (
             http::HeaderName::try_from(name.as_str()),
             HeaderValue::from_str(value),
         ) {
-            builder = builder.header(n, v);
+            headers.append(n, v);
         }
     }
-    let body = if head {
-        Body::empty()
-    } else {
-        Body::from(reply.body)
-    };
-    builder
-        .body(body)
-        .unwrap_or_else(|_| Response::new(Body::empty()))
+    response
 }

@@ -112,7 +112,7 @@ fn list(api: &Api, store: &Store, r: &Request<'_>) -> Option<Reply> {
     crate::write_only::scrub(&api.responses, api.doc, schema.value, &mut body);
     // Kept records answered only where the answer's schema takes them.
     if api.responses.validate(schema.value, &body).is_ok() {
-        reply.body = serde_json::to_vec(&body).unwrap_or_default();
+        reply.body = serde_json::to_vec(&body).unwrap_or_default().into();
     }
     Some(reply)
 }

@@ -1,8 +1,8 @@
 //! A request judged against its operation: every declared parameter (present when
 //! required, its decoded value valid for its schema) and the body (present when
-//! required, parsed as its media type, valid for its schema). Values are judged by
-//! `schema_values::Generator::failures` for requests, the validators the harness and the
-//! value generator use, so a 3.0 `nullable` or a `readOnly` property means here what it
+//! required, parsed as its media type, valid for its schema). Values are judged by the
+//! request generator's validators (`schema_values::Generator::compile`, each schema's
+//! compiled once and kept), the validators the harness and the value generator use, so a 3.0 `nullable` or a `readOnly` property means here what it
 //! means there.
 
 use schema_values::Generator;
@@ -10,7 +10,7 @@ use serde_json::Value;
 use spec_model::encode::Location;
 
 use crate::coerce::object;
-use crate::operations::{Media, Op};
+use crate::operations::{Media, Op, Schema};
 use crate::params::{Wire, query_pairs, read};
 
 /// One way a request breaks its operation.
@@ -45,12 +45,11 @@ pub(crate) fn parameters(
     let mut out = Vec::new();
     for p in &op.params {
         let location = location_name(p.location);
-        let name = Some(p.name.clone());
         let Some(value) = read(doc, p, wire) else {
             if p.required {
                 out.push(Violation {
                     location,
-                    name,
+                    name: Some(p.name.clone()),
                     pointer: String::new(),
                     message: format!("the required {location} parameter `{}` is missing", p.name),
                 });
@@ -58,7 +57,7 @@ pub(crate) fn parameters(
             continue;
         };
         if let Some(schema) = &p.schema {
-            out.extend(judge(g, schema.value, &value, location, name));
+            out.extend(judge(g, schema, &value, location, Some(&p.name)));
         }
     }
     out
@@ -66,17 +65,18 @@ pub(crate) fn parameters(
 
 fn judge(
     g: &Generator<'static>,
-    schema: &Value,
+    schema: &Schema,
     value: &Value,
     location: &'static str,
-    name: Option<String>,
+    name: Option<&str>,
 ) -> Vec<Violation> {
-    match g.failures(schema, value) {
-        Ok(failures) => failures
+    match schema.request_check(g) {
+        Ok(check) => check
+            .failures(value)
             .into_iter()
             .map(|f| Violation {
                 location,
-                name: name.clone(),
+                name: name.map(str::to_owned),
                 pointer: f.instance_path,
                 message: f.message,
             })
@@ -174,7 +174,7 @@ pub(crate) fn body(
         None => Vec::new(),
         Some(Err(v)) => vec![v],
         Some(Ok(value)) => match &media.schema {
-            Some(s) => judge(g, s.value, &value, "body", None),
+            Some(s) => judge(g, s, &value, "body", None),
             None => Vec::new(),
         },
     }

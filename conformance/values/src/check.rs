@@ -48,7 +48,11 @@ impl Checker {
 
     /// The compiled validator of `schema`, cached under `key` (its pointer in the document)
     /// or, for a schema from elsewhere, under its text.
-    fn validator(&mut self, schema: &Value, key: Option<&str>) -> Result<Arc<Validator>, String> {
+    pub fn validator(
+        &mut self,
+        schema: &Value,
+        key: Option<&str>,
+    ) -> Result<Arc<Validator>, String> {
         let key = key.map_or_else(|| format!("text:{schema}"), |k| format!("ptr:{k}"));
         if let Some(v) = self.cache.get(&key) {
             return v.clone();
@@ -77,16 +81,7 @@ impl Checker {
         value: &Value,
     ) -> Result<(), String> {
         let v = self.validator(schema, key)?;
-        match v.iter_errors(value).next() {
-            None => Ok(()),
-            Some(e) => {
-                let path = e.instance_path().to_string();
-                Err(format!(
-                    "{}: {e}",
-                    if path.is_empty() { "/" } else { &path }
-                ))
-            }
-        }
+        first_error(&v, value)
     }
 
     /// Whether `value` is valid (`None` when the schema cannot be compiled).
@@ -102,11 +97,7 @@ impl Checker {
         value: &Value,
     ) -> Result<Vec<Failure>, String> {
         let v = self.validator(schema, key)?;
-        let mut out = Vec::new();
-        for e in v.iter_errors(value) {
-            collect(&e, &mut out);
-        }
-        Ok(out)
+        Ok(all_failures(&v, value))
     }
 
     /// The schema node of the first failed keyword: its pointer in the document, or, with a
@@ -139,6 +130,29 @@ impl Checker {
         let node = if in_doc { node } else { format!("+{node}") };
         Some((node, format!("{}: {e}", e.instance_path())))
     }
+}
+
+/// `Ok` when `value` is valid for `v`, else the first error with where it is.
+pub(crate) fn first_error(v: &Validator, value: &Value) -> Result<(), String> {
+    match v.iter_errors(value).next() {
+        None => Ok(()),
+        Some(e) => {
+            let path = e.instance_path().to_string();
+            Err(format!(
+                "{}: {e}",
+                if path.is_empty() { "/" } else { &path }
+            ))
+        }
+    }
+}
+
+/// Every failed keyword of `value` under `v`, those inside `oneOf`/`anyOf` included.
+pub(crate) fn all_failures(v: &Validator, value: &Value) -> Vec<Failure> {
+    let mut out = Vec::new();
+    for e in v.iter_errors(value) {
+        collect(&e, &mut out);
+    }
+    out
 }
 
 fn collect(e: &jsonschema::ValidationError<'_>, out: &mut Vec<Failure>) {

@@ -102,6 +102,30 @@ pub enum Shape {
     Mixed,
 }
 
+/// One schema compiled by [`Generator::compile`]: it judges as the generator's
+/// [`Generator::validate`] and [`Generator::failures`] do, and can be shared across
+/// threads without the generator.
+#[derive(Clone)]
+pub struct Compiled(std::sync::Arc<jsonschema::Validator>);
+
+impl std::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Compiled")
+    }
+}
+
+impl Compiled {
+    /// [`Generator::validate`] with this schema.
+    pub fn validate(&self, value: &Value) -> Result<(), String> {
+        check::first_error(&self.0, value)
+    }
+
+    /// [`Generator::failures`] with this schema.
+    pub fn failures(&self, value: &Value) -> Vec<Failure> {
+        check::all_failures(&self.0, value)
+    }
+}
+
 /// Makes values for the schemas of one OpenAPI document.
 ///
 /// Validators compiled to check examples, `oneOf` branches and results are cached, so one
@@ -227,6 +251,15 @@ impl<'d> Generator<'d> {
     /// branches included (what a mutation's intended defect can be looked up in).
     pub fn failures(&self, schema: &Value, value: &Value) -> Result<Vec<Failure>, String> {
         self.with_checker(|c| c.failures(schema, None, value))
+    }
+
+    /// `schema` compiled once for this generator's dialect and direction, to judge many
+    /// values with: [`Generator::validate`] and [`Generator::failures`] find their
+    /// validator again on every call (under a lock, keyed by the schema's text), which a
+    /// server judging every request by the same few schemas need not pay.
+    pub fn compile(&self, schema: &Value) -> Result<Compiled, String> {
+        self.with_checker(|c| c.validator(schema, None))
+            .map(Compiled)
     }
 
     /// Whether `value` is valid for the schema `node` (`None`: the schema cannot be
