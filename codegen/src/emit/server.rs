@@ -759,9 +759,16 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
         }
         field_inits.push(quote!(body,));
     }
+    // Every read of a parameter or body records into `incoming`; an operation with
+    // neither only answers from it, and a `mut` there would be an `unused_mut` warning.
+    let mutable = (!op.params.is_empty() || body_read.is_some()).then(|| quote!(mut));
+    // The handler calls the trait's method even when the spec deprecates it: the
+    // deprecation is for whoever implements or calls the operation, not for the router.
+    let allow_deprecated = op.deprecated.then(|| quote!(#[allow(deprecated)]));
     quote! {
+        #allow_deprecated
         async fn #name<A: Api>(state: Arc<Shared<A>>, request: axum::extract::Request) -> Response {
-            let mut incoming = match rt::Incoming::read(request, #template, state.body_limit).await {
+            let #mutable incoming = match rt::Incoming::read(request, #template, state.body_limit).await {
                 Ok(incoming) => incoming,
                 Err(refused) => return refused.problem().into_response(),
             };
