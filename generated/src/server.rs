@@ -5,12 +5,12 @@
 //! Each request is read and judged against the spec before the implementation
 //! sees it: a path no operation has is a 404, a method the path does not take a
 //! 405 with `Allow`, a body over the limit a 413, a media type the operation does
-//! not take a 415, and a parameter or body that breaks its schema (every keyword,
-//! formats included) the operation's declared 422 or 400, its body in the spec's
-//! error schema where the errors fit it, else RFC 9457 problem details. The
-//! implementation gets a typed request and answers one of the operation's
-//! declared responses, or a [`Problem`] for anything else (a method left to its
-//! default answers 501).
+//! not take a 415 (its declared 422 or 400 where it declares no 415), and a
+//! parameter or body that breaks its schema (every keyword, formats included)
+//! the operation's declared 422 or 400, its body in the spec's error schema where
+//! the errors fit it, else RFC 9457 problem details. The implementation gets a
+//! typed request and answers one of the operation's declared responses, or a
+//! [`Problem`] for anything else (a method left to its default answers 501).
 
 use std::sync::{Arc, OnceLock};
 
