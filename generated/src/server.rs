@@ -5,12 +5,12 @@
 //! Each request is read and judged against the spec before the implementation
 //! sees it: a path no operation has is a 404, a method the path does not take a
 //! 405 with `Allow`, a body over the limit a 413, a media type the operation does
-//! not take a 415, and a parameter or body that breaks its schema (every keyword,
-//! formats included) the operation's declared 422 or 400, its body in the spec's
-//! error schema where the errors fit it, else RFC 9457 problem details. The
-//! implementation gets a typed request and answers one of the operation's
-//! declared responses, or a [`Problem`] for anything else (a method left to its
-//! default answers 501).
+//! not take a 415 (its declared 422 or 400 where it declares no 415), and a
+//! parameter or body that breaks its schema (every keyword, formats included)
+//! the operation's declared 422 or 400, its body in the spec's error schema where
+//! the errors fit it, else RFC 9457 problem details. The implementation gets a
+//! typed request and answers one of the operation's declared responses, or a
+//! [`Problem`] for anything else (a method left to its default answers 501).
 
 use std::sync::{Arc, OnceLock};
 
@@ -184,8 +184,7 @@ async fn handle_exchange_token<A: Api>(
         body,
         credentials: Credentials::read(&incoming),
     };
-    let answer = state.api.exchange_token(request).await;
-    match answer {
+    match state.api.exchange_token(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
         Err(problem) => problem.into_response(),
     }
@@ -307,8 +306,7 @@ async fn handle_update_contact_info_name<A: Api>(
         body,
         credentials: Credentials::read(&incoming),
     };
-    let answer = state.api.update_contact_info_name(request).await;
-    match answer {
+    match state.api.update_contact_info_name(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
         Err(problem) => problem.into_response(),
     }
@@ -414,8 +412,7 @@ async fn handle_list_category_position_limits<A: Api>(
         masterid: param_masterid,
         credentials: Credentials::read(&incoming),
     };
-    let answer = state.api.list_category_position_limits(request).await;
-    match answer {
+    match state.api.list_category_position_limits(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
         Err(problem) => problem.into_response(),
     }
@@ -528,8 +525,7 @@ async fn handle_get_category_position_limit<A: Api>(
         id: param_id,
         credentials: Credentials::read(&incoming),
     };
-    let answer = state.api.get_category_position_limit(request).await;
-    match answer {
+    match state.api.get_category_position_limit(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
         Err(problem) => problem.into_response(),
     }
@@ -635,8 +631,7 @@ async fn handle_find_exchange_scopes<A: Api>(
         names: param_names,
         credentials: Credentials::read(&incoming),
     };
-    let answer = state.api.find_exchange_scopes(request).await;
-    match answer {
+    match state.api.find_exchange_scopes(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
         Err(problem) => problem.into_response(),
     }
@@ -758,8 +753,7 @@ async fn handle_suggest_risk_categories<A: Api>(
         limit: param_limit,
         credentials: Credentials::read(&incoming),
     };
-    let answer = state.api.suggest_risk_categories(request).await;
-    match answer {
+    match state.api.suggest_risk_categories(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
         Err(problem) => problem.into_response(),
     }

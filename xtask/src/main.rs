@@ -14,6 +14,7 @@ mod directory;
 mod kinto;
 mod mock;
 mod prefect;
+mod prefect_server;
 mod prism;
 mod schemathesis;
 mod serve;
@@ -64,6 +65,10 @@ enum Command {
     /// Install Prefect server 3.9.1 (PyPI) and run the conformance crate's tests against it: a
     /// real application no one here wrote, which the harness must leave as it found it.
     Prefect,
+    /// Generate the server half of Prefect's spec, serve a small in-memory implementation
+    /// of three of its operations (create, read, delete a flow), and check it with the
+    /// conformance harness and Schemathesis on those operations.
+    PrefectServer(prefect_server::Args),
     /// Install Kinto 26.5.0 (PyPI) and run the conformance crate's test against it: a second
     /// real application, of another stack, reached through its own answers.
     Kinto,
@@ -96,6 +101,7 @@ fn main() -> ExitCode {
         Command::Schemathesis(args) => schemathesis::run(args),
         Command::Prism(args) => prism::run(args),
         Command::Prefect => prefect::run(),
+        Command::PrefectServer(args) => prefect_server::run(args),
         Command::Kinto => kinto::run(),
         Command::Browser => browser::run(),
         Command::Directory => directory::run(),

@@ -99,10 +99,11 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
 }
 
 /// Runs a child process, killing it if it outlives `limit`.
-fn run_bounded(cmd: &mut Command, limit: Duration) -> Result<std::process::ExitStatus, String> {
+pub fn run_bounded(cmd: &mut Command, limit: Duration) -> Result<std::process::ExitStatus, String> {
+    let name = cmd.get_program().to_string_lossy().into_owned();
     let mut child = cmd
         .spawn()
-        .map_err(|e| format!("cannot start Schemathesis: {e}"))?;
+        .map_err(|e| format!("cannot start {name}: {e}"))?;
     let started = Instant::now();
     loop {
         match child.try_wait() {
@@ -111,12 +112,12 @@ fn run_bounded(cmd: &mut Command, limit: Duration) -> Result<std::process::ExitS
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(format!(
-                    "Schemathesis did not finish within {} s",
+                    "{name} did not finish within {} s",
                     limit.as_secs()
                 ));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(200)),
-            Err(e) => return Err(format!("cannot wait for Schemathesis: {e}")),
+            Err(e) => return Err(format!("cannot wait for {name}: {e}")),
         }
     }
 }

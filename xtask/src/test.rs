@@ -8,7 +8,8 @@ use std::process::{Command, ExitCode};
 #[derive(clap::Args)]
 pub struct Args {
     /// Run only the Rust test suite (skip the spec validator, Schemathesis (against the
-    /// reference server and the mock of Prefect's spec), Prism, Prefect,
+    /// reference server and the mock of Prefect's spec), the generated server of
+    /// Prefect's spec, Prism, Prefect,
     /// Kinto, the browser test, the spec diff on GitHub's releases and its cross-check, and
     /// the APIs.guru directory).
     #[arg(long)]
@@ -98,6 +99,10 @@ pub fn run(args: Args) -> ExitCode {
                 "--max-examples",
                 "20",
             ]),
+        });
+        steps.push(Step {
+            name: "generated server of Prefect's spec (harness, Schemathesis)",
+            command: xtask(&["prefect-server"]),
         });
         steps.push(Step {
             name: "prism",

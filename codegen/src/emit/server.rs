@@ -6,7 +6,8 @@
 //! The request is judged in this order, each step answering before the next: the path
 //! fits no template (404, problem details), a method the path does not take (405 with
 //! `Allow`, from axum's method router), a body over the limit (413), a media type the
-//! operation does not take (415), then every parameter and the body against their schemas
+//! operation does not take (415 where the operation declares it or declares no 422 or
+//! 400, else that 422 or 400), then every parameter and the body against their schemas
 //! (the operation's declared 422, else its declared 400, else 400; in the body of the
 //! spec's own error schema where the errors fit it, else as RFC 9457 problem details).
 //! Credentials are read, never checked: the implementation decides.
@@ -48,12 +49,12 @@ pub fn emit(api: &Api, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
         //! Each request is read and judged against the spec before the implementation
         //! sees it: a path no operation has is a 404, a method the path does not take a
         //! 405 with `Allow`, a body over the limit a 413, a media type the operation does
-        //! not take a 415, and a parameter or body that breaks its schema (every keyword,
-        //! formats included) the operation's declared 422 or 400, its body in the spec's
-        //! error schema where the errors fit it, else RFC 9457 problem details. The
-        //! implementation gets a typed request and answers one of the operation's
-        //! declared responses, or a [`Problem`] for anything else (a method left to its
-        //! default answers 501).
+        //! not take a 415 (its declared 422 or 400 where it declares no 415), and a
+        //! parameter or body that breaks its schema (every keyword, formats included)
+        //! the operation's declared 422 or 400, its body in the spec's error schema where
+        //! the errors fit it, else RFC 9457 problem details. The implementation gets a
+        //! typed request and answers one of the operation's declared responses, or a
+        //! [`Problem`] for anything else (a method left to its default answers 501).
 
         use std::sync::{Arc, OnceLock};
 
@@ -630,6 +631,21 @@ fn pointer(p: &Option<String>, has_schema: &dyn Fn(&str) -> bool) -> TokenStream
     }
 }
 
+/// Whether one of `op`'s declared answers covers `code`: exactly, by its class, or as
+/// `default`.
+fn covers(op: &Operation, code: u16) -> bool {
+    declared(op).any(|r| match r.status {
+        StatusMatch::Code(c) => c == code,
+        StatusMatch::Class(c) => c == code / 100,
+        StatusMatch::Default => true,
+    })
+}
+
+/// Whether `op` declares a 422 or a 400, the statuses [`refusal`] answers with.
+fn declares_refusal(op: &Operation) -> bool {
+    declared(op).any(|r| matches!(r.status, StatusMatch::Code(422 | 400)))
+}
+
 /// The status, media type and schema a refused request of `op` is answered with: its
 /// declared 422, else its declared 400, else 400 as problem details.
 fn refusal(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
@@ -725,19 +741,34 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
             };
             quote! { Ok(Some(#i)) => #read, }
         });
+        // A media type the operation does not take is refused with 415 where the
+        // operation declares it (or a class or `default` covering it); where it declares
+        // only its 422 or 400 for refused input, that is the answer, as for any other
+        // input it cannot take: a server answers no status its spec leaves out when the
+        // spec names one for the case.
+        let media_refused = if covers(op, 415) || !declares_refusal(op) {
+            quote!(return problem.into_response())
+        } else {
+            let refuse = refusal(op, has_schema);
+            quote! {{
+                incoming.violations.push(rt::Violation {
+                    location: "body",
+                    name: None,
+                    pointer: String::new(),
+                    message: problem.detail,
+                });
+                return #refuse;
+            }}
+        };
         quote! {
             let body = match incoming.body_media(&[#(#media),*], #required) {
-                Err(problem) => return problem.into_response(),
+                Err(problem) => #media_refused,
                 #(#arms)*
                 Ok(_) => None,
             };
         }
     });
     let refuse = refusal(op, has_schema);
-    // Reading a parameter or the body records violations; with neither, nothing does.
-    let mutable = (!op.params.is_empty() || !bodies.is_empty()).then(|| quote!(mut));
-    // A deprecated operation is still served: its implementation is called.
-    let allow_deprecated = op.deprecated.then(|| quote!(#[allow(deprecated)]));
     let cred_field = credentials_field(op);
     let mut required_binds = Vec::new();
     let mut field_inits = Vec::new();
@@ -763,7 +794,14 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
         }
         field_inits.push(quote!(body,));
     }
+    // Every read of a parameter or body records into `incoming`; an operation with
+    // neither only answers from it, and a `mut` there would be an `unused_mut` warning.
+    let mutable = (!op.params.is_empty() || body_read.is_some()).then(|| quote!(mut));
+    // The handler calls the trait's method even when the spec deprecates it: the
+    // deprecation is for whoever implements or calls the operation, not for the router.
+    let allow_deprecated = op.deprecated.then(|| quote!(#[allow(deprecated)]));
     quote! {
+        #allow_deprecated
         async fn #name<A: Api>(state: Arc<Shared<A>>, request: axum::extract::Request) -> Response {
             let #mutable incoming = match rt::Incoming::read(request, #template, state.body_limit).await {
                 Ok(incoming) => incoming,
@@ -780,9 +818,7 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
                 #(#field_inits)*
                 #cred_field: Credentials::read(&incoming),
             };
-            #allow_deprecated
-            let answer = state.api.#method(request).await;
-            match answer {
+            match state.api.#method(request).await {
                 Ok(answer) => answer.respond(&incoming.headers),
                 Err(problem) => problem.into_response(),
             }
