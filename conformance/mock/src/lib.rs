@@ -38,6 +38,7 @@ mod operations;
 mod params;
 mod prefer;
 mod problem;
+mod reading;
 mod records;
 mod routes;
 mod service;

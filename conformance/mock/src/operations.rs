@@ -49,8 +49,8 @@ pub(crate) struct Param {
     pub schema: Option<Schema>,
     /// Described by `content` (a JSON text) instead of `schema`.
     pub json_content: bool,
-    /// How its texts are read (`crate::params::reading`).
-    pub reading: crate::params::Reading,
+    /// How its texts are read (`crate::reading::reading`).
+    pub reading: crate::reading::Reading,
 }
 
 /// One media type of a body, with its examples.
@@ -306,7 +306,11 @@ fn read_param(
         json_content,
         reading: Default::default(),
     };
-    param.reading = crate::params::reading(doc, &param);
+    param.reading = crate::reading::reading(
+        doc,
+        param.schema.as_ref().map(|s| s.value),
+        param.json_content,
+    );
     Ok(Some(param))
 }
 

@@ -9,57 +9,9 @@ use percent_encoding::percent_decode_str;
 use serde_json::Value;
 use spec_model::encode::{Location, Style};
 
-use crate::coerce::{items_of, object, properties_of, scalar, types_of};
+use crate::coerce::{object, properties_of, scalar};
 use crate::operations::Param;
-
-/// How a parameter's schema is shaped, as far as its encoding is concerned.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-enum Shape {
-    #[default]
-    Scalar,
-    List,
-    Object,
-}
-
-/// What reading a parameter's texts takes from its schema, worked out once when the spec
-/// is read ([`reading`]) rather than through its `$ref`s on every request.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Reading {
-    shape: Shape,
-    /// The types the schema takes ([`types_of`]).
-    types: Vec<String>,
-    /// The types its items take, where it has items.
-    item_types: Vec<String>,
-}
-
-/// How `param`, read from `doc`, is read from the wire.
-pub(crate) fn reading(doc: &Value, param: &Param) -> Reading {
-    let schema = param.schema.as_ref().map(|s| s.value);
-    let types = |s: Option<&Value>| s.map(|s| types_of(doc, s)).unwrap_or_default();
-    Reading {
-        shape: shape(doc, param),
-        types: types(schema),
-        item_types: types(schema.and_then(|s| items_of(doc, s))),
-    }
-}
-
-fn shape(doc: &Value, param: &Param) -> Shape {
-    if param.json_content {
-        return Shape::Scalar;
-    }
-    let Some(schema) = &param.schema else {
-        return Shape::Scalar;
-    };
-    let types = types_of(doc, schema.value);
-    let only = |t: &str| !types.is_empty() && types.iter().all(|x| x == t || x == "null");
-    if only("array") {
-        Shape::List
-    } else if only("object") {
-        Shape::Object
-    } else {
-        Shape::Scalar
-    }
-}
+use crate::reading::{Reading, Shape};
 
 /// A URL component percent-decoded (`+` kept: in a path it is a `+`).
 fn decode(raw: &str) -> String {
