@@ -7,8 +7,9 @@
 //! on a second thread, the document with `"paths": {}` in its place on this one, and the
 //! two put together. Only a document that reads without an error is read this way; any
 //! problem (a syntax error, a mistyped field, a boolean schema, a Swagger 2.0 document,
-//! a `paths` key given twice or written with escapes) gives `None`, and the caller reads
-//! the text whole, as before, for the result and the error message it always gave.
+//! a `paths` key given twice or after a key written with escapes) gives `None`, and the
+//! caller reads the text whole, as before, for the result and the error message it
+//! always gave.
 
 use indexmap::IndexMap;
 
@@ -37,8 +38,11 @@ pub(crate) fn read(text: &str) -> Option<OpenApi> {
 }
 
 /// The byte range of the value of `key` in the document's top-level object: `None` when
-/// the text is not an object, the key is missing, given twice or written with an escape,
-/// or the scan meets anything it does not expect (the whole read then says what).
+/// the text is not an object, the key is missing or comes after a key written with an
+/// escape, or the scan meets anything it does not expect (the whole read then says
+/// what). The scan stops at the key: the rest of the text is read by serde, which also
+/// refuses the key given a second time (a duplicate field), and the whole read then
+/// says so as it always did.
 fn top_level_value(text: &str, key: &str) -> Option<std::ops::Range<usize>> {
     let b = text.as_bytes();
     let mut i = skip_ws(b, 0);
@@ -49,7 +53,6 @@ fn top_level_value(text: &str, key: &str) -> Option<std::ops::Range<usize>> {
     if b.get(i) == Some(&b'}') {
         return None;
     }
-    let mut found = None;
     loop {
         if b.get(i) != Some(&b'"') {
             return None;
@@ -66,15 +69,11 @@ fn top_level_value(text: &str, key: &str) -> Option<std::ops::Range<usize>> {
         let start = skip_ws(b, i + 1);
         let end = skip_value(b, start)?;
         if name == key.as_bytes() {
-            if found.is_some() {
-                return None;
-            }
-            found = Some(start..end);
+            return Some(start..end);
         }
         i = skip_ws(b, end);
         match b.get(i) {
             Some(b',') => i = skip_ws(b, i + 1),
-            Some(b'}') => return found,
             _ => return None,
         }
     }
@@ -91,10 +90,13 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 fn skip_string(b: &[u8], mut i: usize) -> Option<usize> {
     i += 1;
     loop {
+        // Most of a document's bytes are in strings: past the plain ones a few at a time.
+        while b.get(i).is_some_and(|&c| c != b'"' && c != b'\\') {
+            i += 1;
+        }
         match b.get(i)? {
             b'"' => return Some(i + 1),
-            b'\\' => i += 2,
-            _ => i += 1,
+            _ => i += 2,
         }
     }
 }
@@ -107,6 +109,12 @@ fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
         b'{' | b'[' => {
             let mut depth = 0usize;
             loop {
+                while b
+                    .get(i)
+                    .is_some_and(|&c| !matches!(c, b'"' | b'{' | b'}' | b'[' | b']'))
+                {
+                    i += 1;
+                }
                 match b.get(i)? {
                     b'"' => {
                         i = skip_string(b, i)?;
@@ -143,24 +151,28 @@ mod tests {
 
     #[test]
     fn the_value_of_a_top_level_key_is_found_whole() {
-        let text = r#" { "openapi": "3.0.3", "info": {"paths": 1}, "paths" : {"/a": {"x": "}\"{"}}, "n": -1.5e3 } "#;
+        let text = r#" { "openapi": "3.0.3", "k": "\\", "info": {"paths": 1}, "paths" : {"/a": {"x": "}\"{\\\"\\"}}, "n": -1.5e3 } "#;
         let range = top_level_value(text, "paths").unwrap();
-        assert_eq!(&text[range], r#"{"/a": {"x": "}\"{"}}"#);
+        assert_eq!(&text[range], r#"{"/a": {"x": "}\"{\\\"\\"}}"#);
         assert_eq!(&text[top_level_value(text, "n").unwrap()], "-1.5e3");
     }
 
     #[test]
     fn anything_unusual_is_left_to_the_whole_read() {
         for text in [
-            r#"{"paths": {}, "paths": {}}"#,
-            r#"{"pa\u0074hs": {}}"#,
+            r#"{"pa\u0074hs": {}, "paths": {}}"#,
             r#"{"openapi": "3.0.3"}"#,
-            r#"{"paths": {"/a": }"#,
+            r#"{"paths": {"/a": {}"#,
             r#"["paths"]"#,
             r#"{"paths" {}}"#,
         ] {
             assert_eq!(top_level_value(text, "paths"), None, "{text}");
         }
+        // A second `paths` is left in the rest, which serde refuses.
+        let twice = r#"{"openapi": "3.0.3", "paths": {}, "paths": {"/a": {}}}"#;
+        let first = top_level_value(twice, "paths").unwrap();
+        let rest = [&twice[..first.start], "{}", &twice[first.end..]].concat();
+        assert!(serde_json::from_str::<OpenApi>(&rest).is_err());
     }
 
     /// A large document reads the same in halves as whole.
