@@ -11,8 +11,8 @@
 //! printing each file whole (a test below compares the two).
 
 use std::ops::Range;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -103,11 +103,13 @@ fn client_impl() -> TokenStream {
 }
 
 /// Emits and prints one part. `client_context` is this thread's, made on its first
-/// client part.
+/// client part around the context all threads share, which the first thread to need it
+/// makes (a thread that needs it meanwhile waits for it).
 fn print_part<'a>(
     api: &'a Api,
     part: &Part,
     models_context: &models::Context<'_>,
+    client_shared: &'a OnceLock<client::Shared<'a>>,
     client_context: &mut Option<client::Context<'a>>,
 ) -> Result<Text, Error> {
     let plain = |path: &str, tokens| {
@@ -126,7 +128,7 @@ fn print_part<'a>(
             client::credential_methods(api),
         )?))),
         Part::Operations(range) => {
-            let context = client_context.get_or_insert_with(|| client::Context::of(api));
+            let context = thread_context(api, client_shared, client_context);
             let ops = client::operations(api, context, range.clone());
             Ok(Text::Operations {
                 runtime: ops.runtime_parts(),
@@ -135,10 +137,20 @@ fn print_part<'a>(
             })
         }
         Part::ClientTail => {
-            let context = client_context.get_or_insert_with(|| client::Context::of(api));
+            let context = thread_context(api, client_shared, client_context);
             plain("client.rs", client::tail_items(api, context))
         }
     }
+}
+
+/// This thread's client context, made on its first client part (see [`print_part`]).
+fn thread_context<'a, 'c>(
+    api: &'a Api,
+    shared: &'a OnceLock<client::Shared<'a>>,
+    context: &'c mut Option<client::Context<'a>>,
+) -> &'c client::Context<'a> {
+    context
+        .get_or_insert_with(|| client::Context::new(shared.get_or_init(|| client::Shared::of(api))))
 }
 
 /// Prints `models.rs` and `client.rs` (the client without the runtime's text, which the
@@ -146,6 +158,7 @@ fn print_part<'a>(
 pub(super) fn print(api: &Api) -> Result<Printed, Error> {
     let parts = parts(api);
     let models_context = models::Context::of(api);
+    let client_shared = OnceLock::new();
     let next = AtomicUsize::new(0);
     let printed: Vec<Mutex<Option<Result<Text, Error>>>> =
         parts.iter().map(|_| Mutex::new(None)).collect();
@@ -157,7 +170,13 @@ pub(super) fn print(api: &Api) -> Result<Printed, Error> {
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(part) = parts.get(i) else { break };
-            let text = print_part(api, part, &models_context, &mut client_context);
+            let text = print_part(
+                api,
+                part,
+                &models_context,
+                &client_shared,
+                &mut client_context,
+            );
             *printed[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
         }
     };
