@@ -77,10 +77,19 @@ impl Piece {
 /// The parts of both files, the costly ones first so that the last parts to be taken
 /// are small.
 fn parts(api: &Api) -> Vec<Part> {
+    // Runs of `size`, the last ones smaller: a thread that takes the last part while the
+    // other is idle keeps it waiting for as long as that part takes (a run of twelve
+    // operations is a twentieth of nexus's printing).
     let chunks = |len: usize, size: usize| -> Vec<Range<usize>> {
-        (0..len.div_ceil(size))
-            .map(|i| i * size..((i + 1) * size).min(len))
-            .collect()
+        let mut out = Vec::new();
+        let mut start = 0;
+        while start < len {
+            let n = size.min((len - start).div_ceil(4).max(size / 4).max(1));
+            let end = (start + n).min(len);
+            out.push(start..end);
+            start = end;
+        }
+        out
     };
     let mut parts = vec![Part::ClientTail, Part::ModelsTail];
     let mut operations = chunks(api.operations.len(), OPERATIONS_PER_PART).into_iter();
