@@ -61,7 +61,7 @@ pub fn push_pointer(base: &str, token: &str) -> String {
     let mut pointer = String::with_capacity(base.len() + 1 + token.len());
     pointer.push_str(base);
     pointer.push('/');
-    if !token.contains(['~', '/']) {
+    if !token.bytes().any(|b| b == b'~' || b == b'/') {
         pointer.push_str(token);
         return pointer;
     }
