@@ -53,7 +53,11 @@ pub(super) fn members(
         return Ok(String::new());
     }
     let mut text = String::new();
-    for group in members.chunks(MEMBERS_PER_PIECE) {
+    // The members' tokens moved into each piece, not cloned (an identifier's clone is an
+    // allocation).
+    let mut members = members.into_iter().peekable();
+    while members.peek().is_some() {
+        let group = members.by_ref().take(MEMBERS_PER_PIECE).flatten();
         let printed = print_members(&header, group).map_err(|e| internal(path, e))?;
         let body = header_len(&printed)
             .and_then(|at| printed[at..].strip_suffix("}\n"))
@@ -80,7 +84,7 @@ pub(super) struct BlockEnds {
 /// The [`BlockEnds`] of `header { … }`.
 pub(super) fn block_ends(path: &str, header: &TokenStream) -> Result<BlockEnds, Error> {
     let header: Vec<TokenTree> = header.clone().into_iter().collect();
-    let empty = print_members(&header, &[]).map_err(|e| internal(path, e))?;
+    let empty = print_members(&header, []).map_err(|e| internal(path, e))?;
     let open = empty.strip_suffix("}\n").ok_or_else(|| Error::Internal {
         file: path.to_owned(),
         message: format!("an empty block printed unlike one: {empty}"),
@@ -125,8 +129,11 @@ fn internal(path: &str, e: syn::Error) -> Error {
 }
 
 /// Prints `header { members }`.
-fn print_members(header: &[TokenTree], members: &[Vec<TokenTree>]) -> syn::Result<String> {
-    let inner: TokenStream = members.iter().flatten().cloned().collect();
+fn print_members(
+    header: &[TokenTree],
+    members: impl IntoIterator<Item = TokenTree>,
+) -> syn::Result<String> {
+    let inner: TokenStream = members.into_iter().collect();
     let mut tokens: TokenStream = header.iter().cloned().collect();
     tokens.extend([TokenTree::Group(Group::new(Delimiter::Brace, inner))]);
     print(tokens)
@@ -264,7 +271,7 @@ fn print_impl_in_pieces(item: &[TokenTree]) -> Option<String> {
     }
     let mut pieces = Vec::new();
     for group in members.chunks(MEMBERS_PER_PIECE) {
-        pieces.push(print_members(header, group).ok()?);
+        pieces.push(print_members(header, group.iter().flatten().cloned()).ok()?);
     }
     // Each piece prints as the header's lines, its members indented, and a last `}`.
     let head_len = header_len(&pieces[0])?;
