@@ -11,7 +11,7 @@ use super::checks;
 use super::docs;
 use super::multipart;
 use super::requests;
-use super::types::{argument, ident, is_copy, owned};
+use super::types::{argument, ident, is_copy, moved, owned};
 use crate::ir::{
     Api, Body, BodyKind, ListEncoding, Method, Operation, Param, ParamLocation, PathPart, Payload,
     ResponseDef, StatusMatch, Ty, TypeDef,
@@ -1662,7 +1662,7 @@ fn method(
     let errors = errors_doc(op, checks_arguments);
     doc.push_str("\n\n# Errors\n\n");
     doc.push_str(&errors);
-    let doc = docs::outer(&doc);
+    let doc = moved(docs::outer(&doc));
     let params = op.params.iter().map(|p| {
         let n = ident(&p.name);
         let t = param_type(p, models);
@@ -1679,10 +1679,10 @@ fn method(
         .then(|| quote!(#[deprecated = "deprecated by the spec"]));
     let body_check = body.filter(|_| body_validates).map(body_check);
     let param_checks: Vec<TokenStream> = op.params.iter().map(check_param).collect();
-    let argument_checks = quote!(#body_check #(#param_checks)*);
+    let argument_checks = moved(quote!(#body_check #(#param_checks)*));
     let err = error_enum_name(op);
     let (ret, finish) = send_and_finish(op, flavour, models, &err);
-    let statements = request_statements(op, api, http, uses, body, finish);
+    let statements = moved(request_statements(op, api, http, uses, body, finish));
     let Some(names) = &builders.get(method_name) else {
         return (
             quote! {
@@ -1910,7 +1910,10 @@ fn request_statements(
     } else {
         TokenStream::new()
     };
-    let call = call_description(op, api, http, uses);
+    let call = moved(call_description(op, api, http, uses));
+    let (path_lets, url_binding, finish) = (moved(path_lets), moved(url_binding), moved(finish));
+    let add_params = add_params.map(moved);
+    let (authorize, add_body) = (authorize.map(moved), add_body.map(moved));
     quote! {
         #path_lets
         #url_binding
