@@ -4,7 +4,7 @@
 //! one core before anything else can start (nexus: a twelfth of the whole process's
 //! instructions). `paths` is about half of a document, and a `PathItem` reads the same
 //! wherever its text sits, so the text is cut at the top level: the value of `paths` read
-//! on a second thread, the document with `"paths": {}` in its place on this one, and the
+//! on this thread, the document with `"paths": {}` in its place on a second one, and the
 //! two put together. Only a document that reads without an error is read this way; any
 //! problem (a syntax error, a mistyped field, a boolean schema, a Swagger 2.0 document,
 //! a `paths` key given twice or after a key written with escapes) gives `None`, and the
@@ -27,11 +27,12 @@ pub(crate) fn read(text: &str) -> Option<OpenApi> {
     let paths = top_level_value(text, "paths")?;
     let rest = [&text[..paths.start], "{}", &text[paths.end..]].concat();
     let paths_text = &text[paths];
+    // The second thread gets the smaller half (nexus: 110 KB against 148 KB of paths):
+    // it starts a millisecond or two late, the time the idle core takes to wake.
     std::thread::scope(|scope| {
-        let paths = scope.spawn(|| serde_json::from_str::<IndexMap<String, PathItem>>(paths_text));
-        let spec = serde_json::from_str::<OpenApi>(&rest);
-        let paths = paths.join().ok()?;
-        let mut spec = spec.ok()?;
+        let spec = scope.spawn(|| serde_json::from_str::<OpenApi>(&rest));
+        let paths = serde_json::from_str::<IndexMap<String, PathItem>>(paths_text);
+        let mut spec = spec.join().ok()?.ok()?;
         spec.paths = paths.ok()?;
         Some(spec)
     })
