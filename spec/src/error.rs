@@ -52,6 +52,37 @@ impl Located {
 }
 
 /// Appends one reference token to a JSON pointer, escaping `~` and `/` as RFC 6901 says.
+///
+/// The lowering builds a pointer for nearly every node it visits (tens of thousands on a
+/// large spec, for the warnings a few of them get); through `format!` and two `replace`s
+/// that was a twentieth of the generator's instructions. One allocation of the right
+/// size, and a copy of the token as it is when it has nothing to escape (most do not).
 pub fn push_pointer(base: &str, token: &str) -> String {
-    format!("{base}/{}", token.replace('~', "~0").replace('/', "~1"))
+    let mut pointer = String::with_capacity(base.len() + 1 + token.len());
+    pointer.push_str(base);
+    pointer.push('/');
+    if !token.bytes().any(|b| b == b'~' || b == b'/') {
+        pointer.push_str(token);
+        return pointer;
+    }
+    for c in token.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+    pointer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_pointer;
+
+    #[test]
+    fn a_token_is_escaped_only_where_rfc_6901_says() {
+        assert_eq!(push_pointer("/paths", "/a~b/{id}"), "/paths/~1a~0b~1{id}");
+        assert_eq!(push_pointer("", "components"), "/components");
+        assert_eq!(push_pointer("/x", "é~"), "/x/é~0");
+    }
 }

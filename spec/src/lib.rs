@@ -23,6 +23,7 @@ mod locate;
 pub mod model;
 pub mod names;
 pub mod refs;
+mod split;
 pub mod swagger2;
 pub mod yaml;
 

@@ -73,7 +73,12 @@ pub fn parse(source: &Source) -> Result<OpenApi, SpecError> {
         }
         error
     };
-    let spec: OpenApi = if looks_json(source) {
+    let spec: OpenApi = if let Some(spec) = looks_json(source)
+        .then(|| crate::split::read(&source.text))
+        .flatten()
+    {
+        spec
+    } else if looks_json(source) {
         // Straight from the text: no intermediate value on the (large) JSON documents.
         let mut de = serde_json::Deserializer::from_str(&source.text);
         match serde_path_to_error::deserialize(&mut de) {

@@ -11,7 +11,7 @@ use super::checks;
 use super::docs;
 use super::multipart;
 use super::requests;
-use super::types::{argument, ident, is_copy, owned};
+use super::types::{argument, ident, is_copy, moved, owned};
 use crate::ir::{
     Api, Body, BodyKind, ListEncoding, Method, Operation, Param, ParamLocation, PathPart, Payload,
     ResponseDef, StatusMatch, Ty, TypeDef,
@@ -82,7 +82,8 @@ impl Uses {
 
 /// The tokens of `client.rs`, and the parts of the runtime's `encode.rs` they call.
 pub fn emit(api: &Api) -> (TokenStream, Vec<&'static str>) {
-    let context = Context::of(api);
+    let shared = Shared::of(api);
+    let context = Context::new(&shared);
     let ops = operations(api, &context, 0..api.operations.len());
     let parts = ops.uses.runtime_parts();
     let head = head(api, &parts);
@@ -107,11 +108,11 @@ pub fn emit(api: &Api) -> (TokenStream, Vec<&'static str>) {
     (tokens, parts)
 }
 
-/// What every part of `client.rs` reads of the whole spec. It holds identifiers, which
-/// cannot cross threads, so each thread that emits a part builds its own (the same, since
-/// it is made in spec order).
-pub(super) struct Context<'a> {
-    models: TokenStream,
+/// What every part of `client.rs` reads of the whole spec, made once for all the threads
+/// that emit parts (names as text: tokens cannot cross threads). Each thread made its
+/// own before, a fortieth of its work on nexus (the error shapes' keys are the debug
+/// text of every operation's error answers).
+pub(super) struct Shared<'a> {
     validating: Vec<&'a str>,
     boxed: Boxed<'a>,
     shapes: ErrorShapes,
@@ -120,15 +121,38 @@ pub(super) struct Context<'a> {
     penalty: bool,
 }
 
-impl<'a> Context<'a> {
+impl<'a> Shared<'a> {
     pub(super) fn of(api: &'a Api) -> Self {
-        Context {
-            models: quote!(crate::models::),
+        Shared {
             validating: super::types::validating(api).collect(),
             boxed: Boxed::of(api),
             shapes: ErrorShapes::of(&api.operations),
             builders: request_builders(api),
             penalty: api.operations.iter().any(|op| op.penalty.is_some()),
+        }
+    }
+}
+
+/// What one thread's parts of `client.rs` read: the [`Shared`] context, and the tokens
+/// that name the models module.
+pub(super) struct Context<'a> {
+    models: TokenStream,
+    validating: &'a [&'a str],
+    boxed: &'a Boxed<'a>,
+    shapes: &'a ErrorShapes,
+    builders: &'a requests::Builders,
+    penalty: bool,
+}
+
+impl<'a> Context<'a> {
+    pub(super) fn new(shared: &'a Shared<'a>) -> Self {
+        Context {
+            models: quote!(crate::models::),
+            validating: &shared.validating,
+            boxed: &shared.boxed,
+            shapes: &shared.shapes,
+            builders: &shared.builders,
+            penalty: shared.penalty,
         }
     }
 }
@@ -174,17 +198,17 @@ pub(super) fn operations(
             op,
             api,
             &context.models,
-            &context.validating,
+            context.validating,
             &mut uses,
-            &context.builders,
+            context.builders,
         );
         members.extend(inside);
         items.extend(beside);
         items.extend(op_enums(
             op,
             &context.models,
-            &context.boxed,
-            &context.shapes,
+            context.boxed,
+            context.shapes,
             i,
         ));
     }
@@ -653,7 +677,7 @@ fn error_responses(op: &Operation) -> Vec<ResponseDef> {
 struct ErrorShapes {
     /// Per operation (spec order): the enum's name and whether the operation is the
     /// first of its shape (which emits the enum).
-    by_op: Vec<(proc_macro2::Ident, bool)>,
+    by_op: Vec<(String, bool)>,
     /// Per operation: how many operations share its shape.
     users: Vec<usize>,
 }
@@ -694,14 +718,14 @@ impl ErrorShapes {
             })
             .chain(["Client", "ClientBuilder", "Call", "Traced", "Sourced"].map(str::to_owned))
             .collect();
-        let mut named: HashMap<&str, proc_macro2::Ident> = HashMap::new();
+        let mut named: HashMap<&str, String> = HashMap::new();
         let mut by_op = Vec::new();
         let mut users = Vec::new();
         for (op, key) in operations.iter().zip(&keys) {
             let n = count[key.as_str()];
             users.push(n);
             if n == 1 {
-                by_op.push((error_enum_name(op), true));
+                by_op.push((error_enum_name(op).to_string(), true));
                 continue;
             }
             if let Some(name) = named.get(key.as_str()) {
@@ -722,7 +746,6 @@ impl ErrorShapes {
                 suffix += 1;
             }
             taken.insert(name.clone());
-            let name = format_ident!("{}", name);
             named.insert(key, name.clone());
             by_op.push((name, true));
         }
@@ -753,6 +776,7 @@ fn op_enums(
         ));
     }
     let (name, first) = &shapes.by_op[index];
+    let name = &format_ident!("{}", name);
     let shared = shapes.users[index] > 1;
     if *first {
         let doc = if shared {
@@ -1642,7 +1666,7 @@ fn method(
     let errors = errors_doc(op, checks_arguments);
     doc.push_str("\n\n# Errors\n\n");
     doc.push_str(&errors);
-    let doc = docs::outer(&doc);
+    let doc = moved(docs::outer(&doc));
     let params = op.params.iter().map(|p| {
         let n = ident(&p.name);
         let t = param_type(p, models);
@@ -1659,11 +1683,11 @@ fn method(
         .then(|| quote!(#[deprecated = "deprecated by the spec"]));
     let body_check = body.filter(|_| body_validates).map(body_check);
     let param_checks: Vec<TokenStream> = op.params.iter().map(check_param).collect();
-    let argument_checks = quote!(#body_check #(#param_checks)*);
+    let argument_checks = moved(quote!(#body_check #(#param_checks)*));
     let err = error_enum_name(op);
     let (ret, finish) = send_and_finish(op, flavour, models, &err);
-    let statements = request_statements(op, api, http, uses, body, finish);
-    let Some(names) = builders.get(method_name) else {
+    let statements = moved(request_statements(op, api, http, uses, body, finish));
+    let Some(names) = &builders.get(method_name) else {
         return (
             quote! {
                 #doc
@@ -1890,7 +1914,10 @@ fn request_statements(
     } else {
         TokenStream::new()
     };
-    let call = call_description(op, api, http, uses);
+    let call = moved(call_description(op, api, http, uses));
+    let (path_lets, url_binding, finish) = (moved(path_lets), moved(url_binding), moved(finish));
+    let add_params = add_params.map(moved);
+    let (authorize, add_body) = (authorize.map(moved), add_body.map(moved));
     quote! {
         #path_lets
         #url_binding

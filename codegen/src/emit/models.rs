@@ -7,7 +7,7 @@ use quote::quote;
 
 use super::checks;
 use super::docs;
-use super::types::{ident, is_copy, owned};
+use super::types::{ident, is_copy, moved, owned};
 use crate::ir::{
     AliasDef, Api, DefaultValue, EnumDef, EnumKind, Field, Payload, StructDef, Ty, TypeDef,
     UnionDef,
@@ -269,7 +269,7 @@ fn structure(
 ) -> TokenStream {
     let name = ident(&s.name);
     let reader = |f: &Field| reader(f, decoded.contains(&s.name), tolerant_mode);
-    let doc = docs::outer(&s.doc);
+    let doc = moved(docs::outer(&s.doc));
     let non_exhaustive = super::builders::attributes(s);
     let defaults: Vec<(&Field, &DefaultValue)> = s
         .fields
@@ -292,11 +292,16 @@ fn structure(
     if all_optional && defaults.is_empty() {
         derives.push(quote!(Default));
     }
-    let fields = s.fields.iter().map(|f| struct_field(s, f, reader(f)));
-    let debug = secret.then(|| redacted_debug(s, &name));
-    let validate = s.validates.then(|| validate(s, validating));
-    let default_fns = (!defaults.is_empty()).then(|| default_fns(&name, &defaults, enums, &reader));
-    let default_impl = (all_optional && !defaults.is_empty()).then(|| default_impl(s, &name));
+    let fields = s
+        .fields
+        .iter()
+        .map(|f| moved(struct_field(s, f, reader(f))));
+    let debug = secret.then(|| moved(redacted_debug(s, &name)));
+    let validate = s.validates.then(|| moved(validate(s, validating)));
+    let default_fns =
+        (!defaults.is_empty()).then(|| moved(default_fns(&name, &defaults, enums, &reader)));
+    let default_impl =
+        (all_optional && !defaults.is_empty()).then(|| moved(default_impl(s, &name)));
     quote! {
         #doc
         #[derive(#(#derives),*)]
@@ -399,6 +404,7 @@ fn struct_field(s: &StructDef, f: &Field, read: Option<Tolerant>) -> TokenStream
     } else {
         fdoc
     };
+    let fdoc = moved(fdoc);
     quote! {
         #fdoc
         #serde_attr

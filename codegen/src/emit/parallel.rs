@@ -11,8 +11,8 @@
 //! printing each file whole (a test below compares the two).
 
 use std::ops::Range;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -48,23 +48,48 @@ enum Part {
 
 /// What a part printed as.
 enum Text {
-    Plain(String),
+    Plain(Piece),
     /// Operations: members of `impl Client`, the items beside it, and the encoders they
     /// call.
     Operations {
-        members: String,
-        items: String,
+        members: Piece,
+        items: Piece,
         runtime: Vec<&'static str>,
     },
+}
+
+/// A part's printed text, and the same spaced ([`render::space`]) on the thread that
+/// printed it: spacing a whole file after the parallel part was a core's work while the
+/// other waited. `None` for a text whose last line is not ended, which can only be
+/// spaced with what follows it.
+struct Piece {
+    text: String,
+    spaced: Option<String>,
+}
+
+impl Piece {
+    fn of(text: String) -> Piece {
+        let spaced = (text.is_empty() || text.ends_with('\n')).then(|| render::space(&text));
+        Piece { text, spaced }
+    }
 }
 
 /// The parts of both files, the costly ones first so that the last parts to be taken
 /// are small.
 fn parts(api: &Api) -> Vec<Part> {
+    // Runs of `size`, the last ones smaller: a thread that takes the last part while the
+    // other is idle keeps it waiting for as long as that part takes (a run of twelve
+    // operations is a twentieth of nexus's printing).
     let chunks = |len: usize, size: usize| -> Vec<Range<usize>> {
-        (0..len.div_ceil(size))
-            .map(|i| i * size..((i + 1) * size).min(len))
-            .collect()
+        let mut out = Vec::new();
+        let mut start = 0;
+        while start < len {
+            let n = size.min((len - start).div_ceil(4).max(size / 4).max(1));
+            let end = (start + n).min(len);
+            out.push(start..end);
+            start = end;
+        }
+        out
     };
     let mut parts = vec![Part::ClientTail, Part::ModelsTail];
     let mut operations = chunks(api.operations.len(), OPERATIONS_PER_PART).into_iter();
@@ -87,14 +112,18 @@ fn client_impl() -> TokenStream {
 }
 
 /// Emits and prints one part. `client_context` is this thread's, made on its first
-/// client part.
+/// client part around the context all threads share, which the first thread to need it
+/// makes (a thread that needs it meanwhile waits for it).
 fn print_part<'a>(
     api: &'a Api,
     part: &Part,
     models_context: &models::Context<'_>,
+    client_shared: &'a OnceLock<client::Shared<'a>>,
     client_context: &mut Option<client::Context<'a>>,
 ) -> Result<Text, Error> {
-    let plain = |path: &str, tokens| render::unspaced(path, tokens).map(Text::Plain);
+    let plain = |path: &str, tokens| {
+        render::unspaced(path, tokens).map(|text| Text::Plain(Piece::of(text)))
+    };
     match part {
         Part::ModelsHead => plain("models.rs", models::head(api)),
         Part::Types(range) => plain(
@@ -102,25 +131,35 @@ fn print_part<'a>(
             models::types(api, models_context, range.clone()),
         ),
         Part::ModelsTail => plain("models.rs", models::tail(api, models_context)),
-        Part::CredentialMethods => Ok(Text::Plain(render::members(
+        Part::CredentialMethods => Ok(Text::Plain(Piece::of(render::members(
             "client.rs",
             &client_impl(),
             client::credential_methods(api),
-        )?)),
+        )?))),
         Part::Operations(range) => {
-            let context = client_context.get_or_insert_with(|| client::Context::of(api));
+            let context = thread_context(api, client_shared, client_context);
             let ops = client::operations(api, context, range.clone());
             Ok(Text::Operations {
                 runtime: ops.runtime_parts(),
-                members: render::members("client.rs", &client_impl(), ops.members)?,
-                items: render::unspaced("client.rs", ops.items)?,
+                members: Piece::of(render::members("client.rs", &client_impl(), ops.members)?),
+                items: Piece::of(render::unspaced("client.rs", ops.items)?),
             })
         }
         Part::ClientTail => {
-            let context = client_context.get_or_insert_with(|| client::Context::of(api));
+            let context = thread_context(api, client_shared, client_context);
             plain("client.rs", client::tail_items(api, context))
         }
     }
+}
+
+/// This thread's client context, made on its first client part (see [`print_part`]).
+fn thread_context<'a, 'c>(
+    api: &'a Api,
+    shared: &'a OnceLock<client::Shared<'a>>,
+    context: &'c mut Option<client::Context<'a>>,
+) -> &'c client::Context<'a> {
+    context
+        .get_or_insert_with(|| client::Context::new(shared.get_or_init(|| client::Shared::of(api))))
 }
 
 /// Prints `models.rs` and `client.rs` (the client without the runtime's text, which the
@@ -128,6 +167,7 @@ fn print_part<'a>(
 pub(super) fn print(api: &Api) -> Result<Printed, Error> {
     let parts = parts(api);
     let models_context = models::Context::of(api);
+    let client_shared = OnceLock::new();
     let next = AtomicUsize::new(0);
     let printed: Vec<Mutex<Option<Result<Text, Error>>>> =
         parts.iter().map(|_| Mutex::new(None)).collect();
@@ -139,7 +179,13 @@ pub(super) fn print(api: &Api) -> Result<Printed, Error> {
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(part) = parts.get(i) else { break };
-            let text = print_part(api, part, &models_context, &mut client_context);
+            let text = print_part(
+                api,
+                part,
+                &models_context,
+                &client_shared,
+                &mut client_context,
+            );
             *printed[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
         }
     };
@@ -170,10 +216,11 @@ pub(super) fn print(api: &Api) -> Result<Printed, Error> {
 
 /// Puts the printed parts together in each file's order and spaces the files.
 fn assemble(api: &Api, parts: &[Part], texts: Vec<Text>) -> Result<Printed, Error> {
+    let empty = || Piece::of(String::new());
     let (mut models_head, mut models_tail, mut credentials, mut client_tail) =
-        (String::new(), String::new(), String::new(), String::new());
-    let mut types: Vec<(usize, String)> = Vec::new();
-    let mut operations: Vec<(usize, String, String)> = Vec::new();
+        (empty(), empty(), empty(), empty());
+    let mut types: Vec<(usize, Piece)> = Vec::new();
+    let mut operations: Vec<(usize, Piece, Piece)> = Vec::new();
     let mut runtime: Vec<&'static str> = Vec::new();
     for (part, text) in parts.iter().zip(texts) {
         match (part, text) {
@@ -204,22 +251,39 @@ fn assemble(api: &Api, parts: &[Part], texts: Vec<Text>) -> Result<Printed, Erro
     operations.sort_by_key(|(start, ..)| *start);
     // The same order `client::emit` gives the runtime's parts: the order it names them in.
     runtime.sort_by_key(|name| client::RUNTIME_PARTS.iter().position(|n| n == name));
-    let mut models = models_head;
-    types.iter().for_each(|(_, t)| models.push_str(t));
-    models.push_str(&models_tail);
-    let mut client = render::unspaced("client.rs", client::head(api, &runtime))?;
-    let members: Vec<&str> = std::iter::once(credentials.as_str())
-        .chain(operations.iter().map(|(_, m, _)| m.as_str()))
+    let models: Vec<&Piece> = std::iter::once(&models_head)
+        .chain(types.iter().map(|(_, t)| t))
+        .chain([&models_tail])
         .collect();
-    client.push_str(&render::block("client.rs", &client_impl(), &members)?);
-    client.push_str(&client_tail);
-    operations
-        .iter()
-        .for_each(|(_, _, items)| client.push_str(items));
+    let head = Piece::of(render::unspaced("client.rs", client::head(api, &runtime))?);
+    let members: Vec<&Piece> = std::iter::once(&credentials)
+        .chain(operations.iter().map(|(_, m, _)| m))
+        .collect();
+    let block = render::block_ends("client.rs", &client_impl())?;
+    let block = match members.iter().all(|m| m.text.is_empty()) {
+        true => [Piece::of(block.empty), empty()],
+        false => [Piece::of(block.open), Piece::of(block.close)],
+    };
+    let client: Vec<&Piece> = std::iter::once(&head)
+        .chain([&block[0]])
+        .chain(members.iter().copied())
+        .chain([&block[1], &client_tail])
+        .chain(operations.iter().map(|(_, _, items)| items))
+        .collect();
     Ok(Printed {
-        models: render::space(&models),
-        client: render::space(&client),
+        models: put_together(&models),
+        client: put_together(&client),
         client_runtime: runtime,
+    })
+}
+
+/// One file from its pieces in order, spaced: their spaced texts joined, or (when one
+/// could not be spaced alone) the whole spaced at once.
+fn put_together(pieces: &[&Piece]) -> String {
+    let spaced: Option<Vec<&str>> = pieces.iter().map(|p| p.spaced.as_deref()).collect();
+    spaced.map(render::join_spaced).unwrap_or_else(|| {
+        let whole: String = pieces.iter().map(|p| p.text.as_str()).collect();
+        render::space(&whole)
     })
 }
 

@@ -53,7 +53,11 @@ pub(super) fn members(
         return Ok(String::new());
     }
     let mut text = String::new();
-    for group in members.chunks(MEMBERS_PER_PIECE) {
+    // The members' tokens moved into each piece, not cloned (an identifier's clone is an
+    // allocation).
+    let mut members = members.into_iter().peekable();
+    while members.peek().is_some() {
+        let group = members.by_ref().take(MEMBERS_PER_PIECE).flatten();
         let printed = print_members(&header, group).map_err(|e| internal(path, e))?;
         let body = header_len(&printed)
             .and_then(|at| printed[at..].strip_suffix("}\n"))
@@ -66,27 +70,55 @@ pub(super) fn members(
     Ok(text)
 }
 
-/// The block `header { … }` printed from its members' printed parts (see [`members`]),
-/// as a whole print of it would be.
-pub(super) fn block(path: &str, header: &TokenStream, parts: &[&str]) -> Result<String, Error> {
+/// How the block `header { … }` prints around its members' printed parts (see
+/// [`members`]), as a whole print of it would be.
+pub(super) struct BlockEnds {
+    /// The block with no members.
+    pub(super) empty: String,
+    /// The header's lines, up to the one that opens the body.
+    pub(super) open: String,
+    /// The closing `}` line.
+    pub(super) close: String,
+}
+
+/// The [`BlockEnds`] of `header { … }`.
+pub(super) fn block_ends(path: &str, header: &TokenStream) -> Result<BlockEnds, Error> {
     let header: Vec<TokenTree> = header.clone().into_iter().collect();
-    let empty = print_members(&header, &[]).map_err(|e| internal(path, e))?;
-    if parts.iter().all(|p| p.is_empty()) {
-        return Ok(empty);
-    }
+    let empty = print_members(&header, []).map_err(|e| internal(path, e))?;
     let open = empty.strip_suffix("}\n").ok_or_else(|| Error::Internal {
         file: path.to_owned(),
         message: format!("an empty block printed unlike one: {empty}"),
     })?;
-    let mut text = format!("{open}\n");
-    parts.iter().for_each(|p| text.push_str(p));
-    text.push_str("}\n");
-    Ok(text)
+    Ok(BlockEnds {
+        open: format!("{open}\n"),
+        close: "}\n".to_owned(),
+        empty,
+    })
 }
 
 /// Puts the blank lines between items (see [`space_items`]).
 pub(super) fn space(text: &str) -> String {
     space_items(text)
+}
+
+/// Pieces of a file, each spaced on its own ([`space`], on the thread that printed it),
+/// put together as [`space`] spaces the whole: whether a blank line goes after a line
+/// depends on that line and the next alone, so only the last line of one piece and the
+/// first of the next are left to decide here. Each piece must be the spacing of a text
+/// that ends its last line (or is empty): one that does not would run on into the next
+/// piece's first line, which spacing it alone could not see.
+pub(super) fn join_spaced(pieces: Vec<&str>) -> String {
+    let mut text = String::with_capacity(pieces.iter().map(|p| p.len() + 1).sum());
+    for piece in pieces {
+        if let Some(next) = piece.lines().next()
+            && let Some(done) = text.strip_suffix('\n')
+            && blank_between(done.rsplit('\n').next().unwrap_or(done), next)
+        {
+            text.push('\n');
+        }
+        text.push_str(piece);
+    }
+    text
 }
 
 fn internal(path: &str, e: syn::Error) -> Error {
@@ -97,8 +129,11 @@ fn internal(path: &str, e: syn::Error) -> Error {
 }
 
 /// Prints `header { members }`.
-fn print_members(header: &[TokenTree], members: &[Vec<TokenTree>]) -> syn::Result<String> {
-    let inner: TokenStream = members.iter().flatten().cloned().collect();
+fn print_members(
+    header: &[TokenTree],
+    members: impl IntoIterator<Item = TokenTree>,
+) -> syn::Result<String> {
+    let inner: TokenStream = members.into_iter().collect();
     let mut tokens: TokenStream = header.iter().cloned().collect();
     tokens.extend([TokenTree::Group(Group::new(Delimiter::Brace, inner))]);
     print(tokens)
@@ -236,7 +271,7 @@ fn print_impl_in_pieces(item: &[TokenTree]) -> Option<String> {
     }
     let mut pieces = Vec::new();
     for group in members.chunks(MEMBERS_PER_PIECE) {
-        pieces.push(print_members(header, group).ok()?);
+        pieces.push(print_members(header, group.iter().flatten().cloned()).ok()?);
     }
     // Each piece prints as the header's lines, its members indented, and a last `}`.
     let head_len = header_len(&pieces[0])?;
@@ -270,30 +305,36 @@ fn header_len(printed: &str) -> Option<usize> {
 
 /// Puts a blank line between top-level items and between the items of an `impl`, which
 /// `prettyplease` prints back to back; the generated files are read by people too.
+///
+/// The tests that decide on a blank line come first, since most lines (indented code)
+/// fail the first of them, and the look at the next line is made only for the few that
+/// pass.
 fn space_items(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
     let mut out = String::with_capacity(text.len() + text.len() / 16);
-    for (i, line) in lines.iter().enumerate() {
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
         out.push_str(line);
         out.push('\n');
-        let Some(next) = lines.get(i + 1) else {
-            continue;
-        };
-        if next.is_empty() || next.starts_with('}') || next.trim_start().starts_with('}') {
-            continue;
-        }
-        let top_level_end = *line == "}"
-            || (!line.starts_with(' ') && !line.starts_with("//") && line.ends_with(';'));
-        let module_doc_end = line.starts_with("//!") && !next.starts_with("//!");
-        let member_start = ["///", "pub ", "fn ", "#[", "async ", "type ", "const "]
-            .iter()
-            .any(|p| next.strip_prefix("    ").is_some_and(|n| n.starts_with(p)));
-        let member_end = *line == "    }" && member_start;
-        if top_level_end || module_doc_end || member_end {
+        if lines.peek().is_some_and(|next| blank_between(line, next)) {
             out.push('\n');
         }
     }
     out
+}
+
+/// Whether [`space_items`] puts a blank line between `line` and the `next`.
+fn blank_between(line: &str, next: &str) -> bool {
+    let top_level_end =
+        line == "}" || (!line.starts_with(' ') && !line.starts_with("//") && line.ends_with(';'));
+    let module_doc_end = line.starts_with("//!") && !next.starts_with("//!");
+    let member_end = line == "    }"
+        && ["///", "pub ", "fn ", "#[", "async ", "type ", "const "]
+            .iter()
+            .any(|p| next.strip_prefix("    ").is_some_and(|n| n.starts_with(p)));
+    if !(top_level_end || module_doc_end || member_end) {
+        return false;
+    }
+    !(next.is_empty() || next.starts_with('}') || next.trim_start().starts_with('}'))
 }
 
 #[cfg(test)]
@@ -385,6 +426,23 @@ mod tests {
             11,
             "B and the two impls without docs stay together"
         );
+    }
+
+    /// Cut anywhere between lines, the pieces spaced apart and joined are the whole spaced.
+    #[test]
+    fn pieces_spaced_apart_join_as_the_whole() {
+        let text = "//! Module.\n//! More.\nuse x;\npub struct A;\nimpl A {\n    fn a() {}\n    }\n    /// b\n    fn b() {}\n}\n}\n\nconst C: u8 = 1;\n";
+        let whole = space(text);
+        let ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
+        for &a in &ends {
+            for &b in ends.iter().filter(|&&b| b >= a) {
+                let spaced = [&text[..a], &text[a..b], &text[b..]].map(space);
+                assert_eq!(
+                    join_spaced(spaced.iter().map(String::as_str).collect()),
+                    whole
+                );
+            }
+        }
     }
 
     #[test]

@@ -39,7 +39,9 @@ pub struct Names {
 
 /// The builder names of every method of every operation that uses a builder, by
 /// method name, chosen in spec order so that they are deterministic.
-pub struct Builders(std::collections::HashMap<String, Names>);
+///
+/// The names are kept as text, so that the threads that emit `client.rs` share them.
+pub struct Builders(std::collections::HashMap<String, (String, String)>);
 
 impl Builders {
     /// Names every builder of `api`. `methods` lists each operation's method names (the
@@ -72,21 +74,18 @@ impl Builders {
                     private.push('_');
                 }
                 taken_methods.insert(private.clone());
-                out.insert(
-                    name.clone(),
-                    Names {
-                        ty: format_ident!("{}", ty),
-                        private: format_ident!("{}", private),
-                    },
-                );
+                out.insert(name.clone(), (ty, private));
             }
         }
         Builders(out)
     }
 
     /// The builder of a method, if it has one.
-    pub fn get(&self, method: &str) -> Option<&Names> {
-        self.0.get(method)
+    pub fn get(&self, method: &str) -> Option<Names> {
+        self.0.get(method).map(|(ty, private)| Names {
+            ty: format_ident!("{}", ty),
+            private: format_ident!("{}", private),
+        })
     }
 }
 

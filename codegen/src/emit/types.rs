@@ -1,13 +1,35 @@
 //! Rust type tokens for IR types.
 
+use std::cell::Cell;
+
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::quote;
+use quote::{ToTokens, quote};
 
 use crate::ir::Ty;
 
 /// An identifier from a name the lowering already made valid.
 pub fn ident(name: &str) -> Ident {
     Ident::new(name, Span::call_site())
+}
+
+/// Tokens that `quote!` moves into the stream it builds, where a `TokenStream` it is
+/// given is cloned (`ToTokens` takes it by reference, and each token of the clone is
+/// copied out of the shared one, an identifier's copy an allocation): for the large
+/// fragments of a method or a model, interpolated once each. Interpolated a second
+/// time it would give nothing, which debug builds (the tests) refuse.
+pub struct Moved(Cell<Option<TokenStream>>);
+
+/// `tokens`, to be moved into a `quote!` (see [`Moved`]).
+pub fn moved(tokens: TokenStream) -> Moved {
+    Moved(Cell::new(Some(tokens)))
+}
+
+impl ToTokens for Moved {
+    fn to_tokens(&self, dst: &mut TokenStream) {
+        let tokens = self.0.take();
+        debug_assert!(tokens.is_some(), "moved tokens interpolated twice");
+        dst.extend(tokens.into_iter().flatten());
+    }
 }
 
 /// The type as a field or return type, with models reached through `models`

@@ -40,15 +40,33 @@ pub fn lower(spec: &OpenApi) -> Result<(Api, Vec<Warning<Located>>), Vec<Located
 
 /// [`lower`] with the choices of [`crate::Options`] that bear on the IR
 /// ([`crate::Options::string_formats`]).
+///
+/// The walk for dangling references reads the whole document and decides nothing the
+/// lowering needs, so it runs on a second thread beside it (the lowering is on the one
+/// core the printing waits for); its finding still comes first, the lowering's result
+/// thrown away, as when it ran before the lowering. The lowering reads a dangling
+/// reference as an error of its own; were it to panic on such a document, the panic is
+/// not raised when the walk has found one (the panic hook would still print it: no
+/// document of the tests, the dangling ones among them, makes it panic).
 pub fn lower_with(
     spec: &OpenApi,
     options: &crate::Options,
 ) -> Result<(Api, Vec<Warning<Located>>), Vec<Located>> {
-    let dangling = refs::dangling(spec);
-    if !dangling.is_empty() {
-        return Err(dangling);
-    }
-    lower_resolved(spec, options).map_err(|problem| vec![problem])
+    std::thread::scope(|scope| {
+        let dangling = scope.spawn(|| refs::dangling(spec));
+        let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            lower_resolved(spec, options)
+        }));
+        let dangling = dangling
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        if !dangling.is_empty() {
+            return Err(dangling);
+        }
+        lowered
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            .map_err(|problem| vec![problem])
+    })
 }
 
 /// [`lower`] once every reference is known to lead somewhere.
