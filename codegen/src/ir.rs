@@ -38,6 +38,10 @@ pub struct Api {
     /// The spec as JSON Schema 2020-12 (JSON text) that a generated server judges
     /// requests against ([`crate::Options::server`]); `None`: no server is generated.
     pub server_document: Option<String>,
+    /// Whether the crate has its client (`false`: [`crate::Options::server_only`]). Without
+    /// it nothing decodes answers or validates requests before sending, so the models
+    /// derive `Deserialize` for the server alone and have no `validate`.
+    pub client: bool,
 }
 
 /// A security scheme whose credential the client holds and sends.

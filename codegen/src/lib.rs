@@ -134,6 +134,10 @@ pub struct Options {
     /// feature of that name, with a typed request and answer per operation, a
     /// `trait Api` and an axum `router` that judges every request against the spec.
     pub server: bool,
+    /// Generate the server half alone (`--server-only`; implies [`Options::server`]): the
+    /// models and the server, no client, so a service built on the crate compiles neither
+    /// `reqwest` nor the client's runtime. The `server` feature is on by default there.
+    pub server_only: bool,
 }
 
 /// Generates the crate's source files from spec text. `source_name` names the file in
@@ -174,7 +178,7 @@ pub fn generate_str_with(
             Error::Specs(source.errors(problems))
         }
     })?;
-    if options.server {
+    if options.server || options.server_only {
         api.server_document = Some(server_document::text(&source)?.to_string());
     }
     if !freed.is_empty() {

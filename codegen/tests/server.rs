@@ -4,7 +4,8 @@
 //! Prefect's spec (a real FastAPI application's, 200 operations) compiled clippy-clean
 //! with `-D warnings`. GitHub's description is left out here: the client crate of its
 //! 1,000 operations is the bulk of the corpus compile test's twenty minutes already, and
-//! its server was checked by hand (see codegen/README.md).
+//! its server was checked by hand (see codegen/README.md). The server alone
+//! (`--server-only`, no client) is compiled for Prefect's spec and the project's.
 
 mod common;
 
@@ -22,6 +23,50 @@ fn server_spec(path: std::path::PathBuf, name: String) -> Spec {
             ..codegen::Options::default()
         },
     )
+}
+
+fn server_only_spec(path: std::path::PathBuf, name: String) -> Spec {
+    let mut spec = server_spec(path, name);
+    spec.4.server_only = true;
+    spec
+}
+
+/// The project's spec generated without its client: the files, the manifest and the root
+/// rustdoc, pinned (no compile: the test below compiles it).
+#[test]
+fn a_server_only_crate_has_no_client() {
+    let path = manifest().join("../spec/openapi.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let options = codegen::Options {
+        server_only: true,
+        crate_name: Some("trading-server".to_owned()),
+        ..codegen::Options::default()
+    };
+    let generated =
+        codegen::generate_str_with("spec/openapi.yaml", &text, "spec/openapi.yaml", &options)
+            .unwrap();
+    let paths: Vec<&str> = generated.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["lib.rs", "models.rs", "server.rs", "server_runtime.rs", "server_document.rs"]
+    );
+    let models = &generated.files[1].contents;
+    assert!(!models.contains("fn validate("), "no client: nothing validates before sending");
+    assert!(!models.contains("crate::error::"), "no client runtime to read answers with");
+    let info = codegen::CrateInfo {
+        name: "trading-server".to_owned(),
+        spec_name: "spec/openapi.yaml".to_owned(),
+        command: "cargo xtask codegen --spec spec/openapi.yaml --server-only".to_owned(),
+    };
+    let root = codegen::root_files(&generated.dependencies, &info, generated.example.as_deref());
+    let manifest_text = &root.iter().find(|f| f.path == "Cargo.toml").unwrap().contents;
+    assert!(!manifest_text.contains("reqwest"));
+    insta::assert_snapshot!("server_only_cargo_toml", manifest_text);
+    insta::assert_snapshot!("server_only_lib_rs", generated.files[0].contents);
+    insta::assert_snapshot!(
+        "server_only_readme",
+        root.iter().find(|f| f.path == "README.md").unwrap().contents
+    );
 }
 
 #[test]
@@ -53,7 +98,20 @@ fn the_corpus_and_prefect_servers_compile_without_warnings() {
         manifest().join("../spec/openapi.yaml"),
         "gen-project-server".to_owned(),
     ));
+    specs.push(server_only_spec(
+        manifest().join("../spec/openapi.yaml"),
+        "gen-project-server-only".to_owned(),
+    ));
+    specs.push(server_only_spec(
+        manifest().join("../conformance/values/tests/specs/prefect-3.9.1-openapi.json"),
+        "gen-prefect-server-only".to_owned(),
+    ));
     check_crates(&specs, |dir| {
+        for alone in ["gen-project-server-only", "gen-prefect-server-only"] {
+            assert!(!dir.join(alone).join("src/client.rs").exists());
+            let manifest = std::fs::read_to_string(dir.join(alone).join("Cargo.toml")).unwrap();
+            assert!(!manifest.contains("reqwest"), "{alone} has no client");
+        }
         let server = std::fs::read_to_string(dir.join("gen-prefect-server/src/server.rs")).unwrap();
         assert!(server.contains("pub trait Api"));
         assert!(server.contains("pub fn router<A: Api>"));

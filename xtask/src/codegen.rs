@@ -70,6 +70,11 @@ pub struct Args {
     /// says what it holds, so a plain regeneration keeps its server.
     #[arg(long)]
     server: bool,
+    /// Generate the server half alone: the models and the server, no client (no
+    /// `reqwest`, no client runtime), the `server` feature on by default. For a service
+    /// whose clients are built elsewhere.
+    #[arg(long)]
+    server_only: bool,
 }
 
 /// The repository root: xtask's manifest directory's parent.
@@ -318,7 +323,8 @@ fn generate(
         string_formats: args.string_formats,
         tolerant: args.tolerant,
         crate_name,
-        server: args.server || out_declares_server(args, &root()),
+        server: args.server || args.server_only || out_declares_server(args, &root()),
+        server_only: args.server_only,
     };
     let generated = match codegen::generate_str_with(header_name, text, header_name, &options) {
         Ok(generated) => generated,
@@ -481,6 +487,7 @@ mod tests {
             string_formats: false,
             tolerant: false,
             server: false,
+            server_only: false,
         }
     }
 

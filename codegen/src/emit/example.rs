@@ -22,6 +22,9 @@ const MAX_DEPTH: usize = 3;
 /// The example's Rust code (no fences), for crate `lib` (the library's name as Rust code
 /// spells it: the package name with `-` as `_`).
 pub fn code(api: &Api, lib: &str) -> String {
+    if !api.client {
+        return server_code(lib);
+    }
     let base = api
         .server_url
         .clone()
@@ -49,27 +52,57 @@ pub fn code(api: &Api, lib: &str) -> String {
     out
 }
 
+/// The example of a server-only crate: an implementation that starts with no method
+/// written (each answers 501 until it is) and the router it is served through. The same
+/// for every spec, since the trait's defaults need no operation to be chosen.
+fn server_code(lib: &str) -> String {
+    format!(
+        "use {lib}::server::{{router, Api}};\n\n\
+         /// The service: write the methods of `Api` one by one; those not written yet\n\
+         /// answer 501 Not Implemented, and every request is judged against the spec\n\
+         /// before a method sees it.\n\
+         struct Service;\n\n\
+         impl Api for Service {{}}\n\n\
+         /// The service's routes, served with `axum::serve` on a `tokio::net::TcpListener`.\n\
+         fn app() -> axum::Router {{\n    \
+         router(Service)\n\
+         }}\n"
+    )
+}
+
 /// The library name of package `package` (`trading-api` is `trading_api` in code).
 pub fn lib_name(package: &str) -> String {
     package.replace('-', "_")
 }
 
-/// The crate's root rustdoc section holding the example, compiled as a doctest.
-pub fn rustdoc(code: &str) -> String {
+/// What the example shows, in a sentence: a call of the client, or a server-only
+/// crate's service.
+fn intro(client: bool) -> &'static str {
+    if client {
+        "Call an operation and tell a documented error answer from the rest"
+    } else {
+        "Implement the spec's operations and serve them"
+    }
+}
+
+/// The crate's root rustdoc section holding the example, compiled as a doctest; `client`:
+/// whether the crate has its client (see [`code`]).
+pub fn rustdoc(code: &str, client: bool) -> String {
     format!(
         "# Example\n\n\
-         Call an operation and tell a documented error answer from the rest:\n\n\
-         ```no_run\n{code}```"
+         {}:\n\n\
+         ```no_run\n{code}```",
+        intro(client)
     )
 }
 
 /// The README section holding the example.
-pub fn readme(code: &str) -> String {
+pub fn readme(code: &str, client: bool) -> String {
     format!(
         "## Example\n\n\
-         Call an operation and tell a documented error answer from the rest (the same code \
-         is the crate's doctest):\n\n\
-         ```rust\n{code}```\n"
+         {} (the same code is the crate's doctest):\n\n\
+         ```rust\n{code}```\n",
+        intro(client)
     )
 }
 

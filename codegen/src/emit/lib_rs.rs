@@ -62,7 +62,7 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
     // rustdoc strips after `//!`.
     let example = api.crate_name.as_deref().map(|name| {
         let code = super::example::code(api, &super::example::lib_name(name));
-        let section = super::example::rustdoc(&code);
+        let section = super::example::rustdoc(&code, api.client);
         let lines: Vec<String> = std::iter::once(String::new())
             .chain(section.lines().map(|l| {
                 if l.is_empty() {
@@ -74,6 +74,9 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
             .collect();
         quote! { #(#![doc = #lines])* }
     });
+    if !api.client {
+        return server_only(&doc, example, server_modules);
+    }
     quote! {
         #doc
         #![doc = ""]
@@ -112,6 +115,36 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
         #credential_error
         #secret_fields
         #offsetless
+    }
+}
+
+/// `lib.rs` of a crate without its client (`--server-only`): the models and the server
+/// modules, no client runtime, no re-exports of it.
+fn server_only(
+    doc: &TokenStream,
+    example: Option<TokenStream>,
+    server_modules: Option<TokenStream>,
+) -> TokenStream {
+    quote! {
+        #doc
+        #![doc = ""]
+        #![doc = " Generated from the spec without its client: [`models`] holds one type per"]
+        #![doc = " schema, `server` (feature `server`, on by default) a typed request and"]
+        #![doc = " answer per operation, the `Api` trait to implement and the axum `router`"]
+        #![doc = " that judges every request against the spec before `Api` sees it."]
+        #example
+        #![warn(missing_docs)]
+        // Spec prose is Markdown for other tools; rustdoc's HTML and link checks do not apply.
+        #![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
+        #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
+        // Variant names are the spec's words (its enum values, its statuses' reasons): when
+        // they all share a word, dropping it would part them from what the spec says.
+        #![allow(clippy::enum_variant_names)]
+
+        // rustfmt would re-wrap the printed code; the generator's bytes are the truth.
+        #[rustfmt::skip]
+        pub mod models;
+        #server_modules
     }
 }
 

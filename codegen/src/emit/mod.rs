@@ -83,15 +83,17 @@ pub fn emit_pieces(api: &Api) -> Vec<Pieces> {
             path: "models.rs".to_owned(),
             pieces: render::pieces(models::emit(api)),
         },
-        Pieces {
+    ];
+    if api.client {
+        out.push(Pieces {
             path: "client.rs".to_owned(),
             pieces: client,
-        },
-    ];
-    out.extend(runtime::files(&needs, "").into_iter().map(|f| Pieces {
-        pieces: of_text(&f.contents),
-        path: f.path,
-    }));
+        });
+        out.extend(runtime::files(&needs, "").into_iter().map(|f| Pieces {
+            pieces: of_text(&f.contents),
+            path: f.path,
+        }));
+    }
     if let Some(document) = &api.server_document {
         let has = has_schema(document);
         out.push(Pieces {
@@ -162,12 +164,13 @@ pub fn emit(api: &Api, spec_name: &str) -> Result<Vec<File>, Error> {
     client.push_str(RUNTIME_CLIENT);
     client.push_str(&runtime::client_part(&needs));
     let lib = render::render("lib.rs", lib_rs::emit(api, &needs.modules()))?;
-    let mut files = vec![
-        file("lib.rs", lib),
-        file("models.rs", parts.models),
-        file("client.rs", client),
-    ];
-    files.extend(runtime::files(&needs, &header));
+    let mut files = vec![file("lib.rs", lib), file("models.rs", parts.models)];
+    // A server-only crate: the client was printed beside the models (the parts share the
+    // threads) and is left out here, with its runtime.
+    if api.client {
+        files.push(file("client.rs", client));
+        files.extend(runtime::files(&needs, &header));
+    }
     if let Some(document) = &api.server_document {
         let has = has_schema(document);
         files.push(file(

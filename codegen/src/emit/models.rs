@@ -849,6 +849,11 @@ pub const DESERIALIZE_REQUESTS: &str = "deserialize-requests";
 /// struct), and a client only ever serializes them. A server or test double built on
 /// the crate turns the feature on.
 fn decoded_types(api: &Api) -> BTreeSet<String> {
+    if !api.client {
+        // No client decodes anything: every model derives `Deserialize` behind the
+        // feature the server turns on, strictly.
+        return BTreeSet::new();
+    }
     fn named(ty: &Ty, out: &mut Vec<String>) {
         match ty {
             Ty::Named(n) => out.push(n.clone()),

@@ -123,10 +123,14 @@ fn lower_resolved(
     let mut types = std::mem::take(&mut lowerer.types);
     merged::name(&mut lowerer, &mut types, &mut operations);
     schema::box_cycles(&mut types);
-    schema::mark_validating(&mut types);
+    if !options.server_only {
+        // `validate` checks a request before the client sends it: a server-only crate
+        // judges requests by the spec's schemas instead.
+        schema::mark_validating(&mut types);
+    }
     schema::mark_request(&mut types, &operations);
     let api = Api {
-        doc: crate_doc(spec),
+        doc: crate_doc(spec, !options.server_only),
         types,
         operations,
         schemes,
@@ -136,6 +140,7 @@ fn lower_resolved(
         server_url: absolute_server(spec),
         crate_name: options.crate_name.clone(),
         server_document: None,
+        client: !options.server_only,
         components: lowerer.components.into_iter().collect(),
     };
     Ok((api, lowerer.warnings))
@@ -212,13 +217,15 @@ fn parse_unit(unit: &str) -> Option<LengthUnit> {
     }
 }
 
-/// The crate's rustdoc: title, version and description of the API.
-fn crate_doc(spec: &OpenApi) -> String {
+/// The crate's rustdoc: title, version and description of the API; `client`: whether the
+/// crate has its client (else its server alone).
+fn crate_doc(spec: &OpenApi, client: bool) -> String {
     let info = &spec.info;
     let mut doc = format!(
-        "{} (version {}): models and async client.",
+        "{} (version {}): models and {}.",
         info.title.as_ref().and_then(Text::as_str).unwrap_or("API"),
-        info.version.as_deref().unwrap_or("unknown")
+        info.version.as_deref().unwrap_or("unknown"),
+        if client { "async client" } else { "axum server" }
     );
     for prose in [&info.summary, &info.description] {
         if let Some(text) = prose.as_ref().and_then(Text::as_str) {
