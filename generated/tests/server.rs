@@ -3,8 +3,8 @@
 //! called by the generated client (the same reading of the spec on both ends) and by raw
 //! requests that break the spec one constraint at a time, each of which must get the
 //! operation's declared 400 in the spec's error schema before the implementation sees it;
-//! then the protocol's own answers (404, 405 with `Allow`, 413, 415) and the 501 of an
-//! operation left unwritten.
+//! then the protocol's own answers (404, 405 with `Allow`, 413, 415), the 501 of an
+//! operation left unwritten and the 500 of one that panics.
 
 use std::sync::{Arc, Mutex};
 
@@ -12,11 +12,12 @@ use serde_json::{Value, json};
 use trading_api::Client;
 use trading_api::models::{CategoryPositionLimit, ContactInfo, UpdateContactInfoName};
 use trading_api::server::{
-    Api, ListCategoryPositionLimitsRequest, ListCategoryPositionLimitsResponse, Problem,
+    Api, GetCategoryPositionLimitRequest, GetCategoryPositionLimitResponse,
+    ListCategoryPositionLimitsRequest, ListCategoryPositionLimitsResponse, Problem,
     UpdateContactInfoNameRequest, UpdateContactInfoNameResponse, router_with,
 };
 
-/// Two operations written, the rest left to the trait's 501; every request the
+/// Two operations written (and a third that panics), the rest left to the trait's 501; every request the
 /// implementation sees is kept, so a test can prove a refused one never reached it.
 #[derive(Default, Clone)]
 struct Small {
@@ -61,6 +62,14 @@ impl Api for Small {
         let body = serde_json::from_value(json!({"errorText": "", "contactInfo": info}))
             .expect("an answer");
         Ok(UpdateContactInfoNameResponse::Ok(body))
+    }
+
+    /// An implementation's bug: the router must still answer, and go on serving.
+    async fn get_category_position_limit(
+        &self,
+        request: GetCategoryPositionLimitRequest,
+    ) -> Result<GetCategoryPositionLimitResponse, Problem> {
+        panic!("a bug in the implementation (id {})", request.id)
     }
 }
 
@@ -244,4 +253,26 @@ async fn the_protocol_answers_come_before_the_implementation() {
         "{problem}"
     );
     assert!(api.seen.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_panicking_implementation_answers_500_and_the_server_goes_on() {
+    let base = serve(Small::default()).await;
+    let http = reqwest::Client::new();
+    let r = http
+        .get(format!("{base}/categoryPositionLimit/item?id=3"))
+        .send()
+        .await
+        .expect("an answer, not a dropped connection");
+    assert_eq!(r.status(), 500);
+    assert_eq!(r.headers()["content-type"], "application/problem+json");
+    let problem: Value = r.json().await.unwrap();
+    assert_eq!(problem["status"], 500, "{problem}");
+    let r = http
+        .get(format!("{base}/categoryPositionLimit/deps?masterid=4"))
+        .bearer_auth("t")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "the next request is served");
 }

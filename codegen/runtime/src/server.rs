@@ -1372,10 +1372,14 @@ fn violation_item(schemas: &Schemas, item: Option<&Value>, v: &Violation) -> Opt
 }
 
 /// The layer behind the generated router: a method the path does not take gets its 405
-/// (axum sets `Allow`) as problem details, and an unknown path its 404.
+/// (axum sets `Allow`) as problem details, and an unknown path its 404. A panic behind it
+/// (in the implementation, most likely) answers a 500 in problem details rather than
+/// dropping the connection without a word; the server goes on serving.
 pub async fn protocol(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
     let method = request.method().clone();
-    let response = next.run(request).await;
+    let Ok(response) = CatchUnwind(std::pin::pin!(next.run(request))).await else {
+        return Problem::internal("the implementation panicked while answering").into_response();
+    };
     if response.status() == StatusCode::METHOD_NOT_ALLOWED
         && response.headers().get(header::CONTENT_TYPE).is_none()
     {
@@ -1399,6 +1403,29 @@ pub async fn protocol(request: axum::extract::Request, next: axum::middleware::N
         return Response::from_parts(parts, Body::from(body));
     }
     response
+}
+
+/// A future whose panic is caught, as `futures::FutureExt::catch_unwind` does: each poll
+/// of the inner future runs under `catch_unwind`. `AssertUnwindSafe` because nothing the
+/// inner future held is used again after its panic: it is dropped with this future.
+struct CatchUnwind<F>(F);
+
+impl<F: std::future::Future + Unpin> std::future::Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn std::any::Any + Send>>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let inner = &mut self.0;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            std::pin::Pin::new(&mut *inner).poll(cx)
+        })) {
+            Ok(std::task::Poll::Ready(value)) => std::task::Poll::Ready(Ok(value)),
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Err(payload) => std::task::Poll::Ready(Err(payload)),
+        }
+    }
 }
 
 /// The router's answer to a path no operation has.
