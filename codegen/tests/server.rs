@@ -48,24 +48,43 @@ fn a_server_only_crate_has_no_client() {
     let paths: Vec<&str> = generated.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(
         paths,
-        ["lib.rs", "models.rs", "server.rs", "server_runtime.rs", "server_document.rs"]
+        [
+            "lib.rs",
+            "models.rs",
+            "server.rs",
+            "server_runtime.rs",
+            "server_document.rs"
+        ]
     );
     let models = &generated.files[1].contents;
-    assert!(!models.contains("fn validate("), "no client: nothing validates before sending");
-    assert!(!models.contains("crate::error::"), "no client runtime to read answers with");
+    assert!(
+        !models.contains("fn validate("),
+        "no client: nothing validates before sending"
+    );
+    assert!(
+        !models.contains("crate::error::"),
+        "no client runtime to read answers with"
+    );
     let info = codegen::CrateInfo {
         name: "trading-server".to_owned(),
         spec_name: "spec/openapi.yaml".to_owned(),
         command: "cargo xtask codegen --spec spec/openapi.yaml --server-only".to_owned(),
     };
     let root = codegen::root_files(&generated.dependencies, &info, generated.example.as_deref());
-    let manifest_text = &root.iter().find(|f| f.path == "Cargo.toml").unwrap().contents;
+    let manifest_text = &root
+        .iter()
+        .find(|f| f.path == "Cargo.toml")
+        .unwrap()
+        .contents;
     assert!(!manifest_text.contains("reqwest"));
     insta::assert_snapshot!("server_only_cargo_toml", manifest_text);
     insta::assert_snapshot!("server_only_lib_rs", generated.files[0].contents);
     insta::assert_snapshot!(
         "server_only_readme",
-        root.iter().find(|f| f.path == "README.md").unwrap().contents
+        root.iter()
+            .find(|f| f.path == "README.md")
+            .unwrap()
+            .contents
     );
 }
 

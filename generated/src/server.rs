@@ -11,6 +11,9 @@
 //! the errors fit it, else RFC 9457 problem details. The implementation gets a
 //! typed request and answers one of the operation's declared responses, or a
 //! [`Problem`] for anything else (a method left to its default answers 501).
+//! Before any judging (after 404, 405 and 413), [`Api::authorize`] sees the
+//! operation and its credentials: a request without a good credential can be
+//! refused (401, 403) before it learns what else is wrong with it.
 
 use std::sync::{Arc, OnceLock};
 
@@ -132,6 +135,14 @@ async fn handle_exchange_token<A: Api>(
         Ok(incoming) => incoming,
         Err(refused) => return refused.problem().into_response(),
     };
+    let credentials = Credentials::read(&incoming);
+    let operation = Operation {
+        method: "exchange_token",
+        security: &[],
+    };
+    if let Err(problem) = state.api.authorize(operation, &credentials).await {
+        return problem.into_response();
+    }
     let schemas = schemas();
     let body = match incoming
         .body_media(&["application/json", "application/x-www-form-urlencoded"], true)
@@ -182,7 +193,7 @@ async fn handle_exchange_token<A: Api>(
     };
     let request = ExchangeTokenRequest {
         body,
-        credentials: Credentials::read(&incoming),
+        credentials,
     };
     match state.api.exchange_token(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -274,6 +285,14 @@ async fn handle_update_contact_info_name<A: Api>(
         Ok(incoming) => incoming,
         Err(refused) => return refused.problem().into_response(),
     };
+    let credentials = Credentials::read(&incoming);
+    let operation = Operation {
+        method: "update_contact_info_name",
+        security: &[&["bearerAuth"]],
+    };
+    if let Err(problem) = state.api.authorize(operation, &credentials).await {
+        return problem.into_response();
+    }
     let schemas = schemas();
     let body = match incoming.body_media(&["application/json"], true) {
         Err(problem) => return problem.into_response(),
@@ -304,7 +323,7 @@ async fn handle_update_contact_info_name<A: Api>(
     };
     let request = UpdateContactInfoNameRequest {
         body,
-        credentials: Credentials::read(&incoming),
+        credentials,
     };
     match state.api.update_contact_info_name(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -379,6 +398,14 @@ async fn handle_list_category_position_limits<A: Api>(
         Ok(incoming) => incoming,
         Err(refused) => return refused.problem().into_response(),
     };
+    let credentials = Credentials::read(&incoming);
+    let operation = Operation {
+        method: "list_category_position_limits",
+        security: &[&["bearerAuth"]],
+    };
+    if let Err(problem) = state.api.authorize(operation, &credentials).await {
+        return problem.into_response();
+    }
     let schemas = schemas();
     let param_masterid = incoming
         .param(
@@ -410,7 +437,7 @@ async fn handle_list_category_position_limits<A: Api>(
     };
     let request = ListCategoryPositionLimitsRequest {
         masterid: param_masterid,
-        credentials: Credentials::read(&incoming),
+        credentials,
     };
     match state.api.list_category_position_limits(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -493,6 +520,14 @@ async fn handle_get_category_position_limit<A: Api>(
         Ok(incoming) => incoming,
         Err(refused) => return refused.problem().into_response(),
     };
+    let credentials = Credentials::read(&incoming);
+    let operation = Operation {
+        method: "get_category_position_limit",
+        security: &[&["bearerAuth"]],
+    };
+    if let Err(problem) = state.api.authorize(operation, &credentials).await {
+        return problem.into_response();
+    }
     let schemas = schemas();
     let param_id = incoming
         .param(
@@ -523,7 +558,7 @@ async fn handle_get_category_position_limit<A: Api>(
     };
     let request = GetCategoryPositionLimitRequest {
         id: param_id,
-        credentials: Credentials::read(&incoming),
+        credentials,
     };
     match state.api.get_category_position_limit(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -598,6 +633,14 @@ async fn handle_find_exchange_scopes<A: Api>(
         Ok(incoming) => incoming,
         Err(refused) => return refused.problem().into_response(),
     };
+    let credentials = Credentials::read(&incoming);
+    let operation = Operation {
+        method: "find_exchange_scopes",
+        security: &[&["bearerAuth"]],
+    };
+    if let Err(problem) = state.api.authorize(operation, &credentials).await {
+        return problem.into_response();
+    }
     let schemas = schemas();
     let param_names = incoming
         .param(
@@ -629,7 +672,7 @@ async fn handle_find_exchange_scopes<A: Api>(
     };
     let request = FindExchangeScopesRequest {
         names: param_names,
-        credentials: Credentials::read(&incoming),
+        credentials,
     };
     match state.api.find_exchange_scopes(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -706,6 +749,14 @@ async fn handle_suggest_risk_categories<A: Api>(
         Ok(incoming) => incoming,
         Err(refused) => return refused.problem().into_response(),
     };
+    let credentials = Credentials::read(&incoming);
+    let operation = Operation {
+        method: "suggest_risk_categories",
+        security: &[&["bearerAuth"]],
+    };
+    if let Err(problem) = state.api.authorize(operation, &credentials).await {
+        return problem.into_response();
+    }
     let schemas = schemas();
     let param_text = incoming
         .param(
@@ -751,7 +802,7 @@ async fn handle_suggest_risk_categories<A: Api>(
     let request = SuggestRiskCategoriesRequest {
         text: param_text,
         limit: param_limit,
-        credentials: Credentials::read(&incoming),
+        credentials,
     };
     match state.api.suggest_risk_categories(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -759,9 +810,35 @@ async fn handle_suggest_risk_categories<A: Api>(
     }
 }
 
+/// Which operation a request is for and what its spec asks of its credentials:
+/// what [`Api::authorize`] is told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Operation {
+    /// The [`Api`] method that answers it.
+    pub method: &'static str,
+    /// The spec's security requirements, as alternatives: each names the schemes
+    /// (their `components.securitySchemes` keys) a request sends together; an
+    /// empty one is the anonymous alternative. None at all: no credential asked.
+    pub security: &'static [&'static [&'static str]],
+}
+
 /// The operations of the spec, one method each. A method not written answers 501
 /// (`Problem::not_implemented`), so an implementation can start with a few.
 pub trait Api: Send + Sync + 'static {
+    /// Called for every request before its parameters and body are judged: an
+    /// `Err` is the answer (`Problem::new(StatusCode::UNAUTHORIZED, ..)`, say).
+    /// The default lets every request through, each method then seeing the
+    /// credentials in its request; the generated code checks none itself.
+    fn authorize(
+        &self,
+        operation: Operation,
+        credentials: &Credentials,
+    ) -> impl std::future::Future<Output = Result<(), Problem>> + Send {
+        let _ = (operation, credentials);
+        async { Ok(()) }
+    }
+
     /// Exchange an OAuth authorization code (or other grant) for an access token.
     ///
     /// Used to exchange an OAuth authorization code for an access token; the code is the one

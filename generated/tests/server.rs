@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use trading_api::Client;
 use trading_api::models::{CategoryPositionLimit, ContactInfo, UpdateContactInfoName};
 use trading_api::server::{
-    Api, GetCategoryPositionLimitRequest, GetCategoryPositionLimitResponse,
-    ListCategoryPositionLimitsRequest, ListCategoryPositionLimitsResponse, Problem,
+    Api, Credentials, GetCategoryPositionLimitRequest, GetCategoryPositionLimitResponse,
+    ListCategoryPositionLimitsRequest, ListCategoryPositionLimitsResponse, Operation, Problem,
     UpdateContactInfoNameRequest, UpdateContactInfoNameResponse, router_with,
 };
 
@@ -71,6 +71,58 @@ impl Api for Small {
     ) -> Result<GetCategoryPositionLimitResponse, Problem> {
         panic!("a bug in the implementation (id {})", request.id)
     }
+}
+
+/// Refuses, before anything is judged, a request of an operation that asks for a
+/// credential and sent none; writes no operation itself.
+struct Guarded;
+
+impl Api for Guarded {
+    async fn authorize(
+        &self,
+        operation: Operation,
+        credentials: &Credentials,
+    ) -> Result<(), Problem> {
+        let anonymous = operation.security.is_empty() || operation.security.contains(&&[][..]);
+        if anonymous || credentials.bearer_auth.is_some() {
+            return Ok(());
+        }
+        Err(Problem::new(
+            axum::http::StatusCode::UNAUTHORIZED,
+            format!("{} asks for {:?}", operation.method, operation.security),
+        ))
+    }
+}
+
+#[tokio::test]
+async fn authorize_answers_before_the_request_is_judged() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, router_with(Guarded, 4096)).await });
+    let http = reqwest::Client::new();
+    let broken = format!("{base}/categoryPositionLimit/deps?masterid=not-a-number");
+    let r = http.get(&broken).send().await.unwrap();
+    assert_eq!(
+        r.status(),
+        401,
+        "no credential: refused before the masterid is judged"
+    );
+    let problem: Value = r.json().await.unwrap();
+    assert_eq!(
+        problem["detail"], "list_category_position_limits asks for [[\"bearerAuth\"]]",
+        "{problem}"
+    );
+    let r = http.get(&broken).bearer_auth("t").send().await.unwrap();
+    assert_eq!(r.status(), 400, "with one, the request is judged");
+    // The token exchange asks for no credential (`security: []`): judged at once.
+    let r = http
+        .post(format!("{base}/auth/oauthtoken"))
+        .header("content-type", "application/json")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
 }
 
 /// The router served on a loopback port of the OS's choosing, with a small body limit.

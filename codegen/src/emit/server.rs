@@ -55,6 +55,9 @@ pub fn emit(api: &Api, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
         //! the errors fit it, else RFC 9457 problem details. The implementation gets a
         //! typed request and answers one of the operation's declared responses, or a
         //! [`Problem`] for anything else (a method left to its default answers 501).
+        //! Before any judging (after 404, 405 and 413), [`Api::authorize`] sees the
+        //! operation and its credentials: a request without a good credential can be
+        //! refused (401, 403) before it learns what else is wrong with it.
 
         use std::sync::{Arc, OnceLock};
 
@@ -78,9 +81,35 @@ pub fn emit(api: &Api, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
 
         #(#ops)*
 
+        /// Which operation a request is for and what its spec asks of its credentials:
+        /// what [`Api::authorize`] is told.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub struct Operation {
+            /// The [`Api`] method that answers it.
+            pub method: &'static str,
+            /// The spec's security requirements, as alternatives: each names the schemes
+            /// (their `components.securitySchemes` keys) a request sends together; an
+            /// empty one is the anonymous alternative. None at all: no credential asked.
+            pub security: &'static [&'static [&'static str]],
+        }
+
         /// The operations of the spec, one method each. A method not written answers 501
         /// (`Problem::not_implemented`), so an implementation can start with a few.
         pub trait Api: Send + Sync + 'static {
+            /// Called for every request before its parameters and body are judged: an
+            /// `Err` is the answer (`Problem::new(StatusCode::UNAUTHORIZED, ..)`, say).
+            /// The default lets every request through, each method then seeing the
+            /// credentials in its request; the generated code checks none itself.
+            fn authorize(
+                &self,
+                operation: Operation,
+                credentials: &Credentials,
+            ) -> impl std::future::Future<Output = Result<(), Problem>> + Send {
+                let _ = (operation, credentials);
+                async { Ok(()) }
+            }
+
             #(#methods)*
         }
 
@@ -800,6 +829,11 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
     // The handler calls the trait's method even when the spec deprecates it: the
     // deprecation is for whoever implements or calls the operation, not for the router.
     let allow_deprecated = op.deprecated.then(|| quote!(#[allow(deprecated)]));
+    let method_name = &op.name;
+    let security = op
+        .security
+        .iter()
+        .map(|alternative| quote!(&[#(#alternative),*]));
     quote! {
         #allow_deprecated
         async fn #name<A: Api>(state: Arc<Shared<A>>, request: axum::extract::Request) -> Response {
@@ -807,6 +841,11 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
                 Ok(incoming) => incoming,
                 Err(refused) => return refused.problem().into_response(),
             };
+            let #cred_field = Credentials::read(&incoming);
+            let operation = Operation { method: #method_name, security: &[#(#security),*] };
+            if let Err(problem) = state.api.authorize(operation, &#cred_field).await {
+                return problem.into_response();
+            }
             let schemas = schemas();
             #(#reads)*
             #body_read
@@ -816,7 +855,7 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
             #(#required_binds)*
             let request = #request {
                 #(#field_inits)*
-                #cred_field: Credentials::read(&incoming),
+                #cred_field,
             };
             match state.api.#method(request).await {
                 Ok(answer) => answer.respond(&incoming.headers),

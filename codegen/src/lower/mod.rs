@@ -225,7 +225,11 @@ fn crate_doc(spec: &OpenApi, client: bool) -> String {
         "{} (version {}): models and {}.",
         info.title.as_ref().and_then(Text::as_str).unwrap_or("API"),
         info.version.as_deref().unwrap_or("unknown"),
-        if client { "async client" } else { "axum server" }
+        if client {
+            "async client"
+        } else {
+            "axum server"
+        }
     );
     for prose in [&info.summary, &info.description] {
         if let Some(text) = prose.as_ref().and_then(Text::as_str) {
