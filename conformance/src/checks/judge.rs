@@ -38,6 +38,9 @@ pub(crate) struct Answer<'a> {
     pub vars: &'a Vars,
     /// What earlier answers of the run left for judges that compare with them.
     pub seen: &'a Seen,
+    /// Whether the request names a path the run deleted earlier (a `DELETE` of it
+    /// answered 2xx, nothing answered there since) and was not answered 2xx itself.
+    pub gone: bool,
 }
 
 /// What earlier answers left: the last state of each `preserves-other-fields` target, per
@@ -183,6 +186,16 @@ pub(crate) mod test_support {
     /// What `judge` makes of `resp` as the answer to a plain GET of the built-in spec's
     /// `suggestRiskCategories`, with `options`.
     pub fn on_answer(judge: Judge, options: &CheckOptions, resp: &Response) -> Vec<Finding> {
+        on_answer_to(judge, options, resp, false)
+    }
+
+    /// [`on_answer`] of a request to a path the run deleted (`gone`) or not.
+    pub fn on_answer_to(
+        judge: Judge,
+        options: &CheckOptions,
+        resp: &Response,
+        gone: bool,
+    ) -> Vec<Finding> {
         let spec = Spec::load_builtin().unwrap();
         let validators = Validators::compile(&spec).unwrap();
         let op = spec.operation("suggestRiskCategories").unwrap();
@@ -233,6 +246,7 @@ pub(crate) mod test_support {
             resp,
             vars: &Vars::default(),
             seen: &Seen::default(),
+            gone,
         };
         judge(&answer, options)
     }

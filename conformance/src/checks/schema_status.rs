@@ -17,8 +17,9 @@ pub enum Sent {
     /// Without valid credentials on purpose (`ignored_auth`): a 401 or 403 is the answer
     /// asked for, whether the operation declares it or not.
     WithoutCredentials,
-    /// For a resource the run has just deleted (`use_after_free`): a 404 or 410 is the
-    /// answer asked for, whether the operation declares it or not.
+    /// For a resource the run has deleted (`use_after_free`, or any request to a path a
+    /// `DELETE` of the run emptied): a 404 or 410 is the answer asked for, whether the
+    /// operation declares it or not.
     ForGone,
     /// With a path value the harness made up (`+made-up` cases, see
     /// `plan::builder::made_up`): a 404 or 410 says the value names nothing, which is
@@ -57,7 +58,7 @@ pub fn generic(
     let Some(decl) = op.response(resp.status) else {
         // An answer the request was sent to get, which the operation need not declare.
         let asked_for = match (sent, resp.status) {
-            (Sent::ForGone, 404 | 410) => Some("answers a read of a resource the run deleted"),
+            (Sent::ForGone, 404 | 410) => Some("answers a request for a resource the run deleted"),
             (Sent::MadeUp, 404 | 410) => Some(
                 "answers a path value the harness made up (no example, default or answer gave one)",
             ),
@@ -218,13 +219,12 @@ pub(crate) const DEF: Def = Def {
 /// server error": the spec declares no answer for the first, and the second is judged
 /// elsewhere.
 fn judge(a: &Answer<'_>, _: &CheckOptions) -> Vec<Finding> {
-    let mut findings = generic(
-        a.op,
-        a.validators,
-        a.resp,
-        &a.spec.decisions,
-        Sent::of(a.case, a.step),
-    );
+    // A request for a path the run deleted is for a gone record whatever case sent it.
+    let sent = match Sent::of(a.case, a.step) {
+        Sent::AsDeclared | Sent::MadeUp if a.gone => Sent::ForGone,
+        sent => sent,
+    };
+    let mut findings = generic(a.op, a.validators, a.resp, &a.spec.decisions, sent);
     if a.step.request.method.is_some() || super::chains::is_setup(a.step) {
         findings.truncate(1);
     }
@@ -303,6 +303,25 @@ mod tests {
         );
         assert_eq!(f[0].verdict, Verdict::Failed);
         assert_eq!(f[1].verdict, Verdict::Failed, "503 is not declared");
+    }
+
+    #[test]
+    fn a_404_for_a_path_the_run_deleted_need_not_be_declared() {
+        use crate::checks::judge::test_support::on_answer_to;
+        let options = CheckOptions::default();
+        let status = |gone: bool| {
+            on_answer_to(judge, &options, &resp(404, json!({})), gone)
+                .into_iter()
+                .find(|f| f.check == Check::StatusCodeConformance)
+                .unwrap()
+                .verdict
+        };
+        assert_eq!(status(false), Verdict::Failed, "404 is not declared");
+        assert_eq!(
+            status(true),
+            Verdict::Skipped,
+            "the answer a deleted record gets"
+        );
     }
 
     #[test]

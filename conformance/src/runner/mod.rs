@@ -12,6 +12,7 @@ mod cleanup;
 mod codes;
 mod credentials;
 mod discovery;
+mod gone;
 mod preflight;
 mod reach;
 mod record;
@@ -73,6 +74,8 @@ pub struct Context {
     pub credentials: credentials::Watch,
     /// What the run created, to remove at the end.
     pub created: cleanup::Ledger,
+    /// The paths the run deleted: a 404 there is the answer a deleted record gets.
+    pub gone: gone::Gone,
     /// Requests the harness sent outside any case (a re-check of the credentials), for
     /// the record, which accounts for every request.
     side: Mutex<Vec<Exchange>>,
@@ -105,6 +108,7 @@ impl Context {
             seen: Seen::default(),
             credentials: credentials::Watch::default(),
             created: cleanup::Ledger::default(),
+            gone: gone::Gone::default(),
             side: Mutex::new(Vec::new()),
             reach: reach::Watch::default(),
         }

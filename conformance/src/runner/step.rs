@@ -226,6 +226,15 @@ pub(super) async fn run_step(
         let why = ctx.credentials.dead().unwrap_or_default();
         return (vec![skipped(case, index, why)], exchange, None);
     }
+    let path = built.request.url.path();
+    let gone = !(200..300).contains(&resp.status) && ctx.gone.holds(path);
+    if (200..300).contains(&resp.status) {
+        if op.method.eq_ignore_ascii_case("DELETE") && step.request.method.is_none() {
+            ctx.gone.deleted(path);
+        } else {
+            ctx.gone.answered(path);
+        }
+    }
     if step.request.method.is_none()
         && step.request.path.is_none()
         && op.method.eq_ignore_ascii_case("DELETE")
@@ -267,6 +276,7 @@ pub(super) async fn run_step(
             resp: &resp,
             vars,
             seen: &ctx.seen,
+            gone,
         },
         &ctx.options,
     );
