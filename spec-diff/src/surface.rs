@@ -280,21 +280,34 @@ fn items(list: &[Item], module: &str, out: &mut Surface) {
             Item::Trait(t) if is_pub(&t.vis) => {
                 let mut t = t.clone();
                 strip_docs(&mut t.attrs);
+                let path = join(module, &t.ident.to_string());
+                // A method with a default body is an item of its own (`Api::read_flow`):
+                // adding one is minor, as the Cargo SemVer reference has it (an
+                // implementation keeps compiling), removing or changing it major. The
+                // trait's own entry holds its generics and the items every
+                // implementation must write, so adding one of those changes it: major.
+                let mut required = Vec::new();
                 for item in t.items.iter_mut() {
                     match item {
                         syn::TraitItem::Fn(f) => {
                             strip_docs(&mut f.attrs);
-                            f.default = None;
+                            if f.default.take().is_some() {
+                                out.insert(
+                                    format!("{path}::{}", f.sig.ident),
+                                    Public::Fn(tokens(&f.sig)),
+                                );
+                                continue;
+                            }
                         }
                         syn::TraitItem::Const(c) => strip_docs(&mut c.attrs),
                         syn::TraitItem::Type(ty) => strip_docs(&mut ty.attrs),
                         _ => {}
                     }
+                    required.push(tokens(&*item));
                 }
-                let sigs: Vec<String> = t.items.iter().map(tokens).collect();
                 out.insert(
-                    join(module, &t.ident.to_string()),
-                    Public::Trait(format!("{}{}", tokens(&t.generics), sigs.join(" "))),
+                    path,
+                    Public::Trait(format!("{}{}", tokens(&t.generics), required.join(" "))),
                 );
             }
             Item::Use(u) if is_pub(&u.vis) => {
@@ -595,7 +608,12 @@ fn drop_what_types_took(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
                 && !path.starts_with("impl")
                 && matches!(
                     old.get(path).or_else(|| new.get(path)),
-                    Some(Public::Struct { .. } | Public::Enum { .. } | Public::Alias(_))
+                    Some(
+                        Public::Struct { .. }
+                            | Public::Enum { .. }
+                            | Public::Alias(_)
+                            | Public::Trait(_)
+                    )
                 )
         })
         .map(|(rule, path, _)| (*rule, path.clone()))
@@ -695,5 +713,51 @@ fn same_through_alias(path: &str, item: &Public, here: &Surface, there: &Surface
             there.get(path) == here.get(&target)
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(old: &str, new: &str) -> Vec<(&'static str, String)> {
+        let old = surface([("server.rs", old)]).unwrap();
+        let new = surface([("server.rs", new)]).unwrap();
+        compare(&old, &new)
+            .into_iter()
+            .map(|(rule, path, _)| (rule, path))
+            .collect()
+    }
+
+    #[test]
+    fn a_defaulted_trait_method_added_is_minor_and_a_required_one_major() {
+        let old = "pub trait Api { fn a(&self) {} fn r(&self); }";
+        assert_eq!(
+            rules(
+                old,
+                "pub trait Api { fn a(&self) {} fn b(&self) {} fn r(&self); }"
+            ),
+            [("rust-item-added", "server::Api::b".to_owned())]
+        );
+        assert_eq!(
+            rules(
+                old,
+                "pub trait Api { fn a(&self) {} fn r(&self); fn s(&self); }"
+            ),
+            [("rust-item-kind-changed", "server::Api".to_owned())]
+        );
+        assert_eq!(
+            rules(old, "pub trait Api { fn a(&self, x: u8) {} fn r(&self); }"),
+            [("rust-fn-signature-changed", "server::Api::a".to_owned())]
+        );
+        assert_eq!(
+            rules(old, "pub trait Api { fn r(&self); }"),
+            [("rust-item-removed", "server::Api::a".to_owned())]
+        );
+        assert_eq!(
+            rules(old, ""),
+            [("rust-item-removed", "server::Api".to_owned())],
+            "a trait removed whole is one change, its methods with it"
+        );
     }
 }
