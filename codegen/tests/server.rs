@@ -1,6 +1,8 @@
-//! The server half (`--server`): the focused spec `tests/specs/server/server_constraints.yaml`
-//! with its wire test (every constraint kind refused with the declared answer, every
-//! parameter place and style read back typed), and the server crates of the corpus and of
+//! The server half (`--server`): the focused specs of `tests/specs/server/` with their
+//! wire tests (`server_constraints.yaml`: every constraint kind refused with the declared
+//! answer, every parameter place and style read back typed; `response_headers.yaml`: the
+//! headers each answer declares written on the wire) and a snapshot of the server of the
+//! second, and the server crates of the corpus and of
 //! Prefect's spec (a real FastAPI application's, 200 operations) compiled clippy-clean
 //! with `-D warnings`. GitHub's description is left out here: the client crate of its
 //! 1,000 operations is the bulk of the corpus compile test's twenty minutes already, and
@@ -28,6 +30,42 @@ fn server_spec(path: std::path::PathBuf, name: String) -> Spec {
 fn the_focused_server_spec_refuses_each_constraint_as_declared() {
     let path = manifest().join("tests/specs/server/server_constraints.yaml");
     check_crates(&[server_spec(path.clone(), crate_name(&path))], |_| {});
+}
+
+/// Apart from the other focused server spec: two wired crates in one workspace would
+/// build their usage examples to one file.
+#[test]
+fn the_focused_server_spec_sends_each_declared_header() {
+    let path = manifest().join("tests/specs/server/response_headers.yaml");
+    check_crates(&[server_spec(path.clone(), crate_name(&path))], |_| {});
+}
+
+/// The server of `response_headers.yaml` (its answers' variants, headers structs and
+/// their writers), and the warnings of the headers it leaves out.
+#[test]
+fn response_headers_server_snapshot() {
+    let file = "tests/specs/server/response_headers.yaml";
+    let text = std::fs::read_to_string(manifest().join(file)).unwrap();
+    let options = codegen::Options {
+        server: true,
+        ..codegen::Options::default()
+    };
+    let generated = codegen::generate_str_with(file, &text, file, &options).unwrap();
+    let server = &generated
+        .files
+        .iter()
+        .find(|f| f.path == "server.rs")
+        .unwrap()
+        .contents;
+    let warnings: String = generated
+        .warnings
+        .iter()
+        .map(|w| format!("[{}] {w}\n", w.kind))
+        .collect();
+    insta::assert_snapshot!(
+        "response_headers_server",
+        format!("// warnings\n{warnings}// server.rs\n{server}")
+    );
 }
 
 #[test]
