@@ -752,4 +752,39 @@ pub struct ResponseDef {
     /// Whether the spec declares this answer (`false`: one the client adds, the catch-all
     /// of undocumented successes), so a server sends only declared ones.
     pub declared: bool,
+    /// The headers the answer declares, in spec order, for the server half to write
+    /// (lowered only with [`crate::Options::server`]: the client reads no header of its
+    /// own, and the caller has them all in `Response::headers`).
+    pub headers: Vec<ResponseHeader>,
+}
+
+/// A header a documented answer declares (`headers`), typed as a header parameter of
+/// the same schema is.
+#[derive(Debug, Clone)]
+pub struct ResponseHeader {
+    /// Wire name, as the spec spells it.
+    pub wire: String,
+    /// Rust field name, unique among the answer's headers.
+    pub name: String,
+    /// Rustdoc.
+    pub doc: String,
+    /// Value type (date-times as text, as a parameter's).
+    pub ty: Ty,
+    /// `required: true`: every such answer carries it (else the field is an `Option`).
+    pub required: bool,
+    /// How the value is written.
+    pub encoding: HeaderEncoding,
+}
+
+/// How a header's value is written (OpenAPI's `simple` style, or `content`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderEncoding {
+    /// `simple`: a scalar as its text, a list's items joined by commas, an object's
+    /// properties as `key,value,key,value` (or, exploded, `key=value,key=value`).
+    Simple {
+        /// `explode`.
+        explode: bool,
+    },
+    /// `content: {application/json: …}`: the value's JSON text.
+    JsonText,
 }

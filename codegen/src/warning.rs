@@ -105,6 +105,10 @@ pub enum WarningKind {
     /// A list of objects (or of lists) in the query, for which OpenAPI defines no
     /// encoding: the client sends the whole list as one JSON text.
     QueryJsonList,
+    /// A header an answer declares that the generated server cannot write (a name that
+    /// is no HTTP header name, a repeated one, a value with no text form): left out of
+    /// the answer (`--server` only).
+    ResponseHeaderLeftOut,
 }
 
 impl WarningKind {
@@ -138,6 +142,7 @@ impl WarningKind {
         WarningKind::DeepObjectList,
         WarningKind::DeepObjectValue,
         WarningKind::QueryJsonList,
+        WarningKind::ResponseHeaderLeftOut,
     ];
 
     /// The kind's stable kebab-case name (`free-form-object`).
@@ -171,6 +176,7 @@ impl WarningKind {
             WarningKind::DeepObjectList => "deep-object-list",
             WarningKind::QueryJsonList => "query-json-list",
             WarningKind::DeepObjectValue => "deep-object-value",
+            WarningKind::ResponseHeaderLeftOut => "response-header-left-out",
         }
     }
 
@@ -234,6 +240,9 @@ impl WarningKind {
             }
             WarningKind::QueryJsonList => {
                 "a list of objects in the query goes as one JSON text (OpenAPI defines no encoding for it)"
+            }
+            WarningKind::ResponseHeaderLeftOut => {
+                "a header an answer declares is left out of the generated server's answer"
             }
         }
     }

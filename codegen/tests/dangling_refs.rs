@@ -157,3 +157,64 @@ fn dangling_references_in_every_schema_place_are_named_and_freed() {
     assert_eq!(freed, expected);
     assert!(generated.left_out.is_empty(), "{:?}", generated.left_out);
 }
+
+/// A response header's `$ref` to `components.headers` that names nothing is refused as
+/// a parameter's is, beside a header schema's dangling `$ref` (in an operation's answer
+/// and in a component header), all in one run; with `dangling_refs_as_any` the schema
+/// references are read as any JSON value and the header reference stays an error.
+#[test]
+fn dangling_references_of_response_headers_are_reported() {
+    let spec = r##"
+openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /a:
+    get:
+      operationId: getA
+      responses:
+        "200":
+          description: ok
+          headers:
+            X-Gone: {$ref: "#/components/headers/Gone"}
+            X-Kind: {schema: {$ref: "#/components/schemas/Kind"}}
+            X-Here: {$ref: "#/components/headers/Here"}
+components:
+  headers:
+    Here: {schema: {$ref: "#/components/schemas/Missing"}}
+"##;
+    let err = codegen::generate_str("t.yaml", spec, "t.yaml").unwrap_err();
+    let codegen::Error::Specs(problems) = &err else {
+        panic!("expected every dangling $ref, got: {err}");
+    };
+    let found: Vec<(&str, &str)> = problems
+        .iter()
+        .map(|p| (p.pointer.as_str(), p.message.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "/components/headers/Here/schema/$ref",
+                "$ref `#/components/schemas/Missing` points at no schema of `components.schemas`"
+            ),
+            (
+                "/paths/~1a/get/responses/200/headers/X-Gone/$ref",
+                "$ref `#/components/headers/Gone` points at no header of `components.headers`"
+            ),
+            (
+                "/paths/~1a/get/responses/200/headers/X-Kind/schema/$ref",
+                "$ref `#/components/schemas/Kind` points at no schema of `components.schemas`"
+            ),
+        ]
+    );
+    let options = codegen::Options {
+        dangling_refs_as_any: true,
+        ..codegen::Options::default()
+    };
+    let err = codegen::generate_str_with("t.yaml", spec, "t.yaml", &options).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "t.yaml:12: at /paths/~1a/get/responses/200/headers/X-Gone/$ref: $ref \
+         `#/components/headers/Gone` points at no header of `components.headers`"
+    );
+}

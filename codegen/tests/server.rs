@@ -1,10 +1,12 @@
-//! The server half (`--server`): the focused spec `tests/specs/server/server_constraints.yaml`
-//! with its wire test (every constraint kind refused with the declared answer, every
-//! parameter place and style read back typed), and the server crates of the whole corpus
-//! (GitHub's description among them: 767 operations, a 246,000-line crate, about two
-//! minutes of clippy on two cores) and of Prefect's spec (a real FastAPI application's,
-//! 200 operations) compiled clippy-clean with `-D warnings`. The server alone
-//! (`--server-only`, no client) is compiled for Prefect's spec and the project's.
+//! The server half (`--server`): the focused specs of `tests/specs/server/` with their
+//! wire tests (`server_constraints.yaml`: every constraint kind refused with the declared
+//! answer, every parameter place and style read back typed; `response_headers.yaml`: the
+//! headers each answer declares written on the wire) and a snapshot of the server of the
+//! second, and the server crates of the whole corpus (GitHub's description among them:
+//! 767 operations, a 246,000-line crate, about two minutes of clippy on two cores) and of
+//! Prefect's spec (a real FastAPI application's, 200 operations) compiled clippy-clean
+//! with `-D warnings`. The server alone (`--server-only`, no client) is compiled for
+//! Prefect's spec and the project's.
 
 mod common;
 
@@ -91,6 +93,42 @@ fn a_server_only_crate_has_no_client() {
 fn the_focused_server_spec_refuses_each_constraint_as_declared() {
     let path = manifest().join("tests/specs/server/server_constraints.yaml");
     check_crates(&[server_spec(path.clone(), crate_name(&path))], |_| {});
+}
+
+/// Apart from the other focused server spec: two wired crates in one workspace would
+/// build their usage examples to one file.
+#[test]
+fn the_focused_server_spec_sends_each_declared_header() {
+    let path = manifest().join("tests/specs/server/response_headers.yaml");
+    check_crates(&[server_spec(path.clone(), crate_name(&path))], |_| {});
+}
+
+/// The server of `response_headers.yaml` (its answers' variants, headers structs and
+/// their writers), and the warnings of the headers it leaves out.
+#[test]
+fn response_headers_server_snapshot() {
+    let file = "tests/specs/server/response_headers.yaml";
+    let text = std::fs::read_to_string(manifest().join(file)).unwrap();
+    let options = codegen::Options {
+        server: true,
+        ..codegen::Options::default()
+    };
+    let generated = codegen::generate_str_with(file, &text, file, &options).unwrap();
+    let server = &generated
+        .files
+        .iter()
+        .find(|f| f.path == "server.rs")
+        .unwrap()
+        .contents;
+    let warnings: String = generated
+        .warnings
+        .iter()
+        .map(|w| format!("[{}] {w}\n", w.kind))
+        .collect();
+    insta::assert_snapshot!(
+        "response_headers_server",
+        format!("// warnings\n{warnings}// server.rs\n{server}")
+    );
 }
 
 #[test]

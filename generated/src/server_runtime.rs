@@ -1198,7 +1198,8 @@ pub fn empty(status: StatusCode) -> Response {
 }
 
 /// Adds a header the answer declares; a value that is not a valid header value is left
-/// out rather than sent broken.
+/// out rather than sent broken. (The generated answers write their declared headers with
+/// [`put_header`], which makes a broken one a 500 problem instead.)
 pub fn add_header(response: &mut Response, name: &str, value: &str) {
     if let (Ok(v), Ok(name)) = (
         HeaderValue::from_str(value),
@@ -1206,6 +1207,103 @@ pub fn add_header(response: &mut Response, name: &str, value: &str) {
     ) {
         response.headers_mut().insert(name, v);
     }
+}
+
+/// How an answer's header value is written: OpenAPI's `simple` style (the only one it
+/// defines for headers), or the JSON text of a header described by `content`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderStyle {
+    /// A scalar as its text, a list's items joined by commas, an object's properties as
+    /// `key,value,key,value` or, exploded, `key=value,key=value`: as a client writes a
+    /// header parameter.
+    Simple {
+        /// `explode`.
+        explode: bool,
+    },
+    /// The value's JSON text.
+    JsonText,
+}
+
+/// Puts the header `name` of an answer into `headers`, its `value` written in `style`
+/// (see [`header_text`]); a value that writes to nothing (`null`, an optional header left
+/// `None`, an object without a set property) puts no header.
+///
+/// # Errors
+/// A 500 problem when `name` is no header name or the value's text cannot stand in a
+/// header (a line break, a character outside visible ASCII), and when the value cannot
+/// be serialized: an answer is never sent with a header broken or silently missing.
+pub fn put_header<T: serde::Serialize + ?Sized>(
+    headers: &mut HeaderMap,
+    name: &str,
+    value: &T,
+    style: HeaderStyle,
+) -> Result<(), Problem> {
+    let broken = |why: String| Problem::internal(format!("the answer's header `{name}` {why}"));
+    let value =
+        serde_json::to_value(value).map_err(|e| broken(format!("cannot be written: {e}")))?;
+    let Some(text) = header_text(&value, style) else {
+        return Ok(());
+    };
+    let name = axum::http::HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| broken("is not a header name".to_owned()))?;
+    // `HeaderValue` takes bytes past ASCII (HTTP's obsolete `obs-text`), which a
+    // recipient reads as opaque bytes at best: refused as a line break is.
+    let ascii = Some(text.as_str()).filter(|t| t.is_ascii());
+    let value = ascii
+        .and_then(|t| HeaderValue::from_str(t).ok())
+        .ok_or_else(|| {
+            broken(
+                "holds a character a header cannot carry (a line break, or one outside visible \
+             ASCII)"
+                    .to_owned(),
+            )
+        })?;
+    headers.insert(name, value);
+    Ok(())
+}
+
+/// The text of a header's value in `style`, `None` where there is nothing to send:
+/// `null`, and an object without a set property (as a client sends no such header).
+/// `simple`: a string as it is, a number or boolean as its JSON text, a list's items
+/// joined by commas (each item's text: a string as it is, anything else as JSON), an
+/// object's properties other than `null` ones as `key,value,…` or, exploded,
+/// `key=value,…`, in the order of the JSON map.
+pub fn header_text(value: &Value, style: HeaderStyle) -> Option<String> {
+    fn scalar(v: &Value) -> String {
+        match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }
+    }
+    match (value, style) {
+        (Value::Null, _) => None,
+        (v, HeaderStyle::JsonText) => Some(v.to_string()),
+        (Value::Array(items), HeaderStyle::Simple { .. }) => {
+            Some(items.iter().map(scalar).collect::<Vec<_>>().join(","))
+        }
+        (Value::Object(object), HeaderStyle::Simple { explode }) => {
+            let pairs: Vec<String> = object
+                .iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| {
+                    let sep = if explode { "=" } else { "," };
+                    format!("{k}{sep}{}", scalar(v))
+                })
+                .collect();
+            (!pairs.is_empty()).then(|| pairs.join(","))
+        }
+        (v, HeaderStyle::Simple { .. }) => Some(scalar(v)),
+    }
+}
+
+/// `response` with the headers an answer declares added, when it is that answer (its
+/// status is `status`); an answer whose body could not be written is a problem and
+/// carries none of them.
+pub fn with_headers(status: StatusCode, mut response: Response, headers: HeaderMap) -> Response {
+    if response.status() == status {
+        response.headers_mut().extend(headers);
+    }
+    response
 }
 
 /// A refused request's answer: with status `status` (the operation's declared 400 or
@@ -1454,6 +1552,57 @@ mod tests {
         out.clear();
         schemas.judge(ptr, &json!(3), Location::Path, Some("id"), &mut out);
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn header_values_are_written_in_simple_style_and_broken_ones_are_a_problem() {
+        let simple = HeaderStyle::Simple { explode: false };
+        let text = |v: Value, style| header_text(&v, style);
+        assert_eq!(text(json!("a b"), simple).as_deref(), Some("a b"));
+        assert_eq!(text(json!(42), simple).as_deref(), Some("42"));
+        assert_eq!(text(json!(true), simple).as_deref(), Some("true"));
+        assert_eq!(
+            text(json!(["a", 1, 2.5]), simple).as_deref(),
+            Some("a,1,2.5")
+        );
+        assert_eq!(text(json!(null), simple), None);
+        // Keys in the order of the JSON map (alphabetical in a generated crate, whose
+        // `serde_json` does not preserve order): here both orders agree.
+        let object = json!({"a": "admin", "gone": null, "n": 3});
+        assert_eq!(text(object.clone(), simple).as_deref(), Some("a,admin,n,3"));
+        let exploded = HeaderStyle::Simple { explode: true };
+        assert_eq!(text(object, exploded).as_deref(), Some("a=admin,n=3"));
+        assert_eq!(text(json!({"gone": null}), simple), None);
+        assert_eq!(
+            text(json!({"a": [1]}), HeaderStyle::JsonText).as_deref(),
+            Some(r#"{"a":[1]}"#)
+        );
+
+        let mut headers = HeaderMap::new();
+        put_header(&mut headers, "X-Count", &7_i64, simple).unwrap();
+        put_header(&mut headers, "X-None", &None::<String>, simple).unwrap();
+        assert_eq!(headers.len(), 1);
+        assert_eq!(headers["x-count"], "7");
+        for (name, value) in [
+            ("X-Bad", "line\nbreak"),
+            ("X-Bad", "café"),
+            ("bad name", "x"),
+        ] {
+            let problem = put_header(&mut headers, name, value, simple).unwrap_err();
+            assert_eq!(problem.status, StatusCode::INTERNAL_SERVER_ERROR);
+            assert!(problem.detail.contains(name), "{}", problem.detail);
+        }
+        assert_eq!(headers.len(), 1);
+
+        let answer = with_headers(
+            StatusCode::CREATED,
+            empty(StatusCode::CREATED),
+            headers.clone(),
+        );
+        assert_eq!(answer.headers()["x-count"], "7");
+        let failed = Problem::internal("no body").into_response();
+        let failed = with_headers(StatusCode::CREATED, failed, headers);
+        assert!(failed.headers().get("x-count").is_none());
     }
 
     #[test]

@@ -303,12 +303,45 @@ pub struct Response {
     /// Media types and their schemas.
     #[serde(default)]
     pub content: IndexMap<String, MediaType>,
+    /// The headers the answer carries, by name (each a [`Header`] or a `$ref` to one in
+    /// `components.headers`). OpenAPI says a `Content-Type` entry is ignored (the media
+    /// type is `content`'s key): it is kept here as written, and the readers skip it.
+    #[serde(default)]
+    pub headers: IndexMap<String, Header>,
     /// `x-level`: `must` (the interface document's) or `should` (a project decision).
     #[serde(rename = "x-level")]
     pub level: Option<Level>,
     /// `x-decision`: the decision row behind a `should`.
     #[serde(rename = "x-decision")]
     pub decision: Option<Value>,
+}
+
+/// A response header (OpenAPI's Header Object), or a `$ref` to one: a parameter without
+/// `name` and `in` (the name is its key in the response's `headers`, the place the
+/// answer's headers).
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct Header {
+    /// Reference to `#/components/headers/...`.
+    #[serde(rename = "$ref")]
+    pub reference: Option<String>,
+    /// What the header says.
+    pub description: Option<Text>,
+    /// Whether every such answer carries the header.
+    #[serde(default)]
+    pub required: bool,
+    /// Deprecated headers are documented as such.
+    #[serde(default)]
+    pub deprecated: bool,
+    /// The value's schema.
+    pub schema: Option<Schema>,
+    /// `content` instead of `schema`: one media type and its schema, kept as JSON as a
+    /// parameter's is.
+    pub content: Option<Value>,
+    /// Serialization style: `simple`, the only one OpenAPI defines for headers.
+    pub style: Option<String>,
+    /// Whether an object's properties go as `key=value` pairs (`true`) or alternate
+    /// keys and values (`false`, the default).
+    pub explode: Option<bool>,
 }
 
 /// One media type of a body.
@@ -340,6 +373,9 @@ pub struct Components {
     /// Named request bodies.
     #[serde(default)]
     pub request_bodies: IndexMap<String, RequestBody>,
+    /// Named response headers.
+    #[serde(default)]
+    pub headers: IndexMap<String, Header>,
     /// Named security schemes.
     #[serde(default)]
     pub security_schemes: IndexMap<String, SecurityScheme>,

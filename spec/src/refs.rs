@@ -1,7 +1,7 @@
 //! Following `$ref`s: the one resolver of the workspace.
 //!
 //! The generator, the harness and the spec diff all follow a parameter's, a body's, an
-//! answer's or a schema's `$ref` through [`follow`] (typed) or [`follow_value`] (the
+//! answer's, an answer header's or a schema's `$ref` through [`follow`] (typed) or [`follow_value`] (the
 //! untyped tree, for the JSON Schemas and examples read by pointer), so what a reference
 //! names, and when it names nothing, is decided once. A chain of references is followed to
 //! its end; a chain that comes back to a reference it passed is a [`RefError::Cycle`], not
@@ -18,7 +18,8 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use crate::model::{
-    AdditionalProperties, Components, OpenApi, Parameter, PathItem, RequestBody, Response, Schema,
+    AdditionalProperties, Components, Header, OpenApi, Parameter, PathItem, RequestBody, Response,
+    Schema,
 };
 use crate::{Located, push_pointer};
 
@@ -129,7 +130,7 @@ impl Component for Schema {
     const WHAT: &'static str = "schema";
     const ELSEWHERE: &'static str = " or a pointer to a schema anywhere one sits (inside a \
          component schema, an operation's or a component's parameter, request body or \
-         response)";
+         response, a component header)";
 
     fn reference(&self) -> Option<&str> {
         self.reference.as_deref()
@@ -220,6 +221,12 @@ fn schema_holder<'s, 't>(
             let p = spec.components.parameters.get(name);
             (p.and_then(|p| p.schema.as_ref()), rest)
         }
+        [components, section, name, schema, rest @ ..]
+            if components == "components" && section == "headers" && schema == "schema" =>
+        {
+            let h = spec.components.headers.get(name);
+            (h.and_then(|h| h.schema.as_ref()), rest)
+        }
         _ => return None,
     };
     Some((schema, rest))
@@ -279,6 +286,46 @@ impl Component for Parameter {
                 if paths == "paths" && parameters == "parameters" =>
             {
                 index(operation(spec, path, method).map(|op| &op.parameters), i)
+            }
+            _ => Elsewhere::Unread,
+        }
+    }
+}
+
+impl Component for Header {
+    const SECTION: &'static str = "headers";
+    const WHAT: &'static str = "header";
+    const ELSEWHERE: &'static str = " or `#/paths/<path>/<method>/responses/<status>/headers/<name>` \
+         or `#/components/responses/<name>/headers/<name>`";
+
+    fn reference(&self) -> Option<&str> {
+        self.reference.as_deref()
+    }
+
+    fn section(components: &Components) -> &IndexMap<String, Self> {
+        &components.headers
+    }
+
+    fn elsewhere<'s>(spec: &'s OpenApi, tokens: &[String]) -> Elsewhere<'s, Self> {
+        match tokens {
+            [paths, path, method, responses, status, headers, name]
+                if paths == "paths" && responses == "responses" && headers == "headers" =>
+            {
+                operation(spec, path, method)
+                    .and_then(|op| op.responses.get(status))
+                    .and_then(|r| r.headers.get(name))
+                    .into()
+            }
+            [components, responses, response, headers, name]
+                if components == "components"
+                    && responses == "responses"
+                    && headers == "headers" =>
+            {
+                spec.components
+                    .responses
+                    .get(response)
+                    .and_then(|r| r.headers.get(name))
+                    .into()
             }
             _ => Elsewhere::Unread,
         }
@@ -722,6 +769,49 @@ mod tests {
         assert!(lookup::<Schema>(&spec, missing).unwrap_err().is_dangling());
         let elsewhere = lookup::<Schema>(&spec, "#/paths/~1a/get/summary");
         assert!(matches!(elsewhere, Err(RefError::Unsupported { .. })));
+    }
+
+    #[test]
+    fn a_response_header_is_followed_like_a_parameter() {
+        let spec: OpenApi = serde_json::from_value(json!({
+            "openapi": "3.1.0",
+            "info": {"title": "t", "version": "1"},
+            "paths": {"/a": {"get": {"responses": {"200": {
+                "description": "ok",
+                "headers": {
+                    "X-Limit": {"$ref": "#/components/headers/Limit"},
+                    "X-Again": {"$ref": "#/paths/~1a/get/responses/200/headers/X-Limit"},
+                    "X-Gone": {"$ref": "#/components/headers/Gone"}
+                }
+            }}}}},
+            "components": {
+                "headers": {"Limit": {"required": true, "schema": {"type": "integer"}}},
+                "responses": {"R": {"description": "r", "headers": {
+                    "X-Shared": {"$ref": "#/components/responses/R/headers/X-Own"},
+                    "X-Own": {"schema": {"type": "string"}}
+                }}}
+            }
+        }))
+        .unwrap();
+        let headers = &spec.paths["/a"].get.as_ref().unwrap().responses["200"].headers;
+        let at = "/paths/~1a/get/responses/200/headers";
+        let limit = follow(&spec, &headers["X-Limit"], at).unwrap();
+        assert_eq!(limit.pointer, "/components/headers/Limit");
+        assert_eq!(limit.name, Some("Limit"));
+        assert!(limit.node.required);
+        let again = follow(&spec, &headers["X-Again"], at).unwrap();
+        assert_eq!(again.pointer, "/components/headers/Limit");
+        let shared = &spec.components.responses["R"].headers["X-Shared"];
+        let own = follow(&spec, shared, "/x").unwrap();
+        assert_eq!(own.pointer, "/components/responses/R/headers/X-Own");
+        let gone = lookup::<Header>(&spec, "#/components/headers/Gone").unwrap_err();
+        assert!(gone.is_dangling());
+        assert_eq!(
+            gone.to_string(),
+            "$ref `#/components/headers/Gone` points at no header of `components.headers`"
+        );
+        let schema = lookup::<Schema>(&spec, "#/components/headers/Limit/schema");
+        assert!(schema.is_ok(), "{schema:?}");
     }
 
     #[test]

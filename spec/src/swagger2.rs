@@ -822,6 +822,29 @@ mod tests {
     }
 
     #[test]
+    fn response_headers_read_into_the_model_with_their_schemas() {
+        let text = "swagger: '2.0'\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n          headers:\n            X-Limit: {type: integer, description: Calls left.}\n            X-Tags: {type: array, items: {type: string}, collectionFormat: csv}\n";
+        let spec = crate::parse(&crate::Source {
+            name: "t.yaml".to_owned(),
+            text: text.to_owned(),
+        })
+        .unwrap();
+        let headers = &spec.paths["/a"].get.as_ref().unwrap().responses["200"].headers;
+        let limit = &headers["X-Limit"];
+        assert_eq!(
+            limit.description,
+            Some(crate::model::Text::String("Calls left.".into()))
+        );
+        let kind = |h: &crate::model::Header| match &h.schema.as_ref().unwrap().kind {
+            Some(crate::model::SchemaType::One(t)) => t.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(kind(limit), "integer");
+        assert_eq!(kind(&headers["X-Tags"]), "array");
+        assert!(headers["X-Tags"].schema.as_ref().unwrap().items.is_some());
+    }
+
+    #[test]
     fn responses_take_produces_and_refs_are_rewritten() {
         let c = convert_yaml(
             "swagger: '2.0'\ninfo: {title: t, version: '1'}\nproduces: [application/json]\nparameters:\n  Limit: {name: limit, in: query, type: integer}\nresponses:\n  NotFound: {description: gone, schema: {$ref: '#/definitions/E'}}\npaths:\n  /a:\n    get:\n      produces: [text/plain]\n      parameters: [{$ref: '#/parameters/Limit'}]\n      responses:\n        '200': {description: ok, schema: {type: string}}\n        '404': {$ref: '#/responses/NotFound'}\ndefinitions:\n  E: {type: object}\n",

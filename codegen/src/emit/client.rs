@@ -939,6 +939,7 @@ fn rejected_variant(op: &Operation) -> Option<ResponseDef> {
         media: Vec::new(),
         schema: None,
         declared: false,
+        headers: Vec::new(),
     })
 }
 
@@ -1538,6 +1539,7 @@ pub(super) fn twins(op: &Operation) -> Vec<Operation> {
                 media: n.media.clone(),
                 schema: None,
                 declared: false,
+                headers: Vec::new(),
             });
             Operation {
                 name: n.name.clone(),

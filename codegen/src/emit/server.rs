@@ -27,8 +27,9 @@ use quote::quote;
 use super::docs;
 use super::types::{ident, owned};
 use crate::ir::{
-    Api, ApiKeyLocation, Body, BodyKind, ListEncoding, Method, ObjectStyle, Operation, Param,
-    ParamLocation, PathPart, Payload, ResponseDef, SchemeKind, StatusMatch,
+    Api, ApiKeyLocation, Body, BodyKind, HeaderEncoding, ListEncoding, Method, ObjectStyle,
+    Operation, Param, ParamLocation, PathPart, Payload, ResponseDef, ResponseHeader, SchemeKind,
+    StatusMatch,
 };
 
 /// The tokens of `server.rs`. `has_schema(pointer)` says whether a schema pointer of the
@@ -478,7 +479,8 @@ fn answer_media(r: &ResponseDef) -> Vec<String> {
     }
 }
 
-/// The operation's answer enum and how each variant goes on the wire.
+/// The operation's answer enum and how each variant goes on the wire, with the headers
+/// struct of each answer that declares headers.
 fn answers(op: &Operation, models: &TokenStream) -> TokenStream {
     let name = response_name(op);
     let doc = format!(
@@ -487,6 +489,7 @@ fn answers(op: &Operation, models: &TokenStream) -> TokenStream {
     );
     let mut variants = Vec::new();
     let mut arms = Vec::new();
+    let mut header_structs = Vec::new();
     for r in declared(op) {
         let v = ident(&r.variant);
         let vdoc = docs::outer(&format!("`{}`: {}", status_word(&r.status), r.doc));
@@ -513,6 +516,13 @@ fn answers(op: &Operation, models: &TokenStream) -> TokenStream {
             StatusMatch::Code(c) => Some(proc_macro2::Literal::u16_unsuffixed(*c)),
             _ => None,
         };
+        if !r.headers.is_empty() {
+            let (variant, arm, headers) = with_headers(op, r, &name, payload, code, &write, models);
+            variants.push(quote! { #vdoc #variant });
+            arms.push(arm);
+            header_structs.push(headers);
+            continue;
+        }
         match (code, payload) {
             (Some(c), None) => {
                 variants.push(quote! { #vdoc #v, });
@@ -576,6 +586,129 @@ fn answers(op: &Operation, models: &TokenStream) -> TokenStream {
         impl #name {
             #respond
         }
+
+        #(#header_structs)*
+    }
+}
+
+/// The name of the struct of the headers `r` declares: `{Prefix}{Variant}Headers`.
+fn headers_name(op: &Operation, r: &ResponseDef) -> proc_macro2::Ident {
+    ident(&format!("{}{}Headers", op.type_prefix, r.variant))
+}
+
+/// An answer that declares headers: its struct variant (the status where the declaration
+/// covers several, the body where it has one, and the headers, a struct of their own so
+/// an implementation builds them apart and takes `Default` where none is required), its
+/// arm of `respond`, and the headers struct with its writer. A header's value that is no
+/// valid header value makes the answer a 500 problem, as a body that cannot be written
+/// does.
+fn with_headers(
+    op: &Operation,
+    r: &ResponseDef,
+    enum_name: &proc_macro2::Ident,
+    payload: Option<TokenStream>,
+    code: Option<proc_macro2::Literal>,
+    write: &dyn Fn(TokenStream) -> TokenStream,
+    models: &TokenStream,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let v = ident(&r.variant);
+    let headers = headers_name(op, r);
+    let status_field = code.is_none().then(|| {
+        quote! {
+            /// The status sent (one the declaration covers).
+            status: StatusCode,
+        }
+    });
+    let body_field = payload.as_ref().map(|ty| {
+        quote! {
+            /// The body.
+            body: #ty,
+        }
+    });
+    let variant = quote! {
+        #v {
+            #status_field
+            #body_field
+            /// The headers the answer declares.
+            headers: #headers,
+        },
+    };
+    let status_bind = code.is_none().then(|| quote!(status,));
+    let body_bind = payload.is_some().then(|| quote!(body,));
+    let status = match &code {
+        Some(c) => quote!(let status = StatusCode::from_u16(#c).unwrap_or(StatusCode::OK);),
+        None => TokenStream::new(),
+    };
+    let w = if payload.is_some() {
+        write(body_expr(&r.payload))
+    } else {
+        write(quote!())
+    };
+    let arm = quote! {
+        #enum_name::#v { #status_bind #body_bind headers } => {
+            #status
+            match headers.header_map() {
+                Ok(headers) => rt::with_headers(status, #w, headers),
+                Err(problem) => problem.into_response(),
+            }
+        }
+    };
+    let fields = r.headers.iter().map(|h| {
+        let name = ident(&h.name);
+        let ty = owned(&h.ty, models);
+        let ty = if h.required { ty } else { quote!(Option<#ty>) };
+        let doc = docs::outer(&header_doc(h));
+        quote! { #doc pub #name: #ty, }
+    });
+    let puts = r.headers.iter().map(|h| {
+        let name = ident(&h.name);
+        let wire = &h.wire;
+        let style = match h.encoding {
+            HeaderEncoding::Simple { explode } => {
+                quote!(rt::HeaderStyle::Simple { explode: #explode })
+            }
+            HeaderEncoding::JsonText => quote!(rt::HeaderStyle::JsonText),
+        };
+        quote! { rt::put_header(&mut map, #wire, &self.#name, #style)?; }
+    });
+    let default = r
+        .headers
+        .iter()
+        .all(|h| !h.required)
+        .then(|| quote!(Default,));
+    let doc = format!(
+        " The headers of [`{enum_name}::{}`] (`{}`), each written as the spec declares it \
+         (`simple` style: a list's items joined by commas); an optional one left `None` is \
+         not sent.",
+        r.variant,
+        status_word(&r.status)
+    );
+    let headers_struct = quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, PartialEq, #default)]
+        pub struct #headers {
+            #(#fields)*
+        }
+
+        impl #headers {
+            /// The headers as the answer carries them.
+            fn header_map(&self) -> Result<axum::http::HeaderMap, Problem> {
+                let mut map = axum::http::HeaderMap::new();
+                #(#puts)*
+                Ok(map)
+            }
+        }
+    };
+    (variant, arm, headers_struct)
+}
+
+/// A header field's rustdoc: the spec's, and the header's name where it does not say it.
+fn header_doc(h: &ResponseHeader) -> String {
+    let named = format!("`{}`", h.wire);
+    if h.doc.contains(&named) {
+        h.doc.clone()
+    } else {
+        format!("{}\n\nHeader {named}.", h.doc)
     }
 }
 

@@ -160,6 +160,9 @@ fn rename_operation(op: &mut Operation, renamed: &BTreeMap<String, String>) {
         if let Payload::Json(ty) = &mut r.payload {
             rename_ty(ty, renamed);
         }
+        for h in &mut r.headers {
+            rename_ty(&mut h.ty, renamed);
+        }
     }
     for n in &mut op.negotiated {
         if let Payload::Json(ty) = &mut n.payload {

@@ -96,6 +96,7 @@ fn lower_resolved(
         merged: std::collections::BTreeMap::new(),
         left_out: Vec::new(),
         string_formats: options.string_formats,
+        server: options.server,
     };
     // Names the generated modules use themselves: a schema of that name gets a suffix
     // rather than shadowing them.
@@ -282,6 +283,9 @@ struct Lowerer<'a> {
     left_out: Vec<String>,
     /// `date-time`, `date` and `uuid` strings stay `String` ([`crate::Options`]).
     string_formats: bool,
+    /// [`crate::Options::server`]: the answers' headers are lowered (the server writes
+    /// them; the client reads none of its own).
+    server: bool,
 }
 
 impl Lowerer<'_> {

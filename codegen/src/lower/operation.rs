@@ -4,8 +4,8 @@ use super::Lowerer;
 use super::status::reason;
 use crate::error::{Located, push_pointer};
 use crate::ir::{
-    Body, BodyKind, ListEncoding, Method, ObjectStyle, Operation, Param, ParamLocation, PathPart,
-    Payload, ResponseDef, SecurityScheme, StatusMatch, Ty,
+    Body, BodyKind, HeaderEncoding, ListEncoding, Method, ObjectStyle, Operation, Param,
+    ParamLocation, PathPart, Payload, ResponseDef, ResponseHeader, SecurityScheme, StatusMatch, Ty,
 };
 use crate::names::{CLIENT_METHODS, Scope, pascal, snake};
 use crate::warning::WarningKind;
@@ -1141,18 +1141,139 @@ impl Lowerer<'_> {
             if !note.is_empty() {
                 doc.push_str(&format!("\n\nSpec{note}."));
             }
+            let variant = variants.claim(variant);
+            let headers = if self.server {
+                self.response_headers(resp, &at, &format!("{prefix}{variant}"))?
+            } else {
+                Vec::new()
+            };
             out.push(ResponseDef {
                 status,
-                variant: variants.claim(variant),
+                variant,
                 doc,
                 payload,
                 media: resp.content.keys().cloned().collect(),
                 schema,
                 declared: true,
+                headers,
             });
         }
         Ok(out)
     }
+
+    /// The headers an answer (at `at`) declares, each with its `$ref`s followed and lowered
+    /// as a header parameter of the same `schema` or `content` is: its type, its rustdoc,
+    /// its encoding. `Content-Type` is skipped, as OpenAPI says (the media type is
+    /// `content`'s key), and so is `Content-Length`, which the server writes from the body
+    /// it sends. A header whose name is no HTTP header name, that repeats one (names are
+    /// case-insensitive), or whose value has no text form (JSON of no single type, a list
+    /// of objects) is left out of the answer with a warning; the operation stays.
+    /// `type_prefix` (operation and variant) names the types of inline schemas.
+    fn response_headers(
+        &mut self,
+        resp: &spec::Response,
+        at: &str,
+        type_prefix: &str,
+    ) -> Result<Vec<ResponseHeader>, Problem> {
+        let headers_ptr = push_pointer(at, "headers");
+        let mut names = Scope::default();
+        let mut seen: Vec<String> = Vec::new();
+        let mut out = Vec::new();
+        for (wire, h) in &resp.headers {
+            let lower = wire.to_ascii_lowercase();
+            if lower == "content-type" || lower == "content-length" {
+                continue;
+            }
+            let h_ptr = push_pointer(&headers_ptr, wire);
+            let (header, h_at) = refs::follow(self.spec, h, &h_ptr)?.into_parts();
+            let left_out = |why: String| {
+                (
+                    WarningKind::ResponseHeaderLeftOut,
+                    format!("response header `{wire}` is left out of the server's answer: {why}"),
+                )
+            };
+            if !is_header_name(wire) {
+                let (kind, message) = left_out("it is not an HTTP header name".to_owned());
+                self.warn(kind, h_ptr, message);
+                continue;
+            }
+            if seen.contains(&lower) {
+                let (kind, message) = left_out(
+                    "another entry of the answer names the same header (names are \
+                     case-insensitive)"
+                        .to_owned(),
+                );
+                self.warn(kind, h_ptr, message);
+                continue;
+            }
+            seen.push(lower);
+            let p = Parameter {
+                name: Some(wire.clone()),
+                location: Some("header".to_owned()),
+                description: header.description.clone(),
+                required: header.required,
+                schema: header.schema.clone(),
+                content: header.content.clone(),
+                style: header.style.clone(),
+                explode: header.explode,
+                deprecated: header.deprecated,
+                ..Parameter::default()
+            };
+            let lowered = match &p.content {
+                Some(content) => {
+                    self.content_param(&p, content, ParamLocation::Header, wire, &h_at, type_prefix)
+                }
+                None => {
+                    self.schema_param(&p, &h_at, wire.clone(), ParamLocation::Header, type_prefix)
+                }
+            };
+            let param = match lowered {
+                Ok(param) => param,
+                Err(Problem::Skip(located)) => {
+                    // The parameter lowering's reason, said of the header.
+                    let why = located
+                        .message
+                        .replacen(&format!("parameter `{wire}` "), "it ", 1);
+                    let (kind, message) = left_out(why);
+                    self.warn(kind, located.pointer, message);
+                    continue;
+                }
+                Err(refused) => return Err(refused),
+            };
+            let encoding = match param.list {
+                ListEncoding::JsonText => HeaderEncoding::JsonText,
+                ListEncoding::ObjectStyled { explode, .. } => HeaderEncoding::Simple { explode },
+                _ => HeaderEncoding::Simple { explode: false },
+            };
+            // The stand-in of an undescribed parameter, said of a header.
+            let stand_in = format!("The `{}` parameter.", param.wire);
+            let mut doc = match param.doc.strip_prefix(&stand_in) {
+                Some(rest) => format!("The `{}` header.{rest}", param.wire),
+                None => param.doc,
+            };
+            if header.deprecated {
+                doc.push_str(" Deprecated by the spec.");
+            }
+            out.push(ResponseHeader {
+                name: names.claim(snake(&param.wire)),
+                wire: param.wire,
+                doc,
+                ty: param.ty,
+                required: param.required,
+                encoding,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Whether `name` is an HTTP field name (RFC 9110's `token`): letters, digits and
+/// ``!#$%&'*+-.^_`|~``, at least one.
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// The responses with a `2XX` catch-all added where no documented success covers every
@@ -1186,6 +1307,7 @@ fn with_undeclared_success(mut responses: Vec<ResponseDef>) -> Vec<ResponseDef> 
         media: Vec::new(),
         schema: None,
         declared: false,
+        headers: Vec::new(),
     });
     responses
 }

@@ -10,14 +10,14 @@ use crate::error::{Located, push_pointer};
 use crate::warning::{Warning, WarningKind};
 
 use spec_model::model::{
-    AdditionalProperties, MediaType, OpenApi, Operation, Parameter, PathItem, RequestBody,
+    AdditionalProperties, Header, MediaType, OpenApi, Operation, Parameter, PathItem, RequestBody,
     Response, Schema,
 };
 use spec_model::refs::{self, Component};
 
 /// Component schema key to the number of `$ref`s to it anywhere the generator reads
-/// (schemas, parameters and their `content`, bodies and responses, in components and
-/// paths); a
+/// (schemas, parameters and their `content`, bodies, responses and their headers, in
+/// components and paths); a
 /// discriminator's `mapping` names a branch already referenced and is not counted.
 pub(super) fn schema_ref_counts(spec: &OpenApi) -> HashMap<String, usize> {
     let mut counts = HashMap::new();
@@ -33,6 +33,9 @@ pub(super) fn schema_ref_counts(spec: &OpenApi) -> HashMap<String, usize> {
     }
     for r in c.responses.values() {
         response(r, &mut counts);
+    }
+    for h in c.headers.values() {
+        header(h, &mut counts);
     }
     for item in spec.paths.values() {
         for p in &item.parameters {
@@ -110,6 +113,18 @@ fn body(b: &RequestBody, counts: &mut HashMap<String, usize>) {
 
 fn response(r: &Response, counts: &mut HashMap<String, usize>) {
     media(&r.content, counts);
+    for h in r.headers.values() {
+        header(h, counts);
+    }
+}
+
+fn header(h: &Header, counts: &mut HashMap<String, usize>) {
+    if let Some(s) = &h.schema {
+        schema(s, counts);
+    }
+    if let Some(content) = h.content.as_ref().and_then(media_types) {
+        media(&content, counts);
+    }
 }
 
 /// Every `$ref` that names nothing (a missing component, or a pointer of a form
@@ -133,6 +148,9 @@ pub(super) fn dangling(spec: &OpenApi) -> Vec<Located> {
     }
     for (key, r) in &c.responses {
         walk.response(r, &push_pointer("/components/responses", key));
+    }
+    for (key, h) in &c.headers {
+        walk.header(h, &push_pointer("/components/headers", key));
     }
     for (path, item) in &spec.paths {
         let item_ptr = push_pointer("/paths", path);
@@ -236,6 +254,22 @@ impl Dangling<'_> {
     fn response(&mut self, r: &Response, ptr: &str) {
         self.check(r, ptr);
         self.media(&r.content, ptr);
+        let headers = push_pointer(ptr, "headers");
+        for (name, h) in &r.headers {
+            self.header(h, &push_pointer(&headers, name));
+        }
+    }
+
+    /// A response header: its own `$ref` (to `components.headers`, as a parameter's is
+    /// to `components.parameters`), its schema and its `content`.
+    fn header(&mut self, h: &Header, ptr: &str) {
+        self.check(h, ptr);
+        if let Some(s) = &h.schema {
+            self.schema(s, &push_pointer(ptr, "schema"));
+        }
+        if let Some(content) = h.content.as_ref().and_then(media_types) {
+            self.media(&content, ptr);
+        }
     }
 }
 
@@ -244,8 +278,9 @@ impl Dangling<'_> {
 /// its `$ref` and the pointers of the replaced schemas: what `--dangling-refs-as-any`
 /// asks, to go on with a spec whose author has not fixed its references yet. It frees
 /// every schema reference `dangling` names, so none is left to refuse the spec: those
-/// in schemas, bodies, answers and parameters, a parameter's `content` included.
-/// References to missing parameters, bodies and responses are left: they stay errors.
+/// in schemas, bodies, answers, answer headers and parameters, a parameter's `content`
+/// included. References to missing parameters, bodies, responses and headers are left:
+/// they stay errors.
 pub fn free_dangling_schema_refs(spec: &mut OpenApi) -> (Vec<Warning<Located>>, Vec<String>) {
     let dangling: std::collections::BTreeSet<String> = dangling(spec)
         .into_iter()
@@ -304,11 +339,10 @@ pub fn free_dangling_schema_refs(spec: &mut OpenApi) -> (Vec<Warning<Located>>, 
         );
     }
     for (key, r) in c.responses.iter_mut() {
-        media_mut(
-            &mut r.content,
-            &push_pointer("/components/responses", key),
-            &mut free,
-        );
+        response_mut(r, &push_pointer("/components/responses", key), &mut free);
+    }
+    for (key, h) in c.headers.iter_mut() {
+        header_mut(h, &push_pointer("/components/headers", key), &mut free);
     }
     for (path, item) in spec.paths.iter_mut() {
         let item_ptr = push_pointer("/paths", path);
@@ -329,7 +363,7 @@ pub fn free_dangling_schema_refs(spec: &mut OpenApi) -> (Vec<Warning<Located>>, 
             }
             for (status, r) in op.responses.iter_mut() {
                 let r_ptr = push_pointer(&push_pointer(&op_ptr, "responses"), status);
-                media_mut(&mut r.content, &r_ptr, &mut free);
+                response_mut(r, &r_ptr, &mut free);
             }
         }
     }
@@ -385,11 +419,33 @@ fn walk_schema_mut(s: &mut Schema, ptr: &str, f: &mut impl FnMut(Node<'_>, &str)
 }
 
 fn parameter_mut(p: &mut Parameter, ptr: &str, f: &mut impl FnMut(Node<'_>, &str)) {
-    if let Some(s) = &mut p.schema {
+    styled_mut(&mut p.schema, &mut p.content, ptr, f);
+}
+
+fn header_mut(h: &mut Header, ptr: &str, f: &mut impl FnMut(Node<'_>, &str)) {
+    styled_mut(&mut h.schema, &mut h.content, ptr, f);
+}
+
+fn response_mut(r: &mut Response, ptr: &str, f: &mut impl FnMut(Node<'_>, &str)) {
+    media_mut(&mut r.content, ptr, f);
+    let headers = push_pointer(ptr, "headers");
+    for (name, h) in r.headers.iter_mut() {
+        header_mut(h, &push_pointer(&headers, name), f);
+    }
+}
+
+/// The `schema` and the `content` (kept as JSON) of a parameter or a header.
+fn styled_mut(
+    schema: &mut Option<Schema>,
+    content: &mut Option<serde_json::Value>,
+    ptr: &str,
+    f: &mut impl FnMut(Node<'_>, &str),
+) {
+    if let Some(s) = schema {
         walk_schema_mut(s, &push_pointer(ptr, "schema"), f);
     }
     let content_ptr = push_pointer(ptr, "content");
-    if let Some(content) = p.content.as_mut().and_then(|c| c.as_object_mut()) {
+    if let Some(content) = content.as_mut().and_then(|c| c.as_object_mut()) {
         for (media, mt) in content.iter_mut() {
             if let Some(s) = mt.get_mut("schema") {
                 let at = push_pointer(&push_pointer(&content_ptr, media), "schema");

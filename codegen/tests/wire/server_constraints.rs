@@ -55,7 +55,12 @@ impl Api for Echo {
             CreateItemBody::Form(b) => ("form", b),
         };
         let note = format!("{how} kind={:?} price={:?}", body.kind, body.price);
-        Ok(CreateItemResponse::Created(item(1, &body.name, note)))
+        Ok(CreateItemResponse::Created {
+            body: item(1, &body.name, note),
+            headers: CreateItemCreatedHeaders {
+                location: Some("/api/items/1".to_owned()),
+            },
+        })
     }
 
     async fn get_file_json(&self, r: GetFileJsonRequest) -> Result<GetFileJsonResponse, Problem> {
@@ -141,6 +146,7 @@ async fn every_place_and_style_is_read_back_typed() {
         .await
         .unwrap();
     assert_eq!(r.status(), 201);
+    assert_eq!(r.headers()["location"], "/api/items/1", "the header the answer declares");
     assert_eq!(r.json::<Value>().await.unwrap()["note"], "json kind=A price=Some(2.5)");
     let r = http
         .post(format!("{base}/items"))
