@@ -501,22 +501,9 @@ impl<'a> Lowerer<'a> {
         }
         let key = inline_key(s);
         if let Some(hit) = self.inline_types.get(&key).cloned() {
-            let saved = (
-                self.type_names.clone(),
-                self.types.len(),
-                self.absorbed_emitted.clone(),
-                self.tagged_branches.clone(),
-                self.inline_types.clone(),
-                self.inline_titles.clone(),
-            );
+            let mark = self.mark();
             let copy = self.ty_uncached(s, ptr, hint);
-            let (names, len, absorbed, tagged, inline, titles) = saved;
-            self.inline_titles = titles;
-            self.type_names = names;
-            self.types.truncate(len);
-            self.absorbed_emitted = absorbed;
-            self.tagged_branches = tagged;
-            self.inline_types = inline;
+            self.roll_back(&mark);
             // The name this place would have given its own type stays an alias of the
             // shared one (see `merged`), unless the shared type is a component's (an
             // `allOf` that only annotates a `$ref` is the component itself).
@@ -532,6 +519,7 @@ impl<'a> Lowerer<'a> {
         let lowered = self.ty_uncached(s, ptr, hint)?;
         if matches!(lowered.0, Ty::Named(_)) {
             self.inline_types.insert(key, lowered.clone());
+            self.journal.inline_types.push(key);
         }
         // A type this schema made (not a component it stands for): its title names it if
         // identical schemas elsewhere merge into it.
@@ -542,6 +530,7 @@ impl<'a> Lowerer<'a> {
                 name.clone(),
                 s.title.as_ref().and_then(|t| t.as_str()).map(str::to_owned),
             );
+            self.journal.inline_titles.push(name.clone());
         }
         Ok(lowered)
     }
