@@ -613,7 +613,10 @@ mod tests {
     fn a_property_named_ref_is_no_mention_of_a_file() {
         let property = r#"{"properties": {"$ref": {"type": "string"}, "x": {"$ref" : [1]}}}"#;
         assert!(!mentions_a_file(property, false));
-        assert!(!mentions_a_file("properties:\n  '$ref': {type: string}\n", false));
+        assert!(!mentions_a_file(
+            "properties:\n  '$ref': {type: string}\n",
+            false
+        ));
         // A reference beside it, or a string value that starts like a block, still is.
         assert!(mentions_a_file(
             r#"{"properties": {"$ref": {"type": "string"}}, "a": {"$ref": "b.json"}}"#,
@@ -621,7 +624,10 @@ mod tests {
         ));
         assert!(mentions_a_file(r#"{"$ref": "{b}.json"}"#, false));
         assert!(mentions_a_file("a:\n  $ref: b.yaml\n", false));
-        assert!(!mentions_a_file(r##"{"$ref": "#/components/schemas/A"}"##, false));
+        assert!(!mentions_a_file(
+            r##"{"$ref": "#/components/schemas/A"}"##,
+            false
+        ));
     }
 
     #[test]

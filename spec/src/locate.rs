@@ -214,7 +214,11 @@ impl<'a> Scan<'_, 'a> {
             return Line::Skip;
         }
         // Left the parent's block: the key is not on a line of its own.
-        if i > self.at && self.parent_indent.is_some_and(|p| line.len() - t.len() <= p) {
+        if i > self.at
+            && self
+                .parent_indent
+                .is_some_and(|p| line.len() - t.len() <= p)
+        {
             return Line::End;
         }
         let mut t = t;
@@ -239,8 +243,7 @@ impl<'a> Scan<'_, 'a> {
                 Line::Text(t) => t,
             };
             let is_key = yaml_keys.iter().any(|k| t.starts_with(k.as_str()))
-                || (t.starts_with(&json_key)
-                    && t[json_key.len()..].trim_start().starts_with(':'));
+                || (t.starts_with(&json_key) && t[json_key.len()..].trim_start().starts_with(':'));
             if is_key {
                 return Some(i);
             }
@@ -293,10 +296,7 @@ fn keys_of<'a>(t: &'a str, mut key: impl FnMut(&'a str)) {
             b'\'' if p > 0 && quote == Some(b'\'') && bytes.get(p + 1) == Some(&b':') => {
                 key(&t[1..p]);
             }
-            b'"' if p > 0
-                && quote == Some(b'"')
-                && t[p + 1..].trim_start().starts_with(':') =>
-            {
+            b'"' if p > 0 && quote == Some(b'"') && t[p + 1..].trim_start().starts_with(':') => {
                 key(&t[1..p]);
             }
             _ => {}
@@ -403,7 +403,18 @@ mod tests {
         let yaml = "s:\n  a:b: 1\n  'q': x: y\n  b: \"c: d\"\n  - c:\n      a: 2\n  d: 3\n  '': 4\nt:\n  d: 5\n";
         for text in [json, yaml] {
             let keys = [
-                "d", "a:b", "b", "c", "a", "x", "q", "nope", "e", "c: \\\"d\\\"", "\"b\"", "",
+                "d",
+                "a:b",
+                "b",
+                "c",
+                "a",
+                "x",
+                "q",
+                "nope",
+                "e",
+                "c: \\\"d\\\"",
+                "\"b\"",
+                "",
             ];
             let mut locator = Locator::new(text);
             for round in 0..2 {
@@ -434,13 +445,28 @@ mod tests {
         let one = format!("{{\"s\": {{\"{long}\": {{\"a\": 1}}, \"b\": 2}}}}");
         let mut locator = Locator::new(&one);
         for pointer in ["/s", "/s/b", "/s/a", "/x"] {
-            assert_eq!(locator.line_of(pointer), line_of(&one, pointer), "{pointer}");
+            assert_eq!(
+                locator.line_of(pointer),
+                line_of(&one, pointer),
+                "{pointer}"
+            );
         }
     }
 
     #[test]
     fn indentation_trims_as_trim_start_does() {
-        for line in ["", "  a", "\t- b", " \u{a0} c", "\u{2003}d", "   ", "x  ", "          \t  a", "        ", "         \u{a0}b"] {
+        for line in [
+            "",
+            "  a",
+            "\t- b",
+            " \u{a0} c",
+            "\u{2003}d",
+            "   ",
+            "x  ",
+            "          \t  a",
+            "        ",
+            "         \u{a0}b",
+        ] {
             assert_eq!(trim_indent(line), line.trim_start(), "{line:?}");
         }
     }
