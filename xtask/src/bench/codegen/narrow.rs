@@ -163,9 +163,7 @@ fn unexpected_content_type(doc: &mut Value, message: &str) -> Option<Step> {
     const SAID: &str = "unexpected content type: ";
     let at = message.find(SAID)? + SAID.len();
     let rest = &message[at..];
-    let end = rest
-        .find(|c: char| c == '"' || c == '\n' || c == '\r')
-        .unwrap_or(rest.len());
+    let end = rest.find(['"', '\n', '\r']).unwrap_or(rest.len());
     let media = rest[..end].trim();
     if media.is_empty() {
         return None;
