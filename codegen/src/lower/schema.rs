@@ -126,20 +126,17 @@ impl std::fmt::Write for Streams {
     }
 }
 
-/// Feeds a schema to the streams: each field in turn, unambiguously (a tag before every
-/// optional or variant value, a length before every list and map, strings ended by the
-/// byte no UTF-8 text holds), nested schemas the same way, and the rarer values (JSON
-/// values, extensions) as their `Debug` text. So two schemas feed the same bytes exactly
-/// when their `Debug` texts are the same. Without `keep_docs`, the schema's own `title`,
-/// `description`, `example` and `examples` are left out (not its nested schemas').
-fn feed(h: &mut Streams, s: &Schema, keep_docs: bool) {
+/// The pieces [`feed`] writes a schema's fields with: each value tagged or ended so that
+/// no two values feed the same bytes.
+mod fed {
+    use super::{Schema, Streams, Text};
     use std::fmt::Write as _;
     use std::hash::Hasher as _;
-    fn text(h: &mut Streams, t: &str) {
+    pub(super) fn text(h: &mut Streams, t: &str) {
         h.write(t.as_bytes());
         h.write_u8(0xff);
     }
-    fn opt_text(h: &mut Streams, t: &Option<String>) {
+    pub(super) fn opt_text(h: &mut Streams, t: &Option<String>) {
         match t {
             None => h.write_u8(0),
             Some(t) => {
@@ -148,7 +145,7 @@ fn feed(h: &mut Streams, s: &Schema, keep_docs: bool) {
             }
         }
     }
-    fn debug(h: &mut Streams, v: &Option<impl std::fmt::Debug>) {
+    pub(super) fn debug(h: &mut Streams, v: &Option<impl std::fmt::Debug>) {
         match v {
             None => h.write_u8(0),
             Some(v) => {
@@ -158,7 +155,7 @@ fn feed(h: &mut Streams, s: &Schema, keep_docs: bool) {
             }
         }
     }
-    fn prose(h: &mut Streams, t: &Option<Text>) {
+    pub(super) fn prose(h: &mut Streams, t: &Option<Text>) {
         match t {
             None => h.write_u8(0),
             Some(Text::String(t)) => {
@@ -172,7 +169,7 @@ fn feed(h: &mut Streams, s: &Schema, keep_docs: bool) {
             }
         }
     }
-    fn rare<T: std::fmt::Debug>(h: &mut Streams, v: &T, empty: bool) {
+    pub(super) fn rare<T: std::fmt::Debug>(h: &mut Streams, v: &T, empty: bool) {
         if empty {
             h.write_u8(0);
         } else {
@@ -181,7 +178,7 @@ fn feed(h: &mut Streams, s: &Schema, keep_docs: bool) {
             h.write_u8(0xff);
         }
     }
-    fn number(h: &mut Streams, n: Option<u64>) {
+    pub(super) fn number(h: &mut Streams, n: Option<u64>) {
         match n {
             None => h.write_u8(0),
             Some(n) => {
@@ -190,22 +187,33 @@ fn feed(h: &mut Streams, s: &Schema, keep_docs: bool) {
             }
         }
     }
-    fn float(h: &mut Streams, n: Option<f64>) {
+    pub(super) fn float(h: &mut Streams, n: Option<f64>) {
         // Equal bits, equal `Debug` text (a JSON number is never NaN).
         number(h, n.map(f64::to_bits));
     }
-    fn list(h: &mut Streams, l: &[Schema]) {
+    pub(super) fn list(h: &mut Streams, l: &[Schema]) {
         h.write_usize(l.len());
         for s in l {
-            feed(h, s, true);
+            super::feed(h, s, true);
         }
     }
-    fn strings(h: &mut Streams, l: &[String]) {
+    pub(super) fn strings(h: &mut Streams, l: &[String]) {
         h.write_usize(l.len());
         for t in l {
             text(h, t);
         }
     }
+}
+
+/// Feeds a schema to the streams: each field in turn, unambiguously (a tag before every
+/// optional or variant value, a length before every list and map, strings ended by the
+/// byte no UTF-8 text holds), nested schemas the same way, and the rarer values (JSON
+/// values, extensions) as their `Debug` text. So two schemas feed the same bytes exactly
+/// when their `Debug` texts are the same. Without `keep_docs`, the schema's own `title`,
+/// `description`, `example` and `examples` are left out (not its nested schemas').
+fn feed(h: &mut Streams, s: &Schema, keep_docs: bool) {
+    use fed::{debug, float, list, number, opt_text, prose, rare, strings, text};
+    use std::hash::Hasher as _;
     // Every field by name: a field added to `Schema` does not compile here until it is
     // fed too.
     let Schema {
