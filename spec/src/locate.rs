@@ -26,9 +26,73 @@ struct Walk {
 /// the search state after each pointer prefix is remembered, so warnings under one
 /// parent (`/components/schemas/...`) do not each scan the document from the top. On a
 /// 3.7 MB description with a few dozen warnings that was a tenth of the generation time.
+///
+/// A parent asked about for more than two keys is indexed ([`Block`]): the keys of its
+/// lines are kept as the search passes them, so the next key under it is looked up, or
+/// the search goes on from where the last one stopped, instead of scanning the parent's
+/// block again from its top. Prefect's spec has its warnings under some fifty schemas of
+/// one `components/schemas` block thirty thousand lines long: each scanned it anew, a
+/// tenth of the whole generation's instructions.
 pub(crate) struct Locator<'a> {
     lines: Vec<&'a str>,
     walked: std::collections::HashMap<String, Walk>,
+    /// The blocks asked about so far, by where their search starts (`from`, `at` and
+    /// `found_any` of the parent's walk).
+    blocks: std::collections::HashMap<(usize, usize, bool), Block<'a>>,
+}
+
+/// The longest key a [`Block`] keeps: a line's keys are its prefixes before each colon
+/// (a YAML key may hold colons), and a minified document is one line of megabytes with
+/// as many colons, so only the first bytes of each line are indexed; a longer key is
+/// searched for line by line.
+const INDEXED_KEY: usize = 128;
+
+/// The keys met so far in one parent's block (see [`Locator`]).
+#[derive(Default)]
+struct Block<'a> {
+    /// How many keys were asked about under the parent.
+    asked: usize,
+    /// Each key met on the lines indexed so far, with the first line it is on.
+    keys: std::collections::HashMap<&'a str, usize, std::hash::BuildHasherDefault<WordHash>>,
+    /// The next line to index, once indexing has started.
+    next: Option<usize>,
+    /// Whether the block's end was reached.
+    done: bool,
+}
+
+/// A multiply-rotate hash taking eight bytes at a time (as rustc's `FxHasher` does), for
+/// the short keys of [`Block`]: no protection against chosen collisions is needed there,
+/// and SipHash's cost would be most of indexing a line.
+#[derive(Default)]
+struct WordHash(u64);
+
+impl WordHash {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for WordHash {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        let mut word = [0; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 59));
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl<'a> Locator<'a> {
@@ -37,6 +101,7 @@ impl<'a> Locator<'a> {
         Locator {
             lines: text.lines().collect(),
             walked: std::collections::HashMap::new(),
+            blocks: std::collections::HashMap::new(),
         }
     }
 
@@ -60,7 +125,7 @@ impl<'a> Locator<'a> {
             walk = match self.walked.get(prefix) {
                 Some(known) => *known,
                 None => {
-                    let next = step(&self.lines, walk, token);
+                    let next = self.step(walk, token);
                     self.walked.insert(prefix.to_owned(), next);
                     next
                 }
@@ -71,62 +136,171 @@ impl<'a> Locator<'a> {
         }
         walk.found_any.then_some(walk.at + 1)
     }
+
+    /// Looks for one pointer token below where `walk` stands.
+    fn step(&mut self, walk: Walk, token: &str) -> Walk {
+        let Walk {
+            at,
+            from,
+            found_any,
+            ..
+        } = walk;
+        let lines = &self.lines;
+        let key = token.replace("~1", "/").replace("~0", "~");
+        if let Ok(index) = key.parse::<usize>()
+            && let Some(line) = nth_item(lines, at, index)
+        {
+            return Walk {
+                at: line,
+                from: line,
+                found_any: true,
+                stopped: false,
+            };
+        }
+        let block = Scan {
+            lines,
+            at,
+            parent_indent: found_any.then(|| indent(lines[at])),
+        };
+        let index = self.blocks.entry((from, at, found_any)).or_default();
+        index.asked += 1;
+        // A parent asked about once or twice is scanned: indexing a line costs a few
+        // scans of it.
+        let found = if index.asked <= 2 || key.len() > INDEXED_KEY {
+            block.find(from, &key)
+        } else {
+            index.find(&block, from, &key)
+        };
+        match found {
+            Some(i) => Walk {
+                at: i,
+                from: i + 1,
+                found_any: true,
+                stopped: false,
+            },
+            // The deepest node that could be found is the best place to point at.
+            None => Walk {
+                stopped: true,
+                ..walk
+            },
+        }
+    }
 }
 
-/// Looks for one pointer token below where `walk` stands.
-fn step(lines: &[&str], walk: Walk, token: &str) -> Walk {
-    let Walk {
-        at,
-        from,
-        found_any,
-        ..
-    } = walk;
-    let key = token.replace("~1", "/").replace("~0", "~");
-    if let Ok(index) = key.parse::<usize>()
-        && let Some(line) = nth_item(lines, at, index)
-    {
-        return Walk {
-            at: line,
-            from: line,
-            found_any: true,
-            stopped: false,
-        };
-    }
-    let yaml_keys = [
-        format!("{key}:"),
-        format!("\"{key}\":"),
-        format!("'{key}':"),
-    ];
-    let json_key = format!("\"{key}\"");
-    let parent_indent = found_any.then(|| indent(lines[at]));
-    for (i, line) in lines.iter().enumerate().skip(from) {
+/// Where a key is searched for: below line `at`, inside the block of the parent that is
+/// indented `parent_indent` (none: the whole text).
+struct Scan<'s, 'a> {
+    lines: &'s [&'a str],
+    at: usize,
+    parent_indent: Option<usize>,
+}
+
+/// What a line of a block holds for the key search.
+enum Line<'a> {
+    /// Nothing (blank, a comment).
+    Skip,
+    /// The line leaves the parent's block: the search ends.
+    End,
+    /// The line's text, indentation and list dashes taken off.
+    Text(&'a str),
+}
+
+impl<'a> Scan<'_, 'a> {
+    /// Line `i` of the block.
+    fn line(&self, i: usize) -> Line<'a> {
+        let line = self.lines[i];
         let t = trim_indent(line);
         if t.is_empty() || t.starts_with('#') {
-            continue;
+            return Line::Skip;
         }
         // Left the parent's block: the key is not on a line of its own.
-        if i > at && parent_indent.is_some_and(|p| line.len() - t.len() <= p) {
-            break;
+        if i > self.at
+            && self
+                .parent_indent
+                .is_some_and(|p| line.len() - t.len() <= p)
+        {
+            return Line::End;
         }
         let mut t = t;
         while let Some(rest) = t.strip_prefix("- ") {
             t = rest;
         }
-        let is_key = yaml_keys.iter().any(|k| t.starts_with(k.as_str()))
-            || (t.starts_with(&json_key) && t[json_key.len()..].trim_start().starts_with(':'));
-        if is_key {
-            return Walk {
-                at: i,
-                from: i + 1,
-                found_any: true,
-                stopped: false,
-            };
-        }
+        Line::Text(t)
     }
-    // The deepest node that could be found is the best place to point at.
-    Walk {
-        stopped: true,
-        ..walk
+
+    /// The first line from `from` on that holds `key` as a key, scanning line by line.
+    fn find(&self, from: usize, key: &str) -> Option<usize> {
+        let yaml_keys = [
+            format!("{key}:"),
+            format!("\"{key}\":"),
+            format!("'{key}':"),
+        ];
+        let json_key = format!("\"{key}\"");
+        for i in from..self.lines.len() {
+            let t = match self.line(i) {
+                Line::Skip => continue,
+                Line::End => break,
+                Line::Text(t) => t,
+            };
+            let is_key = yaml_keys.iter().any(|k| t.starts_with(k.as_str()))
+                || (t.starts_with(&json_key) && t[json_key.len()..].trim_start().starts_with(':'));
+            if is_key {
+                return Some(i);
+            }
+        }
+        None
+    }
+}
+
+impl<'a> Block<'a> {
+    /// [`Scan::find`], through the index: the key's line when an indexed line holds it,
+    /// else the lines after the last indexed one are indexed until one does.
+    fn find(&mut self, block: &Scan<'_, 'a>, from: usize, key: &str) -> Option<usize> {
+        if let Some(line) = self.keys.get(key) {
+            return Some(*line);
+        }
+        let mut i = self.next.unwrap_or(from);
+        while !self.done && i < block.lines.len() {
+            match block.line(i) {
+                Line::Skip => {}
+                Line::End => self.done = true,
+                Line::Text(t) => {
+                    let mut hit = false;
+                    keys_of(t, |k| {
+                        hit |= k == key;
+                        self.keys.entry(k).or_insert(i);
+                    });
+                    if hit {
+                        self.next = Some(i + 1);
+                        return Some(i);
+                    }
+                }
+            }
+            i += 1;
+        }
+        self.done = true;
+        None
+    }
+}
+
+/// Every key of at most [`INDEXED_KEY`] bytes that a line's text holds for
+/// [`Scan::find`]: each `k` for which it starts with `k:`, `'k':`, `"k":` or `"k"` then
+/// spaces and `:`.
+fn keys_of<'a>(t: &'a str, mut key: impl FnMut(&'a str)) {
+    let bytes = t.as_bytes();
+    let quote = bytes.first().copied();
+    // The byte after a key, at most `INDEXED_KEY + 1` in (after its opening quote).
+    for (p, b) in bytes.iter().enumerate().take(INDEXED_KEY + 2) {
+        match b {
+            b':' => key(&t[..p]),
+            b'\'' if p > 0 && quote == Some(b'\'') && bytes.get(p + 1) == Some(&b':') => {
+                key(&t[1..p]);
+            }
+            b'"' if p > 0 && quote == Some(b'"') && t[p + 1..].trim_start().starts_with(':') => {
+                key(&t[1..p]);
+            }
+            _ => {}
+        }
     }
 }
 
@@ -139,10 +313,21 @@ fn indent(line: &str) -> usize {
 /// a spec (decoding each character of deep JSON indentation was most of the time spent
 /// locating warnings); the general form only after a non-ASCII byte.
 fn trim_indent(line: &str) -> &str {
-    let ascii = line
-        .bytes()
-        .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r'))
-        .count();
+    // Eight spaces at a time first: a pretty-printed JSON document indents its deep
+    // lines by dozens.
+    let bytes = line.as_bytes();
+    let mut spaces = 0;
+    while bytes
+        .get(spaces..spaces + 8)
+        .is_some_and(|b| b == b"        ")
+    {
+        spaces += 8;
+    }
+    let ascii = spaces
+        + bytes[spaces..]
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r'))
+            .count();
     let rest = &line[ascii..];
     if rest.as_bytes().first().is_some_and(|b| !b.is_ascii()) {
         rest.trim_start()
@@ -211,8 +396,77 @@ mod tests {
     }
 
     #[test]
+    fn an_indexed_block_answers_as_a_scan_of_it_does() {
+        // Keys under one parent asked about many times, in and out of order, on lines
+        // whose values hold colons and quotes, in JSON and in YAML.
+        let json = "{\n  \"s\": {\n    \"a:b\": {\"x\": 1},\n    \"b\": \"c: \\\"d\\\": e\",\n    \"c\" : {\n      \"a\": 2,\n      \"d\": 3\n    },\n    \"d\": {}\n  },\n  \"t\": {\"d\": 4}\n}\n";
+        let yaml = "s:\n  a:b: 1\n  'q': x: y\n  b: \"c: d\"\n  - c:\n      a: 2\n  d: 3\n  '': 4\nt:\n  d: 5\n";
+        for text in [json, yaml] {
+            let keys = [
+                "d",
+                "a:b",
+                "b",
+                "c",
+                "a",
+                "x",
+                "q",
+                "nope",
+                "e",
+                "c: \\\"d\\\"",
+                "\"b\"",
+                "",
+            ];
+            let mut locator = Locator::new(text);
+            for round in 0..2 {
+                for key in keys.iter().chain(keys.iter().rev()) {
+                    for pointer in [format!("/s/{key}"), format!("/t/{key}"), format!("/{key}")] {
+                        assert_eq!(
+                            locator.line_of(&pointer),
+                            line_of(text, &pointer),
+                            "{pointer} in round {round} of {text}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_key_longer_than_the_index_keeps_is_still_found() {
+        let long = "k".repeat(INDEXED_KEY + 5);
+        let text = format!("s:\n  a: 1\n  {long}: 2\n  {long}x: 3\n  b: 4\n");
+        let mut locator = Locator::new(&text);
+        for pointer in ["/s/a", "/s/b"] {
+            assert_eq!(locator.line_of(pointer), line_of(&text, pointer));
+        }
+        assert_eq!(locator.line_of(&format!("/s/{long}")), Some(3));
+        assert_eq!(locator.line_of(&format!("/s/{long}x")), Some(4));
+        // A minified document: one line, every key on it.
+        let one = format!("{{\"s\": {{\"{long}\": {{\"a\": 1}}, \"b\": 2}}}}");
+        let mut locator = Locator::new(&one);
+        for pointer in ["/s", "/s/b", "/s/a", "/x"] {
+            assert_eq!(
+                locator.line_of(pointer),
+                line_of(&one, pointer),
+                "{pointer}"
+            );
+        }
+    }
+
+    #[test]
     fn indentation_trims_as_trim_start_does() {
-        for line in ["", "  a", "\t- b", " \u{a0} c", "\u{2003}d", "   ", "x  "] {
+        for line in [
+            "",
+            "  a",
+            "\t- b",
+            " \u{a0} c",
+            "\u{2003}d",
+            "   ",
+            "x  ",
+            "          \t  a",
+            "        ",
+            "         \u{a0}b",
+        ] {
             assert_eq!(trim_indent(line), line.trim_start(), "{line:?}");
         }
     }

@@ -220,6 +220,11 @@ impl Scope {
     pub fn contains(&self, name: &str) -> bool {
         self.taken.contains(name)
     }
+
+    /// Frees `name` again (claimed for something since dropped); whether it was taken.
+    pub fn release(&mut self, name: &str) -> bool {
+        self.taken.remove(name)
+    }
 }
 
 #[cfg(test)]

@@ -25,12 +25,57 @@ pub fn attributes(s: &StructDef) -> TokenStream {
 
 /// The `impl` blocks with the constructors and setters of every request model.
 pub fn emit(api: &Api) -> TokenStream {
-    let taken: std::collections::BTreeSet<&str> = api.types.iter().map(TypeDef::name).collect();
-    let blocks = api.types.iter().filter_map(|t| match t {
-        TypeDef::Struct(s) if s.request => Some(builders(s, &taken)),
-        _ => None,
-    });
+    let blocks = blocks(api, false).into_iter().map(Block::into_tokens);
     quote!(#(#blocks)*)
+}
+
+/// One request model's `impl` block (`header { members }`) and the items after it (a
+/// typestate builder's).
+pub(super) struct Block {
+    pub(super) header: TokenStream,
+    pub(super) members: Vec<Member>,
+    pub(super) after: TokenStream,
+}
+
+/// A member of a [`Block`]: its tokens, or the text `prettyplease` prints for them (see
+/// [`setter_text`]).
+pub(super) enum Member {
+    Tokens(TokenStream),
+    Text(String),
+}
+
+impl Block {
+    /// The block's tokens, as [`emit`] gives them (every member a [`Member::Tokens`]).
+    fn into_tokens(self) -> TokenStream {
+        let Block {
+            header,
+            members,
+            after,
+        } = self;
+        let members = members.into_iter().map(|m| match m {
+            Member::Tokens(t) => t,
+            Member::Text(_) => unreachable!("a block made for its tokens has no text"),
+        });
+        quote! {
+            #header {
+                #(#members)*
+            }
+            #after
+        }
+    }
+}
+
+/// Every request model's [`Block`]; with `print_setters`, the setters [`setter_text`]
+/// can print as text.
+pub(super) fn blocks(api: &Api, print_setters: bool) -> Vec<Block> {
+    let taken: std::collections::BTreeSet<&str> = api.types.iter().map(TypeDef::name).collect();
+    api.types
+        .iter()
+        .filter_map(|t| match t {
+            TypeDef::Struct(s) if s.request => Some(builders(s, &taken, print_setters)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Whether two required fields take the same type, so that positional arguments could
@@ -204,7 +249,7 @@ pub(super) fn required(s: &StructDef) -> Vec<&Field> {
     s.fields.iter().filter(|f| takes(f)).collect()
 }
 
-fn builders(s: &StructDef, taken: &std::collections::BTreeSet<&str>) -> TokenStream {
+fn builders(s: &StructDef, taken: &std::collections::BTreeSet<&str>, print_setters: bool) -> Block {
     let required = required(s);
     // Several required fields of one type: a builder that takes each by name, and no
     // positional `new` that would let two be swapped.
@@ -221,17 +266,37 @@ fn builders(s: &StructDef, taken: &std::collections::BTreeSet<&str>) -> TokenStr
         let args: Vec<&str> = c.args.iter().map(String::as_str).collect();
         constructor(s, &c.name, &c.doc, &c.fixed, &args)
     });
-    let setters = s.fields.iter().filter(|f| f.optional()).map(|f| {
+    let mut members: Vec<Member> = new
+        .into_iter()
+        .chain(start)
+        .chain(named)
+        .map(Member::Tokens)
+        .collect();
+    for f in s.fields.iter().filter(|f| f.optional()) {
         let fname = ident(&f.name);
         let stem = f.name.trim_end_matches('_');
         let setter = ident(&format!("with_{stem}"));
         let (param, value) = argument(f);
-        let doc = docs::outer(&format!("Sets `{}`.", f.wire));
+        let doc = format!("Sets `{}`.", f.wire);
         let set = if f.explicit_null() {
             quote!(Some(Some(#value)))
         } else {
             quote!(Some(#value))
         };
+        let printed = print_setters
+            .then(|| setter_text(&doc, &setter, &fname, &param, &set))
+            .flatten();
+        members.push(printed.map(Member::Text).unwrap_or_else(|| {
+            let doc = docs::outer(&doc);
+            Member::Tokens(quote! {
+                #doc
+                #[must_use]
+                pub fn #setter(mut self, #fname: #param) -> Self {
+                    self.#fname = #set;
+                    self
+                }
+            })
+        }));
         // `with_…_null` unless another field's setter has that name.
         let null_setter = f
             .explicit_null()
@@ -240,43 +305,144 @@ fn builders(s: &StructDef, taken: &std::collections::BTreeSet<&str>) -> TokenStr
                 !s.fields
                     .iter()
                     .any(|g| g.name.trim_end_matches('_') == name.as_str())
-            })
-            .map(|name| {
-                let null_setter = ident(&format!("with_{name}"));
-                let doc = docs::outer(&format!(
-                    "Sends `{}` as an explicit `null` (the spec allows it), to clear the \
-                     value; leaving the field unset sends nothing.",
-                    f.wire
-                ));
-                quote! {
+            });
+        if let Some(name) = null_setter {
+            let null_setter = ident(&format!("with_{name}"));
+            let doc = format!(
+                "Sends `{}` as an explicit `null` (the spec allows it), to clear the \
+                 value; leaving the field unset sends nothing.",
+                f.wire
+            );
+            let printed = print_setters
+                .then(|| null_setter_text(&doc, &null_setter, &fname))
+                .flatten();
+            members.push(printed.map(Member::Text).unwrap_or_else(|| {
+                let doc = docs::outer(&doc);
+                Member::Tokens(quote! {
                     #doc
                     #[must_use]
                     pub fn #null_setter(mut self) -> Self {
                         self.#fname = Some(None);
                         self
                     }
-                }
-            });
-        quote! {
-            #doc
-            #[must_use]
-            pub fn #setter(mut self, #fname: #param) -> Self {
-                self.#fname = #set;
-                self
-            }
-            #null_setter
+                })
+            }));
         }
-    });
-    let name = ident(&s.name);
-    quote! {
-        impl #name {
-            #new
-            #start
-            #(#named)*
-            #(#setters)*
-        }
-        #typestate
     }
+    let name = ident(&s.name);
+    Block {
+        header: quote!(impl #name),
+        members,
+        after: typestate.unwrap_or_default(),
+    }
+}
+
+/// The longest line a setter is printed as text on: `prettyplease` breaks nothing that
+/// fits in its margin of 89 columns, so a line well inside it is the line it prints.
+const PLAIN_LINE: usize = 80;
+
+/// A setter as `prettyplease` prints it in an `impl` block (unspaced, indented one level),
+/// when every line of it is plain: its doc lines, `#[must_use]`, a signature and an
+/// assignment that fit on one line each ([`PLAIN_LINE`]), and types and values made only
+/// of paths, generic arguments and calls ([`plain_text`]); `None` otherwise, and the
+/// setter is printed from its tokens. Setters are the most common member of a request
+/// model (Prefect's spec has over a thousand), and printing this text straight saves
+/// parsing and printing each one; the generator's tests compare the two (the parts put
+/// together against the files printed whole).
+fn setter_text(
+    doc: &str,
+    setter: &proc_macro2::Ident,
+    field: &proc_macro2::Ident,
+    param: &TokenStream,
+    set: &TokenStream,
+) -> Option<String> {
+    let signature = format!(
+        "    pub fn {setter}(mut self, {field}: {}) -> Self {{",
+        plain_text(param)?
+    );
+    let assignment = format!("        self.{field} = {};", plain_text(set)?);
+    setter_lines(doc, &signature, &assignment)
+}
+
+/// [`setter_text`] for a `with_…_null` setter.
+fn null_setter_text(
+    doc: &str,
+    setter: &proc_macro2::Ident,
+    field: &proc_macro2::Ident,
+) -> Option<String> {
+    let signature = format!("    pub fn {setter}(mut self) -> Self {{");
+    let assignment = format!("        self.{field} = Some(None);");
+    setter_lines(doc, &signature, &assignment)
+}
+
+/// A setter's printed lines around its signature and assignment (see [`setter_text`]).
+fn setter_lines(doc: &str, signature: &str, assignment: &str) -> Option<String> {
+    let plain = |line: &str| line.len() <= PLAIN_LINE && line.is_ascii();
+    if !plain(signature) || !plain(assignment) {
+        return None;
+    }
+    let mut text = String::with_capacity(doc.len() + signature.len() + assignment.len() + 64);
+    // `prettyplease` prints a one-line doc attribute as `///` and its value, trailing
+    // spaces trimmed; the values are the lines `docs::outer` makes (one that starts with
+    // `/`, or holds a line break, prints otherwise: `prepare` makes none).
+    for line in docs::prepare(doc) {
+        if line.starts_with('/') || line.contains(['\n', '\r']) {
+            return None;
+        }
+        text.push_str("    ///");
+        text.push_str(line.trim_end_matches(' '));
+        text.push('\n');
+    }
+    text.push_str("    #[must_use]\n");
+    text.push_str(signature);
+    text.push('\n');
+    text.push_str(assignment);
+    text.push_str("\n        self\n    }\n");
+    Some(text)
+}
+
+/// The text `prettyplease` prints for a type or an expression made only of identifiers,
+/// paths (`::`), generic arguments (`<`, `>`, `,`), method calls (`.`) and parenthesized
+/// arguments: `impl Into<String>`, `std::collections::BTreeMap<String, String>`,
+/// `Box::new(tag.into())`. `None` for any other token (a reference, a lifetime, a
+/// literal, a bound) or a trailing comma, whose printing is left to `prettyplease`.
+fn plain_text(tokens: &TokenStream) -> Option<String> {
+    use proc_macro2::{Delimiter, Spacing, TokenTree};
+    let mut text = String::new();
+    let mut after_word = false;
+    let mut trees = tokens.clone().into_iter().peekable();
+    while let Some(tree) = trees.next() {
+        match tree {
+            TokenTree::Ident(i) => {
+                if after_word {
+                    text.push(' ');
+                }
+                text.push_str(&i.to_string());
+                after_word = true;
+                continue;
+            }
+            TokenTree::Punct(p) => match p.as_char() {
+                ':' if p.spacing() == Spacing::Joint => match trees.next() {
+                    Some(TokenTree::Punct(q)) if q.as_char() == ':' => text.push_str("::"),
+                    _ => return None,
+                },
+                '<' | '>' | '.' if p.spacing() == Spacing::Alone || p.as_char() == '>' => {
+                    text.push(p.as_char());
+                }
+                // A trailing comma (a one-element tuple's) prints otherwise.
+                ',' if trees.peek().is_some() => text.push_str(", "),
+                _ => return None,
+            },
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => {
+                text.push('(');
+                text.push_str(&plain_text(&g.stream())?);
+                text.push(')');
+            }
+            _ => return None,
+        }
+        after_word = false;
+    }
+    Some(text)
 }
 
 /// One associated function that builds the struct: `fixed` fields get their value, `args`
@@ -373,5 +539,65 @@ fn literal(ty: &Ty, value: &serde_json::Value) -> TokenStream {
             quote!(#x)
         }
         _ => quote!(Default::default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A setter printed as text is the text `prettyplease` prints for its tokens.
+    #[test]
+    fn a_plain_setter_prints_as_prettyplease_prints_it() {
+        let cases = [
+            (quote!(impl Into<String>), quote!(Some(Some(tag.into())))),
+            // 80 columns: the longest signature printed as text.
+            (
+                quote!(BTreeMap<String, Vec<Option<i64>>>),
+                quote!(Some(Box::new(tag))),
+            ),
+            (quote!(chrono::NaiveDate), quote!(Some(tag))),
+        ];
+        let (setter, field) = (ident("with_tag"), ident("tag"));
+        for (param, set) in cases {
+            let text = setter_text("Sets `tag`.", &setter, &field, &param, &set)
+                .unwrap_or_else(|| panic!("{param:?} / {:?}", plain_text(&set)));
+            let doc = docs::outer("Sets `tag`.");
+            let tokens = quote! {
+                impl X {
+                    #doc
+                    #[must_use]
+                    pub fn #setter(mut self, #field: #param) -> Self {
+                        self.#field = #set;
+                        self
+                    }
+                }
+            };
+            let whole = prettyplease::unparse(&syn::parse2(tokens).unwrap());
+            assert_eq!(format!("impl X {{\n{text}}}\n"), whole);
+        }
+        let null = null_setter_text("Sends `tag` as `null`.", &ident("with_tag_null"), &field);
+        assert!(null.unwrap().contains("        self.tag = Some(None);\n"));
+    }
+
+    #[test]
+    fn anything_but_paths_and_calls_is_left_to_prettyplease() {
+        for tokens in [
+            quote!(&'static str),
+            quote!((i64,)),
+            quote!([u8; 4]),
+            quote!(Box<dyn Fn() + Send>),
+            quote!(Some(1)),
+        ] {
+            assert_eq!(plain_text(&tokens), None, "{tokens}");
+        }
+        // A line past the margin is left too.
+        let long =
+            quote!(std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>);
+        assert!(plain_text(&long).is_some());
+        assert_eq!(
+            setter_text("d", &ident("with_x"), &ident("x"), &long, &quote!(Some(x))),
+            None
+        );
     }
 }

@@ -67,7 +67,7 @@ pub fn inner(text: &str) -> TokenStream {
     quote! { #( #![doc = #lines] )* }
 }
 
-fn prepare(text: &str) -> Vec<String> {
+pub(super) fn prepare(text: &str) -> Vec<String> {
     let mut in_fence = false;
     text.trim()
         .lines()

@@ -115,6 +115,16 @@ pub(super) fn head(api: &Api) -> TokenStream {
 /// The items after the types: the private helpers some types call, and the request
 /// models' builders.
 pub(super) fn tail(api: &Api, context: &Context<'_>) -> TokenStream {
+    let helpers = helpers(api, context);
+    let builders = super::builders::emit(api);
+    quote! {
+        #helpers
+        #builders
+    }
+}
+
+/// The first items of [`tail`]: the private helpers some types call.
+pub(super) fn helpers(api: &Api, context: &Context<'_>) -> TokenStream {
     let any_secret = api
         .types
         .iter()
@@ -151,13 +161,11 @@ pub(super) fn tail(api: &Api, context: &Context<'_>) -> TokenStream {
             }
         }
     });
-    let builders = super::builders::emit(api);
     let null_or_value = null_or_value(api, &context.decoded);
     quote! {
         #redacted
         #write_scalar
         #null_or_value
-        #builders
     }
 }
 

@@ -17,7 +17,7 @@ use std::sync::{Mutex, OnceLock};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{client, models, render};
+use super::{builders, client, models, render};
 use crate::error::Error;
 use crate::ir::Api;
 
@@ -130,7 +130,13 @@ fn print_part<'a>(
             "models.rs",
             models::types(api, models_context, range.clone()),
         ),
-        Part::ModelsTail => plain("models.rs", models::tail(api, models_context)),
+        Part::ModelsTail => {
+            let mut text = render::unspaced("models.rs", models::helpers(api, models_context))?;
+            for block in builders::blocks(api, true) {
+                text.push_str(&block_text(block)?);
+            }
+            Ok(Text::Plain(Piece::of(text)))
+        }
         Part::CredentialMethods => Ok(Text::Plain(Piece::of(render::members(
             "client.rs",
             &client_impl(),
@@ -150,6 +156,46 @@ fn print_part<'a>(
             plain("client.rs", client::tail_items(api, context))
         }
     }
+}
+
+/// A request model's `impl` block and the items after it, printed as
+/// `render::unspaced` prints their tokens ([`builders::Block::into_tokens`]): the header's
+/// lines, the members in order (runs of tokens printed as `render::members` prints
+/// them, the setters already printed as text), the closing line, the items after.
+fn block_text(block: builders::Block) -> Result<String, Error> {
+    let builders::Block {
+        header,
+        members,
+        after,
+    } = block;
+    let mut printed = String::new();
+    let mut run = TokenStream::new();
+    for member in members {
+        match member {
+            builders::Member::Tokens(tokens) => run.extend(tokens),
+            builders::Member::Text(text) => {
+                if !run.is_empty() {
+                    printed.push_str(&render::members(
+                        "models.rs",
+                        &header,
+                        std::mem::take(&mut run),
+                    )?);
+                }
+                printed.push_str(&text);
+            }
+        }
+    }
+    if !run.is_empty() {
+        printed.push_str(&render::members("models.rs", &header, run)?);
+    }
+    let ends = render::block_ends("models.rs", &header)?;
+    let mut text = if printed.is_empty() {
+        ends.empty
+    } else {
+        format!("{}{printed}{}", ends.open, ends.close)
+    };
+    text.push_str(&render::unspaced("models.rs", after)?);
+    Ok(text)
 }
 
 /// This thread's client context, made on its first client part (see [`print_part`]).

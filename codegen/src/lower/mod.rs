@@ -82,7 +82,8 @@ fn lower_resolved(
     let mut lowerer = Lowerer {
         spec,
         unit,
-        type_names: Scope::default(),
+        type_names: TypeNames::default(),
+        journal: Journal::default(),
         components: IndexMap::new(),
         types: Vec::new(),
         warnings: Vec::new(),
@@ -241,11 +242,88 @@ fn crate_doc(spec: &OpenApi, client: bool) -> String {
     doc
 }
 
+/// The lowerer's type names: a [`Scope`], and every name claimed in it, in order, so that
+/// the names a dropped lowering claimed can be given back (see [`Journal`]).
+#[derive(Default)]
+struct TypeNames {
+    scope: Scope,
+    claimed: Vec<String>,
+}
+
+impl TypeNames {
+    /// [`Scope::claim`], kept in the order of claims.
+    fn claim(&mut self, name: String) -> String {
+        let name = self.scope.claim(name);
+        self.claimed.push(name.clone());
+        name
+    }
+}
+
+/// What the lowering added, insertion by insertion, to the caches a repeated inline
+/// schema's copy must not keep (see `Lowerer::ty`): the copy is lowered for its own
+/// warnings, then everything it added is taken out again. Each of these caches only
+/// gains keys it did not hold, so taking out the keys added after a [`Mark`] leaves it
+/// as it was at the mark; cloning the caches to put them back (what this replaces) was a
+/// tenth of the lowering on Prefect's spec, the copies being many and the caches large.
+#[derive(Default)]
+struct Journal {
+    absorbed_emitted: Vec<String>,
+    tagged_branches: Vec<(String, String)>,
+    inline_types: Vec<schema::InlineKey>,
+    inline_titles: Vec<String>,
+}
+
+/// How long each cache's journal was (and how many types there were) at some point.
+struct Mark {
+    names: usize,
+    types: usize,
+    absorbed_emitted: usize,
+    tagged_branches: usize,
+    inline_types: usize,
+    inline_titles: usize,
+}
+
+impl Lowerer<'_> {
+    /// Where the caches stand now.
+    fn mark(&self) -> Mark {
+        Mark {
+            names: self.type_names.claimed.len(),
+            types: self.types.len(),
+            absorbed_emitted: self.journal.absorbed_emitted.len(),
+            tagged_branches: self.journal.tagged_branches.len(),
+            inline_types: self.journal.inline_types.len(),
+            inline_titles: self.journal.inline_titles.len(),
+        }
+    }
+
+    /// Takes out of the caches everything added since `mark`, and the types made since.
+    fn roll_back(&mut self, mark: &Mark) {
+        for name in self.type_names.claimed.drain(mark.names..) {
+            self.type_names.scope.release(&name);
+        }
+        self.types.truncate(mark.types);
+        for key in self.journal.absorbed_emitted.drain(mark.absorbed_emitted..) {
+            self.absorbed_emitted.remove(&key);
+        }
+        for key in self.journal.tagged_branches.drain(mark.tagged_branches..) {
+            self.tagged_branches.remove(&key);
+        }
+        for key in self.journal.inline_types.drain(mark.inline_types..) {
+            self.inline_types.remove(&key);
+        }
+        for key in self.journal.inline_titles.drain(mark.inline_titles..) {
+            self.inline_titles.remove(&key);
+        }
+    }
+}
+
 /// Lowering state: the spec, the names handed out and the types made so far.
 struct Lowerer<'a> {
     spec: &'a OpenApi,
     unit: LengthUnit,
-    type_names: Scope,
+    type_names: TypeNames,
+    /// The insertions into the caches below, for [`Lowerer::roll_back`].
+    journal: Journal,
     components: IndexMap<String, String>,
     types: Vec<TypeDef>,
     /// Tolerated problems, each at its node with its kind: reported, never silently

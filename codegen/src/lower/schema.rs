@@ -15,7 +15,7 @@ use crate::ir::{
 };
 use crate::names::{Scope, pascal, snake};
 use crate::warning::WarningKind;
-use spec_model::model::{AdditionalProperties, Schema, SchemaType};
+use spec_model::model::{AdditionalProperties, Schema, SchemaType, Text};
 use spec_model::refs;
 
 /// What a schema becomes when it gets a name of its own.
@@ -83,39 +83,242 @@ fn makes_named_type(s: &Schema) -> bool {
 
 /// What makes two inline schemas the same type: the whole schema, nested parts
 /// included, but for its own `title`, `description`, `example` and `examples`, which
-/// document one use of it rather than the shape (the type takes the first use's). The
-/// schema's `Debug` text: every keyword the model keeps, maps in spec order, no source
-/// positions. Kept as a 128-bit hash of that text (two SipHash-1-3 streams with fixed
-/// keys, so the same on every run and machine): the text of a large nested schema is
-/// tens of kilobytes, the lowerer keeps one per inline type and copies the whole map on
-/// every repeated schema, and on a real spec building and copying those strings was a
-/// twentieth of the generation time.
+/// document one use of it rather than the shape (the type takes the first use's). Every
+/// keyword the model keeps, maps in spec order, no source positions: two schemas have
+/// one key when their `Debug` texts (so stripped) are the same, and only then (but for a
+/// collision of the 128-bit hash: two SipHash-1-3 streams with fixed keys, so the same on
+/// every run and machine).
+///
+/// The schema is fed to the hash field by field ([`feed`]): hashing its `Debug` text
+/// (what this was first) wrote a few bytes at a time into both streams, formatted every
+/// empty field of every nested schema, and cloned the schema to strip it; on Prefect's
+/// spec that was nearly half of the lowering, on the core the printing waits for.
 pub(super) fn inline_key(s: &Schema) -> InlineKey {
-    use std::fmt::Write as _;
     use std::hash::Hasher as _;
-    struct Streams(std::hash::DefaultHasher, std::hash::DefaultHasher);
-    impl std::fmt::Write for Streams {
-        fn write_str(&mut self, text: &str) -> std::fmt::Result {
-            self.0.write(text.as_bytes());
-            self.1.write(text.as_bytes());
-            Ok(())
-        }
-    }
-    let bare = Schema {
-        title: None,
-        description: None,
-        example: None,
-        examples: None,
-        ..s.clone()
-    };
     let mut streams = Streams(
         std::hash::DefaultHasher::new(),
         std::hash::DefaultHasher::new(),
     );
     // The second stream starts from another state, so the two halves are independent.
     streams.1.write_u8(0x5a);
-    let _ = write!(streams, "{bare:?}");
+    feed(&mut streams, s, false);
     (u128::from(streams.0.finish()) << 64) | u128::from(streams.1.finish())
+}
+
+/// The two streams of [`inline_key`], written alike.
+struct Streams(std::hash::DefaultHasher, std::hash::DefaultHasher);
+
+impl std::hash::Hasher for Streams {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write(bytes);
+        self.1.write(bytes);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0.finish()
+    }
+}
+
+impl std::fmt::Write for Streams {
+    fn write_str(&mut self, text: &str) -> std::fmt::Result {
+        std::hash::Hasher::write(self, text.as_bytes());
+        Ok(())
+    }
+}
+
+/// The pieces [`feed`] writes a schema's fields with: each value tagged or ended so that
+/// no two values feed the same bytes.
+mod fed {
+    use super::{Schema, Streams, Text};
+    use std::fmt::Write as _;
+    use std::hash::Hasher as _;
+    pub(super) fn text(h: &mut Streams, t: &str) {
+        h.write(t.as_bytes());
+        h.write_u8(0xff);
+    }
+    pub(super) fn opt_text(h: &mut Streams, t: &Option<String>) {
+        match t {
+            None => h.write_u8(0),
+            Some(t) => {
+                h.write_u8(1);
+                text(h, t);
+            }
+        }
+    }
+    pub(super) fn debug(h: &mut Streams, v: &Option<impl std::fmt::Debug>) {
+        match v {
+            None => h.write_u8(0),
+            Some(v) => {
+                h.write_u8(1);
+                let _ = write!(h, "{v:?}");
+                h.write_u8(0xff);
+            }
+        }
+    }
+    pub(super) fn prose(h: &mut Streams, t: &Option<Text>) {
+        match t {
+            None => h.write_u8(0),
+            Some(Text::String(t)) => {
+                h.write_u8(1);
+                text(h, t);
+            }
+            Some(other) => {
+                h.write_u8(2);
+                let _ = write!(h, "{other:?}");
+                h.write_u8(0xff);
+            }
+        }
+    }
+    pub(super) fn rare<T: std::fmt::Debug>(h: &mut Streams, v: &T, empty: bool) {
+        if empty {
+            h.write_u8(0);
+        } else {
+            h.write_u8(1);
+            let _ = write!(h, "{v:?}");
+            h.write_u8(0xff);
+        }
+    }
+    pub(super) fn number(h: &mut Streams, n: Option<u64>) {
+        match n {
+            None => h.write_u8(0),
+            Some(n) => {
+                h.write_u8(1);
+                h.write_u64(n);
+            }
+        }
+    }
+    pub(super) fn float(h: &mut Streams, n: Option<f64>) {
+        // Equal bits, equal `Debug` text (a JSON number is never NaN).
+        number(h, n.map(f64::to_bits));
+    }
+    pub(super) fn list(h: &mut Streams, l: &[Schema]) {
+        h.write_usize(l.len());
+        for s in l {
+            super::feed(h, s, true);
+        }
+    }
+    pub(super) fn strings(h: &mut Streams, l: &[String]) {
+        h.write_usize(l.len());
+        for t in l {
+            text(h, t);
+        }
+    }
+}
+
+/// Feeds a schema to the streams: each field in turn, unambiguously (a tag before every
+/// optional or variant value, a length before every list and map, strings ended by the
+/// byte no UTF-8 text holds), nested schemas the same way, and the rarer values (JSON
+/// values, extensions) as their `Debug` text. So two schemas feed the same bytes exactly
+/// when their `Debug` texts are the same. Without `keep_docs`, the schema's own `title`,
+/// `description`, `example` and `examples` are left out (not its nested schemas').
+fn feed(h: &mut Streams, s: &Schema, keep_docs: bool) {
+    use fed::{debug, float, list, number, opt_text, prose, rare, strings, text};
+    use std::hash::Hasher as _;
+    // Every field by name: a field added to `Schema` does not compile here until it is
+    // fed too.
+    let Schema {
+        reference,
+        kind,
+        format,
+        nullable,
+        title,
+        description,
+        properties,
+        required,
+        items,
+        prefix_items,
+        additional_properties,
+        enumeration,
+        constant,
+        all_of,
+        one_of,
+        any_of,
+        max_length,
+        min_length,
+        pattern,
+        minimum,
+        maximum,
+        min_items,
+        max_items,
+        deprecated,
+        secret,
+        combined_max_length,
+        constructors,
+        constraint_levels,
+        level,
+        decision,
+        discriminator,
+        default,
+        read_only,
+        write_only,
+        example,
+        examples,
+    } = s;
+    opt_text(h, reference);
+    match kind {
+        None => h.write_u8(0),
+        Some(SchemaType::One(t)) => {
+            h.write_u8(1);
+            text(h, t);
+        }
+        Some(SchemaType::Many(l)) => {
+            h.write_u8(2);
+            strings(h, l);
+        }
+    }
+    opt_text(h, format);
+    h.write_u8(u8::from(*nullable));
+    if keep_docs {
+        prose(h, title);
+        prose(h, description);
+    }
+    h.write_usize(properties.len());
+    for (name, property) in properties {
+        text(h, name);
+        feed(h, property, true);
+    }
+    strings(h, required);
+    match items {
+        None => h.write_u8(0),
+        Some(items) => {
+            h.write_u8(1);
+            feed(h, items, true);
+        }
+    }
+    list(h, prefix_items);
+    match additional_properties {
+        None => h.write_u8(0),
+        Some(AdditionalProperties::Flag(flag)) => h.write_u8(2 + u8::from(*flag)),
+        Some(AdditionalProperties::Schema(schema)) => {
+            h.write_u8(4);
+            feed(h, schema, true);
+        }
+    }
+    debug(h, enumeration);
+    debug(h, constant);
+    list(h, all_of);
+    list(h, one_of);
+    list(h, any_of);
+    number(h, *max_length);
+    number(h, *min_length);
+    opt_text(h, pattern);
+    float(h, *minimum);
+    float(h, *maximum);
+    number(h, *min_items);
+    number(h, *max_items);
+    h.write_u8(u8::from(*deprecated) | u8::from(*secret) << 1);
+    h.write_u8(u8::from(*read_only) | u8::from(*write_only) << 1);
+    rare(h, combined_max_length, combined_max_length.is_empty());
+    rare(h, constructors, constructors.is_empty());
+    rare(h, constraint_levels, constraint_levels.is_empty());
+    debug(h, level);
+    debug(h, decision);
+    debug(h, discriminator);
+    debug(h, default);
+    if keep_docs {
+        debug(h, example);
+        debug(h, examples);
+    }
 }
 
 /// What [`inline_key`] gives: equal for schemas of one shape.
@@ -306,22 +509,9 @@ impl<'a> Lowerer<'a> {
         }
         let key = inline_key(s);
         if let Some(hit) = self.inline_types.get(&key).cloned() {
-            let saved = (
-                self.type_names.clone(),
-                self.types.len(),
-                self.absorbed_emitted.clone(),
-                self.tagged_branches.clone(),
-                self.inline_types.clone(),
-                self.inline_titles.clone(),
-            );
+            let mark = self.mark();
             let copy = self.ty_uncached(s, ptr, hint);
-            let (names, len, absorbed, tagged, inline, titles) = saved;
-            self.inline_titles = titles;
-            self.type_names = names;
-            self.types.truncate(len);
-            self.absorbed_emitted = absorbed;
-            self.tagged_branches = tagged;
-            self.inline_types = inline;
+            self.roll_back(&mark);
             // The name this place would have given its own type stays an alias of the
             // shared one (see `merged`), unless the shared type is a component's (an
             // `allOf` that only annotates a `$ref` is the component itself).
@@ -337,6 +527,7 @@ impl<'a> Lowerer<'a> {
         let lowered = self.ty_uncached(s, ptr, hint)?;
         if matches!(lowered.0, Ty::Named(_)) {
             self.inline_types.insert(key, lowered.clone());
+            self.journal.inline_types.push(key);
         }
         // A type this schema made (not a component it stands for): its title names it if
         // identical schemas elsewhere merge into it.
@@ -347,6 +538,7 @@ impl<'a> Lowerer<'a> {
                 name.clone(),
                 s.title.as_ref().and_then(|t| t.as_str()).map(str::to_owned),
             );
+            self.journal.inline_titles.push(name.clone());
         }
         Ok(lowered)
     }

@@ -302,7 +302,8 @@ impl<'a> Lowerer<'a> {
                 // name and without the tag (a component that holds this union again, in
                 // a field, meets its own name the second time).
                 let struct_name = self.components[&target].clone();
-                if self.absorbed_emitted.insert(target) {
+                if self.absorbed_emitted.insert(target.clone()) {
+                    self.journal.absorbed_emitted.push(target);
                     let (schema, target_ptr) =
                         self.resolve(b.reference.as_deref().unwrap_or_default(), &b_ptr)?;
                     self.inspect(schema, &target_ptr);
@@ -330,6 +331,9 @@ impl<'a> Lowerer<'a> {
                 if let Some(r) = &b.reference {
                     self.tagged_branches
                         .insert((r.clone(), tag.to_owned()), struct_name.clone());
+                    self.journal
+                        .tagged_branches
+                        .push((r.clone(), tag.to_owned()));
                 }
                 let mut def = self.struct_def_except(&struct_name, b, &b_ptr, Some(tag))?;
                 if b.description().is_none() && b.title().is_none() {

@@ -13,6 +13,7 @@
 //!
 //! Run it optimised: `cargo run --release -p xtask -- bench codegen`.
 
+mod narrow;
 mod progenitor;
 mod value_census;
 
