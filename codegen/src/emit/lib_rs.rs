@@ -74,8 +74,9 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
             .collect();
         quote! { #(#![doc = #lines])* }
     });
+    let lints = lints();
     if !api.client {
-        return server_only(&doc, example, server_modules);
+        return server_only(&doc, example, &lints, server_modules);
     }
     quote! {
         #doc
@@ -87,13 +88,7 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
         #![doc = " documented error answers, undocumented ones, undecodable bodies and requests"]
         #![doc = " refused before sending because they break the spec's constraints."]
         #example
-        #![warn(missing_docs)]
-        // Spec prose is Markdown for other tools; rustdoc's HTML and link checks do not apply.
-        #![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
-        #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
-        // Variant names are the spec's words (its enum values, its statuses' reasons): when
-        // they all share a word, dropping it would part them from what the spec says.
-        #![allow(clippy::enum_variant_names)]
+        #lints
 
         // rustfmt would re-wrap the printed code; the generator's bytes are the truth.
         #[rustfmt::skip]
@@ -118,11 +113,25 @@ pub fn emit(api: &Api, runtime: &[&str]) -> TokenStream {
     }
 }
 
+/// The crate's lint levels, the same with or without the client.
+fn lints() -> TokenStream {
+    quote! {
+        #![warn(missing_docs)]
+        // Spec prose is Markdown for other tools; rustdoc's HTML and link checks do not apply.
+        #![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
+        #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
+        // Variant names are the spec's words (its enum values, its statuses' reasons): when
+        // they all share a word, dropping it would part them from what the spec says.
+        #![allow(clippy::enum_variant_names)]
+    }
+}
+
 /// `lib.rs` of a crate without its client (`--server-only`): the models and the server
 /// modules, no client runtime, no re-exports of it.
 fn server_only(
     doc: &TokenStream,
     example: Option<TokenStream>,
+    lints: &TokenStream,
     server_modules: Option<TokenStream>,
 ) -> TokenStream {
     quote! {
@@ -133,13 +142,7 @@ fn server_only(
         #![doc = " answer per operation, the `Api` trait to implement and the axum `router`"]
         #![doc = " that judges every request against the spec before `Api` sees it."]
         #example
-        #![warn(missing_docs)]
-        // Spec prose is Markdown for other tools; rustdoc's HTML and link checks do not apply.
-        #![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
-        #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
-        // Variant names are the spec's words (its enum values, its statuses' reasons): when
-        // they all share a word, dropping it would part them from what the spec says.
-        #![allow(clippy::enum_variant_names)]
+        #lints
 
         // rustfmt would re-wrap the printed code; the generator's bytes are the truth.
         #[rustfmt::skip]
