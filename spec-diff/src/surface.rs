@@ -126,6 +126,42 @@ fn trait_name(path: &syn::Path) -> String {
     path.segments.last().map(tokens).unwrap_or_default()
 }
 
+/// A public trait's entries: the trait (generics and required items) and each defaulted
+/// method apart.
+fn trait_items(module: &str, t: &syn::ItemTrait, out: &mut Surface) {
+    let mut t = t.clone();
+    strip_docs(&mut t.attrs);
+    let path = join(module, &t.ident.to_string());
+    // A method with a default body is an item of its own (`Api::read_flow`):
+    // adding one is minor, as the Cargo SemVer reference has it (an
+    // implementation keeps compiling), removing or changing it major. The
+    // trait's own entry holds its generics and the items every
+    // implementation must write, so adding one of those changes it: major.
+    let mut required = Vec::new();
+    for item in t.items.iter_mut() {
+        match item {
+            syn::TraitItem::Fn(f) => {
+                strip_docs(&mut f.attrs);
+                if f.default.take().is_some() {
+                    out.insert(
+                        format!("{path}::{}", f.sig.ident),
+                        Public::Fn(tokens(&f.sig)),
+                    );
+                    continue;
+                }
+            }
+            syn::TraitItem::Const(c) => strip_docs(&mut c.attrs),
+            syn::TraitItem::Type(ty) => strip_docs(&mut ty.attrs),
+            _ => {}
+        }
+        required.push(tokens(&*item));
+    }
+    out.insert(
+        path,
+        Public::Trait(format!("{}{}", tokens(&t.generics), required.join(" "))),
+    );
+}
+
 /// Tokens as one normalized string, spaced as people write Rust.
 fn tokens(t: &impl ToTokens) -> String {
     tidy(&t.to_token_stream().to_string())
@@ -277,39 +313,7 @@ fn items(list: &[Item], module: &str, out: &mut Surface) {
                     Public::Const(tokens(&s.ty)),
                 );
             }
-            Item::Trait(t) if is_pub(&t.vis) => {
-                let mut t = t.clone();
-                strip_docs(&mut t.attrs);
-                let path = join(module, &t.ident.to_string());
-                // A method with a default body is an item of its own (`Api::read_flow`):
-                // adding one is minor, as the Cargo SemVer reference has it (an
-                // implementation keeps compiling), removing or changing it major. The
-                // trait's own entry holds its generics and the items every
-                // implementation must write, so adding one of those changes it: major.
-                let mut required = Vec::new();
-                for item in t.items.iter_mut() {
-                    match item {
-                        syn::TraitItem::Fn(f) => {
-                            strip_docs(&mut f.attrs);
-                            if f.default.take().is_some() {
-                                out.insert(
-                                    format!("{path}::{}", f.sig.ident),
-                                    Public::Fn(tokens(&f.sig)),
-                                );
-                                continue;
-                            }
-                        }
-                        syn::TraitItem::Const(c) => strip_docs(&mut c.attrs),
-                        syn::TraitItem::Type(ty) => strip_docs(&mut ty.attrs),
-                        _ => {}
-                    }
-                    required.push(tokens(&*item));
-                }
-                out.insert(
-                    path,
-                    Public::Trait(format!("{}{}", tokens(&t.generics), required.join(" "))),
-                );
-            }
+            Item::Trait(t) if is_pub(&t.vis) => trait_items(module, t, out),
             Item::Use(u) if is_pub(&u.vis) => {
                 out.insert(
                     join(module, &format!("use {}", tokens(&u.tree))),

@@ -962,11 +962,7 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
     // The handler calls the trait's method even when the spec deprecates it: the
     // deprecation is for whoever implements or calls the operation, not for the router.
     let allow_deprecated = op.deprecated.then(|| quote!(#[allow(deprecated)]));
-    let method_name = &op.name;
-    let security = op
-        .security
-        .iter()
-        .map(|alternative| quote!(&[#(#alternative),*]));
+    let authorize = authorize(op, &cred_field);
     quote! {
         #allow_deprecated
         async fn #name<A: Api>(state: Arc<Shared<A>>, request: axum::extract::Request) -> Response {
@@ -974,11 +970,7 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
                 Ok(incoming) => incoming,
                 Err(refused) => return refused.problem().into_response(),
             };
-            let #cred_field = Credentials::read(&incoming);
-            let operation = Operation { method: #method_name, security: &[#(#security),*] };
-            if let Err(problem) = state.api.authorize(operation, &#cred_field).await {
-                return problem.into_response();
-            }
+            #authorize
             let schemas = schemas();
             #(#reads)*
             #body_read
@@ -994,6 +986,23 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
                 Ok(answer) => answer.respond(&incoming.headers),
                 Err(problem) => problem.into_response(),
             }
+        }
+    }
+}
+
+/// The handler's credentials read and handed to `Api::authorize`, whose refusal is the
+/// answer, before anything is judged.
+fn authorize(op: &Operation, cred_field: &proc_macro2::Ident) -> TokenStream {
+    let method_name = &op.name;
+    let security = op
+        .security
+        .iter()
+        .map(|alternative| quote!(&[#(#alternative),*]));
+    quote! {
+        let #cred_field = Credentials::read(&incoming);
+        let operation = Operation { method: #method_name, security: &[#(#security),*] };
+        if let Err(problem) = state.api.authorize(operation, &#cred_field).await {
+            return problem.into_response();
         }
     }
 }

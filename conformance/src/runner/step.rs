@@ -226,15 +226,7 @@ pub(super) async fn run_step(
         let why = ctx.credentials.dead().unwrap_or_default();
         return (vec![skipped(case, index, why)], exchange, None);
     }
-    let path = built.request.url.path();
-    let gone = !(200..300).contains(&resp.status) && ctx.gone.holds(path);
-    if (200..300).contains(&resp.status) {
-        if op.method.eq_ignore_ascii_case("DELETE") && step.request.method.is_none() {
-            ctx.gone.deleted(path);
-        } else {
-            ctx.gone.answered(path);
-        }
-    }
+    let gone = note_gone(ctx, op, step, resp.status, built.request.url.path());
     if step.request.method.is_none()
         && step.request.path.is_none()
         && op.method.eq_ignore_ascii_case("DELETE")
@@ -604,6 +596,20 @@ fn got_of(ctx: &Context, resp: &Response) -> Got {
         body: excerpt(ctx, resp),
         error: None,
     }
+}
+
+/// Whether a request to `path` answered `status` asked for what the run deleted before (see
+/// `gone`), after noting what this answer deletes or shows to be there.
+fn note_gone(ctx: &Context, op: &Operation, step: &Step, status: u16, path: &str) -> bool {
+    let gone = !(200..300).contains(&status) && ctx.gone.holds(path);
+    if (200..300).contains(&status) {
+        if op.method.eq_ignore_ascii_case("DELETE") && step.request.method.is_none() {
+            ctx.gone.deleted(path);
+        } else {
+            ctx.gone.answered(path);
+        }
+    }
+    gone
 }
 
 #[cfg(test)]
