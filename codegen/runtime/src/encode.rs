@@ -30,6 +30,26 @@ pub(crate) fn dot_segment(path: &str) -> Option<usize> {
     path.split('/')
         .position(|segment| matches!(segment, "." | ".."))
 }
+
+/// Refuses a built `path` in which parameter values made a whole segment `.` or `..`
+/// (URL parsing would resolve it away and send the request elsewhere). `segments` pairs
+/// the index of each segment the template fills with the wire names of its parameters;
+/// a call, not a block in every method, so that each operation costs one statement.
+pub(crate) fn refuse_dot_segments(
+    path: &str,
+    segments: &[(usize, &[&'static str])],
+) -> Result<(), crate::ConstraintViolation> {
+    let Some(at) = dot_segment(path) else {
+        return Ok(());
+    };
+    match segments.iter().find(|(index, _)| *index == at) {
+        Some((_, fields)) => Err(crate::ConstraintViolation {
+            fields: fields.to_vec(),
+            constraint: crate::Constraint::DotSegment,
+        }),
+        None => Ok(()),
+    }
+}
 // @end
 
 // @if label

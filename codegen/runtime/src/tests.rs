@@ -8,7 +8,7 @@ use reqwest::header::HeaderMap;
 
 use crate::encode::{
     dot_segment, encode_path_segment, label_style, matrix_style, object_pairs, object_style,
-    push_deep_list, push_joined_query, push_object_query,
+    push_deep_list, push_joined_query, push_object_query, refuse_dot_segments,
 };
 use crate::error::{Answer, Error, RetryPolicy};
 use crate::penalty::{PenaltyShape, with_ticket};
@@ -33,6 +33,23 @@ fn dot_segments_are_found() {
     assert_eq!(dot_segment("/a/./b"), Some(2));
     assert_eq!(dot_segment("/a/../b"), Some(2));
     assert_eq!(dot_segment("/a/.b/c"), None);
+}
+
+#[test]
+fn a_dot_segment_names_the_parameters_that_made_it() {
+    let segments: &[(usize, &[&str])] = &[(2, &["org"]), (4, &["a", "b"])];
+    assert!(refuse_dot_segments("/orgs/x/projects/y", segments).is_ok());
+    let refused = refuse_dot_segments("/orgs/x/projects/..", segments).unwrap_err();
+    assert_eq!(refused.fields, ["a", "b"]);
+    assert!(matches!(refused.constraint, crate::Constraint::DotSegment));
+    assert_eq!(
+        refuse_dot_segments("/orgs/../projects/y", segments)
+            .unwrap_err()
+            .fields,
+        ["org"]
+    );
+    // A literal `..` of the template is not a parameter's doing.
+    assert!(refuse_dot_segments("/../x", segments).is_ok());
 }
 
 #[test]

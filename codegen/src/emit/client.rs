@@ -1297,27 +1297,16 @@ fn dot_segment_check(op: &Operation, uses: &mut Uses) -> TokenStream {
         .filter(|(_, names)| !names.is_empty())
         .map(|(i, names)| {
             let i = Literal::usize_unsuffixed(i);
-            quote!(Some(#i) => vec![#(#names),*],)
+            quote!((#i, &[#(#names),*]))
         })
         .collect();
     if arms.is_empty() {
         return TokenStream::new();
     }
     uses.dots = true;
-    // A block of its own: `fields` must not shadow a parameter of that name, which the
-    // joined query lists written after it read.
     quote! {
-        {
-            let fields = match dot_segment(&url[self.base_url.len()..]) {
-                #(#arms)*
-                _ => Vec::new(),
-            };
-            if !fields.is_empty() {
-                return Err(crate::Error::Constraint(crate::ConstraintViolation {
-                    fields,
-                    constraint: crate::Constraint::DotSegment,
-                }));
-            }
+        if let Err(violation) = refuse_dot_segments(&url[self.base_url.len()..], &[#(#arms),*]) {
+            return Err(crate::Error::Constraint(violation));
         }
     }
 }
