@@ -138,6 +138,9 @@ fn build(dir: &Path) -> Result<PathBuf, String> {
     let status = cargo(&["build", "-q", "-p", "prefect-flows", "--manifest-path"])
         .arg(dir.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", &target)
+        // Built once per run: an incremental cache of a crate this size is gigabytes of
+        // disk that no later build reads.
+        .env("CARGO_INCREMENTAL", "0")
         .status()
         .map_err(|e| format!("cannot run cargo build: {e}"))?;
     if !status.success() {

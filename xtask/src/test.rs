@@ -1,6 +1,7 @@
 //! `cargo xtask test`: the one test command of the README and of `.ci/run`. It runs the
 //! Rust test suite, then the checks that need tools from outside Rust (each installs its
-//! own tool into `target/tools/`), and ends with one summary line.
+//! own tool into `target/tools/`), and ends with one summary line. Its builds are not
+//! incremental (see [`run`]).
 
 use std::process::{Command, ExitCode};
 
@@ -135,8 +136,15 @@ pub fn run(args: Args) -> ExitCode {
     }
     let mut failed = Vec::new();
     let total = steps.len();
+    // One build of each crate per run: an incremental cache is written for later edits
+    // that a test run does not make, and it was 16 of the 26 GB a clean `.ci/run` left
+    // in `target/` (a CI machine ran out of disk on it). A caller's own setting wins.
+    let caches_off = std::env::var_os("CARGO_INCREMENTAL").is_none();
     for mut step in steps {
         eprintln!("==> {}", step.name);
+        if caches_off {
+            step.command.env("CARGO_INCREMENTAL", "0");
+        }
         let ok = step.command.status().map(|s| s.success()).unwrap_or(false);
         if !ok {
             eprintln!("==> {} FAILED", step.name);
