@@ -756,6 +756,10 @@ pub struct ResponseDef {
     /// (lowered only with [`crate::Options::server`]: the client reads no header of its
     /// own, and the caller has them all in `Response::headers`).
     pub headers: Vec<ResponseHeader>,
+    /// The name of the struct of those headers (empty when there are none): claimed
+    /// among the operations' type prefixes, since `{Prefix}{Variant}Headers` of two
+    /// operations can meet (`FooNot` answering `Found`, `Foo` answering `NotFound`).
+    pub headers_type: String,
 }
 
 /// A header a documented answer declares (`headers`), typed as a header parameter of

@@ -940,6 +940,7 @@ fn rejected_variant(op: &Operation) -> Option<ResponseDef> {
         schema: None,
         declared: false,
         headers: Vec::new(),
+        headers_type: String::new(),
     })
 }
 
@@ -1529,6 +1530,7 @@ pub(super) fn twins(op: &Operation) -> Vec<Operation> {
                 schema: None,
                 declared: false,
                 headers: Vec::new(),
+                headers_type: String::new(),
             });
             Operation {
                 name: n.name.clone(),

@@ -517,7 +517,7 @@ fn answers(op: &Operation, models: &TokenStream) -> TokenStream {
             _ => None,
         };
         if !r.headers.is_empty() {
-            let (variant, arm, headers) = with_headers(op, r, &name, payload, code, &write, models);
+            let (variant, arm, headers) = with_headers(r, &name, payload, code, &write, models);
             variants.push(quote! { #vdoc #variant });
             arms.push(arm);
             header_structs.push(headers);
@@ -591,9 +591,10 @@ fn answers(op: &Operation, models: &TokenStream) -> TokenStream {
     }
 }
 
-/// The name of the struct of the headers `r` declares: `{Prefix}{Variant}Headers`.
-fn headers_name(op: &Operation, r: &ResponseDef) -> proc_macro2::Ident {
-    ident(&format!("{}{}Headers", op.type_prefix, r.variant))
+/// The name of the struct of the headers `r` declares (`{Prefix}{Variant}Headers`
+/// unless another operation's took it: the lowering claims it).
+fn headers_name(r: &ResponseDef) -> proc_macro2::Ident {
+    ident(&r.headers_type)
 }
 
 /// An answer that declares headers: its struct variant (the status where the declaration
@@ -603,7 +604,6 @@ fn headers_name(op: &Operation, r: &ResponseDef) -> proc_macro2::Ident {
 /// valid header value makes the answer a 500 problem, as a body that cannot be written
 /// does.
 fn with_headers(
-    op: &Operation,
     r: &ResponseDef,
     enum_name: &proc_macro2::Ident,
     payload: Option<TokenStream>,
@@ -612,7 +612,7 @@ fn with_headers(
     models: &TokenStream,
 ) -> (TokenStream, TokenStream, TokenStream) {
     let v = ident(&r.variant);
-    let headers = headers_name(op, r);
+    let headers = headers_name(r);
     let status_field = code.is_none().then(|| {
         quote! {
             /// The status sent (one the declaration covers).

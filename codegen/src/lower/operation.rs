@@ -186,7 +186,10 @@ impl Lowerer<'_> {
             split_path(path, &params, &push_pointer("/paths", path)).map_err(Problem::Skip)?;
         let (body, other_bodies) =
             self.operation_bodies(op, ptr, &type_prefix, &name, method_names)?;
-        let responses = self.responses(op, ptr, &type_prefix)?;
+        let mut responses = self.responses(op, ptr, &type_prefix)?;
+        for r in responses.iter_mut().filter(|r| !r.headers.is_empty()) {
+            r.headers_type = prefixes.claim(format!("{type_prefix}{}Headers", r.variant));
+        }
         let negotiated = self.negotiation(&responses, accept_param, &name, method_names);
         let business = self.business_fields(op, ptr, &responses);
         let stream = responses
@@ -1156,6 +1159,7 @@ impl Lowerer<'_> {
                 schema,
                 declared: true,
                 headers,
+                headers_type: String::new(),
             });
         }
         Ok(out)
@@ -1308,6 +1312,7 @@ fn with_undeclared_success(mut responses: Vec<ResponseDef>) -> Vec<ResponseDef> 
         schema: None,
         declared: false,
         headers: Vec::new(),
+        headers_type: String::new(),
     });
     responses
 }
