@@ -23,7 +23,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::server_runtime as rt;
 
-pub use crate::server_runtime::{Basic, Problem, Secret, Violation};
+pub use crate::server_runtime::{Basic, Problem, RawHeaders, Secret, Violation};
 
 /// The largest request body the router reads by default: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
@@ -60,6 +60,10 @@ pub struct ExchangeTokenRequest {
     pub body: ExchangeTokenBody,
     /// What the request sent for the spec's security schemes (not checked).
     pub credentials: Credentials,
+    /// Every header the request sent, declared or not: what the spec cannot
+    /// state (RFC 6749's client authentication, a trace id) is still the
+    /// implementation's to read.
+    pub headers: RawHeaders,
 }
 
 /// The body of [`ExchangeTokenRequest`], in whichever media type it came.
@@ -125,6 +129,10 @@ async fn handle_exchange_token<A: Api>(
     state: Arc<Shared<A>>,
     request: axum::extract::Request,
 ) -> Response {
+    let operation = Operation {
+        method: "exchange_token",
+        security: &[],
+    };
     let mut incoming = match rt::Incoming::read(
             request,
             TEMPLATE_EXCHANGE_TOKEN,
@@ -133,13 +141,13 @@ async fn handle_exchange_token<A: Api>(
         .await
     {
         Ok(incoming) => incoming,
-        Err(refused) => return refused.problem().into_response(),
+        Err(refused) => {
+            let problem = refused.problem();
+            let answer = problem.clone().into_response();
+            return state.api.refused(operation, &problem, answer);
+        }
     };
     let credentials = Credentials::read(&incoming);
-    let operation = Operation {
-        method: "exchange_token",
-        security: &[],
-    };
     if let Err(problem) = state.api.authorize(operation, &credentials).await {
         return problem.into_response();
     }
@@ -147,7 +155,10 @@ async fn handle_exchange_token<A: Api>(
     let body = match incoming
         .body_media(&["application/json", "application/x-www-form-urlencoded"], true)
     {
-        Err(problem) => return problem.into_response(),
+        Err(problem) => {
+            let answer = problem.clone().into_response();
+            return state.api.refused(operation, &problem, answer);
+        }
         Ok(Some(0usize)) => {
             {
                 let value = incoming
@@ -177,15 +188,21 @@ async fn handle_exchange_token<A: Api>(
         Ok(_) => None,
     };
     if !incoming.violations.is_empty() {
-        return rt::refusal(
-            schemas,
-            StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
-            Some("application/json"),
-            Some(
-                "/paths/~1auth~1oauthtoken/post/responses/400/content/application~1json/schema",
-            ),
-            incoming.violations,
-        );
+        return {
+            let problem = rt::refused(
+                StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
+                incoming.violations,
+            );
+            let answer = rt::refusal(
+                schemas,
+                Some("application/json"),
+                Some(
+                    "/paths/~1auth~1oauthtoken/post/responses/400/content/application~1json/schema",
+                ),
+                &problem,
+            );
+            state.api.refused(operation, &problem, answer)
+        };
     }
     let Some(body) = body else {
         return Problem::internal("a required body was judged present but not read")
@@ -194,6 +211,7 @@ async fn handle_exchange_token<A: Api>(
     let request = ExchangeTokenRequest {
         body,
         credentials,
+        headers: RawHeaders(incoming.headers.clone()),
     };
     match state.api.exchange_token(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -209,6 +227,10 @@ pub struct UpdateContactInfoNameRequest {
     pub body: crate::models::UpdateContactInfoName,
     /// What the request sent for the spec's security schemes (not checked).
     pub credentials: Credentials,
+    /// Every header the request sent, declared or not: what the spec cannot
+    /// state (RFC 6749's client authentication, a trace id) is still the
+    /// implementation's to read.
+    pub headers: RawHeaders,
 }
 
 /// The answers [`Api::update_contact_info_name`] declares, one variant per documented status.
@@ -275,6 +297,10 @@ async fn handle_update_contact_info_name<A: Api>(
     state: Arc<Shared<A>>,
     request: axum::extract::Request,
 ) -> Response {
+    let operation = Operation {
+        method: "update_contact_info_name",
+        security: &[&["bearerAuth"]],
+    };
     let mut incoming = match rt::Incoming::read(
             request,
             TEMPLATE_UPDATE_CONTACT_INFO_NAME,
@@ -283,19 +309,22 @@ async fn handle_update_contact_info_name<A: Api>(
         .await
     {
         Ok(incoming) => incoming,
-        Err(refused) => return refused.problem().into_response(),
+        Err(refused) => {
+            let problem = refused.problem();
+            let answer = problem.clone().into_response();
+            return state.api.refused(operation, &problem, answer);
+        }
     };
     let credentials = Credentials::read(&incoming);
-    let operation = Operation {
-        method: "update_contact_info_name",
-        security: &[&["bearerAuth"]],
-    };
     if let Err(problem) = state.api.authorize(operation, &credentials).await {
         return problem.into_response();
     }
     let schemas = schemas();
     let body = match incoming.body_media(&["application/json"], true) {
-        Err(problem) => return problem.into_response(),
+        Err(problem) => {
+            let answer = problem.clone().into_response();
+            return state.api.refused(operation, &problem, answer);
+        }
         Ok(Some(0usize)) => {
             let value = incoming
                 .json_body(
@@ -309,13 +338,21 @@ async fn handle_update_contact_info_name<A: Api>(
         Ok(_) => None,
     };
     if !incoming.violations.is_empty() {
-        return rt::refusal(
-            schemas,
-            StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
-            Some("application/json"),
-            Some("/components/responses/BadRequest/content/application~1json/schema"),
-            incoming.violations,
-        );
+        return {
+            let problem = rt::refused(
+                StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
+                incoming.violations,
+            );
+            let answer = rt::refusal(
+                schemas,
+                Some("application/json"),
+                Some(
+                    "/components/responses/BadRequest/content/application~1json/schema",
+                ),
+                &problem,
+            );
+            state.api.refused(operation, &problem, answer)
+        };
     }
     let Some(body) = body else {
         return Problem::internal("a required body was judged present but not read")
@@ -324,6 +361,7 @@ async fn handle_update_contact_info_name<A: Api>(
     let request = UpdateContactInfoNameRequest {
         body,
         credentials,
+        headers: RawHeaders(incoming.headers.clone()),
     };
     match state.api.update_contact_info_name(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -339,6 +377,10 @@ pub struct ListCategoryPositionLimitsRequest {
     pub masterid: i64,
     /// What the request sent for the spec's security schemes (not checked).
     pub credentials: Credentials,
+    /// Every header the request sent, declared or not: what the spec cannot
+    /// state (RFC 6749's client authentication, a trace id) is still the
+    /// implementation's to read.
+    pub headers: RawHeaders,
 }
 
 /// The answers [`Api::list_category_position_limits`] declares, one variant per documented status.
@@ -388,6 +430,10 @@ async fn handle_list_category_position_limits<A: Api>(
     state: Arc<Shared<A>>,
     request: axum::extract::Request,
 ) -> Response {
+    let operation = Operation {
+        method: "list_category_position_limits",
+        security: &[&["bearerAuth"]],
+    };
     let mut incoming = match rt::Incoming::read(
             request,
             TEMPLATE_LIST_CATEGORY_POSITION_LIMITS,
@@ -396,13 +442,13 @@ async fn handle_list_category_position_limits<A: Api>(
         .await
     {
         Ok(incoming) => incoming,
-        Err(refused) => return refused.problem().into_response(),
+        Err(refused) => {
+            let problem = refused.problem();
+            let answer = problem.clone().into_response();
+            return state.api.refused(operation, &problem, answer);
+        }
     };
     let credentials = Credentials::read(&incoming);
-    let operation = Operation {
-        method: "list_category_position_limits",
-        security: &[&["bearerAuth"]],
-    };
     if let Err(problem) = state.api.authorize(operation, &credentials).await {
         return problem.into_response();
     }
@@ -423,13 +469,21 @@ async fn handle_list_category_position_limits<A: Api>(
     let param_masterid: Option<i64> = incoming
         .decode(param_masterid, "query", Some("masterid"));
     if !incoming.violations.is_empty() {
-        return rt::refusal(
-            schemas,
-            StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
-            Some("application/json"),
-            Some("/components/responses/BadRequest/content/application~1json/schema"),
-            incoming.violations,
-        );
+        return {
+            let problem = rt::refused(
+                StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
+                incoming.violations,
+            );
+            let answer = rt::refusal(
+                schemas,
+                Some("application/json"),
+                Some(
+                    "/components/responses/BadRequest/content/application~1json/schema",
+                ),
+                &problem,
+            );
+            state.api.refused(operation, &problem, answer)
+        };
     }
     let Some(param_masterid) = param_masterid else {
         return Problem::internal("a required value was judged present but not read")
@@ -438,6 +492,7 @@ async fn handle_list_category_position_limits<A: Api>(
     let request = ListCategoryPositionLimitsRequest {
         masterid: param_masterid,
         credentials,
+        headers: RawHeaders(incoming.headers.clone()),
     };
     match state.api.list_category_position_limits(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -453,6 +508,10 @@ pub struct GetCategoryPositionLimitRequest {
     pub id: i64,
     /// What the request sent for the spec's security schemes (not checked).
     pub credentials: Credentials,
+    /// Every header the request sent, declared or not: what the spec cannot
+    /// state (RFC 6749's client authentication, a trace id) is still the
+    /// implementation's to read.
+    pub headers: RawHeaders,
 }
 
 /// The answers [`Api::get_category_position_limit`] declares, one variant per documented status.
@@ -510,6 +569,10 @@ async fn handle_get_category_position_limit<A: Api>(
     state: Arc<Shared<A>>,
     request: axum::extract::Request,
 ) -> Response {
+    let operation = Operation {
+        method: "get_category_position_limit",
+        security: &[&["bearerAuth"]],
+    };
     let mut incoming = match rt::Incoming::read(
             request,
             TEMPLATE_GET_CATEGORY_POSITION_LIMIT,
@@ -518,13 +581,13 @@ async fn handle_get_category_position_limit<A: Api>(
         .await
     {
         Ok(incoming) => incoming,
-        Err(refused) => return refused.problem().into_response(),
+        Err(refused) => {
+            let problem = refused.problem();
+            let answer = problem.clone().into_response();
+            return state.api.refused(operation, &problem, answer);
+        }
     };
     let credentials = Credentials::read(&incoming);
-    let operation = Operation {
-        method: "get_category_position_limit",
-        security: &[&["bearerAuth"]],
-    };
     if let Err(problem) = state.api.authorize(operation, &credentials).await {
         return problem.into_response();
     }
@@ -544,13 +607,21 @@ async fn handle_get_category_position_limit<A: Api>(
         );
     let param_id: Option<i64> = incoming.decode(param_id, "query", Some("id"));
     if !incoming.violations.is_empty() {
-        return rt::refusal(
-            schemas,
-            StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
-            Some("application/json"),
-            Some("/components/responses/BadRequest/content/application~1json/schema"),
-            incoming.violations,
-        );
+        return {
+            let problem = rt::refused(
+                StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
+                incoming.violations,
+            );
+            let answer = rt::refusal(
+                schemas,
+                Some("application/json"),
+                Some(
+                    "/components/responses/BadRequest/content/application~1json/schema",
+                ),
+                &problem,
+            );
+            state.api.refused(operation, &problem, answer)
+        };
     }
     let Some(param_id) = param_id else {
         return Problem::internal("a required value was judged present but not read")
@@ -559,6 +630,7 @@ async fn handle_get_category_position_limit<A: Api>(
     let request = GetCategoryPositionLimitRequest {
         id: param_id,
         credentials,
+        headers: RawHeaders(incoming.headers.clone()),
     };
     match state.api.get_category_position_limit(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -574,6 +646,10 @@ pub struct FindExchangeScopesRequest {
     pub names: Vec<String>,
     /// What the request sent for the spec's security schemes (not checked).
     pub credentials: Credentials,
+    /// Every header the request sent, declared or not: what the spec cannot
+    /// state (RFC 6749's client authentication, a trace id) is still the
+    /// implementation's to read.
+    pub headers: RawHeaders,
 }
 
 /// The answers [`Api::find_exchange_scopes`] declares, one variant per documented status.
@@ -623,6 +699,10 @@ async fn handle_find_exchange_scopes<A: Api>(
     state: Arc<Shared<A>>,
     request: axum::extract::Request,
 ) -> Response {
+    let operation = Operation {
+        method: "find_exchange_scopes",
+        security: &[&["bearerAuth"]],
+    };
     let mut incoming = match rt::Incoming::read(
             request,
             TEMPLATE_FIND_EXCHANGE_SCOPES,
@@ -631,13 +711,13 @@ async fn handle_find_exchange_scopes<A: Api>(
         .await
     {
         Ok(incoming) => incoming,
-        Err(refused) => return refused.problem().into_response(),
+        Err(refused) => {
+            let problem = refused.problem();
+            let answer = problem.clone().into_response();
+            return state.api.refused(operation, &problem, answer);
+        }
     };
     let credentials = Credentials::read(&incoming);
-    let operation = Operation {
-        method: "find_exchange_scopes",
-        security: &[&["bearerAuth"]],
-    };
     if let Err(problem) = state.api.authorize(operation, &credentials).await {
         return problem.into_response();
     }
@@ -658,13 +738,21 @@ async fn handle_find_exchange_scopes<A: Api>(
     let param_names: Option<Vec<String>> = incoming
         .decode(param_names, "query", Some("names"));
     if !incoming.violations.is_empty() {
-        return rt::refusal(
-            schemas,
-            StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
-            Some("application/json"),
-            Some("/components/responses/BadRequest/content/application~1json/schema"),
-            incoming.violations,
-        );
+        return {
+            let problem = rt::refused(
+                StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
+                incoming.violations,
+            );
+            let answer = rt::refusal(
+                schemas,
+                Some("application/json"),
+                Some(
+                    "/components/responses/BadRequest/content/application~1json/schema",
+                ),
+                &problem,
+            );
+            state.api.refused(operation, &problem, answer)
+        };
     }
     let Some(param_names) = param_names else {
         return Problem::internal("a required value was judged present but not read")
@@ -673,6 +761,7 @@ async fn handle_find_exchange_scopes<A: Api>(
     let request = FindExchangeScopesRequest {
         names: param_names,
         credentials,
+        headers: RawHeaders(incoming.headers.clone()),
     };
     match state.api.find_exchange_scopes(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -690,6 +779,10 @@ pub struct SuggestRiskCategoriesRequest {
     pub limit: i32,
     /// What the request sent for the spec's security schemes (not checked).
     pub credentials: Credentials,
+    /// Every header the request sent, declared or not: what the spec cannot
+    /// state (RFC 6749's client authentication, a trace id) is still the
+    /// implementation's to read.
+    pub headers: RawHeaders,
 }
 
 /// The answers [`Api::suggest_risk_categories`] declares, one variant per documented status.
@@ -739,6 +832,10 @@ async fn handle_suggest_risk_categories<A: Api>(
     state: Arc<Shared<A>>,
     request: axum::extract::Request,
 ) -> Response {
+    let operation = Operation {
+        method: "suggest_risk_categories",
+        security: &[&["bearerAuth"]],
+    };
     let mut incoming = match rt::Incoming::read(
             request,
             TEMPLATE_SUGGEST_RISK_CATEGORIES,
@@ -747,13 +844,13 @@ async fn handle_suggest_risk_categories<A: Api>(
         .await
     {
         Ok(incoming) => incoming,
-        Err(refused) => return refused.problem().into_response(),
+        Err(refused) => {
+            let problem = refused.problem();
+            let answer = problem.clone().into_response();
+            return state.api.refused(operation, &problem, answer);
+        }
     };
     let credentials = Credentials::read(&incoming);
-    let operation = Operation {
-        method: "suggest_risk_categories",
-        security: &[&["bearerAuth"]],
-    };
     if let Err(problem) = state.api.authorize(operation, &credentials).await {
         return problem.into_response();
     }
@@ -783,13 +880,21 @@ async fn handle_suggest_risk_categories<A: Api>(
         );
     let param_limit: Option<i32> = incoming.decode(param_limit, "query", Some("l"));
     if !incoming.violations.is_empty() {
-        return rt::refusal(
-            schemas,
-            StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
-            Some("application/json"),
-            Some("/components/responses/BadRequest/content/application~1json/schema"),
-            incoming.violations,
-        );
+        return {
+            let problem = rt::refused(
+                StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
+                incoming.violations,
+            );
+            let answer = rt::refusal(
+                schemas,
+                Some("application/json"),
+                Some(
+                    "/components/responses/BadRequest/content/application~1json/schema",
+                ),
+                &problem,
+            );
+            state.api.refused(operation, &problem, answer)
+        };
     }
     let Some(param_text) = param_text else {
         return Problem::internal("a required value was judged present but not read")
@@ -803,6 +908,7 @@ async fn handle_suggest_risk_categories<A: Api>(
         text: param_text,
         limit: param_limit,
         credentials,
+        headers: RawHeaders(incoming.headers.clone()),
     };
     match state.api.suggest_risk_categories(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -837,6 +943,22 @@ pub trait Api: Send + Sync + 'static {
     ) -> impl std::future::Future<Output = Result<(), Problem>> + Send {
         let _ = (operation, credentials);
         async { Ok(()) }
+    }
+
+    /// Shapes the answer to a request the router refused before any method saw
+    /// it: a body over the limit or unreadable, a media type the operation does
+    /// not take, parameters or a body that break the spec. `problem` says why;
+    /// `answer` is what the default sends (the spec's error schema where the
+    /// errors fit it, else problem details). Errors of a shape no schema can
+    /// state (RFC 6749's `error` codes, say) are written here.
+    fn refused(
+        &self,
+        operation: Operation,
+        problem: &Problem,
+        answer: Response,
+    ) -> Response {
+        let _ = (operation, problem);
+        answer
     }
 
     /// Exchange an OAuth authorization code (or other grant) for an access token.

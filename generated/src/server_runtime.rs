@@ -1096,6 +1096,25 @@ impl std::fmt::Debug for Secret {
     }
 }
 
+/// Every header a request sent, for what the spec does not declare; it reads as the
+/// `HeaderMap` it holds. `Debug` lists the names only: any value may be a credential.
+#[derive(Clone, Default, PartialEq)]
+pub struct RawHeaders(pub HeaderMap);
+
+impl std::ops::Deref for RawHeaders {
+    type Target = HeaderMap;
+
+    fn deref(&self) -> &HeaderMap {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for RawHeaders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.0.keys()).finish()
+    }
+}
+
 /// The user and password of HTTP Basic authentication.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Basic {
@@ -1306,18 +1325,10 @@ pub fn with_headers(status: StatusCode, mut response: Response, headers: HeaderM
     response
 }
 
-/// A refused request's answer: with status `status` (the operation's declared 400 or
-/// 422), in the body of the schema at `schema` where the operation declares one and the
-/// violations fit it (see [`fill`]), else as problem details.
-pub fn refusal(
-    schemas: &Schemas,
-    status: StatusCode,
-    media: Option<&str>,
-    schema: Option<&'static str>,
-    violations: Vec<Violation>,
-) -> Response {
-    // The detail names the first violation: an error schema with one message field
-    // (`errorText`, `message`) then still says what is wrong.
+/// Why a request was refused, with status `status` (the operation's declared 400 or
+/// 422): the detail names the first violation, so an error schema with one message
+/// field (`errorText`, `message`) still says what is wrong.
+pub fn refused(status: StatusCode, violations: Vec<Violation>) -> Problem {
     let detail = match violations.as_slice() {
         [] => "the request does not fit the operation's parameters or body".to_owned(),
         [first, rest @ ..] => {
@@ -1336,17 +1347,28 @@ pub fn refusal(
             )
         }
     };
-    let problem = Problem {
+    Problem {
         status,
         detail,
         errors: violations,
-    };
-    if let (Some(media), Some(ptr)) = (media, schema)
-        && let Some(body) = fill(schemas, ptr, &problem)
-    {
-        return json(status, media, &body);
     }
-    problem.into_response()
+}
+
+/// A refused request's answer: in the body of the schema at `schema` where the
+/// operation declares one and the violations fit it (see [`fill`]), else as problem
+/// details.
+pub fn refusal(
+    schemas: &Schemas,
+    media: Option<&str>,
+    schema: Option<&'static str>,
+    problem: &Problem,
+) -> Response {
+    if let (Some(media), Some(ptr)) = (media, schema)
+        && let Some(body) = fill(schemas, ptr, problem)
+    {
+        return json(problem.status, media, &body);
+    }
+    problem.clone().into_response()
 }
 
 /// The problem written into the spec's own error schema: an object whose properties are

@@ -67,7 +67,7 @@ pub fn emit(api: &Api, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
 
         use crate::server_runtime as rt;
 
-        pub use crate::server_runtime::{Basic, Problem, Secret, Violation};
+        pub use crate::server_runtime::{Basic, Problem, RawHeaders, Secret, Violation};
 
         /// The largest request body the router reads by default: 1 MiB.
         pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
@@ -109,6 +109,17 @@ pub fn emit(api: &Api, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
             ) -> impl std::future::Future<Output = Result<(), Problem>> + Send {
                 let _ = (operation, credentials);
                 async { Ok(()) }
+            }
+
+            /// Shapes the answer to a request the router refused before any method saw
+            /// it: a body over the limit or unreadable, a media type the operation does
+            /// not take, parameters or a body that break the spec. `problem` says why;
+            /// `answer` is what the default sends (the spec's error schema where the
+            /// errors fit it, else problem details). Errors of a shape no schema can
+            /// state (RFC 6749's `error` codes, say) are written here.
+            fn refused(&self, operation: Operation, problem: &Problem, answer: Response) -> Response {
+                let _ = (operation, problem);
+                answer
             }
 
             #(#methods)*
@@ -236,6 +247,15 @@ fn credentials_field(op: &Operation) -> proc_macro2::Ident {
     ident(&name)
 }
 
+/// The request's field of raw headers: `headers`, unless a parameter has that name.
+fn headers_field(op: &Operation) -> proc_macro2::Ident {
+    let mut name = "headers".to_owned();
+    while op.params.iter().any(|p| p.name == name) || credentials_field(op) == name {
+        name.push('_');
+    }
+    ident(&name)
+}
+
 fn request_name(op: &Operation) -> proc_macro2::Ident {
     ident(&format!("{}Request", op.type_prefix))
 }
@@ -309,6 +329,7 @@ fn operation(
         quote! { #doc pub body: #ty, }
     });
     let cred_field = credentials_field(op);
+    let headers_field = headers_field(op);
     let answer_enum = answers(op, models);
     let handler = handler(op, has_schema);
     let template = template(op);
@@ -322,6 +343,10 @@ fn operation(
             #body_field
             /// What the request sent for the spec's security schemes (not checked).
             pub #cred_field: Credentials,
+            /// Every header the request sent, declared or not: what the spec cannot
+            /// state (RFC 6749's client authentication, a trace id) is still the
+            /// implementation's to read.
+            pub #headers_field: RawHeaders,
         }
 
         #body_enum
@@ -815,13 +840,11 @@ fn refusal(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
         .into_iter()
         .find_map(|c| declared(op).find(|r| r.status == StatusMatch::Code(c)));
     let Some(r) = declared_code else {
-        return quote!(rt::refusal(
-            schemas,
-            StatusCode::BAD_REQUEST,
-            None,
-            None,
-            incoming.violations
-        ));
+        return quote! {{
+            let problem = rt::refused(StatusCode::BAD_REQUEST, incoming.violations);
+            let answer = rt::refusal(schemas, None, None, &problem);
+            state.api.refused(operation, &problem, answer)
+        }};
     };
     let StatusMatch::Code(code) = r.status else {
         unreachable!("found by code")
@@ -833,15 +856,14 @@ fn refusal(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
         _ => quote!(None),
     };
     let schema = pointer(&r.schema, has_schema);
-    quote! {
-        rt::refusal(
-            schemas,
+    quote! {{
+        let problem = rt::refused(
             StatusCode::from_u16(#code).unwrap_or(StatusCode::BAD_REQUEST),
-            #media,
-            #schema,
             incoming.violations,
-        )
-    }
+        );
+        let answer = rt::refusal(schemas, #media, #schema, &problem);
+        state.api.refused(operation, &problem, answer)
+    }}
 }
 
 /// The handler of `op`: read, judge, decode, call, answer.
@@ -909,7 +931,10 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
         // input it cannot take: a server answers no status its spec leaves out when the
         // spec names one for the case.
         let media_refused = if covers(op, 415) || !declares_refusal(op) {
-            quote!(return problem.into_response())
+            quote! {{
+                let answer = problem.clone().into_response();
+                return state.api.refused(operation, &problem, answer);
+            }}
         } else {
             let refuse = refusal(op, has_schema);
             quote! {{
@@ -932,6 +957,52 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
     });
     let refuse = refusal(op, has_schema);
     let cred_field = credentials_field(op);
+    let (required_binds, field_inits) = request_fields(op, &bodies);
+    // Every read of a parameter or body records into `incoming`; an operation with
+    // neither only answers from it, and a `mut` there would be an `unused_mut` warning.
+    let mutable = (!op.params.is_empty() || body_read.is_some()).then(|| quote!(mut));
+    // The handler calls the trait's method even when the spec deprecates it: the
+    // deprecation is for whoever implements or calls the operation, not for the router.
+    let allow_deprecated = op.deprecated.then(|| quote!(#[allow(deprecated)]));
+    let authorize = authorize(&cred_field);
+    let operation = operation_value(op);
+    let headers_field = headers_field(op);
+    quote! {
+        #allow_deprecated
+        async fn #name<A: Api>(state: Arc<Shared<A>>, request: axum::extract::Request) -> Response {
+            let operation = #operation;
+            let #mutable incoming = match rt::Incoming::read(request, #template, state.body_limit).await {
+                Ok(incoming) => incoming,
+                Err(refused) => {
+                    let problem = refused.problem();
+                    let answer = problem.clone().into_response();
+                    return state.api.refused(operation, &problem, answer);
+                }
+            };
+            #authorize
+            let schemas = schemas();
+            #(#reads)*
+            #body_read
+            if !incoming.violations.is_empty() {
+                return #refuse;
+            }
+            #(#required_binds)*
+            let request = #request {
+                #(#field_inits)*
+                #cred_field,
+                #headers_field: RawHeaders(incoming.headers.clone()),
+            };
+            match state.api.#method(request).await {
+                Ok(answer) => answer.respond(&incoming.headers),
+                Err(problem) => problem.into_response(),
+            }
+        }
+    }
+}
+
+/// What a handler binds once the request is judged (each required value, which the
+/// judging has made sure of) and the request's fields it fills with them.
+fn request_fields(op: &Operation, bodies: &[&Body]) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let mut required_binds = Vec::new();
     let mut field_inits = Vec::new();
     for p in &op.params {
@@ -956,51 +1027,24 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
         }
         field_inits.push(quote!(body,));
     }
-    // Every read of a parameter or body records into `incoming`; an operation with
-    // neither only answers from it, and a `mut` there would be an `unused_mut` warning.
-    let mutable = (!op.params.is_empty() || body_read.is_some()).then(|| quote!(mut));
-    // The handler calls the trait's method even when the spec deprecates it: the
-    // deprecation is for whoever implements or calls the operation, not for the router.
-    let allow_deprecated = op.deprecated.then(|| quote!(#[allow(deprecated)]));
-    let authorize = authorize(op, &cred_field);
-    quote! {
-        #allow_deprecated
-        async fn #name<A: Api>(state: Arc<Shared<A>>, request: axum::extract::Request) -> Response {
-            let #mutable incoming = match rt::Incoming::read(request, #template, state.body_limit).await {
-                Ok(incoming) => incoming,
-                Err(refused) => return refused.problem().into_response(),
-            };
-            #authorize
-            let schemas = schemas();
-            #(#reads)*
-            #body_read
-            if !incoming.violations.is_empty() {
-                return #refuse;
-            }
-            #(#required_binds)*
-            let request = #request {
-                #(#field_inits)*
-                #cred_field,
-            };
-            match state.api.#method(request).await {
-                Ok(answer) => answer.respond(&incoming.headers),
-                Err(problem) => problem.into_response(),
-            }
-        }
-    }
+    (required_binds, field_inits)
 }
 
-/// The handler's credentials read and handed to `Api::authorize`, whose refusal is the
-/// answer, before anything is judged.
-fn authorize(op: &Operation, cred_field: &proc_macro2::Ident) -> TokenStream {
+/// The `Operation` a handler tells the implementation about.
+fn operation_value(op: &Operation) -> TokenStream {
     let method_name = &op.name;
     let security = op
         .security
         .iter()
         .map(|alternative| quote!(&[#(#alternative),*]));
+    quote!(Operation { method: #method_name, security: &[#(#security),*] })
+}
+
+/// The handler's credentials read and handed to `Api::authorize`, whose refusal is the
+/// answer, before anything is judged.
+fn authorize(cred_field: &proc_macro2::Ident) -> TokenStream {
     quote! {
         let #cred_field = Credentials::read(&incoming);
-        let operation = Operation { method: #method_name, security: &[#(#security),*] };
         if let Err(problem) = state.api.authorize(operation, &#cred_field).await {
             return problem.into_response();
         }
