@@ -34,6 +34,17 @@ pub(crate) struct Contract {
     pub(crate) penalties: Vec<(String, spec_model::extensions::Penalty)>,
 }
 
+/// The answer to a request without a good token: the spec's `x-rejection-response`, as
+/// a problem the house layer writes in the spec's error shape.
+pub(crate) fn unauthorized() -> trading_api::server::Problem {
+    let contract = contract();
+    trading_api::server::Problem::new(
+        axum::http::StatusCode::from_u16(contract.unauthorized_status)
+            .unwrap_or(axum::http::StatusCode::UNAUTHORIZED),
+        contract.unauthorized_text.clone(),
+    )
+}
+
 /// The contract, read on first use.
 pub(crate) fn contract() -> &'static Contract {
     static CONTRACT: OnceLock<Contract> = OnceLock::new();

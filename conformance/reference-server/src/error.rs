@@ -44,16 +44,12 @@ pub enum ApiError {
     BadRequest(String),
     /// 401: missing, malformed, unknown or expired token (decision 1b).
     Unauthorized,
-    /// 404: unknown id (decision 3).
-    NotFound(String),
     /// A path the spec does not declare: the spec's `x-unknown-path` status.
     UnknownPath(String),
     /// 413: body over the spec's `x-max-body`.
     PayloadTooLarge,
     /// 408: the body did not arrive within the server's read timeout.
     RequestTimeout(std::time::Duration),
-    /// 415: body of a content type the operation does not take (decision 21).
-    UnsupportedMediaType(String),
     /// 500: only ever produced by a seeded fault or the panic guard.
     Internal(String),
 }
@@ -66,14 +62,12 @@ impl ApiError {
                 StatusCode::from_u16(crate::contract::contract().unauthorized_status)
                     .unwrap_or(StatusCode::UNAUTHORIZED)
             }
-            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::UnknownPath(_) => {
                 StatusCode::from_u16(crate::contract::contract().unknown_path_status)
                     .unwrap_or(StatusCode::NOT_FOUND)
             }
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
-            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -91,11 +85,7 @@ impl ApiError {
                 "the request body did not arrive within {:.1} s",
                 limit.as_secs_f64()
             ),
-            ApiError::BadRequest(t)
-            | ApiError::NotFound(t)
-            | ApiError::UnknownPath(t)
-            | ApiError::UnsupportedMediaType(t)
-            | ApiError::Internal(t) => t.clone(),
+            ApiError::BadRequest(t) | ApiError::UnknownPath(t) | ApiError::Internal(t) => t.clone(),
         }
     }
 }

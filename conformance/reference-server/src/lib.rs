@@ -18,6 +18,7 @@
 
 #![warn(missing_docs)]
 
+mod api;
 mod app;
 pub mod cli;
 mod clock;
@@ -36,6 +37,7 @@ mod state;
 mod tokens;
 mod unread_body;
 mod validate;
+mod wire_faults;
 
 use std::fmt;
 use std::net::{Ipv4Addr, SocketAddr};

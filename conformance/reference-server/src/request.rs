@@ -1,6 +1,6 @@
-//! Reading requests without axum's extractors, whose rejections answer plain text with
-//! statuses of their own choosing: here every malformed input becomes the [`ApiError`]
-//! DECISIONS names for it (400, 413, 415), always with an `errorText` body.
+//! What the server reads of a request outside the generated router: the query of the
+//! authorization step, the body within its limit and time, a bearer token for the
+//! seeded faults that answer before the router judges.
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, header};
@@ -51,26 +51,6 @@ impl Query {
     }
 }
 
-/// Parses an `int64` parameter.
-pub(crate) fn parse_i64(name: &str, value: &str) -> Result<i64, ApiError> {
-    value.parse::<i64>().map_err(|_| {
-        ApiError::BadRequest(format!(
-            "query parameter {name} must be a 64-bit integer, got {}",
-            excerpt(value)
-        ))
-    })
-}
-
-/// Parses an `int32` parameter.
-pub(crate) fn parse_i32(name: &str, value: &str) -> Result<i32, ApiError> {
-    value.parse::<i32>().map_err(|_| {
-        ApiError::BadRequest(format!(
-            "query parameter {name} must be a 32-bit integer, got {}",
-            excerpt(value)
-        ))
-    })
-}
-
 /// A bounded, quoted excerpt of client input for error texts.
 pub(crate) fn excerpt(value: &str) -> String {
     const MAX: usize = 40;
@@ -79,32 +59,6 @@ pub(crate) fn excerpt(value: &str) -> String {
     } else {
         let cut: String = value.chars().take(MAX).collect();
         format!("{cut:?}...")
-    }
-}
-
-/// The media type of the body without parameters, lower-cased (`application/json`).
-pub(crate) fn media_type(headers: &HeaderMap) -> Option<String> {
-    let value = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
-    let essence = value.split(';').next()?.trim().to_ascii_lowercase();
-    (!essence.is_empty()).then_some(essence)
-}
-
-/// Refuses a body whose media type is not one of `accepted` (415).
-pub(crate) fn require_media_type(
-    headers: &HeaderMap,
-    accepted: &[&str],
-) -> Result<String, ApiError> {
-    match media_type(headers) {
-        Some(m) if accepted.contains(&m.as_str()) => Ok(m),
-        Some(m) => Err(ApiError::UnsupportedMediaType(format!(
-            "Content-Type {} is not supported; send {}",
-            excerpt(&m),
-            accepted.join(" or ")
-        ))),
-        None => Err(ApiError::UnsupportedMediaType(format!(
-            "Content-Type is missing; send {}",
-            accepted.join(" or ")
-        ))),
     }
 }
 
@@ -144,11 +98,16 @@ pub(crate) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     let token = token.trim_start_matches(' ');
-    let token68 = !token.is_empty()
+    (scheme.eq_ignore_ascii_case("bearer") && is_token68(token)).then_some(token)
+}
+
+/// Whether a bearer token is RFC 6750's `token68`: not empty, and no character outside
+/// it (a comma, a space).
+pub(crate) fn is_token68(token: &str) -> bool {
+    !token.is_empty()
         && token.trim_end_matches('=').bytes().all(|b| {
             b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/')
-        });
-    (scheme.eq_ignore_ascii_case("bearer") && token68).then_some(token)
+        })
 }
 
 #[cfg(test)]

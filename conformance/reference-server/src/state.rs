@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::http::HeaderMap;
 use trading_api::models::ContactInfo;
+use trading_api::server::Problem;
 
 use crate::clock::Clock;
 use crate::codes::CodeStore;
@@ -115,11 +116,13 @@ impl AppState {
     /// The grant of the request's bearer token; 401 otherwise (decision 1).
     pub(crate) fn authenticate(&self, headers: &HeaderMap) -> Result<Grant, ApiError> {
         let token = bearer_token(headers).ok_or(ApiError::Unauthorized)?;
+        self.grant(token).ok_or(ApiError::Unauthorized)
+    }
+
+    /// The grant a live access token stands for.
+    pub(crate) fn grant(&self, token: &str) -> Option<Grant> {
         let now = self.clock.now();
-        lock(&self.tokens)
-            .authenticate(token, now)
-            .cloned()
-            .ok_or(ApiError::Unauthorized)
+        lock(&self.tokens).authenticate(token, now).cloned()
     }
 
     /// Whether changes are written to a state file.
@@ -140,7 +143,7 @@ impl AppState {
 
     /// [`Self::persist`] off the async threads; an error is a 500 naming the cause
     /// (the change is not acknowledged).
-    pub(crate) async fn persist_async(self: &Arc<Self>) -> Result<(), ApiError> {
+    pub(crate) async fn persist_async(self: &Arc<Self>) -> Result<(), Problem> {
         if self.state_file.is_none() {
             return Ok(());
         }
@@ -149,11 +152,11 @@ impl AppState {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => {
                 tracing::error!(error = %e, "cannot persist state");
-                Err(ApiError::Internal("the change could not be stored".into()))
+                Err(Problem::internal("the change could not be stored"))
             }
             Err(e) => {
                 tracing::error!(error = %e, "persistence task failed");
-                Err(ApiError::Internal("the change could not be stored".into()))
+                Err(Problem::internal("the change could not be stored"))
             }
         }
     }

@@ -5,64 +5,37 @@
 
 use std::sync::Arc;
 
-use axum::Json;
-use axum::body::Body;
-use axum::extract::{Request, State};
-use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Response};
-use trading_api::models::{UpdateContactInfoName, UpdateContactInfoResponse};
+use trading_api::models::{ErrorResponse, UpdateContactInfoName, UpdateContactInfoResponse};
+use trading_api::server::{Problem, UpdateContactInfoNameRequest, UpdateContactInfoNameResponse};
 
-use crate::error::ApiError;
+use crate::contract::unauthorized;
 use crate::fault::Fault;
-use crate::request::{read_body, require_media_type};
 use crate::state::{AppState, lock};
 use crate::validate::{Verdict, check_names};
 
 /// `POST /v1/contactInfo/updatecontactinfoname`.
 pub(crate) async fn update_contact_info_name(
-    State(state): State<Arc<AppState>>,
-    request: Request,
-) -> Response {
-    let (parts, body) = request.into_parts();
-    match update(&state, &parts.headers, body).await {
-        Ok(r) => r,
-        Err(e) => e.into_response(),
-    }
-}
-
-async fn update(
     state: &Arc<AppState>,
-    headers: &HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
-    let grant = state.authenticate(headers)?;
-    require_media_type(headers, &["application/json"])?;
-    let mut bytes = read_body(headers, body, state.read_timeout).await?;
-    if state.has(Fault::NumbersCoercedToText) {
-        bytes = numbers_as_text(&bytes).unwrap_or(bytes);
-    }
-    let request: UpdateContactInfoName = serde_json::from_slice(&bytes).map_err(|e| {
-        ApiError::BadRequest(format!(
-            "the JSON body does not match UpdateContactInfoName: {e}"
-        ))
-    })?;
+    request: UpdateContactInfoNameRequest,
+) -> Result<UpdateContactInfoNameResponse, Problem> {
+    let grant = request
+        .credentials
+        .bearer_auth
+        .as_ref()
+        .and_then(|t| state.grant(t.expose()))
+        .ok_or_else(unauthorized)?;
+    let request = request.body;
     match check_names(&request, &state.faults) {
         Verdict::Accept => {}
-        Verdict::Malformed(text) => return Err(ApiError::BadRequest(text)),
-        Verdict::Rejected(text) => {
-            let body = UpdateContactInfoResponse {
-                error_text: Some(text),
-                contact_info: None,
-            };
-            return Ok(Json(body).into_response());
+        Verdict::Malformed(text) => {
+            return Ok(UpdateContactInfoNameResponse::BadRequest(ErrorResponse {
+                error_text: text,
+            }));
         }
+        Verdict::Rejected(text) => return Ok(rejected(text)),
     }
     if state.has(Fault::ContactRefusesOldName) && renames_back(state, grant.user_id, &request) {
-        let body = UpdateContactInfoResponse {
-            error_text: Some("firstName was used before: choose another".into()),
-            contact_info: None,
-        };
-        return Ok(Json(body).into_response());
+        return Ok(rejected("firstName was used before: choose another".into()));
     }
     let clobber = state.has(Fault::UpdateClobbersAddress);
     let keep_names = state.has(Fault::UpdateKeepsOldNames);
@@ -76,8 +49,9 @@ async fn update(
     let (previous, updated) = {
         let mut contacts = lock(&state.contacts);
         let Some(record) = contacts.get_mut(&grant.user_id) else {
-            return Err(ApiError::NotFound(
-                "the authenticated user has no contact record".into(),
+            return Err(Problem::new(
+                axum::http::StatusCode::NOT_FOUND,
+                "the authenticated user has no contact record",
             ));
         };
         // The old record is only needed to undo a change the state file refused.
@@ -105,11 +79,20 @@ async fn update(
         }
         return Err(e);
     }
-    let body = UpdateContactInfoResponse {
-        error_text: Some(String::new()),
-        contact_info: Some(updated),
-    };
-    Ok(Json(body).into_response())
+    Ok(UpdateContactInfoNameResponse::Ok(
+        UpdateContactInfoResponse {
+            error_text: Some(String::new()),
+            contact_info: Some(updated),
+        },
+    ))
+}
+
+/// A refused update: `200` with the reason in `errorText` and no record (decision 17).
+fn rejected(text: String) -> UpdateContactInfoNameResponse {
+    UpdateContactInfoNameResponse::Ok(UpdateContactInfoResponse {
+        error_text: Some(text),
+        contact_info: None,
+    })
 }
 
 /// Whether `request` gives a renamed record the first name it had in the data set.
@@ -118,18 +101,4 @@ fn renames_back(state: &AppState, user_id: i64, request: &UpdateContactInfoName)
     let current = lock(&state.contacts).get(&user_id).cloned();
     matches!((original, current), (Some(o), Some(c))
         if c.first_name != o.first_name && request.first_name == o.first_name)
-}
-
-/// The body with each top-level number replaced by its text, as a lenient server reads it
-/// (`None` when the body is not a JSON object: the strict reading reports it).
-fn numbers_as_text(bytes: &[u8]) -> Option<axum::body::Bytes> {
-    let serde_json::Value::Object(mut body) = serde_json::from_slice(bytes).ok()? else {
-        return None;
-    };
-    for v in body.values_mut() {
-        if let serde_json::Value::Number(n) = v {
-            *v = serde_json::Value::String(n.to_string());
-        }
-    }
-    serde_json::to_vec(&body).ok().map(Into::into)
 }

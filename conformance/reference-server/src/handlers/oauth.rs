@@ -5,17 +5,19 @@ use std::sync::Arc;
 
 use axum::Json;
 
-use axum::extract::{RawQuery, Request, State};
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Map, Value};
 use trading_api::models::{OAuthToken, OAuthTokenResponse};
+use trading_api::server::{
+    ExchangeTokenBody, ExchangeTokenRequest, ExchangeTokenResponse, Problem,
+};
 
 use crate::codes::CodeError;
 use crate::data::OAuthClient;
 use crate::error::ApiError;
 use crate::fault::Fault;
-use crate::request::{Query, excerpt, read_body, require_media_type};
+use crate::request::{Query, excerpt};
 use crate::secret::{b64_decode, b64url, ct_str_eq, is_s256_challenge};
 use crate::state::{AppState, lock};
 use crate::tokens::{
@@ -23,33 +25,37 @@ use crate::tokens::{
 };
 
 /// An RFC 6749 §5.2 error: answered 400 with an OAuthTokenResponse body.
-struct OAuthError {
+pub(crate) struct OAuthError {
     code: &'static str,
     description: String,
 }
 
 impl OAuthError {
-    fn new(code: &'static str, description: impl Into<String>) -> Self {
+    pub(crate) fn new(code: &'static str, description: impl Into<String>) -> Self {
         OAuthError {
             code,
             description: description.into(),
+        }
+    }
+
+    fn body(self) -> OAuthTokenResponse {
+        OAuthTokenResponse {
+            error: Some(self.code.to_string()),
+            error_description: Some(self.description),
+            ..Default::default()
         }
     }
 }
 
 impl IntoResponse for OAuthError {
     fn into_response(self) -> Response {
-        let body = OAuthTokenResponse {
-            error: Some(self.code.to_string()),
-            error_description: Some(self.description),
-            ..Default::default()
-        };
-        no_store((StatusCode::BAD_REQUEST, Json(body)).into_response())
+        (StatusCode::BAD_REQUEST, Json(self.body())).into_response()
     }
 }
 
-/// Token responses must not be cached (RFC 6749 §5.1).
-fn no_store(mut response: Response) -> Response {
+/// Token responses must not be cached (RFC 6749 §5.1): every answer on the token path
+/// and of the authorization step says so.
+pub(crate) fn no_store(mut response: Response) -> Response {
     let h = response.headers_mut();
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     h.insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
@@ -58,37 +64,19 @@ fn no_store(mut response: Response) -> Response {
 
 /// `POST /v1/auth/oauthtoken`.
 pub(crate) async fn exchange_token(
-    State(state): State<Arc<AppState>>,
-    request: Request,
-) -> Response {
-    let (parts, body) = request.into_parts();
-    let headers = parts.headers;
-    let media = match require_media_type(
-        &headers,
-        &["application/json", "application/x-www-form-urlencoded"],
-    ) {
-        Ok(m) => m,
-        Err(e) => return e.into_response(),
-    };
-    let bytes = match read_body(&headers, body, state.read_timeout).await {
-        Ok(b) => b,
-        Err(e) => return e.into_response(),
-    };
-    let request = match parse_request(&media, &bytes) {
-        Ok(r) => r,
-        Err(e) => return e.into_response(),
-    };
-    let pair = match grant(&state, &headers, &request) {
+    state: &Arc<AppState>,
+    request: ExchangeTokenRequest,
+) -> Result<ExchangeTokenResponse, Problem> {
+    let (ExchangeTokenBody::Json(body) | ExchangeTokenBody::Form(body)) = &request.body;
+    let pair = match grant(state, &request.headers, body) {
         Ok(p) => p,
-        Err(e) => return e.into_response(),
+        Err(e) => return Ok(ExchangeTokenResponse::BadRequest(e.body())),
     };
-    if let Err(e) = state.persist_async().await {
-        return e.into_response();
-    }
+    state.persist_async().await?;
     let (pair, client_id, user_id) = pair;
     let now = state.clock.now();
     let id_token = id_token(user_id, &client_id, now);
-    let body = OAuthTokenResponse {
+    Ok(ExchangeTokenResponse::Ok(OAuthTokenResponse {
         access_token: Some(pair.access_token),
         refresh_token: Some(pair.refresh_token),
         token_type: Some(
@@ -111,39 +99,7 @@ pub(crate) async fn exchange_token(
         ),
         error_description: Some(String::new()),
         id_token: Some(id_token),
-    };
-    no_store(Json(body).into_response())
-}
-
-/// Decodes a JSON or form body into the generated request type.
-fn parse_request(media: &str, bytes: &[u8]) -> Result<OAuthToken, OAuthError> {
-    if media == "application/json" {
-        return serde_json::from_slice(bytes).map_err(|e| {
-            OAuthError::new(
-                "invalid_request",
-                format!("the JSON body does not parse: {e}"),
-            )
-        });
-    }
-    let mut fields = Map::new();
-    for (k, v) in form_urlencoded::parse(bytes) {
-        // RFC 6749 §3.2: request parameters must not be included more than once.
-        if fields
-            .insert(k.to_string(), Value::String(v.into_owned()))
-            .is_some()
-        {
-            return Err(OAuthError::new(
-                "invalid_request",
-                format!("parameter {} is given more than once", excerpt(&k)),
-            ));
-        }
-    }
-    serde_json::from_value(Value::Object(fields)).map_err(|e| {
-        OAuthError::new(
-            "invalid_request",
-            format!("the form body is incomplete: {e}"),
-        )
-    })
+    }))
 }
 
 /// Runs the grant; returns the new pair, the client and the user.
