@@ -2,10 +2,10 @@
 //! conformance run's embedded default, the generated client's test partner, and a
 //! target for independent tools (Schemathesis, curl).
 //!
-//! It is an implementation like any other: it speaks only through the generated wire
-//! types of `trading_api::models`, answers every decision of `spec/DECISIONS.md` (MUST and
-//! SHOULD), and can be switched into seeded bugs ([`Fault`]) to prove that the
-//! harness notices them.
+//! It is an implementation like any other: it implements the server generated from the
+//! spec (`trading_api::server::Api`, served by its router), speaks only through the
+//! generated types, answers every decision of `spec/DECISIONS.md` (MUST and SHOULD), and
+//! can be switched into seeded bugs ([`Fault`]) to prove that the harness notices them.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), reference_server::ServerError> {
