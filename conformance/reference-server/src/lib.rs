@@ -28,6 +28,7 @@ pub mod data;
 mod error;
 mod fault;
 mod handlers;
+mod name_rules;
 mod penalty;
 mod persist;
 mod request;
@@ -36,7 +37,6 @@ mod serve;
 mod state;
 mod tokens;
 mod unread_body;
-mod validate;
 mod wire_faults;
 
 use std::fmt;

@@ -10,8 +10,8 @@ use trading_api::server::{Problem, UpdateContactInfoNameRequest, UpdateContactIn
 
 use crate::contract::unauthorized;
 use crate::fault::Fault;
+use crate::name_rules::{Verdict, check_names};
 use crate::state::{AppState, lock};
-use crate::validate::{Verdict, check_names};
 
 /// `POST /v1/contactInfo/updatecontactinfoname`.
 pub(crate) async fn update_contact_info_name(

@@ -1,8 +1,10 @@
 //! The contact update's name rules (decisions 17-19): each name 1..=64 characters and
 //! not blank (a schema violation: 400), both together at most 60 (a business rule: 200
-//! with `errorText`). Characters are Unicode scalar values. The clean server asks the
-//! generated `validate()`, so the rule has one source, the spec; the seeded faults
-//! re-implement it wrongly on purpose.
+//! with `errorText`). Characters are Unicode scalar values. The router has judged the
+//! schema's lengths and pattern before a handler runs; what is left for the clean server
+//! is what no regex engine agrees on (blank, below) and the combined rule, which it asks
+//! of the generated `validate()`, so the rule has one source, the spec. The seeded
+//! faults re-implement the rules wrongly on purpose.
 
 use trading_api::models::UpdateContactInfoName;
 
