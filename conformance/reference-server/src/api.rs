@@ -1,8 +1,9 @@
 //! The six operations as the generated server's [`Api`]: the generated router reads,
 //! judges and decodes each request against the spec, and answers what the spec implies
 //! (404, 405, 413, 415, the declared 400); what is left here is the platform's own
-//! behaviour, in the handlers, and who may call (bearer tokens, checked once in
-//! [`Api::authorize`] before any parameter is judged, as decision 1b orders).
+//! behaviour, in the handlers, and who may call: bearer tokens, checked once in
+//! [`Api::authorize`] before any parameter is judged, so a request without a good token
+//! gets its 401 (decision 1b) before it learns what else is wrong with it.
 
 use std::sync::Arc;
 
