@@ -1576,6 +1576,29 @@ mod tests {
         assert!(out.is_empty());
     }
 
+    /// The raw headers an implementation receives may hold a credential: `Debug`, which
+    /// a log line or a test failure prints, shows their names and never a value.
+    #[test]
+    fn raw_headers_debug_names_the_headers_and_shows_no_value() {
+        let mut map = HeaderMap::new();
+        map.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("Basic c2VjcmV0"),
+        );
+        map.insert("x-trace-id", HeaderValue::from_static("trace-7"));
+        let raw = RawHeaders(map);
+        let shown = format!("{raw:?}");
+        assert!(
+            shown.contains("authorization") && shown.contains("x-trace-id"),
+            "{shown}"
+        );
+        assert!(
+            !shown.contains("c2VjcmV0") && !shown.contains("trace-7"),
+            "{shown}"
+        );
+        assert_eq!(raw.get("x-trace-id").unwrap(), "trace-7");
+    }
+
     #[test]
     fn header_values_are_written_in_simple_style_and_broken_ones_are_a_problem() {
         let simple = HeaderStyle::Simple { explode: false };
