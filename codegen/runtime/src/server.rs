@@ -1553,6 +1553,199 @@ pub async fn not_found() -> Response {
     Problem::new(StatusCode::NOT_FOUND, "no operation at this path").into_response()
 }
 
+// @if multipart
+/// A file part of a `multipart/form-data` body, as it came.
+#[derive(Clone, PartialEq, Default)]
+pub struct FilePart {
+    /// The part's `filename`, when it sent one.
+    pub file_name: Option<String>,
+    /// The part's own `Content-Type`, when it sent one.
+    pub content_type: Option<String>,
+    /// The file's bytes.
+    pub bytes: Bytes,
+}
+
+/// The file's name, type and size, not its bytes: a file may hold anything, and a log
+/// line or a test failure would print all of it.
+impl std::fmt::Debug for FilePart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FilePart")
+            .field("file_name", &self.file_name)
+            .field("content_type", &self.content_type)
+            .field("len", &self.bytes.len())
+            .finish()
+    }
+}
+
+/// Which properties of a multipart body's schema are files and which JSON parts (every
+/// other one is a text part), as the generator read them from the spec.
+#[derive(Debug, Clone, Copy)]
+pub struct FormShape {
+    /// `format: binary` properties (or lists of them).
+    pub files: &'static [&'static str],
+    /// Object properties, sent as JSON parts.
+    pub json: &'static [&'static str],
+    /// Properties that are lists: one part per item, under one name.
+    pub lists: &'static [&'static str],
+    /// Properties the schema requires.
+    pub required: &'static [&'static str],
+}
+
+/// A multipart body read: its text and JSON parts as the object the schema describes,
+/// and its file parts in the order they came.
+#[derive(Debug, Default)]
+pub struct FormParts {
+    values: Map<String, Value>,
+    files: Vec<(String, FilePart)>,
+}
+
+impl FormParts {
+    /// The value of the text or JSON part(s) `name` (an array for a list), taken out.
+    pub fn value(&mut self, name: &str) -> Option<Value> {
+        self.values.remove(name)
+    }
+
+    /// The first file part `name`, taken out.
+    pub fn file(&mut self, name: &str) -> Option<FilePart> {
+        let at = self.files.iter().position(|(n, _)| n == name)?;
+        Some(self.files.remove(at).1)
+    }
+
+    /// Every file part `name`, taken out, in the order they came.
+    pub fn files(&mut self, name: &str) -> Vec<FilePart> {
+        let (taken, kept) = std::mem::take(&mut self.files)
+            .into_iter()
+            .partition(|(n, _)| n == name);
+        self.files = kept;
+        taken.into_iter().map(|(_, f)| f).collect()
+    }
+}
+
+impl Incoming {
+    /// The body read as `multipart/form-data` (with `multer`, the parser axum's own
+    /// `Multipart` uses) and judged against the schema at `schema`: text parts read as
+    /// the types their properties declare, as a URL-encoded form's are; JSON parts parsed;
+    /// each file part judged as the text of its bytes (so `required`, `maxLength` and
+    /// the like apply to it) but kept as bytes. `None`, with a violation, when the body
+    /// is not multipart, a part has no name, or a text part is not UTF-8 or a JSON one
+    /// not JSON.
+    pub async fn multipart_body(
+        &mut self,
+        schemas: &Schemas,
+        schema: Option<&'static str>,
+        shape: &FormShape,
+    ) -> Option<FormParts> {
+        let content_type = self
+            .headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        let boundary = match multer::parse_boundary(content_type) {
+            Ok(boundary) => boundary,
+            Err(e) => {
+                self.body_violation(format!("the multipart body cannot be read: {e}"));
+                return None;
+            }
+        };
+        let body = self.body.clone();
+        let stream =
+            futures_util::stream::once(async move { Ok::<Bytes, std::convert::Infallible>(body) });
+        let mut multipart = multer::Multipart::new(stream, boundary);
+        let mut texts = Vec::new();
+        let mut json = Vec::new();
+        let mut parts = FormParts::default();
+        loop {
+            let field = match multipart.next_field().await {
+                Ok(Some(field)) => field,
+                Ok(None) => break,
+                Err(e) => {
+                    self.body_violation(format!("the multipart body cannot be read: {e}"));
+                    return None;
+                }
+            };
+            let Some(name) = field.name().map(str::to_owned) else {
+                self.body_violation("a part of the multipart body has no name".to_owned());
+                return None;
+            };
+            let file_name = field.file_name().map(str::to_owned);
+            let content_type = field.content_type().map(ToString::to_string);
+            let bytes = match field.bytes().await {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    self.body_violation(format!("the part `{name}` cannot be read: {e}"));
+                    return None;
+                }
+            };
+            if shape.files.contains(&name.as_str()) {
+                let file = FilePart {
+                    file_name,
+                    content_type,
+                    bytes,
+                };
+                parts.files.push((name, file));
+            } else if shape.json.contains(&name.as_str()) {
+                match serde_json::from_slice::<Value>(&bytes) {
+                    Ok(value) => json.push((name, value)),
+                    Err(e) => {
+                        self.body_violation(format!("the part `{name}` is not JSON: {e}"));
+                        return None;
+                    }
+                }
+            } else {
+                match String::from_utf8(bytes.to_vec()) {
+                    Ok(text) => texts.push((name, text)),
+                    Err(_) => {
+                        self.body_violation(format!("the text part `{name}` is not UTF-8"));
+                        return None;
+                    }
+                }
+            }
+        }
+        let node = schema.and_then(|ptr| schemas.node(ptr));
+        let Value::Object(mut values) = schemas.object(node, texts) else {
+            unreachable!("`object` builds an object")
+        };
+        for (name, value) in json {
+            put_part(&mut values, shape, name, value);
+        }
+        // What the schema judges of a file: the text of its bytes.
+        let mut judged = values.clone();
+        for (name, file) in &parts.files {
+            let text = Value::String(String::from_utf8_lossy(&file.bytes).into_owned());
+            put_part(&mut judged, shape, name.clone(), text);
+        }
+        let judged = Value::Object(judged);
+        match schema {
+            Some(ptr) => schemas.judge_body(ptr, &judged, &mut self.violations),
+            // Nothing to judge by: the required parts are still required.
+            None => {
+                for name in shape.required {
+                    if judged.get(*name).is_none() {
+                        self.body_violation(format!("the required part `{name}` is missing"));
+                    }
+                }
+            }
+        }
+        parts.values = values;
+        Some(parts)
+    }
+}
+
+/// A part's value put in the object: gathered into an array for a list property.
+fn put_part(values: &mut Map<String, Value>, shape: &FormShape, name: String, value: Value) {
+    if shape.lists.contains(&name.as_str()) {
+        let entry = values
+            .entry(name)
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(items) = entry {
+            items.push(value);
+        }
+    } else {
+        values.insert(name, value);
+    }
+}
+// @end
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1596,6 +1789,54 @@ mod tests {
         );
         assert_eq!(raw.get("x-trace-id").unwrap(), "trace-7");
     }
+
+    // @if multipart
+    /// A file part's `Debug`, which a log line or a test failure prints, gives its size and
+    /// never its bytes.
+    #[test]
+    fn a_file_part_debug_shows_its_size_and_not_its_bytes() {
+        let file = FilePart {
+            file_name: Some("key.pem".to_owned()),
+            content_type: None,
+            bytes: Bytes::from_static(b"SECRET-KEY"),
+        };
+        let shown = format!("{file:?}");
+        assert!(
+            shown.contains("key.pem") && shown.contains("len: 10"),
+            "{shown}"
+        );
+        assert!(
+            !shown.contains("SECRET") && !shown.contains("83, 69"),
+            "{shown}"
+        );
+    }
+
+    /// Parts are taken out by name: the first file of a name, then every other one.
+    #[test]
+    fn form_parts_are_taken_by_name() {
+        let file = |b: &'static [u8]| FilePart {
+            bytes: Bytes::from_static(b),
+            ..FilePart::default()
+        };
+        let mut parts = FormParts {
+            values: Map::from_iter([("title".to_owned(), json!("t"))]),
+            files: vec![
+                ("a".to_owned(), file(b"1")),
+                ("b".to_owned(), file(b"2")),
+                ("a".to_owned(), file(b"3")),
+            ],
+        };
+        assert_eq!(parts.value("title"), Some(json!("t")));
+        assert_eq!(parts.value("title"), None, "taken once");
+        assert_eq!(
+            parts.file("a").map(|f| f.bytes),
+            Some(Bytes::from_static(b"1"))
+        );
+        assert_eq!(parts.files("a").len(), 1);
+        assert_eq!(parts.files("b")[0].bytes, Bytes::from_static(b"2"));
+        assert!(parts.files.is_empty());
+    }
+    // @end
 
     #[test]
     fn header_values_are_written_in_simple_style_and_broken_ones_are_a_problem() {

@@ -59,6 +59,11 @@ pub const JSONSCHEMA: &str = "0.60";
 pub const FORM_URLENCODED: &str = "1.2";
 /// `http-body-util` version requirement of the emitted server (feature `server`).
 pub const HTTP_BODY_UTIL: &str = "0.1";
+/// `multer` version requirement of a server that reads multipart bodies.
+pub const MULTER: &str = "3";
+/// `futures-util` version requirement of a server that reads multipart bodies (the
+/// body handed to `multer` as a stream).
+pub const FUTURES_UTIL: &str = "0.3";
 
 /// The crate feature that compiles the server half (`--server`).
 pub const SERVER_FEATURE: &str = "server";
@@ -71,6 +76,8 @@ const SERVER_DEPENDENCIES: &[&str] = &[
     "http-body-util",
     "percent-encoding",
     "serde_path_to_error",
+    "multer",
+    "futures-util",
 ];
 
 /// Whether some type the emitted code spells (a model's field or variant, an alias, an
@@ -309,7 +316,8 @@ fn wanted(api: &Api, files: &[File]) -> Vec<Dependency> {
     }
     // The server half, behind the crate's `server` feature: its router, the validator
     // its runtime judges requests with, and what the runtime reads requests with
-    // (optional twins of the client's own where the client does not have them).
+    // (optional twins of the client's own where the client does not have them), and
+    // `multer` where the runtime reads multipart bodies.
     if files.iter().any(|f| f.path == "server.rs") {
         for (name, version, default_features) in [
             ("axum", AXUM, true),
@@ -318,7 +326,19 @@ fn wanted(api: &Api, files: &[File]) -> Vec<Dependency> {
             ("http-body-util", HTTP_BODY_UTIL, true),
             ("percent-encoding", PERCENT_ENCODING, true),
             ("serde_path_to_error", SERDE_PATH_TO_ERROR, true),
-        ] {
+        ]
+        .into_iter()
+        .chain(
+            files
+                .iter()
+                .any(|f| f.path == "server_runtime.rs" && f.contents.contains("multer::"))
+                .then_some([
+                    ("multer", MULTER, true),
+                    ("futures-util", FUTURES_UTIL, false),
+                ])
+                .into_iter()
+                .flatten(),
+        ) {
             if wanted.iter().any(|d: &Dependency| d.name == name) {
                 continue;
             }

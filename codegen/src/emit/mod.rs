@@ -100,7 +100,7 @@ pub fn emit_pieces(api: &Api) -> Vec<Pieces> {
             path: "server.rs".to_owned(),
             pieces: render::pieces(server::emit(api, &*has)),
         });
-        for f in server_files(document, "") {
+        for f in server_files(document, server::reads_forms(api), "") {
             out.push(Pieces {
                 pieces: vec![f.contents],
                 path: f.path,
@@ -110,17 +110,15 @@ pub fn emit_pieces(api: &Api) -> Vec<Pieces> {
     out
 }
 
-/// The server runtime, copied as it is written (`codegen/runtime/src/server.rs`).
-const SERVER_RUNTIME: &str = include_str!("../../runtime/src/server.rs");
-
 /// Whether a schema pointer is a node of the server's document.
 fn has_schema(document: &str) -> Box<dyn Fn(&str) -> bool> {
     let doc: serde_json::Value = serde_json::from_str(document).unwrap_or_default();
     Box::new(move |pointer: &str| doc.pointer(pointer).is_some())
 }
 
-/// The server's files that are not printed from tokens: its runtime and its document.
-fn server_files(document: &str, header: &str) -> Vec<File> {
+/// The server's files that are not printed from tokens: its runtime (with its multipart
+/// reader when `multipart`) and its document.
+fn server_files(document: &str, multipart: bool, header: &str) -> Vec<File> {
     // As many `#` as the longest run after a `"` in the text, plus one, so the raw string
     // cannot end early.
     let mut hashes = 1;
@@ -132,7 +130,7 @@ fn server_files(document: &str, header: &str) -> Vec<File> {
     vec![
         File {
             path: "server_runtime.rs".to_owned(),
-            contents: format!("{header}{SERVER_RUNTIME}"),
+            contents: format!("{header}{}", runtime::server(multipart)),
         },
         File {
             path: "server_document.rs".to_owned(),
@@ -177,7 +175,7 @@ pub fn emit(api: &Api, spec_name: &str) -> Result<Vec<File>, Error> {
             "server.rs",
             render::render("server.rs", server::emit(api, &*has))?,
         ));
-        files.extend(server_files(document, &header));
+        files.extend(server_files(document, server::reads_forms(api), &header));
     }
     Ok(files)
 }

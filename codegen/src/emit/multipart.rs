@@ -70,29 +70,37 @@ pub fn items(api: &Api, models: &TokenStream) -> TokenStream {
              field per property. An optional field left `None`, or an empty list, sends no \
              part."
         ));
-        let fields = form.parts.iter().map(|p| {
-            let n = ident(&p.name);
-            let fdoc = docs::outer(&p.doc);
-            let item = match &p.kind {
-                FormPartKind::File => quote!(FilePart),
-                FormPartKind::Text(ty) | FormPartKind::Json(ty) => owned(ty, models),
-            };
-            let ty = match (p.list, p.required) {
-                (true, _) => quote!(Vec<#item>),
-                (false, true) => item,
-                (false, false) => quote!(Option<#item>),
-            };
-            quote!(#fdoc pub #n: #ty,)
-        });
+        let fields = fields(form, models);
         out.extend(quote! {
             #doc
             #[derive(Clone, Debug, PartialEq)]
             pub struct #name {
-                #(#fields)*
+                #fields
             }
         });
     }
     out
+}
+
+/// A form struct's fields, one per property (a file a `FilePart`, the client's or the
+/// server's, whichever the struct's module names so): the client's form and the
+/// server's are laid out alike.
+pub fn fields(form: &Form, models: &TokenStream) -> TokenStream {
+    let fields = form.parts.iter().map(|p| {
+        let n = ident(&p.name);
+        let fdoc = docs::outer(&p.doc);
+        let item = match &p.kind {
+            FormPartKind::File => quote!(FilePart),
+            FormPartKind::Text(ty) | FormPartKind::Json(ty) => owned(ty, models),
+        };
+        let ty = match (p.list, p.required) {
+            (true, _) => quote!(Vec<#item>),
+            (false, true) => item,
+            (false, false) => quote!(Option<#item>),
+        };
+        quote!(#fdoc pub #n: #ty,)
+    });
+    quote!(#(#fields)*)
 }
 
 /// The argument type of a multipart body: its form struct, or the `reqwest` form the

@@ -27,11 +27,16 @@ const PENALTY: &str = include_str!("../../runtime/src/penalty.rs");
 const BUSINESS: &str = include_str!("../../runtime/src/business.rs");
 /// `codegen/runtime/src/encode.rs`: percent-encoding and parameter styles.
 const ENCODE: &str = include_str!("../../runtime/src/encode.rs");
+/// `codegen/runtime/src/server.rs`: what a generated server reads and judges requests
+/// with.
+const SERVER: &str = include_str!("../../runtime/src/server.rs");
 
 /// Every region name the runtime files may use but those of `encode.rs`
 /// ([`ENCODE_NAMES`]), so that a misspelt one is caught by a test instead of silently
 /// dropping code.
 const NAMES: &[&str] = &[
+    // server.rs: multipart bodies read into their parts (and `multer` a dependency).
+    "multipart",
     // error.rs
     "answer",
     "business",
@@ -231,6 +236,16 @@ pub fn files(needs: &Needs, header: &str) -> Vec<File> {
         .collect()
 }
 
+/// The server runtime (`server_runtime.rs` of a crate with a server): its multipart
+/// reader only where some operation takes a multipart body with named parts.
+pub fn server(multipart: bool) -> String {
+    let mut needs = Needs::default();
+    if multipart {
+        needs.add("multipart");
+    }
+    reduce(SERVER, &needs)
+}
+
 /// The runtime's part of `client.rs`, to follow the generated operations.
 pub fn client_part(needs: &Needs) -> String {
     reduce(CLIENT, needs)
@@ -361,7 +376,7 @@ mod tests {
     /// Every region of every runtime file is balanced and named in [`NAMES`].
     #[test]
     fn regions_are_balanced_and_known() {
-        for text in [ERROR, CLIENT, PENALTY, BUSINESS, ENCODE] {
+        for text in [ERROR, CLIENT, PENALTY, BUSINESS, ENCODE, SERVER] {
             let mut depth = 0usize;
             for line in text.lines() {
                 let line = line.trim();

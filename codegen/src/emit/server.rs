@@ -27,9 +27,9 @@ use quote::quote;
 use super::docs;
 use super::types::{ident, owned};
 use crate::ir::{
-    Api, ApiKeyLocation, Body, BodyKind, HeaderEncoding, ListEncoding, Method, ObjectStyle,
-    Operation, Param, ParamLocation, PathPart, Payload, ResponseDef, ResponseHeader, SchemeKind,
-    StatusMatch,
+    Api, ApiKeyLocation, Body, BodyKind, FormPartKind, HeaderEncoding, ListEncoding, Method,
+    ObjectStyle, Operation, Param, ParamLocation, PathPart, Payload, ResponseDef, ResponseHeader,
+    SchemeKind, StatusMatch,
 };
 
 /// The tokens of `server.rs`. `has_schema(pointer)` says whether a schema pointer of the
@@ -44,6 +44,11 @@ pub fn emit(api: &Api, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
         .collect();
     let methods = api.operations.iter().map(trait_method);
     let router = router(api);
+    let file_part = reads_forms(api).then(|| {
+        quote!(
+            pub use crate::server_runtime::FilePart;
+        )
+    });
     quote! {
         //! The server side of the spec: implement [`Api`] and serve [`router`].
         //!
@@ -68,6 +73,7 @@ pub fn emit(api: &Api, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
         use crate::server_runtime as rt;
 
         pub use crate::server_runtime::{Basic, Problem, RawHeaders, Secret, Violation};
+        #file_part
 
         /// The largest request body the router reads by default: 1 MiB.
         pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
@@ -200,13 +206,135 @@ fn field_name(p: &Param) -> proc_macro2::Ident {
     ident(&p.name)
 }
 
-/// The Rust type of a body of `kind` and type `ty` as the server holds it.
-fn body_type(b: &Body, models: &TokenStream) -> TokenStream {
+/// The Rust type of a body as the server holds it: a multipart body with parts its
+/// schema names is its form struct ([`form_name`]), one without them its bytes.
+fn body_type(op: &Operation, b: &Body, variant: &str, models: &TokenStream) -> TokenStream {
     match b.kind {
         BodyKind::Json | BodyKind::Form => owned(&b.ty, models),
         BodyKind::Text => quote!(String),
+        BodyKind::Multipart if b.form.is_some() => {
+            let name = form_name(op, variant);
+            quote!(#name)
+        }
         BodyKind::Binary | BodyKind::Multipart => quote!(axum::body::Bytes),
     }
+}
+
+/// The server's struct of a multipart body's parts: `{Prefix}Form` (`{Prefix}Form2`
+/// for a second multipart media type). No other generated name ends in `Form`, and the
+/// prefixes are unique, so it meets none.
+fn form_name(op: &Operation, variant: &str) -> proc_macro2::Ident {
+    let n = variant.strip_prefix("Multipart").unwrap_or("");
+    ident(&format!("{}Form{n}", op.type_prefix))
+}
+
+/// The struct of a multipart body's parts, as the client's form struct lays them out
+/// (one field per property; a file is a [`FilePart`]).
+fn form_struct(op: &Operation, b: &Body, variant: &str, models: &TokenStream) -> TokenStream {
+    let Some(form) = &b.form else {
+        return TokenStream::new();
+    };
+    let name = form_name(op, variant);
+    let doc = docs::outer(&format!(
+        "The parts of a `{}` body of [`Api::{}`], read and judged against the spec: one \
+         field per property of its schema. An optional part that was not sent is `None`, \
+         a list of which none was sent empty.",
+        b.media, op.name
+    ));
+    let fields = super::multipart::fields(form, models);
+    quote! {
+        #doc
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub struct #name {
+            #fields
+        }
+    }
+}
+
+/// The read of a multipart body into its form struct: the parts judged, then each field
+/// taken out of them; `None` when the body could not be read or a required part is
+/// missing or wrong (each recorded as a violation).
+fn form_read(op: &Operation, b: &Body, variant: &str, schema: &TokenStream) -> TokenStream {
+    let models = quote!(crate::models::);
+    let Some(form) = &b.form else {
+        return quote!(Some(incoming.body.clone()));
+    };
+    let name = form_name(op, variant);
+    let wires = |keep: &dyn Fn(&crate::ir::FormPart) -> bool| -> Vec<&str> {
+        form.parts
+            .iter()
+            .filter(|p| keep(p))
+            .map(|p| p.wire.as_str())
+            .collect()
+    };
+    let files = wires(&|p| p.kind == FormPartKind::File);
+    let json = wires(&|p| matches!(p.kind, FormPartKind::Json(_)));
+    let lists = wires(&|p| p.list);
+    let required = wires(&|p| p.required && !p.list);
+    let mut takes = Vec::new();
+    let mut binds = Vec::new();
+    let mut inits = Vec::new();
+    for p in &form.parts {
+        let n = ident(&p.name);
+        let wire = &p.wire;
+        let take = match (&p.kind, p.list) {
+            (FormPartKind::File, true) => quote!(let #n = parts.files(#wire);),
+            (FormPartKind::File, false) => quote!(let #n = parts.file(#wire);),
+            (FormPartKind::Text(ty) | FormPartKind::Json(ty), true) => {
+                let item = owned(ty, &models);
+                quote! {
+                    let #n: Vec<#item> = incoming
+                        .decode(parts.value(#wire), "body", Some(#wire))
+                        .unwrap_or_default();
+                }
+            }
+            (FormPartKind::Text(ty) | FormPartKind::Json(ty), false) => {
+                let ty = owned(ty, &models);
+                quote!(let #n: Option<#ty> = incoming.decode(parts.value(#wire), "body", Some(#wire));)
+            }
+        };
+        takes.push(take);
+        if p.required && !p.list {
+            binds.push(n.clone());
+        }
+        inits.push(n);
+    }
+    // Every required part bound, or no form: the judging recorded why.
+    let build = if binds.is_empty() {
+        quote!(Some(#name { #(#inits),* }))
+    } else {
+        quote! {
+            match (#(#binds,)*) {
+                (#(Some(#binds),)*) => Some(#name { #(#inits),* }),
+                _ => None,
+            }
+        }
+    };
+    quote! {{
+        let shape = rt::FormShape {
+            files: &[#(#files),*],
+            json: &[#(#json),*],
+            lists: &[#(#lists),*],
+            required: &[#(#required),*],
+        };
+        match incoming.multipart_body(schemas, #schema, &shape).await {
+            Some(mut parts) => {
+                #(#takes)*
+                #build
+            }
+            None => None,
+        }
+    }}
+}
+
+/// Whether some operation takes a multipart body with parts its schema names: the
+/// server runtime's `multipart` region, and `FilePart`.
+pub fn reads_forms(api: &Api) -> bool {
+    api.operations
+        .iter()
+        .flat_map(bodies)
+        .any(|b| b.kind == BodyKind::Multipart && b.form.is_some())
 }
 
 /// Every body of `op`: its own and those of its other-encoding methods.
@@ -305,8 +433,8 @@ fn operation(
         let name = body_enum_name(op);
         let variants = body_variants(&bodies);
         let items = bodies.iter().zip(&variants).map(|(b, v)| {
+            let ty = body_type(op, b, v, models);
             let v = ident(v);
-            let ty = body_type(b, models);
             let doc = format!(" A `{}` body.", b.media);
             quote! { #[doc = #doc] #v(#ty), }
         });
@@ -317,12 +445,17 @@ fn operation(
             pub enum #name { #(#items)* }
         }
     });
+    let variants = body_variants(&bodies);
+    let forms = bodies
+        .iter()
+        .zip(&variants)
+        .map(|(b, v)| form_struct(op, b, v, models));
     let body_field = bodies.first().map(|b| {
         let ty = if bodies.len() > 1 {
             let n = body_enum_name(op);
             quote!(#n)
         } else {
-            body_type(b, models)
+            body_type(op, b, &variants[0], models)
         };
         let ty = if b.required { ty } else { quote!(Option<#ty>) };
         let doc = docs::outer(&b.doc);
@@ -350,6 +483,8 @@ fn operation(
         }
 
         #body_enum
+
+        #(#forms)*
 
         #answer_enum
 
@@ -901,7 +1036,7 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
         let enum_name = body_enum_name(op);
         let arms = bodies.iter().zip(&variants).enumerate().map(|(i, (b, v))| {
             let schema = pointer(&b.schema, has_schema);
-            let ty = body_type(b, &models);
+            let ty = body_type(op, b, v, &models);
             let read = match b.kind {
                 BodyKind::Json => quote! {{
                     let value = incoming.json_body(schemas, #schema);
@@ -915,7 +1050,8 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
                     let value = incoming.text_body(schemas, #schema);
                     incoming.decode::<#ty>(value, "body", None)
                 }},
-                BodyKind::Binary | BodyKind::Multipart => quote!(Some(incoming.body.clone())),
+                BodyKind::Multipart => form_read(op, b, v, &schema),
+                BodyKind::Binary => quote!(Some(incoming.body.clone())),
             };
             let read = if several {
                 let v = ident(v);
