@@ -34,6 +34,7 @@ mod api;
 mod coerce;
 mod error;
 mod log;
+mod multipart;
 mod operations;
 mod params;
 mod prefer;

@@ -21,7 +21,7 @@ use crate::params::{Wire, query_pairs};
 use crate::prefer::{Prefer, parse};
 use crate::records::{Role, Store};
 use crate::routes::{PathParams, find};
-use crate::validate::{self, is_json, parse_body};
+use crate::validate::{self, is_json, read_body};
 
 /// Everything a request's handler reads.
 pub(crate) struct App {
@@ -146,8 +146,22 @@ async fn answer<'a>(
         query: &pairs,
         headers,
     };
+    let content_type = headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let parsed = match media {
+        Some(m) if !bytes.is_empty() => read_body(api.doc, m, content_type, &bytes).await,
+        _ => None,
+    };
     let mut violations = validate::parameters(&api.requests, api.doc, op, &wire);
-    violations.extend(validate::body(&api.requests, api.doc, op, media, &bytes));
+    violations.extend(validate::body(
+        &api.requests,
+        op,
+        media,
+        &bytes,
+        parsed.as_ref(),
+    ));
     if !violations.is_empty() {
         return rejection(
             api,
@@ -169,10 +183,7 @@ async fn answer<'a>(
     if let Some(store) = &app.store
         && matches!(source, Source::Static)
     {
-        let parsed = media
-            .and_then(|m| parse_body(api.doc, m, &bytes))
-            .and_then(Result::ok)
-            .unwrap_or(Value::Null);
+        let parsed = parsed.and_then(Result::ok).unwrap_or(Value::Null);
         let request = crate::stateful::Request {
             op,
             role: &app.roles[index],

@@ -98,13 +98,30 @@ pub(crate) fn is_json(mime: &str) -> bool {
     m == "application/json" || m.ends_with("+json") || m == "text/json"
 }
 
-/// The body read as `media` says (`Err`: it cannot be read), `None` for a media type
-/// whose bytes are not judged (binary, multipart).
-pub(crate) fn parse_body(
+/// The body read as `media` says ([`parse_body`]), a `multipart/form-data` one too
+/// ([`crate::multipart`]: `content_type` is the request's, whose boundary cuts it).
+pub(crate) async fn read_body(
     doc: &Value,
     media: &Media,
-    bytes: &[u8],
+    content_type: &str,
+    bytes: &bytes::Bytes,
 ) -> Option<Result<Value, Violation>> {
+    if media.mime.eq_ignore_ascii_case("multipart/form-data") {
+        let schema = media.schema.as_ref().map_or(&Value::Null, |s| s.value);
+        let read = crate::multipart::read(doc, schema, content_type, bytes.clone()).await;
+        return Some(read.map_err(|message| Violation {
+            location: "body",
+            name: None,
+            pointer: String::new(),
+            message,
+        }));
+    }
+    parse_body(doc, media, bytes)
+}
+
+/// The body read as `media` says (`Err`: it cannot be read), `None` for a media type
+/// whose bytes are not judged (binary, a multipart type other than `form-data`).
+fn parse_body(doc: &Value, media: &Media, bytes: &[u8]) -> Option<Result<Value, Violation>> {
     let mime = media.mime.to_ascii_lowercase();
     let violation = |message: String| Violation {
         location: "body",
@@ -145,13 +162,14 @@ pub(crate) fn parse_body(
     None
 }
 
-/// The body's violations: missing when required, unreadable, or invalid for its schema.
+/// The body's violations: missing when required, unreadable, or invalid for its schema
+/// (`parsed`: the body as [`read_body`] read it).
 pub(crate) fn body(
     g: &Generator<'static>,
-    doc: &Value,
     op: &Op,
     media: Option<&Media>,
     bytes: &[u8],
+    parsed: Option<&Result<Value, Violation>>,
 ) -> Vec<Violation> {
     let Some(decl) = &op.body else {
         return Vec::new();
@@ -170,11 +188,11 @@ pub(crate) fn body(
     let Some(media) = media else {
         return Vec::new();
     };
-    match parse_body(doc, media, bytes) {
+    match parsed {
         None => Vec::new(),
-        Some(Err(v)) => vec![v],
+        Some(Err(v)) => vec![v.clone()],
         Some(Ok(value)) => match &media.schema {
-            Some(s) => judge(g, s, &value, "body", None),
+            Some(s) => judge(g, s, value, "body", None),
             None => Vec::new(),
         },
     }

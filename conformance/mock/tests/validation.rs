@@ -128,6 +128,81 @@ async fn a_form_body_is_read_by_its_schema() {
     );
 }
 
+/// A `multipart/form-data` body: each part read as its property declares (a text part
+/// as its type, repeated parts as a list, a JSON part parsed, a file as its bytes' text)
+/// and the whole judged against the schema.
+#[tokio::test]
+async fn a_multipart_body_is_read_part_by_part_and_judged() {
+    let app = mock("validation.yaml").router();
+    let form = [("content-type", "multipart/form-data; boundary=B")];
+    let part = |name: &str, value: &str| {
+        format!("--B\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
+    };
+    let file = |value: &str| {
+        format!(
+            "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f.bin\"\r\n\
+             Content-Type: application/octet-stream\r\n\r\n{value}\r\n"
+        )
+    };
+    let body = |parts: &[String]| format!("{}--B--\r\n", parts.concat());
+    let valid = [
+        part("title", "ok"),
+        part("count", "2"),
+        part("tags", "a"),
+        part("tags", "b"),
+        part("meta", r#"{"source": "cam"}"#),
+        file("bytes"),
+    ];
+    let a = send(&app, "POST", "/upload", &form, &body(&valid)).await;
+    assert_eq!(a.status, 204, "{}", a.text);
+    let broken = [
+        ("a required text part missing", body(&[file("x")])),
+        ("a required file missing", body(&[part("title", "ok")])),
+        (
+            "maxLength of a text part",
+            body(&[part("title", &"x".repeat(11)), file("x")]),
+        ),
+        (
+            "an integer part that is not one",
+            body(&[part("title", "ok"), part("count", "two"), file("x")]),
+        ),
+        (
+            "minimum",
+            body(&[part("title", "ok"), part("count", "0"), file("x")]),
+        ),
+        (
+            "maxItems of repeated parts",
+            body(&[
+                part("title", "ok"),
+                part("tags", "a"),
+                part("tags", "b"),
+                part("tags", "c"),
+                file("x"),
+            ]),
+        ),
+        (
+            "maxLength of a file",
+            body(&[part("title", "ok"), file(&"z".repeat(17))]),
+        ),
+        (
+            "required inside a JSON part",
+            body(&[part("title", "ok"), part("meta", "{}"), file("x")]),
+        ),
+        (
+            "a JSON part that is not JSON",
+            body(&[part("title", "ok"), part("meta", "{source"), file("x")]),
+        ),
+        ("cut off before the closing boundary", valid[..2].concat()),
+    ];
+    for (what, body) in broken {
+        let a = send(&app, "POST", "/upload", &form, &body).await;
+        assert_eq!(a.status, 400, "{what}: {}", a.text);
+    }
+    let no_boundary = [("content-type", "multipart/form-data")];
+    let a = send(&app, "POST", "/upload", &no_boundary, &body(&valid)).await;
+    assert_eq!(a.status, 400, "no boundary: {}", a.text);
+}
+
 #[tokio::test]
 async fn an_undeclared_media_type_is_415_and_a_body_over_the_limit_413() {
     let app = mock("validation.yaml").router();
