@@ -276,7 +276,10 @@ fn form_read(op: &Operation, b: &Body, variant: &str, schema: &TokenStream) -> T
     let mut binds = Vec::new();
     let mut inits = Vec::new();
     for p in &form.parts {
-        let n = ident(&p.name);
+        // A local of its own (`part_…`): a property named `parts` or `incoming` would
+        // otherwise hide what the next take reads from.
+        let n = ident(&format!("part_{}", p.name));
+        let field = ident(&p.name);
         let wire = &p.wire;
         let take = match (&p.kind, p.list) {
             (FormPartKind::File, true) => quote!(let #n = parts.files(#wire);),
@@ -298,7 +301,7 @@ fn form_read(op: &Operation, b: &Body, variant: &str, schema: &TokenStream) -> T
         if p.required && !p.list {
             binds.push(n.clone());
         }
-        inits.push(n);
+        inits.push(quote!(#field: #n));
     }
     // Every required part bound, or no form: the judging recorded why.
     let build = if binds.is_empty() {

@@ -92,7 +92,7 @@ impl Api for Echo {
             format!("{:?}/{:?}/{:?}", p.file_name, p.content_type, p.bytes.as_ref())
         };
         Ok(UploadResponse::Ok(format!(
-            "title={} count={:?} kind={:?} tags={:?} file={} attachments={:?} meta={:?}",
+            "title={} count={:?} kind={:?} tags={:?} file={} attachments={:?} meta={:?} parts={:?} incoming={:?}",
             f.title,
             f.count,
             f.kind.map(|k| format!("{k:?}")),
@@ -100,6 +100,8 @@ impl Api for Echo {
             file(&f.file),
             f.attachments.iter().map(file).collect::<Vec<_>>(),
             f.meta.map(|m| m.source),
+            f.parts,
+            f.incoming,
         )))
     }
 }
@@ -283,6 +285,8 @@ async fn a_multipart_body_is_read_into_its_typed_parts() {
         tags: vec!["a".to_owned(), "b c".to_owned()],
         file: SentFile::new(vec![0x89, b'P', 0xff]).file_name("a.png").content_type("image/png"),
         attachments: vec![SentFile::new(*b"x"), SentFile::new(*b"y").file_name("y.txt")],
+        parts: Some(2),
+        incoming: Some("in".to_owned()),
         meta: serde_json::from_value(json!({"source": "cam"})).unwrap(),
     };
     let read = client.upload(form.clone()).await.unwrap().into_inner();
@@ -291,7 +295,7 @@ async fn a_multipart_body_is_read_into_its_typed_parts() {
         "title=Holiday count=Some(3) kind=Some(\"Scan\") tags=[\"a\", \"b c\"] \
          file=Some(\"a.png\")/Some(\"image/png\")/[137, 80, 255] \
          attachments=[\"None/None/[120]\", \"Some(\\\"y.txt\\\")/None/[121]\"] \
-         meta=Some(\"cam\")"
+         meta=Some(\"cam\") parts=Some(2) incoming=Some(\"in\")"
     );
     let bare = SentForm {
         count: None,
@@ -299,11 +303,14 @@ async fn a_multipart_body_is_read_into_its_typed_parts() {
         tags: Vec::new(),
         attachments: Vec::new(),
         meta: None,
+        parts: None,
+        incoming: None,
         ..form
     };
     let read = client.upload(bare).await.unwrap().into_inner();
     assert!(
-        read.contains("count=None kind=None tags=[] ") && read.contains("attachments=[] meta=None"),
+        read.contains("count=None kind=None tags=[] ")
+            && read.contains("attachments=[] meta=None parts=None incoming=None"),
         "parts not sent are None or empty: {read}"
     );
 }
