@@ -329,9 +329,7 @@ fn wanted(api: &Api, files: &[File]) -> Vec<Dependency> {
         ]
         .into_iter()
         .chain(
-            files
-                .iter()
-                .any(|f| f.path == "server_runtime.rs" && f.contents.contains("multer::"))
+            super::server::reads_forms(api)
                 .then_some([
                     ("multer", MULTER, true),
                     ("futures-util", FUTURES_UTIL, false),

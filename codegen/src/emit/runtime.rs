@@ -1,5 +1,6 @@
 //! The runtime of the generated crate (`error.rs`, the `Client` part of `client.rs`, and
-//! `penalty.rs`, `business.rs` and `encode.rs` when the spec needs them): copied as text from
+//! `penalty.rs`, `business.rs` and `encode.rs` when the spec needs them, and a server's
+//! `server_runtime.rs`): copied as text from
 //! `codegen/runtime/src`, where they are ordinary Rust that is compiled, linted and
 //! tested as the `codegen-runtime` crate. Nothing here depends on the spec but which
 //! parts are copied; the crate needs no support library.
