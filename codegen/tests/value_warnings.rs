@@ -25,12 +25,14 @@ fn every_value_is_a_warning_at_its_node() {
     // six warnings in all. `holes` and `sparse` hold
     // `Option`s (`Vec<Option<String>>`, `BTreeMap<String, Option<i32>>`) and `nothing`,
     // which allows only `null`, is `()`: typed, so no warning.
+    // Counted where a type is declared (a field, an alias): the readers behind the
+    // `deserialize-requests` feature hold `Value`s of their own.
     let bare = models
         .lines()
         .filter(|l| {
             l.contains("serde_json::Value") && !l.contains("BTreeMap<String, serde_json::Value>")
         })
-        .filter(|l| !l.trim_start().starts_with("Unknown(") && !l.contains("Ok(serde_json::Value"))
+        .filter(|l| l.trim_start().starts_with("pub "))
         .count();
     assert_eq!(bare, 3, "{models}");
     assert!(

@@ -114,7 +114,6 @@ impl std::fmt::Debug for OAuthTokenResponse {
 /// Request body of the contact-name update. `firstName` and `lastName` together may be at
 /// most 60 characters, though each alone may be up to 64.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[cfg_attr(feature = "deserialize-requests", derive(serde::Deserialize))]
 #[non_exhaustive]
 pub struct UpdateContactInfoName {
     /// The new first name; at most 64 characters, not blank.
@@ -127,6 +126,35 @@ pub struct UpdateContactInfoName {
     pub country: String,
     /// The new phone number.
     pub phone: String,
+}
+
+#[cfg(feature = "deserialize-requests")]
+impl<'de> serde::Deserialize<'de> for UpdateContactInfoName {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        let object = read_object(deserializer, "struct UpdateContactInfoName")?;
+        UpdateContactInfoName::from_object(object).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(feature = "deserialize-requests")]
+impl UpdateContactInfoName {
+    /// Reads `UpdateContactInfoName` from the fields of a JSON object (unknown ones ignored).
+    fn from_object(
+        mut object: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Self, serde_json::Error> {
+        let field_first_name = field(&mut object, "firstName")?;
+        let field_last_name = field(&mut object, "lastName")?;
+        let field_country = field(&mut object, "country")?;
+        let field_phone = field(&mut object, "phone")?;
+        Ok(UpdateContactInfoName {
+            first_name: field_first_name,
+            last_name: field_last_name,
+            country: field_country,
+            phone: field_phone,
+        })
+    }
 }
 
 impl UpdateContactInfoName {
@@ -713,6 +741,63 @@ struct Redacted;
 impl std::fmt::Debug for Redacted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("<redacted>")
+    }
+}
+
+/// Reads the JSON object a request model is made from; the model's own
+/// `from_object` takes its fields out of it.
+#[cfg(feature = "deserialize-requests")]
+fn read_object<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+    expected: &'static str,
+) -> Result<serde_json::Map<String, serde_json::Value>, D::Error> {
+    use serde::de::{Error, Unexpected};
+    match <serde_json::Value as serde::Deserialize>::deserialize(deserializer)? {
+        serde_json::Value::Object(object) => Ok(object),
+        serde_json::Value::Null => {
+            Err(D::Error::invalid_type(Unexpected::Unit, &expected))
+        }
+        serde_json::Value::Bool(b) => {
+            Err(D::Error::invalid_type(Unexpected::Bool(b), &expected))
+        }
+        serde_json::Value::Number(n) => {
+            let unexpected = match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                (Some(u), _, _) => Unexpected::Unsigned(u),
+                (None, Some(i), _) => Unexpected::Signed(i),
+                (None, None, Some(f)) => Unexpected::Float(f),
+                (None, None, None) => Unexpected::Other("number"),
+            };
+            Err(D::Error::invalid_type(unexpected, &expected))
+        }
+        serde_json::Value::String(s) => {
+            Err(D::Error::invalid_type(Unexpected::Str(&s), &expected))
+        }
+        serde_json::Value::Array(_) => {
+            Err(D::Error::invalid_type(Unexpected::Seq, &expected))
+        }
+    }
+}
+
+/// The value of `value` as a `T`, an error naming the field `wire` where it is
+/// not one.
+#[cfg(feature = "deserialize-requests")]
+fn field_value<T: serde::de::DeserializeOwned>(
+    value: serde_json::Value,
+    wire: &str,
+) -> Result<T, serde_json::Error> {
+    T::deserialize(value)
+        .map_err(|e| serde::de::Error::custom(format_args!("field `{wire}`: {e}")))
+}
+
+/// Takes the field `wire` out of `object`: an error where it is absent.
+#[cfg(feature = "deserialize-requests")]
+fn field<T: serde::de::DeserializeOwned>(
+    object: &mut serde_json::Map<String, serde_json::Value>,
+    wire: &'static str,
+) -> Result<T, serde_json::Error> {
+    match object.remove(wire) {
+        Some(value) => field_value(value, wire),
+        None => Err(serde::de::Error::missing_field(wire)),
     }
 }
 

@@ -125,39 +125,18 @@ const TEMPLATE_EXCHANGE_TOKEN: &[&[rt::Piece]] = &[
     &[rt::Piece::Literal("oauthtoken")],
 ];
 
-async fn handle_exchange_token<A: Api>(
-    state: Arc<Shared<A>>,
-    request: axum::extract::Request,
-) -> Response {
-    let operation = Operation {
-        method: "exchange_token",
-        security: &[],
-    };
-    let mut incoming = match rt::Incoming::read(
-            request,
-            TEMPLATE_EXCHANGE_TOKEN,
-            state.body_limit,
-        )
-        .await
-    {
-        Ok(incoming) => incoming,
-        Err(refused) => {
-            let problem = refused.problem();
-            let answer = problem.clone().into_response();
-            return state.api.refused(operation, &problem, answer);
-        }
-    };
-    let credentials = Credentials::read(&incoming);
-    if let Err(problem) = state.api.authorize(operation, &credentials).await {
-        return problem.into_response();
-    }
+/// Reads and judges a request of [`Api::exchange_token`] once [`admit`] has let it in.
+fn judge_exchange_token(
+    incoming: &mut rt::Incoming,
+    credentials: Credentials,
+) -> Result<ExchangeTokenRequest, Box<rt::Unserved>> {
     let schemas = schemas();
     let body = match incoming
         .body_media(&["application/json", "application/x-www-form-urlencoded"], true)
     {
         Err(problem) => {
             let answer = problem.clone().into_response();
-            return state.api.refused(operation, &problem, answer);
+            return Err(Box::new(rt::Unserved::Refused(problem, answer)));
         }
         Ok(Some(0usize)) => {
             {
@@ -188,10 +167,10 @@ async fn handle_exchange_token<A: Api>(
         Ok(_) => None,
     };
     if !incoming.violations.is_empty() {
-        return {
+        return Err({
             let problem = rt::refused(
                 StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
-                incoming.violations,
+                std::mem::take(&mut incoming.violations),
             );
             let answer = rt::refusal(
                 schemas,
@@ -201,17 +180,48 @@ async fn handle_exchange_token<A: Api>(
                 ),
                 &problem,
             );
-            state.api.refused(operation, &problem, answer)
-        };
+            Box::new(rt::Unserved::Refused(problem, answer))
+        });
     }
     let Some(body) = body else {
-        return Problem::internal("a required body was judged present but not read")
-            .into_response();
+        return Err(
+            Box::new(
+                rt::Unserved::Answered(
+                    Problem::internal("a required body was judged present but not read")
+                        .into_response(),
+                ),
+            ),
+        );
     };
-    let request = ExchangeTokenRequest {
+    Ok(ExchangeTokenRequest {
         body,
         credentials,
         headers: RawHeaders(incoming.headers.clone()),
+    })
+}
+
+async fn handle_exchange_token<A: Api>(
+    axum::extract::State(state): axum::extract::State<Arc<Shared<A>>>,
+    request: axum::extract::Request,
+) -> Response {
+    let operation = Operation {
+        method: "exchange_token",
+        security: &[],
+    };
+    let (mut incoming, credentials) = match admit(
+            &state,
+            operation,
+            request,
+            TEMPLATE_EXCHANGE_TOKEN,
+        )
+        .await
+    {
+        Ok(admitted) => admitted,
+        Err(answer) => return answer,
+    };
+    let request = match judge_exchange_token(&mut incoming, credentials) {
+        Ok(request) => request,
+        Err(unserved) => return (*unserved).answer(&state.api, operation),
     };
     match state.api.exchange_token(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -293,37 +303,16 @@ const TEMPLATE_UPDATE_CONTACT_INFO_NAME: &[&[rt::Piece]] = &[
     &[rt::Piece::Literal("updatecontactinfoname")],
 ];
 
-async fn handle_update_contact_info_name<A: Api>(
-    state: Arc<Shared<A>>,
-    request: axum::extract::Request,
-) -> Response {
-    let operation = Operation {
-        method: "update_contact_info_name",
-        security: &[&["bearerAuth"]],
-    };
-    let mut incoming = match rt::Incoming::read(
-            request,
-            TEMPLATE_UPDATE_CONTACT_INFO_NAME,
-            state.body_limit,
-        )
-        .await
-    {
-        Ok(incoming) => incoming,
-        Err(refused) => {
-            let problem = refused.problem();
-            let answer = problem.clone().into_response();
-            return state.api.refused(operation, &problem, answer);
-        }
-    };
-    let credentials = Credentials::read(&incoming);
-    if let Err(problem) = state.api.authorize(operation, &credentials).await {
-        return problem.into_response();
-    }
+/// Reads and judges a request of [`Api::update_contact_info_name`] once [`admit`] has let it in.
+fn judge_update_contact_info_name(
+    incoming: &mut rt::Incoming,
+    credentials: Credentials,
+) -> Result<UpdateContactInfoNameRequest, Box<rt::Unserved>> {
     let schemas = schemas();
     let body = match incoming.body_media(&["application/json"], true) {
         Err(problem) => {
             let answer = problem.clone().into_response();
-            return state.api.refused(operation, &problem, answer);
+            return Err(Box::new(rt::Unserved::Refused(problem, answer)));
         }
         Ok(Some(0usize)) => {
             let value = incoming
@@ -338,10 +327,10 @@ async fn handle_update_contact_info_name<A: Api>(
         Ok(_) => None,
     };
     if !incoming.violations.is_empty() {
-        return {
+        return Err({
             let problem = rt::refused(
                 StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
-                incoming.violations,
+                std::mem::take(&mut incoming.violations),
             );
             let answer = rt::refusal(
                 schemas,
@@ -351,17 +340,48 @@ async fn handle_update_contact_info_name<A: Api>(
                 ),
                 &problem,
             );
-            state.api.refused(operation, &problem, answer)
-        };
+            Box::new(rt::Unserved::Refused(problem, answer))
+        });
     }
     let Some(body) = body else {
-        return Problem::internal("a required body was judged present but not read")
-            .into_response();
+        return Err(
+            Box::new(
+                rt::Unserved::Answered(
+                    Problem::internal("a required body was judged present but not read")
+                        .into_response(),
+                ),
+            ),
+        );
     };
-    let request = UpdateContactInfoNameRequest {
+    Ok(UpdateContactInfoNameRequest {
         body,
         credentials,
         headers: RawHeaders(incoming.headers.clone()),
+    })
+}
+
+async fn handle_update_contact_info_name<A: Api>(
+    axum::extract::State(state): axum::extract::State<Arc<Shared<A>>>,
+    request: axum::extract::Request,
+) -> Response {
+    let operation = Operation {
+        method: "update_contact_info_name",
+        security: &[&["bearerAuth"]],
+    };
+    let (mut incoming, credentials) = match admit(
+            &state,
+            operation,
+            request,
+            TEMPLATE_UPDATE_CONTACT_INFO_NAME,
+        )
+        .await
+    {
+        Ok(admitted) => admitted,
+        Err(answer) => return answer,
+    };
+    let request = match judge_update_contact_info_name(&mut incoming, credentials) {
+        Ok(request) => request,
+        Err(unserved) => return (*unserved).answer(&state.api, operation),
     };
     match state.api.update_contact_info_name(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -426,32 +446,11 @@ const TEMPLATE_LIST_CATEGORY_POSITION_LIMITS: &[&[rt::Piece]] = &[
     &[rt::Piece::Literal("deps")],
 ];
 
-async fn handle_list_category_position_limits<A: Api>(
-    state: Arc<Shared<A>>,
-    request: axum::extract::Request,
-) -> Response {
-    let operation = Operation {
-        method: "list_category_position_limits",
-        security: &[&["bearerAuth"]],
-    };
-    let mut incoming = match rt::Incoming::read(
-            request,
-            TEMPLATE_LIST_CATEGORY_POSITION_LIMITS,
-            state.body_limit,
-        )
-        .await
-    {
-        Ok(incoming) => incoming,
-        Err(refused) => {
-            let problem = refused.problem();
-            let answer = problem.clone().into_response();
-            return state.api.refused(operation, &problem, answer);
-        }
-    };
-    let credentials = Credentials::read(&incoming);
-    if let Err(problem) = state.api.authorize(operation, &credentials).await {
-        return problem.into_response();
-    }
+/// Reads and judges a request of [`Api::list_category_position_limits`] once [`admit`] has let it in.
+fn judge_list_category_position_limits(
+    incoming: &mut rt::Incoming,
+    credentials: Credentials,
+) -> Result<ListCategoryPositionLimitsRequest, Box<rt::Unserved>> {
     let schemas = schemas();
     let param_masterid = incoming
         .param(
@@ -469,10 +468,10 @@ async fn handle_list_category_position_limits<A: Api>(
     let param_masterid: Option<i64> = incoming
         .decode(param_masterid, "query", Some("masterid"));
     if !incoming.violations.is_empty() {
-        return {
+        return Err({
             let problem = rt::refused(
                 StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
-                incoming.violations,
+                std::mem::take(&mut incoming.violations),
             );
             let answer = rt::refusal(
                 schemas,
@@ -482,17 +481,48 @@ async fn handle_list_category_position_limits<A: Api>(
                 ),
                 &problem,
             );
-            state.api.refused(operation, &problem, answer)
-        };
+            Box::new(rt::Unserved::Refused(problem, answer))
+        });
     }
     let Some(param_masterid) = param_masterid else {
-        return Problem::internal("a required value was judged present but not read")
-            .into_response();
+        return Err(
+            Box::new(
+                rt::Unserved::Answered(
+                    Problem::internal("a required value was judged present but not read")
+                        .into_response(),
+                ),
+            ),
+        );
     };
-    let request = ListCategoryPositionLimitsRequest {
+    Ok(ListCategoryPositionLimitsRequest {
         masterid: param_masterid,
         credentials,
         headers: RawHeaders(incoming.headers.clone()),
+    })
+}
+
+async fn handle_list_category_position_limits<A: Api>(
+    axum::extract::State(state): axum::extract::State<Arc<Shared<A>>>,
+    request: axum::extract::Request,
+) -> Response {
+    let operation = Operation {
+        method: "list_category_position_limits",
+        security: &[&["bearerAuth"]],
+    };
+    let (mut incoming, credentials) = match admit(
+            &state,
+            operation,
+            request,
+            TEMPLATE_LIST_CATEGORY_POSITION_LIMITS,
+        )
+        .await
+    {
+        Ok(admitted) => admitted,
+        Err(answer) => return answer,
+    };
+    let request = match judge_list_category_position_limits(&mut incoming, credentials) {
+        Ok(request) => request,
+        Err(unserved) => return (*unserved).answer(&state.api, operation),
     };
     match state.api.list_category_position_limits(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -565,32 +595,11 @@ const TEMPLATE_GET_CATEGORY_POSITION_LIMIT: &[&[rt::Piece]] = &[
     &[rt::Piece::Literal("item")],
 ];
 
-async fn handle_get_category_position_limit<A: Api>(
-    state: Arc<Shared<A>>,
-    request: axum::extract::Request,
-) -> Response {
-    let operation = Operation {
-        method: "get_category_position_limit",
-        security: &[&["bearerAuth"]],
-    };
-    let mut incoming = match rt::Incoming::read(
-            request,
-            TEMPLATE_GET_CATEGORY_POSITION_LIMIT,
-            state.body_limit,
-        )
-        .await
-    {
-        Ok(incoming) => incoming,
-        Err(refused) => {
-            let problem = refused.problem();
-            let answer = problem.clone().into_response();
-            return state.api.refused(operation, &problem, answer);
-        }
-    };
-    let credentials = Credentials::read(&incoming);
-    if let Err(problem) = state.api.authorize(operation, &credentials).await {
-        return problem.into_response();
-    }
+/// Reads and judges a request of [`Api::get_category_position_limit`] once [`admit`] has let it in.
+fn judge_get_category_position_limit(
+    incoming: &mut rt::Incoming,
+    credentials: Credentials,
+) -> Result<GetCategoryPositionLimitRequest, Box<rt::Unserved>> {
     let schemas = schemas();
     let param_id = incoming
         .param(
@@ -607,10 +616,10 @@ async fn handle_get_category_position_limit<A: Api>(
         );
     let param_id: Option<i64> = incoming.decode(param_id, "query", Some("id"));
     if !incoming.violations.is_empty() {
-        return {
+        return Err({
             let problem = rt::refused(
                 StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
-                incoming.violations,
+                std::mem::take(&mut incoming.violations),
             );
             let answer = rt::refusal(
                 schemas,
@@ -620,17 +629,48 @@ async fn handle_get_category_position_limit<A: Api>(
                 ),
                 &problem,
             );
-            state.api.refused(operation, &problem, answer)
-        };
+            Box::new(rt::Unserved::Refused(problem, answer))
+        });
     }
     let Some(param_id) = param_id else {
-        return Problem::internal("a required value was judged present but not read")
-            .into_response();
+        return Err(
+            Box::new(
+                rt::Unserved::Answered(
+                    Problem::internal("a required value was judged present but not read")
+                        .into_response(),
+                ),
+            ),
+        );
     };
-    let request = GetCategoryPositionLimitRequest {
+    Ok(GetCategoryPositionLimitRequest {
         id: param_id,
         credentials,
         headers: RawHeaders(incoming.headers.clone()),
+    })
+}
+
+async fn handle_get_category_position_limit<A: Api>(
+    axum::extract::State(state): axum::extract::State<Arc<Shared<A>>>,
+    request: axum::extract::Request,
+) -> Response {
+    let operation = Operation {
+        method: "get_category_position_limit",
+        security: &[&["bearerAuth"]],
+    };
+    let (mut incoming, credentials) = match admit(
+            &state,
+            operation,
+            request,
+            TEMPLATE_GET_CATEGORY_POSITION_LIMIT,
+        )
+        .await
+    {
+        Ok(admitted) => admitted,
+        Err(answer) => return answer,
+    };
+    let request = match judge_get_category_position_limit(&mut incoming, credentials) {
+        Ok(request) => request,
+        Err(unserved) => return (*unserved).answer(&state.api, operation),
     };
     match state.api.get_category_position_limit(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -695,32 +735,11 @@ const TEMPLATE_FIND_EXCHANGE_SCOPES: &[&[rt::Piece]] = &[
     &[rt::Piece::Literal("finds")],
 ];
 
-async fn handle_find_exchange_scopes<A: Api>(
-    state: Arc<Shared<A>>,
-    request: axum::extract::Request,
-) -> Response {
-    let operation = Operation {
-        method: "find_exchange_scopes",
-        security: &[&["bearerAuth"]],
-    };
-    let mut incoming = match rt::Incoming::read(
-            request,
-            TEMPLATE_FIND_EXCHANGE_SCOPES,
-            state.body_limit,
-        )
-        .await
-    {
-        Ok(incoming) => incoming,
-        Err(refused) => {
-            let problem = refused.problem();
-            let answer = problem.clone().into_response();
-            return state.api.refused(operation, &problem, answer);
-        }
-    };
-    let credentials = Credentials::read(&incoming);
-    if let Err(problem) = state.api.authorize(operation, &credentials).await {
-        return problem.into_response();
-    }
+/// Reads and judges a request of [`Api::find_exchange_scopes`] once [`admit`] has let it in.
+fn judge_find_exchange_scopes(
+    incoming: &mut rt::Incoming,
+    credentials: Credentials,
+) -> Result<FindExchangeScopesRequest, Box<rt::Unserved>> {
     let schemas = schemas();
     let param_names = incoming
         .param(
@@ -738,10 +757,10 @@ async fn handle_find_exchange_scopes<A: Api>(
     let param_names: Option<Vec<String>> = incoming
         .decode(param_names, "query", Some("names"));
     if !incoming.violations.is_empty() {
-        return {
+        return Err({
             let problem = rt::refused(
                 StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
-                incoming.violations,
+                std::mem::take(&mut incoming.violations),
             );
             let answer = rt::refusal(
                 schemas,
@@ -751,17 +770,48 @@ async fn handle_find_exchange_scopes<A: Api>(
                 ),
                 &problem,
             );
-            state.api.refused(operation, &problem, answer)
-        };
+            Box::new(rt::Unserved::Refused(problem, answer))
+        });
     }
     let Some(param_names) = param_names else {
-        return Problem::internal("a required value was judged present but not read")
-            .into_response();
+        return Err(
+            Box::new(
+                rt::Unserved::Answered(
+                    Problem::internal("a required value was judged present but not read")
+                        .into_response(),
+                ),
+            ),
+        );
     };
-    let request = FindExchangeScopesRequest {
+    Ok(FindExchangeScopesRequest {
         names: param_names,
         credentials,
         headers: RawHeaders(incoming.headers.clone()),
+    })
+}
+
+async fn handle_find_exchange_scopes<A: Api>(
+    axum::extract::State(state): axum::extract::State<Arc<Shared<A>>>,
+    request: axum::extract::Request,
+) -> Response {
+    let operation = Operation {
+        method: "find_exchange_scopes",
+        security: &[&["bearerAuth"]],
+    };
+    let (mut incoming, credentials) = match admit(
+            &state,
+            operation,
+            request,
+            TEMPLATE_FIND_EXCHANGE_SCOPES,
+        )
+        .await
+    {
+        Ok(admitted) => admitted,
+        Err(answer) => return answer,
+    };
+    let request = match judge_find_exchange_scopes(&mut incoming, credentials) {
+        Ok(request) => request,
+        Err(unserved) => return (*unserved).answer(&state.api, operation),
     };
     match state.api.find_exchange_scopes(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -828,32 +878,11 @@ const TEMPLATE_SUGGEST_RISK_CATEGORIES: &[&[rt::Piece]] = &[
     &[rt::Piece::Literal("suggest")],
 ];
 
-async fn handle_suggest_risk_categories<A: Api>(
-    state: Arc<Shared<A>>,
-    request: axum::extract::Request,
-) -> Response {
-    let operation = Operation {
-        method: "suggest_risk_categories",
-        security: &[&["bearerAuth"]],
-    };
-    let mut incoming = match rt::Incoming::read(
-            request,
-            TEMPLATE_SUGGEST_RISK_CATEGORIES,
-            state.body_limit,
-        )
-        .await
-    {
-        Ok(incoming) => incoming,
-        Err(refused) => {
-            let problem = refused.problem();
-            let answer = problem.clone().into_response();
-            return state.api.refused(operation, &problem, answer);
-        }
-    };
-    let credentials = Credentials::read(&incoming);
-    if let Err(problem) = state.api.authorize(operation, &credentials).await {
-        return problem.into_response();
-    }
+/// Reads and judges a request of [`Api::suggest_risk_categories`] once [`admit`] has let it in.
+fn judge_suggest_risk_categories(
+    incoming: &mut rt::Incoming,
+    credentials: Credentials,
+) -> Result<SuggestRiskCategoriesRequest, Box<rt::Unserved>> {
     let schemas = schemas();
     let param_text = incoming
         .param(
@@ -880,10 +909,10 @@ async fn handle_suggest_risk_categories<A: Api>(
         );
     let param_limit: Option<i32> = incoming.decode(param_limit, "query", Some("l"));
     if !incoming.violations.is_empty() {
-        return {
+        return Err({
             let problem = rt::refused(
                 StatusCode::from_u16(400).unwrap_or(StatusCode::BAD_REQUEST),
-                incoming.violations,
+                std::mem::take(&mut incoming.violations),
             );
             let answer = rt::refusal(
                 schemas,
@@ -893,22 +922,59 @@ async fn handle_suggest_risk_categories<A: Api>(
                 ),
                 &problem,
             );
-            state.api.refused(operation, &problem, answer)
-        };
+            Box::new(rt::Unserved::Refused(problem, answer))
+        });
     }
     let Some(param_text) = param_text else {
-        return Problem::internal("a required value was judged present but not read")
-            .into_response();
+        return Err(
+            Box::new(
+                rt::Unserved::Answered(
+                    Problem::internal("a required value was judged present but not read")
+                        .into_response(),
+                ),
+            ),
+        );
     };
     let Some(param_limit) = param_limit else {
-        return Problem::internal("a required value was judged present but not read")
-            .into_response();
+        return Err(
+            Box::new(
+                rt::Unserved::Answered(
+                    Problem::internal("a required value was judged present but not read")
+                        .into_response(),
+                ),
+            ),
+        );
     };
-    let request = SuggestRiskCategoriesRequest {
+    Ok(SuggestRiskCategoriesRequest {
         text: param_text,
         limit: param_limit,
         credentials,
         headers: RawHeaders(incoming.headers.clone()),
+    })
+}
+
+async fn handle_suggest_risk_categories<A: Api>(
+    axum::extract::State(state): axum::extract::State<Arc<Shared<A>>>,
+    request: axum::extract::Request,
+) -> Response {
+    let operation = Operation {
+        method: "suggest_risk_categories",
+        security: &[&["bearerAuth"]],
+    };
+    let (mut incoming, credentials) = match admit(
+            &state,
+            operation,
+            request,
+            TEMPLATE_SUGGEST_RISK_CATEGORIES,
+        )
+        .await
+    {
+        Ok(admitted) => admitted,
+        Err(answer) => return answer,
+    };
+    let request = match judge_suggest_risk_categories(&mut incoming, credentials) {
+        Ok(request) => request,
+        Err(unserved) => return (*unserved).answer(&state.api, operation),
     };
     match state.api.suggest_risk_categories(request).await {
         Ok(answer) => answer.respond(&incoming.headers),
@@ -978,7 +1044,7 @@ pub trait Api: Send + Sync + 'static {
         Output = Result<ExchangeTokenResponse, Problem>,
     > + Send {
         let _ = request;
-        async { Err(Problem::not_implemented("exchange_token")) }
+        std::future::ready(Err(Problem::not_implemented("exchange_token")))
     }
 
     /// Update the name and phone data of the authenticated user's contact record.
@@ -999,7 +1065,7 @@ pub trait Api: Send + Sync + 'static {
         Output = Result<UpdateContactInfoNameResponse, Problem>,
     > + Send {
         let _ = request;
-        async { Err(Problem::not_implemented("update_contact_info_name")) }
+        std::future::ready(Err(Problem::not_implemented("update_contact_info_name")))
     }
 
     /// Read the position-limit records that belong to a risk category.
@@ -1014,7 +1080,9 @@ pub trait Api: Send + Sync + 'static {
         Output = Result<ListCategoryPositionLimitsResponse, Problem>,
     > + Send {
         let _ = request;
-        async { Err(Problem::not_implemented("list_category_position_limits")) }
+        std::future::ready(
+            Err(Problem::not_implemented("list_category_position_limits")),
+        )
     }
 
     /// Read a single position-limit record by id.
@@ -1028,7 +1096,7 @@ pub trait Api: Send + Sync + 'static {
         Output = Result<GetCategoryPositionLimitResponse, Problem>,
     > + Send {
         let _ = request;
-        async { Err(Problem::not_implemented("get_category_position_limit")) }
+        std::future::ready(Err(Problem::not_implemented("get_category_position_limit")))
     }
 
     /// Look up market data subscription exchange scopes by name.
@@ -1044,7 +1112,7 @@ pub trait Api: Send + Sync + 'static {
         Output = Result<FindExchangeScopesResponse, Problem>,
     > + Send {
         let _ = request;
-        async { Err(Problem::not_implemented("find_exchange_scopes")) }
+        std::future::ready(Err(Problem::not_implemented("find_exchange_scopes")))
     }
 
     /// Search risk categories by text.
@@ -1059,7 +1127,7 @@ pub trait Api: Send + Sync + 'static {
         Output = Result<SuggestRiskCategoriesResponse, Problem>,
     > + Send {
         let _ = request;
-        async { Err(Problem::not_implemented("suggest_risk_categories")) }
+        std::future::ready(Err(Problem::not_implemented("suggest_risk_categories")))
     }
 }
 
@@ -1067,6 +1135,43 @@ pub trait Api: Send + Sync + 'static {
 struct Shared<A> {
     api: A,
     body_limit: usize,
+}
+
+/// The steps every operation takes before its own judging: the request read
+/// (its path against `template`, its body within the limit) and its credentials
+/// handed to [`Api::authorize`]. `Err` is the answer.
+async fn admit<A: Api>(
+    state: &Shared<A>,
+    operation: Operation,
+    request: axum::extract::Request,
+    template: &'static [&'static [rt::Piece]],
+) -> Result<(rt::Incoming, Credentials), Response> {
+    let incoming = match rt::Incoming::read(request, template, state.body_limit).await {
+        Ok(incoming) => incoming,
+        Err(refused) => {
+            let problem = refused.problem();
+            let answer = problem.clone().into_response();
+            return Err(state.api.refused(operation, &problem, answer));
+        }
+    };
+    let credentials = Credentials::read(&incoming);
+    if let Err(problem) = state.api.authorize(operation, &credentials).await {
+        return Err(problem.into_response());
+    }
+    Ok((incoming, credentials))
+}
+
+impl rt::Unserved {
+    /// The answer to a request the router did not pass on: a refusal shaped by
+    /// [`Api::refused`].
+    fn answer<A: Api>(self, api: &A, operation: Operation) -> Response {
+        match self {
+            rt::Unserved::Refused(problem, answer) => {
+                api.refused(operation, &problem, answer)
+            }
+            rt::Unserved::Answered(answer) => answer,
+        }
+    }
 }
 
 /// The router of every operation, reading bodies up to [`DEFAULT_BODY_LIMIT`].
@@ -1079,47 +1184,26 @@ pub fn router<A: Api>(api: A) -> axum::Router {
 pub fn router_with<A: Api>(api: A, body_limit: usize) -> axum::Router {
     let state = Arc::new(Shared { api, body_limit });
     let routes = axum::Router::new()
-        .route(
-            "/auth/oauthtoken",
-            axum::routing::post(|
-                axum::extract::State(state): axum::extract::State<Arc<Shared<A>>>,
-                request: axum::extract::Request|
-            async move { handle_exchange_token(state, request).await }),
-        )
+        .route("/auth/oauthtoken", axum::routing::post(handle_exchange_token::<A>))
         .route(
             "/categoryPositionLimit/deps",
-            axum::routing::get(|
-                axum::extract::State(state): axum::extract::State<Arc<Shared<A>>>,
-                request: axum::extract::Request|
-            async move { handle_list_category_position_limits(state, request).await }),
+            axum::routing::get(handle_list_category_position_limits::<A>),
         )
         .route(
             "/categoryPositionLimit/item",
-            axum::routing::get(|
-                axum::extract::State(state): axum::extract::State<Arc<Shared<A>>>,
-                request: axum::extract::Request|
-            async move { handle_get_category_position_limit(state, request).await }),
+            axum::routing::get(handle_get_category_position_limit::<A>),
         )
         .route(
             "/contactInfo/updatecontactinfoname",
-            axum::routing::post(|
-                axum::extract::State(state): axum::extract::State<Arc<Shared<A>>>,
-                request: axum::extract::Request|
-            async move { handle_update_contact_info_name(state, request).await }),
+            axum::routing::post(handle_update_contact_info_name::<A>),
         )
         .route(
             "/marketDataSubscriptionExchangeScope/finds",
-            axum::routing::get(|
-                axum::extract::State(state): axum::extract::State<Arc<Shared<A>>>,
-                request: axum::extract::Request|
-            async move { handle_find_exchange_scopes(state, request).await }),
+            axum::routing::get(handle_find_exchange_scopes::<A>),
         )
         .route(
             "/riskCategory/suggest",
-            axum::routing::get(|
-                axum::extract::State(state): axum::extract::State<Arc<Shared<A>>>,
-                request: axum::extract::Request|
-            async move { handle_suggest_risk_categories(state, request).await }),
+            axum::routing::get(handle_suggest_risk_categories::<A>),
         )
         .with_state(state);
     routes.fallback(rt::not_found).layer(axum::middleware::from_fn(rt::protocol))

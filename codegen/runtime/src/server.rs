@@ -1352,6 +1352,16 @@ pub fn refused(status: StatusCode, violations: Vec<Violation>) -> Problem {
     }
 }
 
+/// Why a request's judging does not reach the implementation.
+#[derive(Debug)]
+pub enum Unserved {
+    /// Refused against the spec: the problem, and the answer the spec gives it (which
+    /// the implementation may reshape, see the server's `Api::refused`).
+    Refused(Problem, Response),
+    /// Answered already: a fault of the router itself, not of the request.
+    Answered(Response),
+}
+
 /// A refused request's answer: in the body of the schema at `schema` where the
 /// operation declares one and the violations fit it (see [`fill`]), else as problem
 /// details.

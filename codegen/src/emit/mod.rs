@@ -17,6 +17,7 @@ mod lib_rs;
 pub mod manifest;
 mod models;
 mod multipart;
+mod object_reads;
 mod parallel;
 mod render;
 mod requests;

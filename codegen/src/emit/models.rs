@@ -162,38 +162,38 @@ pub(super) fn helpers(api: &Api, context: &Context<'_>) -> TokenStream {
         }
     });
     let null_or_value = null_or_value(api, &context.decoded);
+    let requests_only: Vec<&StructDef> = api
+        .types
+        .iter()
+        .filter_map(|t| match t {
+            TypeDef::Struct(s) if !context.decoded.contains(&s.name) => Some(s),
+            _ => None,
+        })
+        .collect();
+    let object_reads = super::object_reads::helpers(&requests_only);
     quote! {
         #redacted
         #write_scalar
         #null_or_value
+        #object_reads
     }
 }
 
 /// The reader of the fields that tell an absent value from `null`
-/// ([`Field::explicit_null`]), when a model that derives `Deserialize` has one; behind
-/// the `deserialize-requests` feature when only the models behind it do (an unused private
-/// function fails `-D warnings`).
+/// ([`Field::explicit_null`]), when a model that derives `Deserialize` (one the client
+/// decodes) has one: the others are read by `object_reads`.
 fn null_or_value(api: &Api, decoded: &BTreeSet<String>) -> Option<TokenStream> {
-    let users: Vec<&StructDef> = api
-        .types
-        .iter()
-        .filter_map(|t| match t {
-            TypeDef::Struct(s) if s.fields.iter().any(Field::explicit_null) => Some(s),
-            _ => None,
-        })
-        .collect();
-    if users.is_empty() {
+    let used = api.types.iter().any(|t| {
+        matches!(t, TypeDef::Struct(s)
+            if decoded.contains(&s.name) && s.fields.iter().any(Field::explicit_null))
+    });
+    if !used {
         return None;
     }
-    let gate = users
-        .iter()
-        .all(|s| !decoded.contains(&s.name))
-        .then(|| quote!(#[cfg(feature = #DESERIALIZE_REQUESTS)]));
     Some(quote! {
         /// Reads a field that tells an absent value from `null`: serde calls it only for
         /// a field that is there (an absent one is `#[serde(default)]`, `None`), so a
         /// `null` is `Some(None)` and a value `Some(Some(value))`.
-        #gate
         fn null_or_value<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
         where
             D: serde::Deserializer<'de>,
@@ -290,10 +290,13 @@ fn structure(
         .all(|f| f.optional() || f.flatten || f.default.is_some());
     let secret = s.fields.iter().any(|f| f.secret);
     let mut derives = vec![quote!(Clone), quote!(PartialEq), quote!(serde::Serialize)];
-    let decode = decode_attr(&s.name, decoded);
-    if decode.is_none() {
+    // A model only requests hold reads through `object_reads`, behind the feature.
+    let object_read = if decoded.contains(&s.name) {
         derives.push(quote!(serde::Deserialize));
-    }
+        None
+    } else {
+        Some(moved(super::object_reads::deserialize(s, default_fn)))
+    };
     if !secret {
         derives.insert(0, quote!(Debug));
     }
@@ -313,12 +316,12 @@ fn structure(
     quote! {
         #doc
         #[derive(#(#derives),*)]
-        #decode
         #non_exhaustive
         pub struct #name {
             #(#fields)*
         }
 
+        #object_read
         #default_fns
         #default_impl
         #debug
@@ -844,18 +847,16 @@ fn alias(a: &AliasDef) -> TokenStream {
     }
 }
 
-/// The crate feature that adds `Deserialize` to the models the client never decodes.
-pub const DESERIALIZE_REQUESTS: &str = "deserialize-requests";
+pub use super::object_reads::DESERIALIZE_REQUESTS;
 
 /// The models the client decodes: every model a documented answer's JSON body holds
 /// (through fields, union variants, aliases, lists and maps), and the request body of
 /// a token-refresh operation (the refresh builds it from JSON).
 ///
-/// The others (request bodies only) derive `Deserialize` only behind the crate feature
-/// [`DESERIALIZE_REQUESTS`]: serde's `Deserialize` expansion is the largest part of a
-/// crate's `cargo check` (a visitor, a field enum and a sequence and map decoder per
-/// struct), and a client only ever serializes them. A server or test double built on
-/// the crate turns the feature on.
+/// The others (request bodies only) implement `Deserialize` only behind the crate
+/// feature [`DESERIALIZE_REQUESTS`], and not by serde's derive (see `object_reads`):
+/// a client only ever serializes them. A server or test double built on the crate
+/// turns the feature on.
 fn decoded_types(api: &Api) -> BTreeSet<String> {
     if !api.client {
         // No client decodes anything: every model derives `Deserialize` behind the
@@ -955,7 +956,7 @@ impl Tolerant {
 }
 
 /// How `f` is read in tolerant mode, in a struct the client decodes. Only answers are
-/// read tolerantly: a model only a request holds derives `Deserialize` behind the
+/// read tolerantly: a model only a request holds implements `Deserialize` behind the
 /// `deserialize-requests` feature (for a server built on the crate), which must be
 /// strict about what it accepts. A field that tells `null` from absent, a flattened
 /// map and a boxed one stay strict.
@@ -1042,7 +1043,7 @@ fn read_fn(f: &Field) -> proc_macro2::Ident {
     ident(&format!("read_{}", f.name.trim_end_matches('_')))
 }
 
-/// `#[cfg_attr(feature = "deserialize-requests", derive(serde::Deserialize))]` for a model
+/// `#[cfg_attr(feature = "deserialize-requests", derive(serde::Deserialize))]` for a union
 /// the client never decodes (see [`decoded_types`]), `None` for one it does.
 fn decode_attr(name: &str, decoded: &BTreeSet<String>) -> Option<TokenStream> {
     (!decoded.contains(name))

@@ -907,7 +907,7 @@ fn trait_method(op: &Operation) -> TokenStream {
             request: #request,
         ) -> impl std::future::Future<Output = Result<#response, Problem>> + Send {
             let _ = request;
-            async { Err(Problem::not_implemented(#op_name)) }
+            std::future::ready(Err(Problem::not_implemented(#op_name)))
         }
     }
 }
@@ -979,9 +979,12 @@ fn refusal(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
         .find_map(|c| declared(op).find(|r| r.status == StatusMatch::Code(c)));
     let Some(r) = declared_code else {
         return quote! {{
-            let problem = rt::refused(StatusCode::BAD_REQUEST, incoming.violations);
+            let problem = rt::refused(
+                StatusCode::BAD_REQUEST,
+                std::mem::take(&mut incoming.violations),
+            );
             let answer = rt::refusal(schemas, None, None, &problem);
-            state.api.refused(operation, &problem, answer)
+            Box::new(rt::Unserved::Refused(problem, answer))
         }};
     };
     let StatusMatch::Code(code) = r.status else {
@@ -997,11 +1000,86 @@ fn refusal(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
     quote! {{
         let problem = rt::refused(
             StatusCode::from_u16(#code).unwrap_or(StatusCode::BAD_REQUEST),
-            incoming.violations,
+            std::mem::take(&mut incoming.violations),
         );
         let answer = rt::refusal(schemas, #media, #schema, &problem);
-        state.api.refused(operation, &problem, answer)
+        Box::new(rt::Unserved::Refused(problem, answer))
     }}
+}
+
+/// The handler's read of `op`'s body (`bodies`, none for an operation without one):
+/// its media type against the ones the operation takes, then the body in that type
+/// judged and decoded.
+fn body_read(
+    op: &Operation,
+    bodies: &[&Body],
+    has_schema: &dyn Fn(&str) -> bool,
+) -> Option<TokenStream> {
+    let models = quote!(crate::models::);
+    if bodies.is_empty() {
+        return None;
+    }
+    let media: Vec<&str> = bodies.iter().map(|b| b.media.as_str()).collect();
+    let required = bodies[0].required;
+    let variants = body_variants(bodies);
+    let several = bodies.len() > 1;
+    let enum_name = body_enum_name(op);
+    let arms = bodies.iter().zip(&variants).enumerate().map(|(i, (b, v))| {
+        let schema = pointer(&b.schema, has_schema);
+        let ty = body_type(op, b, v, &models);
+        let read = match b.kind {
+            BodyKind::Json => quote! {{
+                let value = incoming.json_body(schemas, #schema);
+                incoming.decode::<#ty>(value, "body", None)
+            }},
+            BodyKind::Form => quote! {{
+                let value = incoming.form_body(schemas, #schema);
+                incoming.decode::<#ty>(value, "body", None)
+            }},
+            BodyKind::Text => quote! {{
+                let value = incoming.text_body(schemas, #schema);
+                incoming.decode::<#ty>(value, "body", None)
+            }},
+            BodyKind::Multipart => form_read(op, b, v, &schema),
+            BodyKind::Binary => quote!(Some(incoming.body.clone())),
+        };
+        let read = if several {
+            let v = ident(v);
+            quote!(#read.map(#enum_name::#v))
+        } else {
+            read
+        };
+        quote! { Ok(Some(#i)) => #read, }
+    });
+    // A media type the operation does not take is refused with 415 where the
+    // operation declares it (or a class or `default` covering it); where it declares
+    // only its 422 or 400 for refused input, that is the answer, as for any other
+    // input it cannot take: a server answers no status its spec leaves out when the
+    // spec names one for the case.
+    let media_refused = if covers(op, 415) || !declares_refusal(op) {
+        quote! {{
+            let answer = problem.clone().into_response();
+            return Err(Box::new(rt::Unserved::Refused(problem, answer)));
+        }}
+    } else {
+        let refuse = refusal(op, has_schema);
+        quote! {{
+            incoming.violations.push(rt::Violation {
+                location: "body",
+                name: None,
+                pointer: String::new(),
+                message: problem.detail,
+            });
+            return Err(#refuse);
+        }}
+    };
+    Some(quote! {
+        let body = match incoming.body_media(&[#(#media),*], #required) {
+            Err(problem) => #media_refused,
+            #(#arms)*
+            Ok(_) => None,
+        };
+    })
 }
 
 /// The handler of `op`: read, judge, decode, call, answer.
@@ -1031,105 +1109,85 @@ fn handler(op: &Operation, has_schema: &dyn Fn(&str) -> bool) -> TokenStream {
         }
     });
     let bodies = bodies(op);
-    let body_read = (!bodies.is_empty()).then(|| {
-        let media: Vec<&str> = bodies.iter().map(|b| b.media.as_str()).collect();
-        let required = bodies[0].required;
-        let variants = body_variants(&bodies);
-        let several = bodies.len() > 1;
-        let enum_name = body_enum_name(op);
-        let arms = bodies.iter().zip(&variants).enumerate().map(|(i, (b, v))| {
-            let schema = pointer(&b.schema, has_schema);
-            let ty = body_type(op, b, v, &models);
-            let read = match b.kind {
-                BodyKind::Json => quote! {{
-                    let value = incoming.json_body(schemas, #schema);
-                    incoming.decode::<#ty>(value, "body", None)
-                }},
-                BodyKind::Form => quote! {{
-                    let value = incoming.form_body(schemas, #schema);
-                    incoming.decode::<#ty>(value, "body", None)
-                }},
-                BodyKind::Text => quote! {{
-                    let value = incoming.text_body(schemas, #schema);
-                    incoming.decode::<#ty>(value, "body", None)
-                }},
-                BodyKind::Multipart => form_read(op, b, v, &schema),
-                BodyKind::Binary => quote!(Some(incoming.body.clone())),
-            };
-            let read = if several {
-                let v = ident(v);
-                quote!(#read.map(#enum_name::#v))
-            } else {
-                read
-            };
-            quote! { Ok(Some(#i)) => #read, }
-        });
-        // A media type the operation does not take is refused with 415 where the
-        // operation declares it (or a class or `default` covering it); where it declares
-        // only its 422 or 400 for refused input, that is the answer, as for any other
-        // input it cannot take: a server answers no status its spec leaves out when the
-        // spec names one for the case.
-        let media_refused = if covers(op, 415) || !declares_refusal(op) {
-            quote! {{
-                let answer = problem.clone().into_response();
-                return state.api.refused(operation, &problem, answer);
-            }}
-        } else {
-            let refuse = refusal(op, has_schema);
-            quote! {{
-                incoming.violations.push(rt::Violation {
-                    location: "body",
-                    name: None,
-                    pointer: String::new(),
-                    message: problem.detail,
-                });
-                return #refuse;
-            }}
-        };
-        quote! {
-            let body = match incoming.body_media(&[#(#media),*], #required) {
-                Err(problem) => #media_refused,
-                #(#arms)*
-                Ok(_) => None,
-            };
-        }
-    });
+    let body_read = body_read(op, &bodies, has_schema);
     let refuse = refusal(op, has_schema);
     let cred_field = credentials_field(op);
     let (required_binds, field_inits) = request_fields(op, &bodies);
     // Every read of a parameter or body records into `incoming`; an operation with
-    // neither only answers from it, and a `mut` there would be an `unused_mut` warning.
-    let mutable = (!op.params.is_empty() || body_read.is_some()).then(|| quote!(mut));
-    // The handler calls the trait's method even when the spec deprecates it: the
-    // deprecation is for whoever implements or calls the operation, not for the router.
-    let allow_deprecated = op.deprecated.then(|| quote!(#[allow(deprecated)]));
-    let authorize = authorize(&cred_field);
-    let operation = operation_value(op);
-    let headers_field = headers_field(op);
-    quote! {
-        #allow_deprecated
-        async fn #name<A: Api>(state: Arc<Shared<A>>, request: axum::extract::Request) -> Response {
-            let operation = #operation;
-            let #mutable incoming = match rt::Incoming::read(request, #template, state.body_limit).await {
-                Ok(incoming) => incoming,
-                Err(refused) => {
-                    let problem = refused.problem();
-                    let answer = problem.clone().into_response();
-                    return state.api.refused(operation, &problem, answer);
-                }
-            };
-            #authorize
+    // neither only answers from it (a `&mut` would be an `unused_mut` warning).
+    let reads_any = !op.params.is_empty() || body_read.is_some();
+    let judging = reads_any.then(|| {
+        quote! {
             let schemas = schemas();
             #(#reads)*
             #body_read
             if !incoming.violations.is_empty() {
-                return #refuse;
+                return Err(#refuse);
             }
+        }
+    });
+    let incoming_param = if reads_any {
+        quote!(incoming: &mut rt::Incoming)
+    } else {
+        quote!(incoming: &rt::Incoming)
+    };
+    let incoming_arg = if reads_any {
+        quote!(&mut incoming)
+    } else {
+        quote!(&incoming)
+    };
+    let mutable = reads_any.then(|| quote!(mut));
+    // Only a multipart body is read part by part as it streams in.
+    let forms = bodies
+        .iter()
+        .any(|b| b.kind == BodyKind::Multipart && b.form.is_some());
+    let (asyncness, awaited) = if forms {
+        (quote!(async), quote!(.await))
+    } else {
+        (TokenStream::new(), TokenStream::new())
+    };
+    // The handler calls the trait's method even when the spec deprecates it: the
+    // deprecation is for whoever implements or calls the operation, not for the router.
+    let allow_deprecated = op.deprecated.then(|| quote!(#[allow(deprecated)]));
+    let operation = operation_value(op);
+    let headers_field = headers_field(op);
+    let judge = ident(&format!("judge_{}", op.name));
+    let judge_doc = format!(
+        " Reads and judges a request of [`Api::{}`] once [`admit`] has let it in.",
+        op.name
+    );
+    quote! {
+        // Non-generic and (but for a multipart body) synchronous: the judging is most
+        // of the code, and out of the generic `async fn` it is checked as plain code,
+        // with no coroutine to lay out and no `Send` to prove.
+        #[doc = #judge_doc]
+        #asyncness fn #judge(
+            #incoming_param,
+            #cred_field: Credentials,
+        ) -> Result<#request, Box<rt::Unserved>> {
+            #judging
             #(#required_binds)*
-            let request = #request {
+            Ok(#request {
                 #(#field_inits)*
                 #cred_field,
                 #headers_field: RawHeaders(incoming.headers.clone()),
+            })
+        }
+
+        #allow_deprecated
+        async fn #name<A: Api>(
+            axum::extract::State(state): axum::extract::State<Arc<Shared<A>>>,
+            request: axum::extract::Request,
+        ) -> Response {
+            let operation = #operation;
+            let (#mutable incoming, credentials) =
+                match admit(&state, operation, request, #template).await {
+                    Ok(admitted) => admitted,
+                    Err(answer) => return answer,
+                };
+            let request = match #judge(#incoming_arg, credentials)#awaited {
+                Ok(request) => request,
+                Err(unserved) => return (*unserved).answer(&state.api, operation),
             };
             match state.api.#method(request).await {
                 Ok(answer) => answer.respond(&incoming.headers),
@@ -1150,7 +1208,9 @@ fn request_fields(op: &Operation, bodies: &[&Body]) -> (Vec<TokenStream>, Vec<To
         if p.required {
             required_binds.push(quote! {
                 let Some(#local) = #local else {
-                    return Problem::internal("a required value was judged present but not read").into_response();
+                    return Err(Box::new(rt::Unserved::Answered(
+                        Problem::internal("a required value was judged present but not read").into_response(),
+                    )));
                 };
             });
         }
@@ -1160,7 +1220,9 @@ fn request_fields(op: &Operation, bodies: &[&Body]) -> (Vec<TokenStream>, Vec<To
         if b.required {
             required_binds.push(quote! {
                 let Some(body) = body else {
-                    return Problem::internal("a required body was judged present but not read").into_response();
+                    return Err(Box::new(rt::Unserved::Answered(
+                        Problem::internal("a required body was judged present but not read").into_response(),
+                    )));
                 };
             });
         }
@@ -1177,17 +1239,6 @@ fn operation_value(op: &Operation) -> TokenStream {
         .iter()
         .map(|alternative| quote!(&[#(#alternative),*]));
     quote!(Operation { method: #method_name, security: &[#(#security),*] })
-}
-
-/// The handler's credentials read and handed to `Api::authorize`, whose refusal is the
-/// answer, before anything is judged.
-fn authorize(cred_field: &proc_macro2::Ident) -> TokenStream {
-    quote! {
-        let #cred_field = Credentials::read(&incoming);
-        if let Err(problem) = state.api.authorize(operation, &#cred_field).await {
-            return problem.into_response();
-        }
-    }
 }
 
 /// `router` and `router_with`: every operation's route.
@@ -1218,9 +1269,11 @@ fn router(api: &Api) -> TokenStream {
                 "PATCH" => "patch",
                 _ => "trace",
             });
+            // One operation is its handler itself; several are tried by their
+            // templates in one closure.
             let call = if ops.len() == 1 {
                 let h = handler_name(ops[0]);
-                quote! { #h(state, request).await }
+                quote!(#h::<A>)
             } else {
                 let tries = ops[..ops.len() - 1].iter().map(|op| {
                     let h = handler_name(op);
@@ -1232,14 +1285,14 @@ fn router(api: &Api) -> TokenStream {
                     }
                 });
                 let last = handler_name(ops[ops.len() - 1]);
-                quote! { #(#tries)* #last(state, request).await }
-            };
-            chain.push((
-                filter,
                 quote! {
-                    |axum::extract::State(state): axum::extract::State<Arc<Shared<A>>>, request: axum::extract::Request| async move { #call }
-                },
-            ));
+                    |state: axum::extract::State<Arc<Shared<A>>>, request: axum::extract::Request| async move {
+                        #(#tries)*
+                        #last(state, request).await
+                    }
+                }
+            };
+            chain.push((filter, call));
         }
         let (first_filter, first_call) = chain.remove(0);
         let rest = chain.iter().map(|(f, c)| quote!(.#f(#c)));
@@ -1263,6 +1316,41 @@ fn router(api: &Api) -> TokenStream {
         struct Shared<A> {
             api: A,
             body_limit: usize,
+        }
+
+        /// The steps every operation takes before its own judging: the request read
+        /// (its path against `template`, its body within the limit) and its credentials
+        /// handed to [`Api::authorize`]. `Err` is the answer.
+        async fn admit<A: Api>(
+            state: &Shared<A>,
+            operation: Operation,
+            request: axum::extract::Request,
+            template: &'static [&'static [rt::Piece]],
+        ) -> Result<(rt::Incoming, Credentials), Response> {
+            let incoming = match rt::Incoming::read(request, template, state.body_limit).await {
+                Ok(incoming) => incoming,
+                Err(refused) => {
+                    let problem = refused.problem();
+                    let answer = problem.clone().into_response();
+                    return Err(state.api.refused(operation, &problem, answer));
+                }
+            };
+            let credentials = Credentials::read(&incoming);
+            if let Err(problem) = state.api.authorize(operation, &credentials).await {
+                return Err(problem.into_response());
+            }
+            Ok((incoming, credentials))
+        }
+
+        impl rt::Unserved {
+            /// The answer to a request the router did not pass on: a refusal shaped by
+            /// [`Api::refused`].
+            fn answer<A: Api>(self, api: &A, operation: Operation) -> Response {
+                match self {
+                    rt::Unserved::Refused(problem, answer) => api.refused(operation, &problem, answer),
+                    rt::Unserved::Answered(answer) => answer,
+                }
+            }
         }
 
         /// The router of every operation, reading bodies up to [`DEFAULT_BODY_LIMIT`].

@@ -54,7 +54,11 @@ impl Api for Echo {
             CreateItemBody::Json(b) => ("json", b),
             CreateItemBody::Form(b) => ("form", b),
         };
-        let note = format!("{how} kind={:?} price={:?}", body.kind, body.price);
+        let labels = body.labels.map(|l| (l.main, l.extra));
+        let note = format!(
+            "{how} kind={:?} price={:?} count={} nickname={:?} labels={:?}",
+            body.kind, body.price, body.count, body.nickname, labels
+        );
         Ok(CreateItemResponse::Created {
             body: item(1, &body.name, note),
             headers: CreateItemCreatedHeaders {
@@ -167,7 +171,11 @@ async fn every_place_and_style_is_read_back_typed() {
         .unwrap();
     assert_eq!(r.status(), 201);
     assert_eq!(r.headers()["location"], "/api/items/1", "the header the answer declares");
-    assert_eq!(r.json::<Value>().await.unwrap()["note"], "json kind=A price=Some(2.5)");
+    assert_eq!(
+        r.json::<Value>().await.unwrap()["note"],
+        "json kind=A price=Some(2.5) count=3 nickname=None labels=None",
+        "an absent field with a default is the default, an absent optional one `None`"
+    );
     let r = http
         .post(format!("{base}/items"))
         .form(&[("name", "n"), ("kind", "b"), ("price", "3")])
@@ -175,7 +183,33 @@ async fn every_place_and_style_is_read_back_typed() {
         .await
         .unwrap();
     assert_eq!(r.status(), 201, "the second media type of the body");
-    assert_eq!(r.json::<Value>().await.unwrap()["note"], "form kind=B price=Some(3.0)");
+    assert_eq!(
+        r.json::<Value>().await.unwrap()["note"],
+        "form kind=B price=Some(3.0) count=3 nickname=None labels=None"
+    );
+    let r = http
+        .post(format!("{base}/items"))
+        .json(&json!({"name": "n", "kind": "a", "count": 7, "nickname": null,
+                      "labels": {"main": "m", "x": "y"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    assert_eq!(
+        r.json::<Value>().await.unwrap()["note"],
+        "json kind=A price=None count=7 nickname=Some(None) labels=Some((Some(\"m\"), {\"x\": \"y\"}))",
+        "a sent value, an explicit null, and the properties no field names kept in the map"
+    );
+    let r = http
+        .post(format!("{base}/items"))
+        .json(&json!({"name": "n", "kind": "a", "nickname": "nick"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        r.json::<Value>().await.unwrap()["note"],
+        "json kind=A price=None count=3 nickname=Some(Some(\"nick\")) labels=None"
+    );
 }
 
 #[tokio::test]
