@@ -144,15 +144,15 @@ impl UpdateContactInfoName {
     fn from_object(
         mut object: serde_json::Map<String, serde_json::Value>,
     ) -> Result<Self, serde_json::Error> {
-        let field_first_name = field(&mut object, "firstName")?;
-        let field_last_name = field(&mut object, "lastName")?;
-        let field_country = field(&mut object, "country")?;
-        let field_phone = field(&mut object, "phone")?;
+        let taken_first_name = field(&mut object, "firstName")?;
+        let taken_last_name = field(&mut object, "lastName")?;
+        let taken_country = field(&mut object, "country")?;
+        let taken_phone = field(&mut object, "phone")?;
         Ok(UpdateContactInfoName {
-            first_name: field_first_name,
-            last_name: field_last_name,
-            country: field_country,
-            phone: field_phone,
+            first_name: taken_first_name,
+            last_name: taken_last_name,
+            country: taken_country,
+            phone: taken_phone,
         })
     }
 }

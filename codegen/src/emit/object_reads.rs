@@ -11,6 +11,14 @@
 //! default when absent, `None` when an optional field is absent, `Some(None)` for an
 //! explicit `null` where the field tells the two apart, the flattened map of the
 //! properties no field names, and the other unknown fields ignored.
+//!
+//! Where it differs from the derive: only an object is read (serde's derive also takes a
+//! struct as a positional array, which no JSON schema of an object allows); a key sent
+//! twice keeps its last value rather than failing; and a field's error is a message
+//! naming the field (``field `count`: invalid type…``) rather than a path a
+//! `serde_path_to_error` wrapper can see, so the server's decode violation for it has an
+//! empty pointer. The schema judges a body before it is decoded, and its violation for
+//! the same field carries the pointer.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -35,6 +43,20 @@ pub(super) fn helpers(structs: &[&StructDef]) -> TokenStream {
         .iter()
         .flat_map(|s| s.fields.iter().map(kind))
         .collect();
+    // Every field's read goes through it: only a struct without fields does not.
+    let field_value = (!kinds.is_empty()).then(|| {
+        quote! {
+            /// The value of `value` as a `T`, an error naming the field `wire` where it is
+            /// not one.
+            #[cfg(feature = #DESERIALIZE_REQUESTS)]
+            fn field_value<T: serde::de::DeserializeOwned>(
+                value: serde_json::Value,
+                wire: &str,
+            ) -> Result<T, serde_json::Error> {
+                T::deserialize(value).map_err(|e| serde::de::Error::custom(format_args!("field `{wire}`: {e}")))
+            }
+        }
+    });
     let field = kinds.contains(&Read::Required).then(|| {
         quote! {
             /// Takes the field `wire` out of `object`: an error where it is absent.
@@ -112,16 +134,7 @@ pub(super) fn helpers(structs: &[&StructDef]) -> TokenStream {
             }
         }
 
-        /// The value of `value` as a `T`, an error naming the field `wire` where it is
-        /// not one.
-        #[cfg(feature = #DESERIALIZE_REQUESTS)]
-        fn field_value<T: serde::de::DeserializeOwned>(
-            value: serde_json::Value,
-            wire: &str,
-        ) -> Result<T, serde_json::Error> {
-            T::deserialize(value).map_err(|e| serde::de::Error::custom(format_args!("field `{wire}`: {e}")))
-        }
-
+        #field_value
         #field
         #field_or
         #field_or_null
@@ -173,9 +186,10 @@ pub(super) fn deserialize(s: &StructDef, default_fn: DefaultFn) -> TokenStream {
         .chain(s.fields.iter().filter(|f| f.flatten));
     let flattened = s.fields.iter().filter(|f| f.flatten).count();
     let mut flattened_seen = 0;
+    // Locals `taken_…`: no helper starts so, so no property's local hides one.
     let reads: Vec<TokenStream> = order
         .map(|f| {
-            let local = ident(&format!("field_{}", f.name));
+            let local = ident(&format!("taken_{}", f.name));
             let read = if f.flatten {
                 flattened_seen += 1;
                 // Two flattened maps would each see every leftover property, as serde
@@ -194,7 +208,7 @@ pub(super) fn deserialize(s: &StructDef, default_fn: DefaultFn) -> TokenStream {
         .collect();
     let inits = s.fields.iter().map(|f| {
         let fname = ident(&f.name);
-        let local = ident(&format!("field_{}", f.name));
+        let local = ident(&format!("taken_{}", f.name));
         quote!(#fname: #local,)
     });
     let takes = s.fields.iter().any(|f| !f.flatten);

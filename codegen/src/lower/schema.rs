@@ -1566,6 +1566,8 @@ fn constructors(s: &Schema, fields: &[Field], ptr: &str) -> Result<Vec<NamedCons
     let mut names = Scope::default();
     names.claim("new".to_owned());
     names.claim("validate".to_owned());
+    // The reader behind `deserialize-requests` (emit/object_reads.rs).
+    names.claim("from_object".to_owned());
     for f in fields {
         let stem = f.name.trim_end_matches('_');
         names.claim(format!("with_{stem}"));
