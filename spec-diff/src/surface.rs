@@ -330,6 +330,11 @@ fn items(list: &[Item], module: &str, out: &mut Surface) {
             Item::Impl(i) => {
                 let self_ty = join(module, &tokens(&i.self_ty));
                 match &i.trait_ {
+                    // A trait impl behind a `cfg` (a model's `Deserialize` behind
+                    // `deserialize-requests`) counts as the `cfg_attr` derive it replaced
+                    // did: not at all, so a model that moves between the two ways of
+                    // reading (request-only, decoded) changes nothing but the derive.
+                    Some(_) if i.attrs.iter().any(|a| a.path().is_ident("cfg")) => {}
                     Some((path, _)) => {
                         let generics = tokens(&i.generics);
                         out.insert(
@@ -762,6 +767,33 @@ mod tests {
             rules(old, ""),
             [("rust-item-removed", "server::Api".to_owned())],
             "a trait removed whole is one change, its methods with it"
+        );
+    }
+
+    #[test]
+    fn a_trait_impl_behind_a_cfg_is_not_in_the_surface_as_its_cfg_attr_derive_was_not() {
+        let gated = "pub struct Boat {}\n\
+            #[cfg(feature = \"deserialize-requests\")]\n\
+            impl<'de> serde::Deserialize<'de> for Boat { fn deserialize() {} }";
+        let derived = "#[derive(serde::Deserialize)] pub struct Boat {}";
+        let derived_behind =
+            "#[cfg_attr(feature = \"x\", derive(serde::Deserialize))] pub struct Boat {}";
+        assert_eq!(rules(gated, derived_behind), []);
+        assert_eq!(
+            rules(gated, derived),
+            [(
+                "rust-trait-impl-added",
+                "impl Deserialize for server::Boat".to_owned()
+            )]
+        );
+        let plain = "pub struct Boat {}\nimpl<'de> serde::Deserialize<'de> for Boat { fn deserialize() {} }";
+        assert_eq!(
+            rules(gated, plain),
+            [(
+                "rust-trait-impl-added",
+                "impl<'de> Deserialize<'de> for server::Boat".to_owned()
+            )],
+            "the same impl without the cfg is counted"
         );
     }
 }
