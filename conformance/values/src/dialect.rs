@@ -3,7 +3,9 @@
 //!
 //! OpenAPI 3.0 differs from JSON Schema where it matters for values: `nullable: true` adds
 //! `null` to the declared `type` (and only when a `type` is declared: OpenAPI 3.0.3);
-//! `exclusiveMinimum`/`exclusiveMaximum` are booleans modifying `minimum`/`maximum`; and
+//! a schema whose `enum` lists only `null` means null, whatever `type` it names (3.0 has
+//! no `null` type: dropshot writes Rust's `()` as `{type: string, enum: [null]}`, and the
+//! generator reads it as `()` too); `exclusiveMinimum`/`exclusiveMaximum` are booleans modifying `minimum`/`maximum`; and
 //! siblings of `$ref` are ignored. Both versions give `int32`/`int64` their ranges, which
 //! JSON Schema itself ignores. `readOnly` properties are not required in requests and
 //! `writeOnly` ones not in responses (OpenAPI 3.0's rule, applied to 3.1 documents too).
@@ -237,6 +239,11 @@ impl Translator<'_> {
             if nullable && let Some(Value::String(t)) = out.get("type").cloned() {
                 out.insert("type".into(), json!([t, "null"]));
             }
+            if let Some(Value::Array(e)) = out.get("enum")
+                && null_only(e)
+            {
+                out.insert("type".into(), json!("null"));
+            }
         }
         self.integer_range(&mut out);
         self.required(map, &mut out);
@@ -300,9 +307,29 @@ impl Translator<'_> {
     }
 }
 
+/// Whether an `enum` lists `null` and nothing else.
+pub(crate) fn null_only(values: &[Value]) -> bool {
+    !values.is_empty() && values.iter().all(Value::is_null)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_enum_of_only_null_is_null_in_3_0_and_as_written_in_3_1() {
+        let s = json!({"title": "Null", "type": "string", "enum": [null]});
+        let doc = json!({"openapi": "3.0.3"});
+        let t = to_json_schema(&s, &doc, Dialect::of(&doc), Direction::Response);
+        assert_eq!(t["type"], json!("null"));
+        // A null beside other values, and any 3.1 schema, keep their `type`.
+        let mixed = json!({"type": "string", "enum": ["a", null]});
+        let t = to_json_schema(&mixed, &doc, Dialect::of(&doc), Direction::Response);
+        assert_eq!(t["type"], json!("string"));
+        let doc = json!({"openapi": "3.1.0"});
+        let t = to_json_schema(&s, &doc, Dialect::of(&doc), Direction::Response);
+        assert_eq!(t["type"], json!("string"));
+    }
 
     #[test]
     fn nullable_and_exclusive_bounds_of_3_0() {

@@ -363,6 +363,10 @@ fn own_types(
         ts.push("null");
     }
     if let Some(Value::Array(e)) = map.get("enum") {
+        if dialect == Dialect::OpenApi30 && crate::dialect::null_only(e) {
+            // See `dialect`: 3.0's only way to say "null", whatever `type` it names.
+            f.types = Some(vec!["null"]);
+        }
         f.enum_ = Some(e.clone());
         f.enum_ptr = ptr.to_string();
     }

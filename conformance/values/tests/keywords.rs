@@ -631,21 +631,32 @@ fn a_value_the_generator_gets_wrong_is_reported_not_returned() {
 }
 
 #[test]
-fn a_dropshot_null_response_is_truly_unsatisfiable() {
-    // propolis-server's "Null" response: `type: string` whose only enum value is null.
+fn a_dropshot_null_response_is_null() {
+    // propolis-server's "Null" response: `type: string` whose only enum value is null,
+    // in a 3.0 document (see `an_enum_of_only_null_is_the_null_of_3_0`).
     let doc: Value = serde_json::from_str(include_str!(
         "../../../codegen/tests/corpus/propolis-server.json"
     ))
     .unwrap();
     let ptr = "/paths/~1instance~1disk~1{id}~1snapshot~1{snapshot_id}/post/responses/200/content/application~1json/schema";
     let g = Generator::new(&doc).with_direction(Direction::Response);
-    let e = g
-        .generate_at(doc.pointer(ptr).unwrap(), ptr, 0)
-        .unwrap_err();
-    assert_eq!(e.pointer, ptr);
-    assert!(
-        e.reason.contains("no enum value has an allowed type"),
-        "{e}"
-    );
-    assert!(g.validate(doc.pointer(ptr).unwrap(), &Value::Null).is_err());
+    let v = g.generate_at(doc.pointer(ptr).unwrap(), ptr, 0).unwrap();
+    assert_eq!(v, Value::Null);
+    assert!(g.validate(doc.pointer(ptr).unwrap(), &json!("x")).is_err());
+}
+
+/// 3.0 has no `null` type: a schema whose `enum` lists only `null` (dropshot's `()`) is
+/// null, whatever its `type` says; in 3.1 the same schema admits nothing.
+#[test]
+fn an_enum_of_only_null_is_the_null_of_3_0() {
+    let unit = json!({"title": "Null", "type": "string", "enum": [null]});
+    let doc = doc30(json!({}));
+    let g = Generator::new(&doc).with_direction(Direction::Response);
+    for v in values(&g, &unit) {
+        assert_eq!(v, Value::Null);
+    }
+    let doc = doc31(json!({}));
+    let g = Generator::new(&doc);
+    assert!(g.generate(&unit, 0).is_err());
+    assert!(g.validate(&unit, &Value::Null).is_err());
 }
