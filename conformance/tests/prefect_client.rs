@@ -13,8 +13,9 @@
 #[allow(dead_code)]
 mod prefect_support;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod generated_crate;
+
+use std::path::Path;
 
 use prefect_support::{Prefect, scratch};
 
@@ -68,79 +69,30 @@ fn the_client_generated_from_prefects_spec_works_against_prefect() {
         eprintln!("  warning: {w}");
     }
 
-    let workspace = dir.join("workspace");
-    let crate_dir = workspace.join(CRATE);
-    codegen::sync(
-        &crate_dir.join("src"),
-        &generated.files,
-        codegen::Mode::Write,
-    )
-    .unwrap();
-    let info = codegen::CrateInfo {
-        name: CRATE.into(),
-        spec_name: shown.clone(),
-        command: String::new(),
-    };
-    let mut cargo_toml =
-        codegen::root_files(&generated.dependencies, &info, generated.example.as_deref())
-            .into_iter()
-            .find(|f| f.path == "Cargo.toml")
-            .expect("the crate's manifest")
-            .contents;
-    // The test builds bodies from JSON, which request models derive only behind this
-    // feature, and reads the server's own bytes with `RawValue`.
-    cargo_toml = cargo_toml.replace(
-        "\n[features]\n",
-        "\n[features]\ndefault = [\"deserialize-requests\"]\n",
+    let workspace = generated_crate::write(
+        &dir,
+        CRATE,
+        &shown,
+        &generated,
+        // Bodies built from JSON; the server's own bytes read with `RawValue`.
+        "tokio = { version = \"1\", features = [\"rt\"] }\nserde_json = { version = \"1\", features = [\"raw_value\"] }\n",
+        (
+            "live",
+            &std::fs::read_to_string(manifest().join("tests/prefect_client/live.rs")).unwrap(),
+        ),
     );
-    cargo_toml.push_str(
-        "\n[dev-dependencies]\ntokio = { version = \"1\", features = [\"rt\"] }\nserde_json = { version = \"1\", features = [\"raw_value\"] }\n",
-    );
-    std::fs::write(crate_dir.join("Cargo.toml"), cargo_toml).unwrap();
-    std::fs::create_dir_all(crate_dir.join("tests")).unwrap();
-    std::fs::copy(
-        manifest().join("tests/prefect_client/live.rs"),
-        crate_dir.join("tests/live.rs"),
-    )
-    .unwrap();
-    std::fs::write(
-        workspace.join("Cargo.toml"),
-        format!("[workspace]\nresolver = \"3\"\nmembers = [\"{CRATE}\"]\n"),
-    )
-    .unwrap();
-    // The workspace's lock, so that the crate builds offline with the versions tested.
-    std::fs::copy(
-        manifest().join("../Cargo.lock"),
-        workspace.join("Cargo.lock"),
-    )
-    .unwrap();
-
-    // Shared with the generator's compile test, so dependencies are built once.
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| manifest().join("../target"))
-        .join("generated-check");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        .args([
+    let output = generated_crate::cargo(
+        &workspace,
+        &[
             "test",
             "--offline",
             "--test",
             "live",
             "--",
             "--test-threads=1",
-        ])
-        .current_dir(&workspace)
-        .env("CARGO_TARGET_DIR", &target)
-        // Throwaway builds, built once: no debug information and no incremental cache,
-        // which were most of their size on disk (the caches 12 of `generated-check`'s
-        // 14 GB in a clean `.ci/run`).
-        .env("CARGO_PROFILE_DEV_DEBUG", "false")
-        .env("CARGO_INCREMENTAL", "0")
-        .env("PREFECT_API", &prefect.api)
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .output()
-        .expect("run cargo test on the generated crate");
+        ],
+        &[("PREFECT_API", &prefect.api)],
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     eprintln!("{stdout}");
@@ -156,18 +108,7 @@ fn the_client_generated_from_prefects_spec_works_against_prefect() {
     );
 
     // The usage example of the crate's root rustdoc compiles as the doctest it is.
-    let output = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args(["test", "--offline", "--doc"])
-        .current_dir(&workspace)
-        .env("CARGO_TARGET_DIR", &target)
-        // Throwaway builds, built once: no debug information and no incremental cache,
-        // which were most of their size on disk (the caches 12 of `generated-check`'s
-        // 14 GB in a clean `.ci/run`).
-        .env("CARGO_PROFILE_DEV_DEBUG", "false")
-        .env("CARGO_INCREMENTAL", "0")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .output()
-        .expect("run the generated crate's doctests");
+    let output = generated_crate::cargo(&workspace, &["test", "--offline", "--doc"], &[]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success() && stdout.contains("test result: ok. 1 passed"),

@@ -13,6 +13,7 @@ mod checks;
 mod client;
 mod docs;
 pub mod example;
+pub mod json_calls;
 mod lib_rs;
 pub mod manifest;
 mod models;
