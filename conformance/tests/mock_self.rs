@@ -18,14 +18,7 @@ fn root() -> PathBuf {
 }
 
 /// (spec file, check, case) failures that are not the mock's, each with the reason.
-const PINNED: &[(&str, &str, &str, &str)] = &[(
-    "prefect-3.9.1-openapi.json",
-    "ensure_resource_availability",
-    "create_variable_variables__post/chain/update/update_variable_by_name_variables_name__name__patch",
-    "the harness reads the variable back through GET /variables/{id} with the value it \
-     captured for the update's {name} (repro: GET /api/variables/<name>); `id` is a uuid, \
-     so the mock's 422 is the spec's answer",
-)];
+const PINNED: &[(&str, &str, &str, &str)] = &[];
 
 /// Nexus cases whose path value the harness took from a field of the same name in an
 /// unrelated answer: `{version}` of `/v1/system/update/updates/{version}` (a

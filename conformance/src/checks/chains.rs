@@ -37,6 +37,13 @@ use crate::state::Pool;
 /// create gave none).
 pub(crate) const CREATED: &str = "chain_created_id";
 
+/// The variable a chain's create stores the key of path parameter `param` in, where a
+/// later step addresses the resource by `param` rather than by the chain's own parameter
+/// (updated through `/variables/name/{name}`, read back through `/variables/{id}`).
+fn created_as(param: &str) -> String {
+    format!("{CREATED}.{param}")
+}
+
 /// Whether `step` is a chain's create, its setup: it captures the id the chain goes on
 /// with.
 pub(crate) fn is_setup(step: &Step) -> bool {
@@ -275,13 +282,60 @@ impl<'a> Chains<'a> {
 
     /// A chain's create, capturing the key of the member parameter `param`.
     fn setup(&self, salt: &str, param: &str) -> Step {
+        self.setup_at(salt, self.key_pointer(param))
+    }
+
+    /// Where the create's answer holds the key of path parameter `param`.
+    fn key_pointer(&self, param: &str) -> String {
         let first = if self.listed { "/0" } else { "" };
-        self.setup_at(salt, format!("{first}/{}", self.key(param)))
+        format!("{first}/{}", self.key(param))
+    }
+
+    /// A chain's create for a chain on `param` that reads the resource back through
+    /// `read`'s parameter: where that is another one, its key is captured too (as
+    /// [`created_as`] names it), so the read addresses the same resource.
+    fn setup_read_by(&self, salt: &str, param: &str, read: Option<Member<'a>>) -> Step {
+        let mut step = self.setup(salt, param);
+        if let Some((_, other)) = read.filter(|(_, other)| *other != param) {
+            step.capture
+                .push((created_as(other), self.key_pointer(other)));
+        }
+        step
     }
 
     /// A step of `op` on the chain's resource (bound as `param`).
     fn on(&self, op: &Operation, param: &str, expect: Expect, asserts: Vec<Assertion>) -> Step {
-        let (params, body) = self.created_base(op, param);
+        self.on_as(op, param, CREATED, expect, asserts)
+    }
+
+    /// A step reading the resource back through `read`'s parameter, in a chain on
+    /// `param` (see [`Chains::setup_read_by`]).
+    fn read_by(
+        &self,
+        read: Member<'a>,
+        param: &str,
+        expect: Expect,
+        asserts: Vec<Assertion>,
+    ) -> Step {
+        let (get, by) = read;
+        let var = if by == param {
+            CREATED.to_string()
+        } else {
+            created_as(by)
+        };
+        self.on_as(get, by, &var, expect, asserts)
+    }
+
+    /// A step of `op` on the chain's resource, `param` bound to the variable `var`.
+    fn on_as(
+        &self,
+        op: &Operation,
+        param: &str,
+        var: &str,
+        expect: Expect,
+        asserts: Vec<Assertion>,
+    ) -> Step {
+        let (params, body) = self.created_base_as(op, param, var);
         Step {
             request: request(op, params, body, AuthMode::Token),
             expect,
@@ -292,11 +346,21 @@ impl<'a> Chains<'a> {
 
     /// The parameters and body of a request of `op` on the resource the chain created.
     fn created_base(&self, op: &Operation, param: &str) -> (Vec<(String, Value)>, Option<Value>) {
+        self.created_base_as(op, param, CREATED)
+    }
+
+    /// [`Chains::created_base`] with `param` bound to the variable `var`.
+    fn created_base_as(
+        &self,
+        op: &Operation,
+        param: &str,
+        var: &str,
+    ) -> (Vec<(String, Value)>, Option<Value>) {
         created_base(
             self.pool,
             self.contracts,
             op,
-            (param, &self.key(param)),
+            (param, &self.key(param), var),
             &self.parents(),
             self.inputs,
         )
@@ -353,10 +417,10 @@ impl<'a> Chains<'a> {
                 Expect::Observe
             };
             let step = self.on(update, param, expect, Vec::new());
-            let made = self.setup(&update.id, param);
+            let made = self.setup_read_by(&update.id, param, read);
             let unchanged = untouched(json_of(&made), json_of(&step), &update.method);
             let mut steps = vec![made, step.clone()];
-            if let Some((get, get_param)) = read {
+            if let Some(read @ (get, _)) = read {
                 // What the update did not name must read back as the create stored it,
                 // whether the update went through or not (a PATCH changes what it says
                 // and nothing else); what it named, where it had to go through.
@@ -376,7 +440,7 @@ impl<'a> Chains<'a> {
                             ..a
                         }),
                 );
-                steps.push(self.on(get, get_param, Expect::Success, asserts));
+                steps.push(self.read_by(read, param, Expect::Success, asserts));
             }
             self.push(
                 format!("update/{}", update.id),
@@ -390,15 +454,15 @@ impl<'a> Chains<'a> {
     /// A delete, and where the member can be read, a read after it that must be refused.
     fn delete(&mut self, name: String, delete: &Operation, param: &str, read: Option<Member<'a>>) {
         let mut steps = vec![
-            self.setup("delete", param),
+            self.setup_read_by("delete", param, read),
             self.on(delete, param, Expect::Success, Vec::new()),
         ];
-        if let Some((get, get_param)) = read {
+        if let Some(read) = read {
             let gone = Expect::Rejected {
                 status: None,
                 body: None,
             };
-            steps.push(self.on(get, get_param, gone, Vec::new()));
+            steps.push(self.read_by(read, param, gone, Vec::new()));
         }
         self.push(name, delete, Check::UseAfterFree, steps);
     }
@@ -524,13 +588,13 @@ fn links<'s>(spec: &'s Spec, create: &Operation) -> Vec<(&'s Operation, String, 
 }
 
 /// The parameters and body of a request of `op` on the resource the chain created:
-/// `param` names it (by the answer's field `key`), and `parents` are the path values its
-/// create was sent with.
+/// `param` names it (by the answer's field `key`, captured as `var`), and `parents` are
+/// the path values its create was sent with.
 fn created_base(
     pool: &Pool,
     contracts: &Contracts,
     op: &Operation,
-    (param, key): (&str, &str),
+    (param, key, var): (&str, &str, &str),
     parents: &[(String, Value)],
     inputs: &Inputs<'_>,
 ) -> (Vec<(String, Value)>, Option<Value>) {
@@ -551,10 +615,10 @@ fn created_base(
         && let Some(v) = m.get_mut(key)
         && v.is_string()
     {
-        *v = Value::String(format!("${{{CREATED}}}"));
+        *v = Value::String(format!("${{{var}}}"));
     }
     b.params
-        .push((param.to_string(), Value::String(format!("${{{CREATED}}}"))));
+        .push((param.to_string(), Value::String(format!("${{{var}}}"))));
     (b.params, b.body)
 }
 
@@ -957,6 +1021,92 @@ paths:
             [("ref".to_string(), serde_json::json!("${chain_created_id}"))]
         );
         assert_eq!(cases.iter().filter(|c| c.id.contains("/chain/")).count(), 1);
+    }
+
+    /// Updated and deleted by one key, read by another: the read after each addresses
+    /// the resource the same create made by the key the read takes.
+    #[test]
+    fn a_resource_updated_by_name_is_read_back_by_its_id() {
+        let spec = Spec::parse(
+            r##"
+openapi: 3.1.0
+info: {title: keyed, version: "1"}
+paths:
+  /vars/:
+    post:
+      operationId: create_var
+      requestBody:
+        required: true
+        content: {application/json: {schema: {type: object, required: [name], properties: {name: {type: string}, value: {type: string}}}}}
+      responses:
+        "201":
+          description: made
+          content: {application/json: {schema: {type: object, properties: {id: {type: string}, name: {type: string}, value: {type: string}}}}}
+  /vars/{id}:
+    get:
+      operationId: read_var
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: it
+          content: {application/json: {schema: {type: object, properties: {id: {type: string}, name: {type: string}, value: {type: string}}}}}
+        "404": {description: gone}
+  /vars/name/{name}:
+    patch:
+      operationId: update_var_by_name
+      parameters: [{name: name, in: path, required: true, schema: {type: string}}]
+      requestBody:
+        required: true
+        content: {application/json: {schema: {type: object, properties: {value: {type: string}}}}}
+      responses: {"204": {description: updated}}
+    delete:
+      operationId: delete_var_by_name
+      parameters: [{name: name, in: path, required: true, schema: {type: string}}]
+      responses: {"204": {description: deleted}}
+"##,
+        )
+        .unwrap();
+        let cases = plan(&spec, 1, 1);
+        for id in [
+            "create_var/chain/update/update_var_by_name",
+            "create_var/chain/delete",
+        ] {
+            let chain = cases
+                .iter()
+                .find(|c| c.id == id)
+                .unwrap_or_else(|| panic!("{id} is chained"));
+            assert_eq!(
+                chain.steps[0].capture,
+                [
+                    (super::CREATED.to_string(), "/name".to_string()),
+                    (super::created_as("id"), "/id".to_string()),
+                ],
+                "{id}"
+            );
+            assert_eq!(
+                chain.steps[1].request.params,
+                [("name".to_string(), serde_json::json!("${chain_created_id}"))],
+                "{id}"
+            );
+            assert_eq!(chain.steps[2].request.op, "read_var", "{id}");
+            assert_eq!(
+                chain.steps[2].request.params,
+                [(
+                    "id".to_string(),
+                    serde_json::json!("${chain_created_id.id}")
+                )],
+                "{id}"
+            );
+        }
+        // The read chain is on `id` alone.
+        let read = cases
+            .iter()
+            .find(|c| c.id == "create_var/chain/read")
+            .unwrap();
+        assert_eq!(
+            read.steps[0].capture,
+            [(super::CREATED.to_string(), "/id".to_string())]
+        );
     }
 
     #[test]

@@ -390,7 +390,7 @@ impl At<'_> {
     fn not_built(&self, e: BuildError) -> CheckResult {
         let (case, index) = (self.case, self.index);
         match e {
-            BuildError::Unbound(v) if v == crate::plan::CHAIN_CREATED => skipped(
+            BuildError::Unbound(v) if chain_variable(&v) => skipped(
                 case,
                 index,
                 "the chain's create answered no id to go on with (its answer is in the first step's record)".into(),
@@ -496,12 +496,19 @@ impl At<'_> {
     }
 }
 
+/// Whether `name` is a variable a chain's create captures: the key the chain goes on
+/// with, or another key a later step addresses the same resource by.
+fn chain_variable(name: &str) -> bool {
+    name.strip_prefix(crate::plan::CHAIN_CREATED)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+}
+
 /// The value a step captures as `name`: the answer's field at `ptr`, or for a chain's
 /// create that answers no such field, the field at `ptr` of the one object in its
 /// envelope that has it (`{"data": {"id": …}}`), else the last segment of its `Location`
 /// header (a `201 Created` that names the new resource only there).
 fn captured(resp: &Response, name: &str, ptr: &str) -> Option<Value> {
-    let chain = name == crate::plan::CHAIN_CREATED;
+    let chain = chain_variable(name);
     resp.json
         .as_ref()
         .and_then(|body| pointer(body, ptr))
