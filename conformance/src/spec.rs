@@ -1186,6 +1186,20 @@ fn collect_secrets(schema: &m::Schema, out: &mut BTreeSet<String>) {
     }
 }
 
+/// How closely a `content` key (`application/json; charset=utf-8`, `image/*`, `*/*`)
+/// covers an answer's media type essence (lowercase, no parameters): 2 for the same
+/// essence (the key's parameters aside), 1 for a range holding it, `None` for neither.
+/// An answer is judged against the closest key, as a client would pick it.
+pub fn media_key_covers(key: &str, essence: &str) -> Option<u8> {
+    let key = key.split(';').next().unwrap_or("").trim();
+    if key.eq_ignore_ascii_case(essence) {
+        return Some(2);
+    }
+    let (kind, sub) = key.split_once('/')?;
+    let kind_of = essence.split('/').next().unwrap_or("");
+    (sub == "*" && (kind == "*" || kind.eq_ignore_ascii_case(kind_of))).then_some(1)
+}
+
 /// Whether a media type carries JSON (`application/json`, any `+json` suffix): only such
 /// bodies are parsed and validated against a schema; any other is bytes. The spec's
 /// reading and the checks' judging both ask it, so it lives with the spec.
@@ -1223,6 +1237,26 @@ pub fn paths_index(operations: &[Operation], doc: &Value) -> crate::effect::Path
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_content_key_covers_its_essence_whatever_its_parameters_and_a_range_its_members() {
+        assert_eq!(
+            media_key_covers("application/json; charset=utf-8", "application/json"),
+            Some(2)
+        );
+        assert_eq!(
+            media_key_covers("Application/JSON", "application/json"),
+            Some(2)
+        );
+        assert_eq!(media_key_covers("image/*", "image/png"), Some(1));
+        assert_eq!(media_key_covers("*/*", "text/plain"), Some(1));
+        assert_eq!(media_key_covers("image/*", "text/plain"), None);
+        assert_eq!(
+            media_key_covers("application/json", "application/problem+json"),
+            None
+        );
+        assert_eq!(media_key_covers("text/plain", "text/html"), None);
+    }
+
     use super::*;
 
     fn project_spec() -> Spec {

@@ -212,9 +212,14 @@ pub fn business_error(op: &Operation, resp: &Response) -> Option<String> {
         })
 }
 
-/// Whether the answer is a success in the operation's terms.
+/// Whether the answer is a success in the operation's terms: a 2xx with no error
+/// reported in its body, or the `101 Switching Protocols` of an operation that declares
+/// it and no 2xx (a WebSocket upgrade, whose acceptance is the switch).
 pub fn is_success(op: &Operation, resp: &Response) -> bool {
-    (200..300).contains(&resp.status) && business_error(op, resp).is_none()
+    let switched = resp.status == 101
+        && op.responses.iter().any(|r| r.status == "101")
+        && !op.responses.iter().any(|r| r.status.starts_with('2'));
+    ((200..300).contains(&resp.status) || switched) && business_error(op, resp).is_none()
 }
 
 fn describe_answer(op: &Operation, resp: &Response) -> String {
@@ -276,6 +281,34 @@ mod tests {
             let own = owner(e.check).rows.iter().find(|r| r.check == e.check);
             assert_eq!(own.map(|r| r.name), Some(e.name));
         }
+    }
+
+    #[test]
+    fn a_switch_of_protocols_is_the_success_of_an_operation_that_declares_only_it() {
+        let spec = crate::spec::Spec::parse(
+            r#"
+openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /serial:
+    get:
+      operationId: serial
+      responses: {"101": {description: upgraded}, "4XX": {description: refused}}
+  /plain:
+    get:
+      operationId: plain
+      responses: {"101": {description: upgraded}, "200": {description: here}}
+"#,
+        )
+        .unwrap();
+        let upgraded = test_support::resp(101, Value::Null);
+        assert!(is_success(spec.operation("serial").unwrap(), &upgraded));
+        // Where a 2xx is declared, it is the success.
+        assert!(!is_success(spec.operation("plain").unwrap(), &upgraded));
+        assert!(!is_success(
+            spec.operation("serial").unwrap(),
+            &test_support::resp(400, Value::Null)
+        ));
     }
 }
 

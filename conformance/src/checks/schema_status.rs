@@ -110,9 +110,15 @@ pub fn generic(
     }
     let mimes: Vec<&str> = decl.content.iter().map(|(m, _)| m.as_str()).collect();
     let got = resp.media_type();
-    let matching = got
-        .as_deref()
-        .and_then(|g| decl.content.iter().find(|(m, _)| m.eq_ignore_ascii_case(g)));
+    // The declared key with its parameters (`; charset=utf-8`), or a range (`*/*`),
+    // covers the answer's essence; the closest key is the one judged.
+    let matching = got.as_deref().and_then(|g| {
+        decl.content
+            .iter()
+            .filter_map(|entry| Some((crate::spec::media_key_covers(&entry.0, g)?, entry)))
+            .min_by_key(|(closeness, _)| std::cmp::Reverse(*closeness))
+            .map(|(_, entry)| entry)
+    });
     out.push(Finding::new(
         Check::ContentTypeConformance,
         decl.level,
