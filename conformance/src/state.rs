@@ -526,6 +526,20 @@ fn fits(v: &Value, schema: &Value) -> bool {
             if s.is_empty() || s.contains('/') {
                 return false;
             }
+            // A field of the same name in another answer may hold another kind of value
+            // (an image's free-text `version` for a `{version}` that is a semver): the
+            // parameter's own string keywords have the last word.
+            let length = s.chars().count() as u64;
+            let number = |k: &str| schema.get(k).and_then(Value::as_u64);
+            if number("minLength").is_some_and(|n| length < n)
+                || number("maxLength").is_some_and(|n| length > n)
+                || schema
+                    .get("pattern")
+                    .and_then(Value::as_str)
+                    .is_some_and(|p| !pattern_holds(p, v))
+            {
+                return false;
+            }
             match ty {
                 Some("integer") => s.parse::<i64>().is_ok(),
                 Some("number") => s.parse::<f64>().is_ok(),
@@ -547,9 +561,42 @@ fn fits(v: &Value, schema: &Value) -> bool {
     }
 }
 
+/// Whether string `v` matches the ECMA-262 `pattern` as JSON Schema reads it (the
+/// validator's own regex engine). Compiled once per pattern and thread: a run asks the
+/// same few parameters' patterns of many records. A pattern that does not compile
+/// refuses nothing.
+fn pattern_holds(pattern: &str, v: &Value) -> bool {
+    thread_local! {
+        static COMPILED: std::cell::RefCell<BTreeMap<String, Option<jsonschema::Validator>>> =
+            const { std::cell::RefCell::new(BTreeMap::new()) };
+    }
+    COMPILED.with(|compiled| {
+        let mut compiled = compiled.borrow_mut();
+        let validator = compiled.entry(pattern.to_string()).or_insert_with(|| {
+            jsonschema::validator_for(&serde_json::json!({"pattern": pattern})).ok()
+        });
+        validator.as_ref().is_none_or(|c| c.is_valid(v))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mined_string_fits_only_where_the_parameters_pattern_and_lengths_take_it() {
+        let semver =
+            serde_json::json!({"type": "string", "pattern": "^\\d+\\.\\d+\\.\\d+([\\-\\+].+)?$"});
+        assert!(fits(&Value::from("1.2.3"), &semver));
+        assert!(!fits(&Value::from("jammy 22.04"), &semver));
+        let short = serde_json::json!({"type": "string", "minLength": 2, "maxLength": 3});
+        assert!(fits(&Value::from("ab"), &short));
+        assert!(!fits(&Value::from("a"), &short));
+        assert!(!fits(&Value::from("abcd"), &short));
+        // A pattern the validator cannot compile refuses nothing.
+        let odd = serde_json::json!({"type": "string", "pattern": "(?<"});
+        assert!(fits(&Value::from("x"), &odd));
+    }
     use serde_json::json;
 
     const SPEC: &str = r#"

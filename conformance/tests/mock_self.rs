@@ -20,17 +20,6 @@ fn root() -> PathBuf {
 /// (spec file, check, case) failures that are not the mock's, each with the reason.
 const PINNED: &[(&str, &str, &str, &str)] = &[];
 
-/// Nexus cases whose path value the harness took from a field of the same name in an
-/// unrelated answer: `{version}` of `/v1/system/update/updates/{version}` (a
-/// `SemverVersion`, `^\d+\.\d+\.\d+…$`) filled with a global image's free-text
-/// `version`; the mock's 400 is the spec's answer to a value its pattern refuses.
-const NEXUS_FOREIGN_VALUE: &[&str] = &[
-    "system_update_view/positive",
-    "system_update_view/positive+state",
-    "system_update_components_list/positive",
-    "system_update_components_list/positive+state",
-];
-
 /// The claim behind the "no status for refusing input" reason, checked on the document:
 /// each such failure's operation (where the harness names it by its `operationId`)
 /// declares none of 400, 422, `4XX` and `default`.
@@ -166,9 +155,6 @@ fn assert_only_pinned(spec: &Path, out: &Outcome) {
         PINNED
             .iter()
             .any(|(s, c, k, _)| *s == name && *c == check && *k == case)
-            || (name == "nexus.json"
-                && check == "positive_data_acceptance"
-                && NEXUS_FOREIGN_VALUE.contains(&case))
     };
     let unexpected: Vec<String> = failed
         .iter()
