@@ -526,18 +526,7 @@ fn fits(v: &Value, schema: &Value) -> bool {
             if s.is_empty() || s.contains('/') {
                 return false;
             }
-            // A field of the same name in another answer may hold another kind of value
-            // (an image's free-text `version` for a `{version}` that is a semver): the
-            // parameter's own string keywords have the last word.
-            let length = s.chars().count() as u64;
-            let number = |k: &str| schema.get(k).and_then(Value::as_u64);
-            if number("minLength").is_some_and(|n| length < n)
-                || number("maxLength").is_some_and(|n| length > n)
-                || schema
-                    .get("pattern")
-                    .and_then(Value::as_str)
-                    .is_some_and(|p| !pattern_holds(p, v))
-            {
+            if !string_keywords_hold(s, schema) {
                 return false;
             }
             match ty {
@@ -554,11 +543,27 @@ fn fits(v: &Value, schema: &Value) -> bool {
         }
         Value::Number(n) => match ty {
             Some("integer") => n.is_i64() || n.is_u64(),
-            Some("number") | Some("string") | None => true,
+            // Sent as its text, which the string keywords judge.
+            Some("string") => string_keywords_hold(&n.to_string(), schema),
+            Some("number") | None => true,
             _ => false,
         },
         _ => false,
     }
+}
+
+/// Whether `text` keeps the parameter's own string keywords (`minLength`, `maxLength`,
+/// `pattern`): a field of the same name in another answer may hold another kind of value
+/// (an image's free-text `version` for a `{version}` that is a semver).
+fn string_keywords_hold(text: &str, schema: &Value) -> bool {
+    let length = text.chars().count() as u64;
+    let number = |k: &str| schema.get(k).and_then(Value::as_u64);
+    !(number("minLength").is_some_and(|n| length < n)
+        || number("maxLength").is_some_and(|n| length > n)
+        || schema
+            .get("pattern")
+            .and_then(Value::as_str)
+            .is_some_and(|p| !pattern_holds(p, &Value::from(text))))
 }
 
 /// Whether string `v` matches the ECMA-262 `pattern` as JSON Schema reads it (the
@@ -593,6 +598,13 @@ mod tests {
         assert!(fits(&Value::from("ab"), &short));
         assert!(!fits(&Value::from("a"), &short));
         assert!(!fits(&Value::from("abcd"), &short));
+        // A number is sent as its text, which the keywords judge.
+        let code = serde_json::json!({"type": "string", "pattern": "^[a-z]+$"});
+        assert!(!fits(&Value::from(42), &code));
+        assert!(fits(
+            &Value::from(42),
+            &serde_json::json!({"type": "string"})
+        ));
         // A pattern the validator cannot compile refuses nothing.
         let odd = serde_json::json!({"type": "string", "pattern": "(?<"});
         assert!(fits(&Value::from("x"), &odd));

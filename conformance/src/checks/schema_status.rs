@@ -25,6 +25,14 @@ pub enum Sent {
     /// `plan::builder::made_up`): a 404 or 410 says the value names nothing, which is
     /// the target's right, declared or not.
     MadeUp,
+    /// Broken on purpose, to be refused (a negative case, a body over the limit, a media
+    /// type the operation does not take): where the operation declares no status for
+    /// refusing input (none of 400, 422, `4XX`, `default`), a 400, 413, 415 or 422 is
+    /// the refusal asked for. OpenAPI does not ask a spec to list every status, and
+    /// such a spec leaves the server no declared way to refuse.
+    Broken,
+    /// Both: broken on purpose, with a made-up path value; either answer was asked for.
+    BrokenMadeUp,
 }
 
 use crate::spec::is_json_media_type;
@@ -34,8 +42,10 @@ use crate::spec::is_json_media_type;
 ///
 /// "Never a 5xx" holds for every spec: `x-server-errors` only sets its level (MUST when
 /// absent). An undeclared status is judged at `x-undeclared-status` (MUST when absent, as
-/// Schemathesis's `status_code_conformance`), except a 401/403 to a request sent without
-/// credentials on purpose.
+/// Schemathesis's `status_code_conformance`), except the answers a request was sent to get
+/// (see [`Sent`]): a 401/403 to one sent without credentials on purpose, a 404/410 for a
+/// record gone or made up, a refusal of input broken on purpose that the operation has no
+/// declared status for.
 pub fn generic(
     op: &Operation,
     validators: &Validators,
@@ -53,21 +63,15 @@ pub fn generic(
             Ok(())
         },
     )];
+    if op.responses.is_empty() {
+        out.extend(nothing_declared(op, decisions));
+        return out;
+    }
     let declared: Vec<&str> = op.responses.iter().map(|r| r.status.as_str()).collect();
     let expected_status = format!("one of the declared statuses {}", declared.join(", "));
     let Some(decl) = op.response(resp.status) else {
         // An answer the request was sent to get, which the operation need not declare.
-        let asked_for = match (sent, resp.status) {
-            (Sent::ForGone, 404 | 410) => Some("answers a request for a resource the run deleted"),
-            (Sent::MadeUp, 404 | 410) => Some(
-                "answers a path value the harness made up (no example, default or answer gave one)",
-            ),
-            // The refusal `ignored_auth` asks for.
-            (Sent::WithoutCredentials, 401 | 403) => {
-                Some("refuses a request sent without valid credentials on purpose")
-            }
-            _ => None,
-        };
+        let asked_for = asked_for(op, resp.status, sent);
         if let Some(what) = asked_for {
             out.push(Finding::skipped(
                 Check::StatusCodeConformance,
@@ -139,7 +143,17 @@ pub fn generic(
     );
     // A body is judged by its declared media type: bytes (a zip, an image, text) are not
     // broken JSON, and only a JSON media type has a schema this check can validate.
-    if !is_json_media_type(mime) {
+    // Under a range key (`*/*`, `application/*`) the answer's own media type says
+    // whether the body is JSON; the schema is still the key's.
+    let ranged = got
+        .as_deref()
+        .is_some_and(|g| crate::spec::media_key_covers(mime, g) == Some(1));
+    let json = if ranged {
+        got.as_deref().is_some_and(is_json_media_type)
+    } else {
+        is_json_media_type(mime)
+    };
+    if !json {
         out.push(Finding::skipped(
             Check::ResponseSchemaConformance,
             decl.level,
@@ -237,10 +251,55 @@ fn judge(a: &Answer<'_>, _: &CheckOptions) -> Vec<Finding> {
     findings
 }
 
+/// The skips of an operation with `responses: {}` (which OpenAPI requires to hold one):
+/// no status, media type or schema to conform to, so these checks cannot say anything of
+/// the answer.
+fn nothing_declared(op: &Operation, decisions: &Decisions) -> Vec<Finding> {
+    [
+        Check::StatusCodeConformance,
+        Check::ContentTypeConformance,
+        Check::ResponseSchemaConformance,
+    ]
+    .into_iter()
+    .map(|check| {
+        Finding::skipped(
+            check,
+            decisions.undeclared_status,
+            "a declared response",
+            format!("{} declares no response at all", op.id),
+        )
+    })
+    .collect()
+}
+
+/// Why `status` is an answer a request sent as `sent` asked for, which `op` need not
+/// declare; `None` where it is not.
+fn asked_for(op: &Operation, status: u16, sent: Sent) -> Option<&'static str> {
+    match (sent, status) {
+        (Sent::ForGone, 404 | 410) => Some("answers a request for a resource the run deleted"),
+        (Sent::MadeUp | Sent::BrokenMadeUp, 404 | 410) => Some(
+            "answers a path value the harness made up (no example, default or answer gave one)",
+        ),
+        // The refusal `ignored_auth` asks for.
+        (Sent::WithoutCredentials, 401 | 403) => {
+            Some("refuses a request sent without valid credentials on purpose")
+        }
+        (Sent::Broken | Sent::BrokenMadeUp, 400 | 413 | 415 | 422)
+            if op.response(400).is_none() && op.response(422).is_none() =>
+        {
+            Some(
+                "refuses a request broken on purpose, and the operation declares no \
+                 status for refusing input (none of 400, 422, 4XX, default)",
+            )
+        }
+        _ => None,
+    }
+}
+
 impl Sent {
     /// Why `step` of `case` was sent: without the run's credentials, for a resource the
     /// run has just deleted (a chain's read after its delete, or a cleanup's check), with
-    /// a made-up path value, or as the operation declares.
+    /// a made-up path value, broken to be refused, or as the operation declares.
     pub fn of(case: &Case, step: &Step) -> Sent {
         if step.request.auth != AuthMode::Token {
             Sent::WithoutCredentials
@@ -249,10 +308,14 @@ impl Sent {
             || (case.check == Check::StateRestored && case.id.starts_with("cleanup/"))
         {
             Sent::ForGone
-        } else if case.id.ends_with(crate::plan::builder::MADE_UP) {
-            Sent::MadeUp
         } else {
-            Sent::AsDeclared
+            let made_up = case.id.ends_with(crate::plan::builder::MADE_UP);
+            match (made_up, matches!(step.expect, Expect::Rejected { .. })) {
+                (true, true) => Sent::BrokenMadeUp,
+                (true, false) => Sent::MadeUp,
+                (false, true) => Sent::Broken,
+                (false, false) => Sent::AsDeclared,
+            }
         }
     }
 }
@@ -431,6 +494,144 @@ mod tests {
             Sent::WithoutCredentials,
         );
         assert_eq!(verdict(&f, Check::StatusCodeConformance).0, Verdict::Failed);
+    }
+
+    /// A spec with an operation that declares no way to refuse input, one that declares
+    /// none at all, and content keys with parameters and as a range.
+    fn unrefusing() -> crate::spec::Spec {
+        crate::spec::Spec::parse(
+            r#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+                "paths": {"/a": {"get": {"operationId": "plain",
+                  "responses": {"200": {"description": "ok", "content": {
+                    "application/json; charset=utf-8": {"schema": {"type": "object", "required": ["n"]}}}}}}},
+                  "/b": {"get": {"operationId": "anything", "responses": {
+                    "200": {"description": "ok", "content": {"*/*": {"schema": {"type": "object", "required": ["n"]}}}},
+                    "422": {"description": "refused"}}}},
+                  "/c": {"get": {"operationId": "silent", "responses": {}}}}}"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_refusal_of_input_broken_on_purpose_need_not_be_declared_where_no_refusal_is() {
+        let spec = unrefusing();
+        let v = Validators::compile(&spec).unwrap();
+        let plain = spec.operation("plain").unwrap();
+        for status in [400, 413, 415, 422] {
+            let r = resp(status, json!({}));
+            for sent in [Sent::Broken, Sent::BrokenMadeUp] {
+                let f = generic(plain, &v, &r, &spec.decisions, sent);
+                assert_eq!(
+                    verdict(&f, Check::StatusCodeConformance).0,
+                    Verdict::Skipped
+                );
+            }
+            let f = generic(plain, &v, &r, &spec.decisions, Sent::AsDeclared);
+            assert_eq!(verdict(&f, Check::StatusCodeConformance).0, Verdict::Failed);
+        }
+        // A 404 is no refusal of input; and where the operation declares 422, a 400 is
+        // not the refusal it declares.
+        let f = generic(
+            plain,
+            &v,
+            &resp(404, json!({})),
+            &spec.decisions,
+            Sent::Broken,
+        );
+        assert_eq!(verdict(&f, Check::StatusCodeConformance).0, Verdict::Failed);
+        let anything = spec.operation("anything").unwrap();
+        let f = generic(
+            anything,
+            &v,
+            &resp(400, json!({})),
+            &spec.decisions,
+            Sent::Broken,
+        );
+        assert_eq!(verdict(&f, Check::StatusCodeConformance).0, Verdict::Failed);
+    }
+
+    #[test]
+    fn an_operation_that_declares_no_response_has_nothing_to_conform_to() {
+        let spec = unrefusing();
+        let v = Validators::compile(&spec).unwrap();
+        let silent = spec.operation("silent").unwrap();
+        let f = generic(
+            silent,
+            &v,
+            &resp(200, json!({})),
+            &spec.decisions,
+            Sent::AsDeclared,
+        );
+        for check in [
+            Check::StatusCodeConformance,
+            Check::ContentTypeConformance,
+            Check::ResponseSchemaConformance,
+        ] {
+            assert_eq!(verdict(&f, check).0, Verdict::Skipped, "{check:?}");
+        }
+        let f = generic(
+            silent,
+            &v,
+            &resp(500, json!({})),
+            &spec.decisions,
+            Sent::AsDeclared,
+        );
+        assert_eq!(verdict(&f, Check::NotAServerError).0, Verdict::Failed);
+    }
+
+    #[test]
+    fn a_content_key_with_parameters_or_a_range_judges_the_answer_it_covers() {
+        let spec = unrefusing();
+        let v = Validators::compile(&spec).unwrap();
+        let plain = spec.operation("plain").unwrap();
+        let good = bytes(200, "application/json", br#"{"n": 1}"#);
+        let f = generic(plain, &v, &good, &spec.decisions, Sent::AsDeclared);
+        assert_eq!(
+            verdict(&f, Check::ContentTypeConformance).0,
+            Verdict::Passed
+        );
+        assert_eq!(
+            verdict(&f, Check::ResponseSchemaConformance).0,
+            Verdict::Passed
+        );
+        let bad = bytes(200, "application/json; charset=utf-8", br#"{}"#);
+        let f = generic(plain, &v, &bad, &spec.decisions, Sent::AsDeclared);
+        assert_eq!(
+            verdict(&f, Check::ResponseSchemaConformance).0,
+            Verdict::Failed
+        );
+        // Under `*/*` a JSON answer is validated by the key's schema; bytes are not.
+        let anything = spec.operation("anything").unwrap();
+        let f = generic(
+            anything,
+            &v,
+            &bytes(200, "application/json", br#"{}"#),
+            &spec.decisions,
+            Sent::AsDeclared,
+        );
+        assert_eq!(
+            verdict(&f, Check::ContentTypeConformance).0,
+            Verdict::Passed
+        );
+        assert_eq!(
+            verdict(&f, Check::ResponseSchemaConformance).0,
+            Verdict::Failed
+        );
+        let f = generic(
+            anything,
+            &v,
+            &bytes(200, "image/png", b"\x89PNG"),
+            &spec.decisions,
+            Sent::AsDeclared,
+        );
+        assert_eq!(
+            verdict(&f, Check::ContentTypeConformance).0,
+            Verdict::Passed
+        );
+        assert_eq!(
+            verdict(&f, Check::ResponseSchemaConformance).0,
+            Verdict::Skipped
+        );
     }
 
     #[test]
