@@ -48,7 +48,9 @@ fn client(prefer: &str) -> Client {
     if !prefer.is_empty() {
         headers.insert("prefer", prefer.parse().expect("a header value"));
     }
+    // A redirect the mock answers is the answer judged, not a request to follow.
     let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
         .default_headers(headers)
         .build()
         .expect("an HTTP client");
@@ -79,29 +81,57 @@ fn judge<T, E: std::fmt::Debug>(
 }
 "#;
 
-/// The judge's own teeth, written after the operations' tests: a success asked of an
-/// answer that is a documented error, and one whose body is not JSON (from a one-shot
-/// loopback server), are both reported.
+/// The judge's own teeth, written after the operations' tests, on the first read that
+/// declares a JSON success and a JSON error: the mock's documented error where a success
+/// is asked, a success whose body is not JSON and the error with a body that is not JSON
+/// (both from a one-shot loopback server) each come as the error they are and are
+/// reported.
 const CONTROL: &str = r#"
-#[tokio::test]
-async fn control_a_wrong_or_unreadable_answer_is_reported() {
-    {
-        let client = client("code=__STATUS__");
-        __BINDINGS__
-        assert!(judge("control", None, __CALL__.await).is_some(), "an error answer passed for a success");
-    }
+/// The URL of a loopback server that answers one request with `status` and `body`.
+fn once(status: u16, body: &'static [u8]) -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     std::thread::spawn(move || {
         use std::io::{Read, Write};
         let (mut stream, _) = listener.accept().unwrap();
-        let mut head = [0u8; 4096];
+        let mut head = [0u8; 8192];
         let _ = stream.read(&mut head);
-        let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1\r\nconnection: close\r\n\r\n{");
+        let head = format!(
+            "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        let _ = stream.write_all(head.as_bytes());
+        let _ = stream.write_all(body);
     });
-    let client = __LIB__::Client::new(url).unwrap();
-    __BINDINGS__
-    assert!(judge("control", None, __CALL__.await).is_some(), "an unreadable success passed");
+    url
+}
+
+#[tokio::test]
+async fn control_a_wrong_or_unreadable_answer_is_reported() {
+    {
+        let client = client("code=__STATUS__");
+        __BINDINGS__
+        let answer = __CALL__.await;
+        let err = answer.as_ref().err();
+        assert!(matches!(err, Some(Error::Response { status, .. }) if status.as_u16() == __STATUS__), "{err:?}");
+        assert!(judge("control", None, answer).is_some(), "an error answer passed for a success");
+    }
+    {
+        let client = __LIB__::Client::new(once(200, b"{")).unwrap();
+        __BINDINGS__
+        let answer = __CALL__.await;
+        let err = answer.as_ref().err();
+        assert!(matches!(err, Some(Error::Decode { .. })), "{err:?}");
+        assert!(judge("control", None, answer).is_some(), "an unreadable success passed");
+    }
+    {
+        let client = __LIB__::Client::new(once(__STATUS__, b"{")).unwrap();
+        __BINDINGS__
+        let answer = __CALL__.await;
+        let err = answer.as_ref().err();
+        assert!(matches!(err, Some(Error::Response { .. })), "{err:?}");
+        assert!(judge("control", Some(__STATUS__), answer).is_some(), "an unreadable error passed");
+    }
 }
 "#;
 
@@ -252,10 +282,19 @@ fn write_tests(api: &codegen::ir::Api, doc: &serde_json::Value) -> Written {
         let json_success = op.responses.iter().any(|r| {
             r.declared && matches!(r.status, StatusMatch::Code(200..=299)) && r.schema.is_some()
         });
+        let json_error = op.responses.iter().find_map(|r| match r.status {
+            StatusMatch::Code(code) if code >= 400 && r.declared && r.schema.is_some() => {
+                Some(code)
+            }
+            StatusMatch::Class(class) if class >= 4 && r.declared && r.schema.is_some() => {
+                Some(class * 100)
+            }
+            _ => None,
+        });
         if control.is_none()
             && op.method == Method::Get
             && json_success
-            && let Some(status) = error_statuses(op).first()
+            && let Some(status) = json_error
         {
             control = Some(
                 CONTROL
@@ -267,7 +306,7 @@ fn write_tests(api: &codegen::ir::Api, doc: &serde_json::Value) -> Written {
     }
     text.push_str(
         &control
-            .expect("a read with a JSON success and an error status, for the control")
+            .expect("a read with a JSON success and a JSON error, for the control")
             .replace("__LIB__", LIB),
     );
     tests += 1;
@@ -385,7 +424,8 @@ fn every_operation_against_the_mock(spec: &Path, min_reads: usize) {
     );
 
     // The calls reached the mock, each routed to an operation: as many exchanges as
-    // calls (the control's first call among them), every operation of the crate met.
+    // calls (the control's first call among them; its others go to its own servers),
+    // every operation of the crate met.
     let log = std::fs::read_to_string(&log).unwrap();
     let exchanges: Vec<serde_json::Value> = log
         .lines()

@@ -989,16 +989,17 @@ impl Incoming {
         Some(value)
     }
 
-    /// The body as text, judged against its schema; `None` when it is not UTF-8 (a
-    /// violation).
+    /// The body as text, judged against its schema as the scalar the schema takes (a
+    /// `text/plain` body of `type: integer` is judged as the number its text is, as a
+    /// parameter's text is); `None` when it is not UTF-8 (a violation).
     pub fn text_body(&mut self, schemas: &Schemas, schema: Option<&'static str>) -> Option<Value> {
         match std::str::from_utf8(&self.body) {
             Ok(text) => {
-                let value = Value::String(text.to_owned());
                 if let Some(ptr) = schema {
-                    schemas.judge_body(ptr, &value, &mut self.violations);
+                    let judged = schemas.scalar(schemas.node(ptr), text);
+                    schemas.judge_body(ptr, &judged, &mut self.violations);
                 }
-                Some(value)
+                Some(Value::String(text.to_owned()))
             }
             Err(_) => {
                 self.body_violation("the text body is not UTF-8".to_owned());
@@ -1775,6 +1776,33 @@ mod tests {
         out.clear();
         schemas.judge(ptr, &json!(3), Location::Path, Some("id"), &mut out);
         assert!(out.is_empty());
+    }
+
+    /// A text body is judged as the scalar its schema takes, and handed on as its text.
+    #[test]
+    fn a_text_body_is_judged_as_its_schemas_scalar_and_kept_as_text() {
+        let doc = json!({"components": {"schemas": {
+            "Count": {"type": "integer", "minimum": 0},
+            "Note": {"type": "string", "maxLength": 3}}}});
+        let schemas = Schemas::new(&doc.to_string());
+        let read = |body: &'static str, ptr: &'static str| {
+            let mut incoming = Incoming {
+                headers: HeaderMap::new(),
+                query: Vec::new(),
+                path: Vec::new(),
+                body: Bytes::from_static(body.as_bytes()),
+                violations: Vec::new(),
+            };
+            let value = incoming.text_body(&schemas, Some(ptr));
+            (value, incoming.violations.len())
+        };
+        let count = "/components/schemas/Count";
+        assert_eq!(read("49", count), (Some(json!("49")), 0));
+        assert_eq!(read("-1", count).1, 1);
+        assert_eq!(read("forty-nine", count).1, 1);
+        let note = "/components/schemas/Note";
+        assert_eq!(read("123", note), (Some(json!("123")), 0));
+        assert_eq!(read("1234", note).1, 1);
     }
 
     /// The raw headers an implementation receives may hold a credential: `Debug`, which

@@ -5,9 +5,11 @@
 //! `client::body_type` and `requests`), so that one generic driver reaches every
 //! operation of a crate without knowing its signatures.
 //!
-//! The code binds each argument as `let aN: T = value(TEXT);` and then passes it, so the
+//! The code binds each argument as `let aN: T = value(TEXT);` (a text or byte body as the
+//! string the JSON holds, or the JSON text of another value) and then passes it, so the
 //! caller defines `fn value<T: serde::de::DeserializeOwned>(json: &str) -> T` beside it
-//! (request models deserialize with the crate's `deserialize-requests` feature).
+//! (request models deserialize with the crate's `deserialize-requests` feature), with
+//! `serde_json` among its dependencies.
 
 use quote::quote;
 
@@ -53,11 +55,34 @@ pub struct Call {
 
 /// The call of `op`'s main method in crate `lib` (its library name), each argument the
 /// value whose JSON text `json` gives. `json` is asked for every slot in the method's
-/// order; `None` leaves an optional argument out. `None` comes back when a required
-/// argument has no value or no JSON form (a `multipart/form-data` body, whose form type
-/// is built part by part).
+/// order; `None` leaves an optional argument out. A body with no JSON form (a
+/// `multipart/form-data` one, whose form type is built part by part) is left out where
+/// it is optional; where it is required, the method of another media type the operation
+/// takes is called (`other_bodies`, spec order). `None` comes back when a required
+/// argument has no value, or no method has a body it can give.
 pub fn call(
     op: &Operation,
+    lib: &str,
+    json: &mut dyn FnMut(Slot<'_>) -> Option<String>,
+) -> Option<Call> {
+    let methods = std::iter::once((&op.name, op.body.as_ref())).chain(
+        op.other_bodies
+            .iter()
+            .map(|(name, body)| (name, Some(body))),
+    );
+    for (method, body) in methods {
+        if let Some(call) = method_call(op, method, body, lib, json) {
+            return Some(call);
+        }
+    }
+    None
+}
+
+/// [`call`] of one method of `op`: `method`, taking `body`.
+fn method_call(
+    op: &Operation,
+    method: &str,
+    body: Option<&Body>,
     lib: &str,
     json: &mut dyn FnMut(Slot<'_>) -> Option<String>,
 ) -> Option<Call> {
@@ -70,10 +95,11 @@ pub fn call(
         .params
         .iter()
         .map(Slot::Param)
-        .chain(op.body.iter().map(Slot::Body));
+        .chain(body.map(Slot::Body));
     for (index, slot) in slots.enumerate() {
         let name = format!("a{index}");
-        let Some(text) = json(slot) else {
+        let formless = matches!(slot, Slot::Body(b) if b.kind == BodyKind::Multipart);
+        let Some(text) = json(slot).filter(|_| !formless) else {
             if slot.required() {
                 return None;
             }
@@ -82,11 +108,17 @@ pub fn call(
             }
             continue;
         };
-        let (ty, passed) = match slot {
-            Slot::Param(p) => (owned_text(&p.ty, &models), param_form(&name, &p.ty)),
-            Slot::Body(b) => (body_binding(b, &models)?, body_form(&name, b)),
+        bindings.push(match slot {
+            Slot::Param(p) => format!(
+                "let {name}: {} = value({text:?});",
+                owned_text(&p.ty, &models)
+            ),
+            Slot::Body(b) => body_binding(&name, b, &text, &models),
+        });
+        let passed = match slot {
+            Slot::Param(p) => param_form(&name, &p.ty),
+            Slot::Body(b) => body_form(&name, b),
         };
-        bindings.push(format!("let {name}: {ty} = value({text:?});"));
         if !builder && borrows_strings(slot) {
             // `&[&str]`: the strings borrowed from the owned list.
             bindings.push(format!(
@@ -111,7 +143,7 @@ pub fn call(
             (false, false) => positional.push(format!("Some({passed})")),
         }
     }
-    let mut expression = format!("client.{}({})", op.name, positional.join(", "));
+    let mut expression = format!("client.{method}({})", positional.join(", "));
     if builder {
         expression.push_str(&setters.concat());
         expression.push_str(".send()");
@@ -146,13 +178,22 @@ fn param_form(name: &str, ty: &Ty) -> String {
     }
 }
 
-/// The type a body is bound as: its model for JSON and forms, a string for text and
-/// bytes (which a `reqwest::Body` is made from); none for a multipart form.
-fn body_binding(b: &Body, models: &str) -> Option<String> {
+/// The binding of a body: its model for JSON and forms; for text and bytes (which a
+/// `reqwest::Body` is made from) a string, the JSON string's own text or any other
+/// value's JSON text (a `text/plain` body whose schema is a number). Never called for a
+/// multipart form, which [`method_call`] leaves out.
+fn body_binding(name: &str, b: &Body, text: &str, models: &str) -> String {
     match b.kind {
-        BodyKind::Json | BodyKind::Form => Some(owned_text(&b.ty, models)),
-        BodyKind::Text | BodyKind::Binary => Some("String".to_owned()),
-        BodyKind::Multipart => None,
+        BodyKind::Text | BodyKind::Binary | BodyKind::Multipart => format!(
+            "let {name}: String = match value::<serde_json::Value>({text:?}) {{ \
+             serde_json::Value::String(text) => text, other => other.to_string() }};"
+        ),
+        BodyKind::Json | BodyKind::Form => {
+            format!(
+                "let {name}: {} = value({text:?});",
+                owned_text(&b.ty, models)
+            )
+        }
     }
 }
 

@@ -154,8 +154,12 @@ fn parse_body(doc: &Value, media: &Media, bytes: &[u8]) -> Option<Result<Value, 
         return Some(Ok(object(doc, schema, pairs)));
     }
     if mime.starts_with("text/") {
+        // The text of a scalar: a number or a boolean where the schema takes one (as a
+        // parameter's text is read), else the string.
+        let schema = media.schema.as_ref().map_or(&Value::Null, |s| s.value);
+        let types = crate::coerce::types_of(doc, schema);
         return Some(match std::str::from_utf8(bytes) {
-            Ok(t) => Ok(Value::String(t.to_owned())),
+            Ok(t) => Ok(crate::coerce::scalar(t, &types)),
             Err(_) => Err(violation("the text body is not UTF-8".to_owned())),
         });
     }

@@ -262,3 +262,31 @@ async fn malformed_input_never_makes_a_server_error() {
         );
     }
 }
+
+/// A text body is the text of its schema's scalar: `49` is the integer a
+/// `text/plain` body of `type: integer` holds, as a parameter's text would be.
+#[tokio::test]
+async fn a_text_body_is_read_as_the_scalar_its_schema_takes() {
+    let doc = json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+        "paths": {"/counts": {"post": {"operationId": "addCount",
+            "requestBody": {"required": true, "content": {"text/plain": {"schema":
+                {"type": "integer", "minimum": 0}}}},
+            "responses": {"204": {"description": "counted"}}}},
+          "/notes": {"post": {"operationId": "addNote",
+            "requestBody": {"required": true, "content": {"text/plain": {"schema":
+                {"type": "string", "maxLength": 3}}}},
+            "responses": {"204": {"description": "kept"}}}}}});
+    let app = spec_mock::Mock::from_document(doc).unwrap().router();
+    let text = [("content-type", "text/plain")];
+    assert_eq!(send(&app, "POST", "/counts", &text, "49").await.status, 204);
+    for refused in ["-1", "forty-nine"] {
+        let a = send(&app, "POST", "/counts", &text, refused).await;
+        assert_eq!(a.status, 400, "{refused}: {}", a.text);
+    }
+    // A string schema keeps the text as it is: digits are a string there.
+    assert_eq!(send(&app, "POST", "/notes", &text, "123").await.status, 204);
+    assert_eq!(
+        send(&app, "POST", "/notes", &text, "1234").await.status,
+        400
+    );
+}
