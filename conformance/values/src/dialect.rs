@@ -2,7 +2,9 @@
 //! that the `jsonschema` crate judges values as the document intends.
 //!
 //! OpenAPI 3.0 differs from JSON Schema where it matters for values: `nullable: true` adds
-//! `null` to the declared `type` (and only when a `type` is declared: OpenAPI 3.0.3);
+//! `null` to the declared `type` (OpenAPI 3.0.3 gives it effect only there; beside no
+//! `type` but a combinator, as in `{nullable: true, allOf: [{$ref}]}`, it admits null too,
+//! as every generator reads it);
 //! a schema whose `enum` lists only `null` means null, whatever `type` it names (3.0 has
 //! no `null` type: dropshot writes Rust's `()` as `{type: string, enum: [null]}`, and the
 //! generator reads it as `()` too); `exclusiveMinimum`/`exclusiveMaximum` are booleans modifying `minimum`/`maximum`; and
@@ -13,6 +15,13 @@
 use serde_json::{Map, Value, json};
 
 use crate::Direction;
+
+/// Whether a node's value is decided by other schemas (`$ref` or a combinator).
+fn composes(node: &Map<String, Value>) -> bool {
+    ["$ref", "allOf", "oneOf", "anyOf"]
+        .iter()
+        .any(|k| node.contains_key(*k))
+}
 
 /// The base URI under which the translated document is registered for validation; a
 /// document-local `$ref` (`#/...`) is rewritten to it.
@@ -238,6 +247,20 @@ impl Translator<'_> {
             let nullable = out.remove("nullable") == Some(Value::Bool(true));
             if nullable && let Some(Value::String(t)) = out.get("type").cloned() {
                 out.insert("type".into(), json!([t, "null"]));
+            } else if nullable && !out.contains_key("type") && composes(&out) {
+                // `nullable` beside a composition and no `type` (`{nullable: true,
+                // allOf: [{$ref}]}`, how schemars and others write an optional reference):
+                // 3.0.3's text gives it no effect, but its writers send null there, and
+                // every reader of it (this project's generator: an `Option`; Schemathesis)
+                // admits null, so the judges do too.
+                self.integer_range(&mut out);
+                self.required(map, &mut out);
+                let mut wrapped = Map::new();
+                wrapped.insert(
+                    "anyOf".into(),
+                    json!([{"type": "null"}, Value::Object(out)]),
+                );
+                return wrapped;
             }
             if let Some(Value::Array(e)) = out.get("enum")
                 && null_only(e)
@@ -329,6 +352,20 @@ mod tests {
         let doc = json!({"openapi": "3.1.0"});
         let t = to_json_schema(&s, &doc, Dialect::of(&doc), Direction::Response);
         assert_eq!(t["type"], json!("string"));
+    }
+
+    #[test]
+    fn nullable_beside_a_combinator_admits_null_in_3_0_only() {
+        let s = json!({"nullable": true, "allOf": [{"type": "object", "required": ["a"]}]});
+        let judge = |version: &str, v: &Value| {
+            let doc = json!({"openapi": version});
+            let t = to_json_schema(&s, &doc, Dialect::of(&doc), Direction::Request);
+            jsonschema::validator_for(&t).unwrap().is_valid(v)
+        };
+        assert!(judge("3.0.3", &Value::Null));
+        assert!(judge("3.0.3", &json!({"a": 1})));
+        assert!(!judge("3.0.3", &json!({})));
+        assert!(!judge("3.1.0", &Value::Null), "3.1 has no `nullable`");
     }
 
     #[test]
