@@ -98,7 +98,11 @@ impl Validators {
                 .and_then(|registry| {
                     let root =
                         to_json_schema(&lazy.schema, &self.doc, self.dialect, Direction::Response);
+                    // Formats are asserted, as Schemathesis does: an answer whose
+                    // `date-time` is no date, or whose `oneOf` branches differ only by
+                    // format, is judged by what the spec says rather than by its shape.
                     jsonschema::draft202012::options()
+                        .should_validate_formats(true)
                         .with_registry(registry)
                         .build(&root)
                         .map_err(|e| e.to_string())

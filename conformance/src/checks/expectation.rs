@@ -90,9 +90,11 @@ pub fn expectation(
 const REASONED_REFUSALS: &[u16] = &[401, 403, 404, 409];
 
 /// A success expected and something else declared came: a redirect the operation
-/// declares (by its exact code) is what the spec says it does, so it passes; a declared
-/// 401/403/404/409 whose body gives a reason is inconclusive, skipped with the status and
-/// the reason. `None` for any other answer, which the caller fails.
+/// declares (by its exact code) is what the spec says it does, so it passes; a
+/// 401/403/404/409 the operation declares (by its code, its range `4XX` or `default`:
+/// a spec whose errors share one answer declares them that way) whose body gives a
+/// reason is inconclusive, skipped with the status and the reason. `None` for any other
+/// answer, which the caller fails.
 fn declared_meaning(
     op: &Operation,
     check: &CheckId,
@@ -100,11 +102,11 @@ fn declared_meaning(
     resp: &Response,
 ) -> Option<Finding> {
     let exact = resp.status.to_string();
-    if !op.responses.iter().any(|r| r.status == exact) {
-        return None;
-    }
     let expected = "a success (2xx, no error reported in the body)";
     if (300..400).contains(&resp.status) {
+        if !op.responses.iter().any(|r| r.status == exact) {
+            return None;
+        }
         let mut f = Finding::new(check, level, expected, Ok(()));
         f.message = format!(
             "answered the declared redirect {}{}: what the spec says the operation does",
@@ -115,7 +117,7 @@ fn declared_meaning(
         );
         return Some(f);
     }
-    if !REASONED_REFUSALS.contains(&resp.status) {
+    if !REASONED_REFUSALS.contains(&resp.status) || op.response(resp.status).is_none() {
         return None;
     }
     let reason = reason(resp)?;
@@ -407,6 +409,64 @@ paths:
         assert_eq!(f.verdict, Verdict::Skipped, "{}", f.message);
         let f = judge(&resp(404, json!({"detail": "no such thing"})), &boundary);
         assert_eq!(f.verdict, Verdict::Failed, "{}", f.message);
+    }
+
+    #[test]
+    fn a_refusal_declared_by_its_range_or_by_default_is_inconclusive_too() {
+        let spec = crate::spec::Spec::parse(
+            r#"
+openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /things/{id}:
+    get:
+      operationId: by_range
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200": {description: ok}
+        4XX: {description: client error}
+    delete:
+      operationId: by_default
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "204": {description: gone}
+        default: {description: any error}
+  /plain:
+    get:
+      operationId: none
+      responses:
+        "200": {description: ok}
+        5XX: {description: server error}
+"#,
+        )
+        .unwrap();
+        let judge = |id: &str, r: &Response| {
+            let op = spec.operation(id).unwrap();
+            expectation(
+                op,
+                &Check::PositiveDataAcceptance.into(),
+                Level::Must,
+                &Expect::Success,
+                r,
+            )
+            .unwrap()
+        };
+        let gone = resp(404, json!({"message": "not found: thing with id \"x\""}));
+        for id in ["by_range", "by_default"] {
+            let f = judge(id, &gone);
+            assert_eq!(f.verdict, Verdict::Skipped, "{id}: {}", f.message);
+        }
+        // A range that does not hold it, or no reason in the body: failed as before.
+        assert_eq!(judge("none", &gone).verdict, Verdict::Failed);
+        assert_eq!(
+            judge("by_range", &resp(404, json!({}))).verdict,
+            Verdict::Failed
+        );
+        // A redirect still needs its exact code.
+        assert_eq!(
+            judge("by_default", &resp(307, Value::Null)).verdict,
+            Verdict::Failed
+        );
     }
 
     #[test]

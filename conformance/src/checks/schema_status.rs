@@ -90,17 +90,11 @@ pub fn generic(
                 resp.status, op.id
             )),
         ));
-        for check in [
-            Check::ContentTypeConformance,
-            Check::ResponseSchemaConformance,
-        ] {
-            out.push(Finding::skipped(
-                check,
-                decisions.undeclared_status,
-                "a declared response",
-                "the status is not declared",
-            ));
-        }
+        out.extend(content_skipped(
+            decisions.undeclared_status,
+            "a declared response",
+            "the status is not declared",
+        ));
         return out;
     };
     out.push(Finding::new(
@@ -110,6 +104,19 @@ pub fn generic(
         Ok(()),
     ));
     if decl.content.is_empty() {
+        return out;
+    }
+    // A 1xx, 204 or 304 has no content (RFC 9110 §15.2, §15.3.5, §15.4.5): content its
+    // declaration lists cannot come, so neither its type nor its schema is judged.
+    if (resp.status < 200 || resp.status == 204 || resp.status == 304) && resp.body.is_empty() {
+        out.extend(content_skipped(
+            decl.level,
+            "the declared content",
+            &format!(
+                "a {} has no content, whatever its declaration lists",
+                resp.status
+            ),
+        ));
         return out;
     }
     let mimes: Vec<&str> = decl.content.iter().map(|(m, _)| m.as_str()).collect();
@@ -189,6 +196,15 @@ pub fn generic(
         outcome,
     ));
     out
+}
+
+/// The content-type and schema checks skipped, with why.
+fn content_skipped(level: Level, expected: &str, why: &str) -> [Finding; 2] {
+    [
+        Check::ContentTypeConformance,
+        Check::ResponseSchemaConformance,
+    ]
+    .map(|check| Finding::skipped(check, level, expected, why))
 }
 
 /// Its registry rows ([`crate::checks::TABLE`]).
@@ -335,7 +351,7 @@ mod tests {
     use super::*;
     use crate::checks::test_support::{resp, spec};
     use crate::outcome::Verdict;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     #[test]
     fn generic_checks_flag_undeclared_status_wrong_type_and_bad_schema() {
@@ -507,7 +523,11 @@ mod tests {
                   "/b": {"get": {"operationId": "anything", "responses": {
                     "200": {"description": "ok", "content": {"*/*": {"schema": {"type": "object", "required": ["n"]}}}},
                     "422": {"description": "refused"}}}},
-                  "/c": {"get": {"operationId": "silent", "responses": {}}}}}"#,
+                  "/c": {"get": {"operationId": "silent", "responses": {}}},
+                  "/d": {"get": {"operationId": "upgrade", "responses": {
+                    "101": {"description": "switching", "content": {"*/*": {"schema": {}}}}}},
+                    "delete": {"operationId": "remove", "responses": {
+                    "204": {"description": "gone", "content": {"application/json": {"schema": {"type": "object"}}}}}}}}}"#,
         )
         .unwrap()
     }
@@ -548,6 +568,40 @@ mod tests {
             Sent::Broken,
         );
         assert_eq!(verdict(&f, Check::StatusCodeConformance).0, Verdict::Failed);
+    }
+
+    #[test]
+    fn an_answer_without_content_by_its_status_is_not_asked_for_the_declared_content() {
+        let spec = unrefusing();
+        let v = Validators::compile(&spec).unwrap();
+        for (id, status) in [("upgrade", 101), ("remove", 204)] {
+            let op = spec.operation(id).unwrap();
+            let mut empty = resp(status, Value::Null);
+            empty.headers.clear();
+            empty.body.clear();
+            empty.json = None;
+            let f = generic(op, &v, &empty, &spec.decisions, Sent::AsDeclared);
+            assert_eq!(verdict(&f, Check::StatusCodeConformance).0, Verdict::Passed);
+            for check in [
+                Check::ContentTypeConformance,
+                Check::ResponseSchemaConformance,
+            ] {
+                assert_eq!(verdict(&f, check).0, Verdict::Skipped, "{id} {check:?}");
+            }
+        }
+        // Content that came anyway is judged as declared.
+        let op = spec.operation("remove").unwrap();
+        let f = generic(
+            op,
+            &v,
+            &resp(204, json!([])),
+            &spec.decisions,
+            Sent::AsDeclared,
+        );
+        assert_eq!(
+            verdict(&f, Check::ResponseSchemaConformance).0,
+            Verdict::Failed
+        );
     }
 
     #[test]
