@@ -154,6 +154,17 @@ pub(crate) fn value(api: &Api, media: &Media, source: Source<'_>) -> Result<Opti
         .map_err(|e| e.to_string())
 }
 
+/// The type an answer declared under `mime` is sent as: a range (`*/*`, `text/*`) names
+/// no type a response can carry, so the one its body is written in (JSON, or plain text
+/// for `text/*`); a concrete type as it is.
+fn sent_type(mime: &str) -> &str {
+    match mime.split(';').next().unwrap_or("").trim() {
+        "*/*" | "application/*" => "application/json",
+        "text/*" => "text/plain",
+        _ => mime,
+    }
+}
+
 /// A value as the bytes of `mime`: JSON text, or a string as it is for text and binary.
 pub(crate) fn encode(mime: &str, value: &Value) -> Vec<u8> {
     match value {
@@ -217,7 +228,10 @@ pub(crate) fn declared(
         content_type: None,
         body: Bytes::new(),
     };
-    let Some(media) = media(resp, request) else {
+    // A 1xx, 204 or 304 has no content (RFC 9110 §15.2, §15.3.5, §15.4.5), whatever
+    // media its declaration lists.
+    let bodiless = status < 200 || status == 204 || status == 304;
+    let Some(media) = media(resp, request).filter(|_| !bodiless) else {
         return reply;
     };
     let made = match fixed {
@@ -232,7 +246,7 @@ pub(crate) fn declared(
         Err(e) if matches!(source, Source::Example(_)) => return Reply::problem(404, &e, &[]),
         Err(e) => return Reply::problem(500, &format!("the mock cannot answer: {e}"), &[]),
     };
-    reply.content_type = Some(media.mime.clone());
+    reply.content_type = Some(sent_type(&media.mime).to_owned());
     if let Some(b) = made {
         reply.body = b;
     }
@@ -272,7 +286,7 @@ fn body(
     ) {
         crate::write_only::scrub(&api.responses, api.doc, s.value, v);
     }
-    Ok(value.map(|v| Bytes::from(encode(&media.mime, &v))))
+    Ok(value.map(|v| Bytes::from(encode(sent_type(&media.mime), &v))))
 }
 
 /// The answer to a request refused with `code`: the operation's own declaration of it
@@ -314,5 +328,12 @@ pub(crate) fn rejection(
     }
     let mut reply = Reply::problem(status, detail, errors);
     reply.headers = static_headers(api, resp).clone();
+    // Problem details are JSON: where the declaration names a JSON type (with no schema
+    // or example to fill), the answer carries that type rather than one it does not list.
+    if !resp.media.iter().any(|m| m.mime == problem::MEDIA)
+        && let Some(m) = resp.media.iter().find(|m| is_json(&m.mime))
+    {
+        reply.content_type = Some(m.mime.clone());
+    }
     reply
 }

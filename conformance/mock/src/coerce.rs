@@ -1,5 +1,5 @@
 //! Text from a URL, header or form read as the JSON value its schema describes: `7` as a
-//! number where the schema takes numbers, `true` as a boolean where it takes booleans,
+//! number where the schema takes numbers (`7.0` only where it takes non-integers), `true` as a boolean where it takes booleans,
 //! anything else as the string it is. The schema's types are gathered through `$ref`s and
 //! the branches of `allOf`/`anyOf`/`oneOf`, so a union of a number and a string reads a
 //! number when the text is one; validation then judges the value so read.
@@ -62,18 +62,29 @@ fn json_type(v: &Value) -> &'static str {
     }
 }
 
+/// Digits, with an optional minus sign: an integer of any size.
+fn integer_text(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// `text` as the scalar a schema of `types` takes.
 pub(crate) fn scalar(text: &str, types: &[String]) -> Value {
     let has = |t: &str| types.iter().any(|x| x == t);
+    // An integer's text is digits: `7.0` or `7e0` is a number's text, kept as a string
+    // where only integers are taken, so validation refuses it as a server parsing the
+    // integer would.
     if (has("integer") || has("number"))
         && let Ok(Value::Number(n)) = serde_json::from_str::<Value>(text.trim())
+        && (has("number") || integer_text(text.trim()))
     {
         return Value::Number(n);
     }
     if has("boolean") && (text == "true" || text == "false") {
         return Value::Bool(text == "true");
     }
-    if has("null") && !has("string") && (text.is_empty() || text == "null") {
+    // Only `null` reads as null: an empty text is no value of a type that is not a string.
+    if has("null") && !has("string") && text == "null" {
         return Value::Null;
     }
     Value::String(text.to_owned())

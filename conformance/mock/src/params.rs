@@ -198,6 +198,11 @@ fn query_texts(
             };
             Some(split_items(shape, &raw, sep, decode_form))
         }
+        // A scalar sent more than once is read as the list it is, which its schema
+        // refuses (a server would have to pick one of the values at random).
+        Shape::Scalar if named.len() > 1 => {
+            Some(Texts::List(named.iter().map(|v| decode_form(v)).collect()))
+        }
         _ => {
             let raw = named.first()?;
             Some(split_items(shape, raw, ",", decode_form))

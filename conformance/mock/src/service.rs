@@ -150,8 +150,12 @@ async fn answer<'a>(
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
+    // No bytes and no `Content-Type` are no body, whatever type the operation takes.
+    let empty_is_value = !content_type.is_empty() && media.is_some_and(validate::empty_is_a_value);
     let parsed = match media {
-        Some(m) if !bytes.is_empty() => read_body(api.doc, m, content_type, &bytes).await,
+        Some(m) if !bytes.is_empty() || empty_is_value => {
+            read_body(api.doc, m, content_type, &bytes).await
+        }
         _ => None,
     };
     let mut violations = validate::parameters(&api.requests, api.doc, op, &wire);
@@ -159,7 +163,7 @@ async fn answer<'a>(
         &api.requests,
         op,
         media,
-        &bytes,
+        (&bytes, empty_is_value),
         parsed.as_ref(),
     ));
     if !violations.is_empty() {

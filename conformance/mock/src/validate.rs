@@ -166,19 +166,30 @@ fn parse_body(doc: &Value, media: &Media, bytes: &[u8]) -> Option<Result<Value, 
     None
 }
 
+/// Whether no bytes under `media`, named by the request's `Content-Type`, are a value of
+/// it: under a binary or text type they are its empty value (a zero-length file, an empty
+/// text), which the schema then judges; under JSON or a form they are no body.
+pub(crate) fn empty_is_a_value(media: &Media) -> bool {
+    let mime = media.mime.to_ascii_lowercase();
+    !is_json(&mime)
+        && !mime.starts_with("application/x-www-form-urlencoded")
+        && !mime.starts_with("multipart/")
+}
+
 /// The body's violations: missing when required, unreadable, or invalid for its schema
-/// (`parsed`: the body as [`read_body`] read it).
+/// (`parsed`: the body as [`read_body`] read it; `empty_is_value`: no bytes are the empty
+/// value of the type the request named, see [`empty_is_a_value`]).
 pub(crate) fn body(
     g: &Generator<'static>,
     op: &Op,
     media: Option<&Media>,
-    bytes: &[u8],
+    (bytes, empty_is_value): (&[u8], bool),
     parsed: Option<&Result<Value, Violation>>,
 ) -> Vec<Violation> {
     let Some(decl) = &op.body else {
         return Vec::new();
     };
-    if bytes.is_empty() {
+    if bytes.is_empty() && !empty_is_value {
         return match decl.required {
             true => vec![Violation {
                 location: "body",

@@ -112,3 +112,37 @@ async fn a_swagger_2_document_is_served_under_its_base_path() {
     let added = common::json(&app, "POST", "/v2/pets", &json!({"id": 1, "name": "Rex"})).await;
     assert_eq!(added.status, 201);
 }
+
+#[tokio::test]
+async fn a_101_or_204_carries_no_content_whatever_its_declaration_lists() {
+    let app = mock("no_content.yaml").router();
+    for (method, uri, status) in [("GET", "/socket", 101), ("DELETE", "/things/1", 204)] {
+        let a = send(&app, method, uri, &[], "").await;
+        assert_eq!(a.status, status, "{}", a.text);
+        assert_eq!((a.text.as_str(), a.header("content-type")), ("", None));
+    }
+}
+
+#[tokio::test]
+async fn a_refusal_declared_with_a_json_type_and_no_schema_is_problem_details_of_that_type() {
+    let app = mock("no_content.yaml").router();
+    let a = send(&app, "DELETE", "/things/0", &[], "").await;
+    assert_eq!(a.status, 400, "{}", a.text);
+    assert_eq!(a.header("content-type"), Some("application/json"));
+    assert_eq!(a.json()["status"], 400, "{}", a.text);
+}
+
+#[tokio::test]
+async fn an_answer_declared_under_a_media_range_is_sent_as_a_concrete_type() {
+    let app = mock("no_content.yaml").router();
+    let a = get(&app, "/anything").await;
+    assert_eq!(
+        (a.text.as_str(), a.header("content-type")),
+        ("\"hello\"", Some("application/json"))
+    );
+    let a = get(&app, "/words").await;
+    assert_eq!(
+        (a.text.as_str(), a.header("content-type")),
+        ("hello", Some("text/plain"))
+    );
+}

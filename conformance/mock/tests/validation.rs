@@ -39,6 +39,10 @@ async fn parameters_in_every_location_are_decoded_and_taken() {
     .await;
     assert_eq!(search.status, 200, "{}", search.text);
     assert_eq!(get(&app, "/label/.1.2").await.status, 204);
+    let huge = get(&app, "/search?q=x&big=10493103835212146985768899837952").await;
+    assert_eq!(huge.status, 200, "an integer beyond 64 bits: {}", huge.text);
+    let null = item(&app, "/items/5?limit=null", UUID, "session=abc").await;
+    assert_eq!(null.status, 200, "a nullable integer's null: {}", null.text);
 }
 
 #[tokio::test]
@@ -48,6 +52,9 @@ async fn each_broken_parameter_gets_the_declared_400_with_its_own_body() {
         ("/items/0", UUID, "session=abc"), // path below its minimum
         ("/items/x", UUID, "session=abc"), // path not an integer
         ("/items/5?limit=101", UUID, "session=abc"), // query over its maximum
+        ("/items/5?limit=7.0", UUID, "session=abc"), // a number's text, not an integer's
+        ("/items/5?limit=", UUID, "session=abc"), // no integer at all
+        ("/items/5?limit=1&limit=2", UUID, "session=abc"), // a scalar sent twice
         ("/items/5?tags=a,b,c", UUID, "session=abc"), // `b` is no item: `b,c` is one
         ("/items/5", "not-a-uuid", "session=abc"), // header format
         ("/items/5", UUID, "session=ab"),  // cookie too short
@@ -289,4 +296,45 @@ async fn a_text_body_is_read_as_the_scalar_its_schema_takes() {
         send(&app, "POST", "/notes", &text, "1234").await.status,
         400
     );
+}
+
+#[tokio::test]
+async fn no_bytes_are_the_empty_value_of_a_binary_or_text_type_and_no_body_otherwise() {
+    let app = mock("validation.yaml").router();
+    let put = |mime: &'static str| {
+        let app = app.clone();
+        async move {
+            let headers: Vec<(&str, &str)> = match mime {
+                "" => vec![],
+                m => vec![("content-type", m)],
+            };
+            send(&app, "PUT", "/blob", &headers, "").await.status
+        }
+    };
+    assert_eq!(
+        put("application/octet-stream").await,
+        204,
+        "a zero-length file"
+    );
+    assert_eq!(
+        put("text/plain").await,
+        400,
+        "an empty text, below its minLength"
+    );
+    assert_eq!(put("application/json").await, 400, "no JSON value");
+    assert_eq!(
+        put("").await,
+        400,
+        "no body at all, though one type is binary"
+    );
+    let file = send(&app, "PUT", "/file", &[], "").await;
+    assert_eq!(file.status, 400, "binary its only type: {}", file.text);
+    let file = send(
+        &app,
+        "PUT",
+        "/file",
+        &[("content-type", "application/octet-stream")],
+        "",
+    );
+    assert_eq!(file.await.status, 204);
 }
