@@ -9,13 +9,29 @@ use std::process::{Command, ExitCode};
 #[derive(clap::Args)]
 pub struct Args {
     /// Run only the Rust test suite (skip the spec validator, Schemathesis (against the
-    /// reference server and the mock of Prefect's spec), the generated server of
+    /// reference server and the mocks of Prefect's and the corpus specs), the generated server of
     /// Prefect's spec, Prism, Prefect,
     /// Kinto, the browser test, the spec diff on GitHub's releases and its cross-check, and
     /// the APIs.guru directory).
     #[arg(long)]
     pub rust_only: bool,
 }
+
+/// The real-world specs of the generator's corpus whose mocks Schemathesis checks (all
+/// of them: every failure no rule of `schemathesis::excuses` covers fails the step).
+const CORPUS_MOCKS: &[&str] = &[
+    "codegen/tests/corpus/api.github.com.json",
+    "codegen/tests/corpus/buildomat.json",
+    "codegen/tests/corpus/cli-gen.json",
+    "codegen/tests/corpus/jupyter-server-2.21.1-api.yaml",
+    "codegen/tests/corpus/keeper.json",
+    "codegen/tests/corpus/kinto-26.5.0-api.json",
+    "codegen/tests/corpus/nexus.json",
+    "codegen/tests/corpus/param-collision.json",
+    "codegen/tests/corpus/param-overrides.yaml",
+    "codegen/tests/corpus/propolis-server.json",
+    "codegen/tests/corpus/tradovate-openapi-2026-08-21.json",
+];
 
 /// One step of the suite: a name and the command that runs it.
 struct Step {
@@ -100,6 +116,14 @@ pub fn run(args: Args) -> ExitCode {
                 "--max-examples",
                 "20",
             ]),
+        });
+        let mut corpus = vec!["schemathesis", "--max-examples", "10"];
+        for spec in CORPUS_MOCKS {
+            corpus.extend(["--mock", spec]);
+        }
+        steps.push(Step {
+            name: "schemathesis against the mocks of the corpus specs",
+            command: xtask(&corpus),
         });
         steps.push(Step {
             name: "generated server of Prefect's spec (harness, Schemathesis)",
