@@ -109,14 +109,8 @@ pub fn generic(
     // A 1xx, 204 or 304 has no content (RFC 9110 §15.2, §15.3.5, §15.4.5): content its
     // declaration lists cannot come, so neither its type nor its schema is judged.
     if (resp.status < 200 || resp.status == 204 || resp.status == 304) && resp.body.is_empty() {
-        out.extend(content_skipped(
-            decl.level,
-            "the declared content",
-            &format!(
-                "a {} has no content, whatever its declaration lists",
-                resp.status
-            ),
-        ));
+        let why = format!("a {} has no content, whatever it declares", resp.status);
+        out.extend(content_skipped(decl.level, "the declared content", &why));
         return out;
     }
     let mimes: Vec<&str> = decl.content.iter().map(|(m, _)| m.as_str()).collect();
