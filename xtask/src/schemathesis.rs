@@ -2,7 +2,8 @@
 //! pinned Schemathesis into `target/tools/`, starts the `reference-server` binary on a
 //! port the OS picks (reading the base URL and a token from its banner), runs every check
 //! over the examples, coverage and fuzzing phases with a fixed seed and bounded examples,
-//! stops the server, and exits with Schemathesis's code.
+//! stops the server, and exits with Schemathesis's code (against the reference server;
+//! against mocks, the gate below decides).
 //!
 //! `--mock SPEC` (once or more) runs the same against `conformance mock --spec SPEC`
 //! instead (its URL read from the line it prints), with no configuration file: the mock
@@ -183,7 +184,8 @@ fn mock_passes(bin: &std::path::Path, spec: &std::path::Path, args: &Args) -> Re
         || (status.success() != (report.counted == 0 && report.errors.is_empty()))
     {
         eprintln!(
-            "{name}: read {} failures where Schemathesis counted {} and exited with {status};              its output is not read as it is written (see {kept})",
+            "{name}: read {} failures where Schemathesis counted {} and exited with {status}; \
+             its output is not read as it is written (see {kept})",
             report.findings.len(),
             report.counted
         );

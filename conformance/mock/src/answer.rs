@@ -154,14 +154,20 @@ pub(crate) fn value(api: &Api, media: &Media, source: Source<'_>) -> Result<Opti
         .map_err(|e| e.to_string())
 }
 
-/// The type an answer declared under `mime` is sent as: a range (`*/*`, `text/*`) names
-/// no type a response can carry, so the one its body is written in (JSON, or plain text
-/// for `text/*`); a concrete type as it is.
-fn sent_type(mime: &str) -> &str {
-    match mime.split(';').next().unwrap_or("").trim() {
+/// The type an answer declared under `media` is sent as: a range (`*/*`, `text/*`) names
+/// no type a response can carry, so the one its body is written in (plain text for
+/// `text/*`; bytes for a `format: binary` string; else JSON); a concrete type as it is.
+fn sent_type<'m>(doc: &Value, media: &'m Media) -> &'m str {
+    let binary = media.schema.as_ref().is_some_and(|s| {
+        let s = crate::coerce::resolve(doc, s.value);
+        s.get("type").and_then(Value::as_str) == Some("string")
+            && s.get("format").and_then(Value::as_str) == Some("binary")
+    });
+    match media.mime.split(';').next().unwrap_or("").trim() {
+        "*/*" | "application/*" if binary => "application/octet-stream",
         "*/*" | "application/*" => "application/json",
         "text/*" => "text/plain",
-        _ => mime,
+        _ => &media.mime,
     }
 }
 
@@ -246,7 +252,7 @@ pub(crate) fn declared(
         Err(e) if matches!(source, Source::Example(_)) => return Reply::problem(404, &e, &[]),
         Err(e) => return Reply::problem(500, &format!("the mock cannot answer: {e}"), &[]),
     };
-    reply.content_type = Some(sent_type(&media.mime).to_owned());
+    reply.content_type = Some(sent_type(api.doc, media).to_owned());
     if let Some(b) = made {
         reply.body = b;
     }
@@ -286,7 +292,7 @@ fn body(
     ) {
         crate::write_only::scrub(&api.responses, api.doc, s.value, v);
     }
-    Ok(value.map(|v| Bytes::from(encode(sent_type(&media.mime), &v))))
+    Ok(value.map(|v| Bytes::from(encode(sent_type(api.doc, media), &v))))
 }
 
 /// The answer to a request refused with `code`: the operation's own declaration of it

@@ -151,7 +151,8 @@ async fn answer<'a>(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
     // No bytes and no `Content-Type` are no body, whatever type the operation takes.
-    let empty_is_value = !content_type.is_empty() && media.is_some_and(validate::empty_is_a_value);
+    let empty_is_value =
+        media.is_some() && !content_type.is_empty() && validate::empty_is_a_value(content_type);
     let parsed = match media {
         Some(m) if !bytes.is_empty() || empty_is_value => {
             read_body(api.doc, m, content_type, &bytes).await

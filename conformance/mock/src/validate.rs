@@ -166,11 +166,16 @@ fn parse_body(doc: &Value, media: &Media, bytes: &[u8]) -> Option<Result<Value, 
     None
 }
 
-/// Whether no bytes under `media`, named by the request's `Content-Type`, are a value of
-/// it: under a binary or text type they are its empty value (a zero-length file, an empty
+/// Whether no bytes sent as `sent` (the request's `Content-Type`, which a declared type
+/// or range took) are a value of it: under a binary or text type they are its empty value (a zero-length file, an empty
 /// text), which the schema then judges; under JSON or a form they are no body.
-pub(crate) fn empty_is_a_value(media: &Media) -> bool {
-    let mime = media.mime.to_ascii_lowercase();
+pub(crate) fn empty_is_a_value(sent: &str) -> bool {
+    let mime = sent
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     !is_json(&mime)
         && !mime.starts_with("application/x-www-form-urlencoded")
         && !mime.starts_with("multipart/")

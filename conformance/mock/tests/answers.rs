@@ -140,6 +140,12 @@ async fn an_answer_declared_under_a_media_range_is_sent_as_a_concrete_type() {
         (a.text.as_str(), a.header("content-type")),
         ("\"hello\"", Some("application/json"))
     );
+    let a = get(&app, "/download").await;
+    assert_eq!(
+        (a.text.as_str(), a.header("content-type")),
+        ("raw", Some("application/octet-stream")),
+        "a binary string goes as bytes"
+    );
     let a = get(&app, "/words").await;
     assert_eq!(
         (a.text.as_str(), a.header("content-type")),

@@ -337,4 +337,15 @@ async fn no_bytes_are_the_empty_value_of_a_binary_or_text_type_and_no_body_other
         "",
     );
     assert_eq!(file.await.status, 204);
+    // Under a declared range, the type sent decides: no bytes of JSON are no body.
+    let any = |mime: &'static str| {
+        let app = app.clone();
+        async move {
+            send(&app, "PUT", "/anytype", &[("content-type", mime)], "")
+                .await
+                .status
+        }
+    };
+    assert_eq!(any("application/json").await, 400);
+    assert_eq!(any("application/octet-stream").await, 204);
 }

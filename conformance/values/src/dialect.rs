@@ -4,7 +4,7 @@
 //! OpenAPI 3.0 differs from JSON Schema where it matters for values: `nullable: true` adds
 //! `null` to the declared `type` (OpenAPI 3.0.3 gives it effect only there; beside no
 //! `type` but a combinator, as in `{nullable: true, allOf: [{$ref}]}`, it admits null too,
-//! as every generator reads it);
+//! as this project's client generator and Schemathesis read it);
 //! a schema whose `enum` lists only `null` means null, whatever `type` it names (3.0 has
 //! no `null` type: dropshot writes Rust's `()` as `{type: string, enum: [null]}`, and the
 //! generator reads it as `()` too); `exclusiveMinimum`/`exclusiveMaximum` are booleans modifying `minimum`/`maximum`; and
@@ -16,7 +16,20 @@ use serde_json::{Map, Value, json};
 
 use crate::Direction;
 
-/// Whether a node's value is decided by other schemas (`$ref` or a combinator).
+/// Keywords that say something of a node without constraining its value.
+const ANNOTATIONS: &[&str] = &[
+    "default",
+    "description",
+    "title",
+    "example",
+    "examples",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+];
+
+/// Whether a node's value is decided by other schemas (a combinator; a 3.0 `$ref` with
+/// siblings never reaches here, its siblings being ignored).
 fn composes(node: &Map<String, Value>) -> bool {
     ["$ref", "allOf", "oneOf", "anyOf"]
         .iter()
@@ -251,14 +264,21 @@ impl Translator<'_> {
                 // `nullable` beside a composition and no `type` (`{nullable: true,
                 // allOf: [{$ref}]}`, how schemars and others write an optional reference):
                 // 3.0.3's text gives it no effect, but its writers send null there, and
-                // every reader of it (this project's generator: an `Option`; Schemathesis)
-                // admits null, so the judges do too.
+                // its readers (this project's client generator: an `Option`;
+                // Schemathesis) admit null, so the judges do too. The null branch goes last and the
+                // annotations (`default`, …) stay on the node, so a reader taking the
+                // first branch's kind or the node's default reads what it read before.
                 self.integer_range(&mut out);
                 self.required(map, &mut out);
                 let mut wrapped = Map::new();
+                for key in ANNOTATIONS {
+                    if let Some(v) = out.remove(*key) {
+                        wrapped.insert((*key).to_owned(), v);
+                    }
+                }
                 wrapped.insert(
                     "anyOf".into(),
-                    json!([{"type": "null"}, Value::Object(out)]),
+                    json!([Value::Object(out), {"type": "null"}]),
                 );
                 return wrapped;
             }
@@ -366,6 +386,15 @@ mod tests {
         assert!(judge("3.0.3", &json!({"a": 1})));
         assert!(!judge("3.0.3", &json!({})));
         assert!(!judge("3.1.0", &Value::Null), "3.1 has no `nullable`");
+        let s = json!({"nullable": true, "default": 3, "allOf": [{"type": "integer"}]});
+        let doc = json!({"openapi": "3.0.3"});
+        let t = to_json_schema(&s, &doc, Dialect::of(&doc), Direction::Request);
+        assert_eq!(t["default"], json!(3), "the default stays on the node");
+        assert_eq!(
+            t["anyOf"][1],
+            json!({"type": "null"}),
+            "null goes last: {t}"
+        );
     }
 
     #[test]

@@ -86,9 +86,13 @@ pub fn parse(text: &str) -> Report {
                     }
                 }
             }
+            // Every heading of the errors section counts: an operation, or `Server`,
+            // `schema`, a hook… (the mock stopping answering is one of them).
             "errors" => {
                 if let Some(op) = heading(line) {
                     report.errors.push(op.to_owned());
+                } else if line.starts_with("___") {
+                    report.errors.push(line.trim_matches('_').trim().to_owned());
                 }
             }
             "summary" => {
@@ -217,6 +221,19 @@ Test cases:
         );
         assert_eq!((r.generated, r.counted), (820, 4));
         assert!(r.errors.is_empty());
+    }
+
+    #[test]
+    fn every_heading_of_the_errors_section_is_an_error() {
+        let r = parse(
+            "================ ERRORS ================\n\
+             _________________ Server _________________\n\
+             Connection refused\n\
+             ________________ GET /a ________________\n\
+             Failed Health Check\n\
+             ================ SUMMARY ================\n  3 generated, 3 passed\n",
+        );
+        assert_eq!(r.errors, ["Server", "GET /a"]);
     }
 
     #[test]
